@@ -1,0 +1,85 @@
+# absim: `make` builds build/absim; `make test` runs every test; `make run`
+# runs the demo; `make bench` compares the kernel with SimPy on PHOLD.
+#
+# Variables: CC (gcc or clang), OPT (default -O2), SANITIZE=1 (ASan+UBSan,
+# builds into build-san/), COVERAGE=1 (gcov, builds into build-cov/),
+# BUILD (output folder).
+
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
+OPT      ?= -O2
+BUILD    ?= build
+PYTHON   ?= /usr/bin/python3
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+CFLAGS   := -std=c11 $(WARN) $(OPT) -g -ffp-contract=off -D_POSIX_C_SOURCE=200809L
+LDFLAGS  :=
+LDLIBS   :=
+
+ifeq ($(SANITIZE),1)
+  BUILD    := build-san
+  CFLAGS   += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  LDFLAGS  += -fsanitize=address,undefined
+endif
+ifeq ($(COVERAGE),1)
+  BUILD    := build-cov
+  CFLAGS   := $(filter-out -O2,$(CFLAGS)) -O0 --coverage
+  LDFLAGS  += --coverage
+endif
+
+SIM_SRC  := $(sort $(wildcard sim/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+
+SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test unit scenarios-test det-check run bench coverage deps clean
+
+all: $(BUILD)/absim
+
+$(BUILD)/absim: $(SIM_OBJ) $(CLI_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c $(wildcard sim/*.h cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(wildcard sim/*.h tests/*.h) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) -lcmocka $(LDLIBS)
+
+# Checks (and as root installs) the Debian packages builds and tests need.
+deps:
+	@sh tests/deps.sh
+
+# Unit tests (cmocka), then the determinism check across compilers and -O
+# levels, then the SimPy cross-check. Under SANITIZE=1 only the unit tests
+# run: the other two compare builds, which the sanitizers do not change.
+test: deps unit
+ifneq ($(SANITIZE),1)
+	@sh tests/det_check.sh
+	@$(MAKE) --no-print-directory $(BUILD)/absim
+	@sh tests/simpy_check.sh $(BUILD)/absim $(PYTHON)
+endif
+
+unit: $(TEST_BIN)
+	@sh tests/run_unit.sh $(TEST_BIN)
+
+run: $(BUILD)/absim
+	./$(BUILD)/absim demo
+
+bench: deps $(BUILD)/absim
+	@sh tests/bench/bench.sh ./$(BUILD)/absim $(PYTHON)
+
+coverage: deps
+	@$(MAKE) --no-print-directory COVERAGE=1 unit
+	lcov --quiet --capture --directory build-cov --output-file build-cov/lcov.info --rc lcov_branch_coverage=1
+	lcov --quiet --extract build-cov/lcov.info '*/sim/*' --output-file build-cov/sim.info --rc lcov_branch_coverage=1
+	genhtml --quiet --branch-coverage --output-directory build-cov/html build-cov/sim.info
+	lcov --summary build-cov/sim.info --rc lcov_branch_coverage=1
+
+clean:
+	rm -rf build build-san build-cov build-det

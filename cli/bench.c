@@ -1,0 +1,151 @@
+/* cli/bench.c: `absim bench phold`: the kernel benchmark.
+ *
+ * Wall-clock time is read here, around sim_run_loop() only (setup and
+ * teardown excluded), never inside the run: it measures the run, it does not
+ * steer it. The JSON keys match tests/bench/phold_simpy.py so `make bench`
+ * can put the two side by side. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../sim/phold.h"
+#include "cli.h"
+
+static void bench_usage(FILE *f) {
+    fprintf(f,
+            "usage: absim bench phold [--lps N] [--events M] [--remote P] [--seed S]\n"
+            "                         [--mean-ns T] [--lookahead-ns T] [--log FILE]\n"
+            "\n"
+            "Runs PHOLD: N logical processes; each handled event schedules one new\n"
+            "event after lookahead + an exponential delay (mean T), at a random LP\n"
+            "with probability P and at itself otherwise. Prints one JSON line:\n"
+            "events, wall_s, events_per_sec, peak_pending, trace_hash, ...\n"
+            "\n"
+            "  --lps N           logical processes (default 1000)\n"
+            "  --events M        events to handle (default 10000000)\n"
+            "  --remote P        probability of a remote event, 0..1 (default 0.9)\n"
+            "  --seed S          run seed (default 1)\n"
+            "  --mean-ns T       mean exponential delay in ns (default 1000000)\n"
+            "  --lookahead-ns T  constant delay added to each event in ns (default 1000)\n"
+            "  --log FILE        write the human-readable event log to FILE ('-': stdout)\n");
+}
+
+static double seconds_between(const struct timespec *a, const struct timespec *b) {
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+static int bench_phold(int argc, char **argv) {
+    static const struct option opts[] = {
+        { "lps", required_argument, NULL, 'n' },
+        { "events", required_argument, NULL, 'm' },
+        { "remote", required_argument, NULL, 'r' },
+        { "seed", required_argument, NULL, 's' },
+        { "mean-ns", required_argument, NULL, 'M' },
+        { "lookahead-ns", required_argument, NULL, 'L' },
+        { "log", required_argument, NULL, 'l' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *prog = "absim bench phold";
+    phold_cfg cfg = phold_cfg_default();
+    const char *log_path = NULL;
+    uint64_t v;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (!cli_parse_u64(prog, "--lps", optarg, 1, 1u << 20, &v)) return CLI_USAGE;
+            cfg.lps = (uint32_t)v;
+            break;
+        case 'm':
+            if (!cli_parse_u64(prog, "--events", optarg, 1, 1ull << 39, &v)) return CLI_USAGE;
+            cfg.events = v;
+            break;
+        case 'r':
+            if (!cli_parse_ratio(prog, "--remote", optarg, &cfg.remote)) return CLI_USAGE;
+            break;
+        case 's':
+            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &v)) return CLI_USAGE;
+            cfg.seed = v;
+            break;
+        case 'M':
+            if (!cli_parse_u64(prog, "--mean-ns", optarg, 0, 1ull << 40, &v)) return CLI_USAGE;
+            cfg.mean_ns = v;
+            break;
+        case 'L':
+            if (!cli_parse_u64(prog, "--lookahead-ns", optarg, 0, 1ull << 40, &v)) return CLI_USAGE;
+            cfg.lookahead_ns = v;
+            break;
+        case 'l':
+            log_path = optarg;
+            break;
+        case 'h':
+            bench_usage(stdout);
+            return CLI_OK;
+        default:
+            fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog, argv[optind - 1]);
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+        return CLI_USAGE;
+    }
+    if (cfg.mean_ns == 0 && cfg.lookahead_ns == 0) {
+        fprintf(stderr, "%s: --mean-ns and --lookahead-ns cannot both be 0 (time would stand still)\n", prog);
+        return CLI_USAGE;
+    }
+    FILE *log = NULL;
+    if (log_path != NULL) {
+        log = strcmp(log_path, "-") == 0 ? stdout : fopen(log_path, "w");
+        if (log == NULL) {
+            fprintf(stderr, "%s: --log %s: cannot open for writing\n", prog, log_path);
+            return CLI_USAGE;
+        }
+    }
+    cfg.log = log;
+
+    sim_run *run = phold_create(&cfg);
+    if (run == NULL) {
+        fprintf(stderr, "%s: out of memory for %" PRIu32 " LPs\n", prog, cfg.lps);
+        return CLI_FAIL;
+    }
+    sim_run_start(run);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sim_stop_reason why = sim_run_loop(run);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall_s = seconds_between(&t0, &t1);
+    uint64_t handled = phold_handled(run);
+    int rc = CLI_OK;
+    if (why != SIM_STOP_REQUESTED || handled != cfg.events) {
+        char buf[256];
+        sim_stop_describe(run, buf, sizeof buf);
+        fprintf(stderr, "%s: %s\n", prog, buf);
+        rc = CLI_FAIL;
+    }
+    printf("{\"impl\":\"absim\",\"model\":\"phold\",\"lps\":%" PRIu32 ",\"events\":%" PRIu64
+           ",\"remote\":%.6f,\"seed\":%" PRIu64 ",\"wall_s\":%.6f,\"events_per_sec\":%.0f"
+           ",\"peak_pending\":%" PRIu32 ",\"dispatched\":%" PRIu64 ",\"end_ns\":%" PRIu64
+           ",\"trace_hash\":\"%016" PRIx64 "\"}\n",
+           cfg.lps, handled, (double)cfg.remote.num / (double)cfg.remote.den, cfg.seed, wall_s,
+           wall_s > 0 ? (double)handled / wall_s : 0.0, run->events.peak, run->stats.dispatched,
+           run->now_ns, run->trace_hash);
+    sim_run_destroy(run);
+    if (log != NULL && log != stdout) fclose(log);
+    return rc;
+}
+
+int cli_bench(int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        bench_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_USAGE : CLI_OK;
+    }
+    if (strcmp(argv[1], "phold") == 0) return bench_phold(argc - 1, argv + 1);
+    fprintf(stderr, "absim bench: unknown benchmark '%s' (known: phold)\n", argv[1]);
+    return CLI_USAGE;
+}

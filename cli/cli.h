@@ -1,0 +1,25 @@
+/* cli/cli.h: the absim command's subcommands and shared argument parsing.
+ *
+ * Contract: every subcommand takes (argc, argv) with argv[0] its own name,
+ * parses with getopt_long, answers --help on stdout with exit 0, and returns
+ * the process exit status: 0 ok, 1 a violation or failed expectation,
+ * 2 bad input (with one line on stderr saying what is wrong). */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../sim/base.h"
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+int cli_bench(int argc, char **argv);
+int cli_kernel_demo(int argc, char **argv);
+
+/* Parse helpers: false (after printing "absim OPTION: what is wrong") on bad input. */
+bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,
+                   uint64_t *out);
+bool cli_parse_ratio(const char *prog, const char *opt, const char *text, sim_ratio *out);
+
+#endif

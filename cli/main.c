@@ -1,0 +1,39 @@
+/* cli/main.c: `absim SUBCOMMAND ...`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *what;
+} commands[] = {
+    { "bench", cli_bench, "kernel benchmarks (PHOLD)" },
+    { "demo", cli_kernel_demo, "a small kernel run with links, crashes and a partition, narrated" },
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: absim COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+    }
+    fprintf(f, "\n'absim COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "absim: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_USAGE;
+}

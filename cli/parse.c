@@ -1,0 +1,52 @@
+/* cli/parse.c: strict number parsing for command-line options. */
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,
+                   uint64_t *out) {
+    char *end = NULL;
+    errno = 0;
+    if (text[0] == '-' || text[0] == '\0') goto bad;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno != 0 || end == text || *end != '\0') goto bad;
+    if (v < lo || v > hi) {
+        fprintf(stderr, "%s: %s %s: out of range [%" PRIu64 ", %" PRIu64 "]\n", prog, opt, text, lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
+bad:
+    fprintf(stderr, "%s: %s '%s': not a whole number\n", prog, opt, text);
+    return false;
+}
+
+/* A probability written as a decimal in [0, 1] with at most six digits after
+ * the point ("0.9", "0.000125", "1"), read exactly as num / 10^6 without
+ * going through a float. */
+bool cli_parse_ratio(const char *prog, const char *opt, const char *text, sim_ratio *out) {
+    const char *p = text;
+    uint32_t whole = 0, frac = 0, digits = 0;
+    if (*p != '0' && *p != '1') goto bad;
+    whole = (uint32_t)(*p++ - '0');
+    if (*p == '.') {
+        p++;
+        if (*p == '\0') goto bad;
+        while (*p >= '0' && *p <= '9') {
+            if (++digits > 6) goto bad;
+            frac = frac * 10 + (uint32_t)(*p++ - '0');
+        }
+    }
+    if (*p != '\0') goto bad;
+    while (digits++ < 6) frac *= 10;
+    if (whole == 1 && frac != 0) goto bad;
+    *out = (sim_ratio){ .num = whole * 1000000u + frac, .den = 1000000u };
+    return true;
+bad:
+    fprintf(stderr, "%s: %s '%s': expected a probability such as 0.25 (0 to 1, at most 6 decimals)\n",
+            prog, opt, text);
+    return false;
+}

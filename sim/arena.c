@@ -1,0 +1,60 @@
+/* sim/arena.c: bump allocator. Memory handed out is zeroed at allocation
+ * (not at reset), so a reused arena never leaks one run's bytes into the
+ * next, and callers may rely on zero-initialised structs. */
+#include "arena.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool arena_create(arena *a, size_t size_bytes) {
+    SIM_ASSERT(a != NULL);
+    SIM_ASSERT(size_bytes > 0);
+    memset(a, 0, sizeof *a);
+    a->base = malloc(size_bytes);
+    if (a->base == NULL) return false;
+    a->size_bytes = size_bytes;
+    return true;
+}
+
+void arena_destroy(arena *a) {
+    SIM_ASSERT(a != NULL);
+    free(a->base);
+    memset(a, 0, sizeof *a);
+}
+
+void *arena_try_alloc(arena *a, size_t size_bytes, size_t align) {
+    SIM_ASSERT(a->base != NULL);
+    SIM_ASSERT(!a->frozen);
+    SIM_ASSERT(align > 0 && (align & (align - 1)) == 0);
+    if (a->fail_after > 0 && --a->fail_after == 0) return NULL;
+    size_t start = (a->used_bytes + align - 1) & ~(align - 1);
+    if (start < a->used_bytes || start > a->size_bytes) return NULL;
+    if (size_bytes > a->size_bytes - start) return NULL;
+    a->used_bytes = start + size_bytes;
+    if (a->used_bytes > a->peak_bytes) a->peak_bytes = a->used_bytes;
+    void *p = a->base + start;
+    memset(p, 0, size_bytes);
+    SIM_ASSERT(a->used_bytes <= a->size_bytes);
+    return p;
+}
+
+void *arena_alloc(arena *a, size_t size_bytes, size_t align) {
+    void *p = arena_try_alloc(a, size_bytes, align);
+    SIM_ASSERT(p != NULL);   /* arena too small: raise the configured size */
+    return p;
+}
+
+void arena_freeze(arena *a) {
+    SIM_ASSERT(a->base != NULL);
+    a->frozen = true;
+}
+
+size_t arena_mark(const arena *a) {
+    return a->used_bytes;
+}
+
+void arena_reset(arena *a, size_t mark) {
+    SIM_ASSERT(mark <= a->used_bytes);
+    a->used_bytes = mark;
+    a->frozen = false;
+}

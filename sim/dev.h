@@ -1,0 +1,52 @@
+/* sim/dev.h: a storage device, the model of a durable store (HDFS/S3-like).
+ *
+ * Contract:
+ * - One FIFO transfer queue per device: an operation of B bytes transfers
+ *   for B / bandwidth after the previous one finished, then completes after
+ *   the device latency. Completion is a SIM_EV_IO_DONE event to the actor
+ *   that issued it: aux = device id, gen = DEV_OK or DEV_FAILED,
+ *   msg.type = DEV_OP_*, msg.a = the caller's tag, msg.b = bytes.
+ * - Slow windows (fault DEV_SLOW, factor f) multiply transfer time and
+ *   latency of operations issued inside them by f; overlapping windows add
+ *   their slowdowns (factors 3 and 5 together: 1 + 2 + 4 = 7).
+ * - Fail windows (fault DEV_FAIL with probability p) fail each write issued
+ *   inside them with probability p, drawn through sim_choose() from the
+ *   fault's own stream; a failed write still takes its time, as a timeout
+ *   on a real store does. Reads always succeed.
+ * - A completion addressed to an actor that crashed meanwhile is dropped
+ *   like any event to a crashed actor; the device's work still happened.
+ */
+#ifndef SIM_DEV_H
+#define SIM_DEV_H
+
+#include "rng.h"
+
+typedef struct sim_run sim_run;
+
+enum { DEV_OK = 0, DEV_FAILED = 1 };
+enum { DEV_OP_READ = 1, DEV_OP_WRITE = 2 };
+
+typedef struct dev_cfg {
+    sim_time_ns latency_ns;
+    uint64_t    bandwidth_bytes_per_s;   /* 0: unlimited */
+} dev_cfg;
+
+typedef struct sim_dev {
+    dev_cfg     cfg;
+    uint32_t    id;
+    uint32_t    slow_extra;       /* sum over active slow windows of (factor - 1) */
+    uint32_t    fail_fault;       /* fault owning the active fail window, or UINT32_MAX */
+    sim_ratio   fail;             /* write failure probability in that window */
+    sim_time_ns busy_until_ns;
+    uint64_t    reads, writes, failed_writes;
+    uint64_t    bytes_read, bytes_written;
+    char        name[SIM_NAME_BYTES];
+} sim_dev;
+
+uint32_t dev_add(sim_run *run, const char *name, const dev_cfg *cfg);
+
+/* Issue an operation for `actor`; returns the completion time. */
+sim_time_ns dev_write(sim_run *run, uint32_t dev_id, uint32_t actor, uint64_t size_bytes, uint64_t tag);
+sim_time_ns dev_read(sim_run *run, uint32_t dev_id, uint32_t actor, uint64_t size_bytes, uint64_t tag);
+
+#endif

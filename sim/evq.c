@@ -1,0 +1,82 @@
+/* sim/evq.c: 4-ary heap with hole-based sifting (elements are moved into a
+ * hole, not swapped) over keys; bodies stay put in their slots.
+ *
+ * Layout: logical node k sits at physical index k + 3. Its children are
+ * logical 4k+1 .. 4k+4, physical 4(k+1) .. 4(k+1)+3: a multiple of four, so
+ * with a 64-byte aligned array and 16-byte keys all four children are one
+ * cache line. Physical parent of p is (p - 4) / 4 + 3. */
+#include "evq.h"
+
+#define ROOT 3u
+
+static inline bool key_before(const evq_key *a, const evq_key *b) {
+    if (a->at_ns != b->at_ns) return a->at_ns < b->at_ns;
+    return a->seqslot < b->seqslot;            /* push order breaks ties */
+}
+
+void evq_init(evq *q, arena *a, uint32_t capacity) {
+    SIM_ASSERT(capacity >= 1);
+    SIM_ASSERT(capacity <= SIM_EVENTS_PENDING_MAX);
+    q->keys = arena_alloc(a, sizeof(evq_key) * ((size_t)capacity + ROOT + 4), 64);
+    q->bodies = ARENA_NEW(a, sim_event, capacity);
+    q->free_slots = ARENA_NEW(a, uint32_t, capacity);
+    /* Slot 0 on top of the free stack, so a fresh queue fills slots in order. */
+    for (uint32_t i = 0; i < capacity; i++) q->free_slots[i] = capacity - 1 - i;
+    q->free_count = capacity;
+    q->count = 0;
+    q->capacity = capacity;
+    q->peak = 0;
+    q->seq_next = 0;
+}
+
+sim_event *evq_push(evq *q, sim_time_ns at_ns) {
+    SIM_ASSERT(q->count < q->capacity);        /* raise events_pending_max */
+    SIM_ASSERT(q->free_count > 0);
+    SIM_ASSERT(q->seq_next <= EVQ_SEQ_MAX);
+    uint32_t slot = q->free_slots[--q->free_count];
+    evq_key key = { .at_ns = at_ns, .seqslot = (q->seq_next++ << 24) | slot };
+
+    uint32_t hole = ROOT + q->count++;
+    while (hole > ROOT) {
+        uint32_t parent = (hole - 4u) / 4u + ROOT;
+        if (!key_before(&key, &q->keys[parent])) break;
+        q->keys[hole] = q->keys[parent];
+        hole = parent;
+    }
+    q->keys[hole] = key;
+    if (q->count > q->peak) q->peak = q->count;
+    SIM_ASSERT(q->count + q->free_count == q->capacity);
+    return &q->bodies[slot];
+}
+
+bool evq_pop(evq *q, sim_time_ns *at_ns, sim_event *out) {
+    if (q->count == 0) return false;
+    evq_key top = q->keys[ROOT];
+    uint32_t slot = (uint32_t)(top.seqslot & 0xffffffu);
+    SIM_ASSERT(slot < q->capacity);
+    *at_ns = top.at_ns;
+    *out = q->bodies[slot];
+    q->free_slots[q->free_count++] = slot;
+
+    uint32_t n = --q->count;
+    if (n > 0) {
+        evq_key last = q->keys[ROOT + n];
+        uint32_t end = ROOT + n;               /* first physical index not in heap */
+        uint32_t hole = ROOT;
+        for (;;) {
+            uint32_t c = 4u * (hole - ROOT + 1u); /* first child, physical */
+            if (c >= end) break;
+            uint32_t best = c;
+            uint32_t stop = c + 4u < end ? c + 4u : end;
+            for (uint32_t i = c + 1u; i < stop; i++) {
+                if (key_before(&q->keys[i], &q->keys[best])) best = i;
+            }
+            if (!key_before(&q->keys[best], &last)) break;
+            q->keys[hole] = q->keys[best];
+            hole = best;
+        }
+        q->keys[hole] = last;
+    }
+    SIM_ASSERT(q->count + q->free_count == q->capacity);
+    return true;
+}

@@ -1,0 +1,184 @@
+/* sim/fault.c: scripted faults as pairs of kernel events (begin, end).
+ *
+ * Every begin has an end that undoes exactly its own effect (a counter
+ * decremented, a sum reduced), never "reset to normal", so overlapping
+ * faults of any kinds compose and heal in any order. */
+#include "run.h"
+
+static const char *const names[FAULT_KIND_COUNT] = {
+    [FAULT_ACTOR_CRASH] = "crash-actor",     [FAULT_ACTOR_RESTART] = "restart-actor",
+    [FAULT_MACHINE_CRASH] = "crash-machine", [FAULT_MACHINE_RESTART] = "restart-machine",
+    [FAULT_PARTITION] = "partition",         [FAULT_LINK_CUT] = "cut-link",
+    [FAULT_LINK_DELAY] = "delay-link",       [FAULT_LINK_LOSS] = "lose-rpc",
+    [FAULT_DEV_SLOW] = "slow-store",         [FAULT_DEV_FAIL] = "fail-store",
+};
+
+const char *fault_kind_name(fault_kind kind) {
+    SIM_ASSERT(kind >= FAULT_ACTOR_CRASH && kind < FAULT_KIND_COUNT);
+    return names[kind];
+}
+
+static bool has_window(const fault_spec *s) {
+    switch (s->kind) {
+    case FAULT_ACTOR_RESTART:
+    case FAULT_MACHINE_RESTART: return false;
+    case FAULT_ACTOR_CRASH:
+    case FAULT_MACHINE_CRASH:   return s->duration_ns > 0;
+    default:                    return true;
+    }
+}
+
+static void check_spec(const sim_run *run, const fault_spec *s) {
+    switch (s->kind) {
+    case FAULT_ACTOR_CRASH:
+    case FAULT_ACTOR_RESTART:
+        SIM_ASSERT(s->target < run->actors_count);
+        break;
+    case FAULT_MACHINE_CRASH:
+    case FAULT_MACHINE_RESTART:
+        SIM_ASSERT(s->target < run->machines_count);
+        break;
+    case FAULT_PARTITION:
+        SIM_ASSERT(s->machines_a != 0 && s->machines_b != 0);
+        SIM_ASSERT((s->machines_a & s->machines_b) == 0);
+        SIM_ASSERT(s->duration_ns > 0);
+        break;
+    case FAULT_LINK_CUT:
+    case FAULT_LINK_DELAY:
+        SIM_ASSERT(s->target < run->links_count);
+        SIM_ASSERT(s->duration_ns > 0);
+        break;
+    case FAULT_LINK_LOSS:
+        SIM_ASSERT(s->target < run->links_count);
+        SIM_ASSERT(run->links[s->target].cfg.kind == LINK_RPC);   /* TCP does not lose */
+        SIM_ASSERT(s->ratio.den > 0 && s->ratio.num <= s->ratio.den);
+        SIM_ASSERT(s->duration_ns > 0);
+        break;
+    case FAULT_DEV_SLOW:
+        SIM_ASSERT(s->target < run->devs_count);
+        SIM_ASSERT(s->factor >= 1 && s->factor <= 1000000);
+        SIM_ASSERT(s->duration_ns > 0);
+        break;
+    case FAULT_DEV_FAIL:
+        SIM_ASSERT(s->target < run->devs_count);
+        SIM_ASSERT(s->ratio.den > 0 && s->ratio.num <= s->ratio.den);
+        SIM_ASSERT(s->duration_ns > 0);
+        break;
+    default:
+        SIM_ASSERT(!"unknown fault kind");
+    }
+}
+
+uint32_t fault_add(sim_run *run, const fault_spec *spec) {
+    SIM_ASSERT(run->faults_count < run->cfg.faults_max);
+    SIM_ASSERT(spec->at_ns >= run->now_ns);
+    SIM_ASSERT(spec->duration_ns <= SIM_TIME_NS_MAX - spec->at_ns);
+    check_spec(run, spec);
+    uint32_t id = run->faults_count++;
+    sim_fault *f = &run->faults[id];
+    f->spec = *spec;
+    f->id = id;
+    f->rng = rng_stream(run->seed, rng_stream_id(RNG_DOMAIN_FAULT, id));
+    sim_event *ev = sim_schedule(run, spec->at_ns, SIM_KERNEL, SIM_EV_FAULT_BEGIN);
+    ev->aux = id;
+    ev->gen = (uint32_t)spec->kind;
+    if (has_window(spec)) {
+        ev = sim_schedule(run, spec->at_ns + spec->duration_ns, SIM_KERNEL, SIM_EV_FAULT_END);
+        ev->aux = id;
+        ev->gen = (uint32_t)spec->kind;
+    }
+    return id;
+}
+
+static bool crosses(const sim_run *run, const sim_link *l, uint64_t a, uint64_t b) {
+    uint64_t ms = 1ull << run->actors[l->src].machine;
+    uint64_t md = 1ull << run->actors[l->dst].machine;
+    return ((ms & a) && (md & b)) || ((ms & b) && (md & a));
+}
+
+void fault_begin(sim_run *run, uint32_t fault_id) {
+    SIM_ASSERT(fault_id < run->faults_count);
+    sim_fault *f = &run->faults[fault_id];
+    const fault_spec *s = &f->spec;
+    SIM_ASSERT(!f->active);
+    f->active = has_window(s);
+    switch (s->kind) {
+    case FAULT_ACTOR_CRASH:     sim_actor_crash(run, s->target); break;
+    case FAULT_ACTOR_RESTART:   sim_actor_restart(run, s->target); break;
+    case FAULT_MACHINE_CRASH:   sim_machine_crash(run, s->target); break;
+    case FAULT_MACHINE_RESTART: sim_machine_restart(run, s->target); break;
+    case FAULT_PARTITION:
+        for (uint32_t i = 0; i < run->links_count; i++) {
+            if (crosses(run, &run->links[i], s->machines_a, s->machines_b)) {
+                link_cut(run, i);
+                f->links_cut++;
+            }
+        }
+        break;
+    case FAULT_LINK_CUT:   link_cut(run, s->target); break;
+    case FAULT_LINK_DELAY: run->links[s->target].spike_ns += s->delay_ns; break;
+    case FAULT_LINK_LOSS: {
+        sim_link *l = &run->links[s->target];
+        l->loss = s->ratio;                 /* the newest loss window governs */
+        l->loss_fault = fault_id;
+        break;
+    }
+    case FAULT_DEV_SLOW: run->devs[s->target].slow_extra += s->factor - 1; break;
+    case FAULT_DEV_FAIL: {
+        sim_dev *d = &run->devs[s->target];
+        d->fail = s->ratio;
+        d->fail_fault = fault_id;
+        break;
+    }
+    default: SIM_ASSERT(!"unknown fault kind");
+    }
+}
+
+void fault_end(sim_run *run, uint32_t fault_id) {
+    SIM_ASSERT(fault_id < run->faults_count);
+    sim_fault *f = &run->faults[fault_id];
+    const fault_spec *s = &f->spec;
+    SIM_ASSERT(f->active);
+    f->active = false;
+    switch (s->kind) {
+    case FAULT_ACTOR_CRASH:   sim_actor_restart(run, s->target); break;
+    case FAULT_MACHINE_CRASH: sim_machine_restart(run, s->target); break;
+    case FAULT_PARTITION: {
+        uint32_t healed = 0;
+        for (uint32_t i = 0; i < run->links_count; i++) {
+            if (crosses(run, &run->links[i], s->machines_a, s->machines_b)) {
+                link_heal(run, i);
+                healed++;
+            }
+        }
+        SIM_ASSERT(healed == f->links_cut);
+        break;
+    }
+    case FAULT_LINK_CUT: link_heal(run, s->target); break;
+    case FAULT_LINK_DELAY:
+        SIM_ASSERT(run->links[s->target].spike_ns >= s->delay_ns);
+        run->links[s->target].spike_ns -= s->delay_ns;
+        break;
+    case FAULT_LINK_LOSS: {
+        sim_link *l = &run->links[s->target];
+        if (l->loss_fault == fault_id) {    /* not replaced by a newer window */
+            l->loss = SIM_RATIO_NEVER;
+            l->loss_fault = UINT32_MAX;
+        }
+        break;
+    }
+    case FAULT_DEV_SLOW:
+        SIM_ASSERT(run->devs[s->target].slow_extra >= s->factor - 1);
+        run->devs[s->target].slow_extra -= s->factor - 1;
+        break;
+    case FAULT_DEV_FAIL: {
+        sim_dev *d = &run->devs[s->target];
+        if (d->fail_fault == fault_id) {
+            d->fail = SIM_RATIO_NEVER;
+            d->fail_fault = UINT32_MAX;
+        }
+        break;
+    }
+    default: SIM_ASSERT(!"windowless fault has no end");
+    }
+}

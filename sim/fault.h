@@ -1,0 +1,65 @@
+/* sim/fault.h: fault primitives that scenarios script.
+ *
+ * Contract:
+ * - fault_add() schedules one fault at spec->at_ns (>= now). A fault with a
+ *   window (duration_ns > 0) begins and ends with two kernel events; the end
+ *   undoes exactly what the beginning did, so overlapping faults compose.
+ *   A crash with a duration restarts its target when the window ends.
+ * - Faults take effect in the kernel's own events, ordered like any other
+ *   event by (time, push order), and are folded into the trace hash.
+ * - Every fault owns a PCG stream (domain FAULT, its index): probabilistic
+ *   faults (RPC loss, failing writes) draw only from it, through the choice
+ *   point, so adding a fault never shifts another actor's or link's draws.
+ * - At most cfg.faults_max faults per run; fault_add() may be called before
+ *   the run starts or from a handler during it (no allocation: the table is
+ *   carved at sim_run_create()).
+ */
+#ifndef SIM_FAULT_H
+#define SIM_FAULT_H
+
+#include "rng.h"
+
+typedef struct sim_run sim_run;
+
+typedef enum fault_kind {
+    FAULT_ACTOR_CRASH = 1,   /* target = actor; duration > 0: restart after it */
+    FAULT_ACTOR_RESTART,     /* target = actor */
+    FAULT_MACHINE_CRASH,     /* target = machine; duration > 0: restart after it */
+    FAULT_MACHINE_RESTART,   /* target = machine */
+    FAULT_PARTITION,         /* machines_a | machines_b cut apart for duration */
+    FAULT_LINK_CUT,          /* target = link, cut for duration */
+    FAULT_LINK_DELAY,        /* target = link, + delay_ns for duration */
+    FAULT_LINK_LOSS,         /* target = RPC link, lose with ratio for duration */
+    FAULT_DEV_SLOW,          /* target = device, factor x slower for duration */
+    FAULT_DEV_FAIL,          /* target = device, writes fail with ratio for duration */
+    FAULT_KIND_COUNT
+} fault_kind;
+
+typedef struct fault_spec {
+    fault_kind  kind;
+    sim_time_ns at_ns;
+    sim_time_ns duration_ns;
+    uint32_t    target;
+    uint64_t    machines_a;    /* partition sides, bit i = machine i */
+    uint64_t    machines_b;
+    sim_time_ns delay_ns;      /* LINK_DELAY */
+    sim_ratio   ratio;         /* LINK_LOSS, DEV_FAIL */
+    uint32_t    factor;        /* DEV_SLOW, >= 1 */
+} fault_spec;
+
+typedef struct sim_fault {
+    fault_spec spec;
+    rng        rng;
+    uint32_t   id;
+    bool       active;
+    uint32_t   links_cut;      /* partition: how many links it cut */
+} sim_fault;
+
+uint32_t    fault_add(sim_run *run, const fault_spec *spec);
+const char *fault_kind_name(fault_kind kind);
+
+/* Kernel side: run a fault's beginning or end (called from dispatch). */
+void fault_begin(sim_run *run, uint32_t fault_id);
+void fault_end(sim_run *run, uint32_t fault_id);
+
+#endif

@@ -1,0 +1,104 @@
+/* sim/link.c: link timing, FIFO order, cuts and connection breaks.
+ *
+ * Invariant (FIFO): last_arrival_ns is the arrival time of the newest
+ * message on the wire; a new message never arrives before it. Because the
+ * event queue breaks equal times by push order, and a link pushes its
+ * messages in send order, equal arrival times keep send order too. */
+#include "run.h"
+
+static sim_time_ns transfer_ns(uint64_t size_bytes, uint64_t bandwidth_bytes_per_s) {
+    if (bandwidth_bytes_per_s == 0) return 0;
+    unsigned __int128 ns = (unsigned __int128)size_bytes * SIM_NS_PER_S;
+    ns = (ns + bandwidth_bytes_per_s - 1) / bandwidth_bytes_per_s;   /* round up */
+    SIM_ASSERT(ns < (unsigned __int128)1 << 62);
+    return (sim_time_ns)ns;
+}
+
+uint32_t link_add(sim_run *run, uint32_t src_actor, uint32_t dst_actor, const link_cfg *cfg) {
+    SIM_ASSERT(!run->started);
+    SIM_ASSERT(run->links_count < run->cfg.links_max);
+    SIM_ASSERT(src_actor < run->actors_count && dst_actor < run->actors_count);
+    SIM_ASSERT(cfg->kind == LINK_STREAM || cfg->kind == LINK_RPC);
+    SIM_ASSERT(cfg->jitter_ns < UINT32_MAX - 1);
+    uint32_t id = run->links_count++;
+    sim_link *l = &run->links[id];
+    l->cfg = *cfg;
+    l->rng = rng_stream(run->seed, rng_stream_id(RNG_DOMAIN_LINK, id));
+    l->id = id;
+    l->src = src_actor;
+    l->dst = dst_actor;
+    l->loss_fault = UINT32_MAX;
+    l->loss = SIM_RATIO_NEVER;
+    return id;
+}
+
+bool link_is_up(const sim_run *run, uint32_t link_id) {
+    SIM_ASSERT(link_id < run->links_count);
+    return run->links[link_id].cut_count == 0;
+}
+
+bool link_send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_bytes) {
+    SIM_ASSERT(link_id < run->links_count);
+    sim_link *l = &run->links[link_id];
+    SIM_ASSERT(run->actors[l->src].up);
+    l->sent++;
+    if (l->cut_count > 0) {
+        l->dropped_cut++;
+        return false;
+    }
+    if (l->loss.num > 0) {
+        SIM_ASSERT(l->loss_fault < run->faults_count);
+        if (sim_chance(run, &run->faults[l->loss_fault].rng, l->loss)) {
+            l->lost++;
+            return false;
+        }
+    }
+    sim_time_ns now = run->now_ns;
+    sim_time_ns start = l->busy_until_ns > now ? l->busy_until_ns : now;
+    l->busy_until_ns = start + transfer_ns(size_bytes, l->cfg.bandwidth_bytes_per_s);
+    sim_time_ns jitter = l->cfg.jitter_ns == 0
+        ? 0 : sim_delay_uniform_ns(run, &l->rng, 0, l->cfg.jitter_ns);
+    sim_time_ns arrive = l->busy_until_ns + l->cfg.latency_ns + l->spike_ns + jitter;
+    if (arrive < l->last_arrival_ns) arrive = l->last_arrival_ns;    /* FIFO */
+    l->last_arrival_ns = arrive;
+    l->bytes_sent += size_bytes;
+
+    sim_event *ev = sim_schedule(run, arrive, l->dst, SIM_EV_MSG);
+    ev->aux = link_id;
+    ev->gen = l->gen;
+    ev->msg = *m;
+    ev->msg.src = l->src;
+    SIM_ASSERT(arrive >= now);
+    return true;
+}
+
+void link_break(sim_run *run, sim_link *l, uint32_t crashed) {
+    l->gen++;                              /* everything in flight is now stale */
+    l->breaks++;
+    l->busy_until_ns = run->now_ns;
+    l->last_arrival_ns = run->now_ns;
+    if (l->cfg.kind != LINK_STREAM) return;
+    sim_time_ns at = run->now_ns + l->cfg.latency_ns;
+    uint32_t ends[2] = { l->src, l->dst };
+    for (uint32_t i = 0; i < 2; i++) {
+        if (ends[i] == crashed || !run->actors[ends[i]].up) continue;
+        if (i == 1 && ends[1] == ends[0]) break;
+        sim_event *ev = sim_schedule(run, at, ends[i], SIM_EV_LINK_DOWN);
+        ev->aux = l->id;
+        ev->gen = l->gen;
+    }
+}
+
+void link_cut(sim_run *run, uint32_t link_id) {
+    SIM_ASSERT(link_id < run->links_count);
+    sim_link *l = &run->links[link_id];
+    if (l->cut_count++ == 0) link_break(run, l, UINT32_MAX);
+    SIM_ASSERT(l->cut_count > 0);
+}
+
+void link_heal(sim_run *run, uint32_t link_id) {
+    SIM_ASSERT(link_id < run->links_count);
+    sim_link *l = &run->links[link_id];
+    SIM_ASSERT(l->cut_count > 0);
+    l->cut_count--;
+}

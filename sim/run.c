@@ -1,0 +1,406 @@
+/* sim/run.c: run life cycle, actors, machines, timers and the dispatch loop.
+ *
+ * Dispatch of one event (sim_step), in order:
+ *   1. pop the earliest event; now_ns = its time (never decreases);
+ *   2. decide its outcome: a kernel event runs its fault step; an event to a
+ *      down actor or an older incarnation is dropped; a message whose stream
+ *      connection broke is dropped; a cancelled timer is skipped;
+ *   3. fold (time, event, outcome) into the trace hash, log it if asked;
+ *   4. call the handler for delivered events.
+ * The outcome is decided before the fold so the hash records drops too. */
+#include "run.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void copy_name(char dst[SIM_NAME_BYTES], const char *src) {
+    SIM_ASSERT(src != NULL);
+    size_t n = strlen(src);
+    if (n >= SIM_NAME_BYTES) n = SIM_NAME_BYTES - 1;   /* names are labels: truncate */
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+sim_cfg sim_cfg_default(uint64_t seed) {
+    return (sim_cfg){
+        .seed = seed,
+        .actors_max = 1024,
+        .machines_max = 16,
+        .links_max = 4096,
+        .timers_max = 4096,
+        .devs_max = 4,
+        .faults_max = 256,
+        .events_pending_max = 1u << 16,
+        .events_max = 100000000ull,
+        .time_max_ns = 3600ull * SIM_NS_PER_S,
+        .model_bytes = 1u << 20,
+        .log = NULL,
+    };
+}
+
+static size_t kernel_bytes(const sim_cfg *c) {
+    size_t slack = 64 * 16;   /* alignment padding of the arrays below */
+    return sizeof(sim_run) + slack
+         + (size_t)c->actors_max * (sizeof(sim_actor) + SIM_NAME_BYTES)
+         + (size_t)c->machines_max * sizeof(sim_machine)
+         + (size_t)c->timers_max * (sizeof(sim_timer) + sizeof(uint32_t))
+         + (size_t)c->links_max * sizeof(sim_link)
+         + (size_t)c->devs_max * sizeof(sim_dev)
+         + (size_t)c->faults_max * sizeof(sim_fault)
+         + ((size_t)c->events_pending_max + 7) * sizeof(evq_key)
+         + (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint32_t));
+}
+
+sim_run *sim_run_create(const sim_cfg *cfg) {
+    SIM_ASSERT(cfg->actors_max >= 1 && cfg->actors_max <= SIM_ACTORS_MAX);
+    SIM_ASSERT(cfg->machines_max >= 1 && cfg->machines_max <= SIM_MACHINES_MAX);
+    SIM_ASSERT(cfg->links_max <= SIM_LINKS_MAX);
+    SIM_ASSERT(cfg->timers_max <= SIM_TIMERS_MAX);
+    SIM_ASSERT(cfg->devs_max <= SIM_DEVS_MAX);
+    SIM_ASSERT(cfg->faults_max <= SIM_FAULTS_MAX);
+    SIM_ASSERT(cfg->events_pending_max >= 1 && cfg->events_pending_max <= SIM_EVENTS_PENDING_MAX);
+
+    arena a;
+    if (!arena_create(&a, kernel_bytes(cfg) + cfg->model_bytes)) return NULL;
+    sim_run *run = ARENA_NEW(&a, sim_run, 1);
+    run->arena = a;                       /* the run owns the arena it lives in */
+    run->cfg = *cfg;
+    run->seed = cfg->seed;
+    run->trace_hash = TRACE_HASH_INIT;
+    arena *ar = &run->arena;
+    run->actors = arena_alloc(ar, sizeof(sim_actor) * cfg->actors_max, 64);
+    run->actor_names = arena_alloc(ar, (size_t)SIM_NAME_BYTES * cfg->actors_max, 8);
+    run->machines = ARENA_NEW(ar, sim_machine, cfg->machines_max);
+    run->timers = ARENA_NEW(ar, sim_timer, cfg->timers_max ? cfg->timers_max : 1);
+    run->timer_free = ARENA_NEW(ar, uint32_t, cfg->timers_max ? cfg->timers_max : 1);
+    for (uint32_t i = 0; i < cfg->timers_max; i++) run->timer_free[i] = cfg->timers_max - 1 - i;
+    run->timer_free_count = cfg->timers_max;
+    run->links = ARENA_NEW(ar, sim_link, cfg->links_max ? cfg->links_max : 1);
+    run->devs = ARENA_NEW(ar, sim_dev, cfg->devs_max ? cfg->devs_max : 1);
+    run->faults = ARENA_NEW(ar, sim_fault, cfg->faults_max ? cfg->faults_max : 1);
+    evq_init(&run->events, ar, cfg->events_pending_max);
+    SIM_ASSERT(arena_mark(ar) <= kernel_bytes(cfg));
+    return run;
+}
+
+void sim_run_destroy(sim_run *run) {
+    if (run == NULL) return;
+    if (sim_assert_ctx_current.now_ns == &run->now_ns) {
+        sim_assert_ctx_current = (sim_assert_ctx){ 0 };
+    }
+    arena a = run->arena;                 /* copy out: run lives inside it */
+    arena_destroy(&a);
+}
+
+void *sim_alloc(sim_run *run, size_t size_bytes, size_t align) {
+    SIM_ASSERT(!run->started);
+    return arena_alloc(&run->arena, size_bytes, align);
+}
+
+uint32_t sim_machine_add(sim_run *run, const char *name) {
+    SIM_ASSERT(!run->started);
+    SIM_ASSERT(run->machines_count < run->cfg.machines_max);
+    uint32_t id = run->machines_count++;
+    sim_machine *m = &run->machines[id];
+    m->up = true;
+    copy_name(m->name, name);
+    return id;
+}
+
+uint32_t sim_actor_add(sim_run *run, const char *name, uint32_t machine,
+                       sim_handler_fn on_event, void *ctx) {
+    SIM_ASSERT(!run->started);
+    SIM_ASSERT(run->actors_count < run->cfg.actors_max);
+    SIM_ASSERT(machine < run->machines_count);
+    SIM_ASSERT(on_event != NULL);
+    uint32_t id = run->actors_count++;
+    sim_actor *a = &run->actors[id];
+    a->on_event = on_event;
+    a->ctx = ctx;
+    a->id = id;
+    a->machine = machine;
+    a->up = run->machines[machine].up;
+    a->inc = 0;
+    a->rng = rng_stream(run->seed, rng_stream_id(RNG_DOMAIN_ACTOR, id));
+    copy_name(run->actor_names[id], name);
+    return id;
+}
+
+const char *sim_actor_name(const sim_run *run, uint32_t actor) {
+    if (actor == SIM_KERNEL) return "kernel";
+    SIM_ASSERT(actor < run->actors_count);
+    return run->actor_names[actor];
+}
+
+sim_event *sim_schedule(sim_run *run, sim_time_ns at_ns, uint32_t dst, sim_ev_kind kind) {
+    SIM_ASSERT(at_ns >= run->now_ns);
+    SIM_ASSERT(dst == SIM_KERNEL || dst < run->actors_count);
+    sim_event *ev = evq_push(&run->events, at_ns);
+    ev->dst = dst;
+    ev->inc = dst == SIM_KERNEL ? 0 : run->actors[dst].inc;
+    ev->kind = (uint16_t)kind;
+    ev->flags = 0;
+    ev->aux = SIM_NO_LINK;
+    ev->gen = 0;
+    ev->reserved = 0;
+    ev->msg = (sim_msg){ 0 };
+    return ev;
+}
+
+void sim_run_start(sim_run *run) {
+    SIM_ASSERT(!run->started);
+    arena_freeze(&run->arena);
+    run->started = true;
+    sim_assert_ctx_current = (sim_assert_ctx){ .seed = run->seed, .now_ns = &run->now_ns };
+    for (uint32_t i = 0; i < run->actors_count; i++) {
+        if (run->actors[i].up) sim_schedule(run, 0, i, SIM_EV_START);
+    }
+}
+
+void sim_send(sim_run *run, uint32_t src, uint32_t dst, sim_time_ns delay_ns, const sim_msg *m) {
+    SIM_ASSERT(src == SIM_KERNEL || (src < run->actors_count && run->actors[src].up));
+    SIM_ASSERT(delay_ns <= SIM_TIME_NS_MAX - run->now_ns);
+    sim_event *ev = sim_schedule(run, run->now_ns + delay_ns, dst, SIM_EV_MSG);
+    ev->msg = *m;
+    ev->msg.src = src;
+}
+
+sim_timer_id sim_timer_set(sim_run *run, uint32_t actor, sim_time_ns delay_ns, uint64_t tag) {
+    SIM_ASSERT(actor < run->actors_count && run->actors[actor].up);
+    SIM_ASSERT(run->timer_free_count > 0);   /* raise timers_max */
+    SIM_ASSERT(delay_ns <= SIM_TIME_NS_MAX - run->now_ns);
+    uint32_t slot = run->timer_free[--run->timer_free_count];
+    sim_timer *t = &run->timers[slot];
+    SIM_ASSERT(!t->armed);
+    t->armed = true;
+    sim_event *ev = sim_schedule(run, run->now_ns + delay_ns, actor, SIM_EV_TIMER);
+    ev->aux = slot;
+    ev->gen = t->gen;
+    ev->msg.a = tag;
+    ev->msg.src = actor;
+    return ((uint64_t)t->gen << 32) | ((uint64_t)slot + 1);
+}
+
+static void timer_release(sim_run *run, uint32_t slot) {
+    sim_timer *t = &run->timers[slot];
+    SIM_ASSERT(t->armed);
+    t->armed = false;
+    t->gen++;
+    run->timer_free[run->timer_free_count++] = slot;
+    SIM_ASSERT(run->timer_free_count <= run->cfg.timers_max);
+}
+
+bool sim_timer_cancel(sim_run *run, sim_timer_id id) {
+    SIM_ASSERT(id != 0);
+    uint32_t slot = (uint32_t)(id & 0xffffffffu) - 1u;
+    uint32_t gen = (uint32_t)(id >> 32);
+    SIM_ASSERT(slot < run->cfg.timers_max);
+    sim_timer *t = &run->timers[slot];
+    if (!t->armed || t->gen != gen) return false;
+    timer_release(run, slot);
+    return true;
+}
+
+void sim_actor_crash(sim_run *run, uint32_t actor) {
+    SIM_ASSERT(actor < run->actors_count);
+    sim_actor *a = &run->actors[actor];
+    if (!a->up) return;
+    a->up = false;
+    a->inc++;                            /* everything queued for it is now stale */
+    a->crashes++;
+    run->stats.actor_crashes++;
+    for (uint32_t i = 0; i < run->links_count; i++) {   /* id order: deterministic */
+        sim_link *l = &run->links[i];
+        if (l->cfg.kind == LINK_STREAM && (l->src == actor || l->dst == actor)) {
+            link_break(run, l, actor);
+        }
+    }
+    SIM_ASSERT(!a->up);
+}
+
+void sim_actor_restart(sim_run *run, uint32_t actor) {
+    SIM_ASSERT(actor < run->actors_count);
+    sim_actor *a = &run->actors[actor];
+    if (a->up || !run->machines[a->machine].up) return;   /* machine down: stays down */
+    a->up = true;
+    sim_schedule(run, run->now_ns, actor, SIM_EV_START);
+}
+
+void sim_machine_crash(sim_run *run, uint32_t machine) {
+    SIM_ASSERT(machine < run->machines_count);
+    sim_machine *m = &run->machines[machine];
+    if (!m->up) return;
+    m->up = false;
+    m->crashes++;
+    run->stats.machine_crashes++;
+    for (uint32_t i = 0; i < run->actors_count; i++) {
+        if (run->actors[i].machine == machine) sim_actor_crash(run, i);
+    }
+}
+
+void sim_machine_restart(sim_run *run, uint32_t machine) {
+    SIM_ASSERT(machine < run->machines_count);
+    sim_machine *m = &run->machines[machine];
+    if (m->up) return;
+    m->up = true;
+    for (uint32_t i = 0; i < run->actors_count; i++) {
+        if (run->actors[i].machine == machine) sim_actor_restart(run, i);
+    }
+}
+
+uint32_t sim_choose_slow(sim_run *run, rng *stream, sim_choice_kind kind, uint32_t n) {
+    SIM_ASSERT(kind >= SIM_CHOICE_DELAY && kind < SIM_CHOICE_KIND_COUNT);
+    uint32_t v = run->chooser.choose(run->chooser.ctx, run, stream, kind, n);
+    SIM_ASSERT(n == 0 || v < n);
+    return v;
+}
+
+void sim_stop(sim_run *run) {
+    run->stop_requested = true;
+}
+
+const char *sim_stop_reason_text(sim_stop_reason r) {
+    switch (r) {
+    case SIM_STOP_NONE:        return "running";
+    case SIM_STOP_IDLE:        return "idle";
+    case SIM_STOP_REQUESTED:   return "stopped";
+    case SIM_STOP_EVENT_LIMIT: return "event-limit";
+    case SIM_STOP_TIME_LIMIT:  return "time-limit";
+    }
+    return "?";
+}
+
+void sim_stop_describe(const sim_run *run, char *buf, size_t size_bytes) {
+    switch (run->stop) {
+    case SIM_STOP_EVENT_LIMIT:
+        snprintf(buf, size_bytes,
+                 "run stopped: event limit of %" PRIu64 " events reached at t=%" PRIu64
+                 "ns with %" PRIu32 " events pending (raise the event bound)",
+                 run->cfg.events_max, run->now_ns, run->events.count);
+        break;
+    case SIM_STOP_TIME_LIMIT:
+        snprintf(buf, size_bytes,
+                 "run stopped: time limit of %" PRIu64 "ns reached after %" PRIu64
+                 " events with %" PRIu32 " events pending (raise the time bound)",
+                 run->cfg.time_max_ns, run->stats.dispatched, run->events.count);
+        break;
+    default:
+        snprintf(buf, size_bytes, "run %s at t=%" PRIu64 "ns after %" PRIu64 " events",
+                 sim_stop_reason_text(run->stop), run->now_ns, run->stats.dispatched);
+        break;
+    }
+}
+
+static const char *const kind_names[SIM_EV_KIND_COUNT] = {
+    [SIM_EV_START] = "start", [SIM_EV_MSG] = "msg", [SIM_EV_TIMER] = "timer",
+    [SIM_EV_LINK_DOWN] = "link-down", [SIM_EV_IO_DONE] = "io-done",
+    [SIM_EV_FAULT_BEGIN] = "fault-begin", [SIM_EV_FAULT_END] = "fault-end",
+};
+static const char *const outcome_names[] = {
+    "delivered", "dropped:down", "dropped:link", "timer:cancelled", "kernel",
+};
+
+static void log_event(const sim_run *run, const sim_event *ev, trace_outcome o) {
+    fprintf(run->cfg.log,
+            "t=%" PRIu64 ".%09" PRIu64 " %-11s %-16s aux=%" PRIu32 " gen=%" PRIu32
+            " type=%" PRIu32 " src=%s a=%" PRIu64 " b=%" PRIu64 " %s\n",
+            run->now_ns / SIM_NS_PER_S, run->now_ns % SIM_NS_PER_S, kind_names[ev->kind],
+            sim_actor_name(run, ev->dst), ev->aux, ev->gen, ev->msg.type,
+            ev->msg.src == SIM_KERNEL || ev->msg.src >= run->actors_count
+                ? "-" : sim_actor_name(run, ev->msg.src),
+            ev->msg.a, ev->msg.b, outcome_names[o]);
+}
+
+static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
+    if (ev->dst == SIM_KERNEL) return TRACE_KERNEL;
+    const sim_actor *a = &run->actors[ev->dst];
+    if (SIM_UNLIKELY(!a->up || a->inc != ev->inc)) return TRACE_DROPPED_DOWN;
+    if (ev->kind == SIM_EV_MSG) {
+        if (ev->aux != SIM_NO_LINK && run->links[ev->aux].gen != ev->gen) return TRACE_DROPPED_LINK;
+    } else if (ev->kind == SIM_EV_TIMER) {
+        const sim_timer *t = &run->timers[ev->aux];
+        if (!t->armed || t->gen != ev->gen) return TRACE_TIMER_STALE;
+    }
+    return TRACE_DELIVERED;
+}
+
+static inline bool step(sim_run *run) {
+    if (run->stop_requested) {
+        run->stop = SIM_STOP_REQUESTED;
+        return false;
+    }
+    if (evq_empty(&run->events)) {
+        run->stop = SIM_STOP_IDLE;
+        return false;
+    }
+    if (run->stats.dispatched >= run->cfg.events_max) {
+        run->stop = SIM_STOP_EVENT_LIMIT;
+        return false;
+    }
+    if (evq_peek_ns(&run->events) > run->cfg.time_max_ns) {
+        run->stop = SIM_STOP_TIME_LIMIT;
+        return false;
+    }
+    sim_time_ns at_ns;
+    sim_event ev;
+    evq_pop(&run->events, &at_ns, &ev);
+    SIM_ASSERT(at_ns >= run->now_ns);
+    run->now_ns = at_ns;
+    run->stats.dispatched++;
+
+    trace_outcome o = classify(run, &ev);
+    run->trace_hash = trace_fold(run->trace_hash, at_ns, &ev, o);
+    if (SIM_UNLIKELY(run->cfg.log != NULL)) log_event(run, &ev, o);
+
+    switch (o) {
+    case TRACE_DELIVERED: {
+        sim_actor *a = &run->actors[ev.dst];
+        if (ev.kind == SIM_EV_TIMER) timer_release(run, ev.aux);
+        a->delivered++;
+        run->stats.delivered++;
+        a->on_event(run, a, &ev);
+        break;
+    }
+    case TRACE_DROPPED_DOWN:
+        /* A timer of a dead incarnation still holds its slot: free it. */
+        if (ev.kind == SIM_EV_TIMER && run->timers[ev.aux].armed &&
+            run->timers[ev.aux].gen == ev.gen) {
+            timer_release(run, ev.aux);
+        }
+        run->actors[ev.dst].dropped++;
+        run->stats.dropped_down++;
+        break;
+    case TRACE_DROPPED_LINK:
+        run->links[ev.aux].dropped_in_flight++;
+        run->stats.dropped_link++;
+        break;
+    case TRACE_TIMER_STALE:
+        run->stats.timers_stale++;
+        break;
+    case TRACE_KERNEL:
+        if (ev.kind == SIM_EV_FAULT_BEGIN) {
+            fault_begin(run, ev.aux);
+        } else {
+            SIM_ASSERT(ev.kind == SIM_EV_FAULT_END);
+            fault_end(run, ev.aux);
+        }
+        break;
+    }
+    return true;
+}
+
+bool sim_step(sim_run *run) {
+    SIM_ASSERT(run->started);
+    return step(run);
+}
+
+sim_stop_reason sim_run_loop(sim_run *run) {
+    SIM_ASSERT(run->started);
+    run->stop = SIM_STOP_NONE;
+    run->stop_requested = false;
+    while (step(run)) {
+    }
+    SIM_ASSERT(run->stop != SIM_STOP_NONE);
+    return run->stop;
+}

@@ -1,0 +1,234 @@
+/* sim/run.h: the run context, actors, machines, timers, the choice point and
+ * the dispatch loop. Everything a run has lives in one sim_run, inside one
+ * arena; there is no global state.
+ *
+ * Contract:
+ * - Life cycle: sim_run_create() -> add machines, actors, links, devices,
+ *   faults and model memory (sim_alloc) -> sim_run_start() freezes the arena
+ *   and sends every actor on an up machine SIM_EV_START at time 0 in id
+ *   order -> sim_run_loop() dispatches until the queue is empty, a handler
+ *   calls sim_stop(), or a bound (events_max, time_max_ns) is hit ->
+ *   sim_run_destroy() frees everything at once.
+ * - Dispatch order is (time, push order). A handler sees run->now_ns equal to
+ *   its event's time; everything it schedules is at now_ns or later.
+ * - Crash: an actor that crashes is down and its incarnation is bumped;
+ *   every event scheduled to an earlier incarnation (messages, timers, I/O
+ *   completions) is dropped at dispatch and counted, and never reaches the
+ *   handler. A restart starts a new incarnation with SIM_EV_START.
+ * - Timers are cancellable in O(1): a cancelled timer's event stays queued
+ *   and is skipped when popped (its slot generation no longer matches).
+ * - The choice point: every nondeterministic decision of a run goes through
+ *   sim_choose(). By default it draws from the caller's own PCG stream; a
+ *   sim_chooser installed before start replaces it (record/replay of a
+ *   choice log, PCT, exhaustive enumeration) without changing the model.
+ * - Every popped event is folded into run->trace_hash (sim/trace.h).
+ */
+#ifndef SIM_RUN_H
+#define SIM_RUN_H
+
+#include <stdio.h>
+
+#include "arena.h"
+#include "dev.h"
+#include "evq.h"
+#include "fault.h"
+#include "link.h"
+#include "rng.h"
+#include "trace.h"
+
+#define SIM_KERNEL  UINT32_MAX   /* dst of the kernel's own events */
+#define SIM_NO_LINK UINT32_MAX
+
+typedef enum sim_ev_kind {
+    SIM_EV_START = 1,     /* actor (re)started: first event of each incarnation */
+    SIM_EV_MSG,           /* message in ev->msg; aux = link id or SIM_NO_LINK */
+    SIM_EV_TIMER,         /* timer fired; msg.a = the tag given to sim_timer_set */
+    SIM_EV_LINK_DOWN,     /* a stream link touching this actor broke; aux = link */
+    SIM_EV_IO_DONE,       /* storage operation finished (sim/dev.h) */
+    SIM_EV_FAULT_BEGIN,   /* kernel: aux = fault id */
+    SIM_EV_FAULT_END,     /* kernel: aux = fault id */
+    SIM_EV_KIND_COUNT
+} sim_ev_kind;
+
+typedef enum sim_stop_reason {
+    SIM_STOP_NONE = 0,
+    SIM_STOP_IDLE,          /* no event left */
+    SIM_STOP_REQUESTED,     /* a handler called sim_stop() */
+    SIM_STOP_EVENT_LIMIT,   /* events_max dispatched */
+    SIM_STOP_TIME_LIMIT,    /* next event lies beyond time_max_ns */
+} sim_stop_reason;
+
+typedef enum sim_choice_kind {
+    SIM_CHOICE_DELAY = 1,   /* a duration (n = 0: a raw 32-bit uniform) */
+    SIM_CHOICE_DROP,        /* whether to lose or fail something */
+    SIM_CHOICE_PICK,        /* which of n targets or items */
+    SIM_CHOICE_FAULT,       /* which fault, when */
+    SIM_CHOICE_ORDER,       /* which of n ready deliveries goes first */
+    SIM_CHOICE_KIND_COUNT
+} sim_choice_kind;
+
+typedef struct sim_run sim_run;
+typedef struct sim_actor sim_actor;
+
+typedef void (*sim_handler_fn)(sim_run *run, sim_actor *self, const sim_event *ev);
+
+/* A strategy for the choice point. It returns a value in [0, n), or any
+ * 32-bit value when n == 0. `stream` is the caller's stream: a strategy that
+ * does not draw from it must leave it alone. */
+typedef struct sim_chooser {
+    uint32_t (*choose)(void *ctx, sim_run *run, rng *stream, sim_choice_kind kind, uint32_t n);
+    void *ctx;
+} sim_chooser;
+
+struct sim_actor {                 /* hot fields first: dispatch reads these */
+    sim_handler_fn on_event;
+    void          *ctx;            /* the model's object for this actor */
+    uint32_t       inc;            /* incarnation, bumped by every crash */
+    bool           up;
+    uint32_t       id;
+    uint32_t       machine;
+    rng            rng;            /* the actor's own stream */
+    uint64_t       delivered;
+    uint64_t       dropped;        /* events that found it down or restarted */
+    uint64_t       crashes;
+};
+
+typedef struct sim_machine {
+    bool     up;
+    uint64_t crashes;
+    char     name[SIM_NAME_BYTES];
+} sim_machine;
+
+typedef uint64_t sim_timer_id;     /* gen << 32 | (slot + 1); 0 is never a timer */
+
+typedef struct sim_timer {
+    uint32_t gen;
+    bool     armed;
+} sim_timer;
+
+typedef struct sim_cfg {
+    uint64_t    seed;
+    uint32_t    actors_max;
+    uint32_t    machines_max;
+    uint32_t    links_max;
+    uint32_t    timers_max;
+    uint32_t    devs_max;
+    uint32_t    faults_max;
+    uint32_t    events_pending_max;
+    uint64_t    events_max;        /* bound: events dispatched */
+    sim_time_ns time_max_ns;       /* bound: virtual time */
+    size_t      model_bytes;       /* arena room for the model */
+    FILE       *log;               /* human-readable event log, or NULL */
+} sim_cfg;
+
+typedef struct sim_stats {
+    uint64_t dispatched;           /* events popped, all outcomes */
+    uint64_t delivered;            /* handler calls */
+    uint64_t dropped_down;         /* to a crashed or restarted actor */
+    uint64_t dropped_link;         /* on a connection that broke */
+    uint64_t timers_stale;         /* cancelled timers popped */
+    uint64_t choices;              /* decisions taken at the choice point */
+    uint64_t actor_crashes;
+    uint64_t machine_crashes;
+} sim_stats;
+
+struct sim_run {
+    sim_time_ns     now_ns;
+    uint64_t        seed;
+    uint64_t        trace_hash;
+    sim_actor      *actors;
+    evq             events;
+    sim_chooser     chooser;       /* .choose == NULL: draw from the stream */
+    sim_stats       stats;
+    sim_stop_reason stop;
+    bool            started;
+    bool            stop_requested;
+    sim_cfg         cfg;
+    arena           arena;
+    uint32_t        actors_count;
+    char          (*actor_names)[SIM_NAME_BYTES];
+    sim_machine    *machines;
+    uint32_t        machines_count;
+    sim_timer      *timers;
+    uint32_t       *timer_free;
+    uint32_t        timer_free_count;
+    sim_link       *links;
+    uint32_t        links_count;
+    sim_dev        *devs;
+    uint32_t        devs_count;
+    sim_fault      *faults;
+    uint32_t        faults_count;
+};
+
+/* A configuration with room for small runs; callers raise what they need. */
+sim_cfg sim_cfg_default(uint64_t seed);
+
+sim_run *sim_run_create(const sim_cfg *cfg);    /* NULL when memory is short */
+void     sim_run_destroy(sim_run *run);
+void    *sim_alloc(sim_run *run, size_t size_bytes, size_t align);   /* before start */
+
+uint32_t sim_machine_add(sim_run *run, const char *name);
+uint32_t sim_actor_add(sim_run *run, const char *name, uint32_t machine,
+                       sim_handler_fn on_event, void *ctx);
+const char *sim_actor_name(const sim_run *run, uint32_t actor);
+
+void            sim_run_start(sim_run *run);
+sim_stop_reason sim_run_loop(sim_run *run);
+bool            sim_step(sim_run *run);            /* one event; false when stopped */
+void            sim_stop(sim_run *run);
+const char     *sim_stop_reason_text(sim_stop_reason r);
+/* One line on the bound that stopped the run, or on idle/requested. */
+void            sim_stop_describe(const sim_run *run, char *buf, size_t size_bytes);
+
+/* Schedule a message to dst after delay_ns without a link (local delivery,
+ * or models that do their own networking). src may be SIM_KERNEL. */
+void sim_send(sim_run *run, uint32_t src, uint32_t dst, sim_time_ns delay_ns, const sim_msg *m);
+
+sim_timer_id sim_timer_set(sim_run *run, uint32_t actor, sim_time_ns delay_ns, uint64_t tag);
+bool         sim_timer_cancel(sim_run *run, sim_timer_id id);   /* false: fired or cancelled */
+
+void sim_actor_crash(sim_run *run, uint32_t actor);
+void sim_actor_restart(sim_run *run, uint32_t actor);
+void sim_machine_crash(sim_run *run, uint32_t machine);
+void sim_machine_restart(sim_run *run, uint32_t machine);
+
+/* Kernel internal: reserve an event to dst (stamped with dst's incarnation). */
+sim_event *sim_schedule(sim_run *run, sim_time_ns at_ns, uint32_t dst, sim_ev_kind kind);
+
+/* The choice point. */
+uint32_t sim_choose_slow(sim_run *run, rng *stream, sim_choice_kind kind, uint32_t n);
+
+static inline uint32_t sim_choose(sim_run *run, rng *stream, sim_choice_kind kind, uint32_t n) {
+    run->stats.choices++;
+    if (SIM_LIKELY(run->chooser.choose == NULL)) {
+        return n != 0 ? rng_below(stream, n) : rng_u32(stream);
+    }
+    return sim_choose_slow(run, stream, kind, n);
+}
+
+/* Decisions built on the choice point. */
+static inline sim_time_ns sim_delay_exp_ns(sim_run *run, rng *stream, sim_time_ns mean_ns) {
+    return rng_exp_ns(sim_choose(run, stream, SIM_CHOICE_DELAY, 0), mean_ns);
+}
+
+/* Uniform on [lo_ns, hi_ns]; the span must be below 2^32 - 1 ns (4.29 s). */
+static inline sim_time_ns sim_delay_uniform_ns(sim_run *run, rng *stream, sim_time_ns lo_ns,
+                                               sim_time_ns hi_ns) {
+    SIM_ASSERT(lo_ns <= hi_ns);
+    SIM_ASSERT(hi_ns - lo_ns < UINT32_MAX);
+    if (hi_ns == lo_ns) return lo_ns;
+    return lo_ns + sim_choose(run, stream, SIM_CHOICE_DELAY, (uint32_t)(hi_ns - lo_ns + 1));
+}
+
+/* True with probability r. Certain outcomes take no draw. */
+static inline bool sim_chance(sim_run *run, rng *stream, sim_ratio r) {
+    SIM_ASSERT(r.den > 0);
+    SIM_ASSERT(r.num <= r.den);
+    if (r.num == 0) return false;
+    if (r.num == r.den) return true;
+    return sim_choose(run, stream, SIM_CHOICE_DROP, r.den) < r.num;
+}
+
+static inline sim_time_ns sim_now(const sim_run *run) { return run->now_ns; }
+
+#endif

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Checks the Debian packages that absim's build and tests need; as root it
+# installs the missing ones with apt-get, otherwise it stops with one line
+# naming them.
+missing=""
+[ -f /usr/include/cmocka.h ] || missing="$missing libcmocka-dev"
+command -v lcov >/dev/null 2>&1 || missing="$missing lcov"
+command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
+/usr/bin/python3 -c 'import simpy' >/dev/null 2>&1 || missing="$missing python3-simpy3"
+command -v clang >/dev/null 2>&1 || missing="$missing clang"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >/tmp/absim-apt.log 2>&1 || {
+        echo "deps: apt-get failed, see /tmp/absim-apt.log"; tail -5 /tmp/absim-apt.log; exit 1; }
+    exit 0
+fi
+echo "absim needs these Debian packages: sudo apt-get install$missing"
+exit 1
