@@ -49,7 +49,7 @@ $(BUILD)/%.o: %.c $(wildcard sim/*.h cli/*.h)
 
 $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(wildcard sim/*.h tests/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) -lcmocka -lm $(LDLIBS)
 
 # Checks (and as root installs) the Debian packages builds and tests need.
 deps:

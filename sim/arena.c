@@ -27,8 +27,10 @@ void *arena_try_alloc(arena *a, size_t size_bytes, size_t align) {
     SIM_ASSERT(!a->frozen);
     SIM_ASSERT(align > 0 && (align & (align - 1)) == 0);
     if (a->fail_after > 0 && --a->fail_after == 0) return NULL;
-    size_t start = (a->used_bytes + align - 1) & ~(align - 1);
-    if (start < a->used_bytes || start > a->size_bytes) return NULL;
+    /* Align the address, not the offset: malloc only promises 16 bytes. */
+    uintptr_t cur = (uintptr_t)(a->base + a->used_bytes);
+    size_t start = a->used_bytes + (size_t)(((cur + align - 1) & ~(uintptr_t)(align - 1)) - cur);
+    if (start > a->size_bytes) return NULL;
     if (size_bytes > a->size_bytes - start) return NULL;
     a->used_bytes = start + size_bytes;
     if (a->used_bytes > a->peak_bytes) a->peak_bytes = a->used_bytes;

@@ -314,13 +314,14 @@ static void log_event(const sim_run *run, const sim_event *ev, trace_outcome o) 
 
 static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
     if (ev->dst == SIM_KERNEL) return TRACE_KERNEL;
-    const sim_actor *a = &run->actors[ev->dst];
-    if (SIM_UNLIKELY(!a->up || a->inc != ev->inc)) return TRACE_DROPPED_DOWN;
-    if (ev->kind == SIM_EV_MSG) {
-        if (ev->aux != SIM_NO_LINK && run->links[ev->aux].gen != ev->gen) return TRACE_DROPPED_LINK;
-    } else if (ev->kind == SIM_EV_TIMER) {
+    if (ev->kind == SIM_EV_TIMER) {        /* cancelled: stale, whoever it was for */
         const sim_timer *t = &run->timers[ev->aux];
         if (!t->armed || t->gen != ev->gen) return TRACE_TIMER_STALE;
+    }
+    const sim_actor *a = &run->actors[ev->dst];
+    if (SIM_UNLIKELY(!a->up || a->inc != ev->inc)) return TRACE_DROPPED_DOWN;
+    if (ev->kind == SIM_EV_MSG && ev->aux != SIM_NO_LINK && run->links[ev->aux].gen != ev->gen) {
+        return TRACE_DROPPED_LINK;
     }
     return TRACE_DELIVERED;
 }
@@ -363,11 +364,8 @@ static inline bool step(sim_run *run) {
         break;
     }
     case TRACE_DROPPED_DOWN:
-        /* A timer of a dead incarnation still holds its slot: free it. */
-        if (ev.kind == SIM_EV_TIMER && run->timers[ev.aux].armed &&
-            run->timers[ev.aux].gen == ev.gen) {
-            timer_release(run, ev.aux);
-        }
+        /* A live timer of a dead incarnation still holds its slot: free it. */
+        if (ev.kind == SIM_EV_TIMER) timer_release(run, ev.aux);
         run->actors[ev.dst].dropped++;
         run->stats.dropped_down++;
         break;

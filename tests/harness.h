@@ -1,0 +1,68 @@
+/* tests/harness.h: shared helpers for the cmocka tests: a recording actor
+ * that logs every event it receives, and small run builders. Header-only;
+ * each test file is its own program. */
+#ifndef TESTS_HARNESS_H
+#define TESTS_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../sim/run.h"
+
+#define REC_MAX 65536u
+
+typedef struct rec {
+    sim_time_ns at_ns;
+    uint32_t    actor;
+    uint16_t    kind;
+    uint32_t    aux;
+    uint32_t    gen;
+    uint32_t    inc;
+    sim_msg     msg;
+} rec;
+
+typedef struct recorder {
+    rec      items[REC_MAX];
+    uint32_t count;
+} recorder;
+
+/* Hook a test can set to act on events after they are recorded. */
+typedef void (*rec_hook_fn)(sim_run *run, sim_actor *self, const sim_event *ev);
+
+typedef struct rec_ctx {
+    recorder   *log;
+    rec_hook_fn hook;
+} rec_ctx;
+
+static inline void rec_handler(sim_run *run, sim_actor *self, const sim_event *ev) {
+    rec_ctx *c = self->ctx;
+    assert_true(c->log->count < REC_MAX);
+    c->log->items[c->log->count++] = (rec){
+        .at_ns = run->now_ns, .actor = self->id, .kind = ev->kind, .aux = ev->aux,
+        .gen = ev->gen, .inc = self->inc, .msg = ev->msg,
+    };
+    if (c->hook != NULL) c->hook(run, self, ev);
+}
+
+/* Count recorded events of one kind at one actor (UINT32_MAX: any actor). */
+static inline uint32_t rec_count(const recorder *r, uint32_t actor, uint16_t kind) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->count; i++) {
+        if ((actor == UINT32_MAX || r->items[i].actor == actor) && r->items[i].kind == kind) n++;
+    }
+    return n;
+}
+
+static inline sim_cfg test_cfg(uint64_t seed) {
+    sim_cfg c = sim_cfg_default(seed);
+    c.time_max_ns = 1000ull * SIM_NS_PER_S;
+    return c;
+}
+
+#endif

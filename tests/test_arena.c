@@ -1,0 +1,80 @@
+/* tests/test_arena.c: the run arena. */
+#include "harness.h"
+
+#include "../sim/arena.h"
+
+static void test_arena_returns_aligned_zeroed_memory(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 4096));
+    uint8_t *p = arena_alloc(&a, 3, 1);
+    p[0] = p[1] = p[2] = 0xff;
+    uint64_t *q = arena_alloc(&a, 64, 64);
+    assert_int_equal((uintptr_t)q % 64, 0);
+    for (int i = 0; i < 8; i++) assert_int_equal(q[i], 0);
+    assert_true((uint8_t *)q >= p + 3);
+    arena_destroy(&a);
+}
+
+static void test_arena_reset_reuses_memory_and_rezeroes_it(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 1024));
+    size_t mark = arena_mark(&a);
+    uint32_t *first = arena_alloc(&a, 256, 8);
+    memset(first, 0xab, 256);
+    arena_freeze(&a);
+    assert_true(a.frozen);
+    arena_reset(&a, mark);
+    assert_false(a.frozen);
+    assert_int_equal(arena_mark(&a), mark);
+    uint32_t *second = arena_alloc(&a, 256, 8);
+    assert_ptr_equal(first, second);           /* same memory handed out again */
+    for (int i = 0; i < 64; i++) assert_int_equal(second[i], 0);
+    assert_int_equal(a.peak_bytes, 256);
+    arena_destroy(&a);
+}
+
+static void test_arena_try_alloc_fails_cleanly_when_full(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 100));
+    assert_non_null(arena_try_alloc(&a, 60, 4));
+    assert_null(arena_try_alloc(&a, 60, 4));   /* would overflow */
+    assert_non_null(arena_try_alloc(&a, 40, 4));
+    assert_null(arena_try_alloc(&a, 1, 1));    /* exactly full */
+    assert_int_equal(arena_mark(&a), 100);
+    arena_destroy(&a);
+}
+
+static void test_arena_injected_failure_hits_the_nth_allocation(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 1024));
+    a.fail_after = 3;
+    assert_non_null(arena_try_alloc(&a, 8, 8));
+    assert_non_null(arena_try_alloc(&a, 8, 8));
+    size_t before = arena_mark(&a);
+    assert_null(arena_try_alloc(&a, 8, 8));
+    assert_int_equal(arena_mark(&a), before);  /* a failed allocation takes nothing */
+    assert_non_null(arena_try_alloc(&a, 8, 8));
+    arena_destroy(&a);
+}
+
+static void test_run_creation_fails_without_memory_instead_of_crashing(void **state) {
+    (void)state;
+    sim_cfg c = sim_cfg_default(1);
+    c.model_bytes = SIZE_MAX / 2;              /* malloc must refuse this */
+    assert_null(sim_run_create(&c));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arena_returns_aligned_zeroed_memory),
+        cmocka_unit_test(test_arena_reset_reuses_memory_and_rezeroes_it),
+        cmocka_unit_test(test_arena_try_alloc_fails_cleanly_when_full),
+        cmocka_unit_test(test_arena_injected_failure_hits_the_nth_allocation),
+        cmocka_unit_test(test_run_creation_fails_without_memory_instead_of_crashing),
+    };
+    return cmocka_run_group_tests_name("arena", tests, NULL, NULL);
+}

@@ -1,0 +1,144 @@
+/* tests/test_evq.c: the event queue's order, tie-breaking and bounds,
+ * checked against a sorted reference. */
+#include "harness.h"
+
+#include <stdlib.h>
+
+#include "../sim/evq.h"
+#include "../sim/rng.h"
+
+typedef struct ref_ev {
+    sim_time_ns at_ns;
+    uint64_t    seq;
+} ref_ev;
+
+static int ref_cmp(const void *pa, const void *pb) {
+    const ref_ev *a = pa, *b = pb;
+    if (a->at_ns != b->at_ns) return a->at_ns < b->at_ns ? -1 : 1;
+    return a->seq < b->seq ? -1 : (a->seq > b->seq);
+}
+
+static void test_evq_pops_equal_times_in_push_order(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 1 << 20));
+    evq q;
+    evq_init(&q, &a, 1000);
+    for (uint32_t i = 0; i < 1000; i++) {
+        sim_event *ev = evq_push(&q, 5 + (i % 2));   /* two interleaved times */
+        ev->aux = i;
+    }
+    sim_time_ns t;
+    sim_event ev;
+    uint32_t expect_odd = 1, expect_even = 0;
+    for (uint32_t i = 0; i < 1000; i++) {
+        assert_true(evq_pop(&q, &t, &ev));
+        if (i < 500) {
+            assert_int_equal(t, 5);
+            assert_int_equal(ev.aux, expect_even);
+            expect_even += 2;
+        } else {
+            assert_int_equal(t, 6);
+            assert_int_equal(ev.aux, expect_odd);
+            expect_odd += 2;
+        }
+    }
+    assert_false(evq_pop(&q, &t, &ev));
+    arena_destroy(&a);
+}
+
+/* Random interleavings of pushes and pops agree with a reference that sorts
+ * by (time, push number), over many seeds and heap sizes. */
+static void test_evq_matches_sorted_reference_under_random_interleaving(void **state) {
+    (void)state;
+    enum { CAP = 4096 };
+    arena a;
+    assert_true(arena_create(&a, 1 << 22));
+    ref_ev *ref = malloc(sizeof(ref_ev) * CAP);
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        arena_reset(&a, 0);
+        evq q;
+        evq_init(&q, &a, CAP);
+        rng r = rng_stream(seed, 0);
+        uint32_t ref_n = 0;
+        uint64_t pushes = 0;
+        sim_time_ns now = 0;
+        uint32_t time_span = seed % 2 ? 8 : 1000000;   /* many ties, or few */
+        for (int step = 0; step < 10000; step++) {
+            bool push = ref_n == 0 || (ref_n < CAP && rng_below(&r, 100) < 55);
+            if (push) {
+                sim_time_ns at = now + rng_below(&r, time_span);
+                sim_event *ev = evq_push(&q, at);
+                ev->msg.a = pushes;
+                ref[ref_n++] = (ref_ev){ .at_ns = at, .seq = pushes++ };
+            } else {
+                uint32_t min = 0;
+                for (uint32_t i = 1; i < ref_n; i++) {
+                    if (ref_cmp(&ref[i], &ref[min]) < 0) min = i;
+                }
+                sim_time_ns t;
+                sim_event ev;
+                assert_true(evq_pop(&q, &t, &ev));
+                if (t != ref[min].at_ns || ev.msg.a != ref[min].seq) {
+                    print_error("seed=0x%llx step %d\n", (unsigned long long)seed, step);
+                }
+                assert_int_equal(t, ref[min].at_ns);
+                assert_int_equal(ev.msg.a, ref[min].seq);
+                now = t;
+                ref[min] = ref[--ref_n];
+            }
+            assert_int_equal(q.count, ref_n);
+        }
+        assert_true(q.peak <= CAP);
+    }
+    free(ref);
+    arena_destroy(&a);
+}
+
+static void test_evq_reuses_slots_and_tracks_peak(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 1 << 16));
+    evq q;
+    evq_init(&q, &a, 4);
+    sim_time_ns t;
+    sim_event ev;
+    for (int round = 0; round < 1000; round++) {   /* far more pushes than slots */
+        for (int i = 0; i < 4; i++) evq_push(&q, (sim_time_ns)(round * 10 + 3 - i))->aux = (uint32_t)i;
+        assert_int_equal(q.count, 4);
+        for (int i = 0; i < 4; i++) {
+            assert_true(evq_pop(&q, &t, &ev));
+            assert_int_equal(ev.aux, 3 - i);
+        }
+    }
+    assert_int_equal(q.peak, 4);
+    assert_int_equal(q.free_count, 4);
+    assert_int_equal(q.seq_next, 4000);
+    arena_destroy(&a);
+}
+
+static void test_evq_peek_sees_the_minimum(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 1 << 16));
+    evq q;
+    evq_init(&q, &a, 16);
+    const sim_time_ns times[] = { 50, 20, 90, 20, 10, 70 };
+    for (int i = 0; i < 6; i++) evq_push(&q, times[i]);
+    assert_int_equal(evq_peek_ns(&q), 10);
+    sim_time_ns t;
+    sim_event ev;
+    evq_pop(&q, &t, &ev);
+    assert_int_equal(evq_peek_ns(&q), 20);
+    arena_destroy(&a);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_evq_pops_equal_times_in_push_order),
+        cmocka_unit_test(test_evq_matches_sorted_reference_under_random_interleaving),
+        cmocka_unit_test(test_evq_reuses_slots_and_tracks_peak),
+        cmocka_unit_test(test_evq_peek_sees_the_minimum),
+    };
+    return cmocka_run_group_tests_name("evq", tests, NULL, NULL);
+}
