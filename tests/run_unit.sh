@@ -2,7 +2,7 @@
 # Runs each cmocka test binary and prints one closing tally line.
 passed=0; failed=0; failed_bins=""
 for t in "$@"; do
-    out=$("$t" 2>&1); rc=$?
+    out=$(ASAN_OPTIONS=allocator_may_return_null=1 "$t" 2>&1); rc=$?
     p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
     f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
     passed=$((passed + ${p:-0}))

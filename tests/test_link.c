@@ -1,0 +1,295 @@
+/* tests/test_link.c: link timing, FIFO under jitter, cuts, partitions,
+ * connection breaks, delay spikes and RPC loss. */
+#include "harness.h"
+
+static recorder log_;
+
+typedef struct net {
+    sim_run *run;
+    uint32_t a, b, c;          /* a on m0, b on m1, c on m2 */
+    uint32_t ab, ba, ac, rpc;  /* stream a->b, stream b->a, stream a->c, rpc a->b */
+    uint32_t m0, m1, m2;
+} net;
+
+static void net_build(net *n, uint64_t seed, rec_ctx *ctx, const link_cfg *stream, const link_cfg *rpc) {
+    sim_cfg c = test_cfg(seed);
+    n->run = sim_run_create(&c);
+    assert_non_null(n->run);
+    n->m0 = sim_machine_add(n->run, "m0");
+    n->m1 = sim_machine_add(n->run, "m1");
+    n->m2 = sim_machine_add(n->run, "m2");
+    n->a = sim_actor_add(n->run, "a", n->m0, rec_handler, ctx);
+    n->b = sim_actor_add(n->run, "b", n->m1, rec_handler, ctx);
+    n->c = sim_actor_add(n->run, "c", n->m2, rec_handler, ctx);
+    n->ab = link_add(n->run, n->a, n->b, stream);
+    n->ba = link_add(n->run, n->b, n->a, stream);
+    n->ac = link_add(n->run, n->a, n->c, stream);
+    n->rpc = link_add(n->run, n->a, n->b, rpc);
+}
+
+static const link_cfg plain_stream = { .kind = LINK_STREAM, .latency_ns = 1000 };
+static const link_cfg plain_rpc = { .kind = LINK_RPC, .latency_ns = 1000 };
+
+/* Every START of `a` sends `burst` messages on link ab; a's timers send more. */
+static uint32_t burst_;
+static uint32_t burst_link_;
+static void burst_hook(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (self->id != 0) return;
+    if (ev->kind == SIM_EV_START) {
+        for (uint32_t i = 0; i < burst_; i++) {
+            sim_timer_set(run, self->id, (sim_time_ns)i * 100, i);
+        }
+    } else if (ev->kind == SIM_EV_TIMER) {
+        link_send(run, burst_link_, &(sim_msg){ .type = 1, .a = ev->msg.a }, 100);
+    }
+}
+
+static void test_link_keeps_fifo_order_under_heavy_jitter(void **state) {
+    (void)state;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        log_.count = 0;
+        burst_ = 2000;
+        burst_link_ = 0;
+        rec_ctx ctx = { .log = &log_, .hook = burst_hook };
+        /* Jitter is 500x the gap between sends: without the FIFO floor
+         * almost every message would overtake others. */
+        link_cfg jittery = { .kind = LINK_STREAM, .latency_ns = 1000, .jitter_ns = 50000 };
+        net n;
+        net_build(&n, seed, &ctx, &jittery, &plain_rpc);
+        sim_run_start(n.run);
+        sim_run_loop(n.run);
+        uint64_t expect = 0;
+        sim_time_ns last = 0;
+        bool some_jitter = false;
+        for (uint32_t i = 0; i < log_.count; i++) {
+            const rec *r = &log_.items[i];
+            if (r->kind != SIM_EV_MSG) continue;
+            if (r->msg.a != expect) print_error("seed=0x%llx\n", (unsigned long long)seed);
+            assert_int_equal(r->msg.a, expect);
+            assert_true(r->at_ns >= last);
+            sim_time_ns sent = r->msg.a * 100;
+            assert_true(r->at_ns >= sent + 1000);
+            if (r->at_ns > sent + 1000) some_jitter = true;
+            last = r->at_ns;
+            expect++;
+        }
+        assert_int_equal(expect, 2000);
+        assert_true(some_jitter);
+        sim_run_destroy(n.run);
+    }
+}
+
+static void test_link_bandwidth_serialises_messages(void **state) {
+    (void)state;
+    log_.count = 0;
+    burst_ = 1;
+    burst_link_ = 0;
+    rec_ctx ctx = { .log = &log_ };
+    link_cfg slow = { .kind = LINK_STREAM, .latency_ns = 5000, .bandwidth_bytes_per_s = 1000000 };
+    net n;
+    net_build(&n, 1, &ctx, &slow, &plain_rpc);
+    sim_run_start(n.run);
+    sim_step(n.run);                           /* a's START, now = 0 */
+    /* 1000 bytes at 1 MB/s take 1 ms on the wire; the second waits for the first. */
+    link_send(n.run, n.ab, &(sim_msg){ .a = 1 }, 1000);
+    link_send(n.run, n.ab, &(sim_msg){ .a = 2 }, 1000);
+    link_send(n.run, n.ab, &(sim_msg){ .a = 3 }, 0);
+    sim_run_loop(n.run);
+    sim_time_ns at[4] = { 0 };
+    for (uint32_t i = 0; i < log_.count; i++) {
+        if (log_.items[i].kind == SIM_EV_MSG) at[log_.items[i].msg.a] = log_.items[i].at_ns;
+    }
+    assert_int_equal(at[1], 1000000 + 5000);
+    assert_int_equal(at[2], 2000000 + 5000);
+    assert_int_equal(at[3], 2000000 + 5000);   /* empty message: behind the others */
+    assert_int_equal(n.run->links[n.ab].bytes_sent, 2000);
+    sim_run_destroy(n.run);
+}
+
+static void test_link_cut_drops_in_flight_and_new_messages_and_notifies_both_ends(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_ };
+    net n;
+    net_build(&n, 1, &ctx, &plain_stream, &plain_rpc);
+    sim_run_start(n.run);
+    for (int i = 0; i < 3; i++) sim_step(n.run);   /* the three STARTs */
+    assert_true(link_send(n.run, n.ab, &(sim_msg){ .a = 1 }, 10));
+    link_cut(n.run, n.ab);
+    assert_false(link_is_up(n.run, n.ab));
+    assert_false(link_send(n.run, n.ab, &(sim_msg){ .a = 2 }, 10));
+    sim_run_loop(n.run);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_MSG), 0);
+    assert_int_equal(rec_count(&log_, n.a, SIM_EV_LINK_DOWN), 1);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_LINK_DOWN), 1);
+    const sim_link *l = &n.run->links[n.ab];
+    assert_int_equal(l->dropped_in_flight, 1);
+    assert_int_equal(l->dropped_cut, 1);
+    link_heal(n.run, n.ab);
+    assert_true(link_is_up(n.run, n.ab));
+    assert_true(link_send(n.run, n.ab, &(sim_msg){ .a = 3 }, 10));
+    sim_run_loop(n.run);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_MSG), 1);
+    sim_run_destroy(n.run);
+}
+
+static void sender_every_100(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (self->id != 0) return;
+    if (ev->kind == SIM_EV_START) {
+        sim_timer_set(run, self->id, 100, 0);
+    } else if (ev->kind == SIM_EV_TIMER && run->now_ns < 10000) {
+        link_send(run, 0, &(sim_msg){ .a = run->now_ns }, 10);   /* a->b, crosses */
+        link_send(run, 2, &(sim_msg){ .a = run->now_ns }, 10);   /* a->c, does not */
+        sim_timer_set(run, self->id, 100, 0);
+    }
+}
+
+static void test_partition_cuts_only_links_between_the_sets_for_its_duration(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = sender_every_100 };
+    net n;
+    net_build(&n, 1, &ctx, &plain_stream, &plain_rpc);
+    /* {m0, m2} | {m1} from 2000 to 5000: a->b and b->a are cut, a->c is not. */
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_PARTITION, .at_ns = 2000, .duration_ns = 3000,
+                                    .machines_a = (1u << n.m0) | (1u << n.m2),
+                                    .machines_b = 1u << n.m1 });
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    uint32_t to_b = 0, to_c = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->kind != SIM_EV_MSG) continue;
+        if (r->actor == n.b) {
+            to_b++;
+            /* sent before the cut and arrived before it, or sent after the heal */
+            assert_true((r->msg.a < 1000 + 1) || r->msg.a >= 5000);
+            assert_true(r->at_ns < 2000 || r->at_ns >= 6000);
+        } else {
+            to_c++;
+        }
+    }
+    assert_int_equal(to_c, 99);                /* sends at 100 .. 9900 */
+    assert_int_equal(to_b, 99 - 30 - 10);      /* 30 sent while cut, 10 lost in flight */
+    assert_int_equal(n.run->links[n.ab].dropped_cut, 30);
+    assert_int_equal(n.run->links[n.ab].dropped_in_flight, 10);
+    assert_int_equal(n.run->links[n.ac].dropped_cut, 0);
+    assert_int_equal(n.run->faults[0].links_cut, 3);   /* ab, ba and the rpc link */
+    assert_true(link_is_up(n.run, n.ab) && link_is_up(n.run, n.ba) && link_is_up(n.run, n.rpc));
+    sim_run_destroy(n.run);
+}
+
+static void test_overlapping_partitions_heal_only_when_both_end(void **state) {
+    (void)state;
+    rec_ctx ctx = { .log = &log_ };
+    net n;
+    net_build(&n, 1, &ctx, &plain_stream, &plain_rpc);
+    uint64_t m0 = 1u << n.m0, m1 = 1u << n.m1;
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_PARTITION, .at_ns = 100, .duration_ns = 1000,
+                                    .machines_a = m0, .machines_b = m1 });
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_PARTITION, .at_ns = 500, .duration_ns = 1000,
+                                    .machines_a = m1, .machines_b = m0 | (1u << n.m2) });
+    sim_run_start(n.run);
+    n.run->cfg.time_max_ns = 1200;
+    sim_run_loop(n.run);
+    assert_false(link_is_up(n.run, n.ab));     /* first ended, second still holds */
+    n.run->cfg.time_max_ns = 2000;
+    sim_run_loop(n.run);
+    assert_true(link_is_up(n.run, n.ab));
+    assert_int_equal(n.run->links[n.ab].cut_count, 0);
+    sim_run_destroy(n.run);
+}
+
+static void test_endpoint_crash_breaks_stream_links_but_rpc_in_flight_survives(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_ };
+    net n;
+    net_build(&n, 1, &ctx, &plain_stream, &plain_rpc);
+    sim_run_start(n.run);
+    for (int i = 0; i < 3; i++) sim_step(n.run);
+    link_send(n.run, n.ab, &(sim_msg){ .a = 1 }, 10);
+    link_send(n.run, n.rpc, &(sim_msg){ .a = 2 }, 10);
+    sim_actor_crash(n.run, n.a);               /* the sender dies */
+    sim_run_loop(n.run);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_MSG), 1);   /* only the RPC */
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_LINK_DOWN), 2);  /* ab and ba broke */
+    assert_int_equal(rec_count(&log_, n.c, SIM_EV_LINK_DOWN), 1);  /* ac broke */
+    assert_int_equal(rec_count(&log_, n.a, SIM_EV_LINK_DOWN), 0);  /* a is down */
+    const rec *last = NULL;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        if (log_.items[i].kind == SIM_EV_MSG) last = &log_.items[i];
+    }
+    assert_int_equal(last->msg.a, 2);
+    assert_int_equal(last->msg.src, n.a);
+    sim_run_destroy(n.run);
+}
+
+static void test_delay_spike_adds_latency_only_during_its_window(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = sender_every_100 };
+    net n;
+    net_build(&n, 1, &ctx, &plain_stream, &plain_rpc);
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 3000, .duration_ns = 2000,
+                                    .target = n.ab, .delay_ns = 7000 });
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 4000, .duration_ns = 2000,
+                                    .target = n.ab, .delay_ns = 1000 });
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    sim_time_ns prev = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->kind != SIM_EV_MSG || r->actor != n.b) continue;
+        sim_time_ns sent = r->msg.a, extra = 0;
+        if (sent >= 3000 && sent < 5000) extra += 7000;
+        if (sent >= 4000 && sent < 6000) extra += 1000;
+        sim_time_ns expect = sent + 1000 + extra;
+        if (expect < prev) expect = prev;      /* FIFO floor behind the spike */
+        assert_int_equal(r->at_ns, expect);
+        prev = r->at_ns;
+    }
+    assert_int_equal(n.run->links[n.ab].spike_ns, 0);
+    sim_run_destroy(n.run);
+}
+
+static void rpc_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (self->id != 0) return;
+    if (ev->kind == SIM_EV_START) sim_timer_set(run, self->id, 10, 0);
+    if (ev->kind == SIM_EV_TIMER && ev->msg.a < 20000) {
+        link_send(run, 3, &(sim_msg){ .a = ev->msg.a }, 10);
+        sim_timer_set(run, self->id, 10, ev->msg.a + 1);
+    }
+}
+
+static void test_rpc_loss_loses_the_requested_fraction_only_in_its_window(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = rpc_sender };
+    net n;
+    net_build(&n, 7, &ctx, &plain_stream, &plain_rpc);
+    /* Sends every 10 ns for 200 us; 30% loss for the middle 100 us. */
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 50000, .duration_ns = 100000,
+                                    .target = n.rpc, .ratio = { 3, 10 } });
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    const sim_link *l = &n.run->links[n.rpc];
+    assert_true(l->lost > 2700 && l->lost < 3300);           /* 10000 sends in window */
+    assert_int_equal(l->lost + rec_count(&log_, n.b, SIM_EV_MSG), 20000);
+    assert_int_equal(l->loss.num, 0);
+    sim_run_destroy(n.run);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_link_keeps_fifo_order_under_heavy_jitter),
+        cmocka_unit_test(test_link_bandwidth_serialises_messages),
+        cmocka_unit_test(test_link_cut_drops_in_flight_and_new_messages_and_notifies_both_ends),
+        cmocka_unit_test(test_partition_cuts_only_links_between_the_sets_for_its_duration),
+        cmocka_unit_test(test_overlapping_partitions_heal_only_when_both_end),
+        cmocka_unit_test(test_endpoint_crash_breaks_stream_links_but_rpc_in_flight_survives),
+        cmocka_unit_test(test_delay_spike_adds_latency_only_during_its_window),
+        cmocka_unit_test(test_rpc_loss_loses_the_requested_fraction_only_in_its_window),
+    };
+    return cmocka_run_group_tests_name("link", tests, NULL, NULL);
+}
