@@ -35,6 +35,7 @@ enum {
     RNG_DOMAIN_FAULT = 3,
     RNG_DOMAIN_DEV   = 4,
     RNG_DOMAIN_MODEL = 5,   /* for model-level injectors that are not actors */
+    RNG_DOMAIN_KERNEL = 6,  /* the kernel's own choices */
 };
 
 static inline uint64_t rng_stream_id(uint32_t domain, uint32_t index) {

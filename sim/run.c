@@ -49,7 +49,8 @@ static size_t kernel_bytes(const sim_cfg *c) {
          + (size_t)c->devs_max * sizeof(sim_dev)
          + (size_t)c->faults_max * sizeof(sim_fault)
          + ((size_t)c->events_pending_max + 7) * sizeof(evq_key)
-         + (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint32_t));
+         + (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint32_t))
+         + (c->order_ties ? (size_t)c->events_pending_max * sizeof(sim_event) : 0);
 }
 
 sim_run *sim_run_create(const sim_cfg *cfg) {
@@ -80,6 +81,8 @@ sim_run *sim_run_create(const sim_cfg *cfg) {
     run->devs = ARENA_NEW(ar, sim_dev, cfg->devs_max ? cfg->devs_max : 1);
     run->faults = ARENA_NEW(ar, sim_fault, cfg->faults_max ? cfg->faults_max : 1);
     evq_init(&run->events, ar, cfg->events_pending_max);
+    run->kernel_rng = rng_stream(cfg->seed, rng_stream_id(RNG_DOMAIN_KERNEL, 0));
+    if (cfg->order_ties) run->ties = ARENA_NEW(ar, sim_event, cfg->events_pending_max);
     SIM_ASSERT(arena_mark(ar) <= kernel_bytes(cfg));
     return run;
 }
@@ -326,6 +329,41 @@ static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
     return TRACE_DELIVERED;
 }
 
+/* Several events are ready at at_ns: pop them all, let the choice point pick
+ * one among the first event of each destination, and push the others back
+ * in their order. All of them, not a window: an event left in the queue
+ * would otherwise overtake re-pushed events of its own destination. */
+static void order_ties(sim_run *run, sim_time_ns at_ns, sim_event *ev) {
+    sim_event *ready = run->ties;
+    uint32_t n = 0;
+    ready[n++] = *ev;
+    sim_time_ns t;
+    while (!evq_empty(&run->events) && evq_peek_ns(&run->events) == at_ns) {
+        SIM_ASSERT(n < run->cfg.events_pending_max);
+        evq_pop(&run->events, &t, &ready[n++]);
+    }
+    uint32_t eligible = 0, pick_rank, pick = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool first = true;
+        for (uint32_t j = 0; j < i && first; j++) first = ready[j].dst != ready[i].dst;
+        eligible += first;
+    }
+    pick_rank = eligible > 1 ? sim_choose(run, &run->kernel_rng, SIM_CHOICE_ORDER, eligible) : 0;
+    for (uint32_t i = 0, rank = 0; i < n; i++) {   /* the pick_rank-th eligible event */
+        bool first = true;
+        for (uint32_t j = 0; j < i && first; j++) first = ready[j].dst != ready[i].dst;
+        if (first && rank++ == pick_rank) {
+            pick = i;
+            break;
+        }
+    }
+    *ev = ready[pick];
+    if (pick != 0) run->ties_reordered++;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i != pick) *evq_push(&run->events, at_ns) = ready[i];
+    }
+}
+
 static inline bool step(sim_run *run) {
     if (run->stop_requested) {
         run->stop = SIM_STOP_REQUESTED;
@@ -347,6 +385,10 @@ static inline bool step(sim_run *run) {
     sim_event ev;
     evq_pop(&run->events, &at_ns, &ev);
     SIM_ASSERT(at_ns >= run->now_ns);
+    if (SIM_UNLIKELY(run->ties != NULL) && !evq_empty(&run->events) &&
+        evq_peek_ns(&run->events) == at_ns) {
+        order_ties(run, at_ns, &ev);
+    }
     run->now_ns = at_ns;
     run->stats.dispatched++;
 

@@ -22,6 +22,11 @@
  *   sim_chooser installed before start replaces it (record/replay of a
  *   choice log, PCT, exhaustive enumeration) without changing the model.
  * - Every popped event is folded into run->trace_hash (sim/trace.h).
+ * - Simultaneous events run in push order. With cfg.order_ties, whenever
+ *   several events are ready at the same time the choice point picks which
+ *   goes first (SIM_CHOICE_ORDER, from the kernel's own stream), among the
+ *   earliest event of each destination: events to one actor keep their
+ *   order, so links stay FIFO. This is the hook for schedule exploration.
  */
 #ifndef SIM_RUN_H
 #define SIM_RUN_H
@@ -118,6 +123,7 @@ typedef struct sim_cfg {
     uint64_t    events_max;        /* bound: events dispatched */
     sim_time_ns time_max_ns;       /* bound: virtual time */
     size_t      model_bytes;       /* arena room for the model */
+    bool        order_ties;        /* let the choice point order simultaneous events */
     FILE       *log;               /* human-readable event log, or NULL */
 } sim_cfg;
 
@@ -158,6 +164,9 @@ struct sim_run {
     uint32_t        devs_count;
     sim_fault      *faults;
     uint32_t        faults_count;
+    rng             kernel_rng;    /* the kernel's own decisions (tie order) */
+    sim_event      *ties;          /* order_ties: scratch for ready events */
+    uint64_t        ties_reordered;
 };
 
 /* A configuration with room for small runs; callers raise what they need. */

@@ -241,6 +241,67 @@ static void test_adding_an_actor_does_not_shift_other_actors_draws(void **state)
     for (int i = 0; i < 3; i++) assert_int_equal(first[0][i], first[1][i]);
 }
 
+static void ties_hook(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (ev->kind != SIM_EV_START || self->id != 0) return;
+    sim_send(run, 0, 1, 10, &(sim_msg){ .a = 1 });   /* b, first */
+    sim_send(run, 0, 2, 10, &(sim_msg){ .a = 2 });   /* c */
+    sim_send(run, 0, 1, 10, &(sim_msg){ .a = 3 });   /* b, second */
+}
+
+static uint32_t last_choice(void *ctx, sim_run *run, rng *stream, sim_choice_kind kind, uint32_t n) {
+    (void)run;
+    (void)stream;
+    uint32_t *orders = ctx;
+    if (kind == SIM_CHOICE_ORDER) (*orders)++;
+    return n == 0 ? 0 : n - 1;
+}
+
+/* Returns the order in which the three messages at t=10 were handled, as
+ * the digits of their ids (123: push order). */
+static uint32_t ties_order(uint64_t seed, bool order, sim_chooser chooser) {
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = ties_hook };
+    sim_cfg c = test_cfg(seed);
+    c.order_ties = order;
+    sim_run *run = sim_run_create(&c);
+    uint32_t m = sim_machine_add(run, "m");
+    for (int i = 0; i < 3; i++) sim_actor_add(run, "x", m, rec_handler, &ctx);
+    run->chooser = chooser;
+    sim_run_start(run);
+    sim_run_loop(run);
+    uint32_t digits = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        if (log_.items[i].kind == SIM_EV_MSG) digits = digits * 10 + (uint32_t)log_.items[i].msg.a;
+    }
+    sim_run_destroy(run);
+    return digits;
+}
+
+static void test_tie_order_is_a_choice_that_keeps_each_actors_fifo(void **state) {
+    (void)state;
+    uint32_t orders = 0;
+    sim_chooser none = { 0 };
+    sim_chooser last = { .choose = last_choice, .ctx = &orders };
+    assert_int_equal(ties_order(1, false, none), 123);   /* push order */
+    assert_int_equal(ties_order(1, false, last), 123);   /* off: no tie choices */
+    /* The START events at t=0 tie too (3 destinations: the last one, c...
+     * then b, then a), and at t=10 c goes before b; b's two stay in order. */
+    orders = 0;
+    assert_int_equal(ties_order(1, true, last), 213);
+    assert_true(orders >= 2);
+    /* With the default strategy the order is drawn, reproducibly per seed,
+     * and both orders of b and c occur across seeds; 3 never precedes 1. */
+    bool seen_213 = false, seen_123 = false;
+    for (uint64_t seed = 1; seed <= 32; seed++) {
+        uint32_t o = ties_order(seed, true, none);
+        assert_int_equal(o, ties_order(seed, true, none));
+        assert_true(o == 123 || o == 213 || o == 132);
+        seen_213 |= o == 213;
+        seen_123 |= o == 123;
+    }
+    assert_true(seen_213 && seen_123);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_starts_every_actor_at_time_zero_in_id_order),
@@ -251,6 +312,7 @@ int main(void) {
         cmocka_unit_test(test_same_seed_gives_same_trace_hash_and_other_seeds_differ),
         cmocka_unit_test(test_phold_trace_hash_is_the_recorded_golden_value),
         cmocka_unit_test(test_adding_an_actor_does_not_shift_other_actors_draws),
+        cmocka_unit_test(test_tie_order_is_a_choice_that_keeps_each_actors_fifo),
     };
     return cmocka_run_group_tests_name("run", tests, NULL, NULL);
 }
