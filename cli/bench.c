@@ -99,6 +99,15 @@ static int bench_phold(int argc, char **argv) {
         fprintf(stderr, "%s: --mean-ns and --lookahead-ns cannot both be 0 (time would stand still)\n", prog);
         return CLI_USAGE;
     }
+    /* Virtual time must not run past 2^63 ns: a delay is at most lookahead
+     * + 23 means (the largest exponential draw), and one LP could receive
+     * every event, so events x that bound must fit. */
+    unsigned __int128 worst = (unsigned __int128)(cfg.lookahead_ns + 23 * cfg.mean_ns) * (cfg.events + 1);
+    if (worst >= (unsigned __int128)1 << 63) {
+        fprintf(stderr, "%s: --events x (--lookahead-ns + 23 x --mean-ns) must stay below 2^63 ns of"
+                        " virtual time; lower the delays or the events\n", prog);
+        return CLI_USAGE;
+    }
     FILE *log = NULL;
     if (log_path != NULL) {
         log = strcmp(log_path, "-") == 0 ? stdout : fopen(log_path, "w");

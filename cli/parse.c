@@ -1,6 +1,7 @@
 /* cli/parse.c: strict number parsing for command-line options. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,11 +9,20 @@
 
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,
                    uint64_t *out) {
+    /* Decimal, or hexadecimal after 0x. Not octal: "010" is ten, as a
+     * person reading a scenario or a shell history would take it. No sign,
+     * no spaces (strtoull would skip them silently). */
     char *end = NULL;
     errno = 0;
-    if (text[0] == '-' || text[0] == '\0') goto bad;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno != 0 || end == text || *end != '\0') goto bad;
+    int base = 10;
+    const char *digits = text;
+    if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        base = 16;
+        digits = text + 2;
+    }
+    if (!isxdigit((unsigned char)digits[0]) || (base == 10 && !isdigit((unsigned char)digits[0]))) goto bad;
+    unsigned long long v = strtoull(digits, &end, base);
+    if (errno != 0 || end == digits || *end != '\0') goto bad;
     if (v < lo || v > hi) {
         fprintf(stderr, "%s: %s %s: out of range [%" PRIu64 ", %" PRIu64 "]\n", prog, opt, text, lo, hi);
         return false;

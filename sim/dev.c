@@ -42,7 +42,7 @@ static sim_time_ns dev_op(sim_run *run, uint32_t dev_id, uint32_t actor, uint64_
         d->bytes_written += size_bytes;
         if (d->fail.num > 0) {
             SIM_ASSERT(d->fail_fault < run->faults_count);
-            if (sim_chance(run, &run->faults[d->fail_fault].rng, d->fail)) status = DEV_FAILED;
+            if (sim_chance(run, &run->faults[d->fail_fault].rng, SIM_CHOICE_DROP, d->fail)) status = DEV_FAILED;
         }
         if (status == DEV_FAILED) d->failed_writes++;
     } else {

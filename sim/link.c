@@ -48,7 +48,7 @@ bool link_send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_b
     }
     if (l->loss.num > 0) {
         SIM_ASSERT(l->loss_fault < run->faults_count);
-        if (sim_chance(run, &run->faults[l->loss_fault].rng, l->loss)) {
+        if (sim_chance(run, &run->faults[l->loss_fault].rng, SIM_CHOICE_DROP, l->loss)) {
             l->lost++;
             return false;
         }

@@ -45,7 +45,7 @@ static void phold_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     }
     sim_time_ns delay_ns = sh->lookahead_ns + sim_delay_exp_ns(run, &self->rng, sh->mean_ns);
     uint32_t dst = self->id;
-    if (sim_chance(run, &self->rng, sh->remote)) {
+    if (sim_chance(run, &self->rng, SIM_CHOICE_BRANCH, sh->remote)) {
         dst = sim_choose(run, &self->rng, SIM_CHOICE_PICK, sh->lps);
     }
     sim_msg m = { .type = PHOLD_MSG, .a = ++lp->sent, .b = 0 };

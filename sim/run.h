@@ -69,6 +69,7 @@ typedef enum sim_choice_kind {
     SIM_CHOICE_PICK,        /* which of n targets or items */
     SIM_CHOICE_FAULT,       /* which fault, when */
     SIM_CHOICE_ORDER,       /* which of n ready deliveries goes first */
+    SIM_CHOICE_BRANCH,      /* a yes/no decision of the model's own */
     SIM_CHOICE_KIND_COUNT
 } sim_choice_kind;
 
@@ -229,13 +230,15 @@ static inline sim_time_ns sim_delay_uniform_ns(sim_run *run, rng *stream, sim_ti
     return lo_ns + sim_choose(run, stream, SIM_CHOICE_DELAY, (uint32_t)(hi_ns - lo_ns + 1));
 }
 
-/* True with probability r. Certain outcomes take no draw. */
-static inline bool sim_chance(sim_run *run, rng *stream, sim_ratio r) {
+/* True with probability r; `kind` tells a strategy what is decided (DROP
+ * for losses and failures, BRANCH for the model's own yes/no). Certain
+ * outcomes take no draw. */
+static inline bool sim_chance(sim_run *run, rng *stream, sim_choice_kind kind, sim_ratio r) {
     SIM_ASSERT(r.den > 0);
     SIM_ASSERT(r.num <= r.den);
     if (r.num == 0) return false;
     if (r.num == r.den) return true;
-    return sim_choose(run, stream, SIM_CHOICE_DROP, r.den) < r.num;
+    return sim_choose(run, stream, kind, r.den) < r.num;
 }
 
 static inline sim_time_ns sim_now(const sim_run *run) { return run->now_ns; }

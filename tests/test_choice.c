@@ -111,7 +111,7 @@ static void test_a_plugged_in_strategy_takes_every_decision(void **state) {
     /* Per event: one delay, one remote-or-not, one target. */
     uint64_t sends = 20000 - 1 + 50;
     assert_int_equal(counts[SIM_CHOICE_DELAY], sends);
-    assert_int_equal(counts[SIM_CHOICE_DROP], sends);
+    assert_int_equal(counts[SIM_CHOICE_BRANCH], sends);
     assert_int_equal(counts[SIM_CHOICE_PICK], sends);
     assert_int_equal(run->stats.choices, 3 * sends);
     /* Everything went to LP 0: it handled every message. */
