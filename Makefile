@@ -3,7 +3,7 @@
 #
 # Variables: CC (gcc or clang), OPT (default -O2), SANITIZE=1 (ASan+UBSan,
 # builds into build-san/), COVERAGE=1 (gcov, builds into build-cov/),
-# BUILD (output folder).
+# BUILD (output folder), V=1 (show compiler command lines).
 
 ifeq ($(origin CC),default)
   CC := gcc
@@ -28,6 +28,12 @@ ifeq ($(COVERAGE),1)
   LDFLAGS  += --coverage
 endif
 
+ifeq ($(V),1)
+  Q :=
+else
+  Q := @
+endif
+
 SIM_SRC  := $(sort $(wildcard sim/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
@@ -41,15 +47,18 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 all: $(BUILD)/absim
 
 $(BUILD)/absim: $(SIM_OBJ) $(CLI_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LD  $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c $(wildcard sim/*.h cli/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@echo "  CC  $<"
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(wildcard sim/*.h tests/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) -lcmocka -lm $(LDLIBS)
+	@echo "  CC  $<"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) -lcmocka -lm $(LDLIBS)
 
 # Checks (and as root installs) the Debian packages builds and tests need.
 deps:
