@@ -38,6 +38,12 @@ SIM_SRC  := $(sort $(wildcard sim/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 
+# Rebuild everything when the compiler or its flags change (make CC=clang
+# after make): the stamp file changes only when they do.
+STAMP    := $(BUILD)/.flags
+$(shell mkdir -p $(BUILD) && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $(STAMP) || \
+        echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(STAMP))
+
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -50,12 +56,12 @@ $(BUILD)/absim: $(SIM_OBJ) $(CLI_OBJ)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard sim/*.h cli/*.h)
+$(BUILD)/%.o: %.c $(wildcard sim/*.h cli/*.h) $(STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(wildcard sim/*.h tests/*.h) | deps
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(wildcard sim/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) -lcmocka -lm $(LDLIBS)

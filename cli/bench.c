@@ -87,14 +87,10 @@ static int bench_phold(int argc, char **argv) {
             bench_usage(stdout);
             return CLI_OK;
         default:
-            fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog, argv[optind - 1]);
-            return CLI_USAGE;
+            return cli_bad_option(prog, argv);
         }
     }
-    if (optind != argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-        return CLI_USAGE;
-    }
+    if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
     if (cfg.mean_ns == 0 && cfg.lookahead_ns == 0) {
         fprintf(stderr, "%s: --mean-ns and --lookahead-ns cannot both be 0 (time would stand still)\n", prog);
         return CLI_USAGE;
@@ -108,14 +104,8 @@ static int bench_phold(int argc, char **argv) {
                         " virtual time; lower the delays or the events\n", prog);
         return CLI_USAGE;
     }
-    FILE *log = NULL;
-    if (log_path != NULL) {
-        log = strcmp(log_path, "-") == 0 ? stdout : fopen(log_path, "w");
-        if (log == NULL) {
-            fprintf(stderr, "%s: --log %s: cannot open for writing\n", prog, log_path);
-            return CLI_USAGE;
-        }
-    }
+    FILE *log;
+    if (!cli_open_log(prog, log_path, &log)) return CLI_USAGE;
     cfg.log = log;
 
     sim_run *run = phold_create(&cfg);
@@ -145,7 +135,7 @@ static int bench_phold(int argc, char **argv) {
            wall_s > 0 ? (double)handled / wall_s : 0.0, run->events.peak, run->stats.dispatched,
            run->now_ns, run->trace_hash);
     sim_run_destroy(run);
-    if (log != NULL && log != stdout) fclose(log);
+    cli_close_log(log);
     return rc;
 }
 

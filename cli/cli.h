@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../sim/base.h"
 
@@ -21,5 +22,14 @@ int cli_kernel_demo(int argc, char **argv);
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,
                    uint64_t *out);
 bool cli_parse_ratio(const char *prog, const char *opt, const char *text, sim_ratio *out);
+
+/* After getopt_long: the message for an unknown option or a missing value
+ * (returns CLI_USAGE), and the check that no operands are left over. */
+int  cli_bad_option(const char *prog, char **argv);
+bool cli_no_operands(const char *prog, int argc, char **argv);
+
+/* --log FILE: NULL path -> *out = NULL; "-" -> stdout; else the file. */
+bool cli_open_log(const char *prog, const char *path, FILE **out);
+void cli_close_log(FILE *log);
 
 #endif

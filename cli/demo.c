@@ -156,22 +156,12 @@ int cli_kernel_demo(int argc, char **argv) {
         case 'l': log_path = optarg; break;
         case 'h': demo_usage(stdout); return CLI_OK;
         default:
-            fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog, argv[optind - 1]);
-            return CLI_USAGE;
+            return cli_bad_option(prog, argv);
         }
     }
-    if (optind != argc) {
-        fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-        return CLI_USAGE;
-    }
-    FILE *log = NULL;
-    if (log_path != NULL) {
-        log = strcmp(log_path, "-") == 0 ? stdout : fopen(log_path, "w");
-        if (log == NULL) {
-            fprintf(stderr, "%s: --log %s: cannot open for writing\n", prog, log_path);
-            return CLI_USAGE;
-        }
-    }
+    if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
+    FILE *log;
+    if (!cli_open_log(prog, log_path, &log)) return CLI_USAGE;
 
     sim_cfg cfg = sim_cfg_default(seed);
     cfg.time_max_ns = 600ull * SIM_NS_PER_S;
@@ -231,6 +221,6 @@ int cli_kernel_demo(int argc, char **argv) {
            run->stats.dispatched, run->stats.choices, seed, run->trace_hash);
     bool ok = why == SIM_STOP_REQUESTED && d->saved == d->total;
     sim_run_destroy(run);
-    if (log != NULL && log != stdout) fclose(log);
+    cli_close_log(log);
     return ok ? CLI_OK : CLI_FAIL;
 }

@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <getopt.h>
 
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,
                    uint64_t *out) {
@@ -59,4 +61,28 @@ bad:
     fprintf(stderr, "%s: %s '%s': expected a probability such as 0.25 (0 to 1, at most 6 decimals)\n",
             prog, opt, text);
     return false;
+}
+
+int cli_bad_option(const char *prog, char **argv) {
+    fprintf(stderr, "%s: unknown option or missing value: '%s' (see --help)\n", prog, argv[optind - 1]);
+    return CLI_USAGE;
+}
+
+bool cli_no_operands(const char *prog, int argc, char **argv) {
+    if (optind == argc) return true;
+    fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", prog, argv[optind]);
+    return false;
+}
+
+bool cli_open_log(const char *prog, const char *path, FILE **out) {
+    *out = NULL;
+    if (path == NULL) return true;
+    *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (*out != NULL) return true;
+    fprintf(stderr, "%s: --log %s: cannot open for writing\n", prog, path);
+    return false;
+}
+
+void cli_close_log(FILE *log) {
+    if (log != NULL && log != stdout) fclose(log);
 }

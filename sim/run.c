@@ -304,15 +304,36 @@ static const char *const outcome_names[] = {
     "delivered", "dropped:down", "dropped:link", "timer:cancelled", "kernel",
 };
 
+/* One line per popped event; fields by kind, so a reader needs no decoder. */
 static void log_event(const sim_run *run, const sim_event *ev, trace_outcome o) {
-    fprintf(run->cfg.log,
-            "t=%" PRIu64 ".%09" PRIu64 " %-11s %-16s aux=%" PRIu32 " gen=%" PRIu32
-            " type=%" PRIu32 " src=%s a=%" PRIu64 " b=%" PRIu64 " %s\n",
-            run->now_ns / SIM_NS_PER_S, run->now_ns % SIM_NS_PER_S, kind_names[ev->kind],
-            sim_actor_name(run, ev->dst), ev->aux, ev->gen, ev->msg.type,
-            ev->msg.src == SIM_KERNEL || ev->msg.src >= run->actors_count
-                ? "-" : sim_actor_name(run, ev->msg.src),
-            ev->msg.a, ev->msg.b, outcome_names[o]);
+    FILE *f = run->cfg.log;
+    fprintf(f, "t=%" PRIu64 ".%09" PRIu64 " %-11s %-16s", run->now_ns / SIM_NS_PER_S,
+            run->now_ns % SIM_NS_PER_S, kind_names[ev->kind], sim_actor_name(run, ev->dst));
+    switch (ev->kind) {
+    case SIM_EV_START:
+        fprintf(f, " inc=%" PRIu32, ev->inc);
+        break;
+    case SIM_EV_MSG:
+        fprintf(f, " from=%s", sim_actor_name(run, ev->msg.src));
+        if (ev->aux != SIM_NO_LINK) fprintf(f, " link=%" PRIu32, ev->aux);
+        fprintf(f, " type=%" PRIu32 " a=%" PRIu64 " b=%" PRIu64, ev->msg.type, ev->msg.a, ev->msg.b);
+        break;
+    case SIM_EV_TIMER:
+        fprintf(f, " tag=%" PRIu64, ev->msg.a);
+        break;
+    case SIM_EV_LINK_DOWN:
+        fprintf(f, " link=%" PRIu32, ev->aux);
+        break;
+    case SIM_EV_IO_DONE:
+        fprintf(f, " dev=%s op=%s status=%s tag=%" PRIu64 " bytes=%" PRIu64, run->devs[ev->aux].name,
+                ev->msg.type == DEV_OP_WRITE ? "write" : "read", ev->gen == DEV_OK ? "ok" : "failed",
+                ev->msg.a, ev->msg.b);
+        break;
+    default:
+        fprintf(f, " fault=%" PRIu32 " %s", ev->aux, fault_kind_name(run->faults[ev->aux].spec.kind));
+        break;
+    }
+    fprintf(f, " %s\n", outcome_names[o]);
 }
 
 static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
