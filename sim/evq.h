@@ -12,21 +12,24 @@
  *
  * Why this structure: measured, not assumed (2-core reference machine,
  * 2026-11-29; medians of 5 runs of `absim bench phold`, 1000 LPs, 10M
- * events, each variant dropped into this file in turn):
+ * events, each variant dropped into this file in turn, same trace hash):
  *     4-ary heap of 16-byte keys + body pool (this file)   21.0M events/s
  *     binary heap of the same keys                         19.0M events/s
  *     radix heap (monotone, FIFO bucket lists in the pool) 17.8M events/s
- * tests/bench/evq_variants.c measures the bare structures under the hold
- * model (1000 pending; 5M steps, median of 3): binary heap of whole events
- * 16.4M, 4-ary heap of whole events 14.9M, 4-ary heap of keys 15.6M, binary
- * heap of keys 17.1M, calendar queue (Brown 1988) 21.7M steps/s. The
- * calendar queue wins that micro-benchmark, whose delays are one smooth
- * exponential, but its bucket width is tuned to the gaps it samples, and
- * the protocol model mixes microsecond hops with second-long timeouts, the
- * skew under which calendar queues fall back to linear scans; a heap has
- * no such case. Inside the kernel the 4-ary heap of keys is fastest: the
- * heap moves only 16-byte keys, four to a 64-byte line, offset so the four
- * children of a node share one line, and the 48-byte bodies never move.
+ *     calendar queue (Brown 1988), width re-sampled when
+ *       a year passes with no due event                    16.4M events/s
+ *     calendar queue, Brown's resize-only width             1.1M events/s
+ * The last line is the calendar queue's known weakness seen for real: it
+ * sampled its bucket width (1 ns) from the burst of START events at t=0 and
+ * then scanned every bucket on every pop. tests/bench/evq_variants.c
+ * measures the bare structures under a smooth hold model (1000 pending, 5M
+ * steps, median of 3): binary heap of whole events 16.4M, 4-ary heap of
+ * whole events 14.9M, 4-ary heap of keys 15.6M, binary heap of keys 17.1M,
+ * calendar queue 21.7M steps/s; inside the kernel, where the queue shares
+ * caches and branch predictors with dispatch, the order changes. The heap
+ * moves only 16-byte keys, four to a 64-byte line, offset so the four
+ * children of a node share one line; the 48-byte bodies never move, and no
+ * distribution of event times can make it degrade.
  */
 #ifndef SIM_EVQ_H
 #define SIM_EVQ_H
