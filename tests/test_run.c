@@ -4,6 +4,10 @@
 
 #include "../sim/phold.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #define PHOLD_GOLDEN_HASH 0x0b051b618dea8a89ull  /* absim bench phold --events 200000 */
 
 static recorder log_;
@@ -302,6 +306,75 @@ static void test_tie_order_is_a_choice_that_keeps_each_actors_fifo(void **state)
     assert_true(seen_213 && seen_123);
 }
 
+static void test_event_log_writes_one_readable_line_per_event(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = sender_hook };
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    sim_cfg c = test_cfg(1);
+    c.log = f;
+    sim_run *run = sim_run_create(&c);
+    uint32_t m = sim_machine_add(run, "m");
+    sim_actor_add(run, "alice", m, rec_handler, &ctx);
+    sim_actor_add(run, "bob", m, rec_handler, &ctx);
+    sim_run_start(run);
+    sim_run_loop(run);
+    rewind(f);
+    char line[512];
+    uint64_t lines = 0, msgs = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        lines++;
+        if (strstr(line, " msg ") != NULL) {
+            assert_non_null(strstr(line, "bob"));
+            assert_non_null(strstr(line, "from=alice"));
+            assert_non_null(strstr(line, "delivered"));
+            msgs++;
+        }
+    }
+    assert_int_equal(lines, run->stats.dispatched);
+    assert_int_equal(msgs, 10);
+    fclose(f);
+    sim_run_destroy(run);
+}
+
+/* A failed assertion names the seed and the virtual time, so the run can be
+ * replayed; it aborts even in builds with NDEBUG. */
+static void test_failed_assertion_reports_seed_and_time_then_aborts(void **state) {
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        sim_cfg c = test_cfg(0xabcull);
+        sim_run *run = sim_run_create(&c);
+        rec_ctx ctx = { .log = &log_ };
+        uint32_t a = sim_actor_add(run, "a", sim_machine_add(run, "m"), rec_handler, &ctx);
+        sim_run_start(run);
+        run->cfg.time_max_ns = 0;
+        sim_run_loop(run);
+        sim_actor_crash(run, a);
+        sim_send(run, a, a, 5, &(sim_msg){ 0 });   /* a crashed actor cannot send */
+        _exit(0);
+    }
+    close(fds[1]);
+    char out[1024] = { 0 };
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof out - 1 && (n = read(fds[0], out + got, sizeof out - 1 - got)) > 0) got += (size_t)n;
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    assert_non_null(strstr(out, "assertion failed"));
+    assert_non_null(strstr(out, "sim/run.c:"));
+    assert_non_null(strstr(out, "seed=0x0000000000000abc now_ns=0"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_starts_every_actor_at_time_zero_in_id_order),
@@ -313,6 +386,8 @@ int main(void) {
         cmocka_unit_test(test_phold_trace_hash_is_the_recorded_golden_value),
         cmocka_unit_test(test_adding_an_actor_does_not_shift_other_actors_draws),
         cmocka_unit_test(test_tie_order_is_a_choice_that_keeps_each_actors_fifo),
+        cmocka_unit_test(test_event_log_writes_one_readable_line_per_event),
+        cmocka_unit_test(test_failed_assertion_reports_seed_and_time_then_aborts),
     };
     return cmocka_run_group_tests_name("run", tests, NULL, NULL);
 }
