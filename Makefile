@@ -35,6 +35,7 @@ else
 endif
 
 SIM_SRC  := $(sort $(wildcard sim/*.c))
+MODEL_SRC:= $(sort $(wildcard model/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 
@@ -45,6 +46,7 @@ $(shell mkdir -p $(BUILD) && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $(STAM
         echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(STAMP))
 
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
+MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
@@ -52,31 +54,32 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 all: $(BUILD)/absim
 
-$(BUILD)/absim: $(SIM_OBJ) $(CLI_OBJ)
+$(BUILD)/absim: $(SIM_OBJ) $(MODEL_OBJ) $(CLI_OBJ)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard sim/*.h cli/*.h) $(STAMP)
+$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h cli/*.h) $(STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(wildcard sim/*.h tests/*.h) $(STAMP) | deps
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) -lcmocka -lm $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) $(MODEL_OBJ) -lcmocka -lm $(LDLIBS)
 
 # Checks (and as root installs) the Debian packages builds and tests need.
 deps:
 	@sh tests/deps.sh
 
-# Unit tests (cmocka), then the determinism check across compilers and -O
-# levels, then the SimPy cross-check. Under SANITIZE=1 only the unit tests
-# run: the other two compare builds, which the sanitizers do not change.
-test: deps unit
+# Unit tests (cmocka), the command-line checks, then the determinism check
+# across compilers and -O levels and the SimPy cross-check. Under
+# SANITIZE=1 the last two are skipped: they compare builds and peers, which
+# the sanitizers do not change.
+test: deps unit $(BUILD)/absim
+	@sh tests/cli_check.sh $(BUILD)/absim
 ifneq ($(SANITIZE),1)
 	@sh tests/det_check.sh
-	@$(MAKE) --no-print-directory $(BUILD)/absim
 	@sh tests/simpy_check.sh $(BUILD)/absim $(PYTHON)
 endif
 

@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
     { "bench", cli_bench, "kernel benchmarks (PHOLD)" },
     { "demo", cli_kernel_demo, "a small kernel run with links, crashes and a partition, narrated" },
+    { "gate", cli_gate, "one task's input gate by hand: barriers, alignment, cancel markers" },
 };
 
 static void usage(FILE *f) {

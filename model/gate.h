@@ -1,0 +1,112 @@
+/* model/gate.h: the checkpoint-barrier handler of one task's input gate,
+ * as Flink (1.15+) runs it: SingleCheckpointBarrierHandler for aligned and
+ * unaligned checkpoints, CheckpointBarrierTracker for at-least-once.
+ *
+ * Contract:
+ * - The caller owns the channels' data queues and feeds the gate the
+ *   control events it consumes, in consumption order: gate_on_barrier,
+ *   gate_on_cancel, gate_on_end. Each call appends what the task must do,
+ *   in order, to `out`: trigger checkpoint n (forward barrier n, snapshot,
+ *   acknowledge) or abort n (decline, send a cancel marker downstream).
+ * - gate_blocked(c): aligned mode only, true while channel c delivered the
+ *   barrier of the checkpoint being aligned; the caller must not consume
+ *   from a blocked channel (its data waits in the channel and backpressures).
+ * - gate_persist_ckpt(c): unaligned mode only, the checkpoint whose channel
+ *   state a record consumed now from c belongs to (it is processed too).
+ * - Rules, by mode:
+ *   aligned/unaligned: one checkpoint at a time. A barrier older than the
+ *   current checkpoint, or of the current one once it triggered or aborted,
+ *   is obsolete and ignored. The first barrier of a newer checkpoint aborts
+ *   a pending one (subsumed) and starts the new one, targeting the channels
+ *   open at that moment. Aligned: each barrier blocks its channel; the last
+ *   one triggers and unblocks all. Unaligned: the first barrier triggers at
+ *   once; until a channel's barrier arrives its records are persisted. A
+ *   cancel marker for a newer checkpoint, or for the current one after at
+ *   least one of its barriers, aborts that id (and unblocks).
+ *   at-least-once: never blocks; up to GATE_TRACKED_MAX checkpoints are
+ *   tracked at once; checkpoint n triggers when its barrier arrived on every
+ *   channel open when its first barrier came (a lone open channel triggers
+ *   at once), and completing n drops every older one silently; a barrier
+ *   older than the newest tracked one starts nothing. A cancel marker
+ *   aborts its checkpoint and every older tracked one.
+ *   end of partition: the channel closes. Default (Flink >= 1.15, FLIP-147):
+ *   it counts as that channel's barrier for the pending checkpoint(s),
+ *   which may complete them. legacy_eop (Flink < 1.14): it aborts every
+ *   pending checkpoint.
+ * - No allocation: a gate is a fixed-size value; ids are > 0.
+ */
+#ifndef MODEL_GATE_H
+#define MODEL_GATE_H
+
+#include "../sim/base.h"
+
+#define GATE_CHANNELS_MAX 256u
+#define GATE_TRACKED_MAX  50u    /* Flink's CheckpointBarrierTracker.MAX_CHECKPOINTS_TO_TRACK */
+#define GATE_ACTS_MAX     (GATE_TRACKED_MAX + 2u)
+
+typedef enum gate_mode {
+    GATE_ALIGNED = 1,
+    GATE_AT_LEAST_ONCE,
+    GATE_UNALIGNED,
+} gate_mode;
+
+typedef enum gate_act_kind {
+    GATE_TRIGGER = 1,
+    GATE_ABORT,
+} gate_act_kind;
+
+typedef struct gate_act {
+    gate_act_kind kind;
+    uint64_t      ckpt;
+} gate_act;
+
+typedef struct gate_acts {
+    gate_act items[GATE_ACTS_MAX];
+    uint32_t count;
+} gate_acts;
+
+typedef struct gate_chanset {
+    uint64_t words[GATE_CHANNELS_MAX / 64];
+} gate_chanset;
+
+typedef struct gate_tracked {      /* at-least-once: one checkpoint in flight */
+    uint64_t     ckpt;
+    gate_chanset aligned;
+    uint32_t     aligned_count;
+    uint32_t     target;           /* open channels when it started */
+    bool         aborted;
+} gate_tracked;
+
+typedef struct gate {
+    gate_mode    mode;
+    bool         legacy_eop;
+    uint32_t     channels;
+    uint32_t     open;             /* channels that have not ended */
+    gate_chanset ended;
+    /* aligned and unaligned: the current checkpoint */
+    uint64_t     current;          /* 0: none yet */
+    uint64_t     last_done;        /* last triggered-or-aborted id */
+    gate_chanset aligned;          /* channels that delivered `current` */
+    uint32_t     aligned_count;
+    uint32_t     target;
+    /* at-least-once: tracked checkpoints, oldest first, in a ring */
+    gate_tracked tracked[GATE_TRACKED_MAX + 1];
+    uint32_t     tracked_first;
+    uint32_t     tracked_count;
+    uint64_t     latest;           /* newest tracked id ever */
+} gate;
+
+void gate_init(gate *g, gate_mode mode, uint32_t channels, bool legacy_eop);
+
+void gate_on_barrier(gate *g, uint32_t channel, uint64_t ckpt, gate_acts *out);
+void gate_on_cancel(gate *g, uint32_t channel, uint64_t ckpt, gate_acts *out);
+void gate_on_end(gate *g, uint32_t channel, gate_acts *out);
+
+bool gate_blocked(const gate *g, uint32_t channel);
+bool gate_ended(const gate *g, uint32_t channel);
+bool gate_persist_ckpt(const gate *g, uint32_t channel, uint64_t *ckpt);
+bool gate_pending(const gate *g);   /* a checkpoint is being aligned or tracked */
+
+const char *gate_mode_name(gate_mode mode);
+
+#endif
