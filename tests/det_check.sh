@@ -2,7 +2,7 @@
 # Determinism across builds: the same PHOLD run and the same kernel demo
 # must print the same trace hash from gcc and clang builds at -O0 and -O2,
 # and each build must pass the golden-value tests (tests/test_rng.c,
-# tests/test_run.c, tests/test_dmath.c). Prints one line per build and a closing tally.
+# tests/test_run.c, tests/test_dmath.c, tests/test_broker.c). Prints one line per build and a closing tally.
 set -u
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build-det
@@ -11,13 +11,13 @@ for cc in gcc clang; do
     for opt in -O0 -O2; do
         b="build-det/$cc$opt"
         if ! make --no-print-directory -s -j"$jobs" CC=$cc OPT=$opt BUILD=$b \
-                "$b/absim" "$b/tests/test_rng" "$b/tests/test_run" "$b/tests/test_dmath" >"$b.log" 2>&1; then
+                "$b/absim" "$b/tests/test_rng" "$b/tests/test_run" "$b/tests/test_dmath" "$b/tests/test_broker" >"$b.log" 2>&1; then
             mkdir -p build-det; echo "det-check: $cc $opt: build failed"; cat "$b.log"; failed=$((failed + 1)); continue
         fi
         phold=$("$b/absim" bench phold --lps 1000 --events 1000000 --seed 7 | sed 's/.*"trace_hash":"\([0-9a-f]*\)".*/\1/')
         demo=$("$b/absim" demo --seed 3 | sed -n 's/.*trace_hash \([0-9a-f]*\).*/\1/p')
         golden=ok
-        "$b/tests/test_rng" >/dev/null 2>&1 && "$b/tests/test_run" >/dev/null 2>&1 && "$b/tests/test_dmath" >/dev/null 2>&1 || golden=FAILED
+        "$b/tests/test_rng" >/dev/null 2>&1 && "$b/tests/test_run" >/dev/null 2>&1 && "$b/tests/test_dmath" >/dev/null 2>&1 && "$b/tests/test_broker" >/dev/null 2>&1 || golden=FAILED
         [ -n "$ref_phold" ] || { ref_phold=$phold; ref_demo=$demo; }
         if [ "$phold" = "$ref_phold" ] && [ "$demo" = "$ref_demo" ] && [ $golden = ok ] && [ -n "$phold" ] && [ -n "$demo" ]; then
             passed=$((passed + 1)); verdict=same

@@ -1,0 +1,138 @@
+/* tests/test_broker.c: the broker's replayable partitions and key
+ * distributions. */
+#include "harness.h"
+
+#include <math.h>
+
+#include "../model/broker.h"
+
+/* broker_read(seed 42, Zipf s=1, 1000 keys, partition 1, offset 12345) */
+#define BROKER_GOLDEN_KEY 52
+#define BROKER_GOLDEN_VALUE 61
+
+static sim_run *make_run(uint64_t seed) {
+    sim_cfg c = test_cfg(seed);
+    c.model_bytes = 64u << 20;
+    return sim_run_create(&c);
+}
+
+static broker_cfg cfg_of(broker_keys dist, uint64_t keys) {
+    return (broker_cfg){ .partitions = 4, .records_per_partition = 100000, .keys = keys, .dist = dist,
+                         .zipf_s_milli = 1000, .value_max = 100, .event_gap_ns = 1000 };
+}
+
+static void test_broker_rereads_the_same_record_after_a_rewind(void **state) {
+    (void)state;
+    sim_run *run = make_run(9);
+    broker b;
+    broker_cfg c = cfg_of(BROKER_ZIPF, 1000);
+    broker_init(&b, run, &c);
+    model_rec first[100], again;
+    for (uint64_t o = 0; o < 100; o++) assert_true(broker_read(&b, 2, o, &first[o]));
+    for (uint64_t o = 100; o-- > 0;) {          /* backwards: no hidden cursor */
+        assert_true(broker_read(&b, 2, o, &again));
+        assert_memory_equal(&again, &first[o], sizeof again);
+        assert_int_equal(rec_partition(&again), 2);
+        assert_int_equal(rec_offset(&again), o);
+        assert_int_equal(again.event_time_ns, (o + 1) * 1000);
+        assert_true(again.value >= 1 && again.value <= 100);
+    }
+    assert_false(broker_read(&b, 2, 100000, &again));   /* end of partition */
+    assert_true(broker_read(&b, 2, 99999, &again));
+    sim_run_destroy(run);
+}
+
+static void test_broker_other_seed_gives_other_data_same_seed_same_data(void **state) {
+    (void)state;
+    sim_run *r1 = make_run(1), *r2 = make_run(2), *r3 = make_run(1);
+    broker b1, b2, b3;
+    broker_cfg c = cfg_of(BROKER_UNIFORM, 1u << 20);
+    broker_init(&b1, r1, &c);
+    broker_init(&b2, r2, &c);
+    broker_init(&b3, r3, &c);
+    uint32_t same12 = 0;
+    for (uint64_t o = 0; o < 1000; o++) {
+        model_rec x, y, z;
+        broker_read(&b1, 0, o, &x);
+        broker_read(&b2, 0, o, &y);
+        broker_read(&b3, 0, o, &z);
+        same12 += x.key == y.key;
+        assert_memory_equal(&x, &z, sizeof x);
+    }
+    assert_true(same12 < 5);                   /* 1000 draws from 2^20 keys */
+    sim_run_destroy(r1);
+    sim_run_destroy(r2);
+    sim_run_destroy(r3);
+}
+
+static void test_broker_uniform_keys_are_uniform(void **state) {
+    (void)state;
+    sim_run *run = make_run(3);
+    broker b;
+    broker_cfg c = cfg_of(BROKER_UNIFORM, 10);
+    broker_init(&b, run, &c);
+    uint32_t counts[10] = { 0 };
+    for (uint32_t p = 0; p < 4; p++) {
+        for (uint64_t o = 0; o < 25000; o++) {
+            model_rec r;
+            broker_read(&b, p, o, &r);
+            counts[r.key]++;
+        }
+    }
+    double chi2 = 0;
+    for (int k = 0; k < 10; k++) chi2 += pow((double)counts[k] - 10000.0, 2) / 10000.0;
+    assert_true(chi2 < 27.9);                  /* p = 0.001, 9 degrees of freedom */
+    sim_run_destroy(run);
+}
+
+static void test_broker_zipf_keys_follow_the_power_law(void **state) {
+    (void)state;
+    sim_run *run = make_run(4);
+    broker b;
+    broker_cfg c = cfg_of(BROKER_ZIPF, 100);
+    c.zipf_s_milli = 1100;
+    broker_init(&b, run, &c);
+    uint32_t counts[100] = { 0 };
+    for (uint32_t p = 0; p < 4; p++) {
+        for (uint64_t o = 0; o < 100000; o++) {
+            model_rec r;
+            broker_read(&b, p, o, &r);
+            counts[r.key]++;
+        }
+    }
+    double h = 0;
+    for (int k = 1; k <= 100; k++) h += pow(k, -1.1);
+    for (int k = 0; k < 8; k++) {              /* the head of the distribution, within 5 sd */
+        double p = pow(k + 1, -1.1) / h, want = 400000.0 * p, sd = sqrt(400000.0 * p * (1 - p));
+        assert_true(fabs((double)counts[k] - want) < 5 * sd);
+    }
+    assert_true(counts[0] > counts[1] && counts[1] > counts[3]);
+    assert_true(counts[99] > 0);
+    sim_run_destroy(run);
+}
+
+/* Golden record: the same under every compiler and -O level. */
+static void test_broker_records_have_fixed_values(void **state) {
+    (void)state;
+    sim_run *run = make_run(42);
+    broker b;
+    broker_cfg c = cfg_of(BROKER_ZIPF, 1000);
+    broker_init(&b, run, &c);
+    model_rec r;
+    broker_read(&b, 1, 12345, &r);
+    assert_int_equal(r.id, (1ull << 40) | 12345);
+    assert_int_equal(r.key, BROKER_GOLDEN_KEY);
+    assert_int_equal(r.value, BROKER_GOLDEN_VALUE);
+    sim_run_destroy(run);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_broker_rereads_the_same_record_after_a_rewind),
+        cmocka_unit_test(test_broker_other_seed_gives_other_data_same_seed_same_data),
+        cmocka_unit_test(test_broker_uniform_keys_are_uniform),
+        cmocka_unit_test(test_broker_zipf_keys_follow_the_power_law),
+        cmocka_unit_test(test_broker_records_have_fixed_values),
+    };
+    return cmocka_run_group_tests_name("broker", tests, NULL, NULL);
+}
