@@ -1,0 +1,303 @@
+/* model/coord.c: the checkpoint coordinator and the job's restarts (the
+ * JobManager). One actor, on a machine of its own.
+ *
+ * Checkpoint life: trigger (slot taken, sources told, timeout armed) ->
+ * acks from every task (finished tasks are acked for, with their final
+ * state) -> complete (retained, older pending subsumed, tasks notified);
+ * or -> abort on a decline or the timeout (slot freed, tasks notified;
+ * counted against tolerable_failures).
+ *
+ * Job life: RUNNING -> (a task reports a failure, or too many failed
+ * checkpoints) -> RESTARTING: every task is cancelled (crashed), the
+ * attempt number (epoch) goes up so late messages of the old attempt are
+ * ignored, and after the restart strategy's delay every task restarts
+ * from the latest completed checkpoint -> RUNNING. FAILED when the
+ * strategy gives up; FINISHED when every task has finished. */
+#include "pipe_int.h"
+
+#include <string.h>
+
+static rt_coord *coord_of(pipe *p) { return &p->coord; }
+
+static void notify_all(pipe *p, uint32_t type, uint64_t ckpt) {
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        sim_msg m = { .type = type, .a = ckpt, .b = p->coord.epoch };
+        link_send(p->run, p->coord.rpc_to_task[t], &m, 64);
+    }
+}
+
+rt_slot *coord_pending_slot(pipe *p, uint64_t ckpt) {
+    for (uint32_t i = 0; i < p->slots_count; i++) {
+        if (p->slots[i].ckpt == ckpt && !p->slots[i].complete) return &p->slots[i];
+    }
+    return NULL;
+}
+
+const rt_slot *coord_restore(const pipe *p) {
+    return p->coord.restore_slot == 0 ? NULL : &p->slots[p->coord.restore_slot - 1];
+}
+
+static void free_slot(rt_slot *s) {
+    s->ckpt = 0;
+    s->complete = false;
+}
+
+/* A finished task will not see this checkpoint's barrier: ack for it with
+ * its final state (Flink >= 1.14 keeps finished tasks in checkpoints). */
+static void ack_finished(pipe *p, rt_slot *s, uint32_t task) {
+    if (s->acked[task]) return;
+    const rt_task *t = &p->tasks[task];
+    if (t->stateful) kstate_copy(&s->states[task], &t->state);
+    if (t->v->kind == JOB_SOURCE) {
+        for (uint32_t i = 0; i < t->parts_count; i++) {
+            uint32_t part = t->jt->subtask + i * t->v->parallelism;
+            s->offsets[part] = p->offsets[part];
+        }
+    }
+    s->acked[task] = 1;
+    s->acks++;
+}
+
+static void job_fail(pipe *p);
+
+static void abort_ckpt(pipe *p, rt_slot *s, bool failure) {
+    uint64_t ckpt = s->ckpt;
+    free_slot(s);
+    p->coord.pending--;
+    p->stats.aborted++;
+    notify_all(p, MSG_ABORTED, ckpt);
+    if (failure && ++p->coord.consecutive_failures > p->cfg.ckpt.tolerable_failures) job_fail(p);
+}
+
+static void complete(pipe *p, rt_slot *s) {
+    rt_coord *co = coord_of(p);
+    s->complete = true;
+    co->pending--;
+    co->consecutive_failures = 0;
+    co->last_completed_ns = p->run->now_ns;
+    p->stats.completed++;
+    p->stats.last_completed = s->ckpt;
+    sim_time_ns d = p->run->now_ns - s->started_ns;
+    p->stats.ckpt_duration_ns_sum += d;
+    if (d > p->stats.ckpt_duration_ns_max) p->stats.ckpt_duration_ns_max = d;
+    uint32_t idx = (uint32_t)(s - p->slots);
+    if (co->completed_count == p->cfg.ckpt.retained) {      /* drop the oldest retained */
+        free_slot(&p->slots[co->completed_order[0]]);
+        memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
+    }
+    co->completed_order[co->completed_count++] = idx;
+    co->restore_slot = idx + 1;
+    for (uint32_t i = 0; i < p->slots_count; i++) {          /* subsume older pending ones */
+        rt_slot *o = &p->slots[i];
+        if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
+            p->stats.subsumed++;
+            abort_ckpt(p, o, false);
+        }
+    }
+    notify_all(p, MSG_COMPLETE, s->ckpt);
+}
+
+static void maybe_complete(pipe *p, rt_slot *s) {
+    if (s->acks == pipe_job(p)->tasks_count) complete(p, s);
+}
+
+static void arm_trigger(pipe *p, sim_time_ns delay_ns) {
+    rt_coord *co = coord_of(p);
+    if (!p->cfg.ckpt.enabled || co->trigger_armed) return;
+    co->trigger_armed = true;
+    sim_timer_set(p->run, co->actor, delay_ns, TIMER_TRIGGER);
+}
+
+static void trigger(pipe *p) {
+    rt_coord *co = coord_of(p);
+    const pipe_ckpt_cfg *cc = &p->cfg.ckpt;
+    co->trigger_armed = false;
+    if (co->status != PIPE_RUNNING || co->sources_running == 0) return;   /* re-armed on restart */
+    sim_time_ns now = p->run->now_ns;
+    if (co->completed_count > 0 || p->stats.completed > 0) {
+        if (now < co->last_completed_ns + cc->min_pause_ns) {
+            arm_trigger(p, co->last_completed_ns + cc->min_pause_ns - now);
+            return;
+        }
+    }
+    if (co->pending >= cc->max_concurrent) {
+        arm_trigger(p, cc->interval_ns);
+        return;
+    }
+    rt_slot *s = NULL;
+    for (uint32_t i = 0; i < p->slots_count && s == NULL; i++) {
+        if (p->slots[i].ckpt == 0) s = &p->slots[i];
+    }
+    SIM_ASSERT(s != NULL);                       /* slots = retained + concurrent + 1 */
+    s->ckpt = co->next_ckpt++;
+    s->complete = false;
+    s->started_ns = now;
+    s->acks = 0;
+    memset(s->acked, 0, pipe_job(p)->tasks_count);
+    co->pending++;
+    p->stats.triggered++;
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        if (co->finished[t]) {
+            ack_finished(p, s, t);
+        } else if (p->tasks[t].v->kind == JOB_SOURCE) {
+            sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->epoch };
+            link_send(p->run, co->rpc_to_task[t], &m, 64);
+        }
+    }
+    sim_timer_set(p->run, co->actor, cc->timeout_ns, TIMER_TIMEOUT_BASE + s->ckpt);
+    arm_trigger(p, cc->interval_ns);
+}
+
+/* The restart strategy: the delay before the next attempt, or false when it
+ * gives up. */
+static bool restart_delay(pipe *p, sim_time_ns *delay_ns) {
+    rt_coord *co = coord_of(p);
+    const pipe_restart_cfg *r = &p->cfg.restart;
+    sim_time_ns now = p->run->now_ns;
+    switch (r->kind) {
+    case PIPE_RESTART_NONE:
+        return false;
+    case PIPE_RESTART_FIXED_DELAY:
+        if (co->restarts_done >= r->attempts) return false;
+        *delay_ns = r->delay_ns;
+        return true;
+    case PIPE_RESTART_FAILURE_RATE: {
+        uint32_t kept = 0;                        /* failures inside the window, this one included */
+        for (uint32_t i = 0; i < co->failure_count; i++) {
+            if (co->failure_times[i] + r->interval_ns > now) co->failure_times[kept++] = co->failure_times[i];
+        }
+        co->failure_count = kept;
+        if (co->failure_count < 64) co->failure_times[co->failure_count++] = now;
+        if (co->failure_count > r->max_failures) return false;
+        *delay_ns = r->delay_ns;
+        return true;
+    }
+    case PIPE_RESTART_EXPONENTIAL:
+        if (co->exp_delay_ns == 0 || now - co->last_failure_ns > r->reset_ns) co->exp_delay_ns = r->initial_ns;
+        *delay_ns = co->exp_delay_ns;
+        co->exp_delay_ns = co->exp_delay_ns * r->multiplier_milli / 1000;
+        if (co->exp_delay_ns > r->max_ns) co->exp_delay_ns = r->max_ns;
+        co->last_failure_ns = now;
+        return true;
+    }
+    return false;
+}
+
+static void job_fail(pipe *p) {
+    rt_coord *co = coord_of(p);
+    if (co->status != PIPE_RUNNING) return;
+    for (uint32_t i = 0; i < p->slots_count; i++) {      /* pending checkpoints die with the attempt */
+        if (p->slots[i].ckpt != 0 && !p->slots[i].complete) free_slot(&p->slots[i]);
+    }
+    co->pending = 0;
+    co->epoch++;
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) sim_actor_crash(p->run, p->tasks[t].actor);
+    sim_time_ns delay;
+    if (!restart_delay(p, &delay)) {
+        co->status = PIPE_FAILED;
+        sim_stop(p->run);
+        return;
+    }
+    co->status = PIPE_RESTARTING;
+    sim_timer_set(p->run, co->actor, delay, TIMER_RESTART);
+}
+
+static void restart(pipe *p) {
+    rt_coord *co = coord_of(p);
+    SIM_ASSERT(co->status == PIPE_RESTARTING);
+    const job *j = pipe_job(p);
+    for (uint32_t t = 0; t < j->tasks_count; t++) {      /* every slot must be there */
+        if (!p->run->machines[j->tasks[t].machine].up) {
+            sim_time_ns delay = p->cfg.restart.delay_ns > 0 ? p->cfg.restart.delay_ns : SIM_NS_PER_S;
+            sim_timer_set(p->run, co->actor, delay, TIMER_RESTART);   /* wait for resources */
+            return;
+        }
+    }
+    co->status = PIPE_RUNNING;
+    co->restarts_done++;
+    p->stats.restarts++;
+    memset(co->finished, 0, j->tasks_count);
+    co->finished_count = 0;
+    co->sources_running = 0;
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        co->sources_running += p->tasks[t].v->kind == JOB_SOURCE;
+        sim_actor_restart(p->run, p->tasks[t].actor);    /* START: task_reset from the restore slot */
+    }
+    arm_trigger(p, p->cfg.ckpt.interval_ns);
+}
+
+static void on_msg(pipe *p, const sim_msg *m) {
+    rt_coord *co = coord_of(p);
+    uint64_t epoch = m->b >> 32;
+    uint32_t task = (uint32_t)(m->b & 0xffffffffu);
+    if (epoch != co->epoch || co->status != PIPE_RUNNING) return;   /* an older attempt's */
+    SIM_ASSERT(task < pipe_job(p)->tasks_count);
+    rt_slot *s;
+    switch (m->type) {
+    case MSG_ACK:
+        s = coord_pending_slot(p, m->a);
+        if (s == NULL || s->acked[task]) break;  /* late: aborted or subsumed meanwhile */
+        s->acked[task] = 1;
+        s->acks++;
+        maybe_complete(p, s);
+        break;
+    case MSG_DECLINE:
+        s = coord_pending_slot(p, m->a);
+        if (s == NULL) break;
+        p->stats.declined++;
+        abort_ckpt(p, s, true);
+        break;
+    case MSG_FAILED:
+        job_fail(p);
+        break;
+    case MSG_FINISHED:
+        if (co->finished[task]) break;
+        co->finished[task] = 1;
+        co->finished_count++;
+        if (p->tasks[task].v->kind == JOB_SOURCE) co->sources_running--;
+        for (uint32_t i = 0; i < p->slots_count; i++) {
+            s = &p->slots[i];
+            if (s->ckpt == 0 || s->complete) continue;
+            ack_finished(p, s, task);
+            maybe_complete(p, s);
+        }
+        if (co->finished_count == pipe_job(p)->tasks_count) {
+            co->status = PIPE_FINISHED;
+            sim_stop(p->run);
+        }
+        break;
+    default:
+        SIM_ASSERT(!"unexpected message at the coordinator");
+    }
+}
+
+void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
+    pipe *p = self->ctx;
+    SIM_ASSERT(p->run == run);
+    rt_coord *co = coord_of(p);
+    switch (ev->kind) {
+    case SIM_EV_START:
+        co->status = PIPE_RUNNING;
+        arm_trigger(p, p->cfg.ckpt.interval_ns);
+        break;
+    case SIM_EV_MSG:
+        on_msg(p, &ev->msg);
+        break;
+    case SIM_EV_TIMER:
+        if (ev->msg.a == TIMER_TRIGGER) {
+            trigger(p);
+        } else if (ev->msg.a == TIMER_RESTART) {
+            restart(p);
+        } else {
+            SIM_ASSERT(ev->msg.a > TIMER_TIMEOUT_BASE);
+            rt_slot *s = coord_pending_slot(p, ev->msg.a - TIMER_TIMEOUT_BASE);
+            if (s != NULL && co->status == PIPE_RUNNING) {
+                p->stats.timed_out++;
+                abort_ckpt(p, s, true);
+            }
+        }
+        break;
+    default:
+        break;
+    }
+}

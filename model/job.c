@@ -1,0 +1,186 @@
+/* model/job.c: graph building, validation and expansion. */
+#include "job.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *job_kind_name(job_kind kind) {
+    switch (kind) {
+    case JOB_SOURCE:     return "source";
+    case JOB_MAP:        return "map";
+    case JOB_FILTER:     return "filter";
+    case JOB_KEYED_AGG:  return "keyed-aggregate";
+    case JOB_UNION:      return "union";
+    case JOB_KEYED_JOIN: return "keyed-join";
+    case JOB_SINK:       return "sink";
+    }
+    return "?";
+}
+
+const char *job_part_name(job_part part) {
+    switch (part) {
+    case JOB_FORWARD:   return "forward";
+    case JOB_REBALANCE: return "rebalance";
+    case JOB_HASH:      return "hash";
+    case JOB_BROADCAST: return "broadcast";
+    }
+    return "?";
+}
+
+void job_init(job *j) {
+    memset(j, 0, sizeof *j);
+}
+
+uint32_t job_add_vertex(job *j, const char *name, job_kind kind, uint32_t parallelism, sim_time_ns cost_ns) {
+    SIM_ASSERT(j->vertices_count < JOB_VERTICES_MAX);
+    uint32_t id = j->vertices_count++;
+    job_vertex *v = &j->vertices[id];
+    snprintf(v->name, sizeof v->name, "%s", name);
+    v->kind = kind;
+    v->parallelism = parallelism;
+    v->cost_ns = cost_ns;
+    v->keep_percent = 100;
+    return id;
+}
+
+uint32_t job_add_edge(job *j, uint32_t from, uint32_t to, job_part part) {
+    SIM_ASSERT(j->edges_count < JOB_EDGES_MAX);
+    SIM_ASSERT(from < j->vertices_count && to < j->vertices_count);
+    uint32_t input = 0;
+    for (uint32_t e = 0; e < j->edges_count; e++) input += j->edges[e].to == to;
+    uint32_t id = j->edges_count++;
+    j->edges[id] = (job_edge){ .from = from, .to = to, .part = part, .input = input };
+    return id;
+}
+
+const char *job_check(const job *j, char *buf, size_t size_bytes) {
+    uint64_t tasks = 0, chans = 0;
+    if (j->vertices_count == 0) return snprintf(buf, size_bytes, "the job has no vertices"), buf;
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        const job_vertex *x = &j->vertices[v];
+        uint32_t ins = 0, outs = 0;
+        for (uint32_t e = 0; e < j->edges_count; e++) {
+            ins += j->edges[e].to == v;
+            outs += j->edges[e].from == v;
+        }
+        if (x->parallelism < 1 || x->parallelism > JOB_PARALLELISM_MAX) {
+            snprintf(buf, size_bytes, "%s: parallelism %u out of range [1, %u]", x->name, x->parallelism,
+                     JOB_PARALLELISM_MAX);
+            return buf;
+        }
+        if (x->kind == JOB_SOURCE && ins != 0) {
+            snprintf(buf, size_bytes, "%s: a source takes no input", x->name);
+            return buf;
+        }
+        if (x->kind != JOB_SOURCE && ins == 0) {
+            snprintf(buf, size_bytes, "%s: a %s needs an input", x->name, job_kind_name(x->kind));
+            return buf;
+        }
+        if (x->kind == JOB_SINK && outs != 0) {
+            snprintf(buf, size_bytes, "%s: a sink has no output", x->name);
+            return buf;
+        }
+        if (x->kind != JOB_SINK && outs == 0) {
+            snprintf(buf, size_bytes, "%s: its output goes nowhere (add an edge to a sink)", x->name);
+            return buf;
+        }
+        if (x->kind == JOB_KEYED_JOIN && ins != 2) {
+            snprintf(buf, size_bytes, "%s: a keyed join takes exactly two inputs, not %u", x->name, ins);
+            return buf;
+        }
+        if (x->kind != JOB_KEYED_JOIN && x->kind != JOB_UNION && x->kind != JOB_SINK && ins > 1) {
+            snprintf(buf, size_bytes, "%s: a %s takes one input (use a union)", x->name, job_kind_name(x->kind));
+            return buf;
+        }
+        tasks += x->parallelism;
+    }
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        const job_edge *d = &j->edges[e];
+        const job_vertex *a = &j->vertices[d->from], *b = &j->vertices[d->to];
+        if (d->from >= d->to) {
+            snprintf(buf, size_bytes, "%s -> %s: edges go from earlier to later vertices (no cycles)",
+                     a->name, b->name);
+            return buf;
+        }
+        if (d->part == JOB_FORWARD && a->parallelism != b->parallelism) {
+            snprintf(buf, size_bytes, "%s -> %s: forward needs equal parallelism (%u and %u)", a->name,
+                     b->name, a->parallelism, b->parallelism);
+            return buf;
+        }
+        chans += d->part == JOB_FORWARD ? a->parallelism : (uint64_t)a->parallelism * b->parallelism;
+    }
+    if (tasks > JOB_TASKS_MAX) {
+        snprintf(buf, size_bytes, "%llu tasks, more than the limit of %u", (unsigned long long)tasks, JOB_TASKS_MAX);
+        return buf;
+    }
+    if (chans > JOB_CHANNELS_MAX) {
+        snprintf(buf, size_bytes, "%llu channels, more than the limit of %u", (unsigned long long)chans,
+                 JOB_CHANNELS_MAX);
+        return buf;
+    }
+    for (uint32_t v = 0; v < j->vertices_count; v++) {   /* per-task channel limits */
+        uint64_t in = 0, out = 0;
+        for (uint32_t e = 0; e < j->edges_count; e++) {
+            const job_edge *d = &j->edges[e];
+            if (d->to == v) in += d->part == JOB_FORWARD ? 1 : j->vertices[d->from].parallelism;
+            if (d->from == v) out += d->part == JOB_FORWARD ? 1 : j->vertices[d->to].parallelism;
+        }
+        if (in > JOB_TASK_CHANNELS_MAX || out > JOB_TASK_CHANNELS_MAX) {
+            snprintf(buf, size_bytes, "%s: a task would have more than %u input or output channels",
+                     j->vertices[v].name, JOB_TASK_CHANNELS_MAX);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+void job_expand(job *j, uint32_t machines) {
+    char buf[160];
+    SIM_ASSERT(job_check(j, buf, sizeof buf) == NULL);
+    SIM_ASSERT(machines >= 1);
+    j->tasks_count = 0;
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        j->vertex_first_task[v] = j->tasks_count;
+        for (uint32_t s = 0; s < j->vertices[v].parallelism; s++) {
+            uint32_t t = j->tasks_count++;
+            j->tasks[t] = (job_task){ .vertex = v, .subtask = s, .machine = t % machines };
+        }
+    }
+    /* Channels edge by edge; then index them per consumer and per producer. */
+    j->chans_count = 0;
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        const job_edge *d = &j->edges[e];
+        uint32_t pa = j->vertices[d->from].parallelism, pb = j->vertices[d->to].parallelism;
+        for (uint32_t a = 0; a < pa; a++) {
+            for (uint32_t b = 0; b < pb; b++) {
+                if (d->part == JOB_FORWARD && a != b) continue;
+                j->chans[j->chans_count++] = (job_chan){
+                    .producer = j->vertex_first_task[d->from] + a,
+                    .consumer = j->vertex_first_task[d->to] + b,
+                    .edge = e,
+                    .input = d->input,
+                };
+            }
+        }
+    }
+    uint32_t n_in = 0, n_out = 0;
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        job_task *k = &j->tasks[t];
+        k->in_first = n_in;
+        k->out_first = n_out;
+        for (uint32_t c = 0; c < j->chans_count; c++) {
+            if (j->chans[c].consumer == t) {
+                j->chans[c].gate_index = n_in - k->in_first;
+                j->in_chan[n_in++] = c;
+            }
+            if (j->chans[c].producer == t) {
+                j->chans[c].out_index = n_out - k->out_first;
+                j->out_chan[n_out++] = c;
+            }
+        }
+        k->in_count = n_in - k->in_first;
+        k->out_count = n_out - k->out_first;
+        SIM_ASSERT(k->in_count <= JOB_TASK_CHANNELS_MAX && k->out_count <= JOB_TASK_CHANNELS_MAX);
+    }
+    SIM_ASSERT(n_in == j->chans_count && n_out == j->chans_count);
+}

@@ -1,0 +1,107 @@
+/* model/job.h: the job graph (vertices with a parallelism, edges with a
+ * partitioning), its expansion into tasks and channels, and placement.
+ *
+ * Contract:
+ * - A vertex is a source, an operator (map, filter, keyed aggregate,
+ *   union, two-input keyed) or a sink, with a parallelism; a task is one
+ *   parallel instance. An edge connects two vertices with forward (task i
+ *   to task i; equal parallelism), rebalance (round robin), hash (by key)
+ *   or broadcast partitioning. A two-input keyed vertex takes exactly two
+ *   incoming edges, inputs 0 and 1, in the order the edges were added.
+ * - job_expand() numbers tasks vertex by vertex, subtask by subtask, and
+ *   channels edge by edge, producer by producer, consumer by consumer; a
+ *   task's input channels are indexed in that order (the gate's channel
+ *   numbers) and so are its output channels. Everything is in arrays with
+ *   fixed limits; the order depends on nothing but the graph.
+ * - Placement: tasks go round robin over the machines' slots in task order,
+ *   so a machine hosts several tasks and its crash takes them all down.
+ * - job_check() validates a graph written by a user and returns a message
+ *   for the first problem (never asserts on user input).
+ */
+#ifndef MODEL_JOB_H
+#define MODEL_JOB_H
+
+#include "../sim/base.h"
+
+#define JOB_VERTICES_MAX 32u
+#define JOB_EDGES_MAX    64u
+#define JOB_PARALLELISM_MAX 64u
+#define JOB_TASKS_MAX    512u
+#define JOB_CHANNELS_MAX 8192u
+#define JOB_TASK_CHANNELS_MAX 256u     /* a task's inputs, and its outputs: the gate's limit */
+
+typedef enum job_kind {
+    JOB_SOURCE = 1,
+    JOB_MAP,
+    JOB_FILTER,
+    JOB_KEYED_AGG,
+    JOB_UNION,
+    JOB_KEYED_JOIN,                   /* two-input keyed operator */
+    JOB_SINK,
+} job_kind;
+
+typedef enum job_part {
+    JOB_FORWARD = 1,
+    JOB_REBALANCE,
+    JOB_HASH,
+    JOB_BROADCAST,
+} job_part;
+
+typedef struct job_vertex {
+    char        name[SIM_NAME_BYTES];
+    job_kind    kind;
+    uint32_t    parallelism;
+    sim_time_ns cost_ns;              /* processing time per record, mean */
+    uint32_t    keep_percent;         /* filter: share of records kept */
+    int64_t     map_add;              /* map: value += map_add */
+} job_vertex;
+
+typedef struct job_edge {
+    uint32_t from, to;
+    job_part part;
+    uint32_t input;                   /* 0, or 1 for a join's second edge */
+} job_edge;
+
+typedef struct job_task {
+    uint32_t vertex;
+    uint32_t subtask;
+    uint32_t machine;
+    uint32_t in_first, in_count;      /* its input channels: in_chan[in_first ..] */
+    uint32_t out_first, out_count;    /* its output channels: out_chan[out_first ..] */
+} job_task;
+
+typedef struct job_chan {
+    uint32_t producer, consumer;      /* task ids */
+    uint32_t edge;
+    uint32_t input;                   /* consumer's logical input (join: 0 or 1) */
+    uint32_t gate_index;              /* channel number in the consumer's gate */
+    uint32_t out_index;               /* position among the producer's outputs */
+} job_chan;
+
+typedef struct job {
+    job_vertex vertices[JOB_VERTICES_MAX];
+    job_edge   edges[JOB_EDGES_MAX];
+    uint32_t   vertices_count, edges_count;
+    /* filled by job_expand */
+    job_task   tasks[JOB_TASKS_MAX];
+    job_chan   chans[JOB_CHANNELS_MAX];
+    uint32_t   in_chan[JOB_CHANNELS_MAX];    /* channel ids grouped by consumer */
+    uint32_t   out_chan[JOB_CHANNELS_MAX];   /* channel ids grouped by producer */
+    uint32_t   vertex_first_task[JOB_VERTICES_MAX];
+    uint32_t   tasks_count, chans_count;
+} job;
+
+void     job_init(job *j);
+uint32_t job_add_vertex(job *j, const char *name, job_kind kind, uint32_t parallelism, sim_time_ns cost_ns);
+uint32_t job_add_edge(job *j, uint32_t from, uint32_t to, job_part part);
+
+/* NULL when the graph is valid, else what is wrong with it. */
+const char *job_check(const job *j, char *buf, size_t size_bytes);
+
+/* Tasks, channels and placement over `machines` machines. */
+void job_expand(job *j, uint32_t machines);
+
+const char *job_kind_name(job_kind kind);
+const char *job_part_name(job_part part);
+
+#endif

@@ -1,0 +1,254 @@
+/* model/pipe.c: building a job run: validation, sizing of the one arena,
+ * machines, actors, links, checkpoint slots and scripted faults. */
+#include "pipe_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+pipe_cfg pipe_cfg_default(uint64_t seed) {
+    pipe_cfg c;
+    memset(&c, 0, sizeof c);
+    c.seed = seed;
+    job_init(&c.graph);
+    c.broker = (broker_cfg){ .partitions = 4, .records_per_partition = 10000, .keys = 1000,
+                             .dist = BROKER_UNIFORM, .zipf_s_milli = 1000, .value_max = 100,
+                             .event_gap_ns = SIM_NS_PER_MS };
+    c.source_rate_per_s = 0;
+    c.ckpt = (pipe_ckpt_cfg){ .enabled = true, .mode = PIPE_ALIGNED, .interval_ns = 100 * SIM_NS_PER_MS,
+                              .min_pause_ns = 0, .timeout_ns = 10 * SIM_NS_PER_S, .max_concurrent = 1,
+                              .tolerable_failures = 0, .retained = 1 };
+    c.restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .attempts = 10,
+                                    .delay_ns = 100 * SIM_NS_PER_MS, .max_failures = 3,
+                                    .interval_ns = 60 * SIM_NS_PER_S, .initial_ns = 100 * SIM_NS_PER_MS,
+                                    .max_ns = 10 * SIM_NS_PER_S, .multiplier_milli = 2000,
+                                    .reset_ns = 60 * SIM_NS_PER_S };
+    c.machines = 2;
+    c.latency_ns = 50 * SIM_NS_PER_US;
+    c.jitter_ns = 10 * SIM_NS_PER_US;
+    c.bandwidth_bytes_per_s = 1250000000ull;    /* 10 Gbit/s */
+    c.rpc_latency_ns = 200 * SIM_NS_PER_US;
+    c.credits = 4;
+    c.out_queue = 2;
+    c.buffer_timeout_ns = SIM_NS_PER_MS;
+    c.time_max_ns = 3600 * SIM_NS_PER_S;
+    c.events_max = 2000000000ull;
+    return c;
+}
+
+const char *pipe_status_name(pipe_status s) {
+    switch (s) {
+    case PIPE_RUNNING:    return "running";
+    case PIPE_RESTARTING: return "restarting";
+    case PIPE_FINISHED:   return "finished";
+    case PIPE_FAILED:     return "failed";
+    }
+    return "?";
+}
+
+static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
+    if (job_check(&c->graph, err, n) != NULL) return err;
+#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+    if (c->machines < 1 || c->machines > PIPE_MACHINES_MAX) BAD("machines %u out of range [1, %u]", c->machines, PIPE_MACHINES_MAX);
+    if (c->broker.partitions < 1 || c->broker.partitions > BROKER_PARTITIONS_MAX) BAD("partitions out of range");
+    if (c->broker.keys < 1 || c->broker.keys > BROKER_KEYS_MAX) BAD("keys out of range [1, %u]", BROKER_KEYS_MAX);
+    if ((unsigned __int128)c->broker.partitions * c->broker.records_per_partition > (1u << 30))
+        BAD("at most 2^30 records in all (the sinks count each one)");
+    if (c->credits < 1 || c->credits > 64) BAD("credits out of range [1, 64]");
+    if (c->out_queue < 1 || c->out_queue > 64) BAD("out_queue out of range [1, 64]");
+    if (c->latency_ns == 0 || c->rpc_latency_ns == 0) BAD("link latencies must be above 0");
+    if (c->ckpt.enabled) {
+        if (c->ckpt.interval_ns == 0) BAD("checkpoint interval must be above 0");
+        if (c->ckpt.timeout_ns == 0) BAD("checkpoint timeout must be above 0");
+        if (c->ckpt.max_concurrent < 1 || c->ckpt.max_concurrent > PIPE_CONCURRENT_MAX)
+            BAD("max concurrent checkpoints out of range [1, %u]", PIPE_CONCURRENT_MAX);
+        if (c->ckpt.retained < 1 || c->ckpt.retained > PIPE_RETAINED_MAX)
+            BAD("retained checkpoints out of range [1, %u]", PIPE_RETAINED_MAX);
+    }
+    if (c->ckpt.mode != PIPE_ALIGNED && c->ckpt.mode != PIPE_AT_LEAST_ONCE) BAD("unknown checkpoint mode");
+    if (c->restart.kind == PIPE_RESTART_EXPONENTIAL && (c->restart.multiplier_milli < 1000 || c->restart.initial_ns == 0))
+        BAD("exponential restart needs a multiplier >= 1 and an initial delay > 0");
+    uint32_t sources = 0;
+    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {
+        if (c->graph.vertices[v].kind != JOB_SOURCE) continue;
+        sources++;
+        if (c->graph.vertices[v].parallelism > c->broker.partitions)
+            BAD("%s: parallelism %u above the %u partitions (a source task would read nothing)",
+                c->graph.vertices[v].name, c->graph.vertices[v].parallelism, c->broker.partitions);
+    }
+    if (sources != 1) BAD("the job reads the broker through exactly one source vertex, not %u", sources);
+    if (c->faults_count > PIPE_FAULTS_MAX) BAD("more than %u faults", PIPE_FAULTS_MAX);
+#undef BAD
+    return NULL;
+}
+
+pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
+    if (check_cfg(cfg, err, err_bytes) != NULL) return NULL;
+    job graph = cfg->graph;
+    job_expand(&graph, cfg->machines);
+    uint32_t tasks = graph.tasks_count, chans = graph.chans_count;
+    uint32_t ring = cfg->credits + cfg->out_queue + 3;
+    uint32_t slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
+    uint64_t keys = cfg->broker.keys * 2;             /* a join tags keys by input */
+    uint64_t records = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
+    uint32_t stateful = 0;
+    for (uint32_t t = 0; t < tasks; t++) {
+        job_kind k = graph.vertices[graph.tasks[t].vertex].kind;
+        stateful += k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
+    }
+    uint64_t kstate_bytes = (keys * 4 / 3 * 2 + 16) * (sizeof(uint64_t) + sizeof(kagg));
+    uint64_t model_bytes = sizeof(pipe) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
+                         + (uint64_t)chans * ring * sizeof(chan_buf)
+                         + (uint64_t)stateful * (slots + 1) * kstate_bytes
+                         + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(kstate)) + cfg->broker.partitions * 8)
+                         + records + cfg->broker.partitions * 8 + tasks * 8 + cfg->broker.keys * 8 + (1u << 20);
+    if (model_bytes > (16ull << 30)) {
+        snprintf(err, err_bytes, "the job needs %llu MiB of memory, more than 16 GiB",
+                 (unsigned long long)(model_bytes >> 20));
+        return NULL;
+    }
+    sim_cfg sc = sim_cfg_default(cfg->seed);
+    sc.actors_max = tasks + 1;
+    sc.machines_max = cfg->machines + 1;
+    sc.links_max = chans * 2 + tasks * 2;
+    sc.timers_max = tasks * 8 + cfg->ckpt.max_concurrent * 4 + 64;
+    sc.devs_max = 0;
+    sc.faults_max = cfg->faults_count;
+    sc.events_pending_max = chans * (ring + 4) + tasks * 16 + 4096;
+    sc.events_max = cfg->events_max;
+    sc.time_max_ns = cfg->time_max_ns;
+    sc.model_bytes = (size_t)model_bytes;
+    sim_run *run = sim_run_create(&sc);
+    if (run == NULL) {
+        snprintf(err, err_bytes, "out of memory (%llu MiB)", (unsigned long long)(model_bytes >> 20));
+        return NULL;
+    }
+    pipe *p = sim_alloc(run, sizeof *p, _Alignof(pipe));
+    p->cfg = *cfg;
+    p->cfg.graph = graph;                             /* expanded */
+    p->run = run;
+    broker_init(&p->brk, run, &cfg->broker);
+    p->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
+    p->sink_seen = sim_alloc(run, records > 0 ? records : 1, 1);
+    p->tasks = sim_alloc(run, sizeof(rt_task) * tasks, _Alignof(rt_task));
+    p->chans = sim_alloc(run, sizeof(rt_chan) * (chans ? chans : 1), _Alignof(rt_chan));
+    const job *j = &p->cfg.graph;
+
+    for (uint32_t m = 0; m < cfg->machines; m++) {
+        char name[SIM_NAME_BYTES];
+        snprintf(name, sizeof name, "tm%u", m);
+        sim_machine_add(run, name);
+    }
+    uint32_t jm = sim_machine_add(run, "jm");
+    for (uint32_t t = 0; t < tasks; t++) {
+        rt_task *k = &p->tasks[t];
+        k->owner = p;
+        k->id = t;
+        k->jt = &j->tasks[t];
+        k->v = &j->vertices[k->jt->vertex];
+        k->stateful = k->v->kind == JOB_KEYED_AGG || k->v->kind == JOB_KEYED_JOIN;
+        if (k->stateful) kstate_init(&k->state, run, (uint32_t)keys);
+        if (k->v->kind == JOB_SOURCE) {
+            k->parts_count = (cfg->broker.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
+        }
+        for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
+            if (j->edges[e].from != k->jt->vertex) continue;
+            uint32_t first = UINT32_MAX, count = 0;
+            for (uint32_t i = 0; i < k->jt->out_count; i++) {
+                if (j->chans[j->out_chan[k->jt->out_first + i]].edge != e) continue;
+                if (first == UINT32_MAX) first = i;
+                count++;
+            }
+            k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count };
+        }
+        char name[SIM_NAME_BYTES + 16];          /* sim_actor_add truncates to a label */
+        snprintf(name, sizeof name, "%s[%u]", k->v->name, k->jt->subtask);
+        k->actor = sim_actor_add(run, name, k->jt->machine, task_on_event, k);
+        SIM_ASSERT(k->actor == t);
+    }
+    p->coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, p);
+    p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
+    p->coord.finished = sim_alloc(run, tasks, 1);
+    p->coord.next_ckpt = 1;
+    p->coord.status = PIPE_RUNNING;
+    for (uint32_t t = 0; t < tasks; t++) p->coord.sources_running += p->tasks[t].v->kind == JOB_SOURCE;
+
+    link_cfg data = { .kind = LINK_STREAM, .latency_ns = cfg->latency_ns, .jitter_ns = cfg->jitter_ns,
+                      .bandwidth_bytes_per_s = cfg->bandwidth_bytes_per_s };
+    link_cfg rpc = { .kind = LINK_RPC, .latency_ns = cfg->rpc_latency_ns };
+    for (uint32_t c = 0; c < chans; c++) {
+        rt_chan *x = &p->chans[c];
+        const job_chan *jc = &j->chans[c];
+        x->id = c;
+        x->producer = jc->producer;
+        x->consumer = jc->consumer;
+        x->gate_index = jc->gate_index;
+        x->input = jc->input;
+        x->ring_size = ring;
+        x->ring = sim_alloc(run, sizeof(chan_buf) * ring, _Alignof(chan_buf));
+        x->data_link = link_add(run, p->tasks[jc->producer].actor, p->tasks[jc->consumer].actor, &data);
+        x->credit_link = link_add(run, p->tasks[jc->consumer].actor, p->tasks[jc->producer].actor, &data);
+    }
+    for (uint32_t t = 0; t < tasks; t++) {
+        p->tasks[t].rpc_to_coord = link_add(run, p->tasks[t].actor, p->coord.actor, &rpc);
+        p->coord.rpc_to_task[t] = link_add(run, p->coord.actor, p->tasks[t].actor, &rpc);
+    }
+    p->slots_count = slots;
+    p->slots = sim_alloc(run, sizeof(rt_slot) * slots, _Alignof(rt_slot));
+    for (uint32_t s = 0; s < slots; s++) {
+        rt_slot *x = &p->slots[s];
+        x->acked = sim_alloc(run, tasks, 1);
+        x->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
+        x->states = sim_alloc(run, sizeof(kstate) * tasks, _Alignof(kstate));
+        for (uint32_t t = 0; t < tasks; t++) {
+            if (p->tasks[t].stateful) kstate_init(&x->states[t], run, (uint32_t)keys);
+        }
+    }
+    for (uint32_t f = 0; f < cfg->faults_count; f++) fault_add(run, &cfg->faults[f]);
+    return p;
+}
+
+void pipe_destroy(pipe *p) {
+    if (p != NULL) sim_run_destroy(p->run);
+}
+
+sim_stop_reason pipe_run(pipe *p) {
+    if (!p->run->started) sim_run_start(p->run);
+    return sim_run_loop(p->run);
+}
+
+sim_run *pipe_sim(pipe *p) { return p->run; }
+pipe_status pipe_get_status(const pipe *p) { return p->coord.status; }
+const pipe_stats *pipe_get_stats(const pipe *p) { return &p->stats; }
+const job *pipe_job(const pipe *p) { return &p->cfg.graph; }
+
+uint32_t pipe_task_actor(const pipe *p, uint32_t task) {
+    SIM_ASSERT(task < p->cfg.graph.tasks_count);
+    return p->tasks[task].actor;
+}
+
+const kstate *pipe_task_state(const pipe *p, uint32_t task) {
+    SIM_ASSERT(task < p->cfg.graph.tasks_count);
+    return p->tasks[task].stateful ? &p->tasks[task].state : NULL;
+}
+
+void pipe_vertex_state(const pipe *p, uint32_t vertex, kstate *out) {
+    kstate_clear(out);
+    const job *j = pipe_job(p);
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        if (j->tasks[t].vertex != vertex || !p->tasks[t].stateful) continue;
+        uint32_t slot = 0;
+        uint64_t key;
+        kagg agg;
+        while (kstate_next(&p->tasks[t].state, &slot, &key, &agg)) {
+            kagg *o = kstate_upsert(out, key);
+            o->count += agg.count;
+            o->sum = (int64_t)((uint64_t)o->sum + (uint64_t)agg.sum);
+            o->fingerprint += agg.fingerprint;
+        }
+    }
+}
+
+uint32_t pipe_sink_count(const pipe *p, uint32_t partition, uint64_t offset) {
+    SIM_ASSERT(partition < p->brk.cfg.partitions && offset < p->brk.cfg.records_per_partition);
+    return p->sink_seen[(uint64_t)partition * p->brk.cfg.records_per_partition + offset];
+}

@@ -1,0 +1,142 @@
+/* model/pipe.h: one streaming job on the simulator: broker, tasks, channels
+ * with credit-based flow control, the checkpoint coordinator and recovery.
+ *
+ * Contract:
+ * - pipe_create() builds a whole run from a pipe_cfg (job graph, broker,
+ *   checkpointing, restart strategy, machines, network) inside one sim run
+ *   and one arena; pipe_run() runs it until the job finishes, fails for
+ *   good, or a bound of the run is hit; pipe_destroy() frees everything.
+ * - Protocol (../shared/DESIGN.md P1-P4, P8, P9): the coordinator triggers
+ *   checkpoint n at the sources only; a source records its next offsets and
+ *   emits barrier n on every output after the records before it; other
+ *   tasks run their input gate (model/gate.h) and, on trigger, forward
+ *   barrier n, copy their state (synchronous snapshot kept by the
+ *   coordinator: Flink's JobManager memory backend) and acknowledge; on
+ *   abort they decline and send a cancel marker downstream. Checkpoint n
+ *   completes when every task acknowledged (finished tasks count with their
+ *   final state); older pending ones are subsumed; tasks are notified.
+ * - A task that loses a connection (a crashed peer, a partition) reports a
+ *   failure; the job restarts per the restart strategy: every task resets
+ *   to the latest completed checkpoint and sources rewind to its offsets
+ *   (from the beginning when none completed).
+ * - Everything is deterministic per seed; all random decisions are drawn
+ *   through the kernel's choice point from the actors' own streams.
+ */
+#ifndef MODEL_PIPE_H
+#define MODEL_PIPE_H
+
+#include "../sim/run.h"
+#include "broker.h"
+#include "gate.h"
+#include "job.h"
+#include "kstate.h"
+
+#define PIPE_MACHINES_MAX 32u
+#define PIPE_RETAINED_MAX 16u
+#define PIPE_CONCURRENT_MAX 8u
+#define PIPE_FAULTS_MAX 64u
+
+typedef enum pipe_mode {
+    PIPE_ALIGNED = 1,
+    PIPE_AT_LEAST_ONCE,
+} pipe_mode;
+
+typedef enum pipe_restart {
+    PIPE_RESTART_NONE = 1,            /* the first failure fails the job */
+    PIPE_RESTART_FIXED_DELAY,
+    PIPE_RESTART_FAILURE_RATE,
+    PIPE_RESTART_EXPONENTIAL,
+} pipe_restart;
+
+typedef struct pipe_ckpt_cfg {
+    bool        enabled;
+    pipe_mode   mode;
+    sim_time_ns interval_ns;
+    sim_time_ns min_pause_ns;
+    sim_time_ns timeout_ns;
+    uint32_t    max_concurrent;
+    uint32_t    tolerable_failures;   /* consecutive failed checkpoints tolerated */
+    uint32_t    retained;             /* completed checkpoints kept */
+    bool        legacy_eop;           /* end of partition aborts (Flink < 1.14) */
+} pipe_ckpt_cfg;
+
+typedef struct pipe_restart_cfg {
+    pipe_restart kind;
+    uint32_t     attempts;            /* fixed delay: restarts allowed */
+    sim_time_ns  delay_ns;            /* fixed delay, failure rate */
+    uint32_t     max_failures;        /* failure rate: per interval */
+    sim_time_ns  interval_ns;         /* failure rate */
+    sim_time_ns  initial_ns;          /* exponential */
+    sim_time_ns  max_ns;              /* exponential */
+    uint32_t     multiplier_milli;    /* exponential, x1000 */
+    sim_time_ns  reset_ns;            /* exponential: quiet time that resets the delay */
+} pipe_restart_cfg;
+
+typedef struct pipe_cfg {
+    uint64_t         seed;
+    job              graph;
+    broker_cfg       broker;
+    uint64_t         source_rate_per_s;   /* records per second per source task; 0: as fast as possible */
+    pipe_ckpt_cfg    ckpt;
+    pipe_restart_cfg restart;
+    uint32_t         machines;
+    sim_time_ns      latency_ns;          /* data links */
+    sim_time_ns      jitter_ns;
+    uint64_t         bandwidth_bytes_per_s;
+    sim_time_ns      rpc_latency_ns;      /* coordinator <-> tasks */
+    uint32_t         credits;             /* receive buffers per channel */
+    uint32_t         out_queue;           /* send buffers per channel before backpressure */
+    sim_time_ns      buffer_timeout_ns;   /* flush partial buffers after this idle time */
+    sim_time_ns      time_max_ns;
+    uint64_t         events_max;
+    fault_spec       faults[PIPE_FAULTS_MAX];   /* targets: see pipe_task_actor, machines */
+    uint32_t         faults_count;
+} pipe_cfg;
+
+typedef enum pipe_status {
+    PIPE_RUNNING = 1,
+    PIPE_RESTARTING,
+    PIPE_FINISHED,
+    PIPE_FAILED,                      /* the restart strategy gave up */
+} pipe_status;
+
+typedef struct pipe_stats {
+    uint64_t    triggered, completed, aborted, declined, timed_out, subsumed;
+    uint64_t    restarts;
+    uint64_t    records_read;          /* by sources, replays included */
+    uint64_t    records_processed;     /* by operators and sinks */
+    uint64_t    sink_records;
+    uint64_t    last_completed;        /* id */
+    sim_time_ns ckpt_duration_ns_max;
+    sim_time_ns ckpt_duration_ns_sum;
+    sim_time_ns alignment_ns_max;
+} pipe_stats;
+
+typedef struct pipe pipe;
+
+pipe_cfg pipe_cfg_default(uint64_t seed);
+
+/* NULL and a message in err when the configuration is invalid (or memory
+ * is short): user input never asserts. */
+pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes);
+void  pipe_destroy(pipe *p);
+
+sim_stop_reason pipe_run(pipe *p);
+
+sim_run          *pipe_sim(pipe *p);
+pipe_status       pipe_get_status(const pipe *p);
+const pipe_stats *pipe_get_stats(const pipe *p);
+const job        *pipe_job(const pipe *p);
+uint32_t          pipe_task_actor(const pipe *p, uint32_t task);
+
+/* The live keyed state of a stateful task (NULL for others), and the sum
+ * over all tasks of a vertex merged into `out` (which must be big enough). */
+const kstate *pipe_task_state(const pipe *p, uint32_t task);
+void          pipe_vertex_state(const pipe *p, uint32_t vertex, kstate *out);
+
+/* How many times the sinks received record (partition, offset). */
+uint32_t pipe_sink_count(const pipe *p, uint32_t partition, uint64_t offset);
+
+const char *pipe_status_name(pipe_status s);
+
+#endif

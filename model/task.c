@@ -1,0 +1,425 @@
+/* model/task.c: the task actor: sources, operators and sinks.
+ *
+ * A task runs one thing at a time, like Flink's mailbox thread:
+ *
+ *     idle --input buffer, outputs have room--> busy (cost of its records)
+ *     busy --WORK_DONE: apply operator, emit, return credit--> idle
+ *
+ * Control buffers (barrier, cancel marker, end of partition) cost nothing
+ * and go through the input gate (model/gate.h), whose actions the task
+ * carries out at once: trigger n = forward barrier n on every output, copy
+ * the state into checkpoint n's slot, acknowledge; abort n = decline and
+ * send a cancel marker downstream. Inputs are taken in arrival order among
+ * the channels the gate does not block. A source instead reads batches of
+ * records from its partitions and handles triggers between batches. */
+#include "pipe_int.h"
+
+#include <string.h>
+
+static chan_buf *slot_of(rt_chan *c, uint64_t n) {
+    return &c->ring[n % c->ring_size];
+}
+
+static rt_chan *out_chan(pipe *p, const rt_task *t, uint32_t i) {
+    SIM_ASSERT(i < t->jt->out_count);
+    return &p->chans[pipe_job(p)->out_chan[t->jt->out_first + i]];
+}
+
+static rt_chan *in_chan(pipe *p, const rt_task *t, uint32_t i) {
+    SIM_ASSERT(i < t->jt->in_count);
+    return &p->chans[pipe_job(p)->in_chan[t->jt->in_first + i]];
+}
+
+static void rpc(pipe *p, rt_task *t, uint32_t type, uint64_t ckpt) {
+    sim_msg m = { .type = type, .a = ckpt, .b = (t->epoch << 32) | t->id };
+    link_send(p->run, t->rpc_to_coord, &m, 64);
+}
+
+/* ---- producer side of channels ----------------------------------------- */
+
+static void send_ready(pipe *p, rt_chan *c) {
+    while (c->sent < c->filled && c->sent - c->acked < p->cfg.credits) {
+        const chan_buf *b = slot_of(c, c->sent);
+        uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
+        sim_msg m = { .type = MSG_DATA, .a = c->id, .b = c->sent };
+        link_send(p->run, c->data_link, &m, bytes);
+        c->sent++;
+    }
+}
+
+static chan_buf *open_buf(rt_chan *c) {
+    SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
+    chan_buf *b = slot_of(c, c->filled);
+    if (!c->filling) {
+        b->kind = BUF_DATA;
+        b->count = 0;
+        b->ckpt = 0;
+        c->filling = true;
+    }
+    return b;
+}
+
+static void close_buf(pipe *p, rt_chan *c) {
+    if (!c->filling) return;
+    c->filling = false;
+    c->filled++;
+    send_ready(p, c);
+}
+
+static void push_rec(pipe *p, rt_chan *c, const model_rec *r) {
+    chan_buf *b = open_buf(c);
+    b->recs[b->count++] = *r;
+    if (b->count == CHAN_BUF_RECORDS) close_buf(p, c);
+}
+
+static void push_event(pipe *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
+    close_buf(p, c);                              /* the records before it go first */
+    chan_buf *b = open_buf(c);
+    b->kind = kind;
+    b->ckpt = ckpt;
+    close_buf(p, c);
+}
+
+static void emit(pipe *p, rt_task *t, const model_rec *r) {
+    for (uint32_t e = 0; e < t->out_edges_count; e++) {
+        rt_out_edge *oe = &t->out_edges[e];
+        switch (oe->part) {
+        case JOB_FORWARD:
+            push_rec(p, out_chan(p, t, oe->first), r);
+            break;
+        case JOB_REBALANCE:
+            push_rec(p, out_chan(p, t, oe->first + oe->rr), r);
+            oe->rr = (oe->rr + 1) % oe->count;
+            break;
+        case JOB_HASH: {
+            uint32_t k = (uint32_t)(((unsigned __int128)rng_splitmix64(r->key) * oe->count) >> 64);
+            push_rec(p, out_chan(p, t, oe->first + k), r);
+            break;
+        }
+        case JOB_BROADCAST:
+            for (uint32_t i = 0; i < oe->count; i++) push_rec(p, out_chan(p, t, oe->first + i), r);
+            break;
+        }
+    }
+    t->records_out++;
+}
+
+static void emit_event(pipe *p, rt_task *t, buf_kind kind, uint64_t ckpt) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) push_event(p, out_chan(p, t, i), kind, ckpt);
+}
+
+static void flush_all(pipe *p, rt_task *t) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) close_buf(p, out_chan(p, t, i));
+}
+
+/* Room for one more input buffer's output: the send queue is below its
+ * bound (backpressure) and the ring can take a flush and an event. */
+static bool room(pipe *p, const rt_task *t, bool data) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        const rt_chan *c = out_chan(p, t, i);
+        if (c->filled + 3 - c->acked > c->ring_size) return false;
+        if (data && c->filled - c->sent >= p->cfg.out_queue) return false;
+    }
+    return true;
+}
+
+static void arm_flush(pipe *p, rt_task *t) {
+    if (t->flush_timer != 0) return;
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        if (out_chan(p, t, i)->filling) {
+            t->flush_timer = sim_timer_set(p->run, t->actor, p->cfg.buffer_timeout_ns, TIMER_FLUSH);
+            return;
+        }
+    }
+}
+
+/* ---- checkpoints -------------------------------------------------------- */
+
+static void snapshot(pipe *p, rt_task *t, uint64_t ckpt) {
+    emit_event(p, t, BUF_BARRIER, ckpt);         /* forward first, then snapshot, then ack */
+    rt_slot *s = coord_pending_slot(p, ckpt);
+    if (s != NULL && t->epoch == p->coord.epoch) {
+        if (t->stateful) kstate_copy(&s->states[t->id], &t->state);
+        if (t->v->kind == JOB_SOURCE) {
+            for (uint32_t i = 0; i < t->parts_count; i++) {
+                uint32_t part = t->jt->subtask + i * t->v->parallelism;
+                s->offsets[part] = p->offsets[part];
+            }
+        }
+    }
+    rpc(p, t, MSG_ACK, ckpt);
+}
+
+static void decline(pipe *p, rt_task *t, uint64_t ckpt) {
+    rpc(p, t, MSG_DECLINE, ckpt);
+    emit_event(p, t, BUF_CANCEL, ckpt);
+}
+
+static void finish(pipe *p, rt_task *t) {
+    SIM_ASSERT(!t->finished);
+    flush_all(p, t);
+    emit_event(p, t, BUF_END, 0);
+    t->finished = true;
+    rpc(p, t, MSG_FINISHED, 0);
+}
+
+/* ---- sources ------------------------------------------------------------ */
+
+static void source_kick(pipe *p, rt_task *t) {
+    if (t->v->kind != JOB_SOURCE || t->finished || t->source_waiting) return;
+    t->source_waiting = true;
+    sim_timer_set(p->run, t->actor, 0, TIMER_SOURCE_NEXT);
+}
+
+static void source_triggers(pipe *p, rt_task *t) {
+    while (t->triggers_queued > 0 && room(p, t, false)) {
+        uint64_t ckpt = t->trigger_queue[0];
+        memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
+        snapshot(p, t, ckpt);
+    }
+}
+
+static void source_read(pipe *p, rt_task *t) {
+    t->source_waiting = false;
+    if (t->finished) return;
+    source_triggers(p, t);
+    if (t->triggers_queued > 0 || !room(p, t, true)) return;   /* a credit will kick it */
+    uint32_t n = 0, ended = 0;
+    while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
+        uint32_t part = t->jt->subtask + t->parts_rr * t->v->parallelism;
+        t->parts_rr = (t->parts_rr + 1) % t->parts_count;
+        model_rec r;
+        if (!broker_read(&p->brk, part, p->offsets[part], &r)) {
+            ended++;
+            continue;
+        }
+        ended = 0;
+        p->offsets[part]++;
+        emit(p, t, &r);
+        n++;
+    }
+    t->records_in += n;
+    p->stats.records_read += n;
+    if (n == 0) {                                 /* every partition is at its end */
+        finish(p, t);
+        return;
+    }
+    sim_time_ns cost = n * t->v->cost_ns;
+    if (p->cfg.source_rate_per_s > 0) {
+        sim_time_ns paced = n * SIM_NS_PER_S / p->cfg.source_rate_per_s;
+        if (paced > cost) cost = paced;
+    }
+    t->source_waiting = true;
+    sim_timer_set(p->run, t->actor, cost, TIMER_SOURCE_NEXT);
+    arm_flush(p, t);
+}
+
+/* ---- operators ---------------------------------------------------------- */
+
+static void apply(pipe *p, rt_task *t, const rt_chan *c, const model_rec *in) {
+    model_rec r = *in;
+    switch (t->v->kind) {
+    case JOB_MAP:
+        r.value += t->v->map_add;
+        emit(p, t, &r);
+        break;
+    case JOB_FILTER:
+        if (kstate_record_mark(r.id) % 100 < t->v->keep_percent) emit(p, t, &r);
+        break;
+    case JOB_KEYED_AGG:
+        kstate_fold(&t->state, &r);
+        emit(p, t, &r);
+        break;
+    case JOB_UNION:
+        emit(p, t, &r);
+        break;
+    case JOB_KEYED_JOIN: {
+        model_rec tagged = r;
+        tagged.key = r.key * 2 + c->input;       /* one table, both sides */
+        kstate_fold(&t->state, &tagged);
+        emit(p, t, &r);
+        break;
+    }
+    case JOB_SINK: {
+        uint64_t i = (uint64_t)rec_partition(&r) * p->brk.cfg.records_per_partition + rec_offset(&r);
+        if (p->sink_seen[i] < UINT8_MAX) p->sink_seen[i]++;
+        p->stats.sink_records++;
+        break;
+    }
+    case JOB_SOURCE:
+        SIM_ASSERT(!"a source has no input");
+    }
+    t->records_in++;
+    p->stats.records_processed++;
+}
+
+static void consumed(pipe *p, rt_task *t, rt_chan *c) {
+    c->consumed++;
+    sim_msg m = { .type = MSG_CREDIT, .a = c->id, .b = c->consumed };
+    link_send(p->run, c->credit_link, &m, 64);
+    (void)t;
+}
+
+static void carry_out(pipe *p, rt_task *t, const gate_acts *acts) {
+    for (uint32_t i = 0; i < acts->count; i++) {
+        if (acts->items[i].kind == GATE_TRIGGER) {
+            snapshot(p, t, acts->items[i].ckpt);
+        } else {
+            decline(p, t, acts->items[i].ckpt);
+        }
+    }
+}
+
+static void pump(pipe *p, rt_task *t) {
+    while (!t->busy && !t->finished) {
+        rt_chan *best = NULL;
+        for (uint32_t i = 0; i < t->jt->in_count; i++) {
+            rt_chan *c = in_chan(p, t, i);
+            if (c->consumed == c->received || gate_blocked(&t->g, i)) continue;
+            if (best == NULL || slot_of(c, c->consumed)->arrival < slot_of(best, best->consumed)->arrival) best = c;
+        }
+        if (best == NULL) {
+            arm_flush(p, t);
+            return;
+        }
+        const chan_buf *b = slot_of(best, best->consumed);
+        if (!room(p, t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
+        if (b->kind == BUF_DATA) {
+            t->busy = true;
+            t->busy_chan = best->id;
+            sim_time_ns cost = b->count * t->v->cost_ns;
+            if (cost > 0) {                           /* +-25% around the mean, per buffer */
+                cost = cost * (750 + sim_choose(p->run, &p->run->actors[t->actor].rng, SIM_CHOICE_DELAY, 501)) / 1000;
+            }
+            sim_timer_set(p->run, t->actor, cost, TIMER_WORK_DONE);
+            return;
+        }
+        gate_acts acts = { .count = 0 };
+        buf_kind kind = b->kind;
+        uint64_t ckpt = b->ckpt;
+        consumed(p, t, best);
+        if (kind == BUF_BARRIER) {
+            gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
+        } else if (kind == BUF_CANCEL) {
+            gate_on_cancel(&t->g, best->gate_index, ckpt, &acts);
+        } else {
+            gate_on_end(&t->g, best->gate_index, &acts);
+        }
+        carry_out(p, t, &acts);
+        if (kind == BUF_END && t->g.open == 0) finish(p, t);
+    }
+}
+
+static void work_done(pipe *p, rt_task *t) {
+    SIM_ASSERT(t->busy);
+    rt_chan *c = &p->chans[t->busy_chan];
+    const chan_buf *b = slot_of(c, c->consumed);
+    SIM_ASSERT(b->kind == BUF_DATA);
+    for (uint32_t i = 0; i < b->count; i++) apply(p, t, c, &b->recs[i]);
+    t->busy = false;
+    consumed(p, t, c);
+    pump(p, t);
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+void task_reset(pipe *p, rt_task *t) {
+    t->epoch = p->coord.epoch;
+    t->arrivals = 0;
+    t->busy = false;
+    t->finished = false;
+    t->failure_reported = false;
+    t->flush_timer = 0;
+    t->source_waiting = false;
+    t->triggers_queued = 0;
+    t->parts_rr = 0;
+    for (uint32_t e = 0; e < t->out_edges_count; e++) t->out_edges[e].rr = 0;
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        rt_chan *c = out_chan(p, t, i);
+        c->filling = false;
+        c->filled = c->sent = c->acked = 0;
+    }
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        rt_chan *c = in_chan(p, t, i);
+        c->received = c->consumed = 0;
+    }
+    if (t->jt->in_count > 0) {
+        gate_init(&t->g, p->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE ? GATE_AT_LEAST_ONCE : GATE_ALIGNED,
+                  t->jt->in_count, p->cfg.ckpt.legacy_eop);
+    }
+    const rt_slot *s = coord_restore(p);
+    if (t->stateful) {
+        if (s != NULL) kstate_copy(&t->state, &s->states[t->id]); else kstate_clear(&t->state);
+    }
+    if (t->v->kind == JOB_SOURCE) {
+        for (uint32_t i = 0; i < t->parts_count; i++) {
+            uint32_t part = t->jt->subtask + i * t->v->parallelism;
+            p->offsets[part] = s != NULL ? s->offsets[part] : 0;
+        }
+    }
+}
+
+static void on_msg(pipe *p, rt_task *t, const sim_msg *m) {
+    switch (m->type) {
+    case MSG_DATA: {
+        rt_chan *c = &p->chans[m->a];
+        SIM_ASSERT(c->consumer == t->id);
+        SIM_ASSERT(m->b == c->received);          /* FIFO link, one connection */
+        slot_of(c, m->b)->arrival = ++t->arrivals;
+        c->received++;
+        pump(p, t);
+        break;
+    }
+    case MSG_CREDIT: {
+        rt_chan *c = &p->chans[m->a];
+        SIM_ASSERT(c->producer == t->id);
+        if (m->b > c->acked) c->acked = m->b;
+        SIM_ASSERT(c->acked <= c->sent);
+        send_ready(p, c);
+        if (t->v->kind == JOB_SOURCE) source_kick(p, t); else pump(p, t);
+        break;
+    }
+    case MSG_TRIGGER:
+        if (m->b != t->epoch || t->finished) break;   /* a finished source is acked for */
+        SIM_ASSERT(t->triggers_queued <= PIPE_CONCURRENT_MAX);
+        t->trigger_queue[t->triggers_queued++] = m->a;
+        source_triggers(p, t);
+        break;
+    default:                                      /* COMPLETE, ABORTED: nothing to do yet */
+        break;
+    }
+}
+
+void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
+    rt_task *t = self->ctx;
+    pipe *p = t->owner;
+    SIM_ASSERT(p->run == run);
+    switch (ev->kind) {
+    case SIM_EV_START:
+        task_reset(p, t);
+        source_kick(p, t);
+        break;
+    case SIM_EV_MSG:
+        on_msg(p, t, &ev->msg);
+        break;
+    case SIM_EV_TIMER:
+        if (ev->msg.a == TIMER_WORK_DONE) {
+            work_done(p, t);
+        } else if (ev->msg.a == TIMER_SOURCE_NEXT) {
+            source_read(p, t);
+        } else {
+            SIM_ASSERT(ev->msg.a == TIMER_FLUSH);
+            t->flush_timer = 0;
+            flush_all(p, t);
+        }
+        break;
+    case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
+        if (!t->failure_reported) {
+            t->failure_reported = true;
+            rpc(p, t, MSG_FAILED, 0);
+        }
+        break;
+    default:
+        break;
+    }
+}
