@@ -219,9 +219,15 @@ static void restart(pipe *p) {
     memset(co->finished, 0, j->tasks_count);
     co->finished_count = 0;
     co->sources_running = 0;
+    /* All down first (a task a machine restart woke up goes too), so no
+     * redeployed task hears of a connection its old peers broke. */
+    for (uint32_t t = 0; t < j->tasks_count; t++) sim_actor_crash(p->run, p->tasks[t].actor);
     for (uint32_t t = 0; t < j->tasks_count; t++) {
+        uint32_t a = p->tasks[t].actor;
         co->sources_running += p->tasks[t].v->kind == JOB_SOURCE;
-        sim_actor_restart(p->run, p->tasks[t].actor);    /* START: task_reset from the restore slot */
+        sim_actor_restart(p->run, a);                /* START: task_reset from the restore slot */
+        co->deploy_inc[t] = p->run->actors[a].inc;
+        co->deploy_gen[t] = p->run->links[p->tasks[t].conn_to_coord].gen;
     }
     arm_trigger(p, p->cfg.ckpt.interval_ns);
 }
@@ -283,6 +289,12 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     case SIM_EV_MSG:
         on_msg(p, &ev->msg);
         break;
+    case SIM_EV_LINK_DOWN: {                     /* a TaskManager connection broke */
+        const sim_link *l = &p->run->links[ev->aux];
+        SIM_ASSERT(l->src < pipe_job(p)->tasks_count);
+        if (ev->gen > co->deploy_gen[l->src]) job_fail(p);   /* not a break we caused */
+        break;
+    }
     case SIM_EV_TIMER:
         if (ev->msg.a == TIMER_TRIGGER) {
             trigger(p);

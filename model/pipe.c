@@ -109,7 +109,7 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     sim_cfg sc = sim_cfg_default(cfg->seed);
     sc.actors_max = tasks + 1;
     sc.machines_max = cfg->machines + 1;
-    sc.links_max = chans * 2 + tasks * 2;
+    sc.links_max = chans * 2 + tasks * 3;
     sc.timers_max = tasks * 8 + cfg->ckpt.max_concurrent * 4 + 64;
     sc.devs_max = 0;
     sc.faults_max = cfg->faults_count;
@@ -168,6 +168,8 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     p->coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, p);
     p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
     p->coord.finished = sim_alloc(run, tasks, 1);
+    p->coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
+    p->coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
     p->coord.next_ckpt = 1;
     p->coord.status = PIPE_RUNNING;
     for (uint32_t t = 0; t < tasks; t++) p->coord.sources_running += p->tasks[t].v->kind == JOB_SOURCE;
@@ -191,6 +193,10 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     for (uint32_t t = 0; t < tasks; t++) {
         p->tasks[t].rpc_to_coord = link_add(run, p->tasks[t].actor, p->coord.actor, &rpc);
         p->coord.rpc_to_task[t] = link_add(run, p->coord.actor, p->tasks[t].actor, &rpc);
+        /* The TaskManager's connection to the JobManager: a crash or a
+         * partition breaks it, and the coordinator hears of it. */
+        link_cfg conn = { .kind = LINK_STREAM, .latency_ns = cfg->rpc_latency_ns };
+        p->tasks[t].conn_to_coord = link_add(run, p->tasks[t].actor, p->coord.actor, &conn);
     }
     p->slots_count = slots;
     p->slots = sim_alloc(run, sizeof(rt_slot) * slots, _Alignof(rt_slot));

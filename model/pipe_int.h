@@ -87,6 +87,7 @@ typedef struct rt_task {
     rt_out_edge       out_edges[JOB_EDGES_MAX];
     uint32_t          out_edges_count;
     uint32_t          rpc_to_coord;
+    uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint64_t          epoch;          /* job attempt this incarnation belongs to */
     uint64_t          arrivals;
     bool              busy;           /* processing a data buffer */
@@ -117,6 +118,8 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
 typedef struct rt_coord {
     uint32_t    actor;
     uint32_t   *rpc_to_task;          /* by task */
+    uint32_t   *deploy_inc;           /* by task: the incarnation the coordinator deployed */
+    uint32_t   *deploy_gen;           /* by task: connection generation at deployment */
     pipe_status status;
     uint64_t    epoch;
     uint64_t    next_ckpt;

@@ -396,6 +396,10 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     SIM_ASSERT(p->run == run);
     switch (ev->kind) {
     case SIM_EV_START:
+        /* A machine that comes back holds no tasks until the coordinator
+         * deploys them (Flink's TaskManager registers empty): a restart
+         * the coordinator did not order leaves the task idle. */
+        if (self->inc != p->coord.deploy_inc[t->id]) break;
         task_reset(p, t);
         source_kick(p, t);
         break;
@@ -414,6 +418,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         }
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
+        if (self->inc != p->coord.deploy_inc[t->id]) break;
         if (!t->failure_reported) {
             t->failure_reported = true;
             rpc(p, t, MSG_FAILED, 0);
