@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/pipe.h"
 #include "../sim/phold.h"
 #include "cli.h"
 
@@ -139,12 +140,112 @@ static int bench_phold(int argc, char **argv) {
     return rc;
 }
 
+static void pipeline_usage(FILE *f) {
+    fprintf(f,
+            "usage: absim bench pipeline [--records N] [--parallelism P] [--seed S]\n"
+            "                            [--interval-ns T] [--mode aligned|at-least-once]\n"
+            "\n"
+            "Runs the reference job: source -> map (forward) -> keyed aggregate (hash)\n"
+            "-> sink (forward), each with parallelism P, over N records in 2P\n"
+            "partitions, checkpointing every T ns of virtual time. Prints one JSON line:\n"
+            "records, wall_s, records_per_sec, events, events_per_sec, checkpoints, ...\n"
+            "  --records N       records in all (default 1000000)\n"
+            "  --parallelism P   tasks per vertex (default 4)\n"
+            "  --seed S          run seed (default 1)\n"
+            "  --interval-ns T   checkpoint interval (default 100000000: 100 ms)\n"
+            "  --mode M          checkpoint mode (default aligned)\n");
+}
+
+static int bench_pipeline(int argc, char **argv) {
+    static const struct option opts[] = {
+        { "records", required_argument, NULL, 'n' },
+        { "parallelism", required_argument, NULL, 'p' },
+        { "seed", required_argument, NULL, 's' },
+        { "interval-ns", required_argument, NULL, 'i' },
+        { "mode", required_argument, NULL, 'm' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *prog = "absim bench pipeline";
+    uint64_t records = 1000000, par = 4, seed = 1, interval = 100 * SIM_NS_PER_MS;
+    pipe_mode mode = PIPE_ALIGNED;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n': if (!cli_parse_u64(prog, "--records", optarg, 1, 1u << 30, &records)) return CLI_USAGE; break;
+        case 'p': if (!cli_parse_u64(prog, "--parallelism", optarg, 1, 32, &par)) return CLI_USAGE; break;
+        case 's': if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE; break;
+        case 'i': if (!cli_parse_u64(prog, "--interval-ns", optarg, 1, 1ull << 50, &interval)) return CLI_USAGE; break;
+        case 'm':
+            if (strcmp(optarg, "aligned") == 0) {
+                mode = PIPE_ALIGNED;
+            } else if (strcmp(optarg, "at-least-once") == 0) {
+                mode = PIPE_AT_LEAST_ONCE;
+            } else {
+                fprintf(stderr, "%s: --mode '%s': expected aligned or at-least-once\n", prog, optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case 'h': pipeline_usage(stdout); return CLI_OK;
+        default: return cli_bad_option(prog, argv);
+        }
+    }
+    if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
+    pipe_cfg cfg = pipe_cfg_default(seed);
+    job *j = &cfg.graph;
+    uint32_t p = (uint32_t)par;
+    uint32_t src = job_add_vertex(j, "source", JOB_SOURCE, p, 200);
+    uint32_t map = job_add_vertex(j, "map", JOB_MAP, p, 100);
+    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, p, 300);
+    uint32_t sink = job_add_vertex(j, "sink", JOB_SINK, p, 50);
+    job_add_edge(j, src, map, JOB_FORWARD);
+    job_add_edge(j, map, agg, JOB_HASH);
+    job_add_edge(j, agg, sink, JOB_FORWARD);
+    cfg.broker.partitions = 2 * p;
+    cfg.broker.records_per_partition = (records + 2 * p - 1) / (2 * p);
+    cfg.broker.keys = 10000;
+    cfg.machines = p;
+    cfg.ckpt.mode = mode;
+    cfg.ckpt.interval_ns = interval;
+    char err[256];
+    pipe *pl = pipe_create(&cfg, err, sizeof err);
+    if (pl == NULL) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return CLI_USAGE;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pipe_run(pl);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall_s = seconds_between(&t0, &t1);
+    const pipe_stats *st = pipe_get_stats(pl);
+    sim_run *run = pipe_sim(pl);
+    uint64_t total = (uint64_t)cfg.broker.partitions * cfg.broker.records_per_partition;
+    int rc = pipe_get_status(pl) == PIPE_FINISHED ? CLI_OK : CLI_FAIL;
+    printf("{\"impl\":\"absim\",\"model\":\"pipeline\",\"parallelism\":%u,\"records\":%" PRIu64
+           ",\"mode\":\"%s\",\"status\":\"%s\",\"wall_s\":%.6f,\"records_per_sec\":%.0f"
+           ",\"record_hops\":%" PRIu64 ",\"events\":%" PRIu64 ",\"events_per_sec\":%.0f"
+           ",\"virtual_s\":%.6f,\"checkpoints\":%" PRIu64 ",\"aborted\":%" PRIu64
+           ",\"ckpt_ms_mean\":%.3f,\"trace_hash\":\"%016" PRIx64 "\"}\n",
+           p, total, mode == PIPE_ALIGNED ? "aligned" : "at-least-once", pipe_status_name(pipe_get_status(pl)),
+           wall_s, wall_s > 0 ? (double)total / wall_s : 0.0, st->records_processed, run->stats.dispatched,
+           wall_s > 0 ? (double)run->stats.dispatched / wall_s : 0.0, (double)run->now_ns / 1e9, st->completed,
+           st->aborted, st->completed ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0.0,
+           run->trace_hash);
+    pipe_destroy(pl);
+    return rc;
+}
+
 int cli_bench(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         bench_usage(argc < 2 ? stderr : stdout);
+        pipeline_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
     if (strcmp(argv[1], "phold") == 0) return bench_phold(argc - 1, argv + 1);
-    fprintf(stderr, "absim bench: unknown benchmark '%s' (known: phold)\n", argv[1]);
+    if (strcmp(argv[1], "pipeline") == 0) return bench_pipeline(argc - 1, argv + 1);
+    fprintf(stderr, "absim bench: unknown benchmark '%s' (known: phold, pipeline)\n", argv[1]);
     return CLI_USAGE;
 }

@@ -17,6 +17,15 @@ const char *job_kind_name(job_kind kind) {
     return "?";
 }
 
+const char *job_cost_name(job_cost cost) {
+    switch (cost) {
+    case JOB_COST_FIXED:       return "fixed";
+    case JOB_COST_UNIFORM:     return "uniform";
+    case JOB_COST_EXPONENTIAL: return "exponential";
+    }
+    return "?";
+}
+
 const char *job_part_name(job_part part) {
     switch (part) {
     case JOB_FORWARD:   return "forward";
@@ -39,6 +48,7 @@ uint32_t job_add_vertex(job *j, const char *name, job_kind kind, uint32_t parall
     v->kind = kind;
     v->parallelism = parallelism;
     v->cost_ns = cost_ns;
+    v->cost_dist = JOB_COST_UNIFORM;
     v->keep_percent = 100;
     return id;
 }
@@ -62,6 +72,14 @@ const char *job_check(const job *j, char *buf, size_t size_bytes) {
         for (uint32_t e = 0; e < j->edges_count; e++) {
             ins += j->edges[e].to == v;
             outs += j->edges[e].from == v;
+        }
+        if (x->cost_dist < JOB_COST_FIXED || x->cost_dist > JOB_COST_EXPONENTIAL) {
+            snprintf(buf, size_bytes, "%s: unknown cost distribution", x->name);
+            return buf;
+        }
+        if (x->cost_ns > SIM_NS_PER_S) {
+            snprintf(buf, size_bytes, "%s: a record costing more than 1 s is not a stream", x->name);
+            return buf;
         }
         if (x->parallelism < 1 || x->parallelism > JOB_PARALLELISM_MAX) {
             snprintf(buf, size_bytes, "%s: parallelism %u out of range [1, %u]", x->name, x->parallelism,

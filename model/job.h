@@ -47,11 +47,18 @@ typedef enum job_part {
     JOB_BROADCAST,
 } job_part;
 
+typedef enum job_cost {
+    JOB_COST_FIXED = 1,               /* every record costs cost_ns */
+    JOB_COST_UNIFORM,                 /* a buffer of n: uniform on [n cost_ns/2, 3 n cost_ns/2] */
+    JOB_COST_EXPONENTIAL,             /* per record exponential with mean cost_ns */
+} job_cost;
+
 typedef struct job_vertex {
     char        name[SIM_NAME_BYTES];
     job_kind    kind;
     uint32_t    parallelism;
     sim_time_ns cost_ns;              /* processing time per record, mean */
+    job_cost    cost_dist;
     uint32_t    keep_percent;         /* filter: share of records kept */
     int64_t     map_add;              /* map: value += map_add */
 } job_vertex;
@@ -103,5 +110,6 @@ void job_expand(job *j, uint32_t machines);
 
 const char *job_kind_name(job_kind kind);
 const char *job_part_name(job_part part);
+const char *job_cost_name(job_cost cost);
 
 #endif

@@ -163,6 +163,29 @@ static void finish(pipe *p, rt_task *t) {
     rpc(p, t, MSG_FINISHED, 0);
 }
 
+/* Processing time of n records, drawn per the vertex's distribution from
+ * the task's own stream through the choice point. */
+static sim_time_ns cost_of(pipe *p, rt_task *t, uint32_t n) {
+    sim_time_ns mean = t->v->cost_ns;
+    if (mean == 0 || n == 0) return 0;
+    rng *r = &p->run->actors[t->actor].rng;
+    switch (t->v->cost_dist) {
+    case JOB_COST_FIXED:
+        return n * mean;
+    case JOB_COST_UNIFORM: {                      /* one draw per buffer */
+        sim_time_ns total = n * mean, half = total / 2;
+        if (2 * half >= UINT32_MAX - 1) return total; /* spread beyond 4.29 s: fixed */
+        return sim_delay_uniform_ns(p->run, r, total - half, total + half);
+    }
+    case JOB_COST_EXPONENTIAL: {
+        sim_time_ns sum = 0;
+        for (uint32_t i = 0; i < n; i++) sum += sim_delay_exp_ns(p->run, r, mean);
+        return sum;
+    }
+    }
+    return n * mean;
+}
+
 /* ---- sources ------------------------------------------------------------ */
 
 static void source_kick(pipe *p, rt_task *t) {
@@ -204,7 +227,7 @@ static void source_read(pipe *p, rt_task *t) {
         finish(p, t);
         return;
     }
-    sim_time_ns cost = n * t->v->cost_ns;
+    sim_time_ns cost = cost_of(p, t, n);
     if (p->cfg.source_rate_per_s > 0) {
         sim_time_ns paced = n * SIM_NS_PER_S / p->cfg.source_rate_per_s;
         if (paced > cost) cost = paced;
@@ -287,11 +310,7 @@ static void pump(pipe *p, rt_task *t) {
         if (b->kind == BUF_DATA) {
             t->busy = true;
             t->busy_chan = best->id;
-            sim_time_ns cost = b->count * t->v->cost_ns;
-            if (cost > 0) {                           /* +-25% around the mean, per buffer */
-                cost = cost * (750 + sim_choose(p->run, &p->run->actors[t->actor].rng, SIM_CHOICE_DELAY, 501)) / 1000;
-            }
-            sim_timer_set(p->run, t->actor, cost, TIMER_WORK_DONE);
+            sim_timer_set(p->run, t->actor, cost_of(p, t, b->count), TIMER_WORK_DONE);
             return;
         }
         gate_acts acts = { .count = 0 };
