@@ -42,6 +42,14 @@ static void free_slot(rt_slot *s) {
     s->complete = false;
 }
 
+static void history_end(pipe *p, uint64_t ckpt, pipe_ckpt_end end) {
+    if (ckpt - 1 >= p->history_count) return;    /* beyond the recorded ones */
+    pipe_ckpt_rec *h = &p->history[ckpt - 1];
+    SIM_ASSERT(h->end == PIPE_CKPT_PENDING);
+    h->end = end;
+    h->ended_ns = p->run->now_ns;
+}
+
 /* A finished task will not see this checkpoint's barrier: ack for it with
  * its final state (Flink >= 1.14 keeps finished tasks in checkpoints). */
 static void ack_finished(pipe *p, rt_slot *s, uint32_t task) {
@@ -60,8 +68,10 @@ static void ack_finished(pipe *p, rt_slot *s, uint32_t task) {
 
 static void job_fail(pipe *p);
 
-static void abort_ckpt(pipe *p, rt_slot *s, bool failure) {
+static void abort_ckpt(pipe *p, rt_slot *s, pipe_ckpt_end why) {
     uint64_t ckpt = s->ckpt;
+    bool failure = why == PIPE_CKPT_DECLINED || why == PIPE_CKPT_TIMED_OUT;
+    history_end(p, ckpt, why);
     free_slot(s);
     p->coord.pending--;
     p->stats.aborted++;
@@ -72,6 +82,7 @@ static void abort_ckpt(pipe *p, rt_slot *s, bool failure) {
 static void complete(pipe *p, rt_slot *s) {
     rt_coord *co = coord_of(p);
     s->complete = true;
+    history_end(p, s->ckpt, PIPE_CKPT_COMPLETED);
     co->pending--;
     co->consecutive_failures = 0;
     co->last_completed_ns = p->run->now_ns;
@@ -91,7 +102,7 @@ static void complete(pipe *p, rt_slot *s) {
         rt_slot *o = &p->slots[i];
         if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
             p->stats.subsumed++;
-            abort_ckpt(p, o, false);
+            abort_ckpt(p, o, PIPE_CKPT_SUBSUMED);
         }
     }
     notify_all(p, MSG_COMPLETE, s->ckpt);
@@ -136,6 +147,9 @@ static void trigger(pipe *p) {
     memset(s->acked, 0, pipe_job(p)->tasks_count);
     co->pending++;
     p->stats.triggered++;
+    if (p->history_count < PIPE_HISTORY_MAX && s->ckpt == p->history_count + 1) {
+        p->history[p->history_count++] = (pipe_ckpt_rec){ .id = s->ckpt, .epoch = co->epoch, .triggered_ns = now };
+    }
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
         if (co->finished[t]) {
             ack_finished(p, s, t);
@@ -187,7 +201,10 @@ static void job_fail(pipe *p) {
     rt_coord *co = coord_of(p);
     if (co->status != PIPE_RUNNING) return;
     for (uint32_t i = 0; i < p->slots_count; i++) {      /* pending checkpoints die with the attempt */
-        if (p->slots[i].ckpt != 0 && !p->slots[i].complete) free_slot(&p->slots[i]);
+        if (p->slots[i].ckpt != 0 && !p->slots[i].complete) {
+            history_end(p, p->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
+            free_slot(&p->slots[i]);
+        }
     }
     co->pending = 0;
     co->epoch++;
@@ -199,6 +216,7 @@ static void job_fail(pipe *p) {
         return;
     }
     co->status = PIPE_RESTARTING;
+    p->stats.restart_delay_ns_sum += delay;
     sim_timer_set(p->run, co->actor, delay, TIMER_RESTART);
 }
 
@@ -251,7 +269,7 @@ static void on_msg(pipe *p, const sim_msg *m) {
         s = coord_pending_slot(p, m->a);
         if (s == NULL) break;
         p->stats.declined++;
-        abort_ckpt(p, s, true);
+        abort_ckpt(p, s, PIPE_CKPT_DECLINED);
         break;
     case MSG_FAILED:
         job_fail(p);
@@ -305,7 +323,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
             rt_slot *s = coord_pending_slot(p, ev->msg.a - TIMER_TIMEOUT_BASE);
             if (s != NULL && co->status == PIPE_RUNNING) {
                 p->stats.timed_out++;
-                abort_ckpt(p, s, true);
+                abort_ckpt(p, s, PIPE_CKPT_TIMED_OUT);
             }
         }
         break;

@@ -35,6 +35,23 @@ pipe_cfg pipe_cfg_default(uint64_t seed) {
     return c;
 }
 
+const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
+    switch (e) {
+    case PIPE_CKPT_PENDING:    return "pending";
+    case PIPE_CKPT_COMPLETED:  return "completed";
+    case PIPE_CKPT_DECLINED:   return "declined";
+    case PIPE_CKPT_TIMED_OUT:  return "timed-out";
+    case PIPE_CKPT_SUBSUMED:   return "subsumed";
+    case PIPE_CKPT_JOB_FAILED: return "job-failed";
+    }
+    return "?";
+}
+
+const pipe_ckpt_rec *pipe_history(const pipe *p, uint32_t *count) {
+    *count = p->history_count;
+    return p->history;
+}
+
 const char *pipe_status_name(pipe_status s) {
     switch (s) {
     case PIPE_RUNNING:    return "running";
@@ -100,7 +117,8 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
                          + (uint64_t)chans * ring * sizeof(chan_buf)
                          + (uint64_t)stateful * (slots + 1) * kstate_bytes
                          + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(kstate)) + cfg->broker.partitions * 8)
-                         + records + cfg->broker.partitions * 8 + tasks * 8 + cfg->broker.keys * 8 + (1u << 20);
+                         + records + cfg->broker.partitions * 8 + tasks * 8 + cfg->broker.keys * 8
+                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
     if (model_bytes > (16ull << 30)) {
         snprintf(err, err_bytes, "the job needs %llu MiB of memory, more than 16 GiB",
                  (unsigned long long)(model_bytes >> 20));
@@ -112,7 +130,7 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     sc.links_max = chans * 2 + tasks * 3;
     sc.timers_max = tasks * 8 + cfg->ckpt.max_concurrent * 4 + 64;
     sc.devs_max = 0;
-    sc.faults_max = cfg->faults_count;
+    sc.faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
     sc.events_pending_max = chans * (ring + 4) + tasks * 16 + 4096;
     sc.events_max = cfg->events_max;
     sc.time_max_ns = cfg->time_max_ns;
@@ -209,6 +227,7 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
             if (p->tasks[t].stateful) kstate_init(&x->states[t], run, (uint32_t)keys);
         }
     }
+    p->history = sim_alloc(run, sizeof(pipe_ckpt_rec) * PIPE_HISTORY_MAX, _Alignof(pipe_ckpt_rec));
     for (uint32_t f = 0; f < cfg->faults_count; f++) fault_add(run, &cfg->faults[f]);
     return p;
 }
@@ -230,6 +249,18 @@ const job *pipe_job(const pipe *p) { return &p->cfg.graph; }
 uint32_t pipe_task_actor(const pipe *p, uint32_t task) {
     SIM_ASSERT(task < p->cfg.graph.tasks_count);
     return p->tasks[task].actor;
+}
+
+uint32_t pipe_task_rpc_link(const pipe *p, uint32_t task) {
+    SIM_ASSERT(task < p->cfg.graph.tasks_count);
+    return p->tasks[task].rpc_to_coord;
+}
+
+uint32_t pipe_chan_link(const pipe *p, uint32_t producer, uint32_t consumer) {
+    for (uint32_t c = 0; c < p->cfg.graph.chans_count; c++) {
+        if (p->chans[c].producer == producer && p->chans[c].consumer == consumer) return p->chans[c].data_link;
+    }
+    return UINT32_MAX;
 }
 
 const kstate *pipe_task_state(const pipe *p, uint32_t task) {

@@ -100,9 +100,29 @@ typedef enum pipe_status {
     PIPE_FAILED,                      /* the restart strategy gave up */
 } pipe_status;
 
+typedef enum pipe_ckpt_end {
+    PIPE_CKPT_PENDING = 0,
+    PIPE_CKPT_COMPLETED,
+    PIPE_CKPT_DECLINED,
+    PIPE_CKPT_TIMED_OUT,
+    PIPE_CKPT_SUBSUMED,
+    PIPE_CKPT_JOB_FAILED,             /* the attempt it belonged to failed */
+} pipe_ckpt_end;
+
+#define PIPE_HISTORY_MAX 4096u
+
+typedef struct pipe_ckpt_rec {        /* one triggered checkpoint */
+    uint64_t      id;
+    uint64_t      epoch;
+    sim_time_ns   triggered_ns;
+    sim_time_ns   ended_ns;
+    pipe_ckpt_end end;
+} pipe_ckpt_rec;
+
 typedef struct pipe_stats {
     uint64_t    triggered, completed, aborted, declined, timed_out, subsumed;
     uint64_t    restarts;
+    sim_time_ns restart_delay_ns_sum;  /* the restart strategy's delays, summed */
     uint64_t    records_read;          /* by sources, replays included */
     uint64_t    records_processed;     /* by operators and sinks */
     uint64_t    sink_records;
@@ -128,6 +148,9 @@ pipe_status       pipe_get_status(const pipe *p);
 const pipe_stats *pipe_get_stats(const pipe *p);
 const job        *pipe_job(const pipe *p);
 uint32_t          pipe_task_actor(const pipe *p, uint32_t task);
+uint32_t          pipe_task_rpc_link(const pipe *p, uint32_t task);   /* task -> coordinator */
+/* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
+uint32_t          pipe_chan_link(const pipe *p, uint32_t producer, uint32_t consumer);
 
 /* The live keyed state of a stateful task (NULL for others), and the sum
  * over all tasks of a vertex merged into `out` (which must be big enough). */
@@ -138,5 +161,9 @@ void          pipe_vertex_state(const pipe *p, uint32_t vertex, kstate *out);
 uint32_t pipe_sink_count(const pipe *p, uint32_t partition, uint64_t offset);
 
 const char *pipe_status_name(pipe_status s);
+const char *pipe_ckpt_end_name(pipe_ckpt_end e);
+
+/* Checkpoints in trigger order (ids 1, 2, ...), the first PIPE_HISTORY_MAX. */
+const pipe_ckpt_rec *pipe_history(const pipe *p, uint32_t *count);
 
 #endif

@@ -153,7 +153,8 @@ struct pipe {
     uint8_t   *sink_seen;             /* by partition * records_per_partition + offset */
     uint64_t  *offsets;               /* by partition: the next offset its source reads */
     pipe_stats stats;
-    uint32_t   sink_tasks;
+    pipe_ckpt_rec *history;           /* by id - 1 */
+    uint32_t   history_count;
 };
 
 /* model/task.c */

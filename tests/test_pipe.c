@@ -175,12 +175,305 @@ static void test_at_least_once_with_a_shuffle_duplicates_state_after_a_crash(voi
     assert_true(kstate_equal(&clean.agg, &aligned.agg, &key));
 }
 
+static pipe *run_pipe(const pipe_cfg *c) {
+    char err[200];
+    pipe *p = pipe_create(c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    pipe_run(p);
+    return p;
+}
+
+/* Interval, minimum pause and one checkpoint at a time, read off the
+ * checkpoint history. */
+static void test_coordinator_keeps_interval_min_pause_and_max_concurrent(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(3, 2, 20000);
+    c.source_rate_per_s = 200000;
+    c.jitter_ns = SIM_NS_PER_MS;                      /* checkpoints take a while */
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    c.ckpt.min_pause_ns = 8 * SIM_NS_PER_MS;
+    pipe *p = run_pipe(&c);
+    uint32_t n;
+    const pipe_ckpt_rec *h = pipe_history(p, &n);
+    assert_true(n >= 4);
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        assert_int_equal(h[i].end, PIPE_CKPT_COMPLETED);
+        assert_true(h[i + 1].triggered_ns >= h[i].ended_ns + c.ckpt.min_pause_ns);
+        assert_true(h[i + 1].triggered_ns >= h[i].triggered_ns + c.ckpt.interval_ns);
+    }
+    pipe_destroy(p);
+}
+
+/* Lost acknowledgements: checkpoints time out; up to max_concurrent are in
+ * flight at once; within tolerable_failures the job runs on. */
+static void test_lost_acks_time_out_checkpoints_within_the_concurrency_limit(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(4, 2, 20000);
+    c.source_rate_per_s = 200000;
+    c.ckpt.interval_ns = 4 * SIM_NS_PER_MS;
+    c.ckpt.timeout_ns = 15 * SIM_NS_PER_MS;
+    c.ckpt.max_concurrent = 3;
+    c.ckpt.tolerable_failures = 100;
+    char err[200];
+    pipe *p = pipe_create(&c, err, sizeof err);
+    assert_non_null(p);
+    /* The sink's acknowledgements are lost from 20 ms to 60 ms. */
+    uint32_t sink = pipe_job(p)->tasks_count - 1;
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 20 * SIM_NS_PER_MS,
+                                          .duration_ns = 40 * SIM_NS_PER_MS, .ratio = SIM_RATIO_ALWAYS,
+                                          .target = pipe_task_rpc_link(p, sink) });
+    pipe_run(p);
+    const pipe_stats *st = pipe_get_stats(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(st->timed_out >= 3);
+    assert_int_equal(st->restarts, 0);
+    uint32_t n;
+    const pipe_ckpt_rec *h = pipe_history(p, &n);
+    for (uint32_t i = 0; i < n; i++) {                /* never more than 3 in flight */
+        uint32_t in_flight = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            bool open_then = h[k].triggered_ns <= h[i].triggered_ns &&
+                             (h[k].end == PIPE_CKPT_PENDING || h[k].ended_ns > h[i].triggered_ns);
+            in_flight += open_then;
+        }
+        assert_true(in_flight <= 3);
+        if (h[i].end == PIPE_CKPT_TIMED_OUT) assert_int_equal(h[i].ended_ns - h[i].triggered_ns, c.ckpt.timeout_ns);
+    }
+    assert_int_equal(h[n - 1].end == PIPE_CKPT_COMPLETED || h[n - 2].end == PIPE_CKPT_COMPLETED, 1);
+    pipe_destroy(p);
+}
+
+/* With no failure tolerated, a timed-out checkpoint fails the job, which
+ * restarts and still ends in the failure-free state. */
+static void test_intolerable_checkpoint_failure_restarts_the_job(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(5, 2, 20000);
+    c.source_rate_per_s = 200000;
+    c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+    c.ckpt.timeout_ns = 15 * SIM_NS_PER_MS;
+    outcome clean = run_job(&c);
+    char err[200];
+    pipe *p = pipe_create(&c, err, sizeof err);
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 30 * SIM_NS_PER_MS,
+                                          .duration_ns = 20 * SIM_NS_PER_MS, .ratio = SIM_RATIO_ALWAYS,
+                                          .target = pipe_task_rpc_link(p, 0) });
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(pipe_get_stats(p)->timed_out >= 1);
+    assert_true(pipe_get_stats(p)->restarts >= 1);
+    kstate merged;
+    kstate_init(&merged, holder_, 2 * (uint32_t)c.broker.keys);
+    pipe_vertex_state(p, 2, &merged);
+    uint64_t key;
+    assert_true(kstate_equal(&clean.agg, &merged, &key));
+    pipe_destroy(p);
+}
+
+/* A crash before any checkpoint completed: everything starts over. */
+static void test_crash_before_the_first_checkpoint_restarts_from_the_beginning(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(6, 2, 20000);
+    c.source_rate_per_s = 200000;
+    c.ckpt.interval_ns = 500 * SIM_NS_PER_MS;         /* none completes before the crash */
+    outcome clean = run_job(&c);
+    add_crash(&c, 0, 30 * SIM_NS_PER_MS, 10 * SIM_NS_PER_MS);
+    outcome hit = run_job(&c);
+    uint64_t key;
+    assert_int_equal(hit.stats.restarts, 1);
+    assert_int_equal(hit.stats.completed, 0);
+    assert_true(kstate_equal(&clean.agg, &hit.agg, &key));
+    assert_true(hit.stats.records_read > clean.stats.records_read);   /* read again from offset 0 */
+}
+
+static void test_restart_strategies_give_up_or_back_off_as_configured(void **state) {
+    (void)state;
+    /* Fixed delay with one attempt: the second crash fails the job. */
+    pipe_cfg c = three_stage(7, 2, 20000);
+    c.source_rate_per_s = 200000;
+    c.restart.attempts = 1;
+    add_crash(&c, 1, 30 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    add_crash(&c, 1, 200 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    outcome o = run_job(&c);
+    assert_int_equal(o.status, PIPE_FAILED);
+    assert_int_equal(o.stats.restarts, 1);
+    /* Failure rate: two failures within the interval are one too many. */
+    c.restart.kind = PIPE_RESTART_FAILURE_RATE;
+    c.restart.max_failures = 1;
+    c.restart.interval_ns = SIM_NS_PER_S;
+    c.restart.delay_ns = 20 * SIM_NS_PER_MS;
+    o = run_job(&c);
+    assert_int_equal(o.status, PIPE_FAILED);
+    c.restart.interval_ns = 100 * SIM_NS_PER_MS;      /* the first has left the window */
+    o = run_job(&c);
+    assert_int_equal(o.status, PIPE_FINISHED);
+    assert_int_equal(o.stats.restarts, 2);
+    /* Exponential: 10 ms, then 20 ms, then 40 ms. */
+    c.restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_EXPONENTIAL, .initial_ns = 10 * SIM_NS_PER_MS,
+                                    .max_ns = SIM_NS_PER_S, .multiplier_milli = 2000, .reset_ns = 10 * SIM_NS_PER_S };
+    add_crash(&c, 0, 120 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    o = run_job(&c);
+    assert_int_equal(o.status, PIPE_FINISHED);
+    assert_int_equal(o.stats.restarts, 3);
+    assert_int_equal(o.stats.restart_delay_ns_sum, 70 * SIM_NS_PER_MS);
+    /* No restart strategy: the first failure is the last. */
+    c.restart.kind = PIPE_RESTART_NONE;
+    o = run_job(&c);
+    assert_int_equal(o.status, PIPE_FAILED);
+    assert_int_equal(o.stats.restarts, 0);
+}
+
+/* End of partition while a checkpoint is pending: Flink >= 1.15 counts it
+ * as the channel's barrier, the legacy behaviour declines the checkpoint.
+ * source[1] reads one partition and finishes at 50.0 ms, source[0] reads
+ * two; from 50 ms map[1]'s channel to the aggregate is 20 ms slow, so
+ * source[1]'s end of partition reaches the aggregate at about 70 ms, while
+ * the checkpoints triggered at 50 and 60 ms (barriers from map[0] only)
+ * are aligning there. */
+static uint64_t legacy_run(bool legacy, uint64_t *declined, kstate *out) {
+    pipe_cfg c = pipe_cfg_default(8);
+    job *j = &c.graph;
+    uint32_t src = job_add_vertex(j, "source", JOB_SOURCE, 2, 2000);
+    uint32_t map = job_add_vertex(j, "map", JOB_MAP, 2, 1000);
+    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, 1, 1000);
+    uint32_t sink = job_add_vertex(j, "sink", JOB_SINK, 1, 500);
+    job_add_edge(j, src, map, JOB_FORWARD);
+    job_add_edge(j, map, agg, JOB_HASH);
+    job_add_edge(j, agg, sink, JOB_FORWARD);
+    c.broker.partitions = 3;
+    c.broker.records_per_partition = 10000;
+    c.broker.keys = 500;
+    c.source_rate_per_s = 200000;
+    c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+    c.ckpt.legacy_eop = legacy;
+    c.ckpt.tolerable_failures = 100;
+    char err[200];
+    pipe *p = pipe_create(&c, err, sizeof err);
+    assert_non_null(p);
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 50 * SIM_NS_PER_MS,
+                                          .duration_ns = 30 * SIM_NS_PER_MS,
+                                          .target = pipe_chan_link(p, 3, 4), .delay_ns = 20 * SIM_NS_PER_MS });
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    *declined = pipe_get_stats(p)->declined;
+    pipe_vertex_state(p, agg, out);
+    uint64_t completed = pipe_get_stats(p)->completed;
+    pipe_destroy(p);
+    return completed;
+}
+
+static void test_end_of_input_declines_pending_checkpoints_only_in_legacy_mode(void **state) {
+    (void)state;
+    kstate modern_state, legacy_state;
+    kstate_init(&modern_state, holder_, 1000);
+    kstate_init(&legacy_state, holder_, 1000);
+    uint64_t modern_declined, legacy_declined;
+    uint64_t modern_completed = legacy_run(false, &modern_declined, &modern_state);
+    uint64_t legacy_completed = legacy_run(true, &legacy_declined, &legacy_state);
+    assert_int_equal(modern_declined, 0);
+    assert_true(legacy_declined >= 1);
+    assert_true(legacy_completed < modern_completed);
+    uint64_t key;
+    assert_true(kstate_equal(&modern_state, &legacy_state, &key));   /* no failure: same result */
+}
+
+/* A union and a two-input keyed join over two branches of the source. */
+static void test_union_and_join_recover_exactly_once(void **state) {
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        pipe_cfg c = pipe_cfg_default(seed);
+        job *j = &c.graph;
+        uint32_t src = job_add_vertex(j, "source", JOB_SOURCE, 2, 1000);
+        uint32_t fil = job_add_vertex(j, "filter", JOB_FILTER, 2, 500);
+        uint32_t map = job_add_vertex(j, "map", JOB_MAP, 2, 500);
+        uint32_t join = job_add_vertex(j, "join", JOB_KEYED_JOIN, 2, 2000);
+        uint32_t uni = job_add_vertex(j, "union", JOB_UNION, 2, 300);
+        uint32_t sink = job_add_vertex(j, "sink", JOB_SINK, 1, 200);
+        j->vertices[fil].keep_percent = 40;
+        j->vertices[map].map_add = 7;
+        job_add_edge(j, src, fil, JOB_FORWARD);
+        job_add_edge(j, src, map, JOB_REBALANCE);
+        job_add_edge(j, fil, join, JOB_HASH);          /* input 0 */
+        job_add_edge(j, map, join, JOB_HASH);          /* input 1 */
+        job_add_edge(j, join, uni, JOB_FORWARD);
+        job_add_edge(j, map, uni, JOB_BROADCAST);
+        job_add_edge(j, uni, sink, JOB_REBALANCE);
+        c.broker.partitions = 4;
+        c.broker.records_per_partition = 5000;
+        c.broker.keys = 300;
+        c.source_rate_per_s = 100000;
+        c.jitter_ns = SIM_NS_PER_MS;
+        c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+        pipe *clean = run_pipe(&c);
+        add_crash(&c, 1, 33 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+        pipe *hit = run_pipe(&c);
+        assert_int_equal(pipe_get_status(hit), PIPE_FINISHED);
+        assert_true(pipe_get_stats(hit)->restarts >= 1);
+        kstate a, b;
+        kstate_init(&a, holder_, 2 * 300);
+        kstate_init(&b, holder_, 2 * 300);
+        pipe_vertex_state(clean, join, &a);
+        pipe_vertex_state(hit, join, &b);
+        uint64_t key, n0 = 0, n1 = 0, k;
+        uint32_t slot = 0;
+        kagg g;
+        while (kstate_next(&a, &slot, &k, &g)) {
+            if (k % 2 == 0) n0 += g.count; else n1 += g.count;
+        }
+        assert_true(n0 > 7000 && n0 < 9000);          /* ~40% of 20000 on input 0 */
+        assert_int_equal(n1, 20000);                  /* every record on input 1 */
+        if (!kstate_equal(&a, &b, &key)) fail_msg("seed=0x%llx: join key %llu differs", (unsigned long long)seed, (unsigned long long)key);
+        /* Each record reaches the sink once through the join and twice through the
+         * broadcast union when it passed the filter, else twice; clean run: no dups
+         * beyond that. */
+        pipe_destroy(clean);
+        pipe_destroy(hit);
+    }
+}
+
+static void test_same_seed_same_run_other_seed_other_run(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(9, 2, 5000);
+    c.jitter_ns = SIM_NS_PER_MS;
+    add_crash(&c, 1, 20 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    outcome a = run_job(&c), b = run_job(&c);
+    c.seed = 10;
+    outcome d = run_job(&c);
+    assert_true(a.trace_hash == b.trace_hash);
+    assert_true(a.trace_hash != d.trace_hash);
+}
+
+static void test_invalid_jobs_are_refused_with_a_message(void **state) {
+    (void)state;
+    char err[200];
+    pipe_cfg c = three_stage(1, 2, 100);
+    c.graph.vertices[1].parallelism = 3;              /* forward needs equal parallelism */
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_string_equal(err, "source -> map: forward needs equal parallelism (2 and 3)");
+    c = three_stage(1, 2, 100);
+    c.broker.partitions = 1;
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_string_equal(err, "source: parallelism 2 above the 1 partitions (a source task would read nothing)");
+    c = three_stage(1, 2, 100);
+    c.ckpt.max_concurrent = 0;
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_string_equal(err, "max concurrent checkpoints out of range [1, 8]");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pipeline_without_faults_checkpoints_and_reaches_the_end),
         cmocka_unit_test(test_aligned_crash_recovers_to_the_failure_free_state),
         cmocka_unit_test(test_at_least_once_on_a_forward_chain_is_still_exactly_once),
         cmocka_unit_test(test_at_least_once_with_a_shuffle_duplicates_state_after_a_crash),
+        cmocka_unit_test(test_coordinator_keeps_interval_min_pause_and_max_concurrent),
+        cmocka_unit_test(test_lost_acks_time_out_checkpoints_within_the_concurrency_limit),
+        cmocka_unit_test(test_intolerable_checkpoint_failure_restarts_the_job),
+        cmocka_unit_test(test_crash_before_the_first_checkpoint_restarts_from_the_beginning),
+        cmocka_unit_test(test_restart_strategies_give_up_or_back_off_as_configured),
+        cmocka_unit_test(test_end_of_input_declines_pending_checkpoints_only_in_legacy_mode),
+        cmocka_unit_test(test_union_and_join_recover_exactly_once),
+        cmocka_unit_test(test_same_seed_same_run_other_seed_other_run),
+        cmocka_unit_test(test_invalid_jobs_are_refused_with_a_message),
     };
     int rc = cmocka_run_group_tests_name("pipe", tests, NULL, NULL);
     sim_run_destroy(holder_);
