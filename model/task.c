@@ -35,6 +35,15 @@ static void rpc(pipe *p, rt_task *t, uint32_t type, uint64_t ckpt) {
     link_send(p->run, t->rpc_to_coord, &m, 64);
 }
 
+/* A connection the task needs is gone (a cut or partitioned link refuses
+ * the send, or a peer broke it): the task fails, once per incarnation, and
+ * the coordinator restarts the job. */
+static void connection_lost(pipe *p, rt_task *t) {
+    if (t->failure_reported) return;
+    t->failure_reported = true;
+    rpc(p, t, MSG_FAILED, 0);
+}
+
 /* ---- producer side of channels ----------------------------------------- */
 
 static void send_ready(pipe *p, rt_chan *c) {
@@ -42,7 +51,7 @@ static void send_ready(pipe *p, rt_chan *c) {
         const chan_buf *b = slot_of(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
         sim_msg m = { .type = MSG_DATA, .a = c->id, .b = c->sent };
-        link_send(p->run, c->data_link, &m, bytes);
+        if (!link_send(p->run, c->data_link, &m, bytes)) connection_lost(p, &p->tasks[c->producer]);
         c->sent++;
     }
 }
@@ -279,8 +288,7 @@ static void apply(pipe *p, rt_task *t, const rt_chan *c, const model_rec *in) {
 static void consumed(pipe *p, rt_task *t, rt_chan *c) {
     c->consumed++;
     sim_msg m = { .type = MSG_CREDIT, .a = c->id, .b = c->consumed };
-    link_send(p->run, c->credit_link, &m, 64);
-    (void)t;
+    if (!link_send(p->run, c->credit_link, &m, 64)) connection_lost(p, t);
 }
 
 static void carry_out(pipe *p, rt_task *t, const gate_acts *acts) {
@@ -438,10 +446,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
         if (self->inc != p->coord.deploy_inc[t->id]) break;
-        if (!t->failure_reported) {
-            t->failure_reported = true;
-            rpc(p, t, MSG_FAILED, 0);
-        }
+        connection_lost(p, t);
         break;
     default:
         break;

@@ -430,6 +430,25 @@ static void test_union_and_join_recover_exactly_once(void **state) {
     }
 }
 
+/* A network partition between the two TaskManagers: tasks lose their
+ * connections and the job restarts, and keeps restarting (refused
+ * connections) until the partition heals; then it ends in the failure-free
+ * state. */
+static void test_partition_between_machines_restarts_until_it_heals(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(11, 2, 20000);
+    c.source_rate_per_s = 200000;
+    c.restart.delay_ns = 20 * SIM_NS_PER_MS;
+    outcome clean = run_job(&c);
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_PARTITION, .at_ns = 40 * SIM_NS_PER_MS,
+                                               .duration_ns = 90 * SIM_NS_PER_MS, .machines_a = 1, .machines_b = 2 };
+    outcome hit = run_job(&c);
+    uint64_t key;
+    assert_int_equal(hit.status, PIPE_FINISHED);
+    assert_true(hit.stats.restarts >= 3);             /* 40 ms, then every ~20 ms until 130 ms */
+    assert_true(kstate_equal(&clean.agg, &hit.agg, &key));
+}
+
 static void test_same_seed_same_run_other_seed_other_run(void **state) {
     (void)state;
     pipe_cfg c = three_stage(9, 2, 5000);
@@ -472,6 +491,7 @@ int main(void) {
         cmocka_unit_test(test_restart_strategies_give_up_or_back_off_as_configured),
         cmocka_unit_test(test_end_of_input_declines_pending_checkpoints_only_in_legacy_mode),
         cmocka_unit_test(test_union_and_join_recover_exactly_once),
+        cmocka_unit_test(test_partition_between_machines_restarts_until_it_heals),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other_run),
         cmocka_unit_test(test_invalid_jobs_are_refused_with_a_message),
     };
