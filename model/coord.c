@@ -43,6 +43,7 @@ static void free_slot(rt_slot *s) {
 }
 
 static void history_end(pipe *p, uint64_t ckpt, pipe_ckpt_end end) {
+    pipe_note(p, end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, 0, ckpt);
     if (ckpt - 1 >= p->history_count) return;    /* beyond the recorded ones */
     pipe_ckpt_rec *h = &p->history[ckpt - 1];
     SIM_ASSERT(h->end == PIPE_CKPT_PENDING);
@@ -147,6 +148,7 @@ static void trigger(pipe *p) {
     memset(s->acked, 0, pipe_job(p)->tasks_count);
     co->pending++;
     p->stats.triggered++;
+    pipe_note(p, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, s->ckpt);
     if (p->history_count < PIPE_HISTORY_MAX && s->ckpt == p->history_count + 1) {
         p->history[p->history_count++] = (pipe_ckpt_rec){ .id = s->ckpt, .epoch = co->epoch, .triggered_ns = now };
     }
@@ -207,6 +209,7 @@ static void job_fail(pipe *p) {
         }
     }
     co->pending = 0;
+    pipe_note(p, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0);
     co->epoch++;
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) sim_actor_crash(p->run, p->tasks[t].actor);
     sim_time_ns delay;
@@ -247,6 +250,7 @@ static void restart(pipe *p) {
         co->deploy_inc[t] = p->run->actors[a].inc;
         co->deploy_gen[t] = p->run->links[p->tasks[t].conn_to_coord].gen;
     }
+    pipe_note(p, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0);
     arm_trigger(p, p->cfg.ckpt.interval_ns);
 }
 

@@ -241,6 +241,21 @@ sim_stop_reason pipe_run(pipe *p) {
     return sim_run_loop(p->run);
 }
 
+void pipe_observe(pipe *p, pipe_observe_fn fn, void *ctx) {
+    p->observe = fn;
+    p->observe_ctx = ctx;
+}
+
+void pipe_note(pipe *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
+    if (p->observe == NULL) return;
+    pipe_event e = { .kind = kind, .at_ns = p->run->now_ns, .task = task, .channel = channel,
+                     .ckpt = ckpt, .epoch = p->coord.epoch };
+    if (task != PIPE_NO_TASK && p->tasks[task].jt->in_count > 0) {
+        for (uint32_t i = 0; i < p->tasks[task].jt->in_count; i++) e.blocked += gate_blocked(&p->tasks[task].g, i);
+    }
+    p->observe(p->observe_ctx, &e);
+}
+
 sim_run *pipe_sim(pipe *p) { return p->run; }
 pipe_status pipe_get_status(const pipe *p) { return p->coord.status; }
 const pipe_stats *pipe_get_stats(const pipe *p) { return &p->stats; }

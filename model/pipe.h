@@ -134,6 +134,35 @@ typedef struct pipe_stats {
 
 typedef struct pipe pipe;
 
+/* Protocol steps, for checkers, narrations and pictures. */
+typedef enum pipe_ev_kind {
+    PIPE_EV_BARRIER = 1,              /* task took barrier `ckpt` from `channel` */
+    PIPE_EV_CANCEL,                   /* task took a cancel marker */
+    PIPE_EV_END,                      /* task took end of partition */
+    PIPE_EV_TRIGGER,                  /* task forwarded barrier, snapshotted, acknowledged */
+    PIPE_EV_DECLINE,                  /* task aborted `ckpt` */
+    PIPE_EV_TASK_FINISHED,
+    PIPE_EV_CKPT_START,               /* coordinator: triggered `ckpt` at the sources */
+    PIPE_EV_CKPT_COMPLETE,
+    PIPE_EV_CKPT_ABORT,               /* declined, timed out, subsumed or lost with the attempt */
+    PIPE_EV_JOB_FAILED,
+    PIPE_EV_JOB_RESTARTED,
+} pipe_ev_kind;
+
+#define PIPE_NO_TASK UINT32_MAX
+
+typedef struct pipe_event {
+    pipe_ev_kind kind;
+    sim_time_ns  at_ns;
+    uint32_t     task;                /* PIPE_NO_TASK for the coordinator */
+    uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END */
+    uint64_t     ckpt;
+    uint32_t     blocked;             /* channels the task's gate blocks after the step */
+    uint64_t     epoch;               /* job attempt */
+} pipe_event;
+
+typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
+
 pipe_cfg pipe_cfg_default(uint64_t seed);
 
 /* NULL and a message in err when the configuration is invalid (or memory
@@ -142,6 +171,9 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes);
 void  pipe_destroy(pipe *p);
 
 sim_stop_reason pipe_run(pipe *p);
+
+/* Call fn at every protocol step (set before pipe_run; NULL to stop). */
+void pipe_observe(pipe *p, pipe_observe_fn fn, void *ctx);
 
 sim_run          *pipe_sim(pipe *p);
 pipe_status       pipe_get_status(const pipe *p);

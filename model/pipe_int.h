@@ -154,8 +154,13 @@ struct pipe {
     uint64_t  *offsets;               /* by partition: the next offset its source reads */
     pipe_stats stats;
     pipe_ckpt_rec *history;           /* by id - 1 */
+    pipe_observe_fn observe;
+    void      *observe_ctx;
     uint32_t   history_count;
 };
+
+/* Report a protocol step to the observer, if any. */
+void pipe_note(pipe *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 
 /* model/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);

@@ -146,6 +146,7 @@ static void arm_flush(pipe *p, rt_task *t) {
 
 static void snapshot(pipe *p, rt_task *t, uint64_t ckpt) {
     emit_event(p, t, BUF_BARRIER, ckpt);         /* forward first, then snapshot, then ack */
+    pipe_note(p, PIPE_EV_TRIGGER, t->id, 0, ckpt);
     rt_slot *s = coord_pending_slot(p, ckpt);
     if (s != NULL && t->epoch == p->coord.epoch) {
         if (t->stateful) kstate_copy(&s->states[t->id], &t->state);
@@ -160,6 +161,7 @@ static void snapshot(pipe *p, rt_task *t, uint64_t ckpt) {
 }
 
 static void decline(pipe *p, rt_task *t, uint64_t ckpt) {
+    pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
     rpc(p, t, MSG_DECLINE, ckpt);
     emit_event(p, t, BUF_CANCEL, ckpt);
 }
@@ -169,6 +171,7 @@ static void finish(pipe *p, rt_task *t) {
     flush_all(p, t);
     emit_event(p, t, BUF_END, 0);
     t->finished = true;
+    pipe_note(p, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
     rpc(p, t, MSG_FINISHED, 0);
 }
 
@@ -327,10 +330,13 @@ static void pump(pipe *p, rt_task *t) {
         consumed(p, t, best);
         if (kind == BUF_BARRIER) {
             gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
+            pipe_note(p, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
         } else if (kind == BUF_CANCEL) {
             gate_on_cancel(&t->g, best->gate_index, ckpt, &acts);
+            pipe_note(p, PIPE_EV_CANCEL, t->id, best->gate_index, ckpt);
         } else {
             gate_on_end(&t->g, best->gate_index, &acts);
+            pipe_note(p, PIPE_EV_END, t->id, best->gate_index, 0);
         }
         carry_out(p, t, &acts);
         if (kind == BUF_END && t->g.open == 0) finish(p, t);

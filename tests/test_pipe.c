@@ -449,6 +449,91 @@ static void test_partition_between_machines_restarts_until_it_heals(void **state
     assert_true(kstate_equal(&clean.agg, &hit.agg, &key));
 }
 
+/* An observer checks protocol safety (I5) over runs with crashes: barriers
+ * of one channel arrive in increasing order; an aligned task triggers only
+ * once every input delivered the barrier or ended; a checkpoint completes
+ * only when every task triggered it or had finished. */
+#define OBS_TASKS 8
+#define OBS_CKPTS 256
+typedef struct observed {
+    uint64_t last_barrier[OBS_TASKS][OBS_TASKS];   /* by task, channel */
+    uint8_t  seen[OBS_TASKS][OBS_CKPTS];           /* channels that delivered barrier n */
+    uint8_t  ended[OBS_TASKS];
+    uint8_t  triggered[OBS_CKPTS][OBS_TASKS];
+    uint8_t  finished[OBS_TASKS];
+    uint32_t in_count[OBS_TASKS];
+    uint64_t epoch, completes, triggers, violations;
+} observed;
+
+static void observe(void *ctx, const pipe_event *e) {
+    observed *o = ctx;
+    if (e->epoch != o->epoch) {                    /* a new attempt starts from scratch */
+        uint64_t completes = o->completes, triggers = o->triggers, violations = o->violations;
+        uint32_t in[OBS_TASKS];
+        memcpy(in, o->in_count, sizeof in);
+        memset(o, 0, sizeof *o);
+        memcpy(o->in_count, in, sizeof in);
+        o->epoch = e->epoch;
+        o->completes = completes;
+        o->triggers = triggers;
+        o->violations = violations;
+    }
+    if (e->ckpt >= OBS_CKPTS) return;
+    switch (e->kind) {
+    case PIPE_EV_BARRIER:
+        if (e->ckpt <= o->last_barrier[e->task][e->channel]) o->violations++;
+        o->last_barrier[e->task][e->channel] = e->ckpt;
+        o->seen[e->task][e->ckpt]++;
+        break;
+    case PIPE_EV_END:
+        o->ended[e->task]++;
+        break;
+    case PIPE_EV_TRIGGER:
+        o->triggers++;
+        o->triggered[e->ckpt][e->task] = 1;
+        if (o->in_count[e->task] > 0 && o->seen[e->task][e->ckpt] + o->ended[e->task] < o->in_count[e->task]) o->violations++;
+        if (e->blocked != 0) o->violations++;       /* the trigger unblocks every input */
+        break;
+    case PIPE_EV_TASK_FINISHED:
+        o->finished[e->task] = 1;
+        break;
+    case PIPE_EV_CKPT_COMPLETE:
+        o->completes++;
+        for (uint32_t t = 0; t < OBS_TASKS; t++) {
+            if (o->in_count[t] == UINT32_MAX) continue;
+            if (!o->triggered[e->ckpt][t] && !o->finished[t]) o->violations++;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void test_observed_protocol_is_safe_under_crashes(void **state) {
+    (void)state;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        pipe_cfg c = three_stage(seed, 2, 10000);
+        c.source_rate_per_s = 200000;
+        c.jitter_ns = SIM_NS_PER_MS;
+        c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+        add_crash(&c, 1, 23 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+        char err[200];
+        pipe *p = pipe_create(&c, err, sizeof err);
+        static observed o;
+        memset(&o, 0, sizeof o);
+        const job *j = pipe_job(p);
+        assert_true(j->tasks_count <= OBS_TASKS);
+        for (uint32_t t = 0; t < OBS_TASKS; t++) o.in_count[t] = t < j->tasks_count ? j->tasks[t].in_count : UINT32_MAX;
+        pipe_observe(p, observe, &o);
+        pipe_run(p);
+        assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+        assert_true(o.completes >= 3);
+        assert_true(o.triggers > 10);
+        if (o.violations != 0) fail_msg("seed=0x%llx: %llu protocol violations", (unsigned long long)seed, (unsigned long long)o.violations);
+        pipe_destroy(p);
+    }
+}
+
 static void test_same_seed_same_run_other_seed_other_run(void **state) {
     (void)state;
     pipe_cfg c = three_stage(9, 2, 5000);
@@ -492,6 +577,7 @@ int main(void) {
         cmocka_unit_test(test_end_of_input_declines_pending_checkpoints_only_in_legacy_mode),
         cmocka_unit_test(test_union_and_join_recover_exactly_once),
         cmocka_unit_test(test_partition_between_machines_restarts_until_it_heals),
+        cmocka_unit_test(test_observed_protocol_is_safe_under_crashes),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other_run),
         cmocka_unit_test(test_invalid_jobs_are_refused_with_a_message),
     };
