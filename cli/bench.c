@@ -194,15 +194,10 @@ static int bench_pipeline(int argc, char **argv) {
     }
     if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
     pipe_cfg cfg = pipe_cfg_default(seed);
-    job *j = &cfg.graph;
     uint32_t p = (uint32_t)par;
-    uint32_t src = job_add_vertex(j, "source", JOB_SOURCE, p, 200);
-    uint32_t map = job_add_vertex(j, "map", JOB_MAP, p, 100);
-    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, p, 300);
-    uint32_t sink = job_add_vertex(j, "sink", JOB_SINK, p, 50);
-    job_add_edge(j, src, map, JOB_FORWARD);
-    job_add_edge(j, map, agg, JOB_HASH);
-    job_add_edge(j, agg, sink, JOB_FORWARD);
+    job_add_chain(&cfg.graph, &(job_chain){ .parallelism = { p, p, p, p },
+                                            .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
+                                            .cost_ns = { 200, 100, 300, 50 } });
     cfg.broker.partitions = 2 * p;
     cfg.broker.records_per_partition = (records + 2 * p - 1) / (2 * p);
     cfg.broker.keys = 10000;

@@ -55,14 +55,7 @@ static void history_end(pipe *p, uint64_t ckpt, pipe_ckpt_end end) {
  * its final state (Flink >= 1.14 keeps finished tasks in checkpoints). */
 static void ack_finished(pipe *p, rt_slot *s, uint32_t task) {
     if (s->acked[task]) return;
-    const rt_task *t = &p->tasks[task];
-    if (t->stateful) kstate_copy(&s->states[task], &t->state);
-    if (t->v->kind == JOB_SOURCE) {
-        for (uint32_t i = 0; i < t->parts_count; i++) {
-            uint32_t part = t->jt->subtask + i * t->v->parallelism;
-            s->offsets[part] = p->offsets[part];
-        }
-    }
+    task_copy_state(p, &p->tasks[task], s);
     s->acked[task] = 1;
     s->acks++;
 }

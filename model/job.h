@@ -98,7 +98,16 @@ typedef struct job {
     uint32_t   tasks_count, chans_count;
 } job;
 
+/* source -> map -> keyed aggregate -> sink, the shape most tests and the
+ * benchmark use: parallelism and incoming partitioning per stage. */
+typedef struct job_chain {
+    uint32_t    parallelism[4];      /* source, map, aggregate, sink */
+    job_part    into[4];             /* into[1..3]: the edge into that stage */
+    sim_time_ns cost_ns[4];
+} job_chain;
+
 void     job_init(job *j);
+void     job_add_chain(job *j, const job_chain *c);
 uint32_t job_add_vertex(job *j, const char *name, job_kind kind, uint32_t parallelism, sim_time_ns cost_ns);
 uint32_t job_add_edge(job *j, uint32_t from, uint32_t to, job_part part);
 

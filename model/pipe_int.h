@@ -165,6 +165,7 @@ void pipe_note(pipe *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint
 /* model/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
 void task_reset(pipe *p, rt_task *t);            /* to the restore checkpoint */
+void task_copy_state(pipe *p, const rt_task *t, rt_slot *s);   /* its share of a snapshot */
 
 /* model/coord.c */
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev);

@@ -148,16 +148,18 @@ static void snapshot(pipe *p, rt_task *t, uint64_t ckpt) {
     emit_event(p, t, BUF_BARRIER, ckpt);         /* forward first, then snapshot, then ack */
     pipe_note(p, PIPE_EV_TRIGGER, t->id, 0, ckpt);
     rt_slot *s = coord_pending_slot(p, ckpt);
-    if (s != NULL && t->epoch == p->coord.epoch) {
-        if (t->stateful) kstate_copy(&s->states[t->id], &t->state);
-        if (t->v->kind == JOB_SOURCE) {
-            for (uint32_t i = 0; i < t->parts_count; i++) {
-                uint32_t part = t->jt->subtask + i * t->v->parallelism;
-                s->offsets[part] = p->offsets[part];
-            }
-        }
-    }
+    if (s != NULL && t->epoch == p->coord.epoch) task_copy_state(p, t, s);
     rpc(p, t, MSG_ACK, ckpt);
+}
+
+/* The synchronous snapshot: keyed state, and a source's next offsets S_n. */
+void task_copy_state(pipe *p, const rt_task *t, rt_slot *s) {
+    if (t->stateful) kstate_copy(&s->states[t->id], &t->state);
+    if (t->v->kind != JOB_SOURCE) return;
+    for (uint32_t i = 0; i < t->parts_count; i++) {
+        uint32_t part = t->jt->subtask + i * t->v->parallelism;
+        s->offsets[part] = p->offsets[part];
+    }
 }
 
 static void decline(pipe *p, rt_task *t, uint64_t ckpt) {

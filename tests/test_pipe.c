@@ -9,14 +9,9 @@
 /* source(p) -> map(p, forward) -> keyed aggregate(p, hash) -> sink(1, rebalance) */
 static pipe_cfg three_stage(uint64_t seed, uint32_t p, uint64_t records_per_partition) {
     pipe_cfg c = pipe_cfg_default(seed);
-    job *j = &c.graph;
-    uint32_t src = job_add_vertex(j, "source", JOB_SOURCE, p, 2000);
-    uint32_t map = job_add_vertex(j, "map", JOB_MAP, p, 1000);
-    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, p, 3000);
-    uint32_t sink = job_add_vertex(j, "sink", JOB_SINK, 1, 500);
-    job_add_edge(j, src, map, JOB_FORWARD);
-    job_add_edge(j, map, agg, JOB_HASH);
-    job_add_edge(j, agg, sink, JOB_REBALANCE);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { p, p, p, 1 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_REBALANCE },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
     c.broker.partitions = p * 2;
     c.broker.records_per_partition = records_per_partition;
     c.broker.keys = 500;
@@ -122,14 +117,9 @@ static void test_aligned_crash_recovers_to_the_failure_free_state(void **state) 
  * input, so at-least-once mode is still exactly-once for state. */
 static pipe_cfg forward_chain(uint64_t seed) {
     pipe_cfg c = pipe_cfg_default(seed);
-    job *j = &c.graph;
-    uint32_t src = job_add_vertex(j, "source", JOB_SOURCE, 2, 2000);
-    uint32_t map = job_add_vertex(j, "map", JOB_MAP, 2, 1000);
-    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, 2, 3000);
-    uint32_t sink = job_add_vertex(j, "sink", JOB_SINK, 2, 500);
-    job_add_edge(j, src, map, JOB_FORWARD);
-    job_add_edge(j, map, agg, JOB_FORWARD);
-    job_add_edge(j, agg, sink, JOB_FORWARD);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 2, 2 },
+                                          .into = { 0, JOB_FORWARD, JOB_FORWARD, JOB_FORWARD },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
     c.broker.partitions = 4;
     c.broker.records_per_partition = 20000;
     c.broker.keys = 500;
@@ -331,14 +321,10 @@ static void test_restart_strategies_give_up_or_back_off_as_configured(void **sta
  * are aligning there. */
 static uint64_t legacy_run(bool legacy, uint64_t *declined, kstate *out) {
     pipe_cfg c = pipe_cfg_default(8);
-    job *j = &c.graph;
-    uint32_t src = job_add_vertex(j, "source", JOB_SOURCE, 2, 2000);
-    uint32_t map = job_add_vertex(j, "map", JOB_MAP, 2, 1000);
-    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, 1, 1000);
-    uint32_t sink = job_add_vertex(j, "sink", JOB_SINK, 1, 500);
-    job_add_edge(j, src, map, JOB_FORWARD);
-    job_add_edge(j, map, agg, JOB_HASH);
-    job_add_edge(j, agg, sink, JOB_FORWARD);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 1, 1 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
+                                          .cost_ns = { 2000, 1000, 1000, 500 } });
+    const uint32_t agg = 2;
     c.broker.partitions = 3;
     c.broker.records_per_partition = 10000;
     c.broker.keys = 500;
