@@ -223,12 +223,12 @@ static int bench_pipeline(int argc, char **argv) {
            ",\"mode\":\"%s\",\"status\":\"%s\",\"wall_s\":%.6f,\"records_per_sec\":%.0f"
            ",\"record_hops\":%" PRIu64 ",\"events\":%" PRIu64 ",\"events_per_sec\":%.0f"
            ",\"virtual_s\":%.6f,\"checkpoints\":%" PRIu64 ",\"aborted\":%" PRIu64
-           ",\"ckpt_ms_mean\":%.3f,\"trace_hash\":\"%016" PRIx64 "\"}\n",
+           ",\"ckpt_ms_mean\":%.3f,\"align_ms_max\":%.3f,\"trace_hash\":\"%016" PRIx64 "\"}\n",
            p, total, mode == PIPE_ALIGNED ? "aligned" : "at-least-once", pipe_status_name(pipe_get_status(pl)),
            wall_s, wall_s > 0 ? (double)total / wall_s : 0.0, st->records_processed, run->stats.dispatched,
            wall_s > 0 ? (double)run->stats.dispatched / wall_s : 0.0, (double)run->now_ns / 1e9, st->completed,
            st->aborted, st->completed ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0.0,
-           run->trace_hash);
+           (double)st->alignment_ns_max / 1e6, run->trace_hash);
     pipe_destroy(pl);
     return rc;
 }

@@ -129,7 +129,9 @@ typedef struct pipe_stats {
     uint64_t    last_completed;        /* id */
     sim_time_ns ckpt_duration_ns_max;
     sim_time_ns ckpt_duration_ns_sum;
-    sim_time_ns alignment_ns_max;
+    sim_time_ns alignment_ns_max;      /* a task's first barrier of a checkpoint to its trigger */
+    sim_time_ns alignment_ns_sum;
+    uint64_t    alignments;            /* triggers at tasks with inputs */
 } pipe_stats;
 
 typedef struct pipe pipe;

@@ -101,14 +101,13 @@ typedef struct rt_task {
     bool              source_waiting;              /* a read is scheduled */
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
     uint32_t          triggers_queued;
-    uint64_t          records_in, records_out;
+    sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
 } rt_task;
 
 typedef struct rt_slot {              /* one checkpoint's snapshot at the coordinator */
     uint64_t    ckpt;                 /* 0: free */
     bool        complete;
     sim_time_ns started_ns;
-    sim_time_ns first_barrier_ns;
     uint8_t    *acked;                /* by task */
     uint32_t    acks;
     kstate     *states;               /* by task; capacity 0 for stateless ones */

@@ -110,7 +110,6 @@ static void emit(pipe *p, rt_task *t, const model_rec *r) {
             break;
         }
     }
-    t->records_out++;
 }
 
 static void emit_event(pipe *p, rt_task *t, buf_kind kind, uint64_t ckpt) {
@@ -145,6 +144,12 @@ static void arm_flush(pipe *p, rt_task *t) {
 /* ---- checkpoints -------------------------------------------------------- */
 
 static void snapshot(pipe *p, rt_task *t, uint64_t ckpt) {
+    if (t->jt->in_count > 0) {                    /* from its first barrier to the trigger */
+        sim_time_ns align = p->run->now_ns - t->align_start_ns;
+        p->stats.alignment_ns_sum += align;
+        if (align > p->stats.alignment_ns_max) p->stats.alignment_ns_max = align;
+        p->stats.alignments++;
+    }
     emit_event(p, t, BUF_BARRIER, ckpt);         /* forward first, then snapshot, then ack */
     pipe_note(p, PIPE_EV_TRIGGER, t->id, 0, ckpt);
     rt_slot *s = coord_pending_slot(p, ckpt);
@@ -235,7 +240,6 @@ static void source_read(pipe *p, rt_task *t) {
         emit(p, t, &r);
         n++;
     }
-    t->records_in += n;
     p->stats.records_read += n;
     if (n == 0) {                                 /* every partition is at its end */
         finish(p, t);
@@ -286,7 +290,6 @@ static void apply(pipe *p, rt_task *t, const rt_chan *c, const model_rec *in) {
     case JOB_SOURCE:
         SIM_ASSERT(!"a source has no input");
     }
-    t->records_in++;
     p->stats.records_processed++;
 }
 
@@ -331,6 +334,7 @@ static void pump(pipe *p, rt_task *t) {
         uint64_t ckpt = b->ckpt;
         consumed(p, t, best);
         if (kind == BUF_BARRIER) {
+            if (!gate_pending(&t->g)) t->align_start_ns = p->run->now_ns;
             gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
             pipe_note(p, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
         } else if (kind == BUF_CANCEL) {
