@@ -119,11 +119,9 @@ static void trigger(pipe *p) {
     co->trigger_armed = false;
     if (co->status != PIPE_RUNNING || co->sources_running == 0) return;   /* re-armed on restart */
     sim_time_ns now = p->run->now_ns;
-    if (co->completed_count > 0 || p->stats.completed > 0) {
-        if (now < co->last_completed_ns + cc->min_pause_ns) {
-            arm_trigger(p, co->last_completed_ns + cc->min_pause_ns - now);
-            return;
-        }
+    if (p->stats.completed > 0 && now < co->last_completed_ns + cc->min_pause_ns) {
+        arm_trigger(p, co->last_completed_ns + cc->min_pause_ns - now);   /* min pause after a completion */
+        return;
     }
     if (co->pending >= cc->max_concurrent) {
         arm_trigger(p, cc->interval_ns);
