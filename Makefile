@@ -95,7 +95,7 @@ bench: deps $(BUILD)/absim
 coverage: deps
 	@$(MAKE) --no-print-directory COVERAGE=1 unit
 	lcov --quiet --capture --directory build-cov --output-file build-cov/lcov.info --rc lcov_branch_coverage=1
-	lcov --quiet --extract build-cov/lcov.info '*/sim/*' --output-file build-cov/sim.info --rc lcov_branch_coverage=1
+	lcov --quiet --extract build-cov/lcov.info '*/sim/*' '*/model/*' --output-file build-cov/sim.info --rc lcov_branch_coverage=1
 	genhtml --quiet --branch-coverage --output-directory build-cov/html build-cov/sim.info
 	lcov --summary build-cov/sim.info --rc lcov_branch_coverage=1
 
