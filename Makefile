@@ -36,6 +36,7 @@ endif
 
 SIM_SRC  := $(sort $(wildcard sim/*.c))
 MODEL_SRC:= $(sort $(wildcard model/*.c))
+SCN_SRC  := $(sort $(wildcard scenarios/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 
@@ -46,7 +47,7 @@ $(shell mkdir -p $(BUILD) && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $(STAM
         echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(STAMP))
 
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
-MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o)
+MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
@@ -58,12 +59,12 @@ $(BUILD)/absim: $(SIM_OBJ) $(MODEL_OBJ) $(CLI_OBJ)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h cli/*.h) $(STAMP)
+$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h scenarios/*.h cli/*.h) $(STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h tests/*.h) $(STAMP) | deps
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h scenarios/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) $(MODEL_OBJ) -lcmocka -lm $(LDLIBS)
@@ -72,12 +73,14 @@ $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h
 deps:
 	@sh tests/deps.sh
 
-# Unit tests (cmocka), the command-line checks, then the determinism check
+# Unit tests (cmocka), the command-line checks, every scenario file (each
+# checks its own expect lines), then the determinism check
 # across compilers and -O levels and the SimPy cross-check. Under
 # SANITIZE=1 the last two are skipped: they compare builds and peers, which
 # the sanitizers do not change.
 test: deps unit $(BUILD)/absim
 	@sh tests/cli_check.sh $(BUILD)/absim
+	@sh tests/scenario_check.sh $(BUILD)/absim
 ifneq ($(SANITIZE),1)
 	@sh tests/det_check.sh
 	@sh tests/simpy_check.sh $(BUILD)/absim $(PYTHON)
@@ -87,7 +90,7 @@ unit: $(TEST_BIN)
 	@sh tests/run_unit.sh $(TEST_BIN)
 
 run: $(BUILD)/absim
-	./$(BUILD)/absim demo
+	./$(BUILD)/absim run scenarios/faults/crash-machine.scn
 
 bench: deps $(BUILD)/absim
 	@sh tests/bench/bench.sh ./$(BUILD)/absim $(PYTHON)

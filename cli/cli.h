@@ -18,6 +18,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 int cli_bench(int argc, char **argv);
 int cli_kernel_demo(int argc, char **argv);
 int cli_gate(int argc, char **argv);
+int cli_run(int argc, char **argv);
 
 /* Parse helpers: false (after printing "absim OPTION: what is wrong") on bad input. */
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,

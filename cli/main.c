@@ -9,7 +9,8 @@ static const struct {
     int (*fn)(int, char **);
     const char *what;
 } commands[] = {
-    { "bench", cli_bench, "kernel benchmarks (PHOLD)" },
+    { "run", cli_run, "run a scenario file and check its expectations" },
+    { "bench", cli_bench, "benchmarks: PHOLD (kernel), pipeline (protocol model)" },
     { "demo", cli_kernel_demo, "a small kernel run with links, crashes and a partition, narrated" },
     { "gate", cli_gate, "one task's input gate by hand: barriers, alignment, cancel markers" },
 };

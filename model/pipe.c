@@ -304,3 +304,43 @@ uint32_t pipe_sink_count(const pipe *p, uint32_t partition, uint64_t offset) {
     SIM_ASSERT(partition < p->brk.cfg.partitions && offset < p->brk.cfg.records_per_partition);
     return p->sink_seen[(uint64_t)partition * p->brk.cfg.records_per_partition + offset];
 }
+
+static uint64_t records_in(const kstate *s) {
+    uint64_t n = 0, key;
+    uint32_t slot = 0;
+    kagg agg;
+    while (kstate_next(s, &slot, &key, &agg)) n += agg.count;
+    return n;
+}
+
+bool pipe_compare_states(const pipe *a, const pipe *b, pipe_state_diff *out) {
+    const job *ja = pipe_job(a);
+    SIM_ASSERT(ja->vertices_count == pipe_job(b)->vertices_count);
+    memset(out, 0, sizeof *out);
+    out->equal = true;
+    /* Scratch memory outside both runs: a small run of its own. */
+    sim_cfg sc = sim_cfg_default(0);
+    uint64_t keys = a->cfg.broker.keys * 2;
+    sc.model_bytes = (size_t)(2 * ((keys * 4 / 3 * 2 + 16) * (sizeof(uint64_t) + sizeof(kagg))) + 4096);
+    sim_run *scratch = sim_run_create(&sc);
+    SIM_ASSERT(scratch != NULL);
+    kstate x, y;
+    kstate_init(&x, scratch, (uint32_t)keys);
+    kstate_init(&y, scratch, (uint32_t)keys);
+    for (uint32_t v = 0; v < ja->vertices_count; v++) {
+        job_kind k = ja->vertices[v].kind;
+        if (k != JOB_KEYED_AGG && k != JOB_KEYED_JOIN) continue;
+        pipe_vertex_state(a, v, &x);
+        pipe_vertex_state(b, v, &y);
+        out->records_a += records_in(&x);
+        out->records_b += records_in(&y);
+        uint64_t key;
+        if (out->equal && !kstate_equal(&x, &y, &key)) {
+            out->equal = false;
+            out->vertex = v;
+            out->key = key;
+        }
+    }
+    sim_run_destroy(scratch);
+    return out->equal;
+}

@@ -191,6 +191,19 @@ uint32_t          pipe_chan_link(const pipe *p, uint32_t producer, uint32_t cons
 const kstate *pipe_task_state(const pipe *p, uint32_t task);
 void          pipe_vertex_state(const pipe *p, uint32_t vertex, kstate *out);
 
+/* Compare the keyed state of every stateful vertex of two runs of the same
+ * job (merged over subtasks). Returns true when all are equal; otherwise
+ * names the first differing vertex and its smallest differing key. Also
+ * reports the records counted in all keyed state of each run. */
+typedef struct pipe_state_diff {
+    bool     equal;
+    uint32_t vertex;
+    uint64_t key;
+    uint64_t records_a, records_b;
+} pipe_state_diff;
+
+bool pipe_compare_states(const pipe *a, const pipe *b, pipe_state_diff *out);
+
 /* How many times the sinks received record (partition, offset). */
 uint32_t pipe_sink_count(const pipe *p, uint32_t partition, uint64_t offset);
 

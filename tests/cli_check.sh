@@ -36,5 +36,14 @@ check "bench rejects an unknown option" 2 "unknown option or missing value: '--f
 check "bench phold prints its JSON line" 0 '"trace_hash":"' "$absim" bench phold --lps 10 --events 1000
 check "demo runs to the end" 0 "delivered 200/200 messages" "$absim" demo --messages 200
 check "unknown command" 2 "unknown command 'frob'" "$absim" frob
+bad=$(mktemp); printf 'seed 1\nvertex a sourze\n' > "$bad"
+check "run: a bad scenario names file, line and column" 2 "$bad:2:10: unknown vertex kind 'sourze' (did you mean 'source'?)" \
+    "$absim" run "$bad"
+check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
+sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
+check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
+    "$absim" run "$bad"
+check "run: the seed can be overridden" 0 "seed 7," "$absim" run scenarios/faults/crash-machine.scn --seed 7
+rm -f "$bad"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

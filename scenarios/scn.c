@@ -1,0 +1,845 @@
+/* scenarios/scn.c: the scenario reader. One statement a line; '#' starts a
+ * comment; tokens are separated by blanks. Each statement is a keyword and
+ * then keyword-value options in any order (see scenarios/README.md). */
+#include "scn.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOKS_MAX 64u
+
+typedef struct tok {
+    const char *s;
+    uint32_t    len;
+    uint32_t    col;
+} tok;
+
+typedef struct pctx {
+    scn        *s;
+    const char *path;
+    uint32_t    line;
+    uint32_t    eol_col;
+    tok         t[TOKS_MAX];
+    uint32_t    n, i;
+    char       *err;
+    size_t      err_bytes;
+    uint32_t    vertex_line[JOB_VERTICES_MAX];
+    bool        saw_source_rate;
+} pctx;
+
+static bool fail_at(pctx *c, uint32_t col, const char *fmt, ...) {
+    int n = snprintf(c->err, c->err_bytes, "%s:%u:%u: ", c->path, c->line, col);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < c->err_bytes) vsnprintf(c->err + n, c->err_bytes - (size_t)n, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool is(const tok *t, const char *w) {
+    return strlen(w) == t->len && memcmp(t->s, w, t->len) == 0;
+}
+
+/* Edit distance with adjacent swaps counted as one edit ("=>" is one
+ * edit from ">="), for suggesting the nearest name. */
+static uint32_t edit_distance(const char *a, uint32_t la, const char *b) {
+    uint32_t lb = (uint32_t)strlen(b), d[64][64];
+    if (la >= 63 || lb >= 63) return 99;
+    for (uint32_t i = 0; i <= la; i++) d[i][0] = i;
+    for (uint32_t j = 0; j <= lb; j++) d[0][j] = j;
+    for (uint32_t i = 1; i <= la; i++) {
+        for (uint32_t j = 1; j <= lb; j++) {
+            uint32_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best) {
+                best = d[i - 2][j - 2] + 1;
+            }
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+/* "unknown X 'foo' (did you mean 'bar'?)" or with the list of choices. */
+static bool unknown(pctx *c, const tok *t, const char *what, const char *const *choices) {
+    const char *best = NULL;
+    uint32_t best_d = 99;
+    for (const char *const *w = choices; *w != NULL; w++) {
+        uint32_t d = edit_distance(t->s, t->len, *w);
+        if (d < best_d) {
+            best_d = d;
+            best = *w;
+        }
+    }
+    if (best != NULL && best_d <= 2 + t->len / 4) {
+        return fail_at(c, t->col, "unknown %s '%.*s' (did you mean '%s'?)", what, (int)t->len, t->s, best);
+    }
+    char list[256] = "";
+    for (const char *const *w = choices; *w != NULL; w++) {
+        strncat(list, w == choices ? "" : ", ", sizeof list - strlen(list) - 1);
+        strncat(list, *w, sizeof list - strlen(list) - 1);
+    }
+    return fail_at(c, t->col, "unknown %s '%.*s' (expected one of: %s)", what, (int)t->len, t->s, list);
+}
+
+static const tok *next(pctx *c, const char *what) {
+    if (c->i < c->n) return &c->t[c->i++];
+    fail_at(c, c->eol_col, "expected %s", what);
+    return NULL;
+}
+
+static bool more(const pctx *c) { return c->i < c->n; }
+
+static bool expect_word(pctx *c, const char *w) {
+    const tok *t = next(c, w);
+    if (t == NULL) return false;
+    if (!is(t, w)) return fail_at(c, t->col, "expected '%s', not '%.*s'", w, (int)t->len, t->s);
+    return true;
+}
+
+/* ---- numbers with units ------------------------------------------------ */
+
+/* A decimal "123" or "1.25": value x 10^scale_digits, exactly. *rest points
+ * past the number. */
+static bool decimal(const tok *t, uint32_t scale_digits, uint64_t *out, uint32_t *rest) {
+    uint64_t v = 0;
+    uint32_t i = 0, frac = 0;
+    bool digits = false, point = false;
+    for (; i < t->len; i++) {
+        char ch = t->s[i];
+        if (ch == '.' && !point) {
+            point = true;
+            continue;
+        }
+        if (ch < '0' || ch > '9') break;
+        digits = true;
+        if (point) {
+            if (frac == scale_digits) return false;   /* more precision than the unit has */
+            frac++;
+        }
+        if (v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(ch - '0');
+    }
+    if (!digits) return false;
+    for (; frac < scale_digits; frac++) {
+        if (v > UINT64_MAX / 10) return false;
+        v *= 10;
+    }
+    *out = v;
+    *rest = i;
+    return true;
+}
+
+static bool count(pctx *c, const tok *t, uint64_t lo, uint64_t hi, uint64_t *out) {
+    uint64_t v;
+    uint32_t rest;
+    if (!decimal(t, 0, &v, &rest) || rest != t->len) {
+        return fail_at(c, t->col, "'%.*s' is not a whole number", (int)t->len, t->s);
+    }
+    if (v < lo || v > hi) {
+        return fail_at(c, t->col, "%llu is out of range [%llu, %llu]", (unsigned long long)v,
+                       (unsigned long long)lo, (unsigned long long)hi);
+    }
+    *out = v;
+    return true;
+}
+
+typedef struct unit {
+    const char *name;
+    uint64_t    mul;        /* in the base unit, times 10^9 for durations: 1 ns = 1 */
+} unit;
+
+static bool with_unit(pctx *c, const tok *t, const unit *units, const char *what, const char *example,
+                      uint64_t max, uint64_t *out) {
+    uint64_t v;
+    uint32_t rest;
+    if (!decimal(t, 9, &v, &rest)) {
+        return fail_at(c, t->col, "'%.*s' is not a %s such as %s", (int)t->len, t->s, what, example);
+    }
+    tok u = { .s = t->s + rest, .len = t->len - rest, .col = t->col + rest };
+    for (const unit *x = units; x->name != NULL; x++) {
+        if (!is(&u, x->name)) continue;
+        /* v is the number x 10^9; the result is v * mul / 10^9, exact or refused */
+        unsigned __int128 r = (unsigned __int128)v * x->mul;
+        if (r % 1000000000u != 0) return fail_at(c, t->col, "'%.*s' is finer than 1 %s", (int)t->len, t->s, units[0].name);
+        r /= 1000000000u;
+        if (r > max) return fail_at(c, t->col, "'%.*s' is too large", (int)t->len, t->s);
+        *out = (uint64_t)r;
+        return true;
+    }
+    if (u.len == 0) return fail_at(c, t->col, "'%.*s' needs a unit (%s)", (int)t->len, t->s, what);
+    const char *names[16];
+    uint32_t k = 0;
+    for (const unit *x = units; x->name != NULL && k < 15; x++) names[k++] = x->name;
+    names[k] = NULL;
+    return unknown(c, &u, "unit", names);
+}
+
+static const unit DURATION[] = {
+    { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "min", 60000000000ull }, { NULL, 0 },
+};
+static const unit BANDWIDTH[] = {   /* in bytes per second */
+    { "B/s", 1 }, { "KB/s", 1000 }, { "MB/s", 1000000 }, { "GB/s", 1000000000 },
+    { "KiB/s", 1024 }, { "MiB/s", 1048576 }, { "GiB/s", 1073741824 },
+    { "bit/s", 0 }, { "Kbit/s", 125 }, { "Mbit/s", 125000 }, { "Gbit/s", 125000000 },
+    { "Kb/s", 125 }, { "Mb/s", 125000 }, { "Gb/s", 125000000 },   /* lower-case b: bits */
+    { NULL, 0 },
+};
+
+static bool duration(pctx *c, const tok *t, sim_time_ns *out) {
+    return with_unit(c, t, DURATION, "duration", "200ms", 1ull << 62, out);
+}
+
+static bool opt_duration(pctx *c, sim_time_ns *out) {
+    const tok *t = next(c, "a duration such as 200ms");
+    return t != NULL && duration(c, t, out);
+}
+
+static bool opt_count(pctx *c, uint64_t lo, uint64_t hi, uint64_t *out) {
+    const tok *t = next(c, "a number");
+    return t != NULL && count(c, t, lo, hi, out);
+}
+
+static bool percent(pctx *c, const tok *t, sim_ratio *out) {
+    uint64_t v;
+    uint32_t rest;
+    if (!decimal(t, 4, &v, &rest) || rest + 1 != t->len || t->s[rest] != '%' || v > 1000000) {
+        return fail_at(c, t->col, "'%.*s' is not a percentage such as 30%% or 2.5%%", (int)t->len, t->s);
+    }
+    *out = (sim_ratio){ .num = (uint32_t)v, .den = 1000000 };
+    return true;
+}
+
+static bool milli(pctx *c, const tok *t, uint64_t lo, uint64_t hi, uint32_t *out) {
+    uint64_t v;
+    uint32_t rest;
+    if (!decimal(t, 3, &v, &rest) || rest != t->len) {
+        return fail_at(c, t->col, "'%.*s' is not a decimal number such as 1.5", (int)t->len, t->s);
+    }
+    if (v < lo || v > hi) {
+        return fail_at(c, t->col, "'%.*s' is out of range [%llu.%03llu, %llu.%03llu]", (int)t->len, t->s,
+                       (unsigned long long)lo / 1000, (unsigned long long)lo % 1000,
+                       (unsigned long long)hi / 1000, (unsigned long long)hi % 1000);
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* ---- names ----------------------------------------------------------------- */
+
+static int find_vertex(const pctx *c, const char *s, uint32_t len) {
+    const job *j = &c->s->cfg.graph;
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        if (strlen(j->vertices[v].name) == len && memcmp(j->vertices[v].name, s, len) == 0) return (int)v;
+    }
+    return -1;
+}
+
+static bool vertex_ref(pctx *c, const tok *t, uint32_t *out) {
+    int v = find_vertex(c, t->s, t->len);
+    if (v >= 0) {
+        *out = (uint32_t)v;
+        return true;
+    }
+    const job *j = &c->s->cfg.graph;
+    const char *names[JOB_VERTICES_MAX + 1];
+    for (uint32_t i = 0; i < j->vertices_count; i++) names[i] = j->vertices[i].name;
+    names[j->vertices_count] = NULL;
+    if (j->vertices_count == 0) return fail_at(c, t->col, "no vertex named '%.*s' (declare vertices first)", (int)t->len, t->s);
+    return unknown(c, t, "vertex", names);
+}
+
+/* name[i]: a task */
+static bool task_ref(pctx *c, const tok *t, uint32_t *vertex, uint32_t *subtask) {
+    const char *open = memchr(t->s, '[', t->len);
+    if (open == NULL || t->s[t->len - 1] != ']') {
+        return fail_at(c, t->col, "'%.*s' is not a task: write vertex[subtask], as in agg[0]", (int)t->len, t->s);
+    }
+    tok name = { .s = t->s, .len = (uint32_t)(open - t->s), .col = t->col };
+    tok idx = { .s = open + 1, .len = (uint32_t)(t->s + t->len - 1 - (open + 1)), .col = t->col + name.len + 1 };
+    uint64_t i;
+    if (!vertex_ref(c, &name, vertex)) return false;
+    uint32_t p = c->s->cfg.graph.vertices[*vertex].parallelism;
+    if (!count(c, &idx, 0, p - 1, &i)) return false;
+    *subtask = (uint32_t)i;
+    return true;
+}
+
+static bool machine_set(pctx *c, const tok *t, uint64_t *mask) {
+    *mask = 0;
+    uint32_t start = 0;
+    for (uint32_t i = 0; i <= t->len; i++) {
+        if (i < t->len && t->s[i] != ',') continue;
+        tok m = { .s = t->s + start, .len = i - start, .col = t->col + start };
+        uint64_t id;
+        if (is(&m, "jm")) {
+            id = c->s->cfg.machines;              /* the coordinator's machine */
+        } else if (!count(c, &m, 0, c->s->cfg.machines - 1, &id)) {
+            return false;
+        }
+        *mask |= 1ull << id;
+        start = i + 1;
+    }
+    return true;
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+static bool st_seed(pctx *c) {
+    return opt_count(c, 0, UINT64_MAX, &c->s->cfg.seed);
+}
+
+static bool st_bounds(pctx *c) {
+    static const char *const keys[] = { "time", "events", NULL };
+    while (more(c)) {
+        const tok *k = next(c, "an option");
+        if (is(k, "time")) {
+            if (!opt_duration(c, &c->s->cfg.time_max_ns)) return false;
+        } else if (is(k, "events")) {
+            if (!opt_count(c, 1, 1ull << 40, &c->s->cfg.events_max)) return false;
+        } else {
+            return unknown(c, k, "bounds option", keys);
+        }
+    }
+    return true;
+}
+
+static bool st_machines(pctx *c) {
+    uint64_t n;
+    if (!opt_count(c, 1, PIPE_MACHINES_MAX, &n)) return false;
+    c->s->cfg.machines = (uint32_t)n;
+    return true;
+}
+
+static bool st_network(pctx *c) {
+    static const char *const keys[] = { "latency", "jitter", "bandwidth", "rpc-latency", NULL };
+    pipe_cfg *g = &c->s->cfg;
+    while (more(c)) {
+        const tok *k = next(c, "an option");
+        if (is(k, "latency")) {
+            if (!opt_duration(c, &g->latency_ns)) return false;
+        } else if (is(k, "jitter")) {
+            if (!opt_duration(c, &g->jitter_ns)) return false;
+        } else if (is(k, "rpc-latency")) {
+            if (!opt_duration(c, &g->rpc_latency_ns)) return false;
+        } else if (is(k, "bandwidth")) {
+            const tok *t = next(c, "a bandwidth such as 10Gbit/s");
+            if (t == NULL || !with_unit(c, t, BANDWIDTH, "bandwidth", "10Gbit/s", 1ull << 50, &g->bandwidth_bytes_per_s)) return false;
+            if (g->bandwidth_bytes_per_s == 0) return fail_at(c, t->col, "a bandwidth must be above 0 (bit/s: use Kbit/s and up)");
+        } else {
+            return unknown(c, k, "network option", keys);
+        }
+    }
+    if (g->latency_ns == 0 || g->rpc_latency_ns == 0) return fail_at(c, 1, "latencies must be above 0");
+    if (g->jitter_ns >= UINT32_MAX - 1) return fail_at(c, 1, "jitter must stay below 4.29 s");
+    return true;
+}
+
+static bool st_channels(pctx *c) {
+    static const char *const keys[] = { "credits", "queue", "buffer-timeout", NULL };
+    pipe_cfg *g = &c->s->cfg;
+    uint64_t v;
+    while (more(c)) {
+        const tok *k = next(c, "an option");
+        if (is(k, "credits")) {
+            if (!opt_count(c, 1, 64, &v)) return false;
+            g->credits = (uint32_t)v;
+        } else if (is(k, "queue")) {
+            if (!opt_count(c, 1, 64, &v)) return false;
+            g->out_queue = (uint32_t)v;
+        } else if (is(k, "buffer-timeout")) {
+            if (!opt_duration(c, &g->buffer_timeout_ns)) return false;
+        } else {
+            return unknown(c, k, "channels option", keys);
+        }
+    }
+    return true;
+}
+
+static bool st_broker(pctx *c) {
+    static const char *const keys[] = { "partitions", "records", "keys", "uniform", "zipf", "values", "gap", NULL };
+    broker_cfg *b = &c->s->cfg.broker;
+    uint64_t v;
+    while (more(c)) {
+        const tok *k = next(c, "an option");
+        if (is(k, "partitions")) {
+            if (!opt_count(c, 1, 1024, &v)) return false;
+            b->partitions = (uint32_t)v;
+        } else if (is(k, "records")) {
+            if (!opt_count(c, 1, 1u << 30, &b->records_per_partition)) return false;
+        } else if (is(k, "keys")) {
+            if (!opt_count(c, 1, BROKER_KEYS_MAX, &b->keys)) return false;
+        } else if (is(k, "uniform")) {
+            b->dist = BROKER_UNIFORM;
+        } else if (is(k, "zipf")) {
+            const tok *t = next(c, "a Zipf exponent such as 1.1");
+            if (t == NULL || !milli(c, t, 1, 10000, &b->zipf_s_milli)) return false;
+            b->dist = BROKER_ZIPF;
+        } else if (is(k, "values")) {
+            if (!opt_count(c, 1, 1u << 31, &v)) return false;
+            b->value_max = (int64_t)v;
+        } else if (is(k, "gap")) {
+            if (!opt_duration(c, &b->event_gap_ns)) return false;
+        } else {
+            return unknown(c, k, "broker option", keys);
+        }
+    }
+    return true;
+}
+
+static bool st_vertex(pctx *c) {
+    static const char *const kinds[] = { "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink", NULL };
+    static const job_kind kind_of[] = { JOB_SOURCE, JOB_MAP, JOB_FILTER, JOB_KEYED_AGG, JOB_UNION, JOB_KEYED_JOIN, JOB_SINK };
+    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", NULL };
+    static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
+    job *j = &c->s->cfg.graph;
+    const tok *name = next(c, "a vertex name");
+    if (name == NULL) return false;
+    if (name->len >= SIM_NAME_BYTES - 6) return fail_at(c, name->col, "vertex names have at most %u characters", SIM_NAME_BYTES - 7);
+    for (uint32_t i = 0; i < name->len; i++) {
+        char ch = name->s[i];
+        if (!isalnum((unsigned char)ch) && ch != '_' && ch != '-') {
+            return fail_at(c, name->col + i, "vertex names use letters, digits, '_' and '-'");
+        }
+    }
+    int dup = find_vertex(c, name->s, name->len);
+    if (dup >= 0) return fail_at(c, name->col, "vertex '%.*s' was already declared on line %u", (int)name->len, name->s, c->vertex_line[dup]);
+    if (j->vertices_count == JOB_VERTICES_MAX) return fail_at(c, name->col, "more than %u vertices", JOB_VERTICES_MAX);
+    const tok *k = next(c, "a vertex kind (source, map, filter, keyed-aggregate, union, keyed-join, sink)");
+    if (k == NULL) return false;
+    int kind = -1;
+    for (int i = 0; kinds[i] != NULL; i++) {
+        if (is(k, kinds[i])) kind = i;
+    }
+    if (kind < 0) return unknown(c, k, "vertex kind", kinds);
+    char buf[SIM_NAME_BYTES];
+    snprintf(buf, sizeof buf, "%.*s", (int)name->len, name->s);
+    uint32_t v = job_add_vertex(j, buf, kind_of[kind], 1, 0);
+    c->vertex_line[v] = c->line;
+    job_vertex *x = &j->vertices[v];
+    uint64_t n;
+    while (more(c)) {
+        const tok *o = next(c, "an option");
+        if (is(o, "parallelism")) {
+            if (!opt_count(c, 1, JOB_PARALLELISM_MAX, &n)) return false;
+            x->parallelism = (uint32_t)n;
+        } else if (is(o, "cost")) {
+            if (!opt_duration(c, &x->cost_ns)) return false;
+            if (x->cost_ns > SIM_NS_PER_S) return fail_at(c, o->col, "a record costing more than 1 s is not a stream");
+        } else if (is(o, "cost-dist")) {
+            const tok *d = next(c, "fixed, uniform or exponential");
+            if (d == NULL) return false;
+            if (is(d, "fixed")) x->cost_dist = JOB_COST_FIXED;
+            else if (is(d, "uniform")) x->cost_dist = JOB_COST_UNIFORM;
+            else if (is(d, "exponential")) x->cost_dist = JOB_COST_EXPONENTIAL;
+            else return unknown(c, d, "cost distribution", dists);
+        } else if (is(o, "rate")) {
+            if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source has a rate");
+            const tok *t = next(c, "a rate such as 200000/s");
+            if (t == NULL) return false;
+            if (t->len < 3 || memcmp(t->s + t->len - 2, "/s", 2) != 0) return fail_at(c, t->col, "a rate is written as records per second, such as 200000/s");
+            tok num = { .s = t->s, .len = t->len - 2, .col = t->col };
+            if (!count(c, &num, 1, 1000000000, &c->s->cfg.source_rate_per_s)) return false;
+        } else if (is(o, "keep")) {
+            if (x->kind != JOB_FILTER) return fail_at(c, o->col, "only a filter keeps a share of records");
+            const tok *t = next(c, "a whole percentage such as 40%");
+            if (t == NULL) return false;
+            tok num = { .s = t->s, .len = t->len ? t->len - 1 : 0, .col = t->col };
+            if (t->len < 2 || t->s[t->len - 1] != '%' || !count(c, &num, 0, 100, &n)) {
+                return fail_at(c, t->col, "'%.*s' is not a whole percentage such as 40%%", (int)t->len, t->s);
+            }
+            x->keep_percent = (uint32_t)n;
+        } else if (is(o, "add")) {
+            if (x->kind != JOB_MAP) return fail_at(c, o->col, "only a map adds to values");
+            if (!opt_count(c, 0, 1u << 30, &n)) return false;
+            x->map_add = (int64_t)n;
+        } else {
+            return unknown(c, o, "vertex option", keys);
+        }
+    }
+    return true;
+}
+
+static bool st_edge(pctx *c) {
+    static const char *const parts[] = { "forward", "rebalance", "hash", "broadcast", NULL };
+    static const job_part part_of[] = { JOB_FORWARD, JOB_REBALANCE, JOB_HASH, JOB_BROADCAST };
+    job *j = &c->s->cfg.graph;
+    uint32_t from, to;
+    const tok *a = next(c, "the upstream vertex");
+    if (a == NULL || !vertex_ref(c, a, &from)) return false;
+    if (!expect_word(c, "->")) return false;
+    const tok *b = next(c, "the downstream vertex");
+    if (b == NULL || !vertex_ref(c, b, &to)) return false;
+    const tok *p = next(c, "a partitioning (forward, rebalance, hash, broadcast)");
+    if (p == NULL) return false;
+    int part = -1;
+    for (int i = 0; parts[i] != NULL; i++) {
+        if (is(p, parts[i])) part = i;
+    }
+    if (part < 0) return unknown(c, p, "partitioning", parts);
+    if (from >= to) return fail_at(c, b->col, "edges go from a vertex declared earlier to one declared later");
+    if (j->edges_count == JOB_EDGES_MAX) return fail_at(c, a->col, "more than %u edges", JOB_EDGES_MAX);
+    job_add_edge(j, from, to, part_of[part]);
+    if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s' after the partitioning", (int)c->t[c->i].len, c->t[c->i].s);
+    return true;
+}
+
+static bool st_checkpoint(pctx *c) {
+    static const char *const keys[] = { "off", "mode", "interval", "min-pause", "timeout", "max-concurrent",
+                                        "tolerable", "retained", "legacy-eop", NULL };
+    static const char *const modes[] = { "aligned", "at-least-once", NULL };
+    pipe_ckpt_cfg *k = &c->s->cfg.ckpt;
+    uint64_t v;
+    while (more(c)) {
+        const tok *o = next(c, "an option");
+        if (is(o, "off")) {
+            k->enabled = false;
+        } else if (is(o, "mode")) {
+            const tok *m = next(c, "aligned or at-least-once");
+            if (m == NULL) return false;
+            if (is(m, "aligned")) k->mode = PIPE_ALIGNED;
+            else if (is(m, "at-least-once")) k->mode = PIPE_AT_LEAST_ONCE;
+            else if (is(m, "unaligned")) return fail_at(c, m->col, "unaligned checkpoints in jobs come with the next protocol issue (absim gate --mode unaligned shows the handler)");
+            else return unknown(c, m, "checkpoint mode", modes);
+        } else if (is(o, "interval")) {
+            if (!opt_duration(c, &k->interval_ns)) return false;
+            if (k->interval_ns == 0) return fail_at(c, o->col, "the interval must be above 0");
+        } else if (is(o, "min-pause")) {
+            if (!opt_duration(c, &k->min_pause_ns)) return false;
+        } else if (is(o, "timeout")) {
+            if (!opt_duration(c, &k->timeout_ns)) return false;
+            if (k->timeout_ns == 0) return fail_at(c, o->col, "the timeout must be above 0");
+        } else if (is(o, "max-concurrent")) {
+            if (!opt_count(c, 1, PIPE_CONCURRENT_MAX, &v)) return false;
+            k->max_concurrent = (uint32_t)v;
+        } else if (is(o, "tolerable")) {
+            if (!opt_count(c, 0, 1000000, &v)) return false;
+            k->tolerable_failures = (uint32_t)v;
+        } else if (is(o, "retained")) {
+            if (!opt_count(c, 1, PIPE_RETAINED_MAX, &v)) return false;
+            k->retained = (uint32_t)v;
+        } else if (is(o, "legacy-eop")) {
+            k->legacy_eop = true;
+        } else {
+            return unknown(c, o, "checkpoint option", keys);
+        }
+    }
+    return true;
+}
+
+static bool st_restart(pctx *c) {
+    static const char *const kinds[] = { "none", "fixed-delay", "failure-rate", "exponential", NULL };
+    static const char *const keys[] = { "attempts", "delay", "max", "per", "initial", "multiplier", "reset", NULL };
+    pipe_restart_cfg *r = &c->s->cfg.restart;
+    const tok *k = next(c, "a restart strategy (none, fixed-delay, failure-rate, exponential)");
+    if (k == NULL) return false;
+    if (is(k, "none")) r->kind = PIPE_RESTART_NONE;
+    else if (is(k, "fixed-delay")) r->kind = PIPE_RESTART_FIXED_DELAY;
+    else if (is(k, "failure-rate")) r->kind = PIPE_RESTART_FAILURE_RATE;
+    else if (is(k, "exponential")) r->kind = PIPE_RESTART_EXPONENTIAL;
+    else return unknown(c, k, "restart strategy", kinds);
+    uint64_t v;
+    while (more(c)) {
+        const tok *o = next(c, "an option");
+        if (is(o, "attempts") && r->kind == PIPE_RESTART_FIXED_DELAY) {
+            if (!opt_count(c, 0, 1000000, &v)) return false;
+            r->attempts = (uint32_t)v;
+        } else if (is(o, "delay") && (r->kind == PIPE_RESTART_FIXED_DELAY || r->kind == PIPE_RESTART_FAILURE_RATE)) {
+            if (!opt_duration(c, &r->delay_ns)) return false;
+        } else if (is(o, "max") && r->kind == PIPE_RESTART_FAILURE_RATE) {
+            if (!opt_count(c, 0, 63, &v)) return false;
+            r->max_failures = (uint32_t)v;
+        } else if (is(o, "per") && r->kind == PIPE_RESTART_FAILURE_RATE) {
+            if (!opt_duration(c, &r->interval_ns)) return false;
+        } else if (is(o, "initial") && r->kind == PIPE_RESTART_EXPONENTIAL) {
+            if (!opt_duration(c, &r->initial_ns)) return false;
+        } else if (is(o, "max") && r->kind == PIPE_RESTART_EXPONENTIAL) {
+            if (!opt_duration(c, &r->max_ns)) return false;
+        } else if (is(o, "multiplier") && r->kind == PIPE_RESTART_EXPONENTIAL) {
+            const tok *t = next(c, "a multiplier such as 2 or 1.5");
+            if (t == NULL || !milli(c, t, 1000, 100000, &r->multiplier_milli)) return false;
+        } else if (is(o, "reset") && r->kind == PIPE_RESTART_EXPONENTIAL) {
+            if (!opt_duration(c, &r->reset_ns)) return false;
+        } else if (r->kind == PIPE_RESTART_NONE) {
+            return fail_at(c, o->col, "restart none takes no options");
+        } else {
+            for (const char *const *w = keys; *w != NULL; w++) {
+                if (is(o, *w)) return fail_at(c, o->col, "'%s' is not an option of %.*s", *w, (int)k->len, k->s);
+            }
+            return unknown(c, o, "restart option", keys);
+        }
+    }
+    if (r->kind == PIPE_RESTART_EXPONENTIAL && r->initial_ns == 0) return fail_at(c, k->col, "exponential restarts need an initial delay above 0");
+    return true;
+}
+
+static bool link_ref(pctx *c, scn_fault *f) {
+    const tok *a = next(c, "the producing task, as map[0]");
+    if (a == NULL || !task_ref(c, a, &f->vertex, &f->subtask)) return false;
+    if (!expect_word(c, "->")) return false;
+    const tok *b = next(c, "the consuming task, as agg[1]");
+    return b != NULL && task_ref(c, b, &f->vertex2, &f->subtask2);
+}
+
+static bool for_duration(pctx *c, scn_fault *f, bool required) {
+    if (!more(c)) return required ? fail_at(c, c->eol_col, "expected 'for' and a duration") : true;
+    if (!expect_word(c, "for")) return false;
+    if (!opt_duration(c, &f->duration_ns)) return false;
+    if (f->duration_ns == 0) return fail_at(c, c->t[c->i - 1].col, "the duration must be above 0");
+    return true;
+}
+
+static bool st_fault(pctx *c) {
+    static const char *const kinds[] = { "crash", "partition", "delay", "cut", "lose", NULL };
+    scn *s = c->s;
+    if (s->faults_count == SCN_FAULTS_MAX) return fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
+    scn_fault f = { .line = c->line };
+    if (!expect_word(c, "at") || !opt_duration(c, &f.at_ns)) return false;
+    const tok *k = next(c, "a fault (crash, partition, delay, cut, lose)");
+    if (k == NULL) return false;
+    if (is(k, "crash")) {
+        const tok *what = next(c, "machine or task");
+        if (what == NULL) return false;
+        if (is(what, "machine")) {
+            f.kind = SCN_CRASH_MACHINE;
+            uint64_t m;
+            if (!opt_count(c, 0, s->cfg.machines - 1, &m)) return false;
+            f.machine = (uint32_t)m;
+            if (!for_duration(c, &f, false)) return false;
+        } else if (is(what, "task")) {
+            f.kind = SCN_CRASH_TASK;
+            const tok *t = next(c, "a task, as agg[1]");
+            if (t == NULL || !task_ref(c, t, &f.vertex, &f.subtask)) return false;
+        } else {
+            static const char *const what_kinds[] = { "machine", "task", NULL };
+            return unknown(c, what, "crash target", what_kinds);
+        }
+    } else if (is(k, "partition")) {
+        f.kind = SCN_PARTITION;
+        const tok *a = next(c, "machines, as 0,1");
+        if (a == NULL || !machine_set(c, a, &f.machines_a)) return false;
+        if (!expect_word(c, "|")) return false;
+        const tok *b = next(c, "machines, as 2 or jm");
+        if (b == NULL || !machine_set(c, b, &f.machines_b)) return false;
+        if (f.machines_a & f.machines_b) return fail_at(c, b->col, "a machine cannot be on both sides of a partition");
+        if (!for_duration(c, &f, true)) return false;
+    } else if (is(k, "delay") || is(k, "cut")) {
+        f.kind = is(k, "delay") ? SCN_DELAY_LINK : SCN_CUT_LINK;
+        if (!expect_word(c, "link") || !link_ref(c, &f)) return false;
+        if (f.kind == SCN_DELAY_LINK && (!expect_word(c, "by") || !opt_duration(c, &f.delay_ns))) return false;
+        if (!for_duration(c, &f, true)) return false;
+    } else if (is(k, "lose")) {
+        f.kind = SCN_LOSE_RPC;
+        if (!expect_word(c, "rpc")) return false;
+        const tok *t = next(c, "a task, as agg[1] (its messages to the coordinator)");
+        if (t == NULL || !task_ref(c, t, &f.vertex, &f.subtask)) return false;
+        const tok *p = next(c, "a percentage such as 30%");
+        if (p == NULL || !percent(c, p, &f.ratio)) return false;
+        if (!for_duration(c, &f, true)) return false;
+    } else {
+        return unknown(c, k, "fault", kinds);
+    }
+    if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s' at the end of the fault", (int)c->t[c->i].len, c->t[c->i].s);
+    s->faults[s->faults_count++] = f;
+    return true;
+}
+
+static bool st_expect(pctx *c) {
+    static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
+                                         "restarts", "aborted", NULL };
+    static const char *const ops[] = { ">=", "<=", "==", ">", "<", NULL };   /* ties suggest the first */
+    static const scn_cmp cmp_of[] = { SCN_GE, SCN_LE, SCN_EQ, SCN_GT, SCN_LT };
+    scn *s = c->s;
+    if (s->expects_count == SCN_EXPECTS_MAX) return fail_at(c, 1, "more than %u expectations", SCN_EXPECTS_MAX);
+    scn_expect e = { .line = c->line };
+    const tok *k = next(c, "what to expect (finished, exactly-once, duplicates, checkpoints >= N, ...)");
+    if (k == NULL) return false;
+    int kind = -1;
+    for (int i = 0; kinds[i] != NULL; i++) {
+        if (is(k, kinds[i])) kind = i;
+    }
+    if (kind < 0) return unknown(c, k, "expectation", kinds);
+    e.kind = (scn_expect_kind)(kind + 1);
+    if (e.kind >= SCN_EXPECT_CHECKPOINTS) {
+        const tok *op = next(c, "a comparison (==, >=, <=, >, <)");
+        if (op == NULL) return false;
+        int o = -1;
+        for (int i = 0; ops[i] != NULL; i++) {
+            if (is(op, ops[i])) o = i;
+        }
+        if (o < 0) return unknown(c, op, "comparison", ops);
+        e.cmp = cmp_of[o];
+        if (!opt_count(c, 0, UINT64_MAX, &e.value)) return false;
+    }
+    if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s'", (int)c->t[c->i].len, c->t[c->i].s);
+    s->expects[s->expects_count++] = e;
+    return true;
+}
+
+typedef bool (*st_fn)(pctx *c);
+
+static const struct {
+    const char *name;
+    st_fn       fn;
+} statements[] = {
+    { "seed", st_seed },       { "bounds", st_bounds },         { "machines", st_machines },
+    { "network", st_network }, { "channels", st_channels },     { "broker", st_broker },
+    { "vertex", st_vertex },   { "edge", st_edge },             { "checkpoint", st_checkpoint },
+    { "restart", st_restart }, { "fault", st_fault },           { "expect", st_expect },
+};
+
+static bool statement(pctx *c) {
+    const tok *k = &c->t[c->i++];
+    for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++) {
+        if (is(k, statements[i].name)) {
+            if (!statements[i].fn(c)) return false;
+            if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s'", (int)c->t[c->i].len, c->t[c->i].s);
+            return true;
+        }
+    }
+    const char *names[sizeof statements / sizeof statements[0] + 1];
+    for (size_t i = 0; i < sizeof statements / sizeof statements[0]; i++) names[i] = statements[i].name;
+    names[sizeof statements / sizeof statements[0]] = NULL;
+    return unknown(c, k, "statement", names);
+}
+
+/* After the whole file: the job must be valid, and every link a fault names
+ * must be a channel of the expanded job. */
+static bool finish(pctx *c) {
+    scn *s = c->s;
+    char buf[200];
+    c->line = 0;
+    if (job_check(&s->cfg.graph, buf, sizeof buf) != NULL) {
+        snprintf(c->err, c->err_bytes, "%s: the job is not valid: %s", c->path, buf);
+        return false;
+    }
+    job *j = malloc(sizeof *j);
+    if (j == NULL) {
+        snprintf(c->err, c->err_bytes, "%s: out of memory", c->path);
+        return false;
+    }
+    *j = s->cfg.graph;
+    job_expand(j, s->cfg.machines);
+    bool ok = true;
+    for (uint32_t f = 0; f < s->faults_count && ok; f++) {
+        const scn_fault *x = &s->faults[f];
+        if (x->kind != SCN_DELAY_LINK && x->kind != SCN_CUT_LINK) continue;
+        uint32_t a = j->vertex_first_task[x->vertex] + x->subtask, b = j->vertex_first_task[x->vertex2] + x->subtask2;
+        bool found = false;
+        for (uint32_t ch = 0; ch < j->chans_count && !found; ch++) found = j->chans[ch].producer == a && j->chans[ch].consumer == b;
+        if (!found) {
+            snprintf(c->err, c->err_bytes, "%s:%u: there is no channel %s[%u] -> %s[%u] in this job", c->path,
+                     x->line, j->vertices[x->vertex].name, x->subtask, j->vertices[x->vertex2].name, x->subtask2);
+            ok = false;
+        }
+    }
+    free(j);
+    return ok;                                       /* pipe_create checks the rest */
+}
+
+bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes) {
+    memset(s, 0, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    s->cfg = pipe_cfg_default(1);
+    pctx c = { .s = s, .path = s->path, .err = err, .err_bytes = err_bytes };
+    size_t pos = 0;
+    while (pos < len) {
+        c.line++;
+        size_t end = pos;
+        while (end < len && text[end] != '\n') end++;
+        if (end - pos > SCN_LINE_BYTES_MAX) return fail_at(&c, SCN_LINE_BYTES_MAX, "line longer than %u bytes", SCN_LINE_BYTES_MAX);
+        c.n = c.i = 0;
+        uint32_t col = 0;
+        for (size_t k = pos; k < end;) {
+            unsigned char ch = (unsigned char)text[k];
+            if (ch == '#') break;
+            if (ch == ' ' || ch == '\t' || ch == '\r') {
+                k++;
+                continue;
+            }
+            if (ch < 32 || ch >= 127) return fail_at(&c, (uint32_t)(k - pos) + 1, "unexpected byte 0x%02x (scenario files are ASCII)", ch);
+            if (c.n == TOKS_MAX) return fail_at(&c, (uint32_t)(k - pos) + 1, "more than %u words on a line", TOKS_MAX);
+            size_t start = k;
+            while (k < end && text[k] != ' ' && text[k] != '\t' && text[k] != '\r' && text[k] != '#') {
+                if ((unsigned char)text[k] < 32 || (unsigned char)text[k] >= 127) break;
+                k++;
+            }
+            c.t[c.n++] = (tok){ .s = text + start, .len = (uint32_t)(k - start), .col = (uint32_t)(start - pos) + 1 };
+            col = (uint32_t)(k - pos) + 1;
+        }
+        c.eol_col = col > 0 ? col : 1;            /* just after the last word */
+        if (c.n > 0 && !statement(&c)) return false;
+        pos = end + 1;
+    }
+    return finish(&c);
+}
+
+bool scn_load(scn *s, const char *path, char *err, size_t err_bytes) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, err_bytes, "%s: cannot open", path);
+        return false;
+    }
+    char *buf = malloc(SCN_FILE_BYTES_MAX + 1);
+    if (buf == NULL) {
+        fclose(f);
+        snprintf(err, err_bytes, "%s: out of memory", path);
+        return false;
+    }
+    size_t n = fread(buf, 1, SCN_FILE_BYTES_MAX + 1, f);
+    bool read_error = ferror(f);
+    fclose(f);
+    bool ok;
+    if (read_error) {
+        snprintf(err, err_bytes, "%s: read error", path);
+        ok = false;
+    } else if (n > SCN_FILE_BYTES_MAX) {
+        snprintf(err, err_bytes, "%s: larger than %u bytes", path, SCN_FILE_BYTES_MAX);
+        ok = false;
+    } else {
+        ok = scn_parse(s, path, buf, n, err, err_bytes);
+    }
+    free(buf);
+    return ok;
+}
+
+void scn_add_faults(const scn *s, pipe *p) {
+    const job *j = pipe_job(p);
+    sim_run *run = pipe_sim(p);
+    for (uint32_t i = 0; i < s->faults_count; i++) {
+        const scn_fault *f = &s->faults[i];
+        uint32_t a = j->vertex_first_task[f->vertex] + f->subtask;
+        uint32_t b = j->vertex_first_task[f->vertex2] + f->subtask2;
+        fault_spec x = { .at_ns = f->at_ns, .duration_ns = f->duration_ns };
+        switch (f->kind) {
+        case SCN_CRASH_MACHINE: x.kind = FAULT_MACHINE_CRASH; x.target = f->machine; break;
+        case SCN_CRASH_TASK:    x.kind = FAULT_ACTOR_CRASH; x.target = pipe_task_actor(p, a); break;
+        case SCN_PARTITION:
+            x.kind = FAULT_PARTITION;
+            x.machines_a = f->machines_a;
+            x.machines_b = f->machines_b;
+            break;
+        case SCN_DELAY_LINK: x.kind = FAULT_LINK_DELAY; x.target = pipe_chan_link(p, a, b); x.delay_ns = f->delay_ns; break;
+        case SCN_CUT_LINK:   x.kind = FAULT_LINK_CUT; x.target = pipe_chan_link(p, a, b); break;
+        case SCN_LOSE_RPC:   x.kind = FAULT_LINK_LOSS; x.target = pipe_task_rpc_link(p, a); x.ratio = f->ratio; break;
+        }
+        SIM_ASSERT(x.target != UINT32_MAX);          /* links were checked in finish() */
+        fault_add(run, &x);
+    }
+}
+
+const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
+    static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
+                                         "restarts", "aborted" };
+    static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
+    if (e->kind >= SCN_EXPECT_CHECKPOINTS) {
+        snprintf(buf, size_bytes, "%s %s %llu", names[e->kind], ops[e->cmp], (unsigned long long)e->value);
+    } else {
+        snprintf(buf, size_bytes, "%s", names[e->kind]);
+    }
+    return buf;
+}

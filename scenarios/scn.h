@@ -1,0 +1,88 @@
+/* scenarios/scn.h: scenario files (*.scn): a job, its checkpointing and
+ * restarts, the machines and network, a fault script, bounds, a seed and
+ * expectations, read into a pipe configuration (model/pipe.h).
+ *
+ * Contract:
+ * - scn_load() reads a whole file; on any problem it returns false with
+ *   one message "file:line:col: what is wrong" in err (unknown names get
+ *   the nearest valid one suggested) and never asserts on user input.
+ *   Limits: SCN_FILE_BYTES_MAX per file, SCN_LINE_BYTES_MAX per line,
+ *   SCN_FAULTS_MAX faults, SCN_EXPECTS_MAX expectations.
+ * - Numbers carry units: durations (ns, us, ms, s, min; "1.5s"), sizes
+ *   (B, KB, MB, GB, KiB, MiB, GiB), bandwidths (B/s ... GiB/s, and bit/s,
+ *   Kbit/s, Mbit/s, Gbit/s), rates ("200000/s"), percentages ("40%"). All
+ *   are read exactly, as integers, never through a float.
+ * - Faults name machines by number, tasks as vertex[subtask] and links as
+ *   vertex[i] -> vertex[j]; they are resolved against the expanded job
+ *   when scn_add_faults() adds them to a created pipe.
+ * - The syntax, statement by statement with an example each, is in
+ *   scenarios/README.md.
+ */
+#ifndef SCN_H
+#define SCN_H
+
+#include "../model/pipe.h"
+
+#define SCN_FILE_BYTES_MAX (1u << 20)
+#define SCN_LINE_BYTES_MAX 1024u
+#define SCN_FAULTS_MAX     PIPE_FAULTS_MAX
+#define SCN_EXPECTS_MAX    32u
+#define SCN_ERR_BYTES      512u
+
+typedef enum scn_fault_kind {
+    SCN_CRASH_MACHINE = 1,
+    SCN_CRASH_TASK,
+    SCN_PARTITION,
+    SCN_DELAY_LINK,
+    SCN_CUT_LINK,
+    SCN_LOSE_RPC,
+} scn_fault_kind;
+
+typedef struct scn_fault {
+    scn_fault_kind kind;
+    sim_time_ns    at_ns, duration_ns, delay_ns;
+    uint32_t       machine;
+    uint32_t       vertex, subtask;            /* task, or a link's producer */
+    uint32_t       vertex2, subtask2;          /* a link's consumer */
+    uint64_t       machines_a, machines_b;
+    sim_ratio      ratio;
+    uint32_t       line;                       /* for messages */
+} scn_fault;
+
+typedef enum scn_expect_kind {
+    SCN_EXPECT_FINISHED = 1,    /* the job reached the end of its input */
+    SCN_EXPECT_FAILED,          /* the restart strategy gave up */
+    SCN_EXPECT_EXACTLY_ONCE,    /* keyed state equals a failure-free run's */
+    SCN_EXPECT_DUPLICATES,      /* keyed state counts some records twice */
+    SCN_EXPECT_CHECKPOINTS,     /* completed checkpoints compared with a number */
+    SCN_EXPECT_RESTARTS,
+    SCN_EXPECT_ABORTED,
+} scn_expect_kind;
+
+typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;
+
+typedef struct scn_expect {
+    scn_expect_kind kind;
+    scn_cmp         cmp;
+    uint64_t        value;
+    uint32_t        line;
+} scn_expect;
+
+typedef struct scn {
+    char       path[256];
+    pipe_cfg   cfg;                /* faults live in `faults`, not cfg.faults */
+    scn_fault  faults[SCN_FAULTS_MAX];
+    uint32_t   faults_count;
+    scn_expect expects[SCN_EXPECTS_MAX];
+    uint32_t   expects_count;
+} scn;
+
+bool scn_load(scn *s, const char *path, char *err, size_t err_bytes);
+bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes);
+
+/* Add the fault script to a pipe created from s->cfg (before pipe_run). */
+void scn_add_faults(const scn *s, pipe *p);
+
+const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes);
+
+#endif

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Every scenario file is a test: `absim run` must exit 0 (all its expect
+# lines held). Usage: sh tests/scenario_check.sh ABSIM
+absim=${1:?usage: scenario_check.sh ABSIM}
+passed=0; failed=0
+for f in $(find scenarios -name '*.scn' | sort); do
+    if out=$("$absim" run "$f" 2>&1); then
+        passed=$((passed + 1))
+        printf 'scenario-check: ok   %s\n' "$f"
+    else
+        failed=$((failed + 1))
+        printf 'scenario-check: FAIL %s\n%s\n' "$f" "$out"
+    fi
+done
+echo "scenario-check: $passed passed, $failed failed"
+[ $failed -eq 0 ]
