@@ -51,7 +51,7 @@ MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test unit scenarios-test det-check run bench coverage deps clean
+.PHONY: all test unit run bench coverage fuzz deps clean
 
 all: $(BUILD)/absim
 
@@ -102,5 +102,15 @@ coverage: deps
 	genhtml --quiet --branch-coverage --output-directory build-cov/html build-cov/sim.info
 	lcov --summary build-cov/sim.info --rc lcov_branch_coverage=1
 
+# The scenario reader under libFuzzer (clang), with ASan and UBSan, seeded
+# with scenarios/; FUZZ_SECONDS bounds the run (default 60).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@mkdir -p build-fuzz/corpus
+	clang -std=c11 -g -O1 -ffp-contract=off -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=all -o build-fuzz/fuzz_scn tests/fuzz/fuzz_scn.c $(SIM_SRC) $(MODEL_SRC) $(SCN_SRC) -lm
+	cp scenarios/*/*.scn build-fuzz/corpus/
+	./build-fuzz/fuzz_scn -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 build-fuzz/corpus
+
 clean:
-	rm -rf build build-san build-cov build-det
+	rm -rf build build-san build-cov build-det build-fuzz
