@@ -205,7 +205,7 @@ static int bench_pipeline(int argc, char **argv) {
     cfg.ckpt.mode = mode;
     cfg.ckpt.interval_ns = interval;
     char err[256];
-    pipe *pl = pipe_create(&cfg, err, sizeof err);
+    pipeline *pl = pipe_create(&cfg, err, sizeof err);
     if (pl == NULL) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return CLI_USAGE;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sim/base.h"
+#include "../scenarios/scn.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -19,6 +19,22 @@ int cli_bench(int argc, char **argv);
 int cli_kernel_demo(int argc, char **argv);
 int cli_gate(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_replay(int argc, char **argv);
+int cli_swarm(int argc, char **argv);
+
+/* One run of a scenario with its expectations checked (absim run, replay,
+ * and each seed of swarm). With random_faults, the seed's fault profile is
+ * added first (scn_random_faults). `out` gets the summary, or NULL. */
+typedef struct cli_outcome {
+    bool        ok;
+    pipe_status status;
+    uint64_t    trace_hash;
+    uint64_t    completed, restarts;
+    uint32_t    random_faults;
+    char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
+} cli_outcome;
+
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outcome *o);
 
 /* Parse helpers: false (after printing "absim OPTION: what is wrong") on bad input. */
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,

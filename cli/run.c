@@ -1,26 +1,15 @@
-/* cli/run.c: `absim run FILE`: one run of a scenario, its summary, and its
- * expectations checked. Exit 0: every expectation held; 1: one failed (or
- * the run hit a bound); 2: the scenario or an option is wrong. */
+/* cli/run.c: `absim run FILE` and `absim replay FILE --seed S`: one run of
+ * a scenario, its summary, and its expectations checked. Exit 0: every
+ * expectation held; 1: one failed (or the run hit a bound, or a replay's
+ * trace hash differs); 2: the scenario or an option is wrong. The same
+ * function runs each seed of `absim swarm` (cli/swarm.c). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../scenarios/scn.h"
 #include "cli.h"
-
-static void run_usage(FILE *f) {
-    fprintf(f, "usage: absim run FILE [--seed S] [--log FILE]\n"
-               "\n"
-               "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
-               "run (checkpoints, restarts, records, trace hash) and checks the file's\n"
-               "expect lines. Expectations about state (exactly-once, duplicates) compare\n"
-               "with a failure-free run of the same job and seed, which runs first.\n"
-               "  --seed S     overrides the file's seed\n"
-               "  --log FILE   writes the kernel's event log of the run ('-': stdout)\n"
-               "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
-}
 
 static bool compare(uint64_t got, scn_cmp cmp, uint64_t want) {
     switch (cmp) {
@@ -33,16 +22,150 @@ static bool compare(uint64_t got, scn_cmp cmp, uint64_t want) {
     return false;
 }
 
-int cli_run(int argc, char **argv) {
+static void failure(cli_outcome *o, const char *fmt, const char *path, uint32_t line, const char *text, const char *got) {
+    size_t used = strlen(o->failures);
+    if (used + 2 >= sizeof o->failures) return;
+    snprintf(o->failures + used, sizeof o->failures - used, fmt, used ? "; " : "", path, line, text, got);
+}
+
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outcome *o) {
+    char err[SCN_ERR_BYTES];
+    memset(o, 0, sizeof *o);
+    bool need_reference = random_faults;
+    for (uint32_t i = 0; i < s->expects_count; i++) {
+        need_reference |= s->expects[i].kind == SCN_EXPECT_EXACTLY_ONCE || s->expects[i].kind == SCN_EXPECT_DUPLICATES;
+    }
+    pipeline *ref = NULL;
+    if (need_reference) {
+        ref = pipe_create(&s->cfg, err, sizeof err);
+        if (ref == NULL) {
+            snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
+            return CLI_USAGE;
+        }
+        pipe_run(ref);
+    }
+    if (random_faults) {
+        sim_time_ns horizon = pipe_sim(ref)->now_ns;
+        o->random_faults = scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
+    }
+    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    if (p == NULL) {
+        snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
+        pipe_destroy(ref);
+        return CLI_USAGE;
+    }
+    scn_add_faults(s, p);
+    pipe_sim(p)->cfg.log = log;
+    pipe_run(p);
+
+    const pipe_stats *st = pipe_get_stats(p);
+    sim_run *run = pipe_sim(p);
+    o->trace_hash = run->trace_hash;
+    o->completed = st->completed;
+    o->restarts = st->restarts;
+    o->status = pipe_get_status(p);
+    if (out != NULL) {
+        fprintf(out, "%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", s->path, s->cfg.seed,
+                pipe_status_name(o->status), (double)run->now_ns / 1e6, run->stats.dispatched);
+        fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
+                " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed)\n",
+                st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed);
+        if (st->completed > 0) {
+            fprintf(out, "  duration: mean %.3fms, max %.3fms; alignment max %.3fms\n",
+                    (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6,
+                    (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6);
+        }
+        fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64 "\n",
+                st->restarts, st->records_read, st->records_processed, st->sink_records);
+        fprintf(out, "  trace_hash %016" PRIx64 "\n", run->trace_hash);
+    }
+    int rc = CLI_OK;
+    if (o->status != PIPE_FINISHED && o->status != PIPE_FAILED) {
+        char buf[256];
+        sim_stop_describe(run, buf, sizeof buf);
+        size_t used = strlen(o->failures);
+        snprintf(o->failures + used, sizeof o->failures - used, "%s%s: %s", used ? "; " : "", s->path, buf);
+        if (out != NULL) fprintf(out, "  %s\n", buf);
+        rc = CLI_FAIL;
+    }
+    pipe_state_diff diff = { .equal = true };
+    if (ref != NULL) pipe_compare_states(ref, p, &diff);
+    for (uint32_t i = 0; i < s->expects_count; i++) {
+        const scn_expect *e = &s->expects[i];
+        bool ok = false;
+        char got[200] = "";
+        switch (e->kind) {
+        case SCN_EXPECT_FINISHED:
+        case SCN_EXPECT_FAILED:
+            ok = o->status == (e->kind == SCN_EXPECT_FINISHED ? PIPE_FINISHED : PIPE_FAILED);
+            snprintf(got, sizeof got, "%s", pipe_status_name(o->status));
+            break;
+        case SCN_EXPECT_EXACTLY_ONCE:
+            ok = diff.equal;
+            if (!ok) {
+                snprintf(got, sizeof got, "%s: key %" PRIu64 " differs from the failure-free run; %" PRIu64
+                         " records counted, %" PRIu64 " without failures",
+                         pipe_job(p)->vertices[diff.vertex].name, diff.key, diff.records_b, diff.records_a);
+            }
+            break;
+        case SCN_EXPECT_DUPLICATES:
+            ok = diff.records_b > diff.records_a;
+            snprintf(got, sizeof got, "%" PRIu64 " records counted in state, %" PRIu64 " without failures",
+                     diff.records_b, diff.records_a);
+            break;
+        case SCN_EXPECT_CHECKPOINTS: ok = compare(st->completed, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->completed); break;
+        case SCN_EXPECT_RESTARTS:    ok = compare(st->restarts, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->restarts); break;
+        case SCN_EXPECT_ABORTED:     ok = compare(st->aborted, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->aborted); break;
+        }
+        char text[64];
+        scn_expect_text(e, text, sizeof text);
+        if (ok) {
+            if (out != NULL) fprintf(out, "  expect %s: held\n", text);
+        } else {
+            if (out != NULL) fprintf(out, "%s:%u: expectation failed: %s (got %s)\n", s->path, e->line, text, got);
+            failure(o, "%s%s:%u: expectation failed: %s (got %s)", s->path, e->line, text, got);
+            rc = CLI_FAIL;
+        }
+    }
+    o->ok = rc == CLI_OK;
+    pipe_destroy(p);
+    pipe_destroy(ref);
+    return rc;
+}
+
+static void run_usage(FILE *f, bool replay) {
+    if (replay) {
+        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random] [--log FILE]\n"
+                   "\n"
+                   "Re-runs one seed of a scenario (as a failing swarm seed reported it) and,\n"
+                   "with --hash, checks that the run's trace hash is H: the same run, event\n"
+                   "for event. Exit 1 when the hash differs or an expectation fails.\n");
+        return;
+    }
+    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--log FILE]\n"
+               "\n"
+               "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
+               "run (checkpoints, restarts, records, trace hash) and checks the file's\n"
+               "expect lines. Expectations about state (exactly-once, duplicates) compare\n"
+               "with a failure-free run of the same job and seed, which runs first.\n"
+               "  --seed S         overrides the file's seed\n"
+               "  --faults random  adds the fault profile swarm draws for the seed\n"
+               "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
+               "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
+}
+
+static int run_or_replay(int argc, char **argv, bool replay) {
     static const struct option opts[] = {
         { "seed", required_argument, NULL, 's' },
+        { "hash", required_argument, NULL, 'H' },
+        { "faults", required_argument, NULL, 'f' },
         { "log", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *prog = "absim run";
-    uint64_t seed = 0;
-    bool seed_given = false;
+    const char *prog = replay ? "absim replay" : "absim run";
+    uint64_t seed = 0, hash = 0;
+    bool seed_given = false, hash_given = false, random_faults = false;
     const char *log_path = NULL;
     int c;
     optind = 1;
@@ -53,8 +176,25 @@ int cli_run(int argc, char **argv) {
             if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE;
             seed_given = true;
             break;
+        case 'H': {
+            char *end = NULL;
+            hash = strtoull(optarg, &end, 16);
+            if (end == optarg || *end != '\0' || strlen(optarg) > 16) {
+                fprintf(stderr, "%s: --hash '%s': expected up to 16 hex digits\n", prog, optarg);
+                return CLI_USAGE;
+            }
+            hash_given = true;
+            break;
+        }
+        case 'f':
+            if (strcmp(optarg, "random") != 0) {
+                fprintf(stderr, "%s: --faults '%s': the only profile is 'random'\n", prog, optarg);
+                return CLI_USAGE;
+            }
+            random_faults = true;
+            break;
         case 'l': log_path = optarg; break;
-        case 'h': run_usage(stdout); return CLI_OK;
+        case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
     }
@@ -62,106 +202,40 @@ int cli_run(int argc, char **argv) {
         fprintf(stderr, "%s: expected one scenario file (see --help)\n", prog);
         return CLI_USAGE;
     }
-    const char *path = argv[optind];
+    if (replay && !seed_given) {
+        fprintf(stderr, "%s: --seed is required\n", prog);
+        return CLI_USAGE;
+    }
     scn *s = malloc(sizeof *s);
     char err[SCN_ERR_BYTES];
     if (s == NULL) return CLI_FAIL;
-    if (!scn_load(s, path, err, sizeof err)) {
+    if (!scn_load(s, argv[optind], err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         free(s);
         return CLI_USAGE;
     }
     if (seed_given) s->cfg.seed = seed;
-    bool need_reference = false;
-    for (uint32_t i = 0; i < s->expects_count; i++) {
-        need_reference |= s->expects[i].kind == SCN_EXPECT_EXACTLY_ONCE || s->expects[i].kind == SCN_EXPECT_DUPLICATES;
-    }
     FILE *log;
     if (!cli_open_log(prog, log_path, &log)) {
         free(s);
         return CLI_USAGE;
     }
-    pipe *ref = NULL;
-    if (need_reference) {
-        ref = pipe_create(&s->cfg, err, sizeof err);
-        if (ref == NULL) {
-            fprintf(stderr, "%s: %s\n", path, err);
-            free(s);
-            cli_close_log(log);
-            return CLI_USAGE;
-        }
-        pipe_run(ref);
-    }
-    pipe *p = pipe_create(&s->cfg, err, sizeof err);
-    if (p == NULL) {
-        fprintf(stderr, "%s: %s\n", path, err);
-        pipe_destroy(ref);
-        free(s);
-        cli_close_log(log);
-        return CLI_USAGE;
-    }
-    scn_add_faults(s, p);
-    pipe_sim(p)->cfg.log = log;
-    sim_stop_reason why = pipe_run(p);
-
-    const pipe_stats *st = pipe_get_stats(p);
-    sim_run *run = pipe_sim(p);
-    printf("%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", path, s->cfg.seed,
-           pipe_status_name(pipe_get_status(p)), (double)run->now_ns / 1e6, run->stats.dispatched);
-    printf("  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
-           " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed)\n",
-           st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed);
-    if (st->completed > 0) {
-        printf("  duration: mean %.3fms, max %.3fms; alignment max %.3fms\n",
-               (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6,
-               (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6);
-    }
-    printf("  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64 "\n",
-           st->restarts, st->records_read, st->records_processed, st->sink_records);
-    printf("  trace_hash %016" PRIx64 "\n", run->trace_hash);
-
-    int rc = CLI_OK;
-    if (pipe_get_status(p) != PIPE_FINISHED && pipe_get_status(p) != PIPE_FAILED) {
-        char buf[256];
-        sim_stop_describe(run, buf, sizeof buf);
-        printf("  %s\n", buf);
-        (void)why;
-        rc = CLI_FAIL;
-    }
-    pipe_state_diff diff = { .equal = true };
-    if (ref != NULL) pipe_compare_states(ref, p, &diff);
-    for (uint32_t i = 0; i < s->expects_count; i++) {
-        const scn_expect *e = &s->expects[i];
-        bool ok = false;
-        char got[160] = "";
-        switch (e->kind) {
-        case SCN_EXPECT_FINISHED: ok = pipe_get_status(p) == PIPE_FINISHED; snprintf(got, sizeof got, "%s", pipe_status_name(pipe_get_status(p))); break;
-        case SCN_EXPECT_FAILED:   ok = pipe_get_status(p) == PIPE_FAILED; snprintf(got, sizeof got, "%s", pipe_status_name(pipe_get_status(p))); break;
-        case SCN_EXPECT_EXACTLY_ONCE:
-            ok = diff.equal;
-            if (!ok) snprintf(got, sizeof got, "%s: key %" PRIu64 " differs from the failure-free run (%" PRIu64 " records counted, %" PRIu64 " without failures)",
-                              pipe_job(p)->vertices[diff.vertex].name, diff.key, diff.records_b, diff.records_a);
-            break;
-        case SCN_EXPECT_DUPLICATES:
-            ok = diff.records_b > diff.records_a;
-            snprintf(got, sizeof got, "%" PRIu64 " records counted in state, %" PRIu64 " without failures", diff.records_b, diff.records_a);
-            break;
-        case SCN_EXPECT_CHECKPOINTS: ok = compare(st->completed, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->completed); break;
-        case SCN_EXPECT_RESTARTS:    ok = compare(st->restarts, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->restarts); break;
-        case SCN_EXPECT_ABORTED:     ok = compare(st->aborted, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->aborted); break;
-        }
-        char text[64];
-        scn_expect_text(e, text, sizeof text);
-        if (ok) {
-            printf("  expect %s: held\n", text);
+    cli_outcome o;
+    int rc = cli_run_scenario(s, random_faults, log, stdout, &o);
+    if (rc == CLI_USAGE) fprintf(stderr, "%s\n", o.failures);
+    if (rc != CLI_USAGE && hash_given) {
+        if (o.trace_hash == hash) {
+            printf("  replay: trace hash %016" PRIx64 " as recorded\n", hash);
         } else {
-            printf("%s:%u: expectation failed: %s (got %s)\n", path, e->line, text, got);
+            printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 "\n", argv[optind],
+                   o.trace_hash, hash);
             rc = CLI_FAIL;
         }
     }
-    pipe_destroy(p);
-    pipe_destroy(ref);
     free(s);
     cli_close_log(log);
     return rc;
 }
+
+int cli_run(int argc, char **argv) { return run_or_replay(argc, argv, false); }
+int cli_replay(int argc, char **argv) { return run_or_replay(argc, argv, true); }

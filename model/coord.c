@@ -17,23 +17,23 @@
 
 #include <string.h>
 
-static rt_coord *coord_of(pipe *p) { return &p->coord; }
+static rt_coord *coord_of(pipeline *p) { return &p->coord; }
 
-static void notify_all(pipe *p, uint32_t type, uint64_t ckpt) {
+static void notify_all(pipeline *p, uint32_t type, uint64_t ckpt) {
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
         sim_msg m = { .type = type, .a = ckpt, .b = p->coord.epoch };
         link_send(p->run, p->coord.rpc_to_task[t], &m, 64);
     }
 }
 
-rt_slot *coord_pending_slot(pipe *p, uint64_t ckpt) {
+rt_slot *coord_pending_slot(pipeline *p, uint64_t ckpt) {
     for (uint32_t i = 0; i < p->slots_count; i++) {
         if (p->slots[i].ckpt == ckpt && !p->slots[i].complete) return &p->slots[i];
     }
     return NULL;
 }
 
-const rt_slot *coord_restore(const pipe *p) {
+const rt_slot *coord_restore(const pipeline *p) {
     return p->coord.restore_slot == 0 ? NULL : &p->slots[p->coord.restore_slot - 1];
 }
 
@@ -42,7 +42,7 @@ static void free_slot(rt_slot *s) {
     s->complete = false;
 }
 
-static void history_end(pipe *p, uint64_t ckpt, pipe_ckpt_end end) {
+static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
     pipe_note(p, end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, 0, ckpt);
     if (ckpt - 1 >= p->history_count) return;    /* beyond the recorded ones */
     pipe_ckpt_rec *h = &p->history[ckpt - 1];
@@ -53,16 +53,16 @@ static void history_end(pipe *p, uint64_t ckpt, pipe_ckpt_end end) {
 
 /* A finished task will not see this checkpoint's barrier: ack for it with
  * its final state (Flink >= 1.14 keeps finished tasks in checkpoints). */
-static void ack_finished(pipe *p, rt_slot *s, uint32_t task) {
+static void ack_finished(pipeline *p, rt_slot *s, uint32_t task) {
     if (s->acked[task]) return;
     task_copy_state(p, &p->tasks[task], s);
     s->acked[task] = 1;
     s->acks++;
 }
 
-static void job_fail(pipe *p);
+static void job_fail(pipeline *p);
 
-static void abort_ckpt(pipe *p, rt_slot *s, pipe_ckpt_end why) {
+static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     uint64_t ckpt = s->ckpt;
     bool failure = why == PIPE_CKPT_DECLINED || why == PIPE_CKPT_TIMED_OUT;
     history_end(p, ckpt, why);
@@ -73,7 +73,7 @@ static void abort_ckpt(pipe *p, rt_slot *s, pipe_ckpt_end why) {
     if (failure && ++p->coord.consecutive_failures > p->cfg.ckpt.tolerable_failures) job_fail(p);
 }
 
-static void complete(pipe *p, rt_slot *s) {
+static void complete(pipeline *p, rt_slot *s) {
     rt_coord *co = coord_of(p);
     s->complete = true;
     history_end(p, s->ckpt, PIPE_CKPT_COMPLETED);
@@ -102,18 +102,18 @@ static void complete(pipe *p, rt_slot *s) {
     notify_all(p, MSG_COMPLETE, s->ckpt);
 }
 
-static void maybe_complete(pipe *p, rt_slot *s) {
+static void maybe_complete(pipeline *p, rt_slot *s) {
     if (s->acks == pipe_job(p)->tasks_count) complete(p, s);
 }
 
-static void arm_trigger(pipe *p, sim_time_ns delay_ns) {
+static void arm_trigger(pipeline *p, sim_time_ns delay_ns) {
     rt_coord *co = coord_of(p);
     if (!p->cfg.ckpt.enabled || co->trigger_armed) return;
     co->trigger_armed = true;
     sim_timer_set(p->run, co->actor, delay_ns, TIMER_TRIGGER);
 }
 
-static void trigger(pipe *p) {
+static void trigger(pipeline *p) {
     rt_coord *co = coord_of(p);
     const pipe_ckpt_cfg *cc = &p->cfg.ckpt;
     co->trigger_armed = false;
@@ -157,7 +157,7 @@ static void trigger(pipe *p) {
 
 /* The restart strategy: the delay before the next attempt, or false when it
  * gives up. */
-static bool restart_delay(pipe *p, sim_time_ns *delay_ns) {
+static bool restart_delay(pipeline *p, sim_time_ns *delay_ns) {
     rt_coord *co = coord_of(p);
     const pipe_restart_cfg *r = &p->cfg.restart;
     sim_time_ns now = p->run->now_ns;
@@ -190,7 +190,7 @@ static bool restart_delay(pipe *p, sim_time_ns *delay_ns) {
     return false;
 }
 
-static void job_fail(pipe *p) {
+static void job_fail(pipeline *p) {
     rt_coord *co = coord_of(p);
     if (co->status != PIPE_RUNNING) return;
     for (uint32_t i = 0; i < p->slots_count; i++) {      /* pending checkpoints die with the attempt */
@@ -214,7 +214,7 @@ static void job_fail(pipe *p) {
     sim_timer_set(p->run, co->actor, delay, TIMER_RESTART);
 }
 
-static void restart(pipe *p) {
+static void restart(pipeline *p) {
     rt_coord *co = coord_of(p);
     SIM_ASSERT(co->status == PIPE_RESTARTING);
     const job *j = pipe_job(p);
@@ -245,7 +245,7 @@ static void restart(pipe *p) {
     arm_trigger(p, p->cfg.ckpt.interval_ns);
 }
 
-static void on_msg(pipe *p, const sim_msg *m) {
+static void on_msg(pipeline *p, const sim_msg *m) {
     rt_coord *co = coord_of(p);
     uint64_t epoch = m->b >> 32;
     uint32_t task = (uint32_t)(m->b & 0xffffffffu);
@@ -291,7 +291,7 @@ static void on_msg(pipe *p, const sim_msg *m) {
 }
 
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
-    pipe *p = self->ctx;
+    pipeline *p = self->ctx;
     SIM_ASSERT(p->run == run);
     rt_coord *co = coord_of(p);
     switch (ev->kind) {

@@ -47,7 +47,7 @@ const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
     return "?";
 }
 
-const pipe_ckpt_rec *pipe_history(const pipe *p, uint32_t *count) {
+const pipe_ckpt_rec *pipe_history(const pipeline *p, uint32_t *count) {
     *count = p->history_count;
     return p->history;
 }
@@ -98,7 +98,7 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     return NULL;
 }
 
-pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
+pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     if (check_cfg(cfg, err, err_bytes) != NULL) return NULL;
     job graph = cfg->graph;
     job_expand(&graph, cfg->machines);
@@ -113,7 +113,7 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         stateful += k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
     }
     uint64_t kstate_bytes = (keys * 4 / 3 * 2 + 16) * (sizeof(uint64_t) + sizeof(kagg));
-    uint64_t model_bytes = sizeof(pipe) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
+    uint64_t model_bytes = sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
                          + (uint64_t)chans * ring * sizeof(chan_buf)
                          + (uint64_t)stateful * (slots + 1) * kstate_bytes
                          + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(kstate)) + cfg->broker.partitions * 8)
@@ -140,7 +140,7 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         snprintf(err, err_bytes, "out of memory (%llu MiB)", (unsigned long long)(model_bytes >> 20));
         return NULL;
     }
-    pipe *p = sim_alloc(run, sizeof *p, _Alignof(pipe));
+    pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
     p->cfg = *cfg;
     p->cfg.graph = graph;                             /* expanded */
     p->run = run;
@@ -232,21 +232,21 @@ pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     return p;
 }
 
-void pipe_destroy(pipe *p) {
+void pipe_destroy(pipeline *p) {
     if (p != NULL) sim_run_destroy(p->run);
 }
 
-sim_stop_reason pipe_run(pipe *p) {
+sim_stop_reason pipe_run(pipeline *p) {
     if (!p->run->started) sim_run_start(p->run);
     return sim_run_loop(p->run);
 }
 
-void pipe_observe(pipe *p, pipe_observe_fn fn, void *ctx) {
+void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx) {
     p->observe = fn;
     p->observe_ctx = ctx;
 }
 
-void pipe_note(pipe *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
+void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
     if (p->observe == NULL) return;
     pipe_event e = { .kind = kind, .at_ns = p->run->now_ns, .task = task, .channel = channel,
                      .ckpt = ckpt, .epoch = p->coord.epoch };
@@ -256,34 +256,34 @@ void pipe_note(pipe *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint
     p->observe(p->observe_ctx, &e);
 }
 
-sim_run *pipe_sim(pipe *p) { return p->run; }
-pipe_status pipe_get_status(const pipe *p) { return p->coord.status; }
-const pipe_stats *pipe_get_stats(const pipe *p) { return &p->stats; }
-const job *pipe_job(const pipe *p) { return &p->cfg.graph; }
+sim_run *pipe_sim(pipeline *p) { return p->run; }
+pipe_status pipe_get_status(const pipeline *p) { return p->coord.status; }
+const pipe_stats *pipe_get_stats(const pipeline *p) { return &p->stats; }
+const job *pipe_job(const pipeline *p) { return &p->cfg.graph; }
 
-uint32_t pipe_task_actor(const pipe *p, uint32_t task) {
+uint32_t pipe_task_actor(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->cfg.graph.tasks_count);
     return p->tasks[task].actor;
 }
 
-uint32_t pipe_task_rpc_link(const pipe *p, uint32_t task) {
+uint32_t pipe_task_rpc_link(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->cfg.graph.tasks_count);
     return p->tasks[task].rpc_to_coord;
 }
 
-uint32_t pipe_chan_link(const pipe *p, uint32_t producer, uint32_t consumer) {
+uint32_t pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer) {
     for (uint32_t c = 0; c < p->cfg.graph.chans_count; c++) {
         if (p->chans[c].producer == producer && p->chans[c].consumer == consumer) return p->chans[c].data_link;
     }
     return UINT32_MAX;
 }
 
-const kstate *pipe_task_state(const pipe *p, uint32_t task) {
+const kstate *pipe_task_state(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->cfg.graph.tasks_count);
     return p->tasks[task].stateful ? &p->tasks[task].state : NULL;
 }
 
-void pipe_vertex_state(const pipe *p, uint32_t vertex, kstate *out) {
+void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
     kstate_clear(out);
     const job *j = pipe_job(p);
     for (uint32_t t = 0; t < j->tasks_count; t++) {
@@ -300,7 +300,7 @@ void pipe_vertex_state(const pipe *p, uint32_t vertex, kstate *out) {
     }
 }
 
-uint32_t pipe_sink_count(const pipe *p, uint32_t partition, uint64_t offset) {
+uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset) {
     SIM_ASSERT(partition < p->brk.cfg.partitions && offset < p->brk.cfg.records_per_partition);
     return p->sink_seen[(uint64_t)partition * p->brk.cfg.records_per_partition + offset];
 }
@@ -313,7 +313,7 @@ static uint64_t records_in(const kstate *s) {
     return n;
 }
 
-bool pipe_compare_states(const pipe *a, const pipe *b, pipe_state_diff *out) {
+bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *out) {
     const job *ja = pipe_job(a);
     SIM_ASSERT(ja->vertices_count == pipe_job(b)->vertices_count);
     memset(out, 0, sizeof *out);

@@ -134,7 +134,7 @@ typedef struct pipe_stats {
     uint64_t    alignments;            /* triggers at tasks with inputs */
 } pipe_stats;
 
-typedef struct pipe pipe;
+typedef struct pipeline pipeline;
 
 /* Protocol steps, for checkers, narrations and pictures. */
 typedef enum pipe_ev_kind {
@@ -169,27 +169,27 @@ pipe_cfg pipe_cfg_default(uint64_t seed);
 
 /* NULL and a message in err when the configuration is invalid (or memory
  * is short): user input never asserts. */
-pipe *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes);
-void  pipe_destroy(pipe *p);
+pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes);
+void  pipe_destroy(pipeline *p);
 
-sim_stop_reason pipe_run(pipe *p);
+sim_stop_reason pipe_run(pipeline *p);
 
 /* Call fn at every protocol step (set before pipe_run; NULL to stop). */
-void pipe_observe(pipe *p, pipe_observe_fn fn, void *ctx);
+void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx);
 
-sim_run          *pipe_sim(pipe *p);
-pipe_status       pipe_get_status(const pipe *p);
-const pipe_stats *pipe_get_stats(const pipe *p);
-const job        *pipe_job(const pipe *p);
-uint32_t          pipe_task_actor(const pipe *p, uint32_t task);
-uint32_t          pipe_task_rpc_link(const pipe *p, uint32_t task);   /* task -> coordinator */
+sim_run          *pipe_sim(pipeline *p);
+pipe_status       pipe_get_status(const pipeline *p);
+const pipe_stats *pipe_get_stats(const pipeline *p);
+const job        *pipe_job(const pipeline *p);
+uint32_t          pipe_task_actor(const pipeline *p, uint32_t task);
+uint32_t          pipe_task_rpc_link(const pipeline *p, uint32_t task);   /* task -> coordinator */
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
-uint32_t          pipe_chan_link(const pipe *p, uint32_t producer, uint32_t consumer);
+uint32_t          pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer);
 
 /* The live keyed state of a stateful task (NULL for others), and the sum
  * over all tasks of a vertex merged into `out` (which must be big enough). */
-const kstate *pipe_task_state(const pipe *p, uint32_t task);
-void          pipe_vertex_state(const pipe *p, uint32_t vertex, kstate *out);
+const kstate *pipe_task_state(const pipeline *p, uint32_t task);
+void          pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out);
 
 /* Compare the keyed state of every stateful vertex of two runs of the same
  * job (merged over subtasks). Returns true when all are equal; otherwise
@@ -202,15 +202,15 @@ typedef struct pipe_state_diff {
     uint64_t records_a, records_b;
 } pipe_state_diff;
 
-bool pipe_compare_states(const pipe *a, const pipe *b, pipe_state_diff *out);
+bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *out);
 
 /* How many times the sinks received record (partition, offset). */
-uint32_t pipe_sink_count(const pipe *p, uint32_t partition, uint64_t offset);
+uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset);
 
 const char *pipe_status_name(pipe_status s);
 const char *pipe_ckpt_end_name(pipe_ckpt_end e);
 
 /* Checkpoints in trigger order (ids 1, 2, ...), the first PIPE_HISTORY_MAX. */
-const pipe_ckpt_rec *pipe_history(const pipe *p, uint32_t *count);
+const pipe_ckpt_rec *pipe_history(const pipeline *p, uint32_t *count);
 
 #endif

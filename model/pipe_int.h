@@ -76,7 +76,7 @@ typedef struct rt_out_edge {          /* a task's outputs of one edge */
 } rt_out_edge;
 
 typedef struct rt_task {
-    pipe             *owner;
+    pipeline         *owner;
     uint32_t          id;
     uint32_t          actor;
     const job_task   *jt;
@@ -140,7 +140,7 @@ typedef struct rt_coord {
     bool        trigger_armed;
 } rt_coord;
 
-struct pipe {
+struct pipeline {
     pipe_cfg   cfg;
     sim_run   *run;
     broker     brk;
@@ -159,16 +159,16 @@ struct pipe {
 };
 
 /* Report a protocol step to the observer, if any. */
-void pipe_note(pipe *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
+void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 
 /* model/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
-void task_reset(pipe *p, rt_task *t);            /* to the restore checkpoint */
-void task_copy_state(pipe *p, const rt_task *t, rt_slot *s);   /* its share of a snapshot */
+void task_reset(pipeline *p, rt_task *t);            /* to the restore checkpoint */
+void task_copy_state(pipeline *p, const rt_task *t, rt_slot *s);   /* its share of a snapshot */
 
 /* model/coord.c */
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
-rt_slot *coord_pending_slot(pipe *p, uint64_t ckpt);   /* NULL unless ckpt is pending */
-const rt_slot *coord_restore(const pipe *p);            /* NULL: start from scratch */
+rt_slot *coord_pending_slot(pipeline *p, uint64_t ckpt);   /* NULL unless ckpt is pending */
+const rt_slot *coord_restore(const pipeline *p);            /* NULL: start from scratch */
 
 #endif

@@ -20,17 +20,17 @@ static chan_buf *slot_of(rt_chan *c, uint64_t n) {
     return &c->ring[n % c->ring_size];
 }
 
-static rt_chan *out_chan(pipe *p, const rt_task *t, uint32_t i) {
+static rt_chan *out_chan(pipeline *p, const rt_task *t, uint32_t i) {
     SIM_ASSERT(i < t->jt->out_count);
     return &p->chans[pipe_job(p)->out_chan[t->jt->out_first + i]];
 }
 
-static rt_chan *in_chan(pipe *p, const rt_task *t, uint32_t i) {
+static rt_chan *in_chan(pipeline *p, const rt_task *t, uint32_t i) {
     SIM_ASSERT(i < t->jt->in_count);
     return &p->chans[pipe_job(p)->in_chan[t->jt->in_first + i]];
 }
 
-static void rpc(pipe *p, rt_task *t, uint32_t type, uint64_t ckpt) {
+static void rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt) {
     sim_msg m = { .type = type, .a = ckpt, .b = (t->epoch << 32) | t->id };
     link_send(p->run, t->rpc_to_coord, &m, 64);
 }
@@ -38,7 +38,7 @@ static void rpc(pipe *p, rt_task *t, uint32_t type, uint64_t ckpt) {
 /* A connection the task needs is gone (a cut or partitioned link refuses
  * the send, or a peer broke it): the task fails, once per incarnation, and
  * the coordinator restarts the job. */
-static void connection_lost(pipe *p, rt_task *t) {
+static void connection_lost(pipeline *p, rt_task *t) {
     if (t->failure_reported) return;
     t->failure_reported = true;
     rpc(p, t, MSG_FAILED, 0);
@@ -46,7 +46,7 @@ static void connection_lost(pipe *p, rt_task *t) {
 
 /* ---- producer side of channels ----------------------------------------- */
 
-static void send_ready(pipe *p, rt_chan *c) {
+static void send_ready(pipeline *p, rt_chan *c) {
     while (c->sent < c->filled && c->sent - c->acked < p->cfg.credits) {
         const chan_buf *b = slot_of(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
@@ -68,20 +68,20 @@ static chan_buf *open_buf(rt_chan *c) {
     return b;
 }
 
-static void close_buf(pipe *p, rt_chan *c) {
+static void close_buf(pipeline *p, rt_chan *c) {
     if (!c->filling) return;
     c->filling = false;
     c->filled++;
     send_ready(p, c);
 }
 
-static void push_rec(pipe *p, rt_chan *c, const model_rec *r) {
+static void push_rec(pipeline *p, rt_chan *c, const model_rec *r) {
     chan_buf *b = open_buf(c);
     b->recs[b->count++] = *r;
     if (b->count == CHAN_BUF_RECORDS) close_buf(p, c);
 }
 
-static void push_event(pipe *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
+static void push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     close_buf(p, c);                              /* the records before it go first */
     chan_buf *b = open_buf(c);
     b->kind = kind;
@@ -89,7 +89,7 @@ static void push_event(pipe *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     close_buf(p, c);
 }
 
-static void emit(pipe *p, rt_task *t, const model_rec *r) {
+static void emit(pipeline *p, rt_task *t, const model_rec *r) {
     for (uint32_t e = 0; e < t->out_edges_count; e++) {
         rt_out_edge *oe = &t->out_edges[e];
         switch (oe->part) {
@@ -112,17 +112,17 @@ static void emit(pipe *p, rt_task *t, const model_rec *r) {
     }
 }
 
-static void emit_event(pipe *p, rt_task *t, buf_kind kind, uint64_t ckpt) {
+static void emit_event(pipeline *p, rt_task *t, buf_kind kind, uint64_t ckpt) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) push_event(p, out_chan(p, t, i), kind, ckpt);
 }
 
-static void flush_all(pipe *p, rt_task *t) {
+static void flush_all(pipeline *p, rt_task *t) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) close_buf(p, out_chan(p, t, i));
 }
 
 /* Room for one more input buffer's output: the send queue is below its
  * bound (backpressure) and the ring can take a flush and an event. */
-static bool room(pipe *p, const rt_task *t, bool data) {
+static bool room(pipeline *p, const rt_task *t, bool data) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         const rt_chan *c = out_chan(p, t, i);
         if (c->filled + 3 - c->acked > c->ring_size) return false;
@@ -131,7 +131,7 @@ static bool room(pipe *p, const rt_task *t, bool data) {
     return true;
 }
 
-static void arm_flush(pipe *p, rt_task *t) {
+static void arm_flush(pipeline *p, rt_task *t) {
     if (t->flush_timer != 0) return;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         if (out_chan(p, t, i)->filling) {
@@ -143,7 +143,7 @@ static void arm_flush(pipe *p, rt_task *t) {
 
 /* ---- checkpoints -------------------------------------------------------- */
 
-static void snapshot(pipe *p, rt_task *t, uint64_t ckpt) {
+static void snapshot(pipeline *p, rt_task *t, uint64_t ckpt) {
     if (t->jt->in_count > 0) {                    /* from its first barrier to the trigger */
         sim_time_ns align = p->run->now_ns - t->align_start_ns;
         p->stats.alignment_ns_sum += align;
@@ -158,7 +158,7 @@ static void snapshot(pipe *p, rt_task *t, uint64_t ckpt) {
 }
 
 /* The synchronous snapshot: keyed state, and a source's next offsets S_n. */
-void task_copy_state(pipe *p, const rt_task *t, rt_slot *s) {
+void task_copy_state(pipeline *p, const rt_task *t, rt_slot *s) {
     if (t->stateful) kstate_copy(&s->states[t->id], &t->state);
     if (t->v->kind != JOB_SOURCE) return;
     for (uint32_t i = 0; i < t->parts_count; i++) {
@@ -167,13 +167,13 @@ void task_copy_state(pipe *p, const rt_task *t, rt_slot *s) {
     }
 }
 
-static void decline(pipe *p, rt_task *t, uint64_t ckpt) {
+static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
     pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
     rpc(p, t, MSG_DECLINE, ckpt);
     emit_event(p, t, BUF_CANCEL, ckpt);
 }
 
-static void finish(pipe *p, rt_task *t) {
+static void finish(pipeline *p, rt_task *t) {
     SIM_ASSERT(!t->finished);
     flush_all(p, t);
     emit_event(p, t, BUF_END, 0);
@@ -184,7 +184,7 @@ static void finish(pipe *p, rt_task *t) {
 
 /* Processing time of n records, drawn per the vertex's distribution from
  * the task's own stream through the choice point. */
-static sim_time_ns cost_of(pipe *p, rt_task *t, uint32_t n) {
+static sim_time_ns cost_of(pipeline *p, rt_task *t, uint32_t n) {
     sim_time_ns mean = t->v->cost_ns;
     if (mean == 0 || n == 0) return 0;
     rng *r = &p->run->actors[t->actor].rng;
@@ -207,13 +207,13 @@ static sim_time_ns cost_of(pipe *p, rt_task *t, uint32_t n) {
 
 /* ---- sources ------------------------------------------------------------ */
 
-static void source_kick(pipe *p, rt_task *t) {
+static void source_kick(pipeline *p, rt_task *t) {
     if (t->v->kind != JOB_SOURCE || t->finished || t->source_waiting) return;
     t->source_waiting = true;
     sim_timer_set(p->run, t->actor, 0, TIMER_SOURCE_NEXT);
 }
 
-static void source_triggers(pipe *p, rt_task *t) {
+static void source_triggers(pipeline *p, rt_task *t) {
     while (t->triggers_queued > 0 && room(p, t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
@@ -221,7 +221,7 @@ static void source_triggers(pipe *p, rt_task *t) {
     }
 }
 
-static void source_read(pipe *p, rt_task *t) {
+static void source_read(pipeline *p, rt_task *t) {
     t->source_waiting = false;
     if (t->finished) return;
     source_triggers(p, t);
@@ -257,7 +257,7 @@ static void source_read(pipe *p, rt_task *t) {
 
 /* ---- operators ---------------------------------------------------------- */
 
-static void apply(pipe *p, rt_task *t, const rt_chan *c, const model_rec *in) {
+static void apply(pipeline *p, rt_task *t, const rt_chan *c, const model_rec *in) {
     model_rec r = *in;
     switch (t->v->kind) {
     case JOB_MAP:
@@ -293,13 +293,13 @@ static void apply(pipe *p, rt_task *t, const rt_chan *c, const model_rec *in) {
     p->stats.records_processed++;
 }
 
-static void consumed(pipe *p, rt_task *t, rt_chan *c) {
+static void consumed(pipeline *p, rt_task *t, rt_chan *c) {
     c->consumed++;
     sim_msg m = { .type = MSG_CREDIT, .a = c->id, .b = c->consumed };
     if (!link_send(p->run, c->credit_link, &m, 64)) connection_lost(p, t);
 }
 
-static void carry_out(pipe *p, rt_task *t, const gate_acts *acts) {
+static void carry_out(pipeline *p, rt_task *t, const gate_acts *acts) {
     for (uint32_t i = 0; i < acts->count; i++) {
         if (acts->items[i].kind == GATE_TRIGGER) {
             snapshot(p, t, acts->items[i].ckpt);
@@ -309,7 +309,7 @@ static void carry_out(pipe *p, rt_task *t, const gate_acts *acts) {
     }
 }
 
-static void pump(pipe *p, rt_task *t) {
+static void pump(pipeline *p, rt_task *t) {
     while (!t->busy && !t->finished) {
         rt_chan *best = NULL;
         for (uint32_t i = 0; i < t->jt->in_count; i++) {
@@ -349,7 +349,7 @@ static void pump(pipe *p, rt_task *t) {
     }
 }
 
-static void work_done(pipe *p, rt_task *t) {
+static void work_done(pipeline *p, rt_task *t) {
     SIM_ASSERT(t->busy);
     rt_chan *c = &p->chans[t->busy_chan];
     const chan_buf *b = slot_of(c, c->consumed);
@@ -362,7 +362,7 @@ static void work_done(pipe *p, rt_task *t) {
 
 /* ---- life cycle --------------------------------------------------------- */
 
-void task_reset(pipe *p, rt_task *t) {
+void task_reset(pipeline *p, rt_task *t) {
     t->epoch = p->coord.epoch;
     t->arrivals = 0;
     t->busy = false;
@@ -398,7 +398,7 @@ void task_reset(pipe *p, rt_task *t) {
     }
 }
 
-static void on_msg(pipe *p, rt_task *t, const sim_msg *m) {
+static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
     switch (m->type) {
     case MSG_DATA: {
         rt_chan *c = &p->chans[m->a];
@@ -431,7 +431,7 @@ static void on_msg(pipe *p, rt_task *t, const sim_msg *m) {
 
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     rt_task *t = self->ctx;
-    pipe *p = t->owner;
+    pipeline *p = t->owner;
     SIM_ASSERT(p->run == run);
     switch (ev->kind) {
     case SIM_EV_START:

@@ -807,7 +807,7 @@ bool scn_load(scn *s, const char *path, char *err, size_t err_bytes) {
     return ok;
 }
 
-void scn_add_faults(const scn *s, pipe *p) {
+void scn_add_faults(const scn *s, pipeline *p) {
     const job *j = pipe_job(p);
     sim_run *run = pipe_sim(p);
     for (uint32_t i = 0; i < s->faults_count; i++) {
@@ -842,4 +842,55 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
         snprintf(buf, size_bytes, "%s", names[e->kind]);
     }
     return buf;
+}
+
+uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
+    SIM_ASSERT(horizon_ns >= 10 * SIM_NS_PER_MS);
+    rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5ca1ab1e));
+    job *j = malloc(sizeof *j);
+    SIM_ASSERT(j != NULL);
+    *j = s->cfg.graph;
+    job_expand(j, s->cfg.machines);
+    uint32_t added = 0;
+    sim_time_ns lo = horizon_ns / 10, span = horizon_ns * 7 / 10, dur_max = horizon_ns / 8;
+    for (uint32_t kind = SCN_CRASH_MACHINE; kind <= SCN_LOSE_RPC; kind++) {
+        if (rng_below(&r, 2) == 0) continue;            /* this kind is off for this seed */
+        uint32_t n = 1 + rng_below(&r, 2);
+        for (uint32_t i = 0; i < n && s->faults_count < SCN_FAULTS_MAX; i++) {
+            scn_fault f = { .kind = (scn_fault_kind)kind, .line = 0 };
+            f.at_ns = lo + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * span) >> 32);
+            f.duration_ns = SIM_NS_PER_MS + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * dur_max) >> 32);
+            const job_task *t = &j->tasks[rng_below(&r, j->tasks_count)];
+            const job_chan *c = &j->chans[rng_below(&r, j->chans_count)];
+            switch (f.kind) {
+            case SCN_CRASH_MACHINE: f.machine = rng_below(&r, s->cfg.machines); break;
+            case SCN_CRASH_TASK: f.vertex = t->vertex; f.subtask = t->subtask; f.duration_ns = 0; break;
+            case SCN_PARTITION: {
+                uint32_t m = s->cfg.machines + 1;       /* the coordinator's machine too */
+                uint32_t a = rng_below(&r, m), b = rng_below(&r, m - 1);
+                if (b >= a) b++;
+                f.machines_a = 1ull << a;
+                f.machines_b = 1ull << b;
+                break;
+            }
+            case SCN_DELAY_LINK:
+            case SCN_CUT_LINK:
+                f.vertex = j->tasks[c->producer].vertex;
+                f.subtask = j->tasks[c->producer].subtask;
+                f.vertex2 = j->tasks[c->consumer].vertex;
+                f.subtask2 = j->tasks[c->consumer].subtask;
+                f.delay_ns = SIM_NS_PER_MS * (1 + rng_below(&r, 20));
+                break;
+            case SCN_LOSE_RPC:
+                f.vertex = t->vertex;
+                f.subtask = t->subtask;
+                f.ratio = (sim_ratio){ .num = 1 + rng_below(&r, 100), .den = 100 };
+                break;
+            }
+            s->faults[s->faults_count++] = f;
+            added++;
+        }
+    }
+    free(j);
+    return added;
 }

@@ -80,8 +80,14 @@ typedef struct scn {
 bool scn_load(scn *s, const char *path, char *err, size_t err_bytes);
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes);
 
+/* Swarm testing: append a fault profile drawn for `seed` (which kinds are
+ * on, how many, when, for how long) within [0, horizon_ns), from a stream
+ * of its own, so a seed always gets the same profile. Returns the number
+ * of faults added (the script is bounded by SCN_FAULTS_MAX). */
+uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns);
+
 /* Add the fault script to a pipe created from s->cfg (before pipe_run). */
-void scn_add_faults(const scn *s, pipe *p);
+void scn_add_faults(const scn *s, pipeline *p);
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes);
 

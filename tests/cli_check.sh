@@ -44,6 +44,20 @@ sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-mach
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
 check "run: the seed can be overridden" 0 "seed 7," "$absim" run scenarios/faults/crash-machine.scn --seed 7
-rm -f "$bad"
+check "swarm: every seed passes" 0 "swarm: 20 passed, 0 failed" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..20 --faults random
+check "swarm: shard 1/3 of 1..10 runs seeds 1, 4, 7, 10" 0 "swarm: 4 passed, 0 failed" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..10 --shard 1/3
+sed 's/mode aligned/mode at-least-once/' scenarios/swarm/aligned-exactly-once.scn > "$bad"
+check "swarm: at-least-once with a shuffle fails exactly-once for some seeds" 1 '"seed":' \
+    "$absim" swarm "$bad" --seeds 1..60 --faults random --junit "$bad.xml"
+check "swarm: the JUnit report names the failing seed" 0 '<failure message=' cat "$bad.xml"
+seed=$("$absim" swarm "$bad" --seeds 1..60 --faults random | sed -n 's/.*"seed":\([0-9]*\),"trace_hash":"\([0-9a-f]*\)".*/\1 \2/p' | head -1)
+check "replay: a failing seed's trace hash is reproduced" 1 "trace hash ${seed#* } as recorded" \
+    "$absim" replay "$bad" --seed "${seed% *}" --hash "${seed#* }" --faults random
+check "replay: another hash is reported as a divergence" 1 "replay diverged" \
+    "$absim" replay "$bad" --seed "${seed% *}" --hash 1 --faults random
+check "swarm: bad seed range" 2 "--seeds '5': expected A..B" "$absim" swarm "$bad" --seeds 5
+rm -f "$bad" "$bad.xml"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -12,5 +12,15 @@ for f in $(find scenarios -name '*.scn' | sort); do
         printf 'scenario-check: FAIL %s\n%s\n' "$f" "$out"
     fi
 done
+# The swarm scenarios must hold under every random fault profile.
+for f in $(find scenarios/swarm -name '*.scn' | sort); do
+    if out=$("$absim" swarm "$f" --seeds 1..300 --faults random 2>&1); then
+        passed=$((passed + 1))
+        printf 'scenario-check: ok   %s under 300 random fault profiles\n' "$f"
+    else
+        failed=$((failed + 1))
+        printf 'scenario-check: FAIL %s under random faults\n%s\n' "$f" "$out"
+    fi
+done
 echo "scenario-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -37,7 +37,7 @@ static sim_run *holder_;             /* owns the memory of outcome.agg */
 
 static outcome run_job(const pipe_cfg *c) {
     char err[200];
-    pipe *p = pipe_create(c, err, sizeof err);
+    pipeline *p = pipe_create(c, err, sizeof err);
     if (p == NULL) fail_msg("pipe_create: %s", err);
     pipe_run(p);
     outcome o = { .status = pipe_get_status(p), .stats = *pipe_get_stats(p), .trace_hash = pipe_sim(p)->trace_hash };
@@ -165,9 +165,9 @@ static void test_at_least_once_with_a_shuffle_duplicates_state_after_a_crash(voi
     assert_true(kstate_equal(&clean.agg, &aligned.agg, &key));
 }
 
-static pipe *run_pipe(const pipe_cfg *c) {
+static pipeline *run_pipe(const pipe_cfg *c) {
     char err[200];
-    pipe *p = pipe_create(c, err, sizeof err);
+    pipeline *p = pipe_create(c, err, sizeof err);
     if (p == NULL) fail_msg("pipe_create: %s", err);
     pipe_run(p);
     return p;
@@ -182,7 +182,7 @@ static void test_coordinator_keeps_interval_min_pause_and_max_concurrent(void **
     c.jitter_ns = SIM_NS_PER_MS;                      /* checkpoints take a while */
     c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
     c.ckpt.min_pause_ns = 8 * SIM_NS_PER_MS;
-    pipe *p = run_pipe(&c);
+    pipeline *p = run_pipe(&c);
     uint32_t n;
     const pipe_ckpt_rec *h = pipe_history(p, &n);
     assert_true(n >= 4);
@@ -211,7 +211,7 @@ static void test_lost_acks_time_out_checkpoints_within_the_concurrency_limit(voi
     c.ckpt.max_concurrent = 3;
     c.ckpt.tolerable_failures = 100;
     char err[200];
-    pipe *p = pipe_create(&c, err, sizeof err);
+    pipeline *p = pipe_create(&c, err, sizeof err);
     assert_non_null(p);
     /* The sink's acknowledgements are lost from 20 ms to 60 ms. */
     uint32_t sink = pipe_job(p)->tasks_count - 1;
@@ -249,7 +249,7 @@ static void test_intolerable_checkpoint_failure_restarts_the_job(void **state) {
     c.ckpt.timeout_ns = 15 * SIM_NS_PER_MS;
     outcome clean = run_job(&c);
     char err[200];
-    pipe *p = pipe_create(&c, err, sizeof err);
+    pipeline *p = pipe_create(&c, err, sizeof err);
     fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 30 * SIM_NS_PER_MS,
                                           .duration_ns = 20 * SIM_NS_PER_MS, .ratio = SIM_RATIO_ALWAYS,
                                           .target = pipe_task_rpc_link(p, 0) });
@@ -339,7 +339,7 @@ static uint64_t legacy_run(bool legacy, uint64_t *declined, kstate *out) {
     c.ckpt.legacy_eop = legacy;
     c.ckpt.tolerable_failures = 100;
     char err[200];
-    pipe *p = pipe_create(&c, err, sizeof err);
+    pipeline *p = pipe_create(&c, err, sizeof err);
     assert_non_null(p);
     fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 50 * SIM_NS_PER_MS,
                                           .duration_ns = 30 * SIM_NS_PER_MS,
@@ -395,9 +395,9 @@ static void test_union_and_join_recover_exactly_once(void **state) {
         c.source_rate_per_s = 100000;
         c.jitter_ns = SIM_NS_PER_MS;
         c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
-        pipe *clean = run_pipe(&c);
+        pipeline *clean = run_pipe(&c);
         add_crash(&c, 1, 33 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
-        pipe *hit = run_pipe(&c);
+        pipeline *hit = run_pipe(&c);
         assert_int_equal(pipe_get_status(hit), PIPE_FINISHED);
         assert_true(pipe_get_stats(hit)->restarts >= 1);
         kstate a, b;
@@ -510,7 +510,7 @@ static void test_observed_protocol_is_safe_under_crashes(void **state) {
         c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
         add_crash(&c, 1, 23 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
         char err[200];
-        pipe *p = pipe_create(&c, err, sizeof err);
+        pipeline *p = pipe_create(&c, err, sizeof err);
         static observed o;
         memset(&o, 0, sizeof o);
         const job *j = pipe_job(p);

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint64_t records = (uint64_t)s.cfg.broker.partitions * s.cfg.broker.records_per_partition;
         if (records <= 100000 && s.cfg.broker.keys <= 100000) {
             char perr[256];
-            pipe *p = pipe_create(&s.cfg, perr, sizeof perr);
+            pipeline *p = pipe_create(&s.cfg, perr, sizeof perr);
             if (p != NULL) {
                 scn_add_faults(&s, p);
                 pipe_destroy(p);
