@@ -43,12 +43,13 @@ static void free_slot(rt_slot *s) {
 }
 
 static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
-    pipe_note(p, end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, 0, ckpt);
-    if (ckpt - 1 >= p->history_count) return;    /* beyond the recorded ones */
-    pipe_ckpt_rec *h = &p->history[ckpt - 1];
-    SIM_ASSERT(h->end == PIPE_CKPT_PENDING);
-    h->end = end;
-    h->ended_ns = p->run->now_ns;
+    if (ckpt - 1 < p->history_count) {            /* beyond the recorded ones: only noted */
+        pipe_ckpt_rec *h = &p->history[ckpt - 1];
+        SIM_ASSERT(h->end == PIPE_CKPT_PENDING);
+        h->end = end;
+        h->ended_ns = p->run->now_ns;
+    }
+    pipe_note(p, end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, (uint32_t)end, ckpt);
 }
 
 /* A finished task will not see this checkpoint's barrier: ack for it with

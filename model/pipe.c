@@ -251,7 +251,13 @@ void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, 
     pipe_event e = { .kind = kind, .at_ns = p->run->now_ns, .task = task, .channel = channel,
                      .ckpt = ckpt, .epoch = p->coord.epoch };
     if (task != PIPE_NO_TASK && p->tasks[task].jt->in_count > 0) {
-        for (uint32_t i = 0; i < p->tasks[task].jt->in_count; i++) e.blocked += gate_blocked(&p->tasks[task].g, i);
+        const rt_task *t = &p->tasks[task];
+        for (uint32_t i = 0; i < t->jt->in_count; i++) {
+            if (!gate_blocked(&t->g, i)) continue;
+            const rt_chan *c = &p->chans[p->cfg.graph.in_chan[t->jt->in_first + i]];
+            e.blocked++;
+            e.waiting += (uint32_t)(c->received - c->consumed);
+        }
     }
     p->observe(p->observe_ctx, &e);
 }

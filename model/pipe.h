@@ -157,9 +157,11 @@ typedef struct pipe_event {
     pipe_ev_kind kind;
     sim_time_ns  at_ns;
     uint32_t     task;                /* PIPE_NO_TASK for the coordinator */
-    uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END */
+    uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END;
+                                         the pipe_ckpt_end, for CKPT_COMPLETE/CKPT_ABORT */
     uint64_t     ckpt;
     uint32_t     blocked;             /* channels the task's gate blocks after the step */
+    uint32_t     waiting;             /* buffers queued on those blocked channels */
     uint64_t     epoch;               /* job attempt */
 } pipe_event;
 

@@ -58,6 +58,12 @@ check "replay: a failing seed's trace hash is reproduced" 1 "trace hash ${seed#*
 check "replay: another hash is reported as a divergence" 1 "replay diverged" \
     "$absim" replay "$bad" --seed "${seed% *}" --hash 1 --faults random
 check "swarm: bad seed range" 2 "--seeds '5': expected A..B" "$absim" swarm "$bad" --seeds 5
+check "explain: narrates alignment for one checkpoint" 0 "agg[1] got barrier 2 on input 0 (from map[0]); 1 of 2 inputs blocked" \
+    "$absim" explain scenarios/faults/crash-machine.scn --checkpoint 2
+check "explain: the coordinator restarts from the latest checkpoint" 0 "coordinator restarts every task from checkpoint 2; sources rewind to its offsets" \
+    "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
+check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
+    "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[7]'
 rm -f "$bad" "$bad.xml"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -1,0 +1,180 @@
+/* cli/explain.c: `absim explain FILE`: the run narrated for a learner, one
+ * line per protocol step, from the model's observer (pipe_observe), with
+ * filters for one task or one checkpoint. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct narrator {
+    pipeline   *p;
+    FILE       *out;
+    int64_t     task;             /* -1: all */
+    uint64_t    ckpt;             /* 0: all */
+    uint64_t    lines;
+} narrator;
+
+static void task_name(const pipeline *p, uint32_t t, char *buf, size_t n) {
+    const job *j = pipe_job(p);
+    snprintf(buf, n, "%s[%u]", j->vertices[j->tasks[t].vertex].name, j->tasks[t].subtask);
+}
+
+static void input_name(const pipeline *p, uint32_t t, uint32_t ch, char *buf, size_t n) {
+    const job *j = pipe_job(p);
+    char from[48];
+    task_name(p, j->chans[j->in_chan[j->tasks[t].in_first + ch]].producer, from, sizeof from);
+    snprintf(buf, n, "input %u (from %s)", ch, from);
+}
+
+static void narrate(void *ctx, const pipe_event *e) {
+    narrator *n = ctx;
+    const pipeline *p = n->p;
+    if (n->task >= 0 && e->task != (uint32_t)n->task) return;
+    if (n->ckpt != 0 && e->ckpt != n->ckpt) return;
+    char who[48] = "coordinator", in[96] = "";
+    if (e->task != PIPE_NO_TASK) task_name(p, e->task, who, sizeof who);
+    fprintf(n->out, "t=%.3fms %s ", (double)e->at_ns / 1e6, who);
+    const job *j = pipe_job(p);
+    switch (e->kind) {
+    case PIPE_EV_BARRIER:
+        input_name(p, e->task, e->channel, in, sizeof in);
+        fprintf(n->out, "got barrier %" PRIu64 " on %s", e->ckpt, in);
+        if (e->blocked > 0) {
+            fprintf(n->out, "; %u of %u inputs blocked, %u buffers wait behind them", e->blocked,
+                    j->tasks[e->task].in_count, e->waiting);
+        }
+        break;
+    case PIPE_EV_CANCEL:
+        input_name(p, e->task, e->channel, in, sizeof in);
+        fprintf(n->out, "got a cancel marker for checkpoint %" PRIu64 " on %s", e->ckpt, in);
+        break;
+    case PIPE_EV_END:
+        input_name(p, e->task, e->channel, in, sizeof in);
+        fprintf(n->out, "%s ended (end of partition)", in);
+        break;
+    case PIPE_EV_TRIGGER:
+        if (j->tasks[e->task].in_count == 0) {
+            fprintf(n->out, "triggered checkpoint %" PRIu64 ": records its offsets, emits barrier %" PRIu64
+                    " on every output, acknowledges", e->ckpt, e->ckpt);
+        } else {
+            fprintf(n->out, "has barrier %" PRIu64 " from every input: forwards it downstream, snapshots its state, "
+                    "acknowledges; inputs unblocked", e->ckpt);
+        }
+        break;
+    case PIPE_EV_DECLINE:
+        fprintf(n->out, "aborts checkpoint %" PRIu64 ": declines it, sends a cancel marker downstream", e->ckpt);
+        break;
+    case PIPE_EV_TASK_FINISHED:
+        fprintf(n->out, "finished: every input ended; sends end of partition downstream");
+        break;
+    case PIPE_EV_CKPT_START:
+        fprintf(n->out, "triggers checkpoint %" PRIu64 " at the sources", e->ckpt);
+        break;
+    case PIPE_EV_CKPT_COMPLETE:
+        fprintf(n->out, "completes checkpoint %" PRIu64 ": every task acknowledged; it is the restore point now",
+                e->ckpt);
+        break;
+    case PIPE_EV_CKPT_ABORT:
+        fprintf(n->out, "aborts checkpoint %" PRIu64 " (%s)", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        break;
+    case PIPE_EV_JOB_FAILED:
+        fprintf(n->out, "hears that a task failed: cancels every task; pending checkpoints die with this attempt");
+        break;
+    case PIPE_EV_JOB_RESTARTED:
+        if (pipe_get_stats(p)->last_completed > 0) {
+            fprintf(n->out, "restarts every task from checkpoint %" PRIu64 "; sources rewind to its offsets",
+                    pipe_get_stats(p)->last_completed);
+        } else {
+            fprintf(n->out, "restarts every task from the beginning (no checkpoint completed yet)");
+        }
+        break;
+    }
+    fputc('\n', n->out);
+    n->lines++;
+}
+
+static void explain_usage(FILE *f) {
+    fprintf(f, "usage: absim explain FILE [--seed S] [--task NAME[I]] [--checkpoint N]\n"
+               "\n"
+               "Runs the scenario and narrates the protocol, one line per step: barriers\n"
+               "arriving and blocking inputs, triggers, snapshots, acknowledgements,\n"
+               "completed and aborted checkpoints, failures and restarts.\n"
+               "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
+               "  --checkpoint N   only the steps of checkpoint N\n");
+}
+
+int cli_explain(int argc, char **argv) {
+    static const struct option opts[] = {
+        { "seed", required_argument, NULL, 's' },
+        { "task", required_argument, NULL, 't' },
+        { "checkpoint", required_argument, NULL, 'c' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *prog = "absim explain";
+    uint64_t seed = 0, ckpt = 0;
+    bool seed_given = false;
+    const char *task = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE;
+            seed_given = true;
+            break;
+        case 't': task = optarg; break;
+        case 'c': if (!cli_parse_u64(prog, "--checkpoint", optarg, 1, UINT64_MAX, &ckpt)) return CLI_USAGE; break;
+        case 'h': explain_usage(stdout); return CLI_OK;
+        default: return cli_bad_option(prog, argv);
+        }
+    }
+    if (optind + 1 != argc) {
+        fprintf(stderr, "%s: expected one scenario file (see --help)\n", prog);
+        return CLI_USAGE;
+    }
+    scn *s = malloc(sizeof *s);
+    char err[SCN_ERR_BYTES];
+    if (s == NULL) return CLI_FAIL;
+    if (!scn_load(s, argv[optind], err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        free(s);
+        return CLI_USAGE;
+    }
+    if (seed_given) s->cfg.seed = seed;
+    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    if (p == NULL) {
+        fprintf(stderr, "%s: %s\n", argv[optind], err);
+        free(s);
+        return CLI_USAGE;
+    }
+    narrator n = { .p = p, .out = stdout, .task = -1, .ckpt = ckpt };
+    if (task != NULL) {
+        const job *j = pipe_job(p);
+        if (strcmp(task, "coordinator") == 0) n.task = PIPE_NO_TASK;
+        for (uint32_t t = 0; t < j->tasks_count && n.task < 0; t++) {
+            char name[48];
+            task_name(p, t, name, sizeof name);
+            if (strcmp(name, task) == 0) n.task = t;
+        }
+        if (n.task < 0) {
+            fprintf(stderr, "%s: --task '%s': no such task (write it as vertex[subtask], as in %s[0])\n", prog,
+                    task, j->vertices[j->vertices_count > 1 ? 1 : 0].name);
+            pipe_destroy(p);
+            free(s);
+            return CLI_USAGE;
+        }
+    }
+    scn_add_faults(s, p);
+    pipe_observe(p, narrate, &n);
+    pipe_run(p);
+    printf("%s: seed %" PRIu64 ", %s; %" PRIu64 " steps narrated, trace_hash %016" PRIx64 "\n", argv[optind],
+           s->cfg.seed, pipe_status_name(pipe_get_status(p)), n.lines, pipe_sim(p)->trace_hash);
+    pipe_destroy(p);
+    free(s);
+    return CLI_OK;
+}
