@@ -64,6 +64,9 @@ check "explain: the coordinator restarts from the latest checkpoint" 0 "coordina
     "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
 check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
     "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[7]'
+check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
+    "$absim" diff scenarios/teach/at-least-once-duplicates.scn
+check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/at-least-once-duplicates.scn --modes aligned,exact
 rm -f "$bad" "$bad.xml"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]
