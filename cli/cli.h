@@ -23,6 +23,7 @@ int cli_replay(int argc, char **argv);
 int cli_swarm(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_diff(int argc, char **argv);
+int cli_shrink(int argc, char **argv);
 
 /* One run of a scenario with its expectations checked (absim run, replay,
  * and each seed of swarm). With random_faults, the seed's fault profile is

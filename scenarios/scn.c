@@ -4,6 +4,7 @@
 #include "scn.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,10 +104,11 @@ static bool expect_word(pctx *c, const char *w) {
 
 /* ---- numbers with units ------------------------------------------------ */
 
-/* A decimal "123" or "1.25": value x 10^scale_digits, exactly. *rest points
- * past the number. */
-static bool decimal(const tok *t, uint32_t scale_digits, uint64_t *out, uint32_t *rest) {
-    uint64_t v = 0;
+/* A decimal "123" or "1.25": value x 10^scale_digits, exactly, in 128 bits
+ * (so "60000000000ns", scaled by 10^9, still fits). *rest points past the
+ * number. False for no digits, too many decimals, or more than 2^120. */
+static bool decimal(const tok *t, uint32_t scale_digits, unsigned __int128 *out, uint32_t *rest) {
+    unsigned __int128 v = 0, cap = (unsigned __int128)1 << 120;
     uint32_t i = 0, frac = 0;
     bool digits = false, point = false;
     for (; i < t->len; i++) {
@@ -121,13 +123,13 @@ static bool decimal(const tok *t, uint32_t scale_digits, uint64_t *out, uint32_t
             if (frac == scale_digits) return false;   /* more precision than the unit has */
             frac++;
         }
-        if (v > (UINT64_MAX - 9) / 10) return false;
-        v = v * 10 + (uint64_t)(ch - '0');
+        v = v * 10 + (unsigned)(ch - '0');
+        if (v > cap) return false;
     }
     if (!digits) return false;
     for (; frac < scale_digits; frac++) {
-        if (v > UINT64_MAX / 10) return false;
         v *= 10;
+        if (v > cap) return false;
     }
     *out = v;
     *rest = i;
@@ -135,16 +137,16 @@ static bool decimal(const tok *t, uint32_t scale_digits, uint64_t *out, uint32_t
 }
 
 static bool count(pctx *c, const tok *t, uint64_t lo, uint64_t hi, uint64_t *out) {
-    uint64_t v;
+    unsigned __int128 v;
     uint32_t rest;
     if (!decimal(t, 0, &v, &rest) || rest != t->len) {
         return fail_at(c, t->col, "'%.*s' is not a whole number", (int)t->len, t->s);
     }
     if (v < lo || v > hi) {
-        return fail_at(c, t->col, "%llu is out of range [%llu, %llu]", (unsigned long long)v,
+        return fail_at(c, t->col, "%.*s is out of range [%llu, %llu]", (int)t->len, t->s,
                        (unsigned long long)lo, (unsigned long long)hi);
     }
-    *out = v;
+    *out = (uint64_t)v;
     return true;
 }
 
@@ -155,7 +157,7 @@ typedef struct unit {
 
 static bool with_unit(pctx *c, const tok *t, const unit *units, const char *what, const char *example,
                       uint64_t max, uint64_t *out) {
-    uint64_t v;
+    unsigned __int128 v;
     uint32_t rest;
     if (!decimal(t, 9, &v, &rest)) {
         return fail_at(c, t->col, "'%.*s' is not a %s such as %s", (int)t->len, t->s, what, example);
@@ -164,7 +166,8 @@ static bool with_unit(pctx *c, const tok *t, const unit *units, const char *what
     for (const unit *x = units; x->name != NULL; x++) {
         if (!is(&u, x->name)) continue;
         /* v is the number x 10^9; the result is v * mul / 10^9, exact or refused */
-        unsigned __int128 r = (unsigned __int128)v * x->mul;
+        if (x->mul > 0 && v > ((unsigned __int128)1 << 126) / x->mul) return fail_at(c, t->col, "'%.*s' is too large", (int)t->len, t->s);
+        unsigned __int128 r = v * x->mul;
         if (r % 1000000000u != 0) return fail_at(c, t->col, "'%.*s' is finer than 1 %s", (int)t->len, t->s, units[0].name);
         r /= 1000000000u;
         if (r > max) return fail_at(c, t->col, "'%.*s' is too large", (int)t->len, t->s);
@@ -205,7 +208,7 @@ static bool opt_count(pctx *c, uint64_t lo, uint64_t hi, uint64_t *out) {
 }
 
 static bool percent(pctx *c, const tok *t, sim_ratio *out) {
-    uint64_t v;
+    unsigned __int128 v;
     uint32_t rest;
     if (!decimal(t, 4, &v, &rest) || rest + 1 != t->len || t->s[rest] != '%' || v > 1000000) {
         return fail_at(c, t->col, "'%.*s' is not a percentage such as 30%% or 2.5%%", (int)t->len, t->s);
@@ -215,7 +218,7 @@ static bool percent(pctx *c, const tok *t, sim_ratio *out) {
 }
 
 static bool milli(pctx *c, const tok *t, uint64_t lo, uint64_t hi, uint32_t *out) {
-    uint64_t v;
+    unsigned __int128 v;
     uint32_t rest;
     if (!decimal(t, 3, &v, &rest) || rest != t->len) {
         return fail_at(c, t->col, "'%.*s' is not a decimal number such as 1.5", (int)t->len, t->s);
@@ -893,4 +896,115 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
     }
     free(j);
     return added;
+}
+
+static void write_task(FILE *f, const job *j, uint32_t v, uint32_t i) {
+    fprintf(f, "%s[%u]", j->vertices[v].name, i);
+}
+
+static void write_machines(FILE *f, uint64_t mask, uint32_t machines) {
+    const char *sep = "";
+    for (uint32_t m = 0; m <= machines; m++) {
+        if (!(mask & (1ull << m))) continue;
+        if (m == machines) fprintf(f, "%sjm", sep); else fprintf(f, "%s%u", sep, m);
+        sep = ",";
+    }
+}
+
+void scn_write(const scn *s, FILE *f) {
+    static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink" };
+    static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
+    static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
+    const pipe_cfg *c = &s->cfg;
+    const job *j = &c->graph;
+    fprintf(f, "seed %" PRIu64 "\n", c->seed);
+    fprintf(f, "bounds time %" PRIu64 "ns events %" PRIu64 "\n", c->time_max_ns, c->events_max);
+    fprintf(f, "machines %u\n", c->machines);
+    fprintf(f, "network latency %" PRIu64 "ns jitter %" PRIu64 "ns bandwidth %" PRIu64 "B/s rpc-latency %" PRIu64 "ns\n",
+            c->latency_ns, c->jitter_ns, c->bandwidth_bytes_per_s, c->rpc_latency_ns);
+    fprintf(f, "channels credits %u queue %u buffer-timeout %" PRIu64 "ns\n", c->credits, c->out_queue, c->buffer_timeout_ns);
+    fprintf(f, "broker partitions %u records %" PRIu64 " keys %" PRIu64, c->broker.partitions,
+            c->broker.records_per_partition, c->broker.keys);
+    if (c->broker.dist == BROKER_ZIPF) {
+        fprintf(f, " zipf %u.%03u", c->broker.zipf_s_milli / 1000, c->broker.zipf_s_milli % 1000);
+    } else {
+        fprintf(f, " uniform");
+    }
+    fprintf(f, " values %" PRId64 " gap %" PRIu64 "ns\n", c->broker.value_max, c->broker.event_gap_ns);
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        const job_vertex *x = &j->vertices[v];
+        fprintf(f, "vertex %s %s parallelism %u cost %" PRIu64 "ns cost-dist %s", x->name, kinds[x->kind],
+                x->parallelism, x->cost_ns, dists[x->cost_dist]);
+        if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
+        if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);
+        if (x->kind == JOB_MAP) fprintf(f, " add %" PRId64, x->map_add);
+        fprintf(f, "\n");
+    }
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        fprintf(f, "edge %s -> %s %s\n", j->vertices[j->edges[e].from].name, j->vertices[j->edges[e].to].name,
+                parts[j->edges[e].part]);
+    }
+    if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");
+    fprintf(f, "checkpoint mode %s interval %" PRIu64 "ns min-pause %" PRIu64 "ns timeout %" PRIu64
+            "ns max-concurrent %u tolerable %u retained %u%s\n",
+            c->ckpt.mode == PIPE_ALIGNED ? "aligned" : "at-least-once", c->ckpt.interval_ns, c->ckpt.min_pause_ns,
+            c->ckpt.timeout_ns, c->ckpt.max_concurrent, c->ckpt.tolerable_failures, c->ckpt.retained,
+            c->ckpt.legacy_eop ? " legacy-eop" : "");
+    const pipe_restart_cfg *r = &c->restart;
+    switch (r->kind) {
+    case PIPE_RESTART_NONE: fprintf(f, "restart none\n"); break;
+    case PIPE_RESTART_FIXED_DELAY:
+        fprintf(f, "restart fixed-delay attempts %u delay %" PRIu64 "ns\n", r->attempts, r->delay_ns);
+        break;
+    case PIPE_RESTART_FAILURE_RATE:
+        fprintf(f, "restart failure-rate max %u per %" PRIu64 "ns delay %" PRIu64 "ns\n", r->max_failures,
+                r->interval_ns, r->delay_ns);
+        break;
+    case PIPE_RESTART_EXPONENTIAL:
+        fprintf(f, "restart exponential initial %" PRIu64 "ns max %" PRIu64 "ns multiplier %u.%03u reset %" PRIu64 "ns\n",
+                r->initial_ns, r->max_ns, r->multiplier_milli / 1000, r->multiplier_milli % 1000, r->reset_ns);
+        break;
+    }
+    for (uint32_t i = 0; i < s->faults_count; i++) {
+        const scn_fault *x = &s->faults[i];
+        fprintf(f, "fault at %" PRIu64 "ns ", x->at_ns);
+        switch (x->kind) {
+        case SCN_CRASH_MACHINE:
+            fprintf(f, "crash machine %u", x->machine);
+            if (x->duration_ns > 0) fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
+            break;
+        case SCN_CRASH_TASK:
+            fprintf(f, "crash task ");
+            write_task(f, j, x->vertex, x->subtask);
+            break;
+        case SCN_PARTITION:
+            fprintf(f, "partition ");
+            write_machines(f, x->machines_a, c->machines);
+            fprintf(f, " | ");
+            write_machines(f, x->machines_b, c->machines);
+            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
+            break;
+        case SCN_DELAY_LINK:
+        case SCN_CUT_LINK:
+            fprintf(f, "%s link ", x->kind == SCN_DELAY_LINK ? "delay" : "cut");
+            write_task(f, j, x->vertex, x->subtask);
+            fprintf(f, " -> ");
+            write_task(f, j, x->vertex2, x->subtask2);
+            if (x->kind == SCN_DELAY_LINK) fprintf(f, " by %" PRIu64 "ns", x->delay_ns);
+            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
+            break;
+        case SCN_LOSE_RPC: {
+            uint64_t ppm = (uint64_t)x->ratio.num * 1000000 / x->ratio.den;   /* written in 1/10000 % */
+            fprintf(f, "lose rpc ");
+            write_task(f, j, x->vertex, x->subtask);
+            fprintf(f, " %" PRIu64 ".%04" PRIu64 "%% for %" PRIu64 "ns", ppm / 10000, ppm % 10000, x->duration_ns);
+            break;
+        }
+        }
+        fprintf(f, "\n");
+    }
+    for (uint32_t i = 0; i < s->expects_count; i++) {
+        char text[64];
+        fprintf(f, "expect %s\n", scn_expect_text(&s->expects[i], text, sizeof text));
+    }
 }

@@ -91,4 +91,8 @@ void scn_add_faults(const scn *s, pipeline *p);
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes);
 
+/* Write s back as scenario text that scn_parse reads to the same scenario
+ * (every statement spelled out, durations in ns). */
+void scn_write(const scn *s, FILE *f);
+
 #endif

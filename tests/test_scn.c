@@ -4,6 +4,8 @@
 
 #include "../scenarios/scn.h"
 
+#include <stdlib.h>
+
 static scn s_;
 
 static const char *parse(const char *text) {
@@ -112,6 +114,44 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
     assert_string_equal(parse("seed 1 \x01\n"), "t.scn:1:8: unexpected byte 0x01 (scenario files are ASCII)");
 }
 
+/* The writer's text reads back to the same scenario: writing it again
+ * gives the same text (shrink relies on this round trip). */
+static void test_scn_write_round_trips_through_the_reader(void **state) {
+    (void)state;
+    const char *text =
+        "seed 9\nmachines 3\nnetwork jitter 2ms bandwidth 1Gbit/s\n"
+        "broker partitions 6 records 1000 keys 50 zipf 1.25 values 7 gap 3us\n"
+        "vertex src source parallelism 3 cost 2us rate 5000/s\n"
+        "vertex f filter parallelism 3 keep 40% cost-dist exponential\n"
+        "vertex m map parallelism 3 add 5\n"
+        "vertex agg keyed-aggregate parallelism 2\nvertex out sink\n"
+        "edge src -> f forward\nedge f -> m forward\nedge m -> agg hash\nedge agg -> out rebalance\n"
+        "checkpoint mode at-least-once interval 50ms min-pause 5ms timeout 1s max-concurrent 2 tolerable 3 retained 2 legacy-eop\n"
+        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min\n"
+        "bounds time 2min\n"
+        "fault at 1s crash machine 2 for 500ms\nfault at 2s crash task agg[1]\n"
+        "fault at 3s partition 0,1 | 2,jm for 100ms\nfault at 4s delay link m[0] -> agg[1] by 5ms for 1s\n"
+        "fault at 5s cut link src[2] -> f[2] for 10ms\nfault at 6s lose rpc out[0] 12.5% for 1s\n"
+        "expect finished\nexpect duplicates\nexpect aborted < 4\n";
+    assert_string_equal(parse(text), "ok");
+    char *first = NULL, *second = NULL;
+    size_t n1 = 0, n2 = 0;
+    FILE *f = open_memstream(&first, &n1);
+    scn_write(&s_, f);
+    fclose(f);
+    char err[SCN_ERR_BYTES];
+    assert_true(scn_parse(&s_, "t.scn", first, n1, err, sizeof err));
+    f = open_memstream(&second, &n2);
+    scn_write(&s_, f);
+    fclose(f);
+    assert_string_equal(first, second);
+    assert_non_null(strstr(first, "fault at 6000000000ns lose rpc out[0] 12.5000% for 1000000000ns\n"));
+    assert_non_null(strstr(first, "bounds time 120000000000ns"));
+    assert_int_equal(s_.cfg.time_max_ns, 120 * SIM_NS_PER_S);
+    free(first);
+    free(second);
+}
+
 static void test_scn_load_reports_missing_files(void **state) {
     (void)state;
     char err[SCN_ERR_BYTES];
@@ -123,6 +163,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reads_every_statement_with_units),
         cmocka_unit_test(test_scn_errors_name_file_line_column_and_suggest),
+        cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_load_reports_missing_files),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
