@@ -39,6 +39,14 @@ typedef struct cli_outcome {
 
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outcome *o);
 
+/* Load the one scenario file left in argv after the options (with the
+ * seed overridden when seed_given): a malloc'd scenario, or NULL after
+ * printing why (the exit status is then CLI_USAGE). */
+scn *cli_load_scenario(const char *prog, int argc, char **argv, bool seed_given, uint64_t seed);
+
+/* --faults PROFILE: only "random" exists. */
+bool cli_parse_faults(const char *prog, const char *text, bool *random_faults);
+
 /* Parse helpers: false (after printing "absim OPTION: what is wrong") on bad input. */
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,
                    uint64_t *out);

@@ -84,10 +84,6 @@ int cli_diff(int argc, char **argv) {
         default: return cli_bad_option(prog, argv);
         }
     }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "%s: expected one scenario file (see --help)\n", prog);
-        return CLI_USAGE;
-    }
     for (char *save = NULL, *m = strtok_r(modes, ",", &save); m != NULL; m = strtok_r(NULL, ",", &save)) {
         if (ncols == DIFF_MODES_MAX) {
             fprintf(stderr, "%s: at most %d modes\n", prog, DIFF_MODES_MAX);
@@ -109,15 +105,9 @@ int cli_diff(int argc, char **argv) {
         fprintf(stderr, "%s: --modes: name at least one mode\n", prog);
         return CLI_USAGE;
     }
-    scn *s = malloc(sizeof *s);
+    scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
+    if (s == NULL) return CLI_USAGE;
     char err[SCN_ERR_BYTES];
-    if (s == NULL) return CLI_FAIL;
-    if (!scn_load(s, argv[optind], err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        free(s);
-        return CLI_USAGE;
-    }
-    if (seed_given) s->cfg.seed = seed;
     for (uint32_t i = 0; i < ncols; i++) {
         if (!run_mode(s, &cols[i], err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", argv[optind], err);

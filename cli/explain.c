@@ -133,19 +133,9 @@ int cli_explain(int argc, char **argv) {
         default: return cli_bad_option(prog, argv);
         }
     }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "%s: expected one scenario file (see --help)\n", prog);
-        return CLI_USAGE;
-    }
-    scn *s = malloc(sizeof *s);
+    scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
+    if (s == NULL) return CLI_USAGE;
     char err[SCN_ERR_BYTES];
-    if (s == NULL) return CLI_FAIL;
-    if (!scn_load(s, argv[optind], err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        free(s);
-        return CLI_USAGE;
-    }
-    if (seed_given) s->cfg.seed = seed;
     pipeline *p = pipe_create(&s->cfg, err, sizeof err);
     if (p == NULL) {
         fprintf(stderr, "%s: %s\n", argv[optind], err);

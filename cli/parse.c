@@ -86,3 +86,32 @@ bool cli_open_log(const char *prog, const char *path, FILE **out) {
 void cli_close_log(FILE *log) {
     if (log != NULL && log != stdout) fclose(log);
 }
+
+scn *cli_load_scenario(const char *prog, int argc, char **argv, bool seed_given, uint64_t seed) {
+    if (optind + 1 != argc) {
+        fprintf(stderr, "%s: expected one scenario file (see --help)\n", prog);
+        return NULL;
+    }
+    scn *s = malloc(sizeof *s);
+    char err[SCN_ERR_BYTES];
+    if (s == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return NULL;
+    }
+    if (!scn_load(s, argv[optind], err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        free(s);
+        return NULL;
+    }
+    if (seed_given) s->cfg.seed = seed;
+    return s;
+}
+
+bool cli_parse_faults(const char *prog, const char *text, bool *random_faults) {
+    if (strcmp(text, "random") == 0) {
+        *random_faults = true;
+        return true;
+    }
+    fprintf(stderr, "%s: --faults '%s': the only profile is 'random'\n", prog, text);
+    return false;
+}

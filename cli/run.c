@@ -187,34 +187,19 @@ static int run_or_replay(int argc, char **argv, bool replay) {
             break;
         }
         case 'f':
-            if (strcmp(optarg, "random") != 0) {
-                fprintf(stderr, "%s: --faults '%s': the only profile is 'random'\n", prog, optarg);
-                return CLI_USAGE;
-            }
-            random_faults = true;
+            if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE;
             break;
         case 'l': log_path = optarg; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
     }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "%s: expected one scenario file (see --help)\n", prog);
-        return CLI_USAGE;
-    }
     if (replay && !seed_given) {
         fprintf(stderr, "%s: --seed is required\n", prog);
         return CLI_USAGE;
     }
-    scn *s = malloc(sizeof *s);
-    char err[SCN_ERR_BYTES];
-    if (s == NULL) return CLI_FAIL;
-    if (!scn_load(s, argv[optind], err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        free(s);
-        return CLI_USAGE;
-    }
-    if (seed_given) s->cfg.seed = seed;
+    scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
+    if (s == NULL) return CLI_USAGE;
     FILE *log;
     if (!cli_open_log(prog, log_path, &log)) {
         free(s);

@@ -137,31 +137,24 @@ int cli_shrink(int argc, char **argv) {
             seed_given = true;
             break;
         case 'f':
-            if (strcmp(optarg, "random") != 0) {
-                fprintf(stderr, "%s: --faults '%s': the only profile is 'random'\n", prog, optarg);
-                return CLI_USAGE;
-            }
-            random_faults = true;
+            if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE;
             break;
         case 'o': out_path = optarg; break;
         case 'h': shrink_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
     }
-    if (optind + 1 != argc || !seed_given) {
-        fprintf(stderr, "%s: expected one scenario file and --seed (see --help)\n", prog);
+    if (!seed_given) {
+        fprintf(stderr, "%s: --seed is required (see --help)\n", prog);
         return CLI_USAGE;
     }
-    scn *s = malloc(sizeof *s), *orig = malloc(sizeof *orig);
-    char err[SCN_ERR_BYTES];
-    if (s == NULL || orig == NULL) return CLI_FAIL;
-    if (!scn_load(s, argv[optind], err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+    scn *s = cli_load_scenario(prog, argc, argv, true, seed);
+    if (s == NULL) return CLI_USAGE;
+    scn *orig = malloc(sizeof *orig);
+    if (orig == NULL) {
         free(s);
-        free(orig);
-        return CLI_USAGE;
+        return CLI_FAIL;
     }
-    s->cfg.seed = seed;
     shrinker k = { .runs = 0 };
     cli_outcome o;
     int rc = cli_run_scenario(s, random_faults, NULL, NULL, &o);   /* random faults land in the script */

@@ -187,11 +187,7 @@ int cli_swarm(int argc, char **argv) {
             break;
         }
         case 'f':
-            if (strcmp(optarg, "random") != 0) {
-                fprintf(stderr, "%s: --faults '%s': the only profile is 'random'\n", prog, optarg);
-                return CLI_USAGE;
-            }
-            random_faults = true;
+            if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE;
             break;
         case 'J': junit_path = optarg; break;
         case 'h': swarm_usage(stdout); return CLI_OK;
