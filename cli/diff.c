@@ -39,7 +39,8 @@ static bool run_mode(scn *s, column *col, char *err, size_t n) {
         pipe_destroy(ref);
         return false;
     }
-    scn_add_faults(s, p);
+    scn_armed arm;
+    scn_arm_faults(s, p, &arm, NULL, NULL);
     pipe_run(p);
     col->st = *pipe_get_stats(p);
     col->status = pipe_get_status(p);

@@ -159,8 +159,8 @@ int cli_explain(int argc, char **argv) {
             return CLI_USAGE;
         }
     }
-    scn_add_faults(s, p);
-    pipe_observe(p, narrate, &n);
+    scn_armed arm;                               /* faults first, then the narration */
+    scn_arm_faults(s, p, &arm, narrate, &n);
     pipe_run(p);
     printf("%s: seed %" PRIu64 ", %s; %" PRIu64 " steps narrated, trace_hash %016" PRIx64 "\n", argv[optind],
            s->cfg.seed, pipe_status_name(pipe_get_status(p)), n.lines, pipe_sim(p)->trace_hash);

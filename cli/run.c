@@ -54,7 +54,8 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
         pipe_destroy(ref);
         return CLI_USAGE;
     }
-    scn_add_faults(s, p);
+    scn_armed arm;                               /* faults at times and at protocol points */
+    scn_arm_faults(s, p, &arm, NULL, NULL);
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
 
@@ -68,8 +69,8 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
         fprintf(out, "%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", s->path, s->cfg.seed,
                 pipe_status_name(o->status), (double)run->now_ns / 1e6, run->stats.dispatched);
         fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
-                " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed)\n",
-                st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed);
+                " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt)\n",
+                st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
         if (st->completed > 0) {
             fprintf(out, "  duration: mean %.3fms, max %.3fms; alignment max %.3fms\n",
                     (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6,

@@ -194,14 +194,16 @@ static bool restart_delay(pipeline *p, sim_time_ns *delay_ns) {
 static void job_fail(pipeline *p) {
     rt_coord *co = coord_of(p);
     if (co->status != PIPE_RUNNING) return;
+    pipe_note(p, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0);
     for (uint32_t i = 0; i < p->slots_count; i++) {      /* pending checkpoints die with the attempt */
         if (p->slots[i].ckpt != 0 && !p->slots[i].complete) {
             history_end(p, p->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
             free_slot(&p->slots[i]);
+            p->stats.aborted++;
+            p->stats.lost_with_job++;
         }
     }
     co->pending = 0;
-    pipe_note(p, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0);
     co->epoch++;
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) sim_actor_crash(p->run, p->tasks[t].actor);
     sim_time_ns delay;

@@ -121,6 +121,7 @@ typedef struct pipe_ckpt_rec {        /* one triggered checkpoint */
 
 typedef struct pipe_stats {
     uint64_t    triggered, completed, aborted, declined, timed_out, subsumed;
+    uint64_t    lost_with_job;         /* pending when the attempt failed */
     uint64_t    restarts;
     sim_time_ns restart_delay_ns_sum;  /* the restart strategy's delays, summed */
     uint64_t    records_read;          /* by sources, replays included */

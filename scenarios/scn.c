@@ -601,7 +601,44 @@ static bool st_fault(pctx *c) {
     scn *s = c->s;
     if (s->faults_count == SCN_FAULTS_MAX) return fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
     scn_fault f = { .line = c->line };
-    if (!expect_word(c, "at") || !opt_duration(c, &f.at_ns)) return false;
+    const tok *w = next(c, "'at' and a time, or 'when' and a protocol point");
+    if (w == NULL) return false;
+    if (is(w, "when")) {                          /* a named protocol point */
+        static const char *const points[] = { "aligning", "triggers", "starts", "completes", NULL };
+        const tok *who = next(c, "a task (as agg[1]) or 'checkpoint'");
+        if (who == NULL) return false;
+        if (is(who, "checkpoint")) {
+            uint64_t n;
+            if (!opt_count(c, 1, UINT32_MAX, &n)) return false;
+            f.point_ckpt = n;
+            const tok *what = next(c, "starts or completes");
+            if (what == NULL) return false;
+            if (is(what, "starts")) f.point = SCN_WHEN_STARTS;
+            else if (is(what, "completes")) f.point = SCN_WHEN_COMPLETES;
+            else return unknown(c, what, "checkpoint point", points + 2);
+        } else {
+            if (!task_ref(c, who, &f.point_vertex, &f.point_subtask)) return false;
+            const tok *what = next(c, "aligning or triggers");
+            if (what == NULL) return false;
+            if (is(what, "aligning")) f.point = SCN_WHEN_ALIGNING;
+            else if (is(what, "triggers")) f.point = SCN_WHEN_TRIGGERS;
+            else {
+                static const char *const task_points[] = { "aligning", "triggers", NULL };
+                return unknown(c, what, "task point", task_points);
+            }
+            uint64_t n;
+            if (!opt_count(c, 1, UINT32_MAX, &n)) return false;
+            f.point_ckpt = n;
+        }
+        if (c->i < c->n && is(&c->t[c->i], "after")) {   /* optional delay after the point */
+            c->i++;
+            if (!opt_duration(c, &f.at_ns)) return false;
+        }
+    } else if (!is(w, "at")) {
+        return fail_at(c, w->col, "expected 'at' and a time, or 'when' and a protocol point, not '%.*s'", (int)w->len, w->s);
+    } else if (!opt_duration(c, &f.at_ns)) {
+        return false;
+    }
     const tok *k = next(c, "a fault (crash, partition, delay, cut, lose)");
     if (k == NULL) return false;
     if (is(k, "crash")) {
@@ -810,14 +847,13 @@ bool scn_load(scn *s, const char *path, char *err, size_t err_bytes) {
     return ok;
 }
 
-void scn_add_faults(const scn *s, pipeline *p) {
+static void add_fault(const scn *s, pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
     const job *j = pipe_job(p);
     sim_run *run = pipe_sim(p);
-    for (uint32_t i = 0; i < s->faults_count; i++) {
-        const scn_fault *f = &s->faults[i];
+    {
         uint32_t a = j->vertex_first_task[f->vertex] + f->subtask;
         uint32_t b = j->vertex_first_task[f->vertex2] + f->subtask2;
-        fault_spec x = { .at_ns = f->at_ns, .duration_ns = f->duration_ns };
+        fault_spec x = { .at_ns = at_ns, .duration_ns = f->duration_ns };
         switch (f->kind) {
         case SCN_CRASH_MACHINE: x.kind = FAULT_MACHINE_CRASH; x.target = f->machine; break;
         case SCN_CRASH_TASK:    x.kind = FAULT_ACTOR_CRASH; x.target = pipe_task_actor(p, a); break;
@@ -833,6 +869,45 @@ void scn_add_faults(const scn *s, pipeline *p) {
         SIM_ASSERT(x.target != UINT32_MAX);          /* links were checked in finish() */
         fault_add(run, &x);
     }
+    (void)s;
+}
+
+void scn_add_faults(const scn *s, pipeline *p) {
+    for (uint32_t i = 0; i < s->faults_count; i++) {
+        if (s->faults[i].point == SCN_AT_TIME) add_fault(s, p, &s->faults[i], s->faults[i].at_ns);
+    }
+}
+
+static void armed_observe(void *ctx, const pipe_event *e) {
+    scn_armed *a = ctx;
+    const job *j = pipe_job(a->p);
+    for (uint32_t i = 0; i < a->s->faults_count; i++) {
+        const scn_fault *f = &a->s->faults[i];
+        if (f->point == SCN_AT_TIME || a->fired[i] || e->ckpt != f->point_ckpt) continue;
+        bool hit = false;
+        uint32_t task = j->vertex_first_task[f->point_vertex] + f->point_subtask;
+        switch (f->point) {
+        case SCN_WHEN_ALIGNING:  hit = e->kind == PIPE_EV_BARRIER && e->task == task && e->blocked > 0; break;
+        case SCN_WHEN_TRIGGERS:  hit = e->kind == PIPE_EV_TRIGGER && e->task == task; break;
+        case SCN_WHEN_STARTS:    hit = e->kind == PIPE_EV_CKPT_START; break;
+        case SCN_WHEN_COMPLETES: hit = e->kind == PIPE_EV_CKPT_COMPLETE; break;
+        case SCN_AT_TIME:        break;
+        }
+        if (!hit) continue;
+        a->fired[i] = true;                       /* once, the first time the point is reached */
+        add_fault(a->s, a->p, f, e->at_ns + f->at_ns);
+    }
+    if (a->next != NULL) a->next(a->next_ctx, e);
+}
+
+void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn then, void *then_ctx) {
+    memset(arm, 0, sizeof *arm);
+    arm->s = s;
+    arm->p = p;
+    arm->next = then;
+    arm->next_ctx = then_ctx;
+    scn_add_faults(s, p);
+    pipe_observe(p, armed_observe, arm);
 }
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
@@ -967,7 +1042,21 @@ void scn_write(const scn *s, FILE *f) {
     }
     for (uint32_t i = 0; i < s->faults_count; i++) {
         const scn_fault *x = &s->faults[i];
-        fprintf(f, "fault at %" PRIu64 "ns ", x->at_ns);
+        switch (x->point) {
+        case SCN_AT_TIME: fprintf(f, "fault at %" PRIu64 "ns ", x->at_ns); break;
+        case SCN_WHEN_ALIGNING:
+        case SCN_WHEN_TRIGGERS:
+            fprintf(f, "fault when ");
+            write_task(f, j, x->point_vertex, x->point_subtask);
+            fprintf(f, " %s %" PRIu64 " after %" PRIu64 "ns ", x->point == SCN_WHEN_ALIGNING ? "aligning" : "triggers",
+                    x->point_ckpt, x->at_ns);
+            break;
+        case SCN_WHEN_STARTS:
+        case SCN_WHEN_COMPLETES:
+            fprintf(f, "fault when checkpoint %" PRIu64 " %s after %" PRIu64 "ns ", x->point_ckpt,
+                    x->point == SCN_WHEN_STARTS ? "starts" : "completes", x->at_ns);
+            break;
+        }
         switch (x->kind) {
         case SCN_CRASH_MACHINE:
             fprintf(f, "crash machine %u", x->machine);

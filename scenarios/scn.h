@@ -38,9 +38,21 @@ typedef enum scn_fault_kind {
     SCN_LOSE_RPC,
 } scn_fault_kind;
 
+/* A fault at a named protocol point instead of a time. */
+typedef enum scn_point {
+    SCN_AT_TIME = 0,
+    SCN_WHEN_ALIGNING,          /* task blocked an input for checkpoint n */
+    SCN_WHEN_TRIGGERS,          /* task snapshots checkpoint n */
+    SCN_WHEN_STARTS,            /* the coordinator triggers checkpoint n */
+    SCN_WHEN_COMPLETES,         /* the coordinator completes checkpoint n */
+} scn_point;
+
 typedef struct scn_fault {
     scn_fault_kind kind;
-    sim_time_ns    at_ns, duration_ns, delay_ns;
+    scn_point      point;
+    uint32_t       point_vertex, point_subtask;
+    uint64_t       point_ckpt;
+    sim_time_ns    at_ns, duration_ns, delay_ns;   /* at_ns: with a point, the delay after it */
     uint32_t       machine;
     uint32_t       vertex, subtask;            /* task, or a link's producer */
     uint32_t       vertex2, subtask2;          /* a link's consumer */
@@ -86,8 +98,20 @@ bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err
  * of faults added (the script is bounded by SCN_FAULTS_MAX). */
 uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns);
 
-/* Add the fault script to a pipe created from s->cfg (before pipe_run). */
+/* Add the fault script to a pipe created from s->cfg (before pipe_run).
+ * Faults at protocol points are armed through the pipe's observer, which
+ * then passes every step on to `next` (may be NULL). `arm` must live until
+ * the run ends. */
+typedef struct scn_armed {
+    const scn      *s;
+    pipeline       *p;
+    bool            fired[SCN_FAULTS_MAX];
+    pipe_observe_fn next;
+    void           *next_ctx;
+} scn_armed;
+
 void scn_add_faults(const scn *s, pipeline *p);
+void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn next, void *next_ctx);
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes);
 

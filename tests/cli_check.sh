@@ -65,8 +65,8 @@ check "explain: the coordinator restarts from the latest checkpoint" 0 "coordina
 check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
     "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[7]'
 check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
-    "$absim" diff scenarios/teach/at-least-once-duplicates.scn
-check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/at-least-once-duplicates.scn --modes aligned,exact
+    "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn
+check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn --modes aligned,exact
 check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 2 of 4 faults and 7500 of 30000 records" \
     "$absim" shrink "$bad" --seed 180 --faults random --out "$bad.min.scn"
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"

@@ -112,6 +112,16 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
     assert_string_equal(parse(JOB "restart fixed-delay initial 1s\n"), "t.scn:6:21: 'initial' is not an option of fixed-delay");
     assert_string_equal(parse("vertex a source\n"), "t.scn: the job is not valid: a: its output goes nowhere (add an edge to a sink)");
     assert_string_equal(parse("seed 1 \x01\n"), "t.scn:1:8: unexpected byte 0x01 (scenario files are ASCII)");
+    assert_string_equal(parse(JOB "fault when agg[1] algning 3 crash machine 0\n"),
+                        "t.scn:6:19: unknown task point 'algning' (did you mean 'aligning'?)");
+    assert_string_equal(parse(JOB "fault when checkpoint 2 finishes crash machine 0\n"),
+                        "t.scn:6:25: unknown checkpoint point 'finishes' (expected one of: starts, completes)");
+    assert_string_equal(parse(JOB "fault on 1s crash machine 0\n"),
+                        "t.scn:6:7: expected 'at' and a time, or 'when' and a protocol point, not 'on'");
+    assert_string_equal(parse(JOB "fault when agg[1] aligning 3 crash machine 0 for 1ms\n"), "ok");
+    assert_int_equal(s_.faults[0].point, SCN_WHEN_ALIGNING);
+    assert_int_equal(s_.faults[0].point_subtask, 1);
+    assert_int_equal(s_.faults[0].point_ckpt, 3);
 }
 
 /* The writer's text reads back to the same scenario: writing it again
@@ -132,6 +142,8 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "fault at 1s crash machine 2 for 500ms\nfault at 2s crash task agg[1]\n"
         "fault at 3s partition 0,1 | 2,jm for 100ms\nfault at 4s delay link m[0] -> agg[1] by 5ms for 1s\n"
         "fault at 5s cut link src[2] -> f[2] for 10ms\nfault at 6s lose rpc out[0] 12.5% for 1s\n"
+        "fault when agg[1] aligning 3 crash machine 0 for 1ms\n"
+        "fault when checkpoint 4 completes after 2ms cut link m[1] -> agg[0] for 1ms\n"
         "expect finished\nexpect duplicates\nexpect aborted < 4\n";
     assert_string_equal(parse(text), "ok");
     char *first = NULL, *second = NULL;
