@@ -44,6 +44,9 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
  * printing why (the exit status is then CLI_USAGE). */
 scn *cli_load_scenario(const char *prog, int argc, char **argv, bool seed_given, uint64_t seed);
 
+/* --bug NAME: one of the deliberate bugs (pipe_bug). */
+bool cli_parse_bug(const char *prog, const char *text, pipe_bug *bug);
+
 /* --faults PROFILE: only "random" exists. */
 bool cli_parse_faults(const char *prog, const char *text, bool *random_faults);
 

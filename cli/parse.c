@@ -115,3 +115,18 @@ bool cli_parse_faults(const char *prog, const char *text, bool *random_faults) {
     fprintf(stderr, "%s: --faults '%s': the only profile is 'random'\n", prog, text);
     return false;
 }
+
+bool cli_parse_bug(const char *prog, const char *text, pipe_bug *bug) {
+    for (pipe_bug b = PIPE_BUG_NO_ALIGNMENT; b < PIPE_BUG_COUNT; b++) {
+        if (strcmp(text, pipe_bug_name(b)) == 0) {
+            *bug = b;
+            return true;
+        }
+    }
+    fprintf(stderr, "%s: --bug '%s': unknown; the deliberate bugs are", prog, text);
+    for (pipe_bug b = PIPE_BUG_NO_ALIGNMENT; b < PIPE_BUG_COUNT; b++) {
+        fprintf(stderr, "%s %s", b == PIPE_BUG_NO_ALIGNMENT ? "" : ",", pipe_bug_name(b));
+    }
+    fprintf(stderr, "\n");
+    return false;
+}

@@ -136,14 +136,14 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
 
 static void run_usage(FILE *f, bool replay) {
     if (replay) {
-        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random] [--log FILE]\n"
+        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random] [--bug NAME] [--log FILE]\n"
                    "\n"
                    "Re-runs one seed of a scenario (as a failing swarm seed reported it) and,\n"
                    "with --hash, checks that the run's trace hash is H: the same run, event\n"
                    "for event. Exit 1 when the hash differs or an expectation fails.\n");
         return;
     }
-    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--log FILE]\n"
+    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--log FILE]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (checkpoints, restarts, records, trace hash) and checks the file's\n"
@@ -151,6 +151,8 @@ static void run_usage(FILE *f, bool replay) {
                "with a failure-free run of the same job and seed, which runs first.\n"
                "  --seed S         overrides the file's seed\n"
                "  --faults random  adds the fault profile swarm draws for the seed\n"
+               "  --bug NAME       runs a deliberately wrong protocol (no-alignment, no-rewind,\n"
+               "                   offset-off-by-one, partial-acks): the checks must catch it\n"
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
@@ -160,6 +162,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         { "seed", required_argument, NULL, 's' },
         { "hash", required_argument, NULL, 'H' },
         { "faults", required_argument, NULL, 'f' },
+        { "bug", required_argument, NULL, 'b' },
         { "log", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -167,6 +170,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     const char *prog = replay ? "absim replay" : "absim run";
     uint64_t seed = 0, hash = 0;
     bool seed_given = false, hash_given = false, random_faults = false;
+    pipe_bug bug = PIPE_BUG_NONE;
     const char *log_path = NULL;
     int c;
     optind = 1;
@@ -190,6 +194,9 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         case 'f':
             if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE;
             break;
+        case 'b':
+            if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE;
+            break;
         case 'l': log_path = optarg; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -201,6 +208,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     }
     scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
     if (s == NULL) return CLI_USAGE;
+    s->cfg.bug = bug;
     FILE *log;
     if (!cli_open_log(prog, log_path, &log)) {
         free(s);

@@ -47,7 +47,7 @@ typedef struct failed {
 
 static void swarm_usage(FILE *f) {
     fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random]\n"
-               "                   [--junit FILE]\n"
+               "                   [--bug NAME] [--junit FILE]\n"
                "\n"
                "Runs each scenario with every seed from A to B (inclusive), each run in a\n"
                "process of its own, J at a time (default: the number of cores), and checks\n"
@@ -56,7 +56,8 @@ static void swarm_usage(FILE *f) {
                "Prints a JSON line per failing seed (replay it with absim replay FILE\n"
                "--seed S --hash H) and a closing tally; exit 1 when a seed failed.\n"
                "  --shard I/N   only seeds with seed %% N == I (spread a campaign over N machines)\n"
-               "  --junit FILE  also write a JUnit XML report\n");
+               "  --junit FILE  also write a JUnit XML report\n"
+               "  --bug NAME    a deliberately wrong protocol (see absim run --help): it must fail\n");
 }
 
 static bool parse_range(const char *prog, const char *text, uint64_t *a, uint64_t *b) {
@@ -153,6 +154,7 @@ int cli_swarm(int argc, char **argv) {
         { "jobs", required_argument, NULL, 'j' },
         { "shard", required_argument, NULL, 'S' },
         { "faults", required_argument, NULL, 'f' },
+        { "bug", required_argument, NULL, 'b' },
         { "junit", required_argument, NULL, 'J' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -160,6 +162,7 @@ int cli_swarm(int argc, char **argv) {
     const char *prog = "absim swarm";
     uint64_t seed_a = 0, seed_b = 0, jobs = 0, shard_i = 0, shard_n = 1;
     bool seeds_given = false, random_faults = false;
+    pipe_bug bug = PIPE_BUG_NONE;
     const char *junit_path = NULL;
     int c;
     optind = 1;
@@ -188,6 +191,9 @@ int cli_swarm(int argc, char **argv) {
         }
         case 'f':
             if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE;
+            break;
+        case 'b':
+            if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE;
             break;
         case 'J': junit_path = optarg; break;
         case 'h': swarm_usage(stdout); return CLI_OK;
@@ -225,6 +231,7 @@ int cli_swarm(int argc, char **argv) {
             free(fails);
             return CLI_USAGE;
         }
+        files[i].cfg.bug = bug;
     }
     FILE *junit = NULL;
     if (junit_path != NULL && (junit = fopen(junit_path, "w")) == NULL) {
@@ -325,8 +332,9 @@ int cli_swarm(int argc, char **argv) {
                 if (!ok) {
                     fprintf(junit, "<failure message=\"");
                     xml_string(junit, r.failures);
-                    fprintf(junit, "\">replay: absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s</failure>",
-                            files[f].path, r.seed, r.trace_hash, random_faults ? " --faults random" : "");
+                    fprintf(junit, "\">replay: absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s%s%s</failure>",
+                            files[f].path, r.seed, r.trace_hash, random_faults ? " --faults random" : "",
+                            bug ? " --bug " : "", bug ? pipe_bug_name(bug) : "");
                 }
                 fprintf(junit, "</testcase>\n");
             }

@@ -35,6 +35,18 @@ pipe_cfg pipe_cfg_default(uint64_t seed) {
     return c;
 }
 
+const char *pipe_bug_name(pipe_bug b) {
+    switch (b) {
+    case PIPE_BUG_NONE:              return "none";
+    case PIPE_BUG_NO_ALIGNMENT:      return "no-alignment";
+    case PIPE_BUG_NO_REWIND:         return "no-rewind";
+    case PIPE_BUG_OFFSET_OFF_BY_ONE: return "offset-off-by-one";
+    case PIPE_BUG_PARTIAL_ACKS:      return "partial-acks";
+    case PIPE_BUG_COUNT:             break;
+    }
+    return "?";
+}
+
 const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
     switch (e) {
     case PIPE_CKPT_PENDING:    return "pending";
@@ -82,6 +94,7 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
             BAD("retained checkpoints out of range [1, %u]", PIPE_RETAINED_MAX);
     }
     if (c->ckpt.mode != PIPE_ALIGNED && c->ckpt.mode != PIPE_AT_LEAST_ONCE) BAD("unknown checkpoint mode");
+    if (c->bug >= PIPE_BUG_COUNT) BAD("unknown deliberate bug");
     if (c->restart.kind == PIPE_RESTART_EXPONENTIAL && (c->restart.multiplier_milli < 1000 || c->restart.initial_ns == 0))
         BAD("exponential restart needs a multiplier >= 1 and an initial delay > 0");
     uint32_t sources = 0;

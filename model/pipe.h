@@ -72,8 +72,22 @@ typedef struct pipe_restart_cfg {
     sim_time_ns  reset_ns;            /* exponential: quiet time that resets the delay */
 } pipe_restart_cfg;
 
+/* Deliberate bugs (DESIGN.md): known-wrong variants of the protocol, each
+ * of which the checkers must catch; the correct protocol is never flagged. */
+typedef enum pipe_bug {
+    PIPE_BUG_NONE = 0,
+    PIPE_BUG_NO_ALIGNMENT,            /* aligned mode claimed, but inputs never block */
+    PIPE_BUG_NO_REWIND,               /* sources keep reading where they were after a restore */
+    PIPE_BUG_OFFSET_OFF_BY_ONE,       /* sources record S_n + 1 in their snapshot */
+    PIPE_BUG_PARTIAL_ACKS,            /* the coordinator completes once half the tasks acknowledged */
+    PIPE_BUG_COUNT
+} pipe_bug;
+
+const char *pipe_bug_name(pipe_bug b);
+
 typedef struct pipe_cfg {
     uint64_t         seed;
+    pipe_bug         bug;
     job              graph;
     broker_cfg       broker;
     uint64_t         source_rate_per_s;   /* records per second per source task; 0: as fast as possible */

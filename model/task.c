@@ -161,9 +161,10 @@ static void snapshot(pipeline *p, rt_task *t, uint64_t ckpt) {
 void task_copy_state(pipeline *p, const rt_task *t, rt_slot *s) {
     if (t->stateful) kstate_copy(&s->states[t->id], &t->state);
     if (t->v->kind != JOB_SOURCE) return;
+    uint64_t skew = p->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
     for (uint32_t i = 0; i < t->parts_count; i++) {
         uint32_t part = t->jt->subtask + i * t->v->parallelism;
-        s->offsets[part] = p->offsets[part];
+        s->offsets[part] = p->offsets[part] + skew;
     }
 }
 
@@ -383,14 +384,14 @@ void task_reset(pipeline *p, rt_task *t) {
         c->received = c->consumed = 0;
     }
     if (t->jt->in_count > 0) {
-        gate_init(&t->g, p->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE ? GATE_AT_LEAST_ONCE : GATE_ALIGNED,
-                  t->jt->in_count, p->cfg.ckpt.legacy_eop);
+        bool blocks = p->cfg.ckpt.mode == PIPE_ALIGNED && p->cfg.bug != PIPE_BUG_NO_ALIGNMENT;
+        gate_init(&t->g, blocks ? GATE_ALIGNED : GATE_AT_LEAST_ONCE, t->jt->in_count, p->cfg.ckpt.legacy_eop);
     }
     const rt_slot *s = coord_restore(p);
     if (t->stateful) {
         if (s != NULL) kstate_copy(&t->state, &s->states[t->id]); else kstate_clear(&t->state);
     }
-    if (t->v->kind == JOB_SOURCE) {
+    if (t->v->kind == JOB_SOURCE && p->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
         for (uint32_t i = 0; i < t->parts_count; i++) {
             uint32_t part = t->jt->subtask + i * t->v->parallelism;
             p->offsets[part] = s != NULL ? s->offsets[part] : 0;

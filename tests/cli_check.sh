@@ -71,6 +71,12 @@ check "shrink: keeps the failure with fewer faults and records" 0 "still fails w
     "$absim" shrink "$bad" --seed 180 --faults random --out "$bad.min.scn"
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
+for b in no-alignment no-rewind offset-off-by-one partial-acks; do
+    check "swarm: the deliberate bug $b is caught" 1 "expectation failed: exactly-once" \
+        "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..60 --faults random --bug "$b"
+done
+check "run: an unknown bug is named" 2 "--bug 'foo': unknown; the deliberate bugs are no-alignment" \
+    "$absim" run scenarios/faults/crash-machine.scn --bug foo
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]
