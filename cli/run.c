@@ -143,7 +143,7 @@ static void run_usage(FILE *f, bool replay) {
                    "for event. Exit 1 when the hash differs or an expectation fails.\n");
         return;
     }
-    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--log FILE]\n"
+    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (checkpoints, restarts, records, trace hash) and checks the file's\n"
@@ -153,6 +153,7 @@ static void run_usage(FILE *f, bool replay) {
                "  --faults random  adds the fault profile swarm draws for the seed\n"
                "  --bug NAME       runs a deliberately wrong protocol (no-alignment, no-rewind,\n"
                "                   offset-off-by-one, partial-acks): the checks must catch it\n"
+               "  --json           prints one JSON line instead of the summary\n"
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
@@ -163,6 +164,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         { "hash", required_argument, NULL, 'H' },
         { "faults", required_argument, NULL, 'f' },
         { "bug", required_argument, NULL, 'b' },
+        { "json", no_argument, NULL, 'j' },
         { "log", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -171,6 +173,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     uint64_t seed = 0, hash = 0;
     bool seed_given = false, hash_given = false, random_faults = false;
     pipe_bug bug = PIPE_BUG_NONE;
+    bool json = false;
     const char *log_path = NULL;
     int c;
     optind = 1;
@@ -198,6 +201,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
             if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE;
             break;
         case 'l': log_path = optarg; break;
+        case 'j': json = true; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
@@ -215,7 +219,19 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         return CLI_USAGE;
     }
     cli_outcome o;
-    int rc = cli_run_scenario(s, random_faults, log, stdout, &o);
+    int rc = cli_run_scenario(s, random_faults, log, json ? NULL : stdout, &o);
+    if (json && rc != CLI_USAGE) {                   /* one line for scripts and CI */
+        printf("{\"file\":\"%s\",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
+               ",\"restarts\":%" PRIu64 ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64
+               "\",\"failures\":\"",
+               s->path, s->cfg.seed, o.ok ? "true" : "false", pipe_status_name(o.status), o.completed, o.restarts,
+               o.random_faults, pipe_bug_name(bug), o.trace_hash);
+        for (const char *q = o.failures; *q; q++) {
+            if (*q == '"' || *q == '\\') putchar('\\');
+            putchar(*q);
+        }
+        printf("\"}\n");
+    }
     if (rc == CLI_USAGE) fprintf(stderr, "%s\n", o.failures);
     if (rc != CLI_USAGE && hash_given) {
         if (o.trace_hash == hash) {
