@@ -168,7 +168,7 @@ static bool restart_delay(pipeline *p, sim_time_ns *delay_ns) {
     case PIPE_RESTART_NONE:
         return false;
     case PIPE_RESTART_FIXED_DELAY:
-        if (co->restarts_done >= r->attempts) return false;
+        if (p->stats.restarts >= r->attempts) return false;
         *delay_ns = r->delay_ns;
         return true;
     case PIPE_RESTART_FAILURE_RATE: {
@@ -231,7 +231,6 @@ static void restart(pipeline *p) {
         }
     }
     co->status = PIPE_RUNNING;
-    co->restarts_done++;
     p->stats.restarts++;
     memset(co->finished, 0, j->tasks_count);
     co->finished_count = 0;

@@ -51,11 +51,6 @@ void gate_init(gate *g, gate_mode mode, uint32_t channels, bool legacy_eop) {
     g->open = channels;
 }
 
-bool gate_ended(const gate *g, uint32_t channel) {
-    SIM_ASSERT(channel < g->channels);
-    return set_has(&g->ended, channel);
-}
-
 /* ---- aligned and unaligned: one checkpoint at a time ------------------- */
 
 static bool single_pending(const gate *g) {

@@ -103,7 +103,6 @@ void gate_on_cancel(gate *g, uint32_t channel, uint64_t ckpt, gate_acts *out);
 void gate_on_end(gate *g, uint32_t channel, gate_acts *out);
 
 bool gate_blocked(const gate *g, uint32_t channel);
-bool gate_ended(const gate *g, uint32_t channel);
 bool gate_persist_ckpt(const gate *g, uint32_t channel, uint64_t *ckpt);
 bool gate_pending(const gate *g);   /* a checkpoint is being aligned or tracked */
 

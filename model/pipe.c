@@ -297,11 +297,6 @@ uint32_t pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer)
     return UINT32_MAX;
 }
 
-const kstate *pipe_task_state(const pipeline *p, uint32_t task) {
-    SIM_ASSERT(task < p->cfg.graph.tasks_count);
-    return p->tasks[task].stateful ? &p->tasks[task].state : NULL;
-}
-
 void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
     kstate_clear(out);
     const job *j = pipe_job(p);

@@ -203,9 +203,8 @@ uint32_t          pipe_task_rpc_link(const pipeline *p, uint32_t task);   /* tas
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
 uint32_t          pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer);
 
-/* The live keyed state of a stateful task (NULL for others), and the sum
- * over all tasks of a vertex merged into `out` (which must be big enough). */
-const kstate *pipe_task_state(const pipeline *p, uint32_t task);
+/* The keyed state of a vertex, summed over its tasks, into `out` (which
+ * must be big enough). */
 void          pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out);
 
 /* Compare the keyed state of every stateful vertex of two runs of the same

@@ -132,7 +132,6 @@ typedef struct rt_coord {
     uint32_t    finished_count;
     uint32_t    sources_running;
     /* restart strategy */
-    uint32_t    restarts_done;
     sim_time_ns failure_times[64];    /* failure rate window */
     uint32_t    failure_count;
     sim_time_ns exp_delay_ns;
