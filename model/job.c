@@ -26,6 +26,15 @@ const char *job_cost_name(job_cost cost) {
     return "?";
 }
 
+const char *job_sink_name(job_sink sink) {
+    switch (sink) {
+    case JOB_SINK_PLAIN:      return "plain";
+    case JOB_SINK_IDEMPOTENT: return "idempotent";
+    case JOB_SINK_2PC:        return "two-phase-commit";
+    }
+    return "?";
+}
+
 const char *job_part_name(job_part part) {
     switch (part) {
     case JOB_FORWARD:   return "forward";

@@ -53,6 +53,12 @@ typedef enum job_cost {
     JOB_COST_EXPONENTIAL,             /* per record exponential with mean cost_ns */
 } job_cost;
 
+typedef enum job_sink {
+    JOB_SINK_PLAIN = 0,               /* output visible at once: at-least-once end to end */
+    JOB_SINK_IDEMPOTENT,              /* upsert by record id: replays overwrite */
+    JOB_SINK_2PC,                     /* two-phase commit: visible when its checkpoint completes */
+} job_sink;
+
 typedef struct job_vertex {
     char        name[SIM_NAME_BYTES];
     job_kind    kind;
@@ -61,6 +67,7 @@ typedef struct job_vertex {
     job_cost    cost_dist;
     uint32_t    keep_percent;         /* filter: share of records kept */
     int64_t     map_add;              /* map: value += map_add */
+    job_sink    sink;                 /* sink: how output becomes visible */
 } job_vertex;
 
 typedef struct job_edge {
@@ -120,5 +127,6 @@ void job_expand(job *j, uint32_t machines);
 const char *job_kind_name(job_kind kind);
 const char *job_part_name(job_part part);
 const char *job_cost_name(job_cost cost);
+const char *job_sink_name(job_sink sink);
 
 #endif

@@ -17,6 +17,10 @@ pipe_cfg pipe_cfg_default(uint64_t seed) {
     c.ckpt = (pipe_ckpt_cfg){ .enabled = true, .mode = PIPE_ALIGNED, .interval_ns = 100 * SIM_NS_PER_MS,
                               .min_pause_ns = 0, .timeout_ns = 10 * SIM_NS_PER_S, .max_concurrent = 1,
                               .tolerable_failures = 0, .retained = 1 };
+    c.state = (pipe_state_cfg){ .backend = PIPE_BACKEND_MEMORY, .async = true, .incremental = false,
+                                .full_every = 5, .sync_ns = 10 * SIM_NS_PER_US,
+                                .store = { .latency_ns = 5 * SIM_NS_PER_MS, .bandwidth_bytes_per_s = 200000000ull },
+                                .memory = { .latency_ns = 200 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 1250000000ull } };
     c.restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .attempts = 10,
                                     .delay_ns = 100 * SIM_NS_PER_MS, .max_failures = 3,
                                     .interval_ns = 60 * SIM_NS_PER_S, .initial_ns = 100 * SIM_NS_PER_MS,
@@ -142,7 +146,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     sc.machines_max = cfg->machines + 1;
     sc.links_max = chans * 2 + tasks * 3;
     sc.timers_max = tasks * 8 + cfg->ckpt.max_concurrent * 4 + 64;
-    sc.devs_max = 0;
+    sc.devs_max = 2;
     sc.faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
     sc.events_pending_max = chans * (ring + 4) + tasks * 16 + 4096;
     sc.events_max = cfg->events_max;
@@ -197,6 +201,9 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         SIM_ASSERT(k->actor == t);
     }
     p->coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, p);
+    p->coord.machine = jm;
+    p->store_dev = dev_add(run, "store", &cfg->state.store);
+    p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
     p->coord.finished = sim_alloc(run, tasks, 1);
     p->coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
@@ -289,6 +296,10 @@ uint32_t pipe_task_rpc_link(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->cfg.graph.tasks_count);
     return p->tasks[task].rpc_to_coord;
 }
+
+uint32_t pipe_coord_actor(const pipeline *p) { return p->coord.actor; }
+uint32_t pipe_coord_machine(const pipeline *p) { return p->coord.machine; }
+uint32_t pipe_store_dev(const pipeline *p) { return p->store_dev; }
 
 uint32_t pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer) {
     for (uint32_t c = 0; c < p->cfg.graph.chans_count; c++) {

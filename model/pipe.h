@@ -39,7 +39,33 @@
 typedef enum pipe_mode {
     PIPE_ALIGNED = 1,
     PIPE_AT_LEAST_ONCE,
+    PIPE_UNALIGNED,                   /* barriers overtake in-flight data (P5) */
 } pipe_mode;
+
+typedef enum pipe_backend {
+    PIPE_BACKEND_MEMORY = 1,          /* snapshots kept by the coordinator (JobManager heap) */
+    PIPE_BACKEND_DURABLE,             /* an HDFS/S3-like store on the kernel's storage device */
+} pipe_backend;
+
+/* Where and how snapshots are written (P6, P7). */
+typedef struct pipe_state_cfg {
+    pipe_backend backend;
+    bool         async;               /* false: the whole write blocks the task (the ABS paper's baseline) */
+    bool         incremental;         /* write only keys changed since the last confirmed checkpoint */
+    uint32_t     full_every;          /* incremental: a full snapshot after this many increments */
+    sim_time_ns  sync_ns;             /* the synchronous part's fixed cost (mark a version) */
+    dev_cfg      store;               /* durable: the store's latency and bandwidth */
+    dev_cfg      memory;              /* memory: the transfer to the coordinator */
+} pipe_state_cfg;
+
+#define PIPE_SLOW_MAX 16u
+
+typedef struct pipe_slow {            /* a slow operator: its task's cost x factor for a while */
+    uint32_t    task;
+    sim_time_ns at_ns;
+    sim_time_ns duration_ns;
+    uint32_t    factor;
+} pipe_slow;
 
 typedef enum pipe_restart {
     PIPE_RESTART_NONE = 1,            /* the first failure fails the job */
@@ -58,6 +84,7 @@ typedef struct pipe_ckpt_cfg {
     uint32_t    tolerable_failures;   /* consecutive failed checkpoints tolerated */
     uint32_t    retained;             /* completed checkpoints kept */
     bool        legacy_eop;           /* end of partition aborts (Flink < 1.14) */
+    sim_time_ns alignment_timeout_ns; /* aligned: switch to unaligned once a checkpoint is this old (0: never) */
 } pipe_ckpt_cfg;
 
 typedef struct pipe_restart_cfg {
@@ -92,6 +119,7 @@ typedef struct pipe_cfg {
     broker_cfg       broker;
     uint64_t         source_rate_per_s;   /* records per second per source task; 0: as fast as possible */
     pipe_ckpt_cfg    ckpt;
+    pipe_state_cfg   state;
     pipe_restart_cfg restart;
     uint32_t         machines;
     sim_time_ns      latency_ns;          /* data links */
@@ -105,6 +133,8 @@ typedef struct pipe_cfg {
     uint64_t         events_max;
     fault_spec       faults[PIPE_FAULTS_MAX];   /* targets: see pipe_task_actor, machines */
     uint32_t         faults_count;
+    pipe_slow        slow[PIPE_SLOW_MAX];       /* slow operators */
+    uint32_t         slow_count;
 } pipe_cfg;
 
 typedef enum pipe_status {
@@ -164,6 +194,10 @@ typedef enum pipe_ev_kind {
     PIPE_EV_CKPT_ABORT,               /* declined, timed out, subsumed or lost with the attempt */
     PIPE_EV_JOB_FAILED,
     PIPE_EV_JOB_RESTARTED,
+    PIPE_EV_SNAPSHOT_SYNC,            /* task: synchronous part of `ckpt` done, asynchronous part begins */
+    PIPE_EV_SNAPSHOT_ASYNC,           /* task: asynchronous part of `ckpt` written (then it acknowledges) */
+    PIPE_EV_SINK_COMMIT,              /* sink task committed the transactions up to `ckpt` */
+    PIPE_EV_COORD_FAILOVER,           /* a new coordinator took over */
 } pipe_ev_kind;
 
 #define PIPE_NO_TASK UINT32_MAX
@@ -200,6 +234,9 @@ const pipe_stats *pipe_get_stats(const pipeline *p);
 const job        *pipe_job(const pipeline *p);
 uint32_t          pipe_task_actor(const pipeline *p, uint32_t task);
 uint32_t          pipe_task_rpc_link(const pipeline *p, uint32_t task);   /* task -> coordinator */
+uint32_t          pipe_coord_actor(const pipeline *p);
+uint32_t          pipe_coord_machine(const pipeline *p);                   /* the machine after the task machines */
+uint32_t          pipe_store_dev(const pipeline *p);                       /* the durable store's device */
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
 uint32_t          pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer);
 

@@ -116,6 +116,7 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
 
 typedef struct rt_coord {
     uint32_t    actor;
+    uint32_t    machine;
     uint32_t   *rpc_to_task;          /* by task */
     uint32_t   *deploy_inc;           /* by task: the incarnation the coordinator deployed */
     uint32_t   *deploy_gen;           /* by task: connection generation at deployment */
@@ -148,6 +149,8 @@ struct pipeline {
     rt_slot   *slots;
     uint32_t   slots_count;
     rt_coord   coord;
+    uint32_t   store_dev;             /* durable store */
+    uint32_t   memory_dev;            /* memory backend: the transfer to the coordinator */
     uint8_t   *sink_seen;             /* by partition * records_per_partition + offset */
     uint64_t  *offsets;               /* by partition: the next offset its source reads */
     pipe_stats stats;
