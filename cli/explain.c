@@ -91,6 +91,21 @@ static void narrate(void *ctx, const pipe_event *e) {
             fprintf(n->out, "restarts every task from the beginning (no checkpoint completed yet)");
         }
         break;
+    case PIPE_EV_SNAPSHOT_SYNC:
+        fprintf(n->out, "synchronous part of checkpoint %" PRIu64 " done (a copy-on-write version is marked); "
+                "writes it in the background and goes on processing", e->ckpt);
+        break;
+    case PIPE_EV_SNAPSHOT_ASYNC:
+        fprintf(n->out, "asynchronous part of checkpoint %" PRIu64 " written to the state backend; acknowledges",
+                e->ckpt);
+        break;
+    case PIPE_EV_SINK_COMMIT:
+        fprintf(n->out, "commits its pre-committed transactions up to checkpoint %" PRIu64 ": their output is visible now",
+                e->ckpt);
+        break;
+    case PIPE_EV_COORD_FAILOVER:
+        fprintf(n->out, "a new coordinator takes over: cancels every task, recovers the completed checkpoints it can");
+        break;
     }
     fputc('\n', n->out);
     n->lines++;
