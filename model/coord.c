@@ -37,9 +37,22 @@ const rt_slot *coord_restore(const pipeline *p) {
     return p->coord.restore_slot == 0 ? NULL : &p->slots[p->coord.restore_slot - 1];
 }
 
-static void free_slot(rt_slot *s) {
+static void free_slot(pipeline *p, rt_slot *s) {
+    snap_slot_release(p, s);                      /* its files' references go */
     s->ckpt = 0;
     s->complete = false;
+    s->finalizing = false;
+}
+
+/* The deliberate bug delete-shared-file: a dropped checkpoint deletes the
+ * files it wrote although later checkpoints still refer to them. */
+static void drop_buggy(pipeline *p, rt_slot *s) {
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        const rt_chain *c = &s->chains[t];
+        if (c->count == 0) continue;
+        uint64_t f = c->files[c->count - 1];
+        while (store_alive(&p->files, f)) store_unref(&p->files, f);
+    }
 }
 
 static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
@@ -56,7 +69,7 @@ static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
  * its final state (Flink >= 1.14 keeps finished tasks in checkpoints). */
 static void ack_finished(pipeline *p, rt_slot *s, uint32_t task) {
     if (s->acked[task]) return;
-    task_copy_state(p, &p->tasks[task], s);
+    snap_ack_finished(p, &p->tasks[task], s);
     s->acked[task] = 1;
     s->acks++;
 }
@@ -67,7 +80,7 @@ static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     uint64_t ckpt = s->ckpt;
     bool failure = why == PIPE_CKPT_DECLINED || why == PIPE_CKPT_TIMED_OUT;
     history_end(p, ckpt, why);
-    free_slot(s);
+    free_slot(p, s);
     p->coord.pending--;
     p->stats.aborted++;
     notify_all(p, MSG_ABORTED, ckpt);
@@ -77,6 +90,8 @@ static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
 static void complete(pipeline *p, rt_slot *s) {
     rt_coord *co = coord_of(p);
     s->complete = true;
+    s->finalizing = false;
+    p->stats.bytes_written += s->bytes;
     history_end(p, s->ckpt, PIPE_CKPT_COMPLETED);
     co->pending--;
     co->consecutive_failures = 0;
@@ -88,7 +103,8 @@ static void complete(pipeline *p, rt_slot *s) {
     if (d > p->stats.ckpt_duration_ns_max) p->stats.ckpt_duration_ns_max = d;
     uint32_t idx = (uint32_t)(s - p->slots);
     if (co->completed_count == p->cfg.ckpt.retained) {      /* drop the oldest retained */
-        free_slot(&p->slots[co->completed_order[0]]);
+        if (p->cfg.bug == PIPE_BUG_SHARED_DELETE) drop_buggy(p, &p->slots[co->completed_order[0]]);
+        free_slot(p, &p->slots[co->completed_order[0]]);
         memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
     }
     co->completed_order[co->completed_count++] = idx;
@@ -103,10 +119,31 @@ static void complete(pipeline *p, rt_slot *s) {
     notify_all(p, MSG_COMPLETE, s->ckpt);
 }
 
+/* Every acknowledgement is in: with the durable backend the coordinator
+ * writes the checkpoint's metadata to the store first (Flink's _metadata
+ * file), and the checkpoint completes when that write succeeded. */
 static void maybe_complete(pipeline *p, rt_slot *s) {
     uint32_t needed = pipe_job(p)->tasks_count;
     if (p->cfg.bug == PIPE_BUG_PARTIAL_ACKS) needed = (needed + 1) / 2;   /* deliberate bug: half will do */
-    if (s->acks >= needed) complete(p, s);
+    if (s->acks < needed || s->finalizing) return;
+    if (p->cfg.state.backend != PIPE_BACKEND_DURABLE) {
+        complete(p, s);
+        return;
+    }
+    s->finalizing = true;
+    uint64_t bytes = 1024 + (uint64_t)pipe_job(p)->tasks_count * 64;
+    dev_write(p->run, p->store_dev, p->coord.actor, bytes, s->ckpt << 2 | IO_METADATA);
+}
+
+static void metadata_written(pipeline *p, const sim_event *ev) {
+    rt_slot *s = coord_pending_slot(p, ev->msg.a >> 2);
+    if (s == NULL || !s->finalizing || p->coord.status != PIPE_RUNNING) return;   /* aborted meanwhile */
+    if (ev->gen == DEV_FAILED) {
+        p->stats.declined++;
+        abort_ckpt(p, s, PIPE_CKPT_DECLINED);
+        return;
+    }
+    complete(p, s);
 }
 
 static void arm_trigger(pipeline *p, sim_time_ns delay_ns) {
@@ -200,7 +237,7 @@ static void job_fail(pipeline *p) {
     for (uint32_t i = 0; i < p->slots_count; i++) {      /* pending checkpoints die with the attempt */
         if (p->slots[i].ckpt != 0 && !p->slots[i].complete) {
             history_end(p, p->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
-            free_slot(&p->slots[i]);
+            free_slot(p, &p->slots[i]);
             p->stats.aborted++;
             p->stats.lost_with_job++;
         }
@@ -285,6 +322,11 @@ static void on_msg(pipeline *p, const sim_msg *m) {
             maybe_complete(p, s);
         }
         if (co->finished_count == pipe_job(p)->tasks_count) {
+            /* The final checkpoint (FLIP-147): every task finished, its
+             * final state is the job's; sinks commit what is left. */
+            for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+                if (p->tasks[t].v->kind == JOB_SINK) sinktx_commit(p, &p->tasks[t], UINT64_MAX);
+            }
             co->status = PIPE_FINISHED;
             sim_stop(p->run);
         }
@@ -294,14 +336,66 @@ static void on_msg(pipeline *p, const sim_msg *m) {
     }
 }
 
+/* A new coordinator (JobManager failover, after a crash): the tasks lost
+ * their JobManager and are cancelled; pending checkpoints are gone. With
+ * the durable backend the completed checkpoints are read back from the
+ * store and the job restarts from the latest; with the memory backend
+ * they died with the old coordinator and the job starts over. */
+static void failover(pipeline *p) {
+    rt_coord *co = coord_of(p);
+    const job *j = pipe_job(p);
+    p->stats.failovers++;
+    co->trigger_armed = false;
+    co->epoch++;
+    for (uint32_t i = 0; i < p->slots_count; i++) {
+        rt_slot *s = &p->slots[i];
+        if (s->ckpt == 0 || s->complete) continue;
+        history_end(p, s->ckpt, PIPE_CKPT_JOB_FAILED);
+        free_slot(p, s);
+        p->stats.aborted++;
+        p->stats.lost_with_job++;
+    }
+    co->pending = 0;
+    for (uint32_t t = 0; t < j->tasks_count; t++) sim_actor_crash(p->run, p->tasks[t].actor);
+    co->status = PIPE_RESTARTING;
+    pipe_note(p, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);
+    if (p->cfg.state.backend == PIPE_BACKEND_DURABLE) {
+        co->recovering = true;                     /* read the completed checkpoints' metadata */
+        dev_read(p->run, p->store_dev, co->actor, 1024 + (uint64_t)j->tasks_count * 64, IO_METADATA);
+        return;
+    }
+    for (uint32_t i = 0; i < co->completed_count; i++) free_slot(p, &p->slots[co->completed_order[i]]);
+    p->stats.checkpoints_lost += co->completed_count;
+    co->completed_count = 0;
+    co->restore_slot = 0;
+    for (uint32_t t = 0; t < j->tasks_count; t++) p->tasks[t].final_file = 0;
+    store_wipe(&p->files);
+    sim_timer_set(p->run, co->actor, p->cfg.rpc_latency_ns, TIMER_RESTART);
+}
+
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     pipeline *p = self->ctx;
     SIM_ASSERT(p->run == run);
     rt_coord *co = coord_of(p);
     switch (ev->kind) {
     case SIM_EV_START:
+        if (co->started) {                         /* restarted after a crash */
+            if (co->status == PIPE_FINISHED || co->status == PIPE_FAILED) break;
+            failover(p);
+            break;
+        }
+        co->started = true;
         co->status = PIPE_RUNNING;
         arm_trigger(p, p->cfg.ckpt.interval_ns);
+        break;
+    case SIM_EV_IO_DONE:
+        if ((ev->msg.a & 3) != IO_METADATA) break;
+        if (co->recovering) {                      /* failover: the store's checkpoints are read */
+            co->recovering = false;
+            restart(p);
+        } else {
+            metadata_written(p, ev);
+        }
         break;
     case SIM_EV_MSG:
         on_msg(p, &ev->msg);

@@ -63,6 +63,7 @@ static void single_abort(gate *g, uint64_t ckpt, gate_acts *out) {
     memset(&g->aligned, 0, sizeof g->aligned);   /* unblocks every channel */
     g->aligned_count = 0;
     g->target = 0;
+    g->switched = false;
     act(out, GATE_ABORT, ckpt);
     SIM_ASSERT(!single_pending(g));
 }
@@ -76,10 +77,11 @@ static void single_mark(gate *g, uint32_t c, gate_acts *out) {
         act(out, GATE_TRIGGER, g->current);      /* the barrier overtook the data */
     }
     if (g->aligned_count == g->target) {
-        if (g->mode == GATE_ALIGNED) act(out, GATE_TRIGGER, g->current);
+        if (g->mode == GATE_ALIGNED && !g->switched) act(out, GATE_TRIGGER, g->current);
         g->last_done = g->current;
         memset(&g->aligned, 0, sizeof g->aligned);
         g->aligned_count = 0;
+        g->switched = false;
     }
 }
 
@@ -91,6 +93,7 @@ static void single_barrier(gate *g, uint32_t c, uint64_t ckpt, gate_acts *out) {
         memset(&g->aligned, 0, sizeof g->aligned);
         g->aligned_count = 0;
         g->target = g->open;
+        g->switched = false;
     }
     single_mark(g, c, out);
 }
@@ -259,14 +262,41 @@ void gate_on_end(gate *g, uint32_t channel, gate_acts *out) {
     }
 }
 
+void gate_on_priority_barrier(gate *g, uint32_t channel, uint64_t ckpt, gate_acts *out) {
+    SIM_ASSERT(channel < g->channels);
+    SIM_ASSERT(ckpt > 0);
+    SIM_ASSERT(!set_has(&g->ended, channel));
+    SIM_ASSERT(g->mode != GATE_AT_LEAST_ONCE);    /* at-least-once barriers are never priority */
+    single_barrier(g, channel, ckpt, out);
+    gate_on_alignment_timeout(g, ckpt, out);      /* aligned: the checkpoint is unaligned now */
+}
+
+void gate_on_alignment_timeout(gate *g, uint64_t ckpt, gate_acts *out) {
+    if (g->mode != GATE_ALIGNED || !single_pending(g) || g->current != ckpt || g->switched) return;
+    g->switched = true;
+    act(out, GATE_TRIGGER, ckpt);
+    /* Channels that delivered the barrier stay marked but no longer block
+     * (gate_blocked looks at `switched`): their queued data follows the
+     * barrier. The others persist until theirs comes (gate_persist_ckpt). */
+}
+
+bool gate_unaligned_pending(const gate *g) {
+    return (g->mode == GATE_UNALIGNED || g->switched) && single_pending(g);
+}
+
 bool gate_blocked(const gate *g, uint32_t channel) {
     SIM_ASSERT(channel < g->channels);
-    return g->mode == GATE_ALIGNED && single_pending(g) && set_has(&g->aligned, channel);
+    return g->mode == GATE_ALIGNED && !g->switched && single_pending(g) && set_has(&g->aligned, channel);
+}
+
+bool gate_ended(const gate *g, uint32_t channel) {
+    SIM_ASSERT(channel < g->channels);
+    return set_has(&g->ended, channel);
 }
 
 bool gate_persist_ckpt(const gate *g, uint32_t channel, uint64_t *ckpt) {
     SIM_ASSERT(channel < g->channels);
-    if (g->mode != GATE_UNALIGNED || !single_pending(g)) return false;
+    if (!gate_unaligned_pending(g)) return false;
     if (set_has(&g->aligned, channel) || set_has(&g->ended, channel)) return false;
     *ckpt = g->current;
     return true;

@@ -11,8 +11,8 @@
  * - gate_blocked(c): aligned mode only, true while channel c delivered the
  *   barrier of the checkpoint being aligned; the caller must not consume
  *   from a blocked channel (its data waits in the channel and backpressures).
- * - gate_persist_ckpt(c): unaligned mode only, the checkpoint whose channel
- *   state a record consumed now from c belongs to (it is processed too).
+ * - gate_persist_ckpt(c): unaligned (or switched) only, the checkpoint whose
+ *   channel state a record consumed now from c belongs to (it is processed too).
  * - Rules, by mode:
  *   aligned/unaligned: one checkpoint at a time. A barrier older than the
  *   current checkpoint, or of the current one once it triggered or aborted,
@@ -89,6 +89,7 @@ typedef struct gate {
     gate_chanset aligned;          /* channels that delivered `current` */
     uint32_t     aligned_count;
     uint32_t     target;
+    bool         switched;         /* aligned: the current checkpoint went unaligned (timeout) */
     /* at-least-once: tracked checkpoints, oldest first, in a ring */
     gate_tracked tracked[GATE_TRACKED_MAX + 1];
     uint32_t     tracked_first;
@@ -102,7 +103,25 @@ void gate_on_barrier(gate *g, uint32_t channel, uint64_t ckpt, gate_acts *out);
 void gate_on_cancel(gate *g, uint32_t channel, uint64_t ckpt, gate_acts *out);
 void gate_on_end(gate *g, uint32_t channel, gate_acts *out);
 
+/* A priority (unaligned) barrier: it overtook the channel's data, so it
+ * is taken even from a blocked channel; in aligned mode it turns the
+ * checkpoint unaligned (as gate_on_alignment_timeout). */
+void gate_on_priority_barrier(gate *g, uint32_t channel, uint64_t ckpt, gate_acts *out);
+
+/* Aligned mode: checkpoint `ckpt`, being aligned, has waited past the
+ * alignment timeout: it switches to unaligned. It triggers now; blocked
+ * channels unblock (their data is after the barrier); channels still
+ * without the barrier persist their data until it comes. The next
+ * checkpoint starts aligned again. Nothing happens when `ckpt` is not the
+ * one being aligned. */
+void gate_on_alignment_timeout(gate *g, uint64_t ckpt, gate_acts *out);
+
+/* True while the current checkpoint is unaligned (mode unaligned, or
+ * switched) and still collecting channel state. */
+bool gate_unaligned_pending(const gate *g);
+
 bool gate_blocked(const gate *g, uint32_t channel);
+bool gate_ended(const gate *g, uint32_t channel);
 bool gate_persist_ckpt(const gate *g, uint32_t channel, uint64_t *ckpt);
 bool gate_pending(const gate *g);   /* a checkpoint is being aligned or tracked */
 

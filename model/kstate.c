@@ -7,36 +7,100 @@ static uint32_t home(const kstate *s, uint64_t key) {
     return (uint32_t)(rng_splitmix64(key) & (s->capacity - 1));
 }
 
+/* The header's memory figures assume this layout. */
+_Static_assert(sizeof(kshadow) == 40, "kshadow layout changed: update the memory cost in kstate.h");
+
 void kstate_init(kstate *s, sim_run *run, uint32_t keys_max) {
+    kstate_init_versioned(s, run, keys_max, 0);
+}
+
+void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t snaps_max) {
     SIM_ASSERT(keys_max >= 1);
+    SIM_ASSERT(snaps_max <= KSTATE_SNAPS_MAX);
     uint64_t need = (uint64_t)keys_max * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1;
     uint32_t cap = 8;
     while (cap < need) cap *= 2;
     SIM_ASSERT(cap <= KSTATE_CAPACITY_MAX);
+    memset(s, 0, sizeof *s);
     s->keys = sim_alloc(run, sizeof(uint64_t) * cap, _Alignof(uint64_t));
     s->aggs = sim_alloc(run, sizeof(kagg) * cap, _Alignof(kagg));
     s->capacity = cap;
     s->count = 0;
+    s->version = 1;
+    s->snaps_max = snaps_max;
+    /* A plain map keeps vers NULL: pipe.c sizes its arena for keys and aggs
+     * only, and a map nobody snapshots has no use for versions. */
+    if (snaps_max == 0) return;
+    s->vers = sim_alloc(run, sizeof(uint32_t) * cap, _Alignof(uint32_t));   /* zeroed */
+    for (uint32_t n = 0; n < snaps_max; n++) {
+        s->snaps[n].shadows = sim_alloc(run, sizeof(kshadow) * cap, _Alignof(kshadow));
+        s->snaps[n].shadow_of_slot = sim_alloc(run, sizeof(uint32_t) * cap, _Alignof(uint32_t));
+    }
+}
+
+/* A new version history: no snapshot may still read the old one. */
+static void versions_reset(kstate *s) {
+    if (s->vers == NULL) return;
+    SIM_ASSERT(s->snaps_active == 0);
+    memset(s->vers, 0, sizeof(uint32_t) * s->capacity);
+    s->version = 1;
 }
 
 void kstate_clear(kstate *s) {
+    versions_reset(s);
     memset(s->keys, 0, sizeof(uint64_t) * s->capacity);
     memset(s->aggs, 0, sizeof(kagg) * s->capacity);
     s->count = 0;
 }
 
-kagg *kstate_upsert(kstate *s, uint64_t key) {
+/* Slot of key, inserting it when absent; no version bookkeeping (callers
+ * that write through it either do the COW check or start a new history). */
+static uint32_t slot_of(kstate *s, uint64_t key) {
     SIM_ASSERT(key != UINT64_MAX);
     uint32_t mask = s->capacity - 1;
     for (uint32_t i = home(s, key);; i = (i + 1) & mask) {
-        if (s->keys[i] == key + 1) return &s->aggs[i];
+        if (s->keys[i] == key + 1) return i;
         if (s->keys[i] == 0) {
             SIM_ASSERT((uint64_t)(s->count + 1) * KSTATE_LOAD_DEN <= (uint64_t)s->capacity * KSTATE_LOAD_NUM);
             s->keys[i] = key + 1;
             s->count++;
-            return &s->aggs[i];
+            return i;
         }
     }
+}
+
+/* The copy-on-write check, before slot i changes: every active snapshot
+ * that still sees the slot's current content (written at or before its
+ * version) keeps a copy. Cold: runs only while a snapshot is active. */
+static void cow_slot(kstate *s, uint32_t i, uint64_t key_before) {
+    uint32_t v = s->vers[i];
+    for (uint32_t n = 0; n < s->snaps_max; n++) {
+        ksnap *sn = &s->snaps[n];
+        if (!sn->active || v > sn->version) continue;
+        SIM_ASSERT(sn->shadows_count < s->capacity);   /* one per slot at most */
+        sn->shadow_of_slot[i] = sn->shadows_count;
+        sn->shadows[sn->shadows_count++] = (kshadow){
+            .slot = i, .ver = v, .key = key_before, .agg = s->aggs[i],
+        };
+    }
+}
+
+kagg *kstate_upsert(kstate *s, uint64_t key) {
+    if (s->vers == NULL) return &s->aggs[slot_of(s, key)];     /* plain map */
+    SIM_ASSERT(key != UINT64_MAX);
+    /* Find without inserting first: the shadow of a new key's slot must say
+     * "was empty", so the COW check needs the slot's content before. */
+    uint32_t mask = s->capacity - 1;
+    uint32_t i = home(s, key);
+    while (s->keys[i] != key + 1 && s->keys[i] != 0) i = (i + 1) & mask;
+    if (s->snaps_active != 0) cow_slot(s, i, s->keys[i]);
+    if (s->keys[i] == 0) {
+        SIM_ASSERT((uint64_t)(s->count + 1) * KSTATE_LOAD_DEN <= (uint64_t)s->capacity * KSTATE_LOAD_NUM);
+        s->keys[i] = key + 1;
+        s->count++;
+    }
+    s->vers[i] = s->version;
+    return &s->aggs[i];
 }
 
 const kagg *kstate_find(const kstate *s, uint64_t key) {
@@ -59,7 +123,9 @@ void kstate_fold(kstate *s, const model_rec *r) {
 }
 
 void kstate_copy(kstate *dst, const kstate *src) {
+    SIM_ASSERT(dst != src);
     if (dst->capacity == src->capacity) {       /* same layout: copy the table */
+        versions_reset(dst);
         memcpy(dst->keys, src->keys, sizeof(uint64_t) * src->capacity);
         memcpy(dst->aggs, src->aggs, sizeof(kagg) * src->capacity);
         dst->count = src->count;
@@ -70,7 +136,8 @@ void kstate_copy(kstate *dst, const kstate *src) {
     uint32_t slot = 0;
     uint64_t key;
     kagg agg;
-    while (kstate_next(src, &slot, &key, &agg)) *kstate_upsert(dst, key) = agg;
+    /* slot_of, not kstate_upsert: restored entries stay at version 0. */
+    while (kstate_next(src, &slot, &key, &agg)) dst->aggs[slot_of(dst, key)] = agg;
     SIM_ASSERT(dst->count == src->count);
 }
 
@@ -111,4 +178,93 @@ bool kstate_equal(const kstate *a, const kstate *b, uint64_t *key) {
     if (!da && !db) return true;
     *key = da && db ? (ka < kb ? ka : kb) : (da ? ka : kb);
     return false;
+}
+
+/* Copy-on-write snapshots. */
+
+uint32_t kstate_snap_begin(kstate *s) {
+    SIM_ASSERT(s->vers != NULL);                       /* a versioned map */
+    SIM_ASSERT(s->snaps_active < s->snaps_max);
+    SIM_ASSERT(s->version < UINT32_MAX);               /* never wraps */
+    uint32_t n = 0;
+    while (s->snaps[n].active) n++;                    /* <= KSTATE_SNAPS_MAX steps */
+    SIM_ASSERT(n < s->snaps_max);
+    ksnap *sn = &s->snaps[n];
+    sn->active = true;
+    sn->version = s->version;
+    sn->shadows_count = 0;
+    /* From now on every write stamps a version above sn->version, which is
+     * what marks a slot as shadowed for sn: no slot needs touching here. */
+    s->version++;
+    s->snaps_active++;
+    return n;
+}
+
+static const ksnap *snap_get(const kstate *s, uint32_t snap) {
+    SIM_ASSERT(snap < s->snaps_max);
+    SIM_ASSERT(s->snaps[snap].active);
+    return &s->snaps[snap];
+}
+
+void kstate_snap_end(kstate *s, uint32_t snap) {
+    (void)snap_get(s, snap);
+    /* shadow_of_slot needs no clearing: an entry is only read where vers
+     * is above the version of the snapshot that wrote it. */
+    s->snaps[snap].active = false;
+    s->snaps[snap].shadows_count = 0;
+    s->snaps_active--;
+}
+
+uint32_t kstate_snaps_active(const kstate *s) { return s->snaps_active; }
+
+uint32_t kstate_snap_version(const kstate *s, uint32_t snap) { return snap_get(s, snap)->version; }
+
+uint32_t kstate_version(const kstate *s) { return s->version; }
+
+bool kstate_snap_next(const kstate *s, uint32_t snap, uint32_t *slot,
+                      uint64_t *key, kagg *agg, uint32_t *ver) {
+    const ksnap *sn = snap_get(s, snap);
+    for (uint32_t i = *slot; i < s->capacity; i++) {
+        uint64_t k;
+        if (s->vers[i] > sn->version) {             /* written since: the shadow */
+            SIM_ASSERT(sn->shadow_of_slot[i] < sn->shadows_count);
+            const kshadow *sh = &sn->shadows[sn->shadow_of_slot[i]];
+            SIM_ASSERT(sh->slot == i);
+            k = sh->key;
+            if (k == 0) continue;
+            *agg = sh->agg;
+            *ver = sh->ver;
+        } else {                                     /* unchanged: the live slot */
+            k = s->keys[i];
+            if (k == 0) continue;
+            *agg = s->aggs[i];
+            *ver = s->vers[i];
+        }
+        *key = k - 1;
+        *slot = i + 1;
+        return true;
+    }
+    *slot = s->capacity;
+    return false;
+}
+
+void kstate_snap_copy(const kstate *s, uint32_t snap, kstate *out) {
+    SIM_ASSERT(out != s);
+    SIM_ASSERT(out->capacity >= s->capacity);
+    kstate_clear(out);
+    uint32_t slot = 0, ver;
+    uint64_t key;
+    kagg agg;
+    /* Same capacity: same home slots, and the snapshot's layout is a valid
+     * probe layout of its keys, so the entries go back where they were. */
+    bool same = out->capacity == s->capacity;
+    while (kstate_snap_next(s, snap, &slot, &key, &agg, &ver)) {
+        if (same) {
+            out->keys[slot - 1] = key + 1;
+            out->aggs[slot - 1] = agg;
+            out->count++;
+        } else {
+            out->aggs[slot_of(out, key)] = agg;    /* like a restore: version 0 */
+        }
+    }
 }

@@ -14,8 +14,51 @@
  *   inserting past KSTATE_LOAD_MAX of the capacity asserts.
  * - Iteration (kstate_next) goes by slot, which depends only on the keys
  *   inserted and their order, never on addresses.
- * - kstate_copy() is the synchronous snapshot (the memory backend's copy);
- *   the copy-on-write versions come with the asynchronous-snapshot issue.
+ * - kstate_copy() is the synchronous snapshot (the memory backend's copy).
+ *
+ * Copy-on-write snapshots (the heap backend's CopyOnWriteStateMap):
+ * - A map made with kstate_init_versioned(.., snaps_max >= 1) keeps a state
+ *   version (s->version, starting at 1) and per slot the version of its
+ *   last write (vers[i]; 0 = never written since init/clear/restore).
+ * - kstate_snap_begin() is the synchronous part of a checkpoint: it takes a
+ *   free snapshot record, gives it version V = s->version and bumps
+ *   s->version. It touches no slot: O(snaps_max), independent of the keys.
+ * - Every write to a slot (kstate_upsert, hence kstate_fold) first does the
+ *   copy-on-write check: for every active snapshot with vers[i] <= its
+ *   version, the slot's content and version as they were before the write
+ *   are saved as a shadow of that snapshot (a slot that was empty is saved
+ *   with key 0). Then vers[i] = s->version, which is above every active
+ *   snapshot's version, so a slot is shadowed at most once per snapshot and
+ *   later writes never leak into it. The cost of a snapshot is thus paid by
+ *   the first write to each slot after it, never by kstate_snap_begin.
+ * - kstate_snap_next()/kstate_snap_copy() read a snapshot (the asynchronous
+ *   part) while the live map keeps changing: slot i is taken from the
+ *   snapshot's shadow when vers[i] > V (written since), otherwise from the
+ *   live table (unchanged since). There are no deletions and the table never
+ *   grows, so the snapshot has the live table's slot layout and iterates in
+ *   the order kstate_next would have given at kstate_snap_begin.
+ * - kstate_snap_next also gives each entry's version at snapshot time: for
+ *   snapshots A before B of one history, the entries of B with ver >
+ *   A.version are exactly the keys written between A's and B's begin (the
+ *   delta of an incremental checkpoint based on A).
+ * - The kagg pointer from kstate_upsert is for the one write that follows;
+ *   holding it across kstate_snap_begin would write past the COW check.
+ * - Versions are per map and start over at kstate_clear() and at a
+ *   kstate_copy() into the map (a restore): all entries then count as
+ *   version 0 and s->version is 1 again. Versions are therefore not
+ *   comparable across maps or across a clear/restore; both assert that no
+ *   snapshot is active.
+ * - A plain map (kstate_init, or snaps_max 0) has vers == NULL and carves
+ *   nothing more than before; its write path pays one branch on that pointer
+ *   (a versioned map with no active snapshot pays a second branch, on
+ *   snaps_active, and a 4-byte version store). kstate_snap_begin asserts on
+ *   a plain map.
+ * - Memory, all carved at init (nothing is allocated later): a plain map
+ *   takes capacity * (8 + sizeof(kagg)) = 32 bytes per slot; a versioned
+ *   one adds capacity * 4 (vers) plus, per snapshot record, capacity *
+ *   (sizeof(kshadow) + 4) = 44 bytes per slot (a shadow per slot at most,
+ *   and shadow_of_slot, the slot -> shadow index that makes reading a
+ *   snapshot O(1) per slot). In all: capacity * (36 + 44 * snaps_max) bytes.
  */
 #ifndef MODEL_KSTATE_H
 #define MODEL_KSTATE_H
@@ -33,15 +76,46 @@ typedef struct kagg {
     uint64_t fingerprint;             /* sum of mix(record id) */
 } kagg;
 
+#define KSTATE_SNAPS_MAX 9u            /* snapshot records per map */
+
+/* A slot as it was before its first write after a snapshot. */
+typedef struct kshadow {
+    uint32_t slot;
+    uint32_t ver;                     /* the slot's version then */
+    uint64_t key;                     /* as in keys[]: key + 1, 0 = was empty */
+    kagg     agg;
+} kshadow;
+
+typedef struct ksnap {
+    bool      active;
+    uint32_t  version;                /* V: the snapshot holds writes <= V */
+    kshadow  *shadows;                /* capacity entries, in write order */
+    uint32_t  shadows_count;          /* slots written since the begin */
+    uint32_t *shadow_of_slot;         /* capacity entries: slot -> index in
+                                         shadows; valid only where vers[slot]
+                                         > version, so never needs clearing */
+} ksnap;
+
 typedef struct kstate {
     uint64_t *keys;                   /* key + 1; 0 marks an empty slot */
     kagg     *aggs;
     uint32_t  capacity;               /* slots, a power of two */
     uint32_t  count;                  /* keys present */
+    uint32_t *vers;                   /* per slot: version of the last write,
+                                         0 = never; NULL on a plain map */
+    uint32_t  version;                /* the version the next write gets */
+    uint32_t  snaps_max;              /* records carved at init */
+    uint32_t  snaps_active;           /* records in use: the fast-path test */
+    ksnap     snaps[KSTATE_SNAPS_MAX];
 } kstate;
 
-/* Room for keys_max keys at the load limit. */
+/* Room for keys_max keys at the load limit. A plain map: no versions, no
+ * snapshots; same as kstate_init_versioned(s, run, keys_max, 0). */
 void kstate_init(kstate *s, sim_run *run, uint32_t keys_max);
+/* Also carves vers and snaps_max (<= KSTATE_SNAPS_MAX) snapshot records. */
+void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t snaps_max);
+/* Empties the map and starts a new version history (asserts no snapshot
+ * is active). */
 void kstate_clear(kstate *s);
 
 kagg       *kstate_upsert(kstate *s, uint64_t key);
@@ -50,7 +124,9 @@ const kagg *kstate_find(const kstate *s, uint64_t key);   /* NULL when absent */
 /* Fold one record into its key's aggregate. */
 void kstate_fold(kstate *s, const model_rec *r);
 
-/* dst := src; dst must have at least src's capacity. */
+/* dst := src; dst must have at least src's capacity. A versioned dst must
+ * have no active snapshot and starts a new version history (all entries at
+ * version 0). src may have active snapshots: its live content is copied. */
 void kstate_copy(kstate *dst, const kstate *src);
 
 /* True when both hold the same keys with the same aggregates; otherwise
@@ -61,5 +137,29 @@ bool kstate_equal(const kstate *a, const kstate *b, uint64_t *key);
 bool kstate_next(const kstate *s, uint32_t *slot, uint64_t *key, kagg *agg);
 
 uint64_t kstate_record_mark(uint64_t record_id);   /* the fingerprint term */
+
+/* Copy-on-write snapshots (versioned maps only; see the contract above). */
+
+/* The synchronous part: O(1), touches no slot. Asserts that a record is
+ * free and that the version does not wrap. Returns the snapshot's index. */
+uint32_t kstate_snap_begin(kstate *s);
+/* Releases the snapshot: O(1). Later writes no longer shadow for it. */
+void     kstate_snap_end(kstate *s, uint32_t snap);
+uint32_t kstate_snaps_active(const kstate *s);
+/* The version V of an active snapshot: it holds the writes made at
+ * versions <= V (the base_version of an incremental checkpoint). */
+uint32_t kstate_snap_version(const kstate *s, uint32_t snap);
+/* The version the next write gets. */
+uint32_t kstate_version(const kstate *s);
+
+/* Iterate the snapshot's content as it was at kstate_snap_begin, in slot
+ * order like kstate_next: start with *slot = 0; false when done. *ver is
+ * the entry's version at snapshot time (>= 1, or 0 when it was restored
+ * and not written since). O(1) per slot. */
+bool kstate_snap_next(const kstate *s, uint32_t snap, uint32_t *slot,
+                      uint64_t *key, kagg *agg, uint32_t *ver);
+/* out := the snapshot's content (out is cleared first, so a versioned out
+ * must have no active snapshot; out has at least s's capacity; out != s). */
+void kstate_snap_copy(const kstate *s, uint32_t snap, kstate *out);
 
 #endif

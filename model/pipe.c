@@ -46,6 +46,10 @@ const char *pipe_bug_name(pipe_bug b) {
     case PIPE_BUG_NO_REWIND:         return "no-rewind";
     case PIPE_BUG_OFFSET_OFF_BY_ONE: return "offset-off-by-one";
     case PIPE_BUG_PARTIAL_ACKS:      return "partial-acks";
+    case PIPE_BUG_NO_COW:            return "no-copy-on-write";
+    case PIPE_BUG_EARLY_ACK:         return "ack-before-write";
+    case PIPE_BUG_SHARED_DELETE:     return "delete-shared-file";
+    case PIPE_BUG_EARLY_COMMIT:      return "commit-before-complete";
     case PIPE_BUG_COUNT:             break;
     }
     return "?";
@@ -97,7 +101,18 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
         if (c->ckpt.retained < 1 || c->ckpt.retained > PIPE_RETAINED_MAX)
             BAD("retained checkpoints out of range [1, %u]", PIPE_RETAINED_MAX);
     }
-    if (c->ckpt.mode != PIPE_ALIGNED && c->ckpt.mode != PIPE_AT_LEAST_ONCE) BAD("unknown checkpoint mode");
+    if (c->ckpt.mode < PIPE_ALIGNED || c->ckpt.mode > PIPE_UNALIGNED) BAD("unknown checkpoint mode");
+    if (c->ckpt.alignment_timeout_ns > 0 && c->ckpt.mode != PIPE_ALIGNED)
+        BAD("an alignment timeout needs aligned checkpoints");
+    if (c->ckpt.mode == PIPE_UNALIGNED && c->ckpt.max_concurrent > 1)
+        BAD("unaligned checkpoints allow one at a time (max-concurrent 1), as Flink does");
+    if (c->state.backend != PIPE_BACKEND_MEMORY && c->state.backend != PIPE_BACKEND_DURABLE) BAD("unknown state backend");
+    if (c->state.full_every < 1 || c->state.full_every > SNAP_CHAIN_MAX - 1)
+        BAD("full-every out of range [1, %u]", SNAP_CHAIN_MAX - 1);
+    if (c->slow_count > PIPE_SLOW_MAX) BAD("more than %u slow operators", PIPE_SLOW_MAX);
+    for (uint32_t i = 0; i < c->slow_count; i++) {
+        if (c->slow[i].factor < 1 || c->slow[i].factor > 1000000) BAD("slow operator factor out of range [1, 1000000]");
+    }
     if (c->bug >= PIPE_BUG_COUNT) BAD("unknown deliberate bug");
     if (c->restart.kind == PIPE_RESTART_EXPONENTIAL && (c->restart.multiplier_milli < 1000 || c->restart.initial_ns == 0))
         BAD("exponential restart needs a multiplier >= 1 and an initial delay > 0");
@@ -129,11 +144,30 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         job_kind k = graph.vertices[graph.tasks[t].vertex].kind;
         stateful += k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
     }
-    uint64_t kstate_bytes = (keys * 4 / 3 * 2 + 16) * (sizeof(uint64_t) + sizeof(kagg));
+    uint64_t cap = 8;
+    while (cap < keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1) cap *= 2;
+    uint32_t snaps = PIPE_CONCURRENT_MAX + 1;
+    uint64_t kstate_bytes = cap * (sizeof(uint64_t) + sizeof(kagg) + 4 + (uint64_t)snaps * (sizeof(kshadow) + 4)) + 64;
+    /* The backend's files: every live checkpoint (retained, pending, one
+     * finishing) holds a chain per stateful task; entries are bounded by
+     * (slots + 2) full copies of every key, twice over for increments. */
+    uint32_t files_max = stateful * (slots + PIPE_CONCURRENT_MAX + 3) * (cfg->state.full_every + 1) + 16;
+    uint64_t entries_max = (uint64_t)stateful * keys * (slots + 2) * 2 + 1024;
+    uint64_t store_bytes = store_arena_bytes(files_max, entries_max);
+    /* Channel state per checkpoint: every channel's ring at both ends. */
+    bool unaligned = cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0;
+    uint64_t cs_cap = unaligned ? (uint64_t)chans * ring * 2 * CHAN_BUF_RECORDS : 0;
+    uint64_t sinks_2pc = 0;
+    for (uint32_t t = 0; t < tasks; t++) {
+        const job_vertex *v = &graph.vertices[graph.tasks[t].vertex];
+        sinks_2pc += v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+    }
+    uint64_t txlog_bytes = sinks_2pc * (sizeof(rt_txlog) + (records + 1) * sizeof(uint32_t) + 16);
     uint64_t model_bytes = sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
                          + (uint64_t)chans * ring * sizeof(chan_buf)
-                         + (uint64_t)stateful * (slots + 1) * kstate_bytes
-                         + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(kstate)) + cfg->broker.partitions * 8)
+                         + (uint64_t)stateful * kstate_bytes + store_bytes + txlog_bytes
+                         + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(rt_chain)) + cfg->broker.partitions * 8
+                                              + cs_cap * sizeof(rt_cs_rec) + 64)
                          + records + cfg->broker.partitions * 8 + tasks * 8 + cfg->broker.keys * 8
                          + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
     if (model_bytes > (16ull << 30)) {
@@ -145,7 +179,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     sc.actors_max = tasks + 1;
     sc.machines_max = cfg->machines + 1;
     sc.links_max = chans * 2 + tasks * 3;
-    sc.timers_max = tasks * 8 + cfg->ckpt.max_concurrent * 4 + 64;
+    sc.timers_max = tasks * (8 + 2 * snaps) + cfg->ckpt.max_concurrent * 4 + 64;
     sc.devs_max = 2;
     sc.faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
     sc.events_pending_max = chans * (ring + 4) + tasks * 16 + 4096;
@@ -181,7 +215,13 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         k->jt = &j->tasks[t];
         k->v = &j->vertices[k->jt->vertex];
         k->stateful = k->v->kind == JOB_KEYED_AGG || k->v->kind == JOB_KEYED_JOIN;
-        if (k->stateful) kstate_init(&k->state, run, (uint32_t)keys);
+        if (k->stateful) kstate_init_versioned(&k->state, run, (uint32_t)keys, snaps);
+        for (uint32_t i = 0; i < snaps; i++) k->snaps[i].ksnap = UINT32_MAX;
+        if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
+            k->txlog = sim_alloc(run, sizeof(rt_txlog), _Alignof(rt_txlog));
+            k->txlog->cap = records + 1;
+            k->txlog->recs = sim_alloc(run, sizeof(uint32_t) * k->txlog->cap, 4);
+        }
         if (k->v->kind == JOB_SOURCE) {
             k->parts_count = (cfg->broker.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
         }
@@ -203,6 +243,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     p->coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, p);
     p->coord.machine = jm;
     p->store_dev = dev_add(run, "store", &cfg->state.store);
+    store_init(&p->files, run, files_max, entries_max);
     p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
     p->coord.finished = sim_alloc(run, tasks, 1);
@@ -242,10 +283,9 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         rt_slot *x = &p->slots[s];
         x->acked = sim_alloc(run, tasks, 1);
         x->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
-        x->states = sim_alloc(run, sizeof(kstate) * tasks, _Alignof(kstate));
-        for (uint32_t t = 0; t < tasks; t++) {
-            if (p->tasks[t].stateful) kstate_init(&x->states[t], run, (uint32_t)keys);
-        }
+        x->chains = sim_alloc(run, sizeof(rt_chain) * tasks, _Alignof(rt_chain));
+        x->cs_cap = (uint32_t)cs_cap;
+        if (cs_cap > 0) x->cs = sim_alloc(run, sizeof(rt_cs_rec) * cs_cap, _Alignof(rt_cs_rec));
     }
     p->history = sim_alloc(run, sizeof(pipe_ckpt_rec) * PIPE_HISTORY_MAX, _Alignof(pipe_ckpt_rec));
     for (uint32_t f = 0; f < cfg->faults_count; f++) fault_add(run, &cfg->faults[f]);

@@ -107,6 +107,10 @@ typedef enum pipe_bug {
     PIPE_BUG_NO_REWIND,               /* sources keep reading where they were after a restore */
     PIPE_BUG_OFFSET_OFF_BY_ONE,       /* sources record S_n + 1 in their snapshot */
     PIPE_BUG_PARTIAL_ACKS,            /* the coordinator completes once half the tasks acknowledged */
+    PIPE_BUG_NO_COW,                  /* the async part reads the live state: later updates leak in */
+    PIPE_BUG_EARLY_ACK,               /* acknowledge before the async write finished */
+    PIPE_BUG_SHARED_DELETE,           /* a dropped checkpoint deletes its files though later ones share them */
+    PIPE_BUG_EARLY_COMMIT,            /* two-phase commit sinks commit at pre-commit */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -177,6 +181,24 @@ typedef struct pipe_stats {
     sim_time_ns alignment_ns_max;      /* a task's first barrier of a checkpoint to its trigger */
     sim_time_ns alignment_ns_sum;
     uint64_t    alignments;            /* triggers at tasks with inputs */
+    /* snapshots (P5-P7) */
+    uint64_t    snapshots;             /* acknowledged by tasks */
+    sim_time_ns sync_ns_sum, sync_ns_max;     /* trigger to the task going on */
+    sim_time_ns async_ns_sum, async_ns_max;   /* background write to acknowledgement */
+    uint64_t    async_failures;        /* snapshots declined: failed write, full store */
+    uint64_t    bytes_written;         /* state files of completed checkpoints */
+    uint64_t    files_created, files_shared;  /* shared: references to earlier files */
+    uint64_t    cs_bytes;              /* in-flight data persisted as channel state */
+    uint64_t    unaligned_triggers;    /* tasks that triggered unaligned */
+    uint64_t    alignment_timeouts;    /* aligned checkpoints that switched to unaligned */
+    uint64_t    restore_failures;      /* a restore found a file deleted (I5 violation) */
+    /* sinks (P10) */
+    uint64_t    txn_committed, txn_aborted;
+    uint64_t    visible_records;       /* output made visible, duplicates included */
+    uint64_t    txn_overflows;         /* a sink's transaction log was full: it failed */
+    /* coordinator */
+    uint64_t    failovers;
+    uint64_t    checkpoints_lost;      /* completed ones a memory backend lost with the coordinator */
 } pipe_stats;
 
 typedef struct pipeline pipeline;

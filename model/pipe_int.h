@@ -16,6 +16,7 @@
 #define MODEL_PIPE_INT_H
 
 #include "pipe.h"
+#include "store.h"
 
 #define CHAN_BUF_RECORDS 32u
 
@@ -29,6 +30,7 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_ABORTED,
     MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task */
     MSG_FINISHED,                    /* task -> coord: b = epoch << 32 | task */
+    MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = channel, b = ckpt */
 };
 
 enum {                               /* timer tags */
@@ -37,8 +39,19 @@ enum {                               /* timer tags */
     TIMER_FLUSH,
     TIMER_TRIGGER,                   /* coord */
     TIMER_RESTART,                   /* coord */
+    TIMER_SYNC_DONE,                 /* task: the synchronous part of a snapshot ended */
+    TIMER_ALIGN_TIMEOUT,             /* task: the aligned checkpoint being aligned is too old */
+    TIMER_FAILOVER,                  /* coord: a new coordinator recovered its checkpoints */
     TIMER_TIMEOUT_BASE = 1u << 16,   /* coord: + checkpoint id */
 };
+
+enum {                               /* storage operation tags: ckpt << 2 | what */
+    IO_KEYED = 0,                    /* a task's keyed state */
+    IO_CHANNELS = 1,                 /* a task's channel state (unaligned) */
+    IO_METADATA = 2,                 /* the coordinator's checkpoint metadata */
+};
+
+#define SNAP_CHAIN_MAX 65u           /* a full file + at most 64 increments */
 
 typedef enum buf_kind {
     BUF_DATA = 1,
@@ -66,7 +79,51 @@ typedef struct rt_chan {
     bool      filling;
     uint64_t  filled, sent, acked;   /* producer's counters */
     uint64_t  received, consumed;    /* consumer's counters */
+    uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
+    uint64_t  barrier_at;            /* buffers received before it */
 } rt_chan;
+
+/* A checkpoint a task triggered and has not acknowledged yet. */
+typedef struct rt_snap {
+    uint64_t ckpt;                   /* 0: free */
+    uint32_t ksnap;                  /* kstate snapshot index (stateful tasks) */
+    uint32_t io_pending;             /* writes in flight */
+    bool     syncing;                /* in its synchronous part */
+    bool     collecting;             /* unaligned: inputs still owe their barrier */
+    bool     failed;
+    bool     acked;                  /* deliberate bug ack-before-write: acknowledged already */
+    sim_time_ns sync_start_ns, async_start_ns;
+    uint64_t cs_records;             /* channel state persisted so far */
+} rt_snap;
+
+/* A snapshot of the task's keyed state as files: base for increments. */
+typedef struct rt_chain {
+    uint64_t ckpt;
+    uint32_t version;                /* the kstate version it holds (increments: keys written after) */
+    uint32_t count;
+    uint64_t files[SNAP_CHAIN_MAX];
+} rt_chain;
+
+/* Two-phase-commit sink: its transactions in the external system, which
+ * outlive the task. Records are kept as sink_seen indexes in a ring;
+ * transactions cover consecutive ranges and resolve oldest first. */
+typedef enum txn_state { TXN_OPEN = 1, TXN_PRECOMMITTED } txn_state;
+
+#define TXN_MAX 64u
+
+typedef struct rt_txn {
+    uint64_t  ckpt;                  /* pre-committed for this checkpoint (UINT64_MAX: at the end) */
+    uint64_t  first, end;            /* ring positions */
+    txn_state state;
+} rt_txn;
+
+typedef struct rt_txlog {
+    uint32_t *recs;
+    uint64_t  cap;
+    uint64_t  head, tail;            /* ring positions of the oldest unresolved record, next free */
+    rt_txn    txns[TXN_MAX];
+    uint32_t  first, count;          /* txns ring */
+} rt_txlog;
 
 typedef struct rt_out_edge {          /* a task's outputs of one edge */
     job_part part;
@@ -102,16 +159,48 @@ typedef struct rt_task {
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
     uint32_t          triggers_queued;
     sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
+    /* snapshots (model/snap.c) */
+    rt_snap           snaps[PIPE_CONCURRENT_MAX + 1];
+    uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
+    rt_chain          base;           /* last confirmed (or restored) keyed-state chain */
+    rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed */
+    uint64_t          final_file;     /* finished: its final state (held by the task) */
+    uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
+    uint32_t          prio_count;
+    sim_timer_id      align_timer;
+    uint64_t          align_ckpt;     /* the aligned checkpoint the timer is for */
+    bool              align_due;      /* its timeout fired: switch when the task is free */
+    model_rec         replay_recs[CHAN_BUF_RECORDS];   /* the batch being replayed */
+    uint32_t          replay_chans[CHAN_BUF_RECORDS];
+    uint32_t          replay_n;
+    /* restore: input channel state to replay before new input */
+    uint32_t          replay_pos;     /* next entry of the restore slot's channel state */
+    bool              replaying;
+    /* sinks */
+    rt_txlog         *txlog;          /* two-phase commit */
 } rt_task;
+
+/* One record of channel state: an in-flight record a checkpoint overtook. */
+typedef struct rt_cs_rec {
+    model_rec rec;
+    uint32_t  chan;
+    uint32_t  output;                 /* 1: the producer re-emits it; 0: the consumer replays it */
+} rt_cs_rec;
 
 typedef struct rt_slot {              /* one checkpoint's snapshot at the coordinator */
     uint64_t    ckpt;                 /* 0: free */
     bool        complete;
+    bool        finalizing;           /* every ack in; metadata being written */
     sim_time_ns started_ns;
     uint8_t    *acked;                /* by task */
     uint32_t    acks;
-    kstate     *states;               /* by task; capacity 0 for stateless ones */
+    rt_chain   *chains;               /* by task: keyed state files (refs held by the slot) */
     uint64_t   *offsets;              /* by partition */
+    rt_cs_rec  *cs;                   /* channel state, all tasks */
+    uint32_t    cs_count, cs_cap;
+    bool        cs_overflow;
+    uint64_t    bytes;                /* state and channel state written for it */
+    uint64_t    files_new, files_shared;
 } rt_slot;
 
 typedef struct rt_coord {
@@ -128,6 +217,8 @@ typedef struct rt_coord {
     uint32_t    consecutive_failures;
     uint64_t    restore_slot;         /* slot index + 1 of the latest completed, 0: none */
     uint64_t    completed_order[PIPE_RETAINED_MAX];   /* slot indices, oldest first */
+    bool        recovering;           /* a new coordinator is reading the store */
+    bool        started;              /* the first coordinator started (a later START is a failover) */
     uint32_t    completed_count;
     uint8_t    *finished;             /* by task, this attempt */
     uint32_t    finished_count;
@@ -151,6 +242,7 @@ struct pipeline {
     rt_coord   coord;
     uint32_t   store_dev;             /* durable store */
     uint32_t   memory_dev;            /* memory backend: the transfer to the coordinator */
+    store      files;                 /* the backend's state files and shared-state registry */
     uint8_t   *sink_seen;             /* by partition * records_per_partition + offset */
     uint64_t  *offsets;               /* by partition: the next offset its source reads */
     pipe_stats stats;
@@ -166,7 +258,34 @@ void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, 
 /* model/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
 void task_reset(pipeline *p, rt_task *t);            /* to the restore checkpoint */
-void task_copy_state(pipeline *p, const rt_task *t, rt_slot *s);   /* its share of a snapshot */
+rt_chan *task_in_chan(pipeline *p, const rt_task *t, uint32_t i);
+rt_chan *task_out_chan(pipeline *p, const rt_task *t, uint32_t i);
+chan_buf *task_buf(rt_chan *c, uint64_t n);
+void task_rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt);
+void task_emit_to(pipeline *p, rt_chan *c, const model_rec *r);
+void task_push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt);
+void task_pump(pipeline *p, rt_task *t);
+
+/* model/snap.c: a task's side of a checkpoint (P2, P5, P6, P7). */
+void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt);      /* forward barrier, sync part */
+void snap_sync_done(pipeline *p, rt_task *t);
+void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev);
+void snap_inputs_done(pipeline *p, rt_task *t);                 /* the gate stopped collecting */
+void snap_on_data(pipeline *p, rt_task *t, rt_chan *c, const chan_buf *b);   /* unaligned: persist? */
+void snap_abort(pipeline *p, rt_task *t, uint64_t ckpt);        /* declined: drop what it holds */
+void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt);    /* notifyCheckpointComplete */
+void snap_finish(pipeline *p, rt_task *t);                      /* final state of a finished task */
+void snap_reset(pipeline *p, rt_task *t);                       /* restore: state, channel state */
+void snap_ack_finished(pipeline *p, const rt_task *t, rt_slot *s);   /* coordinator, for a finished task */
+void snap_slot_release(pipeline *p, rt_slot *s);                /* its files' references go */
+
+/* model/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
+void sinktx_write(pipeline *p, rt_task *t, const model_rec *r);
+void sinktx_precommit(pipeline *p, rt_task *t, uint64_t ckpt);
+void sinktx_commit(pipeline *p, rt_task *t, uint64_t ckpt);     /* every pre-committed <= ckpt */
+void sinktx_restore(pipeline *p, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest */
+void sinktx_finish(pipeline *p, rt_task *t);
+void sinktx_final_ack(pipeline *p, rt_task *t, uint64_t ckpt);
 
 /* model/coord.c */
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev);

@@ -16,21 +16,21 @@
 
 #include <string.h>
 
-static chan_buf *slot_of(rt_chan *c, uint64_t n) {
+chan_buf *task_buf(rt_chan *c, uint64_t n) {
     return &c->ring[n % c->ring_size];
 }
 
-static rt_chan *out_chan(pipeline *p, const rt_task *t, uint32_t i) {
+rt_chan *task_out_chan(pipeline *p, const rt_task *t, uint32_t i) {
     SIM_ASSERT(i < t->jt->out_count);
     return &p->chans[pipe_job(p)->out_chan[t->jt->out_first + i]];
 }
 
-static rt_chan *in_chan(pipeline *p, const rt_task *t, uint32_t i) {
+rt_chan *task_in_chan(pipeline *p, const rt_task *t, uint32_t i) {
     SIM_ASSERT(i < t->jt->in_count);
     return &p->chans[pipe_job(p)->in_chan[t->jt->in_first + i]];
 }
 
-static void rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt) {
+void task_rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt) {
     sim_msg m = { .type = type, .a = ckpt, .b = (t->epoch << 32) | t->id };
     link_send(p->run, t->rpc_to_coord, &m, 64);
 }
@@ -41,14 +41,14 @@ static void rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt) {
 static void connection_lost(pipeline *p, rt_task *t) {
     if (t->failure_reported) return;
     t->failure_reported = true;
-    rpc(p, t, MSG_FAILED, 0);
+    task_rpc(p, t, MSG_FAILED, 0);
 }
 
 /* ---- producer side of channels ----------------------------------------- */
 
 static void send_ready(pipeline *p, rt_chan *c) {
     while (c->sent < c->filled && c->sent - c->acked < p->cfg.credits) {
-        const chan_buf *b = slot_of(c, c->sent);
+        const chan_buf *b = task_buf(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
         sim_msg m = { .type = MSG_DATA, .a = c->id, .b = c->sent };
         if (!link_send(p->run, c->data_link, &m, bytes)) connection_lost(p, &p->tasks[c->producer]);
@@ -58,7 +58,7 @@ static void send_ready(pipeline *p, rt_chan *c) {
 
 static chan_buf *open_buf(rt_chan *c) {
     SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
-    chan_buf *b = slot_of(c, c->filled);
+    chan_buf *b = task_buf(c, c->filled);
     if (!c->filling) {
         b->kind = BUF_DATA;
         b->count = 0;
@@ -81,7 +81,7 @@ static void push_rec(pipeline *p, rt_chan *c, const model_rec *r) {
     if (b->count == CHAN_BUF_RECORDS) close_buf(p, c);
 }
 
-static void push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
+void task_push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     close_buf(p, c);                              /* the records before it go first */
     chan_buf *b = open_buf(c);
     b->kind = kind;
@@ -89,42 +89,46 @@ static void push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     close_buf(p, c);
 }
 
+void task_emit_to(pipeline *p, rt_chan *c, const model_rec *r) {
+    push_rec(p, c, r);
+}
+
 static void emit(pipeline *p, rt_task *t, const model_rec *r) {
     for (uint32_t e = 0; e < t->out_edges_count; e++) {
         rt_out_edge *oe = &t->out_edges[e];
         switch (oe->part) {
         case JOB_FORWARD:
-            push_rec(p, out_chan(p, t, oe->first), r);
+            push_rec(p, task_out_chan(p, t, oe->first), r);
             break;
         case JOB_REBALANCE:
-            push_rec(p, out_chan(p, t, oe->first + oe->rr), r);
+            push_rec(p, task_out_chan(p, t, oe->first + oe->rr), r);
             oe->rr = (oe->rr + 1) % oe->count;
             break;
         case JOB_HASH: {
             uint32_t k = (uint32_t)(((unsigned __int128)rng_splitmix64(r->key) * oe->count) >> 64);
-            push_rec(p, out_chan(p, t, oe->first + k), r);
+            push_rec(p, task_out_chan(p, t, oe->first + k), r);
             break;
         }
         case JOB_BROADCAST:
-            for (uint32_t i = 0; i < oe->count; i++) push_rec(p, out_chan(p, t, oe->first + i), r);
+            for (uint32_t i = 0; i < oe->count; i++) push_rec(p, task_out_chan(p, t, oe->first + i), r);
             break;
         }
     }
 }
 
 static void emit_event(pipeline *p, rt_task *t, buf_kind kind, uint64_t ckpt) {
-    for (uint32_t i = 0; i < t->jt->out_count; i++) push_event(p, out_chan(p, t, i), kind, ckpt);
+    for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(p, task_out_chan(p, t, i), kind, ckpt);
 }
 
 static void flush_all(pipeline *p, rt_task *t) {
-    for (uint32_t i = 0; i < t->jt->out_count; i++) close_buf(p, out_chan(p, t, i));
+    for (uint32_t i = 0; i < t->jt->out_count; i++) close_buf(p, task_out_chan(p, t, i));
 }
 
 /* Room for one more input buffer's output: the send queue is below its
  * bound (backpressure) and the ring can take a flush and an event. */
 static bool room(pipeline *p, const rt_task *t, bool data) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        const rt_chan *c = out_chan(p, t, i);
+        const rt_chan *c = task_out_chan(p, t, i);
         if (c->filled + 3 - c->acked > c->ring_size) return false;
         if (data && c->filled - c->sent >= p->cfg.out_queue) return false;
     }
@@ -134,7 +138,7 @@ static bool room(pipeline *p, const rt_task *t, bool data) {
 static void arm_flush(pipeline *p, rt_task *t) {
     if (t->flush_timer != 0) return;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        if (out_chan(p, t, i)->filling) {
+        if (task_out_chan(p, t, i)->filling) {
             t->flush_timer = sim_timer_set(p->run, t->actor, p->cfg.buffer_timeout_ns, TIMER_FLUSH);
             return;
         }
@@ -143,34 +147,10 @@ static void arm_flush(pipeline *p, rt_task *t) {
 
 /* ---- checkpoints -------------------------------------------------------- */
 
-static void snapshot(pipeline *p, rt_task *t, uint64_t ckpt) {
-    if (t->jt->in_count > 0) {                    /* from its first barrier to the trigger */
-        sim_time_ns align = p->run->now_ns - t->align_start_ns;
-        p->stats.alignment_ns_sum += align;
-        if (align > p->stats.alignment_ns_max) p->stats.alignment_ns_max = align;
-        p->stats.alignments++;
-    }
-    emit_event(p, t, BUF_BARRIER, ckpt);         /* forward first, then snapshot, then ack */
-    pipe_note(p, PIPE_EV_TRIGGER, t->id, 0, ckpt);
-    rt_slot *s = coord_pending_slot(p, ckpt);
-    if (s != NULL && t->epoch == p->coord.epoch) task_copy_state(p, t, s);
-    rpc(p, t, MSG_ACK, ckpt);
-}
-
-/* The synchronous snapshot: keyed state, and a source's next offsets S_n. */
-void task_copy_state(pipeline *p, const rt_task *t, rt_slot *s) {
-    if (t->stateful) kstate_copy(&s->states[t->id], &t->state);
-    if (t->v->kind != JOB_SOURCE) return;
-    uint64_t skew = p->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
-    for (uint32_t i = 0; i < t->parts_count; i++) {
-        uint32_t part = t->jt->subtask + i * t->v->parallelism;
-        s->offsets[part] = p->offsets[part] + skew;
-    }
-}
-
 static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
+    snap_abort(p, t, ckpt);
     pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
-    rpc(p, t, MSG_DECLINE, ckpt);
+    task_rpc(p, t, MSG_DECLINE, ckpt);
     emit_event(p, t, BUF_CANCEL, ckpt);
 }
 
@@ -179,13 +159,30 @@ static void finish(pipeline *p, rt_task *t) {
     flush_all(p, t);
     emit_event(p, t, BUF_END, 0);
     t->finished = true;
+    snap_finish(p, t);
     pipe_note(p, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
-    rpc(p, t, MSG_FINISHED, 0);
+    task_rpc(p, t, MSG_FINISHED, 0);
 }
 
 /* Processing time of n records, drawn per the vertex's distribution from
  * the task's own stream through the choice point. */
+static sim_time_ns base_cost(pipeline *p, rt_task *t, uint32_t n);
+
+static uint32_t slowdown(const pipeline *p, const rt_task *t) {
+    uint32_t f = 1;
+    for (uint32_t i = 0; i < p->cfg.slow_count; i++) {   /* a handful at most */
+        const pipe_slow *w = &p->cfg.slow[i];
+        sim_time_ns now = p->run->now_ns;
+        if (w->task == t->id && now >= w->at_ns && now - w->at_ns < w->duration_ns) f += w->factor - 1;
+    }
+    return f;
+}
+
 static sim_time_ns cost_of(pipeline *p, rt_task *t, uint32_t n) {
+    return slowdown(p, t) * base_cost(p, t, n);
+}
+
+static sim_time_ns base_cost(pipeline *p, rt_task *t, uint32_t n) {
     sim_time_ns mean = t->v->cost_ns;
     if (mean == 0 || n == 0) return 0;
     rng *r = &p->run->actors[t->actor].rng;
@@ -218,14 +215,15 @@ static void source_triggers(pipeline *p, rt_task *t) {
     while (t->triggers_queued > 0 && room(p, t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
-        snapshot(p, t, ckpt);
+        snap_trigger(p, t, ckpt);
     }
 }
 
 static void source_read(pipeline *p, rt_task *t) {
     t->source_waiting = false;
-    if (t->finished) return;
+    if (t->finished || t->syncing > 0) return;   /* the sync part's end kicks it */
     source_triggers(p, t);
+    if (t->syncing > 0) return;
     if (t->triggers_queued > 0 || !room(p, t, true)) return;   /* a credit will kick it */
     uint32_t n = 0, ended = 0;
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
@@ -282,12 +280,10 @@ static void apply(pipeline *p, rt_task *t, const rt_chan *c, const model_rec *in
         emit(p, t, &r);
         break;
     }
-    case JOB_SINK: {
-        uint64_t i = (uint64_t)rec_partition(&r) * p->brk.cfg.records_per_partition + rec_offset(&r);
-        if (p->sink_seen[i] < UINT8_MAX) p->sink_seen[i]++;
+    case JOB_SINK:
+        sinktx_write(p, t, &r);
         p->stats.sink_records++;
         break;
-    }
     case JOB_SOURCE:
         SIM_ASSERT(!"a source has no input");
     }
@@ -303,26 +299,107 @@ static void consumed(pipeline *p, rt_task *t, rt_chan *c) {
 static void carry_out(pipeline *p, rt_task *t, const gate_acts *acts) {
     for (uint32_t i = 0; i < acts->count; i++) {
         if (acts->items[i].kind == GATE_TRIGGER) {
-            snapshot(p, t, acts->items[i].ckpt);
+            snap_trigger(p, t, acts->items[i].ckpt);
         } else {
             decline(p, t, acts->items[i].ckpt);
         }
     }
+    snap_inputs_done(p, t);
 }
 
-static void pump(pipeline *p, rt_task *t) {
-    while (!t->busy && !t->finished) {
+/* The aligned checkpoint being aligned is older than the alignment
+ * timeout (from its creation at the coordinator): switch it to unaligned
+ * now, or arm a timer for the moment it will be. */
+static void align_check(pipeline *p, rt_task *t) {
+    sim_time_ns timeout = p->cfg.ckpt.alignment_timeout_ns;
+    if (timeout == 0 || t->g.mode != GATE_ALIGNED || !gate_pending(&t->g) || t->g.switched) return;
+    uint64_t ckpt = t->g.current;
+    const rt_slot *s = t->epoch == p->coord.epoch ? coord_pending_slot(p, ckpt) : NULL;
+    if (s == NULL) return;                        /* aborted at the coordinator: a cancel will come */
+    sim_time_ns due = s->started_ns + timeout;
+    if (p->run->now_ns < due) {
+        if (t->align_ckpt == ckpt && t->align_timer != 0) return;
+        if (t->align_timer != 0) sim_timer_cancel(p->run, t->align_timer);
+        t->align_ckpt = ckpt;
+        t->align_timer = sim_timer_set(p->run, t->actor, due - p->run->now_ns, TIMER_ALIGN_TIMEOUT);
+        return;
+    }
+    gate_acts acts = { .count = 0 };
+    gate_on_alignment_timeout(&t->g, ckpt, &acts);
+    p->stats.alignment_timeouts++;
+    carry_out(p, t, &acts);
+}
+
+/* Priority barriers wait only for the record batch in progress (the
+ * mailbox takes them between batches), and for a replay of channel state. */
+static void take_priority(pipeline *p, rt_task *t) {
+    for (uint32_t k = 0; k < t->prio_count && !t->finished; k++) {
+        rt_chan *c = &p->chans[t->prio_queue[k] >> 32];
+        uint64_t ckpt = t->prio_queue[k] & 0xffffffffu;
+        uint32_t ch = c->gate_index;
+        if (gate_ended(&t->g, ch)) continue;
+        gate_acts acts = { .count = 0 };
+        if (!gate_pending(&t->g)) t->align_start_ns = p->run->now_ns;
+        gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
+        pipe_note(p, PIPE_EV_BARRIER, t->id, ch, ckpt);
+        carry_out(p, t, &acts);
+    }
+    t->prio_count = 0;
+}
+
+/* Input channel state of the restored checkpoint: replayed before any new
+ * input, a buffer's worth at a time. */
+static bool replay_next(pipeline *p, rt_task *t) {
+    const rt_slot *s = coord_restore(p);
+    SIM_ASSERT(s != NULL);
+    t->replay_n = 0;
+    while (t->replay_pos < s->cs_count && t->replay_n < CHAN_BUF_RECORDS) {
+        const rt_cs_rec *r = &s->cs[t->replay_pos++];
+        if (r->output || p->chans[r->chan].consumer != t->id) continue;
+        t->replay_recs[t->replay_n] = r->rec;
+        t->replay_chans[t->replay_n++] = r->chan;
+    }
+    if (t->replay_n == 0) {
+        t->replaying = false;
+        return false;
+    }
+    t->busy = true;
+    t->busy_chan = UINT32_MAX;
+    sim_timer_set(p->run, t->actor, cost_of(p, t, t->replay_n), TIMER_WORK_DONE);
+    return true;
+}
+
+void task_pump(pipeline *p, rt_task *t) {
+    if (t->v->kind == JOB_SOURCE) {
+        source_kick(p, t);
+        return;
+    }
+    while (!t->busy && !t->finished && t->syncing == 0) {
+        if (t->replaying) {
+            if (!room(p, t, true)) return;
+            if (replay_next(p, t)) return;
+            continue;
+        }
+        if (t->prio_count > 0) {
+            take_priority(p, t);
+            continue;
+        }
+        if (t->align_due) {
+            t->align_due = false;
+            align_check(p, t);
+            continue;
+        }
         rt_chan *best = NULL;
         for (uint32_t i = 0; i < t->jt->in_count; i++) {
-            rt_chan *c = in_chan(p, t, i);
+            rt_chan *c = task_in_chan(p, t, i);
             if (c->consumed == c->received || gate_blocked(&t->g, i)) continue;
-            if (best == NULL || slot_of(c, c->consumed)->arrival < slot_of(best, best->consumed)->arrival) best = c;
+            if (best == NULL || task_buf(c, c->consumed)->arrival < task_buf(best, best->consumed)->arrival) best = c;
         }
         if (best == NULL) {
             arm_flush(p, t);
             return;
         }
-        const chan_buf *b = slot_of(best, best->consumed);
+        const chan_buf *b = task_buf(best, best->consumed);
         if (!room(p, t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
         if (b->kind == BUF_DATA) {
             t->busy = true;
@@ -346,19 +423,26 @@ static void pump(pipeline *p, rt_task *t) {
             pipe_note(p, PIPE_EV_END, t->id, best->gate_index, 0);
         }
         carry_out(p, t, &acts);
+        if (kind == BUF_BARRIER) align_check(p, t);
         if (kind == BUF_END && t->g.open == 0) finish(p, t);
     }
 }
 
 static void work_done(pipeline *p, rt_task *t) {
     SIM_ASSERT(t->busy);
+    t->busy = false;
+    if (t->busy_chan == UINT32_MAX) {             /* a replayed batch of channel state */
+        for (uint32_t i = 0; i < t->replay_n; i++) apply(p, t, &p->chans[t->replay_chans[i]], &t->replay_recs[i]);
+        t->replay_n = 0;
+        task_pump(p, t);
+        return;
+    }
     rt_chan *c = &p->chans[t->busy_chan];
-    const chan_buf *b = slot_of(c, c->consumed);
+    const chan_buf *b = task_buf(c, c->consumed);
     SIM_ASSERT(b->kind == BUF_DATA);
     for (uint32_t i = 0; i < b->count; i++) apply(p, t, c, &b->recs[i]);
-    t->busy = false;
     consumed(p, t, c);
-    pump(p, t);
+    task_pump(p, t);
 }
 
 /* ---- life cycle --------------------------------------------------------- */
@@ -375,22 +459,26 @@ void task_reset(pipeline *p, rt_task *t) {
     t->parts_rr = 0;
     for (uint32_t e = 0; e < t->out_edges_count; e++) t->out_edges[e].rr = 0;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        rt_chan *c = out_chan(p, t, i);
+        rt_chan *c = task_out_chan(p, t, i);
         c->filling = false;
         c->filled = c->sent = c->acked = 0;
     }
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
-        rt_chan *c = in_chan(p, t, i);
+        rt_chan *c = task_in_chan(p, t, i);
         c->received = c->consumed = 0;
+        c->barrier_ckpt = c->barrier_at = 0;
     }
     if (t->jt->in_count > 0) {
-        bool blocks = p->cfg.ckpt.mode == PIPE_ALIGNED && p->cfg.bug != PIPE_BUG_NO_ALIGNMENT;
-        gate_init(&t->g, blocks ? GATE_ALIGNED : GATE_AT_LEAST_ONCE, t->jt->in_count, p->cfg.ckpt.legacy_eop);
+        gate_mode mode = GATE_ALIGNED;
+        if (p->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || p->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
+        if (p->cfg.ckpt.mode == PIPE_UNALIGNED) mode = GATE_UNALIGNED;
+        gate_init(&t->g, mode, t->jt->in_count, p->cfg.ckpt.legacy_eop);
     }
+    t->align_due = false;
+    t->align_ckpt = 0;
+    t->replay_n = 0;
     const rt_slot *s = coord_restore(p);
-    if (t->stateful) {
-        if (s != NULL) kstate_copy(&t->state, &s->states[t->id]); else kstate_clear(&t->state);
-    }
+    snap_reset(p, t);                             /* keyed state, sink transactions, channel state */
     if (t->v->kind == JOB_SOURCE && p->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
         for (uint32_t i = 0; i < t->parts_count; i++) {
             uint32_t part = t->jt->subtask + i * t->v->parallelism;
@@ -405,9 +493,23 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         rt_chan *c = &p->chans[m->a];
         SIM_ASSERT(c->consumer == t->id);
         SIM_ASSERT(m->b == c->received);          /* FIFO link, one connection */
-        slot_of(c, m->b)->arrival = ++t->arrivals;
+        chan_buf *b = task_buf(c, m->b);
+        b->arrival = ++t->arrivals;
+        snap_on_data(p, t, c, b);                 /* unaligned: persist what precedes the barrier */
         c->received++;
-        pump(p, t);
+        task_pump(p, t);
+        break;
+    }
+    case MSG_PRIORITY: {                          /* an unaligned barrier overtook the queue */
+        rt_chan *c = &p->chans[m->a];
+        SIM_ASSERT(c->consumer == t->id);
+        if (m->b > c->barrier_ckpt) {
+            c->barrier_ckpt = m->b;               /* what came before it on this channel precedes it */
+            c->barrier_at = c->received;
+            SIM_ASSERT(t->prio_count < GATE_CHANNELS_MAX);
+            t->prio_queue[t->prio_count++] = (uint64_t)c->id << 32 | m->b;
+        }
+        task_pump(p, t);
         break;
     }
     case MSG_CREDIT: {
@@ -416,7 +518,7 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         if (m->b > c->acked) c->acked = m->b;
         SIM_ASSERT(c->acked <= c->sent);
         send_ready(p, c);
-        if (t->v->kind == JOB_SOURCE) source_kick(p, t); else pump(p, t);
+        task_pump(p, t);
         break;
     }
     case MSG_TRIGGER:
@@ -425,7 +527,11 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         t->trigger_queue[t->triggers_queued++] = m->a;
         source_triggers(p, t);
         break;
-    default:                                      /* COMPLETE, ABORTED: nothing to do yet */
+    case MSG_COMPLETE:                            /* notifyCheckpointComplete */
+        if (m->b != t->epoch) break;
+        snap_confirmed(p, t, m->a);
+        break;
+    default:                                      /* ABORTED: pre-committed data waits for the next */
         break;
     }
 }
@@ -451,11 +557,20 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
             work_done(p, t);
         } else if (ev->msg.a == TIMER_SOURCE_NEXT) {
             source_read(p, t);
+        } else if (ev->msg.a == TIMER_SYNC_DONE) {
+            snap_sync_done(p, t);
+        } else if (ev->msg.a == TIMER_ALIGN_TIMEOUT) {
+            t->align_timer = 0;
+            t->align_due = true;
+            task_pump(p, t);
         } else {
             SIM_ASSERT(ev->msg.a == TIMER_FLUSH);
             t->flush_timer = 0;
             flush_all(p, t);
         }
+        break;
+    case SIM_EV_IO_DONE:
+        snap_io_done(p, t, ev);
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
         if (self->inc != p->coord.deploy_inc[t->id]) break;

@@ -189,7 +189,7 @@ static void test_coordinator_keeps_interval_min_pause_and_max_concurrent(void **
     /* Alignment: the aggregates wait for barriers over jittery links; every
      * completed checkpoint was triggered at the 5 tasks that have inputs. */
     const pipe_stats *st = pipe_get_stats(p);
-    assert_true(st->alignments >= 5 * st->completed);
+    assert_true(st->alignments >= 5 * (st->completed - 1));   /* the last may complete for finished tasks */
     assert_true(st->alignment_ns_max > 0);
     assert_true(st->alignment_ns_max <= st->ckpt_duration_ns_max);
     for (uint32_t i = 0; i + 1 < n; i++) {

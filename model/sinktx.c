@@ -1,0 +1,144 @@
+/* model/sinktx.c: how a sink's output becomes visible (DESIGN.md P10).
+ *
+ * - plain: every record is visible when the sink processes it, so a
+ *   replay after a restore shows it again (at-least-once end to end).
+ * - idempotent: an upsert by record id; a replayed record overwrites
+ *   itself, so each is visible once.
+ * - two-phase commit (Flink's TwoPhaseCommitSinkFunction): records go into
+ *   the open transaction of the external system; on barrier n the sink
+ *   pre-commits it (for checkpoint n) and opens a new one; on the
+ *   completion notice for n it commits every pre-committed transaction
+ *   with id <= n; on a restore from checkpoint k the transactions the
+ *   checkpoint recorded as pre-committed (id <= k) are committed and every
+ *   other one is aborted. Only committed records are visible.
+ *
+ * The transactions live in the external system (the pipeline, not the
+ * task), so a crash of the sink leaves them for the restore to resolve.
+ * They cover consecutive ranges of a ring of record indexes per sink task
+ * and always resolve oldest first; a ring that fills up fails the sink
+ * (its transaction would be too large), which restarts the job. */
+#include "pipe_int.h"
+
+static uint64_t rec_index(const pipeline *p, const model_rec *r) {
+    return (uint64_t)rec_partition(r) * p->brk.cfg.records_per_partition + rec_offset(r);
+}
+
+static void visible(pipeline *p, uint64_t i) {
+    if (p->sink_seen[i] < UINT8_MAX) p->sink_seen[i]++;
+    p->stats.visible_records++;
+}
+
+static rt_txn *txn_at(rt_txlog *l, uint32_t k) {     /* k-th oldest */
+    SIM_ASSERT(k < l->count);
+    return &l->txns[(l->first + k) % TXN_MAX];
+}
+
+static rt_txn *open_txn(pipeline *p, rt_task *t) {
+    rt_txlog *l = t->txlog;
+    if (l->count > 0 && txn_at(l, l->count - 1)->state == TXN_OPEN) return txn_at(l, l->count - 1);
+    if (l->count == TXN_MAX) return NULL;
+    rt_txn *x = &l->txns[(l->first + l->count++) % TXN_MAX];
+    *x = (rt_txn){ .ckpt = 0, .first = l->tail, .end = l->tail, .state = TXN_OPEN };
+    (void)p;
+    return x;
+}
+
+static void resolve_first(pipeline *p, rt_task *t, bool commit) {
+    rt_txlog *l = t->txlog;
+    rt_txn *x = txn_at(l, 0);
+    SIM_ASSERT(x->first == l->head);
+    if (commit) {
+        for (uint64_t i = x->first; i < x->end; i++) visible(p, l->recs[i % l->cap]);
+        p->stats.txn_committed++;
+    } else {
+        p->stats.txn_aborted++;
+    }
+    l->head = x->end;
+    l->first = (l->first + 1) % TXN_MAX;
+    l->count--;
+}
+
+static void overflow(pipeline *p, rt_task *t) {
+    p->stats.txn_overflows++;
+    if (!t->failure_reported) {
+        t->failure_reported = true;
+        task_rpc(p, t, MSG_FAILED, 0);
+    }
+}
+
+void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {
+    uint64_t i = rec_index(p, r);
+    switch (t->v->sink) {
+    case JOB_SINK_PLAIN:
+        visible(p, i);
+        return;
+    case JOB_SINK_IDEMPOTENT:                     /* upsert: a replay overwrites the same row */
+        if (p->sink_seen[i] == 0) p->sink_seen[i] = 1;
+        p->stats.visible_records++;
+        return;
+    case JOB_SINK_2PC: {
+        rt_txlog *l = t->txlog;
+        rt_txn *x = open_txn(p, t);
+        if (x == NULL || l->tail - l->head == l->cap) {
+            overflow(p, t);
+            return;
+        }
+        l->recs[l->tail++ % l->cap] = (uint32_t)i;
+        x->end = l->tail;
+        return;
+    }
+    }
+}
+
+void sinktx_commit(pipeline *p, rt_task *t, uint64_t ckpt) {
+    if (t->v->sink != JOB_SINK_2PC) return;
+    rt_txlog *l = t->txlog;
+    bool any = false;
+    while (l->count > 0 && txn_at(l, 0)->state == TXN_PRECOMMITTED && txn_at(l, 0)->ckpt <= ckpt) {
+        resolve_first(p, t, true);
+        any = true;
+    }
+    if (any) pipe_note(p, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
+}
+
+void sinktx_precommit(pipeline *p, rt_task *t, uint64_t ckpt) {
+    if (t->v->sink != JOB_SINK_2PC) return;
+    rt_txlog *l = t->txlog;
+    if (l->count == 0 || txn_at(l, l->count - 1)->state != TXN_OPEN) return;   /* nothing written */
+    rt_txn *x = txn_at(l, l->count - 1);
+    x->state = TXN_PRECOMMITTED;
+    x->ckpt = ckpt;
+    if (p->cfg.bug == PIPE_BUG_EARLY_COMMIT) sinktx_commit(p, t, ckpt);   /* deliberate bug */
+}
+
+void sinktx_restore(pipeline *p, rt_task *t, uint64_t ckpt) {
+    if (t->v->sink != JOB_SINK_2PC) return;
+    rt_txlog *l = t->txlog;
+    bool any = false;
+    while (l->count > 0) {
+        rt_txn *x = txn_at(l, 0);
+        bool commit = x->state == TXN_PRECOMMITTED && x->ckpt <= ckpt;
+        any |= commit;
+        resolve_first(p, t, commit);
+    }
+    SIM_ASSERT(l->head == l->tail);
+    if (any) pipe_note(p, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
+}
+
+/* End of input: the last transaction is pre-committed for the first
+ * checkpoint the coordinator completes on the finished sink's behalf
+ * (sinktx_final_ack), or at the end of the job. */
+void sinktx_finish(pipeline *p, rt_task *t) {
+    if (t->v->sink != JOB_SINK_2PC) return;
+    sinktx_precommit(p, t, UINT64_MAX);
+}
+
+void sinktx_final_ack(pipeline *p, rt_task *t, uint64_t ckpt) {
+    if (t->v->sink != JOB_SINK_2PC) return;
+    rt_txlog *l = t->txlog;
+    for (uint32_t k = 0; k < l->count; k++) {
+        rt_txn *x = txn_at(l, k);
+        if (x->state == TXN_PRECOMMITTED && x->ckpt == UINT64_MAX) x->ckpt = ckpt;
+    }
+    (void)p;
+}

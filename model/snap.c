@@ -1,0 +1,428 @@
+/* model/snap.c: a task's side of a checkpoint, after the barrier reached
+ * it (DESIGN.md P2, P5, P6, P7).
+ *
+ *   trigger n:  forward barrier n (in-band; or, unaligned, as a priority
+ *               message ahead of the queued output, which is persisted as
+ *               channel state together with the queued input before the
+ *               barrier), then the synchronous part: a source records its
+ *               offsets, a two-phase-commit sink pre-commits, a stateful
+ *               task marks a copy-on-write version of its keyed state.
+ *               The task waits state.sync_ns for it.
+ *   sync done:  the asynchronous part writes the marked version to the
+ *               backend's device (full, or only the keys changed since the
+ *               last confirmed checkpoint) while the task goes on
+ *               processing; with state.async off the task waits for the
+ *               write too (the ABS paper's synchronous baseline).
+ *   acknowledge once the writes finished and, unaligned, every input
+ *               delivered its barrier and the channel state was written.
+ *               A failed write declines the checkpoint.
+ *
+ * Files go to the backend's store (model/store.h) when their write
+ * completes; the pending checkpoint's slot holds a reference to every
+ * file of the task's chain, so shared files of earlier checkpoints stay
+ * alive as long as a checkpoint refers to them. */
+#include "pipe_int.h"
+
+#include <string.h>
+
+#define STATE_ENTRY_BYTES ((uint64_t)sizeof(store_entry))
+#define CS_RECORD_BYTES   ((uint64_t)sizeof(model_rec))
+
+static rt_slot *slot_for(pipeline *p, const rt_task *t, uint64_t ckpt) {
+    if (t->epoch != p->coord.epoch) return NULL;    /* an older attempt's task */
+    return coord_pending_slot(p, ckpt);
+}
+
+static rt_snap *snap_of(rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->snaps[i].ckpt == ckpt && ckpt != 0) return &t->snaps[i];
+    }
+    return NULL;
+}
+
+static void snap_free(rt_task *t, rt_snap *sn) {
+    if (t->stateful && sn->ksnap != UINT32_MAX) kstate_snap_end(&t->state, sn->ksnap);
+    if (sn->syncing) {
+        SIM_ASSERT(t->syncing > 0);
+        t->syncing--;
+    }
+    memset(sn, 0, sizeof *sn);
+    sn->ksnap = UINT32_MAX;
+}
+
+static uint32_t device_of(const pipeline *p) {
+    return p->cfg.state.backend == PIPE_BACKEND_DURABLE ? p->store_dev : p->memory_dev;
+}
+
+/* ---- channel state (unaligned) ----------------------------------------- */
+
+static void persist(pipeline *p, rt_task *t, rt_snap *sn, const rt_chan *c, const chan_buf *b, bool output) {
+    if (b->kind != BUF_DATA || b->count == 0) return;
+    rt_slot *s = slot_for(p, t, sn->ckpt);
+    sn->cs_records += b->count;
+    p->stats.cs_bytes += b->count * CS_RECORD_BYTES;
+    if (s == NULL) return;
+    for (uint32_t i = 0; i < b->count; i++) {
+        if (s->cs_count == s->cs_cap) {           /* bounded: the checkpoint will be declined */
+            s->cs_overflow = true;
+            return;
+        }
+        s->cs[s->cs_count++] = (rt_cs_rec){ .rec = b->recs[i], .chan = c->id, .output = output };
+    }
+}
+
+/* Buffers of input c that came before checkpoint ckpt's barrier and were
+ * not consumed: [consumed, barrier or received). */
+static void persist_inputs(pipeline *p, rt_task *t, rt_snap *sn) {
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        rt_chan *c = task_in_chan(p, t, i);
+        uint64_t end = c->barrier_ckpt >= sn->ckpt ? c->barrier_at : c->received;
+        for (uint64_t n = c->consumed; n < end; n++) persist(p, t, sn, c, task_buf(c, n), false);
+    }
+}
+
+/* The barrier overtakes the output queue: what was produced but not sent
+ * is channel state; the barrier goes out as a priority message. */
+static void priority_barriers(pipeline *p, rt_task *t, rt_snap *sn) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        rt_chan *c = task_out_chan(p, t, i);
+        uint64_t end = c->filled + (c->filling ? 1 : 0);
+        for (uint64_t n = c->sent; n < end; n++) persist(p, t, sn, c, task_buf(c, n), true);
+        sim_msg m = { .type = MSG_PRIORITY, .a = c->id, .b = sn->ckpt };
+        if (!link_send(p->run, c->data_link, &m, 64)) task_rpc(p, t, MSG_FAILED, 0);
+    }
+}
+
+void snap_on_data(pipeline *p, rt_task *t, rt_chan *c, const chan_buf *b) {
+    if (b->kind == BUF_BARRIER && b->ckpt > c->barrier_ckpt) {
+        c->barrier_ckpt = b->ckpt;
+        c->barrier_at = c->received;             /* this buffer's number */
+        return;
+    }
+    if (t->jt->in_count == 0 || !gate_unaligned_pending(&t->g)) return;
+    rt_snap *sn = snap_of(t, t->g.current);
+    if (sn == NULL || !sn->collecting || c->barrier_ckpt >= sn->ckpt) return;
+    persist(p, t, sn, c, b, false);
+}
+
+/* ---- acknowledging ------------------------------------------------------ */
+
+static void decline_snap(pipeline *p, rt_task *t, rt_snap *sn) {
+    uint64_t ckpt = sn->ckpt;
+    snap_free(t, sn);
+    pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
+    task_rpc(p, t, MSG_DECLINE, ckpt);
+}
+
+static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
+    if (p->cfg.bug == PIPE_BUG_EARLY_ACK && !sn->syncing && !sn->acked) {   /* deliberate bug */
+        sn->acked = true;
+        task_rpc(p, t, MSG_ACK, sn->ckpt);
+    }
+    if (sn->syncing || sn->io_pending > 0 || sn->collecting) return;
+    rt_slot *s = slot_for(p, t, sn->ckpt);
+    if (sn->failed || (s != NULL && s->cs_overflow)) {
+        p->stats.async_failures++;
+        decline_snap(p, t, sn);
+        return;
+    }
+    uint64_t ckpt = sn->ckpt;
+    sim_time_ns async = p->run->now_ns - sn->async_start_ns;
+    p->stats.async_ns_sum += async;
+    if (async > p->stats.async_ns_max) p->stats.async_ns_max = async;
+    p->stats.snapshots++;
+    bool acked = sn->acked;
+    snap_free(t, sn);
+    pipe_note(p, PIPE_EV_SNAPSHOT_ASYNC, t->id, 0, ckpt);
+    if (!acked) task_rpc(p, t, MSG_ACK, ckpt);
+}
+
+static void write_channel_state(pipeline *p, rt_task *t, rt_snap *sn) {
+    if (sn->cs_records == 0) return;
+    dev_write(p->run, device_of(p), t->actor, sn->cs_records * CS_RECORD_BYTES, sn->ckpt << 2 | IO_CHANNELS);
+    sn->io_pending++;
+}
+
+void snap_inputs_done(pipeline *p, rt_task *t) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        rt_snap *sn = &t->snaps[i];
+        if (sn->ckpt == 0 || !sn->collecting) continue;
+        if (gate_unaligned_pending(&t->g) && t->g.current == sn->ckpt) continue;
+        sn->collecting = false;
+        if (!sn->syncing) write_channel_state(p, t, sn);
+        maybe_ack(p, t, sn);
+    }
+}
+
+/* ---- keyed state files -------------------------------------------------- */
+
+static bool chain_alive(const pipeline *p, const rt_chain *c) {
+    for (uint32_t i = 0; i < c->count; i++) {
+        if (!store_alive(&p->files, c->files[i])) return false;
+    }
+    return c->count > 0;
+}
+
+/* Incremental when on, a confirmed base exists whose files all live, and
+ * the chain is not at its length limit. */
+static bool incremental(const pipeline *p, const rt_task *t) {
+    return p->cfg.state.incremental && chain_alive(p, &t->base) && t->base.count <= p->cfg.state.full_every;
+}
+
+static uint64_t keyed_entries(const pipeline *p, const rt_task *t, const rt_snap *sn) {
+    bool incr = incremental(p, t);
+    uint64_t n = 0;
+    uint32_t slot = 0, ver;
+    uint64_t key;
+    kagg agg;
+    while (kstate_snap_next(&t->state, sn->ksnap, &slot, &key, &agg, &ver)) n += !incr || ver > t->base.version;
+    return n;
+}
+
+/* Write the marked version into a new file (full, or the keys changed
+ * since the base) and hand the chain to the pending checkpoint. */
+static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
+    rt_slot *s = slot_for(p, t, sn->ckpt);
+    if (s == NULL) return;                        /* aborted meanwhile: nothing to keep */
+    bool incr = incremental(p, t) && p->cfg.bug != PIPE_BUG_NO_COW;
+    uint64_t f = store_create(&p->files, t->id, sn->ckpt, !incr);
+    if (f == 0) {
+        sn->failed = true;
+        return;
+    }
+    uint32_t slot = 0, ver = 0;
+    uint64_t key;
+    kagg agg;
+    bool cow = p->cfg.bug != PIPE_BUG_NO_COW;    /* the bug: read the live map, later updates leak in */
+    while (cow ? kstate_snap_next(&t->state, sn->ksnap, &slot, &key, &agg, &ver)
+               : kstate_next(&t->state, &slot, &key, &agg)) {
+        if (incr && cow && ver <= t->base.version) continue;
+        if (!store_append(&p->files, f, key, &agg)) {
+            store_discard(&p->files, f);
+            sn->failed = true;
+            return;
+        }
+    }
+    store_seal(&p->files, f);
+    rt_chain c = { .ckpt = sn->ckpt, .version = kstate_snap_version(&t->state, sn->ksnap) };
+    if (incr) {
+        c.count = t->base.count;
+        memcpy(c.files, t->base.files, sizeof(uint64_t) * t->base.count);
+    }
+    c.files[c.count++] = f;
+    for (uint32_t i = 0; i < c.count; i++) store_ref(&p->files, c.files[i]);
+    s->chains[t->id] = c;
+    s->files_new++;
+    s->files_shared += c.count - 1;
+    s->bytes += store_bytes(&p->files, f);
+    p->stats.files_created++;
+    p->stats.files_shared += c.count - 1;
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* remember it until confirmed */
+        if (t->recent[i].ckpt == 0) {
+            t->recent[i] = c;
+            break;
+        }
+    }
+}
+
+/* ---- the protocol steps -------------------------------------------------- */
+
+void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt) {
+    if (t->jt->in_count > 0) {                    /* from its first barrier to the trigger */
+        sim_time_ns align = p->run->now_ns - t->align_start_ns;
+        p->stats.alignment_ns_sum += align;
+        if (align > p->stats.alignment_ns_max) p->stats.alignment_ns_max = align;
+        p->stats.alignments++;
+    }
+    rt_snap *sn = NULL;
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1 && sn == NULL; i++) {
+        if (t->snaps[i].ckpt == 0) sn = &t->snaps[i];
+    }
+    SIM_ASSERT(sn != NULL);                       /* at most max_concurrent + 1 in flight */
+    sn->ckpt = ckpt;
+    sn->ksnap = UINT32_MAX;
+    sn->sync_start_ns = p->run->now_ns;
+    bool unaligned = p->cfg.ckpt.mode == PIPE_UNALIGNED ||
+                     (t->jt->in_count > 0 && t->g.switched && t->g.current == ckpt);
+    if (unaligned) {
+        p->stats.unaligned_triggers++;
+        priority_barriers(p, t, sn);
+        persist_inputs(p, t, sn);
+        sn->collecting = t->jt->in_count > 0 && gate_unaligned_pending(&t->g) && t->g.current == ckpt;
+    } else {
+        for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(p, task_out_chan(p, t, i), BUF_BARRIER, ckpt);
+    }
+    pipe_note(p, PIPE_EV_TRIGGER, t->id, unaligned, ckpt);
+    /* The synchronous part. */
+    rt_slot *s = slot_for(p, t, ckpt);
+    if (t->v->kind == JOB_SOURCE && s != NULL) {
+        uint64_t skew = p->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
+        for (uint32_t i = 0; i < t->parts_count; i++) {
+            uint32_t part = t->jt->subtask + i * t->v->parallelism;
+            s->offsets[part] = p->offsets[part] + skew;
+        }
+    }
+    if (t->v->kind == JOB_SINK) sinktx_precommit(p, t, ckpt);
+    if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
+    sn->syncing = true;
+    t->syncing++;
+    sim_timer_set(p->run, t->actor, p->cfg.state.sync_ns, TIMER_SYNC_DONE);
+}
+
+void snap_sync_done(pipeline *p, rt_task *t) {
+    rt_snap *sn = NULL;                           /* sync parts take equal time: oldest first */
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        rt_snap *x = &t->snaps[i];
+        if (x->ckpt != 0 && x->syncing && x->io_pending == 0 && (sn == NULL || x->ckpt < sn->ckpt)) sn = x;
+    }
+    if (sn == NULL) return;                       /* declined meanwhile */
+    pipe_note(p, PIPE_EV_SNAPSHOT_SYNC, t->id, 0, sn->ckpt);
+    sn->async_start_ns = p->run->now_ns;
+    if (t->stateful) {
+        uint64_t bytes = 64 + keyed_entries(p, t, sn) * STATE_ENTRY_BYTES;
+        dev_write(p->run, device_of(p), t->actor, bytes, sn->ckpt << 2 | IO_KEYED);
+        sn->io_pending++;
+    }
+    if (!sn->collecting) write_channel_state(p, t, sn);
+    if (p->cfg.state.async || sn->io_pending == 0) {   /* the task goes on now */
+        sim_time_ns sync = p->run->now_ns - sn->sync_start_ns;
+        p->stats.sync_ns_sum += sync;
+        if (sync > p->stats.sync_ns_max) p->stats.sync_ns_max = sync;
+        sn->syncing = false;
+        t->syncing--;
+    }
+    maybe_ack(p, t, sn);
+    task_pump(p, t);
+}
+
+void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev) {
+    uint64_t ckpt = ev->msg.a >> 2, what = ev->msg.a & 3;
+    rt_snap *sn = snap_of(t, ckpt);
+    if (sn == NULL) return;                       /* declined meanwhile */
+    SIM_ASSERT(sn->io_pending > 0);
+    sn->io_pending--;
+    if (ev->gen == DEV_FAILED) {
+        sn->failed = true;
+    } else if (what == IO_KEYED) {
+        materialize(p, t, sn);
+    }
+    if (sn->syncing && sn->io_pending == 0) {     /* synchronous snapshots: the task resumes */
+        sim_time_ns sync = p->run->now_ns - sn->sync_start_ns;
+        p->stats.sync_ns_sum += sync;
+        if (sync > p->stats.sync_ns_max) p->stats.sync_ns_max = sync;
+        sn->syncing = false;
+        t->syncing--;
+        maybe_ack(p, t, sn);
+        task_pump(p, t);
+        return;
+    }
+    maybe_ack(p, t, sn);
+}
+
+void snap_abort(pipeline *p, rt_task *t, uint64_t ckpt) {
+    rt_snap *sn = snap_of(t, ckpt);
+    if (sn != NULL) snap_free(t, sn);
+    task_pump(p, t);
+    (void)p;
+}
+
+void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        rt_chain *c = &t->recent[i];
+        if (c->ckpt == 0 || c->ckpt > ckpt) continue;
+        if (c->ckpt == ckpt) t->base = *c;
+        memset(c, 0, sizeof *c);
+    }
+    if (t->v->kind == JOB_SINK) sinktx_commit(p, t, ckpt);
+}
+
+/* A finished task's final keyed state, for the checkpoints the
+ * coordinator acknowledges on its behalf (FLIP-147). */
+void snap_finish(pipeline *p, rt_task *t) {
+    if (t->v->kind == JOB_SINK) sinktx_finish(p, t);
+    if (!t->stateful) return;
+    uint64_t f = store_create(&p->files, t->id, 0, true);
+    bool ok = f != 0;
+    uint32_t slot = 0;
+    uint64_t key;
+    kagg agg;
+    while (ok && kstate_next(&t->state, &slot, &key, &agg)) ok = store_append(&p->files, f, key, &agg);
+    if (!ok) {
+        if (f != 0) store_discard(&p->files, f);
+        p->stats.async_failures++;
+        return;                                   /* checkpoints acked for it will be declined */
+    }
+    store_seal(&p->files, f);
+    store_ref(&p->files, f);                      /* the task's own reference */
+    t->final_file = f;
+}
+
+void snap_ack_finished(pipeline *p, const rt_task *t, rt_slot *s) {
+    if (t->v->kind == JOB_SOURCE) {
+        for (uint32_t i = 0; i < t->parts_count; i++) {
+            uint32_t part = t->jt->subtask + i * t->v->parallelism;
+            s->offsets[part] = p->offsets[part];
+        }
+    }
+    if (t->v->kind == JOB_SINK) sinktx_final_ack(p, &p->tasks[t->id], s->ckpt);
+    if (!t->stateful || t->final_file == 0 || !store_alive(&p->files, t->final_file)) return;
+    rt_chain c = { .ckpt = s->ckpt, .count = 1, .files = { t->final_file } };
+    store_ref(&p->files, t->final_file);
+    s->chains[t->id] = c;
+    s->files_shared++;
+}
+
+void snap_slot_release(pipeline *p, rt_slot *s) {
+    uint32_t tasks = pipe_job(p)->tasks_count;
+    for (uint32_t t = 0; t < tasks; t++) {
+        rt_chain *c = &s->chains[t];
+        for (uint32_t i = 0; i < c->count; i++) {
+            if (store_alive(&p->files, c->files[i])) store_unref(&p->files, c->files[i]);
+        }
+        c->count = 0;
+    }
+    s->cs_count = 0;
+    s->cs_overflow = false;
+    s->bytes = s->files_new = s->files_shared = 0;
+}
+
+/* ---- restore ------------------------------------------------------------- */
+
+void snap_reset(pipeline *p, rt_task *t) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->snaps[i].ckpt != 0) snap_free(t, &t->snaps[i]);
+        t->snaps[i].ksnap = UINT32_MAX;
+        memset(&t->recent[i], 0, sizeof t->recent[i]);
+    }
+    t->syncing = 0;
+    if (t->final_file != 0 && store_alive(&p->files, t->final_file)) store_unref(&p->files, t->final_file);
+    t->final_file = 0;
+    memset(&t->base, 0, sizeof t->base);
+    t->prio_count = 0;
+    t->align_timer = 0;
+    const rt_slot *s = coord_restore(p);
+    if (t->stateful) {
+        kstate_clear(&t->state);
+        if (s != NULL && s->chains[t->id].count > 0) {
+            const rt_chain *c = &s->chains[t->id];
+            if (!store_restore(&p->files, c->files, c->count, &t->state)) {
+                p->stats.restore_failures++;      /* I5: a file the checkpoint needs was deleted */
+                kstate_clear(&t->state);
+            } else {
+                t->base = *c;
+            }
+        }
+        /* Restored entries are version 1; new writes must come after. */
+        kstate_snap_end(&t->state, kstate_snap_begin(&t->state));
+        t->base.version = kstate_version(&t->state) - 1;
+    }
+    if (t->v->kind == JOB_SINK) sinktx_restore(p, t, s != NULL ? s->ckpt : 0);
+    t->replaying = false;
+    t->replay_pos = 0;
+    if (s == NULL) return;
+    for (uint32_t i = 0; i < s->cs_count; i++) {  /* output channel state goes out first */
+        const rt_cs_rec *r = &s->cs[i];
+        if (r->output && p->chans[r->chan].producer == t->id) task_emit_to(p, &p->chans[r->chan], &r->rec);
+        if (!r->output && p->chans[r->chan].consumer == t->id) t->replaying = true;
+    }
+}
