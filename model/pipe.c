@@ -301,6 +301,13 @@ sim_stop_reason pipe_run(pipeline *p) {
     return sim_run_loop(p->run);
 }
 
+bool pipe_add_slow(pipeline *p, const pipe_slow *w) {
+    SIM_ASSERT(w->task < p->cfg.graph.tasks_count && w->factor >= 1);
+    if (p->cfg.slow_count == PIPE_SLOW_MAX) return false;
+    p->cfg.slow[p->cfg.slow_count++] = *w;
+    return true;
+}
+
 void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx) {
     p->observe = fn;
     p->observe_ctx = ctx;

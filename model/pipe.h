@@ -247,6 +247,9 @@ void  pipe_destroy(pipeline *p);
 
 sim_stop_reason pipe_run(pipeline *p);
 
+/* A slow operator window (before pipe_run); false when PIPE_SLOW_MAX are in. */
+bool pipe_add_slow(pipeline *p, const pipe_slow *w);
+
 /* Call fn at every protocol step (set before pipe_run; NULL to stop). */
 void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx);
 

@@ -36,6 +36,10 @@ typedef enum scn_fault_kind {
     SCN_DELAY_LINK,
     SCN_CUT_LINK,
     SCN_LOSE_RPC,
+    SCN_CRASH_COORDINATOR,      /* the JobManager; with a duration a new one takes over after it */
+    SCN_SLOW_STORE,             /* the durable store, factor x slower */
+    SCN_FAIL_STORE,             /* the durable store fails writes with a probability */
+    SCN_SLOW_TASK,              /* a slow operator: its processing cost x factor */
 } scn_fault_kind;
 
 /* A fault at a named protocol point instead of a time. */
@@ -45,6 +49,8 @@ typedef enum scn_point {
     SCN_WHEN_TRIGGERS,          /* task snapshots checkpoint n */
     SCN_WHEN_STARTS,            /* the coordinator triggers checkpoint n */
     SCN_WHEN_COMPLETES,         /* the coordinator completes checkpoint n */
+    SCN_WHEN_SNAPSHOT_SYNC,     /* task finished the sync part of checkpoint n (async part begins) */
+    SCN_WHEN_COMMITS,           /* sink task committed its transactions up to checkpoint n */
 } scn_point;
 
 typedef struct scn_fault {
@@ -58,6 +64,7 @@ typedef struct scn_fault {
     uint32_t       vertex2, subtask2;          /* a link's consumer */
     uint64_t       machines_a, machines_b;
     sim_ratio      ratio;
+    uint32_t       factor;                     /* slow store, slow task */
     uint32_t       line;                       /* for messages */
 } scn_fault;
 
@@ -69,6 +76,11 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_CHECKPOINTS,     /* completed checkpoints compared with a number */
     SCN_EXPECT_RESTARTS,
     SCN_EXPECT_ABORTED,
+    SCN_EXPECT_OUTPUT_EXACTLY_ONCE,   /* visible sink output: every record exactly once (I3) */
+    SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,  /* every record at least once (I4) */
+    SCN_EXPECT_OUTPUT_DUPLICATES,     /* some record visible more than once */
+    SCN_EXPECT_FAILOVERS,             /* coordinator failovers compared with a number */
+    SCN_EXPECT_UNALIGNED,             /* tasks that triggered unaligned, compared with a number */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;
