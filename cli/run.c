@@ -28,12 +28,33 @@ static void failure(cli_outcome *o, const char *fmt, const char *path, uint32_t 
     snprintf(o->failures + used, sizeof o->failures - used, fmt, used ? "; " : "", path, line, text, got);
 }
 
+static double ms(sim_time_ns ns) { return (double)ns / 1e6; }
+
+/* Snapshots: sync and async parts, bytes, shared files, channel state. */
+static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
+    fprintf(out, "  state: %s backend, %s, %s snapshots; %" PRIu64 " task snapshots, sync part mean %.3fms max %.3fms, "
+            "async part mean %.3fms max %.3fms\n",
+            c->state.backend == PIPE_BACKEND_DURABLE ? "durable" : "memory",
+            c->state.incremental ? "incremental" : "full", c->state.async ? "asynchronous" : "synchronous",
+            st->snapshots, st->snapshots ? ms(st->sync_ns_sum) / (double)st->snapshots : 0.0, ms(st->sync_ns_max),
+            st->snapshots ? ms(st->async_ns_sum) / (double)st->snapshots : 0.0, ms(st->async_ns_max));
+    fprintf(out, "  files: %" PRIu64 " written, %" PRIu64 " references to shared files; %" PRIu64
+            " bytes in completed checkpoints; %" PRIu64 " snapshots declined by the backend\n",
+            st->files_created, st->files_shared, st->bytes_written, st->async_failures);
+    if (st->unaligned_triggers > 0 || c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0) {
+        fprintf(out, "  unaligned: %" PRIu64 " task triggers, %" PRIu64 " alignment timeouts, %" PRIu64
+                " bytes of in-flight data persisted\n", st->unaligned_triggers, st->alignment_timeouts, st->cs_bytes);
+    }
+}
+
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
     bool need_reference = random_faults;
     for (uint32_t i = 0; i < s->expects_count; i++) {
-        need_reference |= s->expects[i].kind == SCN_EXPECT_EXACTLY_ONCE || s->expects[i].kind == SCN_EXPECT_DUPLICATES;
+        scn_expect_kind k = s->expects[i].kind;
+        need_reference |= k == SCN_EXPECT_EXACTLY_ONCE || k == SCN_EXPECT_DUPLICATES || k == SCN_EXPECT_OUTPUT_EXACTLY_ONCE ||
+                          k == SCN_EXPECT_OUTPUT_AT_LEAST_ONCE || k == SCN_EXPECT_OUTPUT_DUPLICATES;
     }
     pipeline *ref = NULL;
     if (need_reference) {
@@ -76,8 +97,17 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
                     (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6,
                     (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6);
         }
-        fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64 "\n",
-                st->restarts, st->records_read, st->records_processed, st->sink_records);
+        summary_state(out, &s->cfg, st);
+        fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
+                ", visible %" PRIu64 "\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
+                st->visible_records);
+        if (st->txn_committed + st->txn_aborted > 0) {
+            fprintf(out, "  transactions: %" PRIu64 " committed, %" PRIu64 " aborted\n", st->txn_committed, st->txn_aborted);
+        }
+        if (st->failovers > 0) {
+            fprintf(out, "  coordinator failovers: %" PRIu64 "; completed checkpoints lost with it: %" PRIu64 "\n",
+                    st->failovers, st->checkpoints_lost);
+        }
         fprintf(out, "  trace_hash %016" PRIx64 "\n", run->trace_hash);
     }
     int rc = CLI_OK;
@@ -90,7 +120,18 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
         rc = CLI_FAIL;
     }
     pipe_state_diff diff = { .equal = true };
-    if (ref != NULL) pipe_compare_states(ref, p, &diff);
+    pipe_output_diff odiff = { 0 };
+    if (ref != NULL) {
+        pipe_compare_states(ref, p, &diff);
+        pipe_compare_output(ref, p, &odiff);
+    }
+    if (st->restore_failures > 0) {               /* I5: a restore found a file deleted */
+        char got[96];
+        snprintf(got, sizeof got, "%" PRIu64 " restores", st->restore_failures);
+        failure(o, "%s%s:%u: invariant violated: %s (got %s)", s->path, 0, "a restore read a deleted file", got);
+        if (out != NULL) fprintf(out, "  invariant I5 violated: %s restores read a deleted file\n", got);
+        rc = CLI_FAIL;
+    }
     for (uint32_t i = 0; i < s->expects_count; i++) {
         const scn_expect *e = &s->expects[i];
         bool ok = false;
@@ -117,6 +158,19 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
         case SCN_EXPECT_CHECKPOINTS: ok = compare(st->completed, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->completed); break;
         case SCN_EXPECT_RESTARTS:    ok = compare(st->restarts, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->restarts); break;
         case SCN_EXPECT_ABORTED:     ok = compare(st->aborted, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->aborted); break;
+        case SCN_EXPECT_FAILOVERS:   ok = compare(st->failovers, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->failovers); break;
+        case SCN_EXPECT_UNALIGNED:   ok = compare(st->unaligned_triggers, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->unaligned_triggers); break;
+        case SCN_EXPECT_OUTPUT_EXACTLY_ONCE:
+        case SCN_EXPECT_OUTPUT_AT_LEAST_ONCE:
+        case SCN_EXPECT_OUTPUT_DUPLICATES:
+            ok = e->kind == SCN_EXPECT_OUTPUT_DUPLICATES ? odiff.duplicated > 0
+               : e->kind == SCN_EXPECT_OUTPUT_AT_LEAST_ONCE ? odiff.lost == 0
+               : odiff.lost == 0 && odiff.duplicated == 0;
+            snprintf(got, sizeof got, "%" PRIu64 " of %" PRIu64 " records lost (first p%" PRIu64 "@%" PRIu64 "), %" PRIu64
+                     " duplicated (first p%" PRIu64 "@%" PRIu64 ")", odiff.lost, odiff.records, odiff.first_lost >> 40,
+                     odiff.first_lost & BROKER_OFFSET_MAX, odiff.duplicated, odiff.first_duplicated >> 40,
+                     odiff.first_duplicated & BROKER_OFFSET_MAX);
+            break;
         }
         char text[64];
         scn_expect_text(e, text, sizeof text);

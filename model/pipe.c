@@ -377,6 +377,21 @@ uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset)
     return p->sink_seen[(uint64_t)partition * p->brk.cfg.records_per_partition + offset];
 }
 
+void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff *out) {
+    SIM_ASSERT(a->brk.cfg.partitions == b->brk.cfg.partitions);
+    SIM_ASSERT(a->brk.cfg.records_per_partition == b->brk.cfg.records_per_partition);
+    memset(out, 0, sizeof *out);
+    uint64_t per = a->brk.cfg.records_per_partition;
+    uint64_t n = (uint64_t)a->brk.cfg.partitions * per;
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t x = a->sink_seen[i], y = b->sink_seen[i];
+        out->records += x > 0;
+        uint64_t id = (i / per) << 40 | (i % per);
+        if (y < x && out->lost++ == 0) out->first_lost = id;
+        if (y > x && out->duplicated++ == 0) out->first_duplicated = id;
+    }
+}
+
 static uint64_t records_in(const kstate *s) {
     uint64_t n = 0, key;
     uint32_t slot = 0;

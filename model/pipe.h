@@ -282,7 +282,18 @@ typedef struct pipe_state_diff {
 
 bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *out);
 
-/* How many times the sinks received record (partition, offset). */
+/* Compare the visible sink output of two runs of the same job, record by
+ * record (a is the failure-free reference): records visible fewer times
+ * in b (lost) and more times (duplicated), with the first of each. */
+typedef struct pipe_output_diff {
+    uint64_t records;                 /* visible in a */
+    uint64_t lost, duplicated;
+    uint64_t first_lost, first_duplicated;   /* record ids (partition << 40 | offset) */
+} pipe_output_diff;
+
+void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff *out);
+
+/* How many times record (partition, offset) is visible in the sinks' output. */
 uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset);
 
 const char *pipe_status_name(pipe_status s);

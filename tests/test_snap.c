@@ -1,0 +1,402 @@
+/* tests/test_snap.c: a task's side of checkpoints in whole jobs (model/snap.c):
+ * asynchronous copy-on-write snapshots, the durable store, incremental
+ * checkpoints and their shared files, unaligned checkpoints and the
+ * alignment timeout, coordinator failover. White-box where an invariant
+ * is about the store: it includes the model's internal header. */
+#include "harness.h"
+
+#include "../model/pipe_int.h"
+
+/* source(p) -> map(p, forward) -> keyed aggregate(p, hash) -> sink(1, rebalance) */
+static pipe_cfg chain(uint64_t seed, uint32_t p, uint64_t records_per_partition, uint32_t keys) {
+    pipe_cfg c = pipe_cfg_default(seed);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { p, p, p, 1 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_REBALANCE },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
+    c.broker.partitions = p * 2;
+    c.broker.records_per_partition = records_per_partition;
+    c.broker.keys = keys;
+    c.machines = 2;
+    c.ckpt.interval_ns = 20 * SIM_NS_PER_MS;
+    c.restart.delay_ns = 5 * SIM_NS_PER_MS;
+    return c;
+}
+
+static pipeline *make(const pipe_cfg *c) {
+    char err[256];
+    pipeline *p = pipe_create(c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    return p;
+}
+
+static pipeline *reference(const pipe_cfg *c) {
+    pipe_cfg r = *c;
+    r.faults_count = 0;
+    r.slow_count = 0;
+    pipeline *p = make(&r);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    return p;
+}
+
+static void crash_machine_at(pipe_cfg *c, uint32_t machine, sim_time_ns at_ns, sim_time_ns for_ns) {
+    c->faults[c->faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = machine, .at_ns = at_ns,
+                                                 .duration_ns = for_ns };
+}
+
+static void assert_same_state(const pipeline *ref, const pipeline *p) {
+    pipe_state_diff d;
+    if (!pipe_compare_states(ref, p, &d)) {
+        fail_msg("state differs at vertex %u key %llu: %llu records vs %llu", d.vertex, (unsigned long long)d.key,
+                 (unsigned long long)d.records_b, (unsigned long long)d.records_a);
+    }
+}
+
+/* Store invariants (I5), checked at every protocol step: every file a
+ * live checkpoint refers to is alive; no file is alive that nothing
+ * refers to (beyond the tasks' own final files). */
+typedef struct store_watch {
+    pipeline *p;
+    uint64_t  checks, dead_referenced;
+} store_watch;
+
+static void watch_store(void *ctx, const pipe_event *e) {
+    store_watch *w = ctx;
+    pipeline *p = w->p;
+    if (e->kind != PIPE_EV_CKPT_COMPLETE && e->kind != PIPE_EV_CKPT_ABORT) return;
+    w->checks++;
+    for (uint32_t i = 0; i < p->slots_count; i++) {
+        const rt_slot *s = &p->slots[i];
+        if (s->ckpt == 0) continue;
+        for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+            for (uint32_t f = 0; f < s->chains[t].count; f++) w->dead_referenced += !store_alive(&p->files, s->chains[t].files[f]);
+        }
+    }
+}
+
+/* ---- P6: asynchronous copy-on-write snapshots ---------------------------- */
+
+static void test_sync_part_costs_the_same_for_10_and_100000_keys(void **state) {
+    (void)state;
+    sim_time_ns sync_max[2], async_max[2], sync_blocking[2];
+    uint32_t keys[2] = { 10, 100000 };
+    for (int k = 0; k < 2; k++) {
+        pipe_cfg c = chain(1, 2, 100000, keys[k]);
+        c.broker.dist = BROKER_UNIFORM;
+        c.state.backend = PIPE_BACKEND_DURABLE;
+        pipeline *p = make(&c);
+        pipe_run(p);
+        assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+        const pipe_stats *st = pipe_get_stats(p);
+        assert_true(st->snapshots > 0);
+        sync_max[k] = st->sync_ns_max;
+        async_max[k] = st->async_ns_max;
+        pipe_destroy(p);
+        c.state.async = false;                    /* the synchronous baseline */
+        p = make(&c);
+        pipe_run(p);
+        sync_blocking[k] = pipe_get_stats(p)->sync_ns_max;
+        pipe_destroy(p);
+    }
+    print_message("async: sync part max %llu / %llu ns, async part max %llu / %llu ns; sync mode: %llu / %llu ns\n",
+                  (unsigned long long)sync_max[0], (unsigned long long)sync_max[1], (unsigned long long)async_max[0],
+                  (unsigned long long)async_max[1], (unsigned long long)sync_blocking[0],
+                  (unsigned long long)sync_blocking[1]);
+    assert_int_equal(sync_max[0], sync_max[1]);   /* marking a version: independent of the state */
+    assert_int_equal(sync_max[0], pipe_cfg_default(0).state.sync_ns);
+    assert_true(async_max[1] > 4 * async_max[0]);           /* the write grows with the state */
+    assert_true(sync_blocking[1] > 4 * sync_blocking[0]);   /* and blocks the task without async */
+    assert_true(sync_blocking[1] >= async_max[1] / 2);
+}
+
+/* Records processed after the barrier never leak into the snapshot: the
+ * state restored after a crash equals the failure-free run's. The
+ * deliberate bug no-copy-on-write (read the live state when writing) is
+ * caught on the same run. */
+static void test_updates_after_the_barrier_stay_out_of_the_snapshot(void **state) {
+    (void)state;
+    pipe_cfg c = chain(3, 2, 20000, 500);
+    c.state.backend = PIPE_BACKEND_DURABLE;
+    c.state.store.bandwidth_bytes_per_s = 2000000;           /* slow writes: much happens meanwhile */
+    crash_machine_at(&c, 1, 97 * SIM_NS_PER_MS, 10 * SIM_NS_PER_MS);
+    pipeline *ref = reference(&c);
+    pipeline *p = make(&c);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(pipe_get_stats(p)->restarts >= 1);
+    assert_true(pipe_get_stats(p)->completed >= 2);
+    assert_same_state(ref, p);
+    pipe_destroy(p);
+    c.bug = PIPE_BUG_NO_COW;
+    p = make(&c);
+    pipe_run(p);
+    pipe_state_diff d;
+    assert_false(pipe_compare_states(ref, p, &d));
+    print_message("no-copy-on-write: vertex %u key %llu, %llu records vs %llu\n", d.vertex, (unsigned long long)d.key,
+                  (unsigned long long)d.records_b, (unsigned long long)d.records_a);
+    pipe_destroy(p);
+    pipe_destroy(ref);
+}
+
+/* The acknowledgement waits for the write: with the deliberate bug
+ * ack-before-write a checkpoint completes before its files exist, and the
+ * restore after a crash misses that state. */
+static void test_acknowledging_before_the_write_loses_state(void **state) {
+    (void)state;
+    pipe_cfg c = chain(3, 2, 20000, 500);
+    c.state.backend = PIPE_BACKEND_MEMORY;                  /* no metadata write to wait for */
+    c.state.memory.bandwidth_bytes_per_s = 1000000;         /* writes take longer than barriers */
+    crash_machine_at(&c, 1, 77 * SIM_NS_PER_MS, 10 * SIM_NS_PER_MS);
+    pipeline *ref = reference(&c);
+    pipeline *p = make(&c);
+    pipe_run(p);
+    assert_true(pipe_get_stats(p)->restarts >= 1);
+    assert_true(pipe_get_stats(p)->completed >= 1);
+    assert_same_state(ref, p);
+    pipe_destroy(p);
+    c.bug = PIPE_BUG_EARLY_ACK;
+    p = make(&c);
+    pipe_run(p);
+    pipe_state_diff d;
+    assert_false(pipe_compare_states(ref, p, &d));
+    print_message("ack-before-write: vertex %u key %llu, %llu records vs %llu\n", d.vertex, (unsigned long long)d.key,
+                  (unsigned long long)d.records_b, (unsigned long long)d.records_a);
+    pipe_destroy(p);
+    pipe_destroy(ref);
+}
+
+/* A failing store declines the snapshots written in its window; the job
+ * goes on (within tolerable failures) and stays exactly-once. */
+static void test_failed_writes_decline_the_checkpoint(void **state) {
+    (void)state;
+    pipe_cfg c = chain(2, 2, 20000, 500);
+    c.state.backend = PIPE_BACKEND_DURABLE;
+    c.ckpt.tolerable_failures = 100;
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_DEV_FAIL, .target = 0, .at_ns = 30 * SIM_NS_PER_MS,
+                                               .duration_ns = 60 * SIM_NS_PER_MS, .ratio = SIM_RATIO_ALWAYS };
+    pipeline *ref = reference(&c);
+    pipeline *p = make(&c);
+    assert_int_equal(pipe_store_dev(p), 0);
+    pipe_run(p);
+    const pipe_stats *st = pipe_get_stats(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(st->declined >= 2);
+    assert_true(st->async_failures >= 2);
+    assert_true(st->completed >= 2);
+    assert_same_state(ref, p);
+    pipe_destroy(p);
+    pipe_destroy(ref);
+}
+
+/* ---- P7: incremental checkpoints ---------------------------------------- */
+
+static void test_incremental_chains_restore_the_full_state_and_keep_shared_files(void **state) {
+    (void)state;
+    pipe_cfg c = chain(5, 2, 40000, 20000);
+    c.broker.dist = BROKER_ZIPF;                  /* a few hot keys change, most do not */
+    c.broker.zipf_s_milli = 1300;
+    c.state.backend = PIPE_BACKEND_DURABLE;
+    c.state.incremental = true;
+    c.state.full_every = 4;
+    c.ckpt.retained = 2;
+    c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+    crash_machine_at(&c, 1, 53 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    crash_machine_at(&c, 0, 111 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    crash_machine_at(&c, 1, 163 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    pipeline *ref = reference(&c);
+    pipeline *p = make(&c);
+    store_watch w = { .p = p };
+    pipe_observe(p, watch_store, &w);
+    pipe_run(p);
+    const pipe_stats *st = pipe_get_stats(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(st->restarts >= 3);
+    assert_true(st->completed >= 8);
+    assert_true(st->files_shared > st->files_created / 2);   /* increments refer to earlier files */
+    assert_int_equal(st->restore_failures, 0);
+    assert_true(w.checks > 10);
+    assert_int_equal(w.dead_referenced, 0);
+    assert_same_state(ref, p);
+    uint64_t incr_bytes = st->bytes_written;
+    pipe_destroy(p);
+    /* The same run with full snapshots writes more. */
+    c.state.incremental = false;
+    p = make(&c);
+    pipe_run(p);
+    print_message("bytes in completed checkpoints: incremental %llu, full %llu\n", (unsigned long long)incr_bytes,
+                  (unsigned long long)pipe_get_stats(p)->bytes_written);
+    assert_true(incr_bytes * 2 < pipe_get_stats(p)->bytes_written);
+    assert_same_state(ref, p);
+    pipe_destroy(p);
+    /* Deleting a shared file when its first checkpoint is dropped is caught. */
+    c.state.incremental = true;
+    c.bug = PIPE_BUG_SHARED_DELETE;
+    p = make(&c);
+    w = (store_watch){ .p = p };
+    pipe_observe(p, watch_store, &w);
+    pipe_run(p);
+    assert_true(w.dead_referenced > 0);
+    assert_true(pipe_get_stats(p)->restore_failures > 0);
+    pipe_destroy(p);
+    pipe_destroy(ref);
+}
+
+/* Once every checkpoint is dropped, no file is left: restart the job
+ * many times and then compare the registry with the live checkpoints. */
+static void test_no_file_outlives_its_last_reference(void **state) {
+    (void)state;
+    pipe_cfg c = chain(9, 2, 20000, 2000);
+    c.state.backend = PIPE_BACKEND_DURABLE;
+    c.state.incremental = true;
+    c.state.full_every = 3;
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    c.ckpt.retained = 3;
+    for (uint32_t i = 0; i < 6; i++) crash_machine_at(&c, i % 2, (21 + 17 * i) * SIM_NS_PER_MS, 3 * SIM_NS_PER_MS);
+    pipeline *p = make(&c);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(pipe_get_stats(p)->restarts >= 6);
+    store_stats before = store_get_stats(&p->files);
+    assert_true(before.files_deleted > 0);
+    /* Drop every checkpoint and every task's own reference. */
+    for (uint32_t i = 0; i < p->slots_count; i++) {
+        if (p->slots[i].ckpt != 0) snap_slot_release(p, &p->slots[i]);
+    }
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        uint64_t f = p->tasks[t].final_file;
+        if (f != 0 && store_alive(&p->files, f)) store_unref(&p->files, f);
+    }
+    store_stats after = store_get_stats(&p->files);
+    print_message("files created %llu, deleted during the run %llu, live before the drop %llu, after %llu\n",
+                  (unsigned long long)after.files_created, (unsigned long long)before.files_deleted,
+                  (unsigned long long)before.files_live, (unsigned long long)after.files_live);
+    assert_int_equal(after.files_live, 0);
+    assert_int_equal(after.entries_live, 0);
+    pipe_destroy(p);
+}
+
+/* ---- P5: unaligned checkpoints -------------------------------------------- */
+
+typedef struct bp_result {
+    double   duration_ms_mean, alignment_ms_mean;
+    uint64_t completed, cs_bytes;
+} bp_result;
+
+/* A slow sink backpressures the keyed aggregates: aligned barriers wait
+ * behind the queued buffers, unaligned ones overtake them. */
+static bp_result backpressure_run(pipe_mode mode, bool slow, sim_time_ns alignment_timeout_ns) {
+    pipe_cfg c = chain(4, 2, 30000, 500);
+    c.ckpt.mode = mode;
+    c.ckpt.alignment_timeout_ns = alignment_timeout_ns;
+    c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+    c.credits = 8;
+    c.out_queue = 8;
+    if (slow) c.graph.vertices[3].cost_ns = 12000;   /* the sink: far below the sources' rate */
+    pipeline *p = make(&c);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    const pipe_stats *st = pipe_get_stats(p);
+    bp_result r = { .completed = st->completed, .cs_bytes = st->cs_bytes };
+    r.duration_ms_mean = st->completed ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0;
+    r.alignment_ms_mean = st->alignments ? (double)st->alignment_ns_sum / (double)st->alignments / 1e6 : 0;
+    pipe_destroy(p);
+    return r;
+}
+
+static void test_unaligned_duration_stays_flat_under_backpressure(void **state) {
+    (void)state;
+    bp_result a0 = backpressure_run(PIPE_ALIGNED, false, 0), a1 = backpressure_run(PIPE_ALIGNED, true, 0);
+    bp_result u0 = backpressure_run(PIPE_UNALIGNED, false, 0), u1 = backpressure_run(PIPE_UNALIGNED, true, 0);
+    bp_result t1 = backpressure_run(PIPE_ALIGNED, true, 2 * SIM_NS_PER_MS);
+    print_message("mean duration / alignment (ms), persisted bytes:\n"
+                  "  aligned   no backpressure %.3f / %.3f  backpressure %.3f / %.3f\n"
+                  "  unaligned no backpressure %.3f / %.3f  backpressure %.3f / %.3f  (%llu bytes)\n"
+                  "  aligned, 2ms timeout, backpressure %.3f / %.3f (%llu bytes)\n",
+                  a0.duration_ms_mean, a0.alignment_ms_mean, a1.duration_ms_mean, a1.alignment_ms_mean,
+                  u0.duration_ms_mean, u0.alignment_ms_mean, u1.duration_ms_mean, u1.alignment_ms_mean,
+                  (unsigned long long)u1.cs_bytes, t1.duration_ms_mean, t1.alignment_ms_mean,
+                  (unsigned long long)t1.cs_bytes);
+    assert_true(a1.duration_ms_mean > 3 * a0.duration_ms_mean);   /* aligned grows with the buffered data */
+    assert_true(u1.duration_ms_mean < 2 * u0.duration_ms_mean);   /* unaligned stays flat */
+    assert_true(u1.duration_ms_mean * 3 < a1.duration_ms_mean);
+    assert_true(u1.cs_bytes > 0);
+    assert_true(t1.duration_ms_mean < a1.duration_ms_mean);       /* the timeout caps alignment */
+    assert_true(t1.cs_bytes > 0);
+}
+
+/* Channel state is replayed on restore and exactly-once state holds, for
+ * unaligned checkpoints and for aligned ones that timed out. */
+static void test_unaligned_recovery_replays_channel_state_exactly_once(void **state) {
+    (void)state;
+    for (int variant = 0; variant < 2; variant++) {
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            pipe_cfg c = chain(seed, 2, 20000, 500);
+            c.ckpt.mode = variant == 0 ? PIPE_UNALIGNED : PIPE_ALIGNED;
+            c.ckpt.alignment_timeout_ns = variant == 0 ? 0 : SIM_NS_PER_MS;
+            c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+            c.jitter_ns = 2 * SIM_NS_PER_MS;
+            c.graph.vertices[3].cost_ns = 8000;   /* backpressure: buffers in flight */
+            crash_machine_at(&c, (uint32_t)seed % 2, (60 + 13 * seed) * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+            pipeline *ref = reference(&c);
+            pipeline *p = make(&c);
+            pipe_run(p);
+            const pipe_stats *st = pipe_get_stats(p);
+            assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+            assert_true(st->restarts >= 1);
+            assert_true(st->unaligned_triggers > 0);
+            assert_true(st->cs_bytes > 0);
+            if (variant == 1) assert_true(st->alignment_timeouts > 0);
+            assert_same_state(ref, p);
+            pipe_destroy(p);
+            pipe_destroy(ref);
+        }
+    }
+}
+
+/* ---- coordinator failover -------------------------------------------------- */
+
+static void test_coordinator_crash_resumes_from_the_latest_checkpoint_with_a_durable_store(void **state) {
+    (void)state;
+    for (int durable = 0; durable < 2; durable++) {
+        pipe_cfg c = chain(6, 2, 20000, 500);
+        c.state.backend = durable ? PIPE_BACKEND_DURABLE : PIPE_BACKEND_MEMORY;
+        pipeline *ref = reference(&c);
+        pipeline *p = make(&c);
+        fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = pipe_coord_actor(p),
+                                              .at_ns = 50 * SIM_NS_PER_MS, .duration_ns = 20 * SIM_NS_PER_MS });
+        pipe_run(p);
+        const pipe_stats *st = pipe_get_stats(p);
+        uint64_t records = c.broker.partitions * c.broker.records_per_partition;
+        print_message("%s: failovers %llu, lost %llu, records read %llu of %llu\n", durable ? "durable" : "memory",
+                      (unsigned long long)st->failovers, (unsigned long long)st->checkpoints_lost,
+                      (unsigned long long)st->records_read, (unsigned long long)records);
+        assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+        assert_int_equal(st->failovers, 1);
+        assert_same_state(ref, p);                /* exactly-once state either way */
+        uint64_t before = pipe_get_stats(ref)->records_read;
+        if (durable) {
+            assert_int_equal(st->checkpoints_lost, 0);
+            assert_true(st->records_read < before + before / 2);   /* resumed: replays only the tail */
+        } else {
+            assert_true(st->checkpoints_lost >= 1);
+            assert_true(st->records_read >= before + before / 2);  /* started over */
+        }
+        pipe_destroy(p);
+        pipe_destroy(ref);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sync_part_costs_the_same_for_10_and_100000_keys),
+        cmocka_unit_test(test_updates_after_the_barrier_stay_out_of_the_snapshot),
+        cmocka_unit_test(test_acknowledging_before_the_write_loses_state),
+        cmocka_unit_test(test_failed_writes_decline_the_checkpoint),
+        cmocka_unit_test(test_incremental_chains_restore_the_full_state_and_keep_shared_files),
+        cmocka_unit_test(test_no_file_outlives_its_last_reference),
+        cmocka_unit_test(test_unaligned_duration_stays_flat_under_backpressure),
+        cmocka_unit_test(test_unaligned_recovery_replays_channel_state_exactly_once),
+        cmocka_unit_test(test_coordinator_crash_resumes_from_the_latest_checkpoint_with_a_durable_store),
+    };
+    return cmocka_run_group_tests_name("snap", tests, NULL, NULL);
+}
