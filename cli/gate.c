@@ -22,18 +22,24 @@ static void gate_usage(FILE *f) {
             "  bK@C   the barrier of checkpoint K on channel C\n"
             "  xK@C   a cancel marker for checkpoint K on channel C\n"
             "  e@C    end of partition on channel C (nothing may follow on C)\n"
+            "  pK@C   a priority (unaligned) barrier of K on C: taken on arrival,\n"
+            "         it overtakes the records queued on C\n"
+            "  tK     the alignment timeout of checkpoint K fires (aligned mode:\n"
+            "         K switches to unaligned and triggers at once)\n"
             "\n"
             "output, one line per action:\n"
             "  emit I       the operator processed record or end-of-partition token I\n"
             "  trigger K    the task triggers checkpoint K\n"
             "  abort K      the task aborts checkpoint K\n"
-            "  persist K I  unaligned: record I is saved as channel state of K\n"
+            "  persist K I  unaligned (or switched): record I is saved as channel state\n"
+            "               of K (consumed before its channel's barrier, or overtaken)\n"
             "  blocked C,.. with --show-blocked, after each token (\"blocked\" alone: none)\n"
             "\n"
             "  --legacy-eop  end of partition aborts pending checkpoints (Flink < 1.14)\n"
             "                instead of counting as that channel's barrier\n"
             "\n"
-            "example: absim gate --mode aligned --channels 2 r@0 b1@0 r@0 r@1 b1@1\n");
+            "example: absim gate --mode aligned --channels 2 r@0 b1@0 r@0 r@1 b1@1\n"
+            "         absim gate --mode aligned --channels 2 b1@0 r@0 r@1 t1 r@1 b1@1\n");
 }
 
 /* Reads whitespace-separated tokens from f, '#' comments to the end of a

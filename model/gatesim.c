@@ -30,13 +30,15 @@ bool gatesim_parse(const char *text, uint32_t channels, gatesim_token *tok, char
     case 'b': kind = GATESIM_BARRIER; break;
     case 'x': kind = GATESIM_CANCEL; break;
     case 'e': kind = GATESIM_END; break;
+    case 'p': kind = GATESIM_PRIORITY; break;
+    case 't': kind = GATESIM_TIMEOUT; break;
     default:
-        snprintf(err, err_bytes, "token '%s': unknown kind '%c' (expected r@C, b<N>@C, x<N>@C or e@C)",
+        snprintf(err, err_bytes, "token '%s': unknown kind '%c' (expected r@C, b<N>@C, x<N>@C, e@C, p<N>@C or t<N>)",
                  text, *p ? *p : ' ');
         return false;
     }
     p++;
-    if (kind == GATESIM_BARRIER || kind == GATESIM_CANCEL) {
+    if (kind != GATESIM_RECORD && kind != GATESIM_END) {
         if (!parse_uint(&p, GATESIM_CKPT_MAX, &ckpt)) {
             snprintf(err, err_bytes, "token '%s': expected a checkpoint id after '%c', as in %c3@0",
                      text, text[0], text[0]);
@@ -46,6 +48,14 @@ bool gatesim_parse(const char *text, uint32_t channels, gatesim_token *tok, char
             snprintf(err, err_bytes, "token '%s': checkpoint ids start at 1", text);
             return false;
         }
+    }
+    if (kind == GATESIM_TIMEOUT) {
+        if (*p != '\0') {
+            snprintf(err, err_bytes, "token '%s': a timeout names no channel, as in t3", text);
+            return false;
+        }
+        *tok = (gatesim_token){ .kind = kind, .channel = 0, .ckpt = ckpt };
+        return true;
     }
     if (*p != '@') {
         snprintf(err, err_bytes, "token '%s': expected '@' and a channel after '%.*s'", text,
@@ -82,6 +92,8 @@ void gatesim_init(gatesim *s, gate_mode mode, uint32_t channels, bool legacy_eop
     }
 }
 
+static void show(gatesim *s);
+
 static void print_acts(gatesim *s, const gate_acts *acts) {
     for (uint32_t i = 0; i < acts->count; i++) {
         fprintf(s->out, "%s %" PRIu64 "\n", acts->items[i].kind == GATE_TRIGGER ? "trigger" : "abort",
@@ -113,6 +125,29 @@ static void consume(gatesim *s, uint32_t i) {
         print_acts(s, &acts);
         fprintf(s->out, "emit %" PRIu32 "\n", i);
         break;
+    case GATESIM_PRIORITY:
+    case GATESIM_TIMEOUT:
+        SIM_ASSERT(!"taken on arrival, never queued");
+    }
+}
+
+/* A priority barrier is taken on arrival: the records queued on its
+ * channel are overtaken and, if the checkpoint goes on unaligned, become
+ * its channel state. A timeout is taken on arrival too. */
+static void take_now(gatesim *s, const gatesim_token *t) {
+    gate_acts acts = { .count = 0 };
+    if (t->kind == GATESIM_TIMEOUT) {
+        gate_on_alignment_timeout(&s->g, t->ckpt, &acts);
+        print_acts(s, &acts);
+        return;
+    }
+    gate_on_priority_barrier(&s->g, t->channel, t->ckpt, &acts);
+    print_acts(s, &acts);
+    bool taken = false;
+    for (uint32_t k = 0; k < acts.count; k++) taken |= acts.items[k].kind == GATE_TRIGGER && acts.items[k].ckpt == t->ckpt;
+    if (!taken && !(gate_unaligned_pending(&s->g) && s->g.current == t->ckpt)) return;   /* obsolete */
+    for (uint32_t i = s->head[t->channel]; i != NIL; i = s->next[i]) {
+        if (s->tokens[i].kind == GATESIM_RECORD) fprintf(s->out, "persist %" PRIu64 " %" PRIu32 "\n", t->ckpt, i);
     }
 }
 
@@ -140,7 +175,7 @@ bool gatesim_feed(gatesim *s, const gatesim_token *tok, char *err, size_t err_by
         snprintf(err, err_bytes, "more than %" PRIu32 " tokens", s->capacity);
         return false;
     }
-    if (s->end_token[tok->channel] != NIL) {
+    if (tok->kind != GATESIM_TIMEOUT && s->end_token[tok->channel] != NIL) {
         snprintf(err, err_bytes, "channel %" PRIu32 " already ended (e@%" PRIu32 " was token %" PRIu32 ")",
                  tok->channel, tok->channel, s->end_token[tok->channel]);
         return false;
@@ -148,6 +183,16 @@ bool gatesim_feed(gatesim *s, const gatesim_token *tok, char *err, size_t err_by
     uint32_t i = s->count++;
     s->tokens[i] = *tok;
     s->next[i] = NIL;
+    if (tok->kind == GATESIM_PRIORITY || tok->kind == GATESIM_TIMEOUT) {
+        if (tok->kind == GATESIM_PRIORITY && s->g.mode == GATE_AT_LEAST_ONCE) {
+            snprintf(err, err_bytes, "token %" PRIu32 ": at-least-once barriers are never priority", i);
+            return false;
+        }
+        take_now(s, tok);
+        drain(s);
+        show(s);
+        return true;
+    }
     if (tok->kind == GATESIM_END) s->end_token[tok->channel] = i;
     if (s->tail[tok->channel] == NIL) {
         s->head[tok->channel] = i;
@@ -156,6 +201,11 @@ bool gatesim_feed(gatesim *s, const gatesim_token *tok, char *err, size_t err_by
     }
     s->tail[tok->channel] = i;
     drain(s);
+    show(s);
+    return true;
+}
+
+static void show(gatesim *s) {
     if (s->show_blocked) {
         fputs("blocked", s->out);
         const char *sep = " ";
@@ -166,5 +216,4 @@ bool gatesim_feed(gatesim *s, const gatesim_token *tok, char *err, size_t err_by
         }
         fputc('\n', s->out);
     }
-    return true;
 }

@@ -4,8 +4,11 @@
  * for what tasks do in a full run.
  *
  * Tokens: r@C a record on channel C, b<N>@C the barrier of checkpoint N,
- * x<N>@C a cancel marker for N, e@C the end of channel C's partition. A
- * token's index is its 0-based position in the sequence.
+ * x<N>@C a cancel marker for N, e@C the end of channel C's partition,
+ * p<N>@C a priority (unaligned) barrier of N that overtakes what is queued
+ * on C, t<N> the alignment timeout of checkpoint N firing (aligned mode:
+ * the checkpoint switches to unaligned). A token's index is its 0-based
+ * position in the sequence.
  *
  * Contract: gatesim_feed() appends a token to its channel's FIFO queue, then
  * consumes everything it can, from channels that are not blocked, in
@@ -13,7 +16,9 @@
  *   emit I        the operator processed record or end-of-partition token I
  *   trigger N     the task triggers checkpoint N
  *   abort N       the task aborts checkpoint N
- *   persist N I   (unaligned) record I is saved as channel state of N
+ *   persist N I   (unaligned, or switched) record I is saved as channel
+ *                 state of N: consumed before its channel's barrier, or
+ *                 queued on C when p<N>@C overtook it
  *   blocked C,... with show_blocked, after each token: the blocked
  *                 channels, ascending ("blocked" alone when none)
  * End of partition is handed to the barrier handler before the operator
@@ -37,6 +42,8 @@ typedef enum gatesim_kind {
     GATESIM_BARRIER,
     GATESIM_CANCEL,
     GATESIM_END,
+    GATESIM_PRIORITY,            /* taken on arrival, ahead of the channel's queue */
+    GATESIM_TIMEOUT,             /* no channel */
 } gatesim_kind;
 
 typedef struct gatesim_token {

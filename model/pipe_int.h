@@ -43,6 +43,7 @@ enum {                               /* timer tags */
     TIMER_ALIGN_TIMEOUT,             /* task: the aligned checkpoint being aligned is too old */
     TIMER_FAILOVER,                  /* coord: a new coordinator recovered its checkpoints */
     TIMER_TIMEOUT_BASE = 1u << 16,   /* coord: + checkpoint id */
+    TIMER_OUTPUT_BASE = 1u << 20,    /* task: + checkpoint id: its barrier is still queued */
 };
 
 enum {                               /* storage operation tags: ckpt << 2 | what */
@@ -92,6 +93,7 @@ typedef struct rt_snap {
     bool     collecting;             /* unaligned: inputs still owe their barrier */
     bool     failed;
     bool     acked;                  /* deliberate bug ack-before-write: acknowledged already */
+    bool     out_waiting;            /* aligned with a timeout: a barrier is still in an output queue */
     sim_time_ns sync_start_ns, async_start_ns;
     uint64_t cs_records;             /* channel state persisted so far */
 } rt_snap;
@@ -273,6 +275,8 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev);
 void snap_inputs_done(pipeline *p, rt_task *t);                 /* the gate stopped collecting */
 void snap_on_data(pipeline *p, rt_task *t, rt_chan *c, const chan_buf *b);   /* unaligned: persist? */
 void snap_abort(pipeline *p, rt_task *t, uint64_t ckpt);        /* declined: drop what it holds */
+void snap_barrier_sent(pipeline *p, rt_task *t, uint64_t ckpt); /* an in-band barrier left a queue */
+void snap_output_timeout(pipeline *p, rt_task *t, uint64_t ckpt);   /* it waited past the timeout */
 void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt);    /* notifyCheckpointComplete */
 void snap_finish(pipeline *p, rt_task *t);                      /* final state of a finished task */
 void snap_reset(pipeline *p, rt_task *t);                       /* restore: state, channel state */

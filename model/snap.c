@@ -119,7 +119,7 @@ static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
         sn->acked = true;
         task_rpc(p, t, MSG_ACK, sn->ckpt);
     }
-    if (sn->syncing || sn->io_pending > 0 || sn->collecting) return;
+    if (sn->syncing || sn->io_pending > 0 || sn->collecting || sn->out_waiting) return;
     rt_slot *s = slot_for(p, t, sn->ckpt);
     if (sn->failed || (s != NULL && s->cs_overflow)) {
         p->stats.async_failures++;
@@ -141,6 +141,55 @@ static void write_channel_state(pipeline *p, rt_task *t, rt_snap *sn) {
     if (sn->cs_records == 0) return;
     dev_write(p->run, device_of(p), t->actor, sn->cs_records * CS_RECORD_BYTES, sn->ckpt << 2 | IO_CHANNELS);
     sn->io_pending++;
+}
+
+/* ---- aligned barriers stuck in output queues (Flink 1.14+) --------------- */
+
+static bool barrier_queued(pipeline *p, const rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        rt_chan *c = task_out_chan(p, t, i);
+        for (uint64_t n = c->sent; n < c->filled; n++) {
+            const chan_buf *b = task_buf(c, n);
+            if (b->kind == BUF_BARRIER && b->ckpt == ckpt) return true;
+        }
+    }
+    return false;
+}
+
+void snap_barrier_sent(pipeline *p, rt_task *t, uint64_t ckpt) {
+    rt_snap *sn = snap_of(t, ckpt);
+    if (sn == NULL || !sn->out_waiting || barrier_queued(p, t, ckpt)) return;
+    sn->out_waiting = false;
+    maybe_ack(p, t, sn);
+}
+
+/* The aligned barrier of `ckpt` still sits behind queued output after the
+ * alignment timeout: it becomes a priority barrier, and the buffers it
+ * overtakes become this task's output channel state (the checkpoint is
+ * unaligned from here on; the receivers switch when it reaches them). */
+void snap_output_timeout(pipeline *p, rt_task *t, uint64_t ckpt) {
+    rt_snap *sn = snap_of(t, ckpt);
+    if (sn == NULL || !sn->out_waiting) return;
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        rt_chan *c = task_out_chan(p, t, i);
+        for (uint64_t n = c->sent; n < c->filled; n++) {
+            chan_buf *b = task_buf(c, n);
+            if (b->kind != BUF_BARRIER || b->ckpt != ckpt) {
+                persist(p, t, sn, c, b, true);
+                continue;
+            }
+            b->kind = BUF_DATA;                   /* the in-band barrier is gone: an empty buffer */
+            b->count = 0;
+            sim_msg m = { .type = MSG_PRIORITY, .a = c->id, .b = ckpt };
+            if (!link_send(p->run, c->data_link, &m, 64)) task_rpc(p, t, MSG_FAILED, 0);
+            break;
+        }
+    }
+    p->stats.alignment_timeouts++;
+    p->stats.unaligned_triggers++;
+    sn->out_waiting = false;
+    if (!sn->syncing) write_channel_state(p, t, sn);
+    maybe_ack(p, t, sn);
 }
 
 void snap_inputs_done(pipeline *p, rt_task *t) {
@@ -251,6 +300,14 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt) {
         sn->collecting = t->jt->in_count > 0 && gate_unaligned_pending(&t->g) && t->g.current == ckpt;
     } else {
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(p, task_out_chan(p, t, i), BUF_BARRIER, ckpt);
+        /* Aligned with a timeout: a barrier stuck behind queued output
+         * turns unaligned once the checkpoint is older than the timeout. */
+        rt_slot *s = slot_for(p, t, ckpt);
+        if (p->cfg.ckpt.alignment_timeout_ns > 0 && s != NULL && barrier_queued(p, t, ckpt)) {
+            sn->out_waiting = true;
+            sim_time_ns due = s->started_ns + p->cfg.ckpt.alignment_timeout_ns, now = p->run->now_ns;
+            sim_timer_set(p->run, t->actor, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
+        }
     }
     pipe_note(p, PIPE_EV_TRIGGER, t->id, unaligned, ckpt);
     /* The synchronous part. */

@@ -53,6 +53,7 @@ static void send_ready(pipeline *p, rt_chan *c) {
         sim_msg m = { .type = MSG_DATA, .a = c->id, .b = c->sent };
         if (!link_send(p->run, c->data_link, &m, bytes)) connection_lost(p, &p->tasks[c->producer]);
         c->sent++;
+        if (b->kind == BUF_BARRIER) snap_barrier_sent(p, &p->tasks[c->producer], b->ckpt);
     }
 }
 
@@ -559,6 +560,8 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
             source_read(p, t);
         } else if (ev->msg.a == TIMER_SYNC_DONE) {
             snap_sync_done(p, t);
+        } else if (ev->msg.a >= TIMER_OUTPUT_BASE) {
+            snap_output_timeout(p, t, ev->msg.a - TIMER_OUTPUT_BASE);
         } else if (ev->msg.a == TIMER_ALIGN_TIMEOUT) {
             t->align_timer = 0;
             t->align_due = true;

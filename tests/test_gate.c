@@ -127,10 +127,33 @@ static void test_unaligned_triggers_on_the_first_barrier_and_persists_overtaken_
     assert_string_equal(UNALIGNED(2, "b1@0 e@1 r@0"), "trigger 1;emit 1;emit 2;");
 }
 
+/* Aligned with a timeout (Flink 1.14+): the checkpoint being aligned
+ * switches to unaligned: it triggers at once, the blocked input's queued
+ * data (after its barrier) is released unpersisted, and the other input's
+ * records persist until its barrier comes. The next checkpoint is aligned. */
+static void test_alignment_timeout_switches_the_pending_checkpoint_to_unaligned(void **state) {
+    (void)state;
+    assert_string_equal(ALIGNED(2, "b1@0 r@0 r@1 t1 r@1 b1@1 r@1"),
+                        "emit 2;trigger 1;emit 1;persist 1 4;emit 4;emit 6;");   /* r@1 (2) came before: state */
+    assert_string_equal(ALIGNED(2, "b1@0 r@0 t1 b1@1 b2@0 r@0 b2@1"), "trigger 1;emit 1;trigger 2;emit 5;");
+    assert_string_equal(ALIGNED(2, "t1 b1@0 t2 r@1 b1@1"), "emit 3;trigger 1;");   /* not pending: nothing */
+}
+
+/* A priority barrier overtakes its channel's queue; an aligned gate takes
+ * it as an unaligned checkpoint; an obsolete one changes nothing. */
+static void test_priority_barrier_overtakes_queued_records(void **state) {
+    (void)state;
+    assert_string_equal(UNALIGNED(2, "b1@1 r@0 p2@0"), "trigger 1;persist 1 1;emit 1;abort 1;trigger 2;");
+    assert_string_equal(ALIGNED(2, "b1@0 r@0 r@1 p1@1"), "emit 2;trigger 1;emit 1;");   /* nothing queued on 1 */
+    assert_string_equal(ALIGNED(2, "b1@0 r@0 p2@0"), "abort 1;trigger 2;persist 2 1;emit 1;");
+    assert_string_equal(UNALIGNED(1, "p1@0 p1@0 r@0"), "trigger 1;emit 2;");
+    assert_string_equal(ALO(1, "p1@0"), "error: token 0: at-least-once barriers are never priority");
+}
+
 static void test_bad_tokens_are_reported_not_asserted(void **state) {
     (void)state;
     assert_string_equal(ALIGNED(2, "q@1"),
-                        "error: token 'q@1': unknown kind 'q' (expected r@C, b<N>@C, x<N>@C or e@C)");
+                        "error: token 'q@1': unknown kind 'q' (expected r@C, b<N>@C, x<N>@C, e@C, p<N>@C or t<N>)");
     assert_string_equal(ALIGNED(2, "b@1"), "error: token 'b@1': expected a checkpoint id after 'b', as in b3@0");
     assert_string_equal(ALIGNED(2, "b0@1"), "error: token 'b0@1': checkpoint ids start at 1");
     assert_string_equal(ALIGNED(2, "r1"), "error: token 'r1': expected '@' and a channel after 'r'");
@@ -154,6 +177,8 @@ int main(void) {
         cmocka_unit_test(test_at_least_once_cancel_marker_aborts_it_and_every_older_one),
         cmocka_unit_test(test_at_least_once_end_of_partition_completes_or_legacy_aborts),
         cmocka_unit_test(test_unaligned_triggers_on_the_first_barrier_and_persists_overtaken_records),
+        cmocka_unit_test(test_alignment_timeout_switches_the_pending_checkpoint_to_unaligned),
+        cmocka_unit_test(test_priority_barrier_overtakes_queued_records),
         cmocka_unit_test(test_bad_tokens_are_reported_not_asserted),
     };
     return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
