@@ -168,8 +168,8 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
                : odiff.lost == 0 && odiff.duplicated == 0;
             snprintf(got, sizeof got, "%" PRIu64 " of %" PRIu64 " records lost (first p%" PRIu64 "@%" PRIu64 "), %" PRIu64
                      " duplicated (first p%" PRIu64 "@%" PRIu64 ")", odiff.lost, odiff.records, odiff.first_lost >> 40,
-                     odiff.first_lost & BROKER_OFFSET_MAX, odiff.duplicated, odiff.first_duplicated >> 40,
-                     odiff.first_duplicated & BROKER_OFFSET_MAX);
+                     (uint64_t)(odiff.first_lost & BROKER_OFFSET_MAX), odiff.duplicated, odiff.first_duplicated >> 40,
+                     (uint64_t)(odiff.first_duplicated & BROKER_OFFSET_MAX));
             break;
         }
         char text[64];
