@@ -1,5 +1,6 @@
-/* cli/diff.c: `absim diff FILE --modes aligned,at-least-once`: the same
- * scenario, seed and faults under several checkpoint modes, side by side. */
+/* cli/diff.c: `absim diff FILE --modes aligned,at-least-once,unaligned`:
+ * the same scenario, seed and faults under several checkpoint modes, side
+ * by side. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 typedef struct column {
     const char *name;
     pipe_mode   mode;
+    bool        timeout;             /* aligned-timeout: keep the scenario's alignment timeout */
     pipe_stats  st;
     pipe_status status;
     pipe_state_diff state;
@@ -20,17 +22,22 @@ typedef struct column {
 } column;
 
 static void diff_usage(FILE *f) {
-    fprintf(f, "usage: absim diff FILE [--seed S] [--modes aligned,at-least-once]\n"
+    fprintf(f, "usage: absim diff FILE [--seed S] [--modes aligned,at-least-once,unaligned,aligned-timeout]\n"
                "\n"
                "Runs the scenario, with the same seed, input and faults, once per\n"
                "checkpoint mode and prints them side by side: checkpoints and their\n"
-               "durations, alignment, restarts, what the keyed state counts against a\n"
-               "failure-free run, and what the (plain) sinks received twice or never.\n");
+               "durations, alignment, in-flight data persisted, restarts, what the keyed\n"
+               "state counts against a failure-free run, and the sinks' visible output\n"
+               "(records shown twice or never). Modes: aligned (no alignment timeout),\n"
+               "at-least-once, unaligned, aligned-timeout (aligned with the scenario's\n"
+               "alignment-timeout). Default: aligned,at-least-once.\n");
 }
 
 static bool run_mode(scn *s, column *col, char *err, size_t n) {
     pipe_cfg cfg = s->cfg;
     cfg.ckpt.mode = col->mode;
+    if (!col->timeout) cfg.ckpt.alignment_timeout_ns = 0;
+    if (col->mode == PIPE_UNALIGNED) cfg.ckpt.max_concurrent = 1;   /* Flink: one unaligned at a time */
     pipeline *ref = pipe_create(&cfg, err, n);
     if (ref == NULL) return false;
     pipe_run(ref);
@@ -46,13 +53,10 @@ static bool run_mode(scn *s, column *col, char *err, size_t n) {
     col->status = pipe_get_status(p);
     col->trace_hash = pipe_sim(p)->trace_hash;
     pipe_compare_states(ref, p, &col->state);
-    for (uint32_t part = 0; part < cfg.broker.partitions; part++) {
-        for (uint64_t off = 0; off < cfg.broker.records_per_partition; off++) {
-            uint32_t k = pipe_sink_count(p, part, off);
-            col->sink_dups += k > 1 ? k - 1 : 0;
-            col->sink_missing += k == 0;
-        }
-    }
+    pipe_output_diff out;
+    pipe_compare_output(ref, p, &out);
+    col->sink_dups = out.duplicated;
+    col->sink_missing = out.lost;
     pipe_destroy(p);
     pipe_destroy(ref);
     return true;
@@ -95,10 +99,12 @@ int cli_diff(int argc, char **argv) {
         } else if (strcmp(m, "at-least-once") == 0) {
             cols[ncols++] = (column){ .name = "at-least-once", .mode = PIPE_AT_LEAST_ONCE };
         } else if (strcmp(m, "unaligned") == 0) {
-            fprintf(stderr, "%s: --modes: unaligned checkpoints in jobs come with the next protocol issue\n", prog);
-            return CLI_USAGE;
+            cols[ncols++] = (column){ .name = "unaligned", .mode = PIPE_UNALIGNED };
+        } else if (strcmp(m, "aligned-timeout") == 0) {
+            cols[ncols++] = (column){ .name = "aligned-timeout", .mode = PIPE_ALIGNED, .timeout = true };
         } else {
-            fprintf(stderr, "%s: --modes: unknown mode '%s' (aligned, at-least-once)\n", prog, m);
+            fprintf(stderr, "%s: --modes: unknown mode '%s' (aligned, at-least-once, unaligned, aligned-timeout)\n",
+                    prog, m);
             return CLI_USAGE;
         }
     }
@@ -108,6 +114,13 @@ int cli_diff(int argc, char **argv) {
     }
     scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
     if (s == NULL) return CLI_USAGE;
+    for (uint32_t i = 0; i < ncols; i++) {
+        if (cols[i].timeout && s->cfg.ckpt.alignment_timeout_ns == 0) {
+            fprintf(stderr, "%s: --modes aligned-timeout: the scenario sets no alignment-timeout\n", prog);
+            free(s);
+            return CLI_USAGE;
+        }
+    }
     char err[SCN_ERR_BYTES];
     for (uint32_t i = 0; i < ncols; i++) {
         if (!run_mode(s, &cols[i], err, sizeof err)) {
@@ -135,13 +148,17 @@ int cli_diff(int argc, char **argv) {
     ROW("checkpoints aborted", "%" PRIu64, x->st.aborted);
     ROW("checkpoint duration mean (ms)", "%.3f", x->st.completed ? (double)x->st.ckpt_duration_ns_sum / (double)x->st.completed / 1e6 : 0.0);
     ROW("checkpoint duration max (ms)", "%.3f", (double)x->st.ckpt_duration_ns_max / 1e6);
+    ROW("alignment mean (ms)", "%.3f", x->st.alignments ? (double)x->st.alignment_ns_sum / (double)x->st.alignments / 1e6 : 0.0);
     ROW("alignment max (ms)", "%.3f", (double)x->st.alignment_ns_max / 1e6);
+    ROW("unaligned task triggers", "%" PRIu64, x->st.unaligned_triggers);
+    ROW("in-flight bytes persisted", "%" PRIu64, x->st.cs_bytes);
+    ROW("async part mean (ms)", "%.3f", x->st.snapshots ? (double)x->st.async_ns_sum / (double)x->st.snapshots / 1e6 : 0.0);
     ROW("restarts", "%" PRIu64, x->st.restarts);
     ROW("records in keyed state", "%" PRIu64, x->state.records_b);
     ROW("  ... in a failure-free run", "%" PRIu64, x->state.records_a);
     ROW("keyed state exactly-once", "%s", x->state.equal ? "yes" : "NO");
-    ROW("sink: records received twice+", "%" PRIu64, x->sink_dups);
-    ROW("sink: records never received", "%" PRIu64, x->sink_missing);
+    ROW("output: records shown twice+", "%" PRIu64, x->sink_dups);
+    ROW("output: records missing", "%" PRIu64, x->sink_missing);
     ROW("trace hash", "%016" PRIx64, x->trace_hash);
 #undef ROW
     free(s);
