@@ -146,7 +146,10 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     }
     uint64_t cap = 8;
     while (cap < keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1) cap *= 2;
-    uint32_t snaps = PIPE_CONCURRENT_MAX + 1;
+    /* Snapshots a task may hold at once: the concurrent checkpoints, one
+     * whose abort notice is still on its way, and one more; a trigger
+     * beyond that declines (model/snap.c). */
+    uint32_t snaps = cfg->ckpt.max_concurrent + 2 < KSTATE_SNAPS_MAX ? cfg->ckpt.max_concurrent + 2 : KSTATE_SNAPS_MAX;
     uint64_t kstate_bytes = cap * (sizeof(uint64_t) + sizeof(kagg) + 4 + (uint64_t)snaps * (sizeof(kshadow) + 4)) + 64;
     /* The backend's files: every live checkpoint (retained, pending, one
      * finishing) holds a chain per stateful task; entries are bounded by
@@ -216,7 +219,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         k->v = &j->vertices[k->jt->vertex];
         k->stateful = k->v->kind == JOB_KEYED_AGG || k->v->kind == JOB_KEYED_JOIN;
         if (k->stateful) kstate_init_versioned(&k->state, run, (uint32_t)keys, snaps);
-        for (uint32_t i = 0; i < snaps; i++) k->snaps[i].ksnap = UINT32_MAX;
+        for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
         if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
             k->txlog = sim_alloc(run, sizeof(rt_txlog), _Alignof(rt_txlog));
             k->txlog->cap = records + 1;
@@ -244,6 +247,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     p->coord.machine = jm;
     p->store_dev = dev_add(run, "store", &cfg->state.store);
     store_init(&p->files, run, files_max, entries_max);
+    p->snaps_max = snaps;
     p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
     p->coord.finished = sim_alloc(run, tasks, 1);

@@ -245,6 +245,7 @@ struct pipeline {
     uint32_t   store_dev;             /* durable store */
     uint32_t   memory_dev;            /* memory backend: the transfer to the coordinator */
     store      files;                 /* the backend's state files and shared-state registry */
+    uint32_t   snaps_max;             /* snapshots a task may hold at once */
     uint8_t   *sink_seen;             /* by partition * records_per_partition + offset */
     uint64_t  *offsets;               /* by partition: the next offset its source reads */
     pipe_stats stats;

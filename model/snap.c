@@ -284,10 +284,18 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt) {
         p->stats.alignments++;
     }
     rt_snap *sn = NULL;
-    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1 && sn == NULL; i++) {
-        if (t->snaps[i].ckpt == 0) sn = &t->snaps[i];
+    uint32_t busy = 0;
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->snaps[i].ckpt != 0) busy++; else if (sn == NULL) sn = &t->snaps[i];
     }
-    SIM_ASSERT(sn != NULL);                       /* at most max_concurrent + 1 in flight */
+    if (busy >= p->snaps_max) {                   /* too many still writing: decline this one */
+        p->stats.async_failures++;
+        pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
+        task_rpc(p, t, MSG_DECLINE, ckpt);
+        for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(p, task_out_chan(p, t, i), BUF_CANCEL, ckpt);
+        return;
+    }
+    SIM_ASSERT(sn != NULL);
     sn->ckpt = ckpt;
     sn->ksnap = UINT32_MAX;
     sn->sync_start_ns = p->run->now_ns;
@@ -384,6 +392,9 @@ void snap_abort(pipeline *p, rt_task *t, uint64_t ckpt) {
 }
 
 void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* older ones are subsumed: stop them */
+        if (t->snaps[i].ckpt != 0 && t->snaps[i].ckpt < ckpt) snap_free(t, &t->snaps[i]);
+    }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];
         if (c->ckpt == 0 || c->ckpt > ckpt) continue;

@@ -496,7 +496,9 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         SIM_ASSERT(m->b == c->received);          /* FIFO link, one connection */
         chan_buf *b = task_buf(c, m->b);
         b->arrival = ++t->arrivals;
-        snap_on_data(p, t, c, b);                 /* unaligned: persist what precedes the barrier */
+        if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
+            snap_on_data(p, t, c, b);             /* unaligned: persist what precedes the barrier */
+        }
         c->received++;
         task_pump(p, t);
         break;
@@ -532,7 +534,11 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         if (m->b != t->epoch) break;
         snap_confirmed(p, t, m->a);
         break;
-    default:                                      /* ABORTED: pre-committed data waits for the next */
+    case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
+        if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
+        snap_abort(p, t, m->a);
+        break;
+    default:
         break;
     }
 }
