@@ -34,6 +34,7 @@ typedef struct cli_outcome {
     uint64_t    trace_hash;
     uint64_t    completed, restarts;
     uint32_t    random_faults;
+    pipe_stats  stats;
     char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
 } cli_outcome;
 

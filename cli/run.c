@@ -86,6 +86,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
     o->completed = st->completed;
     o->restarts = st->restarts;
     o->status = pipe_get_status(p);
+    o->stats = *st;
     if (out != NULL) {
         fprintf(out, "%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", s->path, s->cfg.seed,
                 pipe_status_name(o->status), (double)run->now_ns / 1e6, run->stats.dispatched);
@@ -275,11 +276,21 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     cli_outcome o;
     int rc = cli_run_scenario(s, random_faults, log, json ? NULL : stdout, &o);
     if (json && rc != CLI_USAGE) {                   /* one line for scripts and CI */
+        const pipe_stats *st = &o.stats;
+        uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
         printf("{\"file\":\"%s\",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
-               ",\"restarts\":%" PRIu64 ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64
-               "\",\"failures\":\"",
-               s->path, s->cfg.seed, o.ok ? "true" : "false", pipe_status_name(o.status), o.completed, o.restarts,
-               o.random_faults, pipe_bug_name(bug), o.trace_hash);
+               ",\"aborted\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"failovers\":%" PRIu64
+               ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
+               ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
+               ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
+               ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64
+               ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",\"failures\":\"",
+               s->path, s->cfg.seed, o.ok ? "true" : "false", pipe_status_name(o.status), o.completed, st->aborted,
+               o.restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
+               (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
+               (double)st->sync_ns_sum / (double)k / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
+               st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
+               st->visible_records, o.random_faults, pipe_bug_name(bug), o.trace_hash);
         for (const char *q = o.failures; *q; q++) {
             if (*q == '"' || *q == '\\') putchar('\\');
             putchar(*q);
