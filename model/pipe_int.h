@@ -41,7 +41,7 @@ enum {                               /* timer tags */
     TIMER_RESTART,                   /* coord */
     TIMER_SYNC_DONE,                 /* task: the synchronous part of a snapshot ended */
     TIMER_ALIGN_TIMEOUT,             /* task: the aligned checkpoint being aligned is too old */
-    TIMER_FAILOVER,                  /* coord: a new coordinator recovered its checkpoints */
+    TIMER_FAIL_RETRY,                /* task: report its failure again */
     TIMER_TIMEOUT_BASE = 1u << 16,   /* coord: + checkpoint id */
     TIMER_OUTPUT_BASE = 1u << 20,    /* task: + checkpoint id: its barrier is still queued */
 };
@@ -268,6 +268,7 @@ void task_rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt);
 void task_emit_to(pipeline *p, rt_chan *c, const model_rec *r);
 void task_push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt);
 void task_pump(pipeline *p, rt_task *t);
+void task_fail(pipeline *p, rt_task *t);            /* the task failed: it stops and reports */
 
 /* model/snap.c: a task's side of a checkpoint (P2, P5, P6, P7). */
 void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt);      /* forward barrier, sync part */

@@ -60,10 +60,7 @@ static void resolve_first(pipeline *p, rt_task *t, bool commit) {
 
 static void overflow(pipeline *p, rt_task *t) {
     p->stats.txn_overflows++;
-    if (!t->failure_reported) {
-        t->failure_reported = true;
-        task_rpc(p, t, MSG_FAILED, 0);
-    }
+    task_fail(p, t);
 }
 
 void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {

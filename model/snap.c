@@ -89,7 +89,7 @@ static void priority_barriers(pipeline *p, rt_task *t, rt_snap *sn) {
         uint64_t end = c->filled + (c->filling ? 1 : 0);
         for (uint64_t n = c->sent; n < end; n++) persist(p, t, sn, c, task_buf(c, n), true);
         sim_msg m = { .type = MSG_PRIORITY, .a = c->id, .b = sn->ckpt };
-        if (!link_send(p->run, c->data_link, &m, 64)) task_rpc(p, t, MSG_FAILED, 0);
+        if (!link_send(p->run, c->data_link, &m, 64)) task_fail(p, t);
     }
 }
 
@@ -172,18 +172,18 @@ void snap_output_timeout(pipeline *p, rt_task *t, uint64_t ckpt) {
     if (sn == NULL || !sn->out_waiting) return;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         rt_chan *c = task_out_chan(p, t, i);
-        for (uint64_t n = c->sent; n < c->filled; n++) {
-            chan_buf *b = task_buf(c, n);
-            if (b->kind != BUF_BARRIER || b->ckpt != ckpt) {
-                persist(p, t, sn, c, b, true);
-                continue;
-            }
-            b->kind = BUF_DATA;                   /* the in-band barrier is gone: an empty buffer */
-            b->count = 0;
-            sim_msg m = { .type = MSG_PRIORITY, .a = c->id, .b = ckpt };
-            if (!link_send(p->run, c->data_link, &m, 64)) task_rpc(p, t, MSG_FAILED, 0);
-            break;
+        uint64_t at = c->filled;                  /* the barrier's buffer, if still queued here */
+        for (uint64_t n = c->sent; n < c->filled && at == c->filled; n++) {
+            const chan_buf *b = task_buf(c, n);
+            if (b->kind == BUF_BARRIER && b->ckpt == ckpt) at = n;
         }
+        if (at == c->filled) continue;            /* sent already: what follows it is after it */
+        for (uint64_t n = c->sent; n < at; n++) persist(p, t, sn, c, task_buf(c, n), true);
+        chan_buf *b = task_buf(c, at);
+        b->kind = BUF_DATA;                       /* the in-band barrier is gone: an empty buffer */
+        b->count = 0;
+        sim_msg m = { .type = MSG_PRIORITY, .a = c->id, .b = ckpt };
+        if (!link_send(p->run, c->data_link, &m, 64)) task_fail(p, t);
     }
     p->stats.alignment_timeouts++;
     p->stats.unaligned_triggers++;

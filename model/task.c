@@ -38,10 +38,13 @@ void task_rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt) {
 /* A connection the task needs is gone (a cut or partitioned link refuses
  * the send, or a peer broke it): the task fails, once per incarnation, and
  * the coordinator restarts the job. */
-static void connection_lost(pipeline *p, rt_task *t) {
+void task_fail(pipeline *p, rt_task *t) {
     if (t->failure_reported) return;
     t->failure_reported = true;
     task_rpc(p, t, MSG_FAILED, 0);
+    /* The report is an RPC and may be lost: repeat it until the task is
+     * cancelled (Flink retries updateTaskExecutionState the same way). */
+    sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
 }
 
 /* ---- producer side of channels ----------------------------------------- */
@@ -51,7 +54,7 @@ static void send_ready(pipeline *p, rt_chan *c) {
         const chan_buf *b = task_buf(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
         sim_msg m = { .type = MSG_DATA, .a = c->id, .b = c->sent };
-        if (!link_send(p->run, c->data_link, &m, bytes)) connection_lost(p, &p->tasks[c->producer]);
+        if (!link_send(p->run, c->data_link, &m, bytes)) task_fail(p, &p->tasks[c->producer]);
         c->sent++;
         if (b->kind == BUF_BARRIER) snap_barrier_sent(p, &p->tasks[c->producer], b->ckpt);
     }
@@ -294,7 +297,7 @@ static void apply(pipeline *p, rt_task *t, const rt_chan *c, const model_rec *in
 static void consumed(pipeline *p, rt_task *t, rt_chan *c) {
     c->consumed++;
     sim_msg m = { .type = MSG_CREDIT, .a = c->id, .b = c->consumed };
-    if (!link_send(p->run, c->credit_link, &m, 64)) connection_lost(p, t);
+    if (!link_send(p->run, c->credit_link, &m, 64)) task_fail(p, t);
 }
 
 static void carry_out(pipeline *p, rt_task *t, const gate_acts *acts) {
@@ -547,12 +550,21 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     rt_task *t = self->ctx;
     pipeline *p = t->owner;
     SIM_ASSERT(p->run == run);
+    /* A machine that comes back holds no tasks until the coordinator deploys
+     * them (Flink's TaskManager registers empty): an incarnation the
+     * coordinator did not deploy ignores everything sent to it. */
+    if (self->inc != p->coord.deploy_inc[t->id]) return;
+    /* A task that lost a connection has failed: it stops, and waits to be
+     * cancelled and redeployed (its coordinator may be down meanwhile). */
+    if (t->failure_reported && ev->kind != SIM_EV_START) {
+        if (ev->kind == SIM_EV_TIMER && ev->msg.a == TIMER_FAIL_RETRY) {
+            task_rpc(p, t, MSG_FAILED, 0);
+            sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
+        }
+        return;
+    }
     switch (ev->kind) {
     case SIM_EV_START:
-        /* A machine that comes back holds no tasks until the coordinator
-         * deploys them (Flink's TaskManager registers empty): a restart
-         * the coordinator did not order leaves the task idle. */
-        if (self->inc != p->coord.deploy_inc[t->id]) break;
         task_reset(p, t);
         source_kick(p, t);
         break;
@@ -582,8 +594,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         snap_io_done(p, t, ev);
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
-        if (self->inc != p->coord.deploy_inc[t->id]) break;
-        connection_lost(p, t);
+        task_fail(p, t);
         break;
     default:
         break;
