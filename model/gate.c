@@ -75,6 +75,7 @@ static void single_mark(gate *g, uint32_t c, gate_acts *out) {
     SIM_ASSERT(g->aligned_count <= g->target);
     if (g->mode == GATE_UNALIGNED && g->aligned_count == 1) {
         act(out, GATE_TRIGGER, g->current);      /* the barrier overtook the data */
+        out->items[out->count - 1].unaligned = true;
     }
     if (g->aligned_count == g->target) {
         if (g->mode == GATE_ALIGNED && !g->switched) act(out, GATE_TRIGGER, g->current);
@@ -267,14 +268,31 @@ void gate_on_priority_barrier(gate *g, uint32_t channel, uint64_t ckpt, gate_act
     SIM_ASSERT(ckpt > 0);
     SIM_ASSERT(!set_has(&g->ended, channel));
     SIM_ASSERT(g->mode != GATE_AT_LEAST_ONCE);    /* at-least-once barriers are never priority */
-    single_barrier(g, channel, ckpt, out);
-    gate_on_alignment_timeout(g, ckpt, out);      /* aligned: the checkpoint is unaligned now */
+    if (g->mode == GATE_UNALIGNED) {
+        single_barrier(g, channel, ckpt, out);
+        return;
+    }
+    /* Aligned: the checkpoint is unaligned from here on, even when this
+     * barrier is the last one missing: what it overtook on its channel is
+     * channel state, not data to process before the snapshot. */
+    if (ckpt < g->current || (ckpt == g->current && !single_pending(g))) return;   /* obsolete */
+    if (ckpt > g->current) {
+        if (single_pending(g)) single_abort(g, g->current, out);   /* subsumed */
+        g->current = ckpt;
+        memset(&g->aligned, 0, sizeof g->aligned);
+        g->aligned_count = 0;
+        g->target = g->open;
+        g->switched = false;
+    }
+    gate_on_alignment_timeout(g, ckpt, out);
+    single_mark(g, channel, out);
 }
 
 void gate_on_alignment_timeout(gate *g, uint64_t ckpt, gate_acts *out) {
     if (g->mode != GATE_ALIGNED || !single_pending(g) || g->current != ckpt || g->switched) return;
     g->switched = true;
     act(out, GATE_TRIGGER, ckpt);
+    out->items[out->count - 1].unaligned = true;
     /* Channels that delivered the barrier stay marked but no longer block
      * (gate_blocked looks at `switched`): their queued data follows the
      * barrier. The others persist until theirs comes (gate_persist_ckpt). */

@@ -58,6 +58,7 @@ typedef enum gate_act_kind {
 typedef struct gate_act {
     gate_act_kind kind;
     uint64_t      ckpt;
+    bool          unaligned;       /* a trigger of an unaligned (or switched) checkpoint */
 } gate_act;
 
 typedef struct gate_acts {

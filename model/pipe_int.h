@@ -271,7 +271,7 @@ void task_pump(pipeline *p, rt_task *t);
 void task_fail(pipeline *p, rt_task *t);            /* the task failed: it stops and reports */
 
 /* model/snap.c: a task's side of a checkpoint (P2, P5, P6, P7). */
-void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt);      /* forward barrier, sync part */
+void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned);   /* forward barrier, sync part */
 void snap_sync_done(pipeline *p, rt_task *t);
 void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev);
 void snap_inputs_done(pipeline *p, rt_task *t);                 /* the gate stopped collecting */

@@ -276,7 +276,7 @@ static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
 
 /* ---- the protocol steps -------------------------------------------------- */
 
-void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt) {
+void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     if (t->jt->in_count > 0) {                    /* from its first barrier to the trigger */
         sim_time_ns align = p->run->now_ns - t->align_start_ns;
         p->stats.alignment_ns_sum += align;
@@ -299,8 +299,7 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt) {
     sn->ckpt = ckpt;
     sn->ksnap = UINT32_MAX;
     sn->sync_start_ns = p->run->now_ns;
-    bool unaligned = p->cfg.ckpt.mode == PIPE_UNALIGNED ||
-                     (t->jt->in_count > 0 && t->g.switched && t->g.current == ckpt);
+    bool unaligned = p->cfg.ckpt.mode == PIPE_UNALIGNED || unaligned_gate;
     if (unaligned) {
         p->stats.unaligned_triggers++;
         priority_barriers(p, t, sn);

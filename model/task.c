@@ -219,7 +219,7 @@ static void source_triggers(pipeline *p, rt_task *t) {
     while (t->triggers_queued > 0 && room(p, t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
-        snap_trigger(p, t, ckpt);
+        snap_trigger(p, t, ckpt, false);
     }
 }
 
@@ -303,7 +303,7 @@ static void consumed(pipeline *p, rt_task *t, rt_chan *c) {
 static void carry_out(pipeline *p, rt_task *t, const gate_acts *acts) {
     for (uint32_t i = 0; i < acts->count; i++) {
         if (acts->items[i].kind == GATE_TRIGGER) {
-            snap_trigger(p, t, acts->items[i].ckpt);
+            snap_trigger(p, t, acts->items[i].ckpt, acts->items[i].unaligned);
         } else {
             decline(p, t, acts->items[i].ckpt);
         }

@@ -75,7 +75,7 @@ for b in no-alignment no-rewind offset-off-by-one partial-acks; do
     check "swarm: the deliberate bug $b is caught" 1 "expectation failed: exactly-once" \
         "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..60 --faults random --bug "$b"
 done
-check "run: --json prints one line with the outcome" 1 '"ok":false,"status":"finished","checkpoints":9,"restarts":1,"random_faults":0,"bug":"no-rewind"' \
+check "run: --json prints one line with the outcome" 1 '"ok":false,"status":"finished","checkpoints":9,"aborted":0,"restarts":1,"failovers":0' \
     "$absim" run scenarios/faults/crash-machine.scn --bug no-rewind --json
 check "run: an unknown bug is named" 2 "--bug 'foo': unknown; the deliberate bugs are no-alignment" \
     "$absim" run scenarios/faults/crash-machine.scn --bug foo

@@ -406,10 +406,11 @@ static void test_coordinator_crash_resumes_from_the_latest_checkpoint_with_a_dur
 
 /* ---- every mechanism together, under random crashes ------------------------ */
 
-/* Six configurations (incremental on a durable store, unaligned, aligned
+/* Seven configurations (incremental on a durable store, unaligned, aligned
  * with an alignment timeout, synchronous snapshots with concurrent
  * checkpoints, unaligned incremental, concurrent incremental with a slow
- * store), a two-phase-commit sink, and per seed four machine crashes, a
+ * store, and a forward chain with a slow sink and an alignment timeout),
+ * a two-phase-commit sink, and per seed four machine crashes, a
  * failing store every third seed and a coordinator crash every fourth:
  * state and committed output stay exactly-once. (A memory backend loses
  * its checkpoints with the coordinator: the job starts over and committed
@@ -417,12 +418,14 @@ static void test_coordinator_crash_resumes_from_the_latest_checkpoint_with_a_dur
 static void test_every_mode_stays_exactly_once_under_random_crashes(void **state) {
     (void)state;
     uint32_t runs = 0, failovers = 0, unaligned = 0;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         for (uint64_t seed = 1; seed <= 40; seed++) {
             pipe_cfg c = pipe_cfg_default(seed);
-            job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 3, 2, 2 },
-                                                  .into = { 0, JOB_REBALANCE, JOB_HASH, JOB_HASH },
-                                                  .cost_ns = { 2000, 1000, 3000, 2500 } });
+            bool forward = k == 6;                /* single-input tasks: priority barriers finish alignment */
+            job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, forward ? 2 : 3, 2, 2 },
+                                                  .into = { 0, forward ? JOB_FORWARD : JOB_REBALANCE, JOB_HASH,
+                                                            forward ? JOB_FORWARD : JOB_HASH },
+                                                  .cost_ns = { 2000, 1000, 3000, forward ? 12000 : 2500 } });
             c.graph.vertices[3].sink = JOB_SINK_2PC;
             c.broker.partitions = 4;
             c.broker.records_per_partition = 5000;
@@ -441,9 +444,10 @@ static void test_every_mode_stays_exactly_once_under_random_crashes(void **state
             case 3: c.state.async = false; c.ckpt.max_concurrent = 3; c.ckpt.interval_ns = 3 * SIM_NS_PER_MS; break;
             case 4: c.ckpt.mode = PIPE_UNALIGNED; c.state.backend = PIPE_BACKEND_DURABLE; c.state.incremental = true;
                     c.state.full_every = 3; break;
-            default: c.ckpt.max_concurrent = 4; c.ckpt.interval_ns = 2 * SIM_NS_PER_MS; c.state.incremental = true;
+            case 5: c.ckpt.max_concurrent = 4; c.ckpt.interval_ns = 2 * SIM_NS_PER_MS; c.state.incremental = true;
                     c.ckpt.retained = 3; c.state.store.latency_ns = 3 * SIM_NS_PER_MS;
                     c.state.backend = PIPE_BACKEND_DURABLE; break;
+            default: c.ckpt.alignment_timeout_ns = SIM_NS_PER_MS; c.credits = 8; c.out_queue = 8; break;
             }
             pipeline *ref = reference(&c);
             rng r;
@@ -481,8 +485,8 @@ static void test_every_mode_stays_exactly_once_under_random_crashes(void **state
         }
     }
     print_message("%u runs, %u with a failover, %u with unaligned triggers\n", runs, failovers, unaligned);
-    assert_true(failovers >= 50);
-    assert_true(unaligned >= 80);
+    assert_true(failovers >= 60);
+    assert_true(unaligned >= 120);
 }
 
 int main(void) {
