@@ -71,7 +71,8 @@ static void single_abort(gate *g, uint64_t ckpt, gate_acts *out) {
 /* Channel c delivered the current checkpoint's barrier (or ended). */
 static void single_mark(gate *g, uint32_t c, gate_acts *out) {
     SIM_ASSERT(single_pending(g));
-    if (set_add(&g->aligned, c)) g->aligned_count++;
+    if (!set_add(&g->aligned, c)) return;        /* its barrier came already; now it ended */
+    g->aligned_count++;
     SIM_ASSERT(g->aligned_count <= g->target);
     if (g->mode == GATE_UNALIGNED && g->aligned_count == 1) {
         act(out, GATE_TRIGGER, g->current);      /* the barrier overtook the data */

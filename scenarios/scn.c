@@ -11,6 +11,8 @@
 #include <string.h>
 
 #define TOKS_MAX 64u
+#define SCN_FULL_EVERY_MAX 64u      /* SNAP_CHAIN_MAX - 1 (model/pipe_int.h); pipe_create checks it too */
+#define SCN_FACTOR_MAX 1000000u     /* slowdowns: the kernel's and the model's limit */
 
 typedef struct tok {
     const char *s;
@@ -397,8 +399,9 @@ static bool st_broker(pctx *c) {
 static bool st_vertex(pctx *c) {
     static const char *const kinds[] = { "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink", NULL };
     static const job_kind kind_of[] = { JOB_SOURCE, JOB_MAP, JOB_FILTER, JOB_KEYED_AGG, JOB_UNION, JOB_KEYED_JOIN, JOB_SINK };
-    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", NULL };
+    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", NULL };
     static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
+    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     job *j = &c->s->cfg.graph;
     const tok *name = next(c, "a vertex name");
     if (name == NULL) return false;
@@ -460,6 +463,14 @@ static bool st_vertex(pctx *c) {
             if (x->kind != JOB_MAP) return fail_at(c, o->col, "only a map adds to values");
             if (!opt_count(c, 0, 1u << 30, &n)) return false;
             x->map_add = (int64_t)n;
+        } else if (is(o, "output")) {
+            if (x->kind != JOB_SINK) return fail_at(c, o->col, "only a sink has an output mode");
+            const tok *m = next(c, "plain, idempotent or two-phase-commit");
+            if (m == NULL) return false;
+            if (is(m, "plain")) x->sink = JOB_SINK_PLAIN;
+            else if (is(m, "idempotent")) x->sink = JOB_SINK_IDEMPOTENT;
+            else if (is(m, "two-phase-commit")) x->sink = JOB_SINK_2PC;
+            else return unknown(c, m, "sink output", outputs);
         } else {
             return unknown(c, o, "vertex option", keys);
         }
@@ -493,21 +504,23 @@ static bool st_edge(pctx *c) {
 
 static bool st_checkpoint(pctx *c) {
     static const char *const keys[] = { "off", "mode", "interval", "min-pause", "timeout", "max-concurrent",
-                                        "tolerable", "retained", "legacy-eop", NULL };
-    static const char *const modes[] = { "aligned", "at-least-once", NULL };
+                                        "tolerable", "retained", "legacy-eop", "alignment-timeout", NULL };
+    static const char *const modes[] = { "aligned", "at-least-once", "unaligned", NULL };
     pipe_ckpt_cfg *k = &c->s->cfg.ckpt;
     uint64_t v;
+    uint32_t mode_col = 1, timeout_col = 0, concurrent_col = 0;   /* for the checks at the end */
     while (more(c)) {
         const tok *o = next(c, "an option");
         if (is(o, "off")) {
             k->enabled = false;
         } else if (is(o, "mode")) {
-            const tok *m = next(c, "aligned or at-least-once");
+            const tok *m = next(c, "aligned, at-least-once or unaligned");
             if (m == NULL) return false;
             if (is(m, "aligned")) k->mode = PIPE_ALIGNED;
             else if (is(m, "at-least-once")) k->mode = PIPE_AT_LEAST_ONCE;
-            else if (is(m, "unaligned")) return fail_at(c, m->col, "unaligned checkpoints in jobs come with the next protocol issue (absim gate --mode unaligned shows the handler)");
+            else if (is(m, "unaligned")) k->mode = PIPE_UNALIGNED;
             else return unknown(c, m, "checkpoint mode", modes);
+            mode_col = m->col;
         } else if (is(o, "interval")) {
             if (!opt_duration(c, &k->interval_ns)) return false;
             if (k->interval_ns == 0) return fail_at(c, o->col, "the interval must be above 0");
@@ -519,6 +532,7 @@ static bool st_checkpoint(pctx *c) {
         } else if (is(o, "max-concurrent")) {
             if (!opt_count(c, 1, PIPE_CONCURRENT_MAX, &v)) return false;
             k->max_concurrent = (uint32_t)v;
+            concurrent_col = o->col;
         } else if (is(o, "tolerable")) {
             if (!opt_count(c, 0, 1000000, &v)) return false;
             k->tolerable_failures = (uint32_t)v;
@@ -527,8 +541,81 @@ static bool st_checkpoint(pctx *c) {
             k->retained = (uint32_t)v;
         } else if (is(o, "legacy-eop")) {
             k->legacy_eop = true;
+        } else if (is(o, "alignment-timeout")) {
+            if (!opt_duration(c, &k->alignment_timeout_ns)) return false;
+            timeout_col = o->col;
         } else {
             return unknown(c, o, "checkpoint option", keys);
+        }
+    }
+    /* Checked on the options so far, this line's and earlier lines'; the
+     * column is this line's option that broke it (pipe_create checks the
+     * same, without a place). */
+    if (k->alignment_timeout_ns > 0 && k->mode != PIPE_ALIGNED) {
+        return fail_at(c, timeout_col > 0 ? timeout_col : mode_col,
+                       "an alignment timeout needs mode aligned (it turns an aligned checkpoint unaligned)");
+    }
+    if (k->mode == PIPE_UNALIGNED && k->max_concurrent > 1) {
+        return fail_at(c, concurrent_col > 0 ? concurrent_col : mode_col,
+                       "unaligned checkpoints go one at a time (max-concurrent 1), as in Flink");
+    }
+    return true;
+}
+
+/* A store's bandwidth: at least 1 MB/s, so that a large snapshot on a
+ * store slowed down a million times still takes less than 2^62 ns. */
+static bool dev_bandwidth(pctx *c, uint64_t *out) {
+    const tok *t = next(c, "a bandwidth such as 200MB/s");
+    if (t == NULL || !with_unit(c, t, BANDWIDTH, "bandwidth", "200MB/s", 1ull << 50, out)) return false;
+    if (*out < 1000000) return fail_at(c, t->col, "a store's bandwidth must be at least 1MB/s");
+    return true;
+}
+
+static bool dev_latency(pctx *c, sim_time_ns *out) {
+    const tok *o = &c->t[c->i - 1];
+    if (!opt_duration(c, out)) return false;
+    if (*out > 60 * SIM_NS_PER_S) return fail_at(c, o->col, "a store's latency must be at most 1min");
+    return true;
+}
+
+static bool st_state(pctx *c) {
+    static const char *const keys[] = { "backend", "async", "sync", "incremental", "full", "full-every", "sync-cost",
+                                        "store-latency", "store-bandwidth", "memory-latency", "memory-bandwidth", NULL };
+    static const char *const backends[] = { "memory", "durable", NULL };
+    pipe_state_cfg *st = &c->s->cfg.state;
+    uint64_t v;
+    while (more(c)) {
+        const tok *o = next(c, "an option");
+        if (is(o, "backend")) {
+            const tok *b = next(c, "memory or durable");
+            if (b == NULL) return false;
+            if (is(b, "memory")) st->backend = PIPE_BACKEND_MEMORY;
+            else if (is(b, "durable")) st->backend = PIPE_BACKEND_DURABLE;
+            else return unknown(c, b, "state backend", backends);
+        } else if (is(o, "async")) {
+            st->async = true;
+        } else if (is(o, "sync")) {
+            st->async = false;
+        } else if (is(o, "incremental")) {
+            st->incremental = true;
+        } else if (is(o, "full")) {
+            st->incremental = false;
+        } else if (is(o, "full-every")) {
+            if (!opt_count(c, 1, SCN_FULL_EVERY_MAX, &v)) return false;
+            st->full_every = (uint32_t)v;
+        } else if (is(o, "sync-cost")) {
+            if (!opt_duration(c, &st->sync_ns)) return false;
+            if (st->sync_ns > SIM_NS_PER_S) return fail_at(c, o->col, "a synchronous part longer than 1 s stops the stream");
+        } else if (is(o, "store-latency")) {
+            if (!dev_latency(c, &st->store.latency_ns)) return false;
+        } else if (is(o, "store-bandwidth")) {
+            if (!dev_bandwidth(c, &st->store.bandwidth_bytes_per_s)) return false;
+        } else if (is(o, "memory-latency")) {
+            if (!dev_latency(c, &st->memory.latency_ns)) return false;
+        } else if (is(o, "memory-bandwidth")) {
+            if (!dev_bandwidth(c, &st->memory.bandwidth_bytes_per_s)) return false;
+        } else {
+            return unknown(c, o, "state option", keys);
         }
     }
     return true;
@@ -596,40 +683,70 @@ static bool for_duration(pctx *c, scn_fault *f, bool required) {
     return true;
 }
 
+/* "5x": a slowdown factor, 2x to 1000000x (1x would change nothing). */
+static bool factor(pctx *c, uint32_t *out) {
+    const tok *t = next(c, "a slowdown factor such as 5x");
+    if (t == NULL) return false;
+    tok num = { .s = t->s, .len = t->len > 0 ? t->len - 1 : 0, .col = t->col };
+    unsigned __int128 v;
+    uint32_t rest;
+    if (t->len < 2 || t->s[t->len - 1] != 'x' || !decimal(&num, 0, &v, &rest) || rest != num.len) {
+        return fail_at(c, t->col, "'%.*s' is not a slowdown factor such as 5x", (int)t->len, t->s);
+    }
+    if (v < 2 || v > SCN_FACTOR_MAX) return fail_at(c, t->col, "%.*s is out of range [2x, %ux]", (int)t->len, t->s, SCN_FACTOR_MAX);
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* After "fault when": a task point or a checkpoint point. */
+static bool point(pctx *c, scn_fault *f) {
+    static const char *const task_points[] = { "aligning", "triggers", "snapshot-sync", "commits", NULL };
+    static const scn_point task_point_of[] = { SCN_WHEN_ALIGNING, SCN_WHEN_TRIGGERS, SCN_WHEN_SNAPSHOT_SYNC, SCN_WHEN_COMMITS };
+    static const char *const ckpt_points[] = { "starts", "completes", NULL };
+    uint64_t n;
+    const tok *who = next(c, "a task (as agg[1]) or 'checkpoint'");
+    if (who == NULL) return false;
+    if (is(who, "checkpoint")) {
+        if (!opt_count(c, 1, UINT32_MAX, &n)) return false;
+        f->point_ckpt = n;
+        const tok *what = next(c, "starts or completes");
+        if (what == NULL) return false;
+        if (is(what, "starts")) f->point = SCN_WHEN_STARTS;
+        else if (is(what, "completes")) f->point = SCN_WHEN_COMPLETES;
+        else return unknown(c, what, "checkpoint point", ckpt_points);
+        return true;
+    }
+    if (!task_ref(c, who, &f->point_vertex, &f->point_subtask)) return false;
+    const tok *what = next(c, "aligning, triggers, snapshot-sync or commits");
+    if (what == NULL) return false;
+    int k = -1;
+    for (int i = 0; task_points[i] != NULL; i++) {
+        if (is(what, task_points[i])) k = i;
+    }
+    if (k < 0) return unknown(c, what, "task point", task_points);
+    f->point = task_point_of[k];
+    if (f->point == SCN_WHEN_COMMITS) {          /* only a two-phase-commit sink commits */
+        const job_vertex *v = &c->s->cfg.graph.vertices[f->point_vertex];
+        if (v->kind != JOB_SINK) return fail_at(c, what->col, "only a sink commits, and %s is not one", v->name);
+        if (v->sink != JOB_SINK_2PC) {
+            return fail_at(c, what->col, "%s commits nothing: its output is %s (commits needs output two-phase-commit)",
+                           v->name, v->sink == JOB_SINK_IDEMPOTENT ? "idempotent" : "plain");
+        }
+    }
+    if (!opt_count(c, 1, UINT32_MAX, &n)) return false;
+    f->point_ckpt = n;
+    return true;
+}
+
 static bool st_fault(pctx *c) {
-    static const char *const kinds[] = { "crash", "partition", "delay", "cut", "lose", NULL };
+    static const char *const kinds[] = { "crash", "partition", "delay", "cut", "lose", "slow", "fail", NULL };
     scn *s = c->s;
     if (s->faults_count == SCN_FAULTS_MAX) return fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
     scn_fault f = { .line = c->line };
     const tok *w = next(c, "'at' and a time, or 'when' and a protocol point");
     if (w == NULL) return false;
     if (is(w, "when")) {                          /* a named protocol point */
-        static const char *const points[] = { "aligning", "triggers", "starts", "completes", NULL };
-        const tok *who = next(c, "a task (as agg[1]) or 'checkpoint'");
-        if (who == NULL) return false;
-        if (is(who, "checkpoint")) {
-            uint64_t n;
-            if (!opt_count(c, 1, UINT32_MAX, &n)) return false;
-            f.point_ckpt = n;
-            const tok *what = next(c, "starts or completes");
-            if (what == NULL) return false;
-            if (is(what, "starts")) f.point = SCN_WHEN_STARTS;
-            else if (is(what, "completes")) f.point = SCN_WHEN_COMPLETES;
-            else return unknown(c, what, "checkpoint point", points + 2);
-        } else {
-            if (!task_ref(c, who, &f.point_vertex, &f.point_subtask)) return false;
-            const tok *what = next(c, "aligning or triggers");
-            if (what == NULL) return false;
-            if (is(what, "aligning")) f.point = SCN_WHEN_ALIGNING;
-            else if (is(what, "triggers")) f.point = SCN_WHEN_TRIGGERS;
-            else {
-                static const char *const task_points[] = { "aligning", "triggers", NULL };
-                return unknown(c, what, "task point", task_points);
-            }
-            uint64_t n;
-            if (!opt_count(c, 1, UINT32_MAX, &n)) return false;
-            f.point_ckpt = n;
-        }
+        if (!point(c, &f)) return false;
         if (c->i < c->n && is(&c->t[c->i], "after")) {   /* optional delay after the point */
             c->i++;
             if (!opt_duration(c, &f.at_ns)) return false;
@@ -639,10 +756,10 @@ static bool st_fault(pctx *c) {
     } else if (!opt_duration(c, &f.at_ns)) {
         return false;
     }
-    const tok *k = next(c, "a fault (crash, partition, delay, cut, lose)");
+    const tok *k = next(c, "a fault (crash, partition, delay, cut, lose, slow, fail)");
     if (k == NULL) return false;
     if (is(k, "crash")) {
-        const tok *what = next(c, "machine or task");
+        const tok *what = next(c, "machine, task or coordinator");
         if (what == NULL) return false;
         if (is(what, "machine")) {
             f.kind = SCN_CRASH_MACHINE;
@@ -654,8 +771,11 @@ static bool st_fault(pctx *c) {
             f.kind = SCN_CRASH_TASK;
             const tok *t = next(c, "a task, as agg[1]");
             if (t == NULL || !task_ref(c, t, &f.vertex, &f.subtask)) return false;
+        } else if (is(what, "coordinator")) {
+            f.kind = SCN_CRASH_COORDINATOR;
+            if (!for_duration(c, &f, false)) return false;
         } else {
-            static const char *const what_kinds[] = { "machine", "task", NULL };
+            static const char *const what_kinds[] = { "machine", "task", "coordinator", NULL };
             return unknown(c, what, "crash target", what_kinds);
         }
     } else if (is(k, "partition")) {
@@ -680,6 +800,29 @@ static bool st_fault(pctx *c) {
         const tok *p = next(c, "a percentage such as 30%");
         if (p == NULL || !percent(c, p, &f.ratio)) return false;
         if (!for_duration(c, &f, true)) return false;
+    } else if (is(k, "slow")) {
+        static const char *const slow_kinds[] = { "store", "task", NULL };
+        const tok *what = next(c, "store or task");
+        if (what == NULL) return false;
+        if (is(what, "store")) {
+            f.kind = SCN_SLOW_STORE;
+        } else if (is(what, "task")) {
+            f.kind = SCN_SLOW_TASK;
+            uint32_t slow = 0;
+            for (uint32_t i = 0; i < s->faults_count; i++) slow += s->faults[i].kind == SCN_SLOW_TASK;
+            if (slow == PIPE_SLOW_MAX) return fail_at(c, what->col, "more than %u slow tasks", PIPE_SLOW_MAX);
+            const tok *t = next(c, "a task, as agg[1]");
+            if (t == NULL || !task_ref(c, t, &f.vertex, &f.subtask)) return false;
+        } else {
+            return unknown(c, what, "slow target", slow_kinds);
+        }
+        if (!factor(c, &f.factor) || !for_duration(c, &f, true)) return false;
+    } else if (is(k, "fail")) {
+        f.kind = SCN_FAIL_STORE;
+        if (!expect_word(c, "store")) return false;
+        const tok *p = next(c, "a percentage of writes such as 30%");
+        if (p == NULL || !percent(c, p, &f.ratio)) return false;
+        if (!for_duration(c, &f, true)) return false;
     } else {
         return unknown(c, k, "fault", kinds);
     }
@@ -688,9 +831,20 @@ static bool st_fault(pctx *c) {
     return true;
 }
 
+static bool compares(scn_expect_kind k) {
+    return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
+           k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED;
+}
+
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
-                                         "restarts", "aborted", NULL };
+                                         "restarts", "aborted", "output", "failovers", "unaligned", NULL };
+    static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
+                                               SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
+                                               SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED };
+    static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
+    static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
+                                                 SCN_EXPECT_OUTPUT_DUPLICATES };
     static const char *const ops[] = { ">=", "<=", "==", ">", "<", NULL };   /* ties suggest the first */
     static const scn_cmp cmp_of[] = { SCN_GE, SCN_LE, SCN_EQ, SCN_GT, SCN_LT };
     scn *s = c->s;
@@ -703,8 +857,18 @@ static bool st_expect(pctx *c) {
         if (is(k, kinds[i])) kind = i;
     }
     if (kind < 0) return unknown(c, k, "expectation", kinds);
-    e.kind = (scn_expect_kind)(kind + 1);
-    if (e.kind >= SCN_EXPECT_CHECKPOINTS) {
+    e.kind = kind_of[kind];
+    if (is(k, "output")) {                        /* what the sinks made visible */
+        const tok *o = next(c, "exactly-once, at-least-once or duplicates");
+        if (o == NULL) return false;
+        int x = -1;
+        for (int i = 0; outputs[i] != NULL; i++) {
+            if (is(o, outputs[i])) x = i;
+        }
+        if (x < 0) return unknown(c, o, "output expectation", outputs);
+        e.kind = output_of[x];
+    }
+    if (compares(e.kind)) {
         const tok *op = next(c, "a comparison (==, >=, <=, >, <)");
         if (op == NULL) return false;
         int o = -1;
@@ -730,6 +894,7 @@ static const struct {
     { "network", st_network }, { "channels", st_channels },     { "broker", st_broker },
     { "vertex", st_vertex },   { "edge", st_edge },             { "checkpoint", st_checkpoint },
     { "restart", st_restart }, { "fault", st_fault },           { "expect", st_expect },
+    { "state", st_state },
 };
 
 static bool statement(pctx *c) {
@@ -778,6 +943,15 @@ static bool finish(pctx *c) {
         }
     }
     free(j);
+    for (uint32_t f = 0; f < s->faults_count && ok; f++) {   /* the memory backend never touches the store */
+        const scn_fault *x = &s->faults[f];
+        if ((x->kind == SCN_SLOW_STORE || x->kind == SCN_FAIL_STORE) && s->cfg.state.backend != PIPE_BACKEND_DURABLE) {
+            snprintf(c->err, c->err_bytes, "%s:%u: the %s store fault needs 'state backend durable' (the memory backend "
+                     "keeps snapshots at the coordinator, not in the store)", c->path, x->line,
+                     x->kind == SCN_SLOW_STORE ? "slow" : "fail");
+            ok = false;
+        }
+    }
     return ok;                                       /* pipe_create checks the rest */
 }
 
@@ -847,34 +1021,40 @@ bool scn_load(scn *s, const char *path, char *err, size_t err_bytes) {
     return ok;
 }
 
-static void add_fault(const scn *s, pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+static void add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
     const job *j = pipe_job(p);
-    sim_run *run = pipe_sim(p);
-    {
-        uint32_t a = j->vertex_first_task[f->vertex] + f->subtask;
-        uint32_t b = j->vertex_first_task[f->vertex2] + f->subtask2;
-        fault_spec x = { .at_ns = at_ns, .duration_ns = f->duration_ns };
-        switch (f->kind) {
-        case SCN_CRASH_MACHINE: x.kind = FAULT_MACHINE_CRASH; x.target = f->machine; break;
-        case SCN_CRASH_TASK:    x.kind = FAULT_ACTOR_CRASH; x.target = pipe_task_actor(p, a); break;
-        case SCN_PARTITION:
-            x.kind = FAULT_PARTITION;
-            x.machines_a = f->machines_a;
-            x.machines_b = f->machines_b;
-            break;
-        case SCN_DELAY_LINK: x.kind = FAULT_LINK_DELAY; x.target = pipe_chan_link(p, a, b); x.delay_ns = f->delay_ns; break;
-        case SCN_CUT_LINK:   x.kind = FAULT_LINK_CUT; x.target = pipe_chan_link(p, a, b); break;
-        case SCN_LOSE_RPC:   x.kind = FAULT_LINK_LOSS; x.target = pipe_task_rpc_link(p, a); x.ratio = f->ratio; break;
-        }
-        SIM_ASSERT(x.target != UINT32_MAX);          /* links were checked in finish() */
-        fault_add(run, &x);
+    uint32_t a = j->vertex_first_task[f->vertex] + f->subtask;
+    uint32_t b = j->vertex_first_task[f->vertex2] + f->subtask2;
+    if (f->kind == SCN_SLOW_TASK) {                  /* the model's, not the kernel's */
+        bool added = pipe_add_slow(p, &(pipe_slow){ .task = a, .at_ns = at_ns, .duration_ns = f->duration_ns,
+                                                    .factor = f->factor });
+        SIM_ASSERT(added);                           /* the reader allows PIPE_SLOW_MAX */
+        return;
     }
-    (void)s;
+    fault_spec x = { .at_ns = at_ns, .duration_ns = f->duration_ns };
+    switch (f->kind) {
+    case SCN_CRASH_MACHINE: x.kind = FAULT_MACHINE_CRASH; x.target = f->machine; break;
+    case SCN_CRASH_TASK:    x.kind = FAULT_ACTOR_CRASH; x.target = pipe_task_actor(p, a); break;
+    case SCN_PARTITION:
+        x.kind = FAULT_PARTITION;
+        x.machines_a = f->machines_a;
+        x.machines_b = f->machines_b;
+        break;
+    case SCN_DELAY_LINK: x.kind = FAULT_LINK_DELAY; x.target = pipe_chan_link(p, a, b); x.delay_ns = f->delay_ns; break;
+    case SCN_CUT_LINK:   x.kind = FAULT_LINK_CUT; x.target = pipe_chan_link(p, a, b); break;
+    case SCN_LOSE_RPC:   x.kind = FAULT_LINK_LOSS; x.target = pipe_task_rpc_link(p, a); x.ratio = f->ratio; break;
+    case SCN_CRASH_COORDINATOR: x.kind = FAULT_ACTOR_CRASH; x.target = pipe_coord_actor(p); break;
+    case SCN_SLOW_STORE: x.kind = FAULT_DEV_SLOW; x.target = pipe_store_dev(p); x.factor = f->factor; break;
+    case SCN_FAIL_STORE: x.kind = FAULT_DEV_FAIL; x.target = pipe_store_dev(p); x.ratio = f->ratio; break;
+    case SCN_SLOW_TASK:  break;                      /* above */
+    }
+    SIM_ASSERT(x.target != UINT32_MAX);              /* links were checked in finish() */
+    fault_add(pipe_sim(p), &x);
 }
 
 void scn_add_faults(const scn *s, pipeline *p) {
     for (uint32_t i = 0; i < s->faults_count; i++) {
-        if (s->faults[i].point == SCN_AT_TIME) add_fault(s, p, &s->faults[i], s->faults[i].at_ns);
+        if (s->faults[i].point == SCN_AT_TIME) add_fault(p, &s->faults[i], s->faults[i].at_ns);
     }
 }
 
@@ -883,19 +1063,23 @@ static void armed_observe(void *ctx, const pipe_event *e) {
     const job *j = pipe_job(a->p);
     for (uint32_t i = 0; i < a->s->faults_count; i++) {
         const scn_fault *f = &a->s->faults[i];
-        if (f->point == SCN_AT_TIME || a->fired[i] || e->ckpt != f->point_ckpt) continue;
-        bool hit = false;
+        if (f->point == SCN_AT_TIME || a->fired[i]) continue;
+        bool hit = false, same = e->ckpt == f->point_ckpt;
         uint32_t task = j->vertex_first_task[f->point_vertex] + f->point_subtask;
         switch (f->point) {
-        case SCN_WHEN_ALIGNING:  hit = e->kind == PIPE_EV_BARRIER && e->task == task && e->blocked > 0; break;
-        case SCN_WHEN_TRIGGERS:  hit = e->kind == PIPE_EV_TRIGGER && e->task == task; break;
-        case SCN_WHEN_STARTS:    hit = e->kind == PIPE_EV_CKPT_START; break;
-        case SCN_WHEN_COMPLETES: hit = e->kind == PIPE_EV_CKPT_COMPLETE; break;
-        case SCN_AT_TIME:        break;
+        case SCN_WHEN_ALIGNING:      hit = same && e->kind == PIPE_EV_BARRIER && e->task == task && e->blocked > 0; break;
+        case SCN_WHEN_TRIGGERS:      hit = same && e->kind == PIPE_EV_TRIGGER && e->task == task; break;
+        case SCN_WHEN_STARTS:        hit = same && e->kind == PIPE_EV_CKPT_START; break;
+        case SCN_WHEN_COMPLETES:     hit = same && e->kind == PIPE_EV_CKPT_COMPLETE; break;
+        case SCN_WHEN_SNAPSHOT_SYNC: hit = same && e->kind == PIPE_EV_SNAPSHOT_SYNC && e->task == task; break;
+        case SCN_WHEN_COMMITS:       /* a commit covers every checkpoint up to its own */
+            hit = e->kind == PIPE_EV_SINK_COMMIT && e->task == task && e->ckpt >= f->point_ckpt;
+            break;
+        case SCN_AT_TIME:            break;
         }
         if (!hit) continue;
         a->fired[i] = true;                       /* once, the first time the point is reached */
-        add_fault(a->s, a->p, f, e->at_ns + f->at_ns);
+        add_fault(a->p, f, e->at_ns + f->at_ns);
     }
     if (a->next != NULL) a->next(a->next_ctx, e);
 }
@@ -912,9 +1096,11 @@ void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn t
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
     static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
-                                         "restarts", "aborted" };
+                                         "restarts", "aborted", "output exactly-once", "output at-least-once",
+                                         "output duplicates", "failovers", "unaligned" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    if (e->kind >= SCN_EXPECT_CHECKPOINTS) {
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_UNALIGNED);
+    if (compares(e->kind)) {
         snprintf(buf, size_bytes, "%s %s %llu", names[e->kind], ops[e->cmp], (unsigned long long)e->value);
     } else {
         snprintf(buf, size_bytes, "%s", names[e->kind]);
@@ -964,7 +1150,49 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
                 f.subtask = t->subtask;
                 f.ratio = (sim_ratio){ .num = 1 + rng_below(&r, 100), .den = 100 };
                 break;
+            default: SIM_ASSERT(!"drawn below");
             }
+            s->faults[s->faults_count++] = f;
+            added++;
+        }
+    }
+    /* The kinds added since draw after all of the above, so a seed keeps
+     * the profile of those kinds it had. The store is only used by the
+     * durable backend: its faults are drawn either way (the draws stay the
+     * same for both backends) but kept only there. */
+    uint32_t slow = 0;
+    for (uint32_t i = 0; i < s->faults_count; i++) slow += s->faults[i].kind == SCN_SLOW_TASK;
+    bool durable = s->cfg.state.backend == PIPE_BACKEND_DURABLE;
+    for (uint32_t kind = SCN_CRASH_COORDINATOR; kind <= SCN_SLOW_TASK; kind++) {
+        if (rng_below(&r, 2) == 0) continue;            /* this kind is off for this seed */
+        uint32_t n = 1 + rng_below(&r, 2);
+        for (uint32_t i = 0; i < n && s->faults_count < SCN_FAULTS_MAX; i++) {
+            scn_fault f = { .kind = (scn_fault_kind)kind, .line = 0 };
+            f.at_ns = lo + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * span) >> 32);
+            f.duration_ns = SIM_NS_PER_MS + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * dur_max) >> 32);
+            bool keep = true;
+            switch (f.kind) {
+            case SCN_CRASH_COORDINATOR: break;          /* a new one takes over after the window */
+            case SCN_SLOW_STORE:
+                f.factor = 2 + rng_below(&r, 19);
+                keep = durable;
+                break;
+            case SCN_FAIL_STORE:
+                f.ratio = (sim_ratio){ .num = 1 + rng_below(&r, 100), .den = 100 };
+                keep = durable;
+                break;
+            case SCN_SLOW_TASK: {
+                const job_task *t = &j->tasks[rng_below(&r, j->tasks_count)];
+                f.vertex = t->vertex;
+                f.subtask = t->subtask;
+                f.factor = 2 + rng_below(&r, 19);
+                keep = slow < PIPE_SLOW_MAX;
+                slow += keep;
+                break;
+            }
+            default: SIM_ASSERT(!"drawn above");
+            }
+            if (!keep) continue;
             s->faults[s->faults_count++] = f;
             added++;
         }
@@ -986,10 +1214,18 @@ static void write_machines(FILE *f, uint64_t mask, uint32_t machines) {
     }
 }
 
+/* " 12.5000%": written in 1/10000 %, as the reader reads it. */
+static void write_percent(FILE *f, sim_ratio r) {
+    uint64_t ppm = (uint64_t)r.num * 1000000 / r.den;
+    fprintf(f, " %" PRIu64 ".%04" PRIu64 "%%", ppm / 10000, ppm % 10000);
+}
+
 void scn_write(const scn *s, FILE *f) {
     static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink" };
     static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
     static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
+    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit" };
+    static const char *const modes[] = { "", "aligned", "at-least-once", "unaligned" };
     const pipe_cfg *c = &s->cfg;
     const job *j = &c->graph;
     fprintf(f, "seed %" PRIu64 "\n", c->seed);
@@ -1013,6 +1249,7 @@ void scn_write(const scn *s, FILE *f) {
         if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
         if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);
         if (x->kind == JOB_MAP) fprintf(f, " add %" PRId64, x->map_add);
+        if (x->kind == JOB_SINK) fprintf(f, " output %s", outputs[x->sink]);
         fprintf(f, "\n");
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {
@@ -1021,10 +1258,18 @@ void scn_write(const scn *s, FILE *f) {
     }
     if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");
     fprintf(f, "checkpoint mode %s interval %" PRIu64 "ns min-pause %" PRIu64 "ns timeout %" PRIu64
-            "ns max-concurrent %u tolerable %u retained %u%s\n",
-            c->ckpt.mode == PIPE_ALIGNED ? "aligned" : "at-least-once", c->ckpt.interval_ns, c->ckpt.min_pause_ns,
+            "ns max-concurrent %u tolerable %u retained %u%s",
+            modes[c->ckpt.mode], c->ckpt.interval_ns, c->ckpt.min_pause_ns,
             c->ckpt.timeout_ns, c->ckpt.max_concurrent, c->ckpt.tolerable_failures, c->ckpt.retained,
             c->ckpt.legacy_eop ? " legacy-eop" : "");
+    if (c->ckpt.alignment_timeout_ns > 0) fprintf(f, " alignment-timeout %" PRIu64 "ns", c->ckpt.alignment_timeout_ns);
+    fprintf(f, "\n");
+    const pipe_state_cfg *st = &c->state;
+    fprintf(f, "state backend %s %s %s full-every %u sync-cost %" PRIu64 "ns store-latency %" PRIu64
+            "ns store-bandwidth %" PRIu64 "B/s memory-latency %" PRIu64 "ns memory-bandwidth %" PRIu64 "B/s\n",
+            st->backend == PIPE_BACKEND_DURABLE ? "durable" : "memory", st->async ? "async" : "sync",
+            st->incremental ? "incremental" : "full", st->full_every, st->sync_ns, st->store.latency_ns,
+            st->store.bandwidth_bytes_per_s, st->memory.latency_ns, st->memory.bandwidth_bytes_per_s);
     const pipe_restart_cfg *r = &c->restart;
     switch (r->kind) {
     case PIPE_RESTART_NONE: fprintf(f, "restart none\n"); break;
@@ -1046,9 +1291,13 @@ void scn_write(const scn *s, FILE *f) {
         case SCN_AT_TIME: fprintf(f, "fault at %" PRIu64 "ns ", x->at_ns); break;
         case SCN_WHEN_ALIGNING:
         case SCN_WHEN_TRIGGERS:
+        case SCN_WHEN_SNAPSHOT_SYNC:
+        case SCN_WHEN_COMMITS:
             fprintf(f, "fault when ");
             write_task(f, j, x->point_vertex, x->point_subtask);
-            fprintf(f, " %s %" PRIu64 " after %" PRIu64 "ns ", x->point == SCN_WHEN_ALIGNING ? "aligning" : "triggers",
+            fprintf(f, " %s %" PRIu64 " after %" PRIu64 "ns ",
+                    x->point == SCN_WHEN_ALIGNING ? "aligning" : x->point == SCN_WHEN_TRIGGERS ? "triggers"
+                    : x->point == SCN_WHEN_SNAPSHOT_SYNC ? "snapshot-sync" : "commits",
                     x->point_ckpt, x->at_ns);
             break;
         case SCN_WHEN_STARTS:
@@ -1082,13 +1331,29 @@ void scn_write(const scn *s, FILE *f) {
             if (x->kind == SCN_DELAY_LINK) fprintf(f, " by %" PRIu64 "ns", x->delay_ns);
             fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
             break;
-        case SCN_LOSE_RPC: {
-            uint64_t ppm = (uint64_t)x->ratio.num * 1000000 / x->ratio.den;   /* written in 1/10000 % */
+        case SCN_LOSE_RPC:
             fprintf(f, "lose rpc ");
             write_task(f, j, x->vertex, x->subtask);
-            fprintf(f, " %" PRIu64 ".%04" PRIu64 "%% for %" PRIu64 "ns", ppm / 10000, ppm % 10000, x->duration_ns);
+            write_percent(f, x->ratio);
+            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
             break;
-        }
+        case SCN_CRASH_COORDINATOR:
+            fprintf(f, "crash coordinator");
+            if (x->duration_ns > 0) fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
+            break;
+        case SCN_SLOW_STORE:
+            fprintf(f, "slow store %ux for %" PRIu64 "ns", x->factor, x->duration_ns);
+            break;
+        case SCN_FAIL_STORE:
+            fprintf(f, "fail store");
+            write_percent(f, x->ratio);
+            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
+            break;
+        case SCN_SLOW_TASK:
+            fprintf(f, "slow task ");
+            write_task(f, j, x->vertex, x->subtask);
+            fprintf(f, " %ux for %" PRIu64 "ns", x->factor, x->duration_ns);
+            break;
         }
         fprintf(f, "\n");
     }

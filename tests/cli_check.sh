@@ -67,7 +67,7 @@ check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
 check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
     "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn
 check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn --modes aligned,exact
-check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 2 of 4 faults and 7500 of 30000 records" \
+check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 2 of 5 faults and 7500 of 30000 records" \
     "$absim" shrink "$bad" --seed 180 --faults random --out "$bad.min.scn"
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"

@@ -147,6 +147,8 @@ static void test_priority_barrier_overtakes_queued_records(void **state) {
     assert_string_equal(ALIGNED(2, "b1@0 r@0 r@1 p1@1"), "emit 2;trigger 1;emit 1;");   /* nothing queued on 1 */
     assert_string_equal(ALIGNED(2, "b1@0 r@0 p2@0"), "abort 1;trigger 2;persist 2 1;emit 1;");
     assert_string_equal(UNALIGNED(1, "p1@0 p1@0 r@0"), "trigger 1;emit 2;");
+    /* A channel that ends after its barrier does not trigger again. */
+    assert_string_equal(UNALIGNED(2, "b1@0 e@0 r@1 b1@1"), "trigger 1;emit 1;persist 1 2;emit 2;");
     assert_string_equal(ALO(1, "p1@0"), "error: token 0: at-least-once barriers are never priority");
 }
 

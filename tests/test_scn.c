@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include "../scenarios/scn.h"
+#include "../model/pipe_int.h"          /* a pipeline's slow operator windows */
 
 #include <stdlib.h>
 
@@ -106,8 +107,6 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
                         "t.scn:6:8: unknown expectation 'exactly_once' (did you mean 'exactly-once'?)");
     assert_string_equal(parse(JOB "expect checkpoints => 3\n"),
                         "t.scn:6:20: unknown comparison '=>' (did you mean '>='?)");
-    assert_string_equal(parse(JOB "checkpoint mode unaligned\n"),
-                        "t.scn:6:17: unaligned checkpoints in jobs come with the next protocol issue (absim gate --mode unaligned shows the handler)");
     assert_string_equal(parse(JOB "restart none delay 1s\n"), "t.scn:6:14: restart none takes no options");
     assert_string_equal(parse(JOB "restart fixed-delay initial 1s\n"), "t.scn:6:21: 'initial' is not an option of fixed-delay");
     assert_string_equal(parse("vertex a source\n"), "t.scn: the job is not valid: a: its output goes nowhere (add an edge to a sink)");
@@ -122,6 +121,303 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
     assert_int_equal(s_.faults[0].point, SCN_WHEN_ALIGNING);
     assert_int_equal(s_.faults[0].point_subtask, 1);
     assert_int_equal(s_.faults[0].point_ckpt, 3);
+}
+
+/* A job with a two-phase-commit sink (vertices 0, 1, 2: src, agg, out). */
+#define JOB_2PC "vertex src source parallelism 2\nvertex agg keyed-aggregate parallelism 2\n" \
+                "vertex out sink output two-phase-commit\nedge src -> agg hash\nedge agg -> out rebalance\n"
+
+static void test_scn_reads_state_modes_sinks_faults_and_expectations(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "state\n"), "ok");            /* every option has its default */
+    pipe_cfg d = pipe_cfg_default(1);
+    assert_int_equal(s_.cfg.state.backend, d.state.backend);
+    assert_int_equal(s_.cfg.state.full_every, d.state.full_every);
+    assert_int_equal(s_.cfg.graph.vertices[2].sink, JOB_SINK_PLAIN);
+    assert_int_equal(s_.cfg.ckpt.alignment_timeout_ns, 0);
+
+    assert_string_equal(parse(
+        JOB_2PC
+        "checkpoint mode unaligned interval 30ms\n"
+        "state backend durable sync incremental full-every 3 sync-cost 20us store-latency 2ms store-bandwidth 100MB/s\n"
+        "state memory-latency 300us memory-bandwidth 2GB/s\n"
+        "fault at 50ms crash coordinator for 100ms\n"
+        "fault at 60ms crash coordinator\n"
+        "fault at 40ms slow store 5x for 100ms\n"
+        "fault at 40ms fail store 30% for 100ms\n"
+        "fault at 40ms slow task agg[1] 10x for 200ms\n"
+        "fault when agg[0] snapshot-sync 2 crash task agg[0]\n"
+        "fault when out[0] commits 3 after 1ms slow task out[0] 1000000x for 1ms\n"
+        "fault when checkpoint 4 completes crash task out[0]\n"
+        "expect output exactly-once\nexpect output at-least-once\nexpect output duplicates\n"
+        "expect failovers == 1\nexpect unaligned >= 4\n"),
+        "ok");
+    const pipe_cfg *c = &s_.cfg;
+    assert_int_equal(c->ckpt.mode, PIPE_UNALIGNED);
+    assert_int_equal(c->graph.vertices[2].sink, JOB_SINK_2PC);
+    assert_int_equal(c->state.backend, PIPE_BACKEND_DURABLE);
+    assert_false(c->state.async);
+    assert_true(c->state.incremental);
+    assert_int_equal(c->state.full_every, 3);
+    assert_int_equal(c->state.sync_ns, 20 * SIM_NS_PER_US);
+    assert_int_equal(c->state.store.latency_ns, 2 * SIM_NS_PER_MS);
+    assert_int_equal(c->state.store.bandwidth_bytes_per_s, 100000000);
+    assert_int_equal(c->state.memory.latency_ns, 300 * SIM_NS_PER_US);
+    assert_int_equal(c->state.memory.bandwidth_bytes_per_s, 2000000000);
+    assert_int_equal(s_.faults_count, 8);
+    const scn_fault *f = s_.faults;
+    assert_int_equal(f[0].kind, SCN_CRASH_COORDINATOR);
+    assert_int_equal(f[0].duration_ns, 100 * SIM_NS_PER_MS);
+    assert_int_equal(f[1].kind, SCN_CRASH_COORDINATOR);
+    assert_int_equal(f[1].duration_ns, 0);
+    assert_int_equal(f[2].kind, SCN_SLOW_STORE);
+    assert_int_equal(f[2].factor, 5);
+    assert_int_equal(f[3].kind, SCN_FAIL_STORE);
+    assert_int_equal(f[3].ratio.num * 100 / f[3].ratio.den, 30);
+    assert_int_equal(f[4].kind, SCN_SLOW_TASK);
+    assert_int_equal(f[4].vertex, 1);
+    assert_int_equal(f[4].subtask, 1);
+    assert_int_equal(f[4].factor, 10);
+    assert_int_equal(f[4].duration_ns, 200 * SIM_NS_PER_MS);
+    assert_int_equal(f[5].point, SCN_WHEN_SNAPSHOT_SYNC);
+    assert_int_equal(f[5].point_vertex, 1);
+    assert_int_equal(f[5].point_ckpt, 2);
+    assert_int_equal(f[6].point, SCN_WHEN_COMMITS);
+    assert_int_equal(f[6].point_vertex, 2);
+    assert_int_equal(f[6].point_ckpt, 3);
+    assert_int_equal(f[6].at_ns, SIM_NS_PER_MS);
+    assert_int_equal(f[6].factor, 1000000);
+    assert_int_equal(f[7].point, SCN_WHEN_COMPLETES);
+    assert_int_equal(s_.expects_count, 5);
+    assert_int_equal(s_.expects[0].kind, SCN_EXPECT_OUTPUT_EXACTLY_ONCE);
+    assert_int_equal(s_.expects[1].kind, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE);
+    assert_int_equal(s_.expects[2].kind, SCN_EXPECT_OUTPUT_DUPLICATES);
+    assert_int_equal(s_.expects[3].kind, SCN_EXPECT_FAILOVERS);
+    assert_int_equal(s_.expects[3].cmp, SCN_EQ);
+    assert_int_equal(s_.expects[3].value, 1);
+    assert_int_equal(s_.expects[4].kind, SCN_EXPECT_UNALIGNED);
+    assert_int_equal(s_.expects[4].cmp, SCN_GE);
+    assert_int_equal(s_.expects[4].value, 4);
+    char text[64];
+    assert_string_equal(scn_expect_text(&s_.expects[1], text, sizeof text), "output at-least-once");
+    assert_string_equal(scn_expect_text(&s_.expects[3], text, sizeof text), "failovers == 1");
+    assert_string_equal(scn_expect_text(&s_.expects[4], text, sizeof text), "unaligned >= 4");
+
+    assert_string_equal(parse(JOB "checkpoint mode aligned alignment-timeout 20ms\nstate backend memory async full\n"), "ok");
+    assert_int_equal(s_.cfg.ckpt.mode, PIPE_ALIGNED);
+    assert_int_equal(s_.cfg.ckpt.alignment_timeout_ns, 20 * SIM_NS_PER_MS);
+    assert_int_equal(s_.cfg.state.backend, PIPE_BACKEND_MEMORY);
+    assert_true(s_.cfg.state.async);
+    assert_false(s_.cfg.state.incremental);
+    assert_string_equal(parse(JOB "vertex o2 sink output idempotent\nedge agg -> o2 rebalance\n"), "ok");
+    assert_int_equal(s_.cfg.graph.vertices[3].sink, JOB_SINK_IDEMPOTENT);
+}
+
+static void test_scn_new_statements_report_mistakes_with_suggestions(void **state) {
+    (void)state;
+    assert_string_equal(parse("state backend durabel\n"),
+                        "t.scn:1:15: unknown state backend 'durabel' (did you mean 'durable'?)");
+    assert_string_equal(parse("state incremantal\n"),
+                        "t.scn:1:7: unknown state option 'incremantal' (did you mean 'incremental'?)");
+    assert_string_equal(parse("state full-every 65\n"), "t.scn:1:18: 65 is out of range [1, 64]");
+    assert_string_equal(parse("state store-bandwidth 10KB/s\n"), "t.scn:1:23: a store's bandwidth must be at least 1MB/s");
+    assert_string_equal(parse("state store-bandwidth 10MBps\n"),
+                        "t.scn:1:25: unknown unit 'MBps' (did you mean 'MB/s'?)");
+    assert_string_equal(parse("state memory-latency 2min\n"), "t.scn:1:7: a store's latency must be at most 1min");
+    assert_string_equal(parse("state sync-cost 2s\n"), "t.scn:1:7: a synchronous part longer than 1 s stops the stream");
+    assert_string_equal(parse("vertex a map output plain\n"), "t.scn:1:14: only a sink has an output mode");
+    assert_string_equal(parse("vertex a sink output two-phase\n"),
+                        "t.scn:1:22: unknown sink output 'two-phase' (expected one of: plain, idempotent, two-phase-commit)");
+    assert_string_equal(parse("vertex a sink output idempotant\n"),
+                        "t.scn:1:22: unknown sink output 'idempotant' (did you mean 'idempotent'?)");
+    assert_string_equal(parse(JOB "checkpoint mode unalligned\n"),
+                        "t.scn:6:17: unknown checkpoint mode 'unalligned' (did you mean 'unaligned'?)");
+    assert_string_equal(parse(JOB "checkpoint mode at-least-once alignment-timeout 20ms\n"),
+                        "t.scn:6:31: an alignment timeout needs mode aligned (it turns an aligned checkpoint unaligned)");
+    assert_string_equal(parse(JOB "checkpoint alignment-timeout 20ms\ncheckpoint mode unaligned\n"),
+                        "t.scn:7:17: an alignment timeout needs mode aligned (it turns an aligned checkpoint unaligned)");
+    assert_string_equal(parse(JOB "checkpoint mode unaligned max-concurrent 2\n"),
+                        "t.scn:6:27: unaligned checkpoints go one at a time (max-concurrent 1), as in Flink");
+    assert_string_equal(parse(JOB "fault at 1s crash coordinater for 1s\n"),
+                        "t.scn:6:19: unknown crash target 'coordinater' (did you mean 'coordinator'?)");
+    assert_string_equal(parse(JOB "fault at 1s slow stor 5x for 1s\n"),
+                        "t.scn:6:18: unknown slow target 'stor' (did you mean 'store'?)");
+    assert_string_equal(parse(JOB "fault at 1s slwo task agg[0] 5x for 1s\n"),
+                        "t.scn:6:13: unknown fault 'slwo' (did you mean 'slow'?)");
+    assert_string_equal(parse(JOB "fault at 1s slow task agg[0] 1x for 1s\n"), "t.scn:6:30: 1x is out of range [2x, 1000000x]");
+    assert_string_equal(parse(JOB "fault at 1s slow task agg[0] 5 for 1s\n"), "t.scn:6:30: '5' is not a slowdown factor such as 5x");
+    assert_string_equal(parse(JOB "fault at 1s slow task agg[0] 2.5x for 1s\n"),
+                        "t.scn:6:30: '2.5x' is not a slowdown factor such as 5x");
+    assert_string_equal(parse(JOB "fault at 1s slow task agg[0] 5x\n"), "t.scn:6:32: expected 'for' and a duration");
+    assert_string_equal(parse(JOB "state backend durable\nfault at 1s fail store 30%\n"),
+                        "t.scn:7:27: expected 'for' and a duration");
+    assert_string_equal(parse(JOB "state backend durable\nfault at 1s fail stores 3% for 1s\n"),
+                        "t.scn:7:18: expected 'store', not 'stores'");
+    assert_string_equal(parse(JOB "fault at 1s fail store 30% for 1s\n"),
+                        "t.scn:6: the fail store fault needs 'state backend durable' (the memory backend keeps snapshots "
+                        "at the coordinator, not in the store)");
+    assert_string_equal(parse(JOB "fault at 1s slow store 3x for 1s\nstate backend durable\n"), "ok");   /* any order */
+    assert_string_equal(parse(JOB "fault when out[0] commits 2 crash coordinator\n"),
+                        "t.scn:6:19: out commits nothing: its output is plain (commits needs output two-phase-commit)");
+    assert_string_equal(parse(JOB "fault when agg[0] commits 2 crash coordinator\n"),
+                        "t.scn:6:19: only a sink commits, and agg is not one");
+    assert_string_equal(parse(JOB "fault when agg[0] snapshot-synk 2 crash coordinator\n"),
+                        "t.scn:6:19: unknown task point 'snapshot-synk' (did you mean 'snapshot-sync'?)");
+    assert_string_equal(parse(JOB "expect output exactly_once\n"),
+                        "t.scn:6:15: unknown output expectation 'exactly_once' (did you mean 'exactly-once'?)");
+    assert_string_equal(parse(JOB "expect outputs duplicates\n"),
+                        "t.scn:6:8: unknown expectation 'outputs' (did you mean 'output'?)");
+    assert_string_equal(parse(JOB "expect output\n"), "t.scn:6:14: expected exactly-once, at-least-once or duplicates");
+    assert_string_equal(parse(JOB "expect failovers = 1\n"), "t.scn:6:18: unknown comparison '=' (did you mean '>='?)");
+    assert_string_equal(parse(JOB "expect unaligned\n"), "t.scn:6:17: expected a comparison (==, >=, <=, >, <)");
+    char text[2048] = JOB;
+    for (uint32_t i = 0; i <= PIPE_SLOW_MAX; i++) strcat(text, "fault at 1s slow task agg[1] 2x for 1ms\n");
+    assert_string_equal(parse(text), "t.scn:22:18: more than 16 slow tasks");
+}
+
+/* The new faults become the kernel's faults on the right targets, and slow
+ * tasks the model's slow operator windows. */
+static void test_scn_new_faults_resolve_on_a_created_pipe(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB_2PC "state backend durable\n"
+                              "fault at 50ms crash coordinator for 100ms\n"
+                              "fault at 40ms slow store 5x for 100ms\n"
+                              "fault at 45ms fail store 30% for 10ms\n"
+                              "fault at 40ms slow task agg[1] 10x for 200ms\n"),
+                        "ok");
+    char err[256];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    scn_add_faults(&s_, p);
+    const sim_run *run = pipe_sim(p);
+    assert_int_equal(run->faults_count, 3);                     /* the slow task is the model's */
+    const fault_spec *x = &run->faults[0].spec;
+    assert_int_equal(x->kind, FAULT_ACTOR_CRASH);
+    assert_int_equal(x->target, pipe_coord_actor(p));
+    assert_int_equal(x->at_ns, 50 * SIM_NS_PER_MS);
+    assert_int_equal(x->duration_ns, 100 * SIM_NS_PER_MS);
+    x = &run->faults[1].spec;
+    assert_int_equal(x->kind, FAULT_DEV_SLOW);
+    assert_int_equal(x->target, pipe_store_dev(p));
+    assert_int_equal(x->factor, 5);
+    x = &run->faults[2].spec;
+    assert_int_equal(x->kind, FAULT_DEV_FAIL);
+    assert_int_equal(x->target, pipe_store_dev(p));
+    assert_int_equal(x->ratio.num * 100 / x->ratio.den, 30);
+    assert_int_equal(x->duration_ns, 10 * SIM_NS_PER_MS);
+    assert_int_equal(p->cfg.slow_count, 1);
+    assert_int_equal(p->cfg.slow[0].task, pipe_job(p)->vertex_first_task[1] + 1);
+    assert_int_equal(p->cfg.slow[0].at_ns, 40 * SIM_NS_PER_MS);
+    assert_int_equal(p->cfg.slow[0].duration_ns, 200 * SIM_NS_PER_MS);
+    assert_int_equal(p->cfg.slow[0].factor, 10);
+    pipe_destroy(p);
+}
+
+typedef struct seen {
+    sim_time_ns sync2_ns, commit3_ns;      /* agg[0]'s sync part of 2; out[0]'s first commit of >= 3 */
+    uint64_t    commit3_ckpt;
+} seen;
+
+static void watch(void *ctx, const pipe_event *e) {
+    seen *w = ctx;
+    if (e->kind == PIPE_EV_SNAPSHOT_SYNC && e->task == 2 && e->ckpt == 2 && w->sync2_ns == 0) w->sync2_ns = e->at_ns;
+    if (e->kind == PIPE_EV_SINK_COMMIT && e->task == 4 && e->ckpt >= 3 && w->commit3_ns == 0) {
+        w->commit3_ns = e->at_ns;
+        w->commit3_ckpt = e->ckpt;
+    }
+}
+
+/* Faults at the new protocol points are added when the point is reached:
+ * the sync part of checkpoint 2 on agg[0], the first commit of a sink up
+ * to checkpoint 3 or later. */
+static void test_scn_new_points_fire_when_reached(void **state) {
+    (void)state;
+    assert_string_equal(parse("vertex src source parallelism 2 cost 2us rate 100000/s\n"
+                              "vertex agg keyed-aggregate parallelism 2 cost 3us\nvertex out sink output two-phase-commit\n"
+                              "edge src -> agg hash\nedge agg -> out rebalance\n"
+                              "broker partitions 2 records 10000 keys 50\ncheckpoint interval 5ms\nstate backend durable\n"
+                              "fault when agg[0] snapshot-sync 2 slow task agg[0] 3x for 2ms\n"
+                              "fault when out[0] commits 3 after 1ms slow store 2x for 1ms\n"
+                              "fault when out[0] commits 4 crash coordinator for 5ms\n"),
+                        "ok");
+    char err[256];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    assert_int_equal(pipe_job(p)->vertex_first_task[1], 2);   /* agg[0] is task 2, out[0] task 4 */
+    seen w = { 0 };
+    scn_armed arm;
+    scn_arm_faults(&s_, p, &arm, watch, &w);
+    assert_int_equal(pipe_sim(p)->faults_count, 0);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(w.sync2_ns > 0 && w.commit3_ns > 0);
+    assert_true(arm.fired[0] && arm.fired[1] && arm.fired[2]);
+    assert_int_equal(p->cfg.slow_count, 1);
+    assert_int_equal(p->cfg.slow[0].task, 2);
+    assert_int_equal(p->cfg.slow[0].at_ns, w.sync2_ns);
+    assert_int_equal(p->cfg.slow[0].factor, 3);
+    const sim_run *run = pipe_sim(p);
+    assert_true(run->faults_count >= 2);
+    assert_int_equal(run->faults[0].spec.kind, FAULT_DEV_SLOW);
+    assert_int_equal(run->faults[0].spec.at_ns, w.commit3_ns + SIM_NS_PER_MS);
+    assert_int_equal(run->faults[1].spec.kind, FAULT_ACTOR_CRASH);
+    assert_int_equal(run->faults[1].spec.target, pipe_coord_actor(p));
+    assert_true(run->faults[1].spec.at_ns >= w.commit3_ns);
+    assert_int_equal(pipe_get_stats(p)->failovers, 1);
+    pipe_destroy(p);
+}
+
+static bool same_fault(const scn_fault *a, const scn_fault *b) {   /* all but the line */
+    return a->kind == b->kind && a->point == b->point && a->point_vertex == b->point_vertex &&
+           a->point_subtask == b->point_subtask && a->point_ckpt == b->point_ckpt && a->at_ns == b->at_ns &&
+           a->duration_ns == b->duration_ns && a->delay_ns == b->delay_ns && a->machine == b->machine &&
+           a->vertex == b->vertex && a->subtask == b->subtask && a->vertex2 == b->vertex2 &&
+           a->subtask2 == b->subtask2 && a->machines_a == b->machines_a && a->machines_b == b->machines_b &&
+           (uint64_t)a->ratio.num * b->ratio.den == (uint64_t)b->ratio.num * a->ratio.den && a->factor == b->factor;
+}
+
+/* Swarm profiles: the kinds drawn before the new ones are unchanged (the
+ * new ones draw after them), store faults only with the durable backend,
+ * and every profile is a scenario the writer and the reader agree on. */
+static void test_scn_random_faults_cover_the_new_kinds(void **state) {
+    (void)state;
+    static scn mem, dur, back;
+    char err[SCN_ERR_BYTES];
+    const char *base = JOB_2PC "machines 2\n";
+    char durable[512];
+    snprintf(durable, sizeof durable, "%sstate backend durable\n", base);
+    uint32_t kinds[SCN_SLOW_TASK + 1] = { 0 };
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        assert_true(scn_parse(&mem, "m.scn", base, strlen(base), err, sizeof err));
+        assert_true(scn_parse(&dur, "d.scn", durable, strlen(durable), err, sizeof err));
+        uint32_t nm = scn_random_faults(&mem, seed, SIM_NS_PER_S);
+        uint32_t nd = scn_random_faults(&dur, seed, SIM_NS_PER_S);
+        assert_true(nd >= nm);
+        uint32_t old = 0;
+        while (old < nm && mem.faults[old].kind <= SCN_LOSE_RPC) old++;
+        for (uint32_t i = 0; i < old; i++) assert_true(same_fault(&mem.faults[i], &dur.faults[i]));
+        for (uint32_t i = 0; i < nm; i++) {
+            assert_true(mem.faults[i].kind != SCN_SLOW_STORE && mem.faults[i].kind != SCN_FAIL_STORE);
+            if (mem.faults[i].kind == SCN_CRASH_COORDINATOR) assert_true(mem.faults[i].duration_ns > 0);
+        }
+        for (uint32_t i = 0; i < nd; i++) kinds[dur.faults[i].kind]++;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        scn_write(&dur, f);
+        fclose(f);
+        assert_true(scn_parse(&back, "d.scn", text, len, err, sizeof err));
+        assert_int_equal(back.faults_count, dur.faults_count);
+        char *again = NULL;
+        size_t len2 = 0;
+        f = open_memstream(&again, &len2);
+        scn_write(&back, f);
+        fclose(f);
+        assert_string_equal(text, again);
+        free(text);
+        free(again);
+    }
+    for (uint32_t k = SCN_CRASH_MACHINE; k <= SCN_SLOW_TASK; k++) assert_true(kinds[k] > 0);
 }
 
 /* The writer's text reads back to the same scenario: writing it again
@@ -144,7 +440,18 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "fault at 5s cut link src[2] -> f[2] for 10ms\nfault at 6s lose rpc out[0] 12.5% for 1s\n"
         "fault when agg[1] aligning 3 crash machine 0 for 1ms\n"
         "fault when checkpoint 4 completes after 2ms cut link m[1] -> agg[0] for 1ms\n"
-        "expect finished\nexpect duplicates\nexpect aborted < 4\n";
+        "vertex out2 sink parallelism 2 output two-phase-commit\nedge agg -> out2 forward\n"
+        "checkpoint mode aligned alignment-timeout 15ms\n"
+        "state backend durable sync incremental full-every 7 sync-cost 3us store-latency 4ms store-bandwidth 50MiB/s\n"
+        "state memory-latency 1ms memory-bandwidth 3Gbit/s\n"
+        "fault at 7s crash coordinator for 50ms\nfault at 8s crash coordinator\n"
+        "fault at 9s slow store 7x for 20ms\nfault at 10s fail store 2.5% for 30ms\n"
+        "fault at 11s slow task m[2] 1000000x for 5ms\n"
+        "fault when agg[0] snapshot-sync 2 after 1us crash task agg[0]\n"
+        "fault when out2[1] commits 3 slow task out2[1] 4x for 1ms\n"
+        "expect finished\nexpect duplicates\nexpect aborted < 4\n"
+        "expect output exactly-once\nexpect output at-least-once\nexpect output duplicates\n"
+        "expect failovers == 1\nexpect unaligned > 0\n";
     assert_string_equal(parse(text), "ok");
     char *first = NULL, *second = NULL;
     size_t n1 = 0, n2 = 0;
@@ -160,6 +467,20 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     assert_non_null(strstr(first, "fault at 6000000000ns lose rpc out[0] 12.5000% for 1000000000ns\n"));
     assert_non_null(strstr(first, "bounds time 120000000000ns"));
     assert_int_equal(s_.cfg.time_max_ns, 120 * SIM_NS_PER_S);
+    assert_non_null(strstr(first, "vertex out sink parallelism 1 cost 0ns cost-dist uniform output plain\n"));
+    assert_non_null(strstr(first, " retained 2 legacy-eop alignment-timeout 15000000ns\n"));
+    assert_non_null(strstr(first, "state backend durable sync incremental full-every 7 sync-cost 3000ns store-latency "
+                                  "4000000ns store-bandwidth 52428800B/s memory-latency 1000000ns memory-bandwidth "
+                                  "375000000B/s\n"));
+    assert_non_null(strstr(first, "fault at 10000000000ns fail store 2.5000% for 30000000ns\n"));
+    assert_non_null(strstr(first, "fault at 11000000000ns slow task m[2] 1000000x for 5000000ns\n"));
+    assert_non_null(strstr(first, "fault when agg[0] snapshot-sync 2 after 1000ns crash task agg[0]\n"));
+    assert_non_null(strstr(first, "fault when out2[1] commits 3 after 0ns slow task out2[1] 4x for 1000000ns\n"));
+    assert_non_null(strstr(first, "fault at 8000000000ns crash coordinator\n"));
+    assert_non_null(strstr(first, "expect output at-least-once\n"));
+    assert_non_null(strstr(first, "expect unaligned > 0\n"));
+    assert_int_equal(s_.faults_count, 15);
+    assert_int_equal(s_.expects_count, 8);
     free(first);
     free(second);
 }
@@ -175,6 +496,11 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reads_every_statement_with_units),
         cmocka_unit_test(test_scn_errors_name_file_line_column_and_suggest),
+        cmocka_unit_test(test_scn_reads_state_modes_sinks_faults_and_expectations),
+        cmocka_unit_test(test_scn_new_statements_report_mistakes_with_suggestions),
+        cmocka_unit_test(test_scn_new_faults_resolve_on_a_created_pipe),
+        cmocka_unit_test(test_scn_new_points_fire_when_reached),
+        cmocka_unit_test(test_scn_random_faults_cover_the_new_kinds),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_load_reports_missing_files),
     };
