@@ -84,9 +84,9 @@ static void narrate(void *ctx, const pipe_event *e) {
         fprintf(n->out, "hears that a task failed: cancels every task; pending checkpoints die with this attempt");
         break;
     case PIPE_EV_JOB_RESTARTED:
-        if (pipe_get_stats(p)->last_completed > 0) {
+        if (pipe_restore_ckpt(p) > 0) {
             fprintf(n->out, "restarts every task from checkpoint %" PRIu64 "; sources rewind to its offsets",
-                    pipe_get_stats(p)->last_completed);
+                    pipe_restore_ckpt(p));
         } else {
             fprintf(n->out, "restarts every task from the beginning (no checkpoint completed yet)");
         }

@@ -36,7 +36,7 @@ static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
             "async part mean %.3fms max %.3fms\n",
             c->state.backend == PIPE_BACKEND_DURABLE ? "durable" : "memory",
             c->state.incremental ? "incremental" : "full", c->state.async ? "asynchronous" : "synchronous",
-            st->snapshots, st->snapshots ? ms(st->sync_ns_sum) / (double)st->snapshots : 0.0, ms(st->sync_ns_max),
+            st->snapshots, st->sync_parts ? ms(st->sync_ns_sum) / (double)st->sync_parts : 0.0, ms(st->sync_ns_max),
             st->snapshots ? ms(st->async_ns_sum) / (double)st->snapshots : 0.0, ms(st->async_ns_max));
     fprintf(out, "  files: %" PRIu64 " written, %" PRIu64 " references to shared files; %" PRIu64
             " bytes in completed checkpoints; %" PRIu64 " snapshots declined by the backend\n",
@@ -278,6 +278,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     if (json && rc != CLI_USAGE) {                   /* one line for scripts and CI */
         const pipe_stats *st = &o.stats;
         uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
+        uint64_t ks = st->sync_parts ? st->sync_parts : 1;
         printf("{\"file\":\"%s\",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
                ",\"aborted\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"failovers\":%" PRIu64
                ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
@@ -288,7 +289,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
                s->path, s->cfg.seed, o.ok ? "true" : "false", pipe_status_name(o.status), o.completed, st->aborted,
                o.restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
                (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
-               (double)st->sync_ns_sum / (double)k / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
+               (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
                st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
                st->visible_records, o.random_faults, pipe_bug_name(bug), o.trace_hash);
         for (const char *q = o.failures; *q; q++) {

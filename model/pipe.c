@@ -160,12 +160,26 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     /* Channel state per checkpoint: every channel's ring at both ends. */
     bool unaligned = cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0;
     uint64_t cs_cap = unaligned ? (uint64_t)chans * ring * 2 * CHAN_BUF_RECORDS : 0;
-    uint64_t sinks_2pc = 0;
+    /* A two-phase-commit sink task holds at most every copy of every record
+     * that reaches its vertex in one attempt: copies(v) sums over v's
+     * inputs, times the parallelism of v for a broadcast edge. */
+    uint64_t copies[JOB_VERTICES_MAX] = { 0 }, txlog_bytes = 0;
+    for (uint32_t v = 0; v < graph.vertices_count; v++) {   /* edges go from earlier to later vertices */
+        uint64_t n = graph.vertices[v].kind == JOB_SOURCE;
+        for (uint32_t e = 0; e < graph.edges_count; e++) {
+            const job_edge *x = &graph.edges[e];
+            if (x->to != v) continue;
+            n += copies[x->from] * (x->part == JOB_BROADCAST ? graph.vertices[v].parallelism : 1);
+            if (n > 1024) n = 1024;               /* beyond: the memory check refuses it */
+        }
+        copies[v] = n;
+    }
     for (uint32_t t = 0; t < tasks; t++) {
         const job_vertex *v = &graph.vertices[graph.tasks[t].vertex];
-        sinks_2pc += v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+        if (v->kind == JOB_SINK && v->sink == JOB_SINK_2PC) {
+            txlog_bytes += sizeof(rt_txlog) + (records * copies[graph.tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
+        }
     }
-    uint64_t txlog_bytes = sinks_2pc * (sizeof(rt_txlog) + (records + 1) * sizeof(uint32_t) + 16);
     uint64_t model_bytes = sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
                          + (uint64_t)chans * ring * sizeof(chan_buf)
                          + (uint64_t)stateful * kstate_bytes + store_bytes + txlog_bytes
@@ -222,7 +236,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
         if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
             k->txlog = sim_alloc(run, sizeof(rt_txlog), _Alignof(rt_txlog));
-            k->txlog->cap = records + 1;
+            k->txlog->cap = records * copies[k->jt->vertex] + 1;
             k->txlog->recs = sim_alloc(run, sizeof(uint32_t) * k->txlog->cap, 4);
         }
         if (k->v->kind == JOB_SOURCE) {
@@ -337,6 +351,11 @@ sim_run *pipe_sim(pipeline *p) { return p->run; }
 pipe_status pipe_get_status(const pipeline *p) { return p->coord.status; }
 const pipe_stats *pipe_get_stats(const pipeline *p) { return &p->stats; }
 const job *pipe_job(const pipeline *p) { return &p->cfg.graph; }
+
+uint64_t pipe_restore_ckpt(const pipeline *p) {
+    const rt_slot *s = coord_restore(p);
+    return s == NULL ? 0 : s->ckpt;
+}
 
 uint32_t pipe_task_actor(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->cfg.graph.tasks_count);

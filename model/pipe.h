@@ -183,6 +183,7 @@ typedef struct pipe_stats {
     uint64_t    alignments;            /* triggers at tasks with inputs */
     /* snapshots (P5-P7) */
     uint64_t    snapshots;             /* acknowledged by tasks */
+    uint64_t    sync_parts;            /* synchronous parts ended (declined snapshots too) */
     sim_time_ns sync_ns_sum, sync_ns_max;     /* trigger to the task going on */
     sim_time_ns async_ns_sum, async_ns_max;   /* background write to acknowledgement */
     uint64_t    async_failures;        /* snapshots declined: failed write, full store */
@@ -257,6 +258,7 @@ sim_run          *pipe_sim(pipeline *p);
 pipe_status       pipe_get_status(const pipeline *p);
 const pipe_stats *pipe_get_stats(const pipeline *p);
 const job        *pipe_job(const pipeline *p);
+uint64_t          pipe_restore_ckpt(const pipeline *p);   /* the checkpoint a restart restores; 0: none */
 uint32_t          pipe_task_actor(const pipeline *p, uint32_t task);
 uint32_t          pipe_task_rpc_link(const pipeline *p, uint32_t task);   /* task -> coordinator */
 uint32_t          pipe_coord_actor(const pipeline *p);

@@ -351,6 +351,7 @@ void snap_sync_done(pipeline *p, rt_task *t) {
     if (p->cfg.state.async || sn->io_pending == 0) {   /* the task goes on now */
         sim_time_ns sync = p->run->now_ns - sn->sync_start_ns;
         p->stats.sync_ns_sum += sync;
+        p->stats.sync_parts++;
         if (sync > p->stats.sync_ns_max) p->stats.sync_ns_max = sync;
         sn->syncing = false;
         t->syncing--;
@@ -373,6 +374,7 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev) {
     if (sn->syncing && sn->io_pending == 0) {     /* synchronous snapshots: the task resumes */
         sim_time_ns sync = p->run->now_ns - sn->sync_start_ns;
         p->stats.sync_ns_sum += sync;
+        p->stats.sync_parts++;
         if (sync > p->stats.sync_ns_max) p->stats.sync_ns_max = sync;
         sn->syncing = false;
         t->syncing--;
