@@ -2,7 +2,10 @@
  *
  * The failure to keep is the first expectation that fails for that seed.
  * Greedy passes, repeated until none makes progress: drop each fault,
- * halve each fault's duration and delay, halve the records per partition,
+ * halve each fault's duration and delay, move each fault later (half as
+ * late again, or one checkpoint later at a protocol point), so that a
+ * minimal case has as little run before its faults as it can; halve the
+ * records per partition,
  * drop a partition, lower the parallelism of each vertex (of all at once,
  * for forward edges). A change is kept when the candidate is still a valid
  * scenario (it goes through the writer and the reader) and the same
@@ -80,6 +83,18 @@ static bool pass(shrinker *k, scn *cur) {
             progress |= try_change(k, cur, c);
         }
     }
+    for (uint32_t i = 0; i < cur->faults_count; i++) {      /* later */
+        *c = *cur;
+        scn_fault *f = &c->faults[i];
+        if (f->point == SCN_AT_TIME) {
+            if (f->at_ns < SIM_NS_PER_MS || f->at_ns / 2 > c->cfg.time_max_ns - f->at_ns) continue;
+            f->at_ns += f->at_ns / 2;
+        } else {
+            if (f->point_ckpt >= 1000) continue;  /* bounded: a run has no more checkpoints */
+            f->point_ckpt++;
+        }
+        progress |= try_change(k, cur, c);
+    }
     *c = *cur;
     if (c->cfg.broker.records_per_partition >= 200) {       /* less input */
         c->cfg.broker.records_per_partition /= 2;
@@ -109,9 +124,9 @@ static void shrink_usage(FILE *f) {
     fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [--out FILE]\n"
                "\n"
                "For a seed whose run fails an expectation, removes faults, shortens them,\n"
-               "shrinks the input and the parallelism while that expectation still fails,\n"
-               "and writes the smallest scenario found (default: scenarios/regress/\n"
-               "NAME-seedS.scn). With --faults random, the seed's random fault profile\n"
+               "moves them later, shrinks the input and the parallelism while that\n"
+               "expectation still fails, and writes the smallest scenario found\n"
+               "(default: scenarios/regress/NAME-seedS.scn). With --faults random, the seed's random fault profile\n"
                "is written out as a script first.\n");
 }
 
