@@ -37,6 +37,7 @@ endif
 SIM_SRC  := $(sort $(wildcard sim/*.c))
 MODEL_SRC:= $(sort $(wildcard model/*.c))
 SCN_SRC  := $(sort $(wildcard scenarios/*.c))
+RPT_SRC  := $(sort $(wildcard reports/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 
@@ -47,7 +48,7 @@ $(shell mkdir -p $(BUILD) && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $(STAM
         echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(STAMP))
 
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
-MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o)
+MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o) $(RPT_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
@@ -59,12 +60,12 @@ $(BUILD)/absim: $(SIM_OBJ) $(MODEL_OBJ) $(CLI_OBJ)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h scenarios/*.h cli/*.h) $(STAMP)
+$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h scenarios/*.h reports/*.h cli/*.h) $(STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h scenarios/*.h tests/*.h) $(STAMP) | deps
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h scenarios/*.h reports/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) $(MODEL_OBJ) -lcmocka -lm $(LDLIBS)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../reports/rpt.h"
 #include "../scenarios/scn.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -38,7 +39,10 @@ typedef struct cli_outcome {
     char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
 } cli_outcome;
 
-int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outcome *o);
+/* One run of s: the kernel's event log to `log`, the summary to `out`, the
+ * protocol trace (JSON Lines) to `trace`, the checkpoint picture (DOT) to
+ * `dot`; each may be NULL. */
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o);
 
 /* Load the one scenario file left in argv after the options (with the
  * seed overridden when seed_given): a malloc'd scenario, or NULL after

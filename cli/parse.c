@@ -79,7 +79,7 @@ bool cli_open_log(const char *prog, const char *path, FILE **out) {
     if (path == NULL) return true;
     *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     if (*out != NULL) return true;
-    fprintf(stderr, "%s: --log %s: cannot open for writing\n", prog, path);
+    fprintf(stderr, "%s: %s: cannot open for writing\n", prog, path);
     return false;
 }
 

@@ -47,7 +47,7 @@ static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
     }
 }
 
-int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outcome *o) {
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
     bool need_reference = random_faults;
@@ -75,10 +75,24 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, cli_outco
         pipe_destroy(ref);
         return CLI_USAGE;
     }
+    rpt_recorder rec;                            /* --trace, --dot */
+    if (!rpt_init(&rec, p, trace, dot != NULL)) {
+        snprintf(o->failures, sizeof o->failures, "%s: out of memory for the report", s->path);
+        pipe_destroy(p);
+        pipe_destroy(ref);
+        return CLI_USAGE;
+    }
     scn_armed arm;                               /* faults at times and at protocol points */
-    scn_arm_faults(s, p, &arm, NULL, NULL);
+    bool reporting = trace != NULL || dot != NULL;
+    scn_arm_faults(s, p, &arm, reporting ? rpt_observe : NULL, reporting ? &rec : NULL);
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
+    if (dot != NULL) {
+        char title[320];
+        snprintf(title, sizeof title, "%s, seed %" PRIu64, s->path, s->cfg.seed);
+        rpt_write_dot(&rec, dot, title);
+    }
+    rpt_free(&rec);
 
     const pipe_stats *st = pipe_get_stats(p);
     sim_run *run = pipe_sim(p);
@@ -199,6 +213,7 @@ static void run_usage(FILE *f, bool replay) {
         return;
     }
     fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
+               "                 [--trace FILE] [--dot FILE]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (checkpoints, restarts, records, trace hash) and checks the file's\n"
@@ -207,9 +222,14 @@ static void run_usage(FILE *f, bool replay) {
                "  --seed S         overrides the file's seed\n"
                "  --faults random  adds the fault profile swarm draws for the seed\n"
                "  --bug NAME       runs a deliberately wrong protocol (no-alignment, no-rewind,\n"
-               "                   offset-off-by-one, partial-acks): the checks must catch it\n"
+               "                   offset-off-by-one, partial-acks, no-copy-on-write,\n"
+               "                   ack-before-write, delete-shared-file, commit-before-complete):\n"
+               "                   the checks must catch it\n"
                "  --json           prints one JSON line instead of the summary\n"
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
+               "  --trace FILE     writes every protocol step as a JSON line ('-': stdout)\n"
+               "  --dot FILE       writes the first 32 checkpoints as a Graphviz picture\n"
+               "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
 
@@ -221,6 +241,8 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         { "bug", required_argument, NULL, 'b' },
         { "json", no_argument, NULL, 'j' },
         { "log", required_argument, NULL, 'l' },
+        { "trace", required_argument, NULL, 't' },
+        { "dot", required_argument, NULL, 'd' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -229,7 +251,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     bool seed_given = false, hash_given = false, random_faults = false;
     pipe_bug bug = PIPE_BUG_NONE;
     bool json = false;
-    const char *log_path = NULL;
+    const char *log_path = NULL, *trace_path = NULL, *dot_path = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -256,6 +278,8 @@ static int run_or_replay(int argc, char **argv, bool replay) {
             if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE;
             break;
         case 'l': log_path = optarg; break;
+        case 't': trace_path = optarg; break;
+        case 'd': dot_path = optarg; break;
         case 'j': json = true; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -268,13 +292,21 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
     if (s == NULL) return CLI_USAGE;
     s->cfg.bug = bug;
-    FILE *log;
+    FILE *log, *trace, *dot;
     if (!cli_open_log(prog, log_path, &log)) {
         free(s);
         return CLI_USAGE;
     }
+    if (!cli_open_log(prog, trace_path, &trace) || !cli_open_log(prog, dot_path, &dot)) {
+        cli_close_log(log);
+        if (trace_path != NULL) cli_close_log(trace);
+        free(s);
+        return CLI_USAGE;
+    }
     cli_outcome o;
-    int rc = cli_run_scenario(s, random_faults, log, json ? NULL : stdout, &o);
+    int rc = cli_run_scenario(s, random_faults, log, json ? NULL : stdout, trace, dot, &o);
+    cli_close_log(trace);
+    cli_close_log(dot);
     if (json && rc != CLI_USAGE) {                   /* one line for scripts and CI */
         const pipe_stats *st = &o.stats;
         uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;

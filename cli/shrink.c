@@ -47,7 +47,7 @@ static bool still_fails(shrinker *k, scn *c) {
     if (k->runs >= SHRINK_RUNS_MAX || !normalise(c)) return false;
     k->runs++;
     cli_outcome o;
-    int rc = cli_run_scenario(c, false, NULL, NULL, &o);
+    int rc = cli_run_scenario(c, false, NULL, NULL, NULL, NULL, &o);
     return rc == CLI_FAIL && strstr(o.failures, k->target) != NULL;
 }
 
@@ -172,7 +172,7 @@ int cli_shrink(int argc, char **argv) {
     }
     shrinker k = { .runs = 0 };
     cli_outcome o;
-    int rc = cli_run_scenario(s, random_faults, NULL, NULL, &o);   /* random faults land in the script */
+    int rc = cli_run_scenario(s, random_faults, NULL, NULL, NULL, NULL, &o);   /* random faults land in the script */
     if (rc != CLI_FAIL) {
         fprintf(stderr, "%s: seed %" PRIu64 " does not fail %s; nothing to shrink\n", prog, seed, argv[optind]);
         free(s);

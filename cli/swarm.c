@@ -110,7 +110,7 @@ static void child(scn *s, uint64_t seed, bool random_faults, int fd) {
     r.seed = seed;
     s->cfg.seed = seed;
     cli_outcome o;
-    r.rc = cli_run_scenario(s, random_faults, NULL, NULL, &o);
+    r.rc = cli_run_scenario(s, random_faults, NULL, NULL, NULL, NULL, &o);
     r.trace_hash = o.trace_hash;
     r.status = o.status;
     snprintf(r.failures, sizeof r.failures, "%s", o.failures);

@@ -75,6 +75,11 @@ for b in no-alignment no-rewind offset-off-by-one partial-acks; do
     check "swarm: the deliberate bug $b is caught" 1 "expectation failed: exactly-once" \
         "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..60 --faults random --bug "$b"
 done
+check "run: --trace writes a JSON line per protocol step" 0 "expect exactly-once: held" \
+    "$absim" run scenarios/teach/p9-recovery.scn --trace "$bad.trace"
+check "run: the trace names the restart" 0 '"step":"job-restarted"' cat "$bad.trace"
+check "run: --dot draws checkpoints that Graphviz renders" 0 "<svg" sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && dot -Tsvg \"$bad.dot\""
+check "run: --trace to a file that cannot be written" 2 "cannot open for writing" "$absim" run scenarios/teach/p9-recovery.scn --trace /nonexistent/x
 check "run: --json prints one line with the outcome" 1 '"ok":false,"status":"finished","checkpoints":9,"aborted":0,"restarts":1,"failovers":0' \
     "$absim" run scenarios/faults/crash-machine.scn --bug no-rewind --json
 check "run: an unknown bug is named" 2 "--bug 'foo': unknown; the deliberate bugs are no-alignment" \
