@@ -42,6 +42,7 @@ enum {                               /* timer tags */
     TIMER_SYNC_DONE,                 /* task: the synchronous part of a snapshot ended */
     TIMER_ALIGN_TIMEOUT,             /* task: the aligned checkpoint being aligned is too old */
     TIMER_FAIL_RETRY,                /* task: report its failure again */
+    TIMER_FINISHED_RETRY,            /* task: report that it finished again */
     TIMER_TIMEOUT_BASE = 1u << 16,   /* coord: + checkpoint id */
     TIMER_OUTPUT_BASE = 1u << 20,    /* task: + checkpoint id: its barrier is still queued */
 };

@@ -166,6 +166,10 @@ static void finish(pipeline *p, rt_task *t) {
     snap_finish(p, t);
     pipe_note(p, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
     task_rpc(p, t, MSG_FINISHED, 0);
+    /* An RPC can be lost, and the job cannot finish without it: say it
+     * again until the job ends or restarts (the coordinator ignores
+     * repeats), as Flink retries task state updates. */
+    sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
 }
 
 /* Processing time of n records, drawn per the vertex's distribution from
@@ -576,6 +580,9 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
             work_done(p, t);
         } else if (ev->msg.a == TIMER_SOURCE_NEXT) {
             source_read(p, t);
+        } else if (ev->msg.a == TIMER_FINISHED_RETRY) {
+            task_rpc(p, t, MSG_FINISHED, 0);
+            sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
         } else if (ev->msg.a == TIMER_SYNC_DONE) {
             snap_sync_done(p, t);
         } else if (ev->msg.a >= TIMER_OUTPUT_BASE) {
