@@ -140,11 +140,17 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         pipe_compare_states(ref, p, &diff);
         pipe_compare_output(ref, p, &odiff);
     }
-    if (st->restore_failures > 0) {               /* I5: a restore found a file deleted */
-        char got[96];
-        snprintf(got, sizeof got, "%" PRIu64 " restores", st->restore_failures);
-        failure(o, "%s%s:%u: invariant violated: %s (got %s)", s->path, 0, "a restore read a deleted file", got);
-        if (out != NULL) fprintf(out, "  invariant I5 violated: %s restores read a deleted file\n", got);
+    const struct { uint64_t n; const char *what; } i5[] = {   /* protocol safety, checked on every run */
+        { st->restore_failures, "a restore read a deleted file" },
+        { st->deleted_referenced, "a file of a retained checkpoint was deleted" },
+        { st->incomplete_checkpoints, "a checkpoint completed without a task's state" },
+    };
+    for (size_t i = 0; i < sizeof i5 / sizeof i5[0]; i++) {
+        if (i5[i].n == 0) continue;
+        char got[64];
+        snprintf(got, sizeof got, "%" PRIu64 " times", i5[i].n);
+        failure(o, "%s%s:%u: invariant I5 violated: %s (got %s)", s->path, 0, i5[i].what, got);
+        if (out != NULL) fprintf(out, "  invariant I5 violated: %s (%s)\n", i5[i].what, got);
         rc = CLI_FAIL;
     }
     for (uint32_t i = 0; i < s->expects_count; i++) {

@@ -211,6 +211,8 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
     p->cfg = *cfg;
     p->cfg.graph = graph;                             /* expanded */
+    /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
+    if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->cfg.ckpt.alignment_timeout_ns = 0;
     p->run = run;
     broker_init(&p->brk, run, &cfg->broker);
     p->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);

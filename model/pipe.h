@@ -193,6 +193,8 @@ typedef struct pipe_stats {
     uint64_t    unaligned_triggers;    /* tasks that triggered unaligned */
     uint64_t    alignment_timeouts;    /* aligned checkpoints that switched to unaligned */
     uint64_t    restore_failures;      /* a restore found a file deleted (I5 violation) */
+    uint64_t    deleted_referenced;    /* files of retained checkpoints found deleted (I5 violation) */
+    uint64_t    incomplete_checkpoints;   /* completed without a stateful task's state (I5 violation) */
     /* sinks (P10) */
     uint64_t    txn_committed, txn_aborted;
     uint64_t    visible_records;       /* output made visible, duplicates included */
