@@ -148,6 +148,7 @@ int cli_diff(int argc, char **argv) {
     ROW("checkpoints aborted", "%" PRIu64, x->st.aborted);
     ROW("checkpoint duration mean (ms)", "%.3f", x->st.completed ? (double)x->st.ckpt_duration_ns_sum / (double)x->st.completed / 1e6 : 0.0);
     ROW("checkpoint duration max (ms)", "%.3f", (double)x->st.ckpt_duration_ns_max / 1e6);
+    ROW("start delay mean (ms)", "%.3f", x->st.start_delays ? (double)x->st.start_delay_ns_sum / (double)x->st.start_delays / 1e6 : 0.0);
     ROW("alignment mean (ms)", "%.3f", x->st.alignments ? (double)x->st.alignment_ns_sum / (double)x->st.alignments / 1e6 : 0.0);
     ROW("alignment max (ms)", "%.3f", (double)x->st.alignment_ns_max / 1e6);
     ROW("unaligned task triggers", "%" PRIu64, x->st.unaligned_triggers);

@@ -108,9 +108,14 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
                 " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt)\n",
                 st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
         if (st->completed > 0) {
-            fprintf(out, "  duration: mean %.3fms, max %.3fms; alignment max %.3fms\n",
+            fprintf(out, "  duration: mean %.3fms, max %.3fms; start delay mean %.3fms, max %.3fms; "
+                    "alignment mean %.3fms, max %.3fms\n",
                     (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6,
-                    (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6);
+                    (double)st->ckpt_duration_ns_max / 1e6,
+                    st->start_delays ? (double)st->start_delay_ns_sum / (double)st->start_delays / 1e6 : 0.0,
+                    (double)st->start_delay_ns_max / 1e6,
+                    st->alignments ? (double)st->alignment_ns_sum / (double)st->alignments / 1e6 : 0.0,
+                    (double)st->alignment_ns_max / 1e6);
         }
         summary_state(out, &s->cfg, st);
         fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64

@@ -181,6 +181,8 @@ typedef struct pipe_stats {
     sim_time_ns alignment_ns_max;      /* a task's first barrier of a checkpoint to its trigger */
     sim_time_ns alignment_ns_sum;
     uint64_t    alignments;            /* triggers at tasks with inputs */
+    sim_time_ns start_delay_ns_sum, start_delay_ns_max;   /* checkpoint created to a task's first barrier */
+    uint64_t    start_delays;
     /* snapshots (P5-P7) */
     uint64_t    snapshots;             /* acknowledged by tasks */
     uint64_t    sync_parts;            /* synchronous parts ended (declined snapshots too) */

@@ -338,6 +338,19 @@ static void align_check(pipeline *p, rt_task *t) {
     carry_out(p, t, &acts);
 }
 
+/* The first barrier of a checkpoint at this task: alignment starts; the
+ * time since the coordinator created the checkpoint is Flink's
+ * "checkpoint start delay" (barriers travelling behind queued data). */
+static void first_barrier(pipeline *p, rt_task *t, uint64_t ckpt) {
+    t->align_start_ns = p->run->now_ns;
+    const rt_slot *s = t->epoch == p->coord.epoch ? coord_pending_slot(p, ckpt) : NULL;
+    if (s == NULL) return;
+    sim_time_ns d = p->run->now_ns - s->started_ns;
+    p->stats.start_delay_ns_sum += d;
+    p->stats.start_delays++;
+    if (d > p->stats.start_delay_ns_max) p->stats.start_delay_ns_max = d;
+}
+
 /* Priority barriers wait only for the record batch in progress (the
  * mailbox takes them between batches), and for a replay of channel state. */
 static void take_priority(pipeline *p, rt_task *t) {
@@ -347,7 +360,7 @@ static void take_priority(pipeline *p, rt_task *t) {
         uint32_t ch = c->gate_index;
         if (gate_ended(&t->g, ch)) continue;
         gate_acts acts = { .count = 0 };
-        if (!gate_pending(&t->g)) t->align_start_ns = p->run->now_ns;
+        if (!gate_pending(&t->g)) first_barrier(p, t, ckpt);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
         pipe_note(p, PIPE_EV_BARRIER, t->id, ch, ckpt);
         carry_out(p, t, &acts);
@@ -420,7 +433,7 @@ void task_pump(pipeline *p, rt_task *t) {
         uint64_t ckpt = b->ckpt;
         consumed(p, t, best);
         if (kind == BUF_BARRIER) {
-            if (!gate_pending(&t->g)) t->align_start_ns = p->run->now_ns;
+            if (!gate_pending(&t->g)) first_barrier(p, t, ckpt);
             gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
             pipe_note(p, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
         } else if (kind == BUF_CANCEL) {
