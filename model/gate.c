@@ -87,17 +87,24 @@ static void single_mark(gate *g, uint32_t c, gate_acts *out) {
     }
 }
 
-static void single_barrier(gate *g, uint32_t c, uint64_t ckpt, gate_acts *out) {
-    if (ckpt < g->current || (ckpt == g->current && !single_pending(g))) return;   /* obsolete */
-    if (ckpt > g->current) {                     /* the first barrier of a newer checkpoint */
-        if (single_pending(g)) single_abort(g, g->current, out);   /* subsumed */
+/* A barrier of `ckpt` arrived: false when it is obsolete; the first
+ * barrier of a newer checkpoint aborts a pending one (subsumed) and starts
+ * the new one, targeting the channels open now. */
+static bool single_start(gate *g, uint64_t ckpt, gate_acts *out) {
+    if (ckpt < g->current || (ckpt == g->current && !single_pending(g))) return false;
+    if (ckpt > g->current) {
+        if (single_pending(g)) single_abort(g, g->current, out);
         g->current = ckpt;
         memset(&g->aligned, 0, sizeof g->aligned);
         g->aligned_count = 0;
         g->target = g->open;
         g->switched = false;
     }
-    single_mark(g, c, out);
+    return true;
+}
+
+static void single_barrier(gate *g, uint32_t c, uint64_t ckpt, gate_acts *out) {
+    if (single_start(g, ckpt, out)) single_mark(g, c, out);
 }
 
 static void single_cancel(gate *g, uint64_t ckpt, gate_acts *out) {
@@ -276,15 +283,7 @@ void gate_on_priority_barrier(gate *g, uint32_t channel, uint64_t ckpt, gate_act
     /* Aligned: the checkpoint is unaligned from here on, even when this
      * barrier is the last one missing: what it overtook on its channel is
      * channel state, not data to process before the snapshot. */
-    if (ckpt < g->current || (ckpt == g->current && !single_pending(g))) return;   /* obsolete */
-    if (ckpt > g->current) {
-        if (single_pending(g)) single_abort(g, g->current, out);   /* subsumed */
-        g->current = ckpt;
-        memset(&g->aligned, 0, sizeof g->aligned);
-        g->aligned_count = 0;
-        g->target = g->open;
-        g->switched = false;
-    }
+    if (!single_start(g, ckpt, out)) return;
     gate_on_alignment_timeout(g, ckpt, out);
     single_mark(g, channel, out);
 }

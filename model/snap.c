@@ -333,6 +333,17 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     sim_timer_set(p->run, t->actor, p->cfg.state.sync_ns, TIMER_SYNC_DONE);
 }
 
+/* The task stood still from the trigger until now; it goes on. */
+static void sync_part_over(pipeline *p, rt_task *t, rt_snap *sn) {
+    sim_time_ns sync = p->run->now_ns - sn->sync_start_ns;
+    p->stats.sync_ns_sum += sync;
+    p->stats.sync_parts++;
+    if (sync > p->stats.sync_ns_max) p->stats.sync_ns_max = sync;
+    sn->syncing = false;
+    SIM_ASSERT(t->syncing > 0);
+    t->syncing--;
+}
+
 void snap_sync_done(pipeline *p, rt_task *t) {
     rt_snap *sn = NULL;                           /* sync parts take equal time: oldest first */
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
@@ -348,14 +359,7 @@ void snap_sync_done(pipeline *p, rt_task *t) {
         sn->io_pending++;
     }
     if (!sn->collecting) write_channel_state(p, t, sn);
-    if (p->cfg.state.async || sn->io_pending == 0) {   /* the task goes on now */
-        sim_time_ns sync = p->run->now_ns - sn->sync_start_ns;
-        p->stats.sync_ns_sum += sync;
-        p->stats.sync_parts++;
-        if (sync > p->stats.sync_ns_max) p->stats.sync_ns_max = sync;
-        sn->syncing = false;
-        t->syncing--;
-    }
+    if (p->cfg.state.async || sn->io_pending == 0) sync_part_over(p, t, sn);   /* the task goes on now */
     maybe_ack(p, t, sn);
     task_pump(p, t);
 }
@@ -372,12 +376,7 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev) {
         materialize(p, t, sn);
     }
     if (sn->syncing && sn->io_pending == 0) {     /* synchronous snapshots: the task resumes */
-        sim_time_ns sync = p->run->now_ns - sn->sync_start_ns;
-        p->stats.sync_ns_sum += sync;
-        p->stats.sync_parts++;
-        if (sync > p->stats.sync_ns_max) p->stats.sync_ns_max = sync;
-        sn->syncing = false;
-        t->syncing--;
+        sync_part_over(p, t, sn);
         maybe_ack(p, t, sn);
         task_pump(p, t);
         return;
