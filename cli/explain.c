@@ -56,7 +56,11 @@ static void narrate(void *ctx, const pipe_event *e) {
         fprintf(n->out, "%s ended (end of partition)", in);
         break;
     case PIPE_EV_TRIGGER:
-        if (j->tasks[e->task].in_count == 0) {
+        if (e->channel != 0) {                   /* unaligned */
+            fprintf(n->out, "triggers checkpoint %" PRIu64 " unaligned: its barrier overtakes the queued output "
+                    "(persisted as channel state), the records queued on inputs without the barrier yet are "
+                    "persisted too, and it snapshots at once", e->ckpt);
+        } else if (j->tasks[e->task].in_count == 0) {
             fprintf(n->out, "triggered checkpoint %" PRIu64 ": records its offsets, emits barrier %" PRIu64
                     " on every output, acknowledges", e->ckpt, e->ckpt);
         } else {
@@ -91,10 +95,20 @@ static void narrate(void *ctx, const pipe_event *e) {
             fprintf(n->out, "restarts every task from the beginning (no checkpoint completed yet)");
         }
         break;
-    case PIPE_EV_SNAPSHOT_SYNC:
-        fprintf(n->out, "synchronous part of checkpoint %" PRIu64 " done (a copy-on-write version is marked); "
-                "writes it in the background and goes on processing", e->ckpt);
+    case PIPE_EV_SNAPSHOT_SYNC: {
+        job_kind k = j->vertices[j->tasks[e->task].vertex].kind;
+        if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN) {
+            fprintf(n->out, "synchronous part of checkpoint %" PRIu64 " done: a copy-on-write version of its keyed "
+                    "state is marked; it writes that version in the background and goes on processing", e->ckpt);
+        } else {
+            fprintf(n->out, "synchronous part of checkpoint %" PRIu64 " done (%s); no keyed state to write", e->ckpt,
+                    k == JOB_SOURCE ? "offsets recorded"
+                    : k == JOB_SINK && j->vertices[j->tasks[e->task].vertex].sink == JOB_SINK_2PC
+                        ? "open transaction pre-committed"
+                        : "stateless");
+        }
         break;
+    }
     case PIPE_EV_SNAPSHOT_ASYNC:
         fprintf(n->out, "asynchronous part of checkpoint %" PRIu64 " written to the state backend; acknowledges",
                 e->ckpt);
