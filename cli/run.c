@@ -150,6 +150,15 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         { st->deleted_referenced, "a file of a retained checkpoint was deleted" },
         { st->incomplete_checkpoints, "a checkpoint completed without a task's state" },
     };
+    if (out != NULL) {                            /* what this run shows, whatever the file expects */
+        fprintf(out, "  invariants: I5 protocol safety %s", st->restore_failures + st->deleted_referenced +
+                st->incomplete_checkpoints == 0 ? "held" : "VIOLATED");
+        if (ref != NULL) {
+            fprintf(out, "; I1 exactly-once state %s; output %s", diff.equal ? "held" : "not held",
+                    odiff.lost > 0 ? "lost records" : odiff.duplicated > 0 ? "at-least-once (duplicates)" : "exactly-once");
+        }
+        fputc('\n', out);
+    }
     for (size_t i = 0; i < sizeof i5 / sizeof i5[0]; i++) {
         if (i5[i].n == 0) continue;
         char got[64];
