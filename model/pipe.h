@@ -6,19 +6,30 @@
  *   checkpointing, restart strategy, machines, network) inside one sim run
  *   and one arena; pipe_run() runs it until the job finishes, fails for
  *   good, or a bound of the run is hit; pipe_destroy() frees everything.
- * - Protocol (../shared/DESIGN.md P1-P4, P8, P9): the coordinator triggers
+ * - Protocol (../shared/DESIGN.md P1-P10): the coordinator triggers
  *   checkpoint n at the sources only; a source records its next offsets and
  *   emits barrier n on every output after the records before it; other
  *   tasks run their input gate (model/gate.h) and, on trigger, forward
- *   barrier n, copy their state (synchronous snapshot kept by the
- *   coordinator: Flink's JobManager memory backend) and acknowledge; on
+ *   barrier n (unaligned: as a priority message that overtakes the queued
+ *   output, which becomes channel state with the queued input before the
+ *   barrier), take the synchronous part of the snapshot (a copy-on-write
+ *   version of the keyed state; a two-phase-commit sink pre-commits) and
+ *   acknowledge once the asynchronous part is written to the backend
+ *   (model/snap.c: memory at the coordinator, or a durable store; full or
+ *   incremental files with a shared-state registry, model/store.h). On
  *   abort they decline and send a cancel marker downstream. Checkpoint n
- *   completes when every task acknowledged (finished tasks count with their
- *   final state); older pending ones are subsumed; tasks are notified.
- * - A task that loses a connection (a crashed peer, a partition) reports a
- *   failure; the job restarts per the restart strategy: every task resets
- *   to the latest completed checkpoint and sources rewind to its offsets
- *   (from the beginning when none completed).
+ *   completes when every task acknowledged (finished tasks count with
+ *   their final state) and, with the durable backend, its metadata is
+ *   written; older pending ones are subsumed; tasks are notified and sinks
+ *   commit (model/sinktx.c).
+ * - A task that loses a connection (a crashed peer, a partition) fails: it
+ *   stops and reports it (repeatedly: RPCs can be lost); the job restarts
+ *   per the restart strategy: every task resets to the latest completed
+ *   checkpoint (keyed state, channel state replayed before new input) and
+ *   sources rewind to its offsets (from the beginning when none completed).
+ *   A crashed coordinator is replaced when it restarts (failover): with the
+ *   durable backend it recovers the completed checkpoints, with the memory
+ *   backend they are lost and the job starts over.
  * - Everything is deterministic per seed; all random decisions are drawn
  *   through the kernel's choice point from the actors' own streams.
  */
@@ -252,7 +263,8 @@ void  pipe_destroy(pipeline *p);
 
 sim_stop_reason pipe_run(pipeline *p);
 
-/* A slow operator window (before pipe_run); false when PIPE_SLOW_MAX are in. */
+/* A slow operator window (before or during pipe_run: it only appends to a
+ * list the tasks read); false when PIPE_SLOW_MAX are in. */
 bool pipe_add_slow(pipeline *p, const pipe_slow *w);
 
 /* Call fn at every protocol step (set before pipe_run; NULL to stop). */

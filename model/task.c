@@ -7,10 +7,13 @@
  *
  * Control buffers (barrier, cancel marker, end of partition) cost nothing
  * and go through the input gate (model/gate.h), whose actions the task
- * carries out at once: trigger n = forward barrier n on every output, copy
- * the state into checkpoint n's slot, acknowledge; abort n = decline and
- * send a cancel marker downstream. Inputs are taken in arrival order among
- * the channels the gate does not block. A source instead reads batches of
+ * carries out at once: trigger n = the snapshot of model/snap.c (forward
+ * barrier n, synchronous part, asynchronous write, acknowledge); abort n =
+ * decline and send a cancel marker downstream. Inputs are taken in arrival
+ * order among the channels the gate does not block; priority (unaligned)
+ * barriers go first, between two batches, and after a restore the input
+ * channel state is replayed before anything new. A task in a synchronous
+ * snapshot part takes nothing. A source instead reads batches of
  * records from its partitions and handles triggers between batches. */
 #include "pipe_int.h"
 
