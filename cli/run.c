@@ -69,7 +69,9 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         sim_time_ns horizon = pipe_sim(ref)->now_ns;
         o->random_faults = scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
     }
-    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    pipe_cfg checked = s->cfg;                   /* the run under test checks I2 as it goes */
+    checked.check_cut = true;
+    pipeline *p = pipe_create(&checked, err, sizeof err);
     if (p == NULL) {
         snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
         pipe_destroy(ref);
@@ -150,9 +152,22 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         { st->deleted_referenced, "a file of a retained checkpoint was deleted" },
         { st->incomplete_checkpoints, "a checkpoint completed without a task's state" },
     };
+    if (st->cut_violations > 0) {                 /* I2: a checkpoint is not the state of its prefixes */
+        char what[160], got[64];
+        snprintf(what, sizeof what, "checkpoint %" PRIu64 " is not the state after its source offsets (%s, key %" PRIu64 ")",
+                 st->cut_first_ckpt, pipe_job(p)->vertices[st->cut_first_vertex].name, st->cut_first_key);
+        snprintf(got, sizeof got, "%" PRIu64 " of %" PRIu64 " checks", st->cut_violations, st->cut_checks);
+        failure(o, "%s%s:%u: invariant I2 violated: %s (got %s)", s->path, 0, what, got);
+        if (out != NULL) fprintf(out, "  invariant I2 violated: %s (%s)\n", what, got);
+        rc = CLI_FAIL;
+    }
     if (out != NULL) {                            /* what this run shows, whatever the file expects */
         fprintf(out, "  invariants: I5 protocol safety %s", st->restore_failures + st->deleted_referenced +
                 st->incomplete_checkpoints == 0 ? "held" : "VIOLATED");
+        if (st->cut_checks > 0) {
+            fprintf(out, "; I2 consistent cut %s (%" PRIu64 " checkpoints)", st->cut_violations == 0 ? "held" : "VIOLATED",
+                    st->cut_checks);
+        }
         if (ref != NULL) {
             fprintf(out, "; I1 exactly-once state %s; output %s", diff.equal ? "held" : "not held",
                     odiff.lost > 0 ? "lost records" : odiff.duplicated > 0 ? "at-least-once (duplicates)" : "exactly-once");

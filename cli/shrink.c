@@ -1,6 +1,7 @@
 /* cli/shrink.c: `absim shrink FILE --seed S`: minimise a failing run.
  *
- * The failure to keep is the first expectation that fails for that seed.
+ * The failure to keep is the first expectation that fails for that seed,
+ * or else the invariant (I2, I5) the run violated.
  * Greedy passes, repeated until none makes progress: drop each fault,
  * halve each fault's duration and delay, move each fault later (half as
  * late again, or one checkpoint later at a protocol point), so that a
@@ -185,6 +186,10 @@ int cli_shrink(int argc, char **argv) {
         scn_expect_text(&s->expects[i], text, sizeof text);
         snprintf(needle, sizeof needle, "expectation failed: %s ", text);
         if (strstr(o.failures, needle) != NULL) snprintf(k.target, sizeof k.target, "%s", needle);
+    }
+    static const char *const invariants[] = { "invariant I2 violated", "invariant I5 violated" };
+    for (size_t i = 0; i < sizeof invariants / sizeof invariants[0] && k.target[0] == '\0'; i++) {
+        if (strstr(o.failures, invariants[i]) != NULL) snprintf(k.target, sizeof k.target, "%s", invariants[i]);
     }
     if (k.target[0] == '\0') {
         fprintf(stderr, "%s: the run fails without a failed expectation (%s); nothing to shrink\n", prog, o.failures);

@@ -128,6 +128,7 @@ static void complete(pipeline *p, rt_slot *s) {
     co->completed_order[co->completed_count++] = idx;
     co->restore_slot = idx + 1;
     check_retained(p, s);
+    check_cut(p, s);
     for (uint32_t i = 0; i < p->slots_count; i++) {          /* subsume older pending ones */
         rt_slot *o = &p->slots[i];
         if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
@@ -334,9 +335,14 @@ static void on_msg(pipeline *p, const sim_msg *m) {
         co->finished[task] = 1;
         co->finished_count++;
         if (p->tasks[task].v->kind == JOB_SOURCE) co->sources_running--;
+        /* The task triggered (or declined) every checkpoint up to m->a
+         * itself and acknowledges those on its own. Pending ones after that
+         * it never saw (a source that had finished when the trigger came,
+         * a task whose inputs all ended without the barrier): acknowledge
+         * for it with its final state, which is consistent with them. */
         for (uint32_t i = 0; i < p->slots_count; i++) {
             s = &p->slots[i];
-            if (s->ckpt == 0 || s->complete) continue;
+            if (s->ckpt == 0 || s->complete || s->ckpt <= m->a) continue;
             ack_finished(p, s, task);
             maybe_complete(p, s);
         }

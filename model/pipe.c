@@ -180,7 +180,13 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
             txlog_bytes += sizeof(rt_txlog) + (records * copies[graph.tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
         }
     }
-    uint64_t model_bytes = sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
+    uint32_t stateful_vertices = 0;
+    for (uint32_t v = 0; v < graph.vertices_count; v++) {
+        stateful_vertices += graph.vertices[v].kind == JOB_KEYED_AGG || graph.vertices[v].kind == JOB_KEYED_JOIN;
+    }
+    uint64_t check_bytes = cfg->check_cut ? (2ull * stateful_vertices + 1) * (cap * (sizeof(uint64_t) + sizeof(kagg)) + 64)
+                                            + cfg->broker.partitions * 8ull : 0;
+    uint64_t model_bytes = check_bytes + sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
                          + (uint64_t)chans * ring * sizeof(chan_buf)
                          + (uint64_t)stateful * kstate_bytes + store_bytes + txlog_bytes
                          + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(rt_chain)) + cfg->broker.partitions * 8
@@ -263,6 +269,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     p->coord.machine = jm;
     p->store_dev = dev_add(run, "store", &cfg->state.store);
     store_init(&p->files, run, files_max, entries_max);
+    check_init(p, (uint32_t)keys);
     p->snaps_max = snaps;
     p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);

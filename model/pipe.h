@@ -150,6 +150,7 @@ typedef struct pipe_cfg {
     uint32_t         faults_count;
     pipe_slow        slow[PIPE_SLOW_MAX];       /* slow operators */
     uint32_t         slow_count;
+    bool             check_cut;           /* check invariant I2 at every completion (model/check.c) */
 } pipe_cfg;
 
 typedef enum pipe_status {
@@ -208,6 +209,9 @@ typedef struct pipe_stats {
     uint64_t    restore_failures;      /* a restore found a file deleted (I5 violation) */
     uint64_t    deleted_referenced;    /* files of retained checkpoints found deleted (I5 violation) */
     uint64_t    incomplete_checkpoints;   /* completed without a stateful task's state (I5 violation) */
+    uint64_t    cut_checks, cut_violations;   /* I2: checkpoint state against its source prefixes */
+    uint64_t    cut_first_ckpt, cut_first_key;
+    uint32_t    cut_first_vertex;
     /* sinks (P10) */
     uint64_t    txn_committed, txn_aborted;
     uint64_t    visible_records;       /* output made visible, duplicates included */

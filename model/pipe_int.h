@@ -29,7 +29,8 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_COMPLETE,                    /* coord -> task: a = ckpt, b = epoch */
     MSG_ABORTED,
     MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task */
-    MSG_FINISHED,                    /* task -> coord: b = epoch << 32 | task */
+    MSG_FINISHED,                    /* task -> coord: a = last checkpoint it triggered or declined,
+                                        b = epoch << 32 | task */
     MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = channel, b = ckpt */
 };
 
@@ -162,6 +163,7 @@ typedef struct rt_task {
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
     uint32_t          triggers_queued;
     sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
+    uint64_t          last_seen_ckpt; /* newest checkpoint it triggered or declined */
     /* snapshots (model/snap.c) */
     rt_snap           snaps[PIPE_CONCURRENT_MAX + 1];
     uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
@@ -246,6 +248,12 @@ struct pipeline {
     uint32_t   store_dev;             /* durable store */
     uint32_t   memory_dev;            /* memory backend: the transfer to the coordinator */
     store      files;                 /* the backend's state files and shared-state registry */
+    struct {                          /* invariant I2 (model/check.c) */
+        bool      on;
+        uint64_t *prefix;             /* by partition: records folded into `expected` */
+        kstate    expected[JOB_VERTICES_MAX], actual[JOB_VERTICES_MAX];   /* keyed vertices only */
+        kstate    scratch;
+    } check;
     uint32_t   snaps_max;             /* snapshots a task may hold at once */
     uint8_t   *sink_seen;             /* by partition * records_per_partition + offset */
     uint64_t  *offsets;               /* by partition: the next offset its source reads */
@@ -285,6 +293,10 @@ void snap_finish(pipeline *p, rt_task *t);                      /* final state o
 void snap_reset(pipeline *p, rt_task *t);                       /* restore: state, channel state */
 void snap_ack_finished(pipeline *p, const rt_task *t, rt_slot *s);   /* coordinator, for a finished task */
 void snap_slot_release(pipeline *p, rt_slot *s);                /* its files' references go */
+
+/* model/check.c: invariant I2 at a completed checkpoint. */
+void check_init(pipeline *p, uint32_t keys);
+void check_cut(pipeline *p, const rt_slot *s);
 
 /* model/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
 void sinktx_write(pipeline *p, rt_task *t, const model_rec *r);

@@ -277,6 +277,7 @@ static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
 /* ---- the protocol steps -------------------------------------------------- */
 
 void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
+    if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
     if (t->jt->in_count > 0) {                    /* from its first barrier to the trigger */
         sim_time_ns align = p->run->now_ns - t->align_start_ns;
         p->stats.alignment_ns_sum += align;

@@ -155,6 +155,7 @@ static void arm_flush(pipeline *p, rt_task *t) {
 /* ---- checkpoints -------------------------------------------------------- */
 
 static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
+    if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
     snap_abort(p, t, ckpt);
     pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
     task_rpc(p, t, MSG_DECLINE, ckpt);
@@ -168,7 +169,7 @@ static void finish(pipeline *p, rt_task *t) {
     t->finished = true;
     snap_finish(p, t);
     pipe_note(p, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
-    task_rpc(p, t, MSG_FINISHED, 0);
+    task_rpc(p, t, MSG_FINISHED, t->last_seen_ckpt);
     /* An RPC can be lost, and the job cannot finish without it: say it
      * again until the job ends or restarts (the coordinator ignores
      * repeats), as Flink retries task state updates. */
@@ -500,6 +501,7 @@ void task_reset(pipeline *p, rt_task *t) {
     }
     t->align_due = false;
     t->align_ckpt = 0;
+    t->last_seen_ckpt = 0;
     t->replay_n = 0;
     const rt_slot *s = coord_restore(p);
     snap_reset(p, t);                             /* keyed state, sink transactions, channel state */
@@ -597,7 +599,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         } else if (ev->msg.a == TIMER_SOURCE_NEXT) {
             source_read(p, t);
         } else if (ev->msg.a == TIMER_FINISHED_RETRY) {
-            task_rpc(p, t, MSG_FINISHED, 0);
+            task_rpc(p, t, MSG_FINISHED, t->last_seen_ckpt);
             sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
         } else if (ev->msg.a == TIMER_SYNC_DONE) {
             snap_sync_done(p, t);
