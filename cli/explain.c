@@ -61,11 +61,11 @@ static void narrate(void *ctx, const pipe_event *e) {
                     "(persisted as channel state), the records queued on inputs without the barrier yet are "
                     "persisted too, and it snapshots at once", e->ckpt);
         } else if (j->tasks[e->task].in_count == 0) {
-            fprintf(n->out, "triggered checkpoint %" PRIu64 ": records its offsets, emits barrier %" PRIu64
-                    " on every output, acknowledges", e->ckpt, e->ckpt);
+            fprintf(n->out, "triggered checkpoint %" PRIu64 ": emits barrier %" PRIu64
+                    " on every output, after the records before it, and records its offsets", e->ckpt, e->ckpt);
         } else {
-            fprintf(n->out, "has barrier %" PRIu64 " from every input: forwards it downstream, snapshots its state, "
-                    "acknowledges; inputs unblocked", e->ckpt);
+            fprintf(n->out, "has barrier %" PRIu64 " from every input: forwards it downstream and starts its "
+                    "snapshot; inputs unblocked", e->ckpt);
         }
         break;
     case PIPE_EV_DECLINE:
