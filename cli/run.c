@@ -123,6 +123,10 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
                 ", visible %" PRIu64 "\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
                 st->visible_records);
+        if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {   /* paced sources: latency means something */
+            fprintf(out, "  event-time latency of the visible output: mean %.3fms, max %.3fms\n",
+                    (double)st->latency_ns_sum / (double)st->visible_records / 1e6, (double)st->latency_ns_max / 1e6);
+        }
         if (st->txn_committed + st->txn_aborted > 0) {
             fprintf(out, "  transactions: %" PRIu64 " committed, %" PRIu64 " aborted\n", st->txn_committed, st->txn_aborted);
         }
@@ -351,14 +355,16 @@ static int run_or_replay(int argc, char **argv, bool replay) {
                ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
                ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
                ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
-               ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64
+               ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"latency_ms_mean\":%.3f"
                ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",\"failures\":\"",
                s->path, s->cfg.seed, o.ok ? "true" : "false", pipe_status_name(o.status), o.completed, st->aborted,
                o.restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
                (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
                (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
                st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
-               st->visible_records, o.random_faults, pipe_bug_name(bug), o.trace_hash);
+               st->visible_records,
+               st->visible_records ? (double)st->latency_ns_sum / (double)st->visible_records / 1e6 : 0.0,
+               o.random_faults, pipe_bug_name(bug), o.trace_hash);
         for (const char *q = o.failures; *q; q++) {
             if (*q == '"' || *q == '\\') putchar('\\');
             putchar(*q);

@@ -215,6 +215,7 @@ typedef struct pipe_stats {
     /* sinks (P10) */
     uint64_t    txn_committed, txn_aborted;
     uint64_t    visible_records;       /* output made visible, duplicates included */
+    sim_time_ns latency_ns_sum, latency_ns_max;   /* event-time latency when records became visible */
     uint64_t    txn_overflows;         /* a sink's transaction log was full: it failed */
     /* coordinator */
     uint64_t    failovers;

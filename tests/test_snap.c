@@ -109,6 +109,35 @@ static void test_sync_part_costs_the_same_for_10_and_100000_keys(void **state) {
     assert_true(sync_blocking[1] >= async_max[1] / 2);
 }
 
+/* The ABS paper's experiment in small: sources read at the broker's
+ * production rate; synchronous snapshots stall the keyed aggregates while
+ * the store writes, so the job falls behind (lower throughput, higher
+ * event-time latency); asynchronous ones hardly cost anything. */
+static void test_synchronous_snapshots_cost_throughput_and_latency(void **state) {
+    (void)state;
+    double latency_ms[2], vsec[2];
+    for (int async = 0; async < 2; async++) {
+        pipe_cfg c = chain(1, 2, 20000, 20000);
+        c.state.backend = PIPE_BACKEND_DURABLE;
+        c.state.async = async;
+        c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+        c.broker.event_gap_ns = 20 * SIM_NS_PER_US;                  /* 2 partitions per source task */
+        c.source_rate_per_s = 2 * SIM_NS_PER_S / c.broker.event_gap_ns;
+        pipeline *p = make(&c);
+        pipe_run(p);
+        const pipe_stats *st = pipe_get_stats(p);
+        assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+        latency_ms[async] = (double)st->latency_ns_sum / (double)st->visible_records / 1e6;
+        vsec[async] = (double)pipe_sim(p)->now_ns / 1e9;
+        pipe_destroy(p);
+    }
+    print_message("sync: %.3f virtual s, latency mean %.3f ms; async: %.3f s, %.3f ms\n", vsec[0], latency_ms[0],
+                  vsec[1], latency_ms[1]);
+    assert_true(latency_ms[0] > 5 * latency_ms[1]);
+    assert_true(vsec[0] > 1.1 * vsec[1]);
+    assert_true(latency_ms[1] < 5.0);             /* async keeps up with the input */
+}
+
 /* Records processed after the barrier never leak into the snapshot: the
  * state restored after a crash equals the failure-free run's. The
  * deliberate bug no-copy-on-write (read the live state when writing) is
@@ -492,6 +521,7 @@ static void test_every_mode_stays_exactly_once_under_random_crashes(void **state
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sync_part_costs_the_same_for_10_and_100000_keys),
+        cmocka_unit_test(test_synchronous_snapshots_cost_throughput_and_latency),
         cmocka_unit_test(test_updates_after_the_barrier_stay_out_of_the_snapshot),
         cmocka_unit_test(test_acknowledging_before_the_write_loses_state),
         cmocka_unit_test(test_failed_writes_decline_the_checkpoint),
