@@ -285,7 +285,7 @@ void snap_sync_done(pipeline *p, rt_task *t);
 void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev);
 void snap_inputs_done(pipeline *p, rt_task *t);                 /* the gate stopped collecting */
 void snap_on_data(pipeline *p, rt_task *t, rt_chan *c, const chan_buf *b);   /* unaligned: persist? */
-void snap_abort(pipeline *p, rt_task *t, uint64_t ckpt);        /* declined: drop what it holds */
+void snap_abort(rt_task *t, uint64_t ckpt);                     /* declined or aborted: drop what it holds */
 void snap_barrier_sent(pipeline *p, rt_task *t, uint64_t ckpt); /* an in-band barrier left a queue */
 void snap_output_timeout(pipeline *p, rt_task *t, uint64_t ckpt);   /* it waited past the timeout */
 void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt);    /* notifyCheckpointComplete */

@@ -46,13 +46,11 @@ static rt_txn *txn_at(rt_txlog *l, uint32_t k) {     /* k-th oldest */
     return &l->txns[(l->first + k) % TXN_MAX];
 }
 
-static rt_txn *open_txn(pipeline *p, rt_task *t) {
-    rt_txlog *l = t->txlog;
+static rt_txn *open_txn(rt_txlog *l) {
     if (l->count > 0 && txn_at(l, l->count - 1)->state == TXN_OPEN) return txn_at(l, l->count - 1);
     if (l->count == TXN_MAX) return NULL;
     rt_txn *x = &l->txns[(l->first + l->count++) % TXN_MAX];
     *x = (rt_txn){ .ckpt = 0, .first = l->tail, .end = l->tail, .state = TXN_OPEN };
-    (void)p;
     return x;
 }
 
@@ -89,7 +87,7 @@ void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {
         return;
     case JOB_SINK_2PC: {
         rt_txlog *l = t->txlog;
-        rt_txn *x = open_txn(p, t);
+        rt_txn *x = open_txn(l);
         if (x == NULL || l->tail - l->head == l->cap) {
             overflow(p, t);
             return;

@@ -385,11 +385,12 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev) {
     maybe_ack(p, t, sn);
 }
 
-void snap_abort(pipeline *p, rt_task *t, uint64_t ckpt) {
+/* Drops what the snapshot holds. It may end a synchronous part the task
+ * waits for: a caller outside the task's pump loop pumps afterwards (the
+ * loop itself re-checks, and pumping from inside it would re-enter it). */
+void snap_abort(rt_task *t, uint64_t ckpt) {
     rt_snap *sn = snap_of(t, ckpt);
     if (sn != NULL) snap_free(t, sn);
-    task_pump(p, t);
-    (void)p;
 }
 
 void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt) {

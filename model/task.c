@@ -156,7 +156,7 @@ static void arm_flush(pipeline *p, rt_task *t) {
 
 static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
     if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
-    snap_abort(p, t, ckpt);
+    snap_abort(t, ckpt);
     pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
     task_rpc(p, t, MSG_DECLINE, ckpt);
     emit_event(p, t, BUF_CANCEL, ckpt);
@@ -561,7 +561,8 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
-        snap_abort(p, t, m->a);
+        snap_abort(t, m->a);
+        task_pump(p, t);
         break;
     default:
         break;
