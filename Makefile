@@ -36,6 +36,7 @@ endif
 
 SIM_SRC  := $(sort $(wildcard sim/*.c))
 MODEL_SRC:= $(sort $(wildcard model/*.c))
+CHECK_SRC:= $(sort $(wildcard check/*.c))
 SCN_SRC  := $(sort $(wildcard scenarios/*.c))
 RPT_SRC  := $(sort $(wildcard reports/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
@@ -48,7 +49,7 @@ $(shell mkdir -p $(BUILD) && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $(STAM
         echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(STAMP))
 
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
-MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o) $(RPT_SRC:%.c=$(BUILD)/%.o)
+MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(CHECK_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o) $(RPT_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
@@ -60,12 +61,12 @@ $(BUILD)/absim: $(SIM_OBJ) $(MODEL_OBJ) $(CLI_OBJ)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h scenarios/*.h reports/*.h cli/*.h) $(STAMP)
+$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h check/*.h scenarios/*.h reports/*.h cli/*.h) $(STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h scenarios/*.h reports/*.h tests/*.h) $(STAMP) | deps
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h check/*.h scenarios/*.h reports/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) $(MODEL_OBJ) -lcmocka -lm $(LDLIBS)
@@ -99,7 +100,7 @@ bench: deps $(BUILD)/absim
 coverage: deps
 	@$(MAKE) --no-print-directory COVERAGE=1 unit
 	lcov --quiet --capture --directory build-cov --output-file build-cov/lcov.info --rc lcov_branch_coverage=1
-	lcov --quiet --extract build-cov/lcov.info '*/sim/*' '*/model/*' --output-file build-cov/sim.info --rc lcov_branch_coverage=1
+	lcov --quiet --extract build-cov/lcov.info '*/sim/*' '*/model/*' '*/check/*' --output-file build-cov/sim.info --rc lcov_branch_coverage=1
 	genhtml --quiet --branch-coverage --output-directory build-cov/html build-cov/sim.info
 	lcov --summary build-cov/sim.info --rc lcov_branch_coverage=1
 
@@ -109,7 +110,7 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	@mkdir -p build-fuzz/corpus
 	clang -std=c11 -g -O1 -ffp-contract=off -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o build-fuzz/fuzz_scn tests/fuzz/fuzz_scn.c $(SIM_SRC) $(MODEL_SRC) $(SCN_SRC) -lm
+	    -fno-sanitize-recover=all -o build-fuzz/fuzz_scn tests/fuzz/fuzz_scn.c $(SIM_SRC) $(MODEL_SRC) $(CHECK_SRC) $(SCN_SRC) -lm
 	cp scenarios/*/*.scn build-fuzz/corpus/
 	./build-fuzz/fuzz_scn -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 build-fuzz/corpus
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../check/check.h"
 #include "../reports/rpt.h"
 #include "../scenarios/scn.h"
 
@@ -36,6 +37,8 @@ typedef struct cli_outcome {
     uint64_t    completed, restarts;
     uint32_t    random_faults;
     pipe_stats  stats;
+    check_report report;          /* the checkers' verdicts, violations structured */
+    uint32_t    failed_line;      /* the first expect line that failed, 0: none */
     char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
 } cli_outcome;
 

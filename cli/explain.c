@@ -34,6 +34,13 @@ static void narrate(void *ctx, const pipe_event *e) {
     const pipeline *p = n->p;
     if (n->task >= 0 && e->task != (uint32_t)n->task) return;
     if (n->ckpt != 0 && e->ckpt != n->ckpt) return;
+    switch (e->kind) {                            /* the finer steps checkers need are not narrated */
+    case PIPE_EV_CONSUME: case PIPE_EV_ACK: case PIPE_EV_WRITE: case PIPE_EV_WRITE_DONE:
+    case PIPE_EV_CHANNEL_STATE: case PIPE_EV_RESTORE: case PIPE_EV_KIND_MAX:
+        return;
+    default:
+        break;
+    }
     char who[48] = "coordinator", in[96] = "";
     if (e->task != PIPE_NO_TASK) task_name(p, e->task, who, sizeof who);
     fprintf(n->out, "t=%.3fms %s ", (double)e->at_ns / 1e6, who);
@@ -119,6 +126,8 @@ static void narrate(void *ctx, const pipe_event *e) {
         break;
     case PIPE_EV_COORD_FAILOVER:
         fprintf(n->out, "a new coordinator takes over: cancels every task, recovers the completed checkpoints it can");
+        break;
+    default:
         break;
     }
     fputc('\n', n->out);

@@ -47,43 +47,154 @@ static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
     }
 }
 
+/* The run's summary lines (checkpoints, durations, state, records). */
+static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats *st, pipe_status status) {
+    const sim_run *run = pipe_sim((pipeline *)p);
+    fprintf(out, "%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", s->path, s->cfg.seed,
+            pipe_status_name(status), (double)run->now_ns / 1e6, run->stats.dispatched);
+    fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
+            " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt)\n",
+            st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
+    if (st->completed > 0) {
+        fprintf(out, "  duration: mean %.3fms, max %.3fms; start delay mean %.3fms, max %.3fms; "
+                "alignment mean %.3fms, max %.3fms\n",
+                (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6,
+                (double)st->ckpt_duration_ns_max / 1e6,
+                st->start_delays ? (double)st->start_delay_ns_sum / (double)st->start_delays / 1e6 : 0.0,
+                (double)st->start_delay_ns_max / 1e6,
+                st->alignments ? (double)st->alignment_ns_sum / (double)st->alignments / 1e6 : 0.0,
+                (double)st->alignment_ns_max / 1e6);
+    }
+    summary_state(out, &s->cfg, st);
+    fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
+            ", visible %" PRIu64 "\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
+            st->visible_records);
+    if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {   /* paced sources: latency means something */
+        fprintf(out, "  event-time latency of the visible output: mean %.3fms, max %.3fms\n",
+                (double)st->latency_ns_sum / (double)st->visible_records / 1e6, (double)st->latency_ns_max / 1e6);
+    }
+    if (st->txn_committed + st->txn_aborted > 0) {
+        fprintf(out, "  transactions: %" PRIu64 " committed, %" PRIu64 " aborted\n", st->txn_committed, st->txn_aborted);
+    }
+    if (st->failovers > 0) {
+        fprintf(out, "  coordinator failovers: %" PRIu64 "; completed checkpoints lost with it: %" PRIu64 "\n",
+                st->failovers, st->checkpoints_lost);
+    }
+    fprintf(out, "  trace_hash %016" PRIx64 "\n", run->trace_hash);
+}
+
+/* "invariants: I1 exactly-once state held; I2 consistent cut held (12 checks); I3 ... not promised; ..." */
+static void summary_invariants(FILE *out, const check_report *r) {
+    fprintf(out, "  invariants:");
+    for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) {
+        const char *verdict = !r->applies[i] ? "not promised" : r->violations[i] > 0 ? "VIOLATED"
+                            : r->checks[i] == 0 ? "not reached" : "held";
+        fprintf(out, "%s %s %s %s", i == CHECK_I1 ? "" : ";", check_inv_name((check_inv)i), check_inv_title((check_inv)i),
+                verdict);
+        if (r->applies[i] && r->checks[i] > 1) fprintf(out, " (%" PRIu64 " checks)", r->checks[i]);
+    }
+    fputc('\n', out);
+}
+
+static void expectation(const scn_expect *e, const cli_outcome *o, const check_report *r, bool *ok, char *got, size_t n) {
+    const pipe_stats *st = &o->stats;
+    switch (e->kind) {
+    case SCN_EXPECT_FINISHED:
+    case SCN_EXPECT_FAILED:
+        *ok = o->status == (e->kind == SCN_EXPECT_FINISHED ? PIPE_FINISHED : PIPE_FAILED);
+        snprintf(got, n, "%s", pipe_status_name(o->status));
+        return;
+    case SCN_EXPECT_EXACTLY_ONCE:
+    case SCN_EXPECT_DUPLICATES:
+        *ok = r->state_known && (e->kind == SCN_EXPECT_EXACTLY_ONCE ? r->state_equal : r->state_records > r->spec_records);
+        if (!r->state_known) {
+            snprintf(got, n, "the job did not finish (%s)", pipe_status_name(o->status));
+        } else {
+            snprintf(got, n, "%" PRIu64 " records counted in keyed state, %" PRIu64 " in the fold of the input%s",
+                     r->state_records, r->spec_records, r->state_equal ? "" : "; the state differs from the fold");
+        }
+        return;
+    case SCN_EXPECT_OUTPUT_EXACTLY_ONCE:
+    case SCN_EXPECT_OUTPUT_AT_LEAST_ONCE:
+    case SCN_EXPECT_OUTPUT_DUPLICATES:
+        *ok = r->output_known && (e->kind == SCN_EXPECT_OUTPUT_DUPLICATES ? r->out_duplicated > 0
+                                  : e->kind == SCN_EXPECT_OUTPUT_AT_LEAST_ONCE ? r->out_lost == 0
+                                  : r->out_lost == 0 && r->out_duplicated == 0);
+        if (!r->output_known) {
+            snprintf(got, n, "the job did not finish (%s)", pipe_status_name(o->status));
+            return;
+        }
+        snprintf(got, n, "%" PRIu64 " of %" PRIu64 " records lost (first p%" PRIu64 "@%" PRIu64 "), %" PRIu64
+                 " duplicated (first p%" PRIu64 "@%" PRIu64 ")", r->out_lost, r->out_records, r->out_first_lost >> 40,
+                 (uint64_t)(r->out_first_lost & BROKER_OFFSET_MAX), r->out_duplicated, r->out_first_duplicated >> 40,
+                 (uint64_t)(r->out_first_duplicated & BROKER_OFFSET_MAX));
+        return;
+    case SCN_EXPECT_CHECKPOINTS: *ok = compare(st->completed, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->completed); return;
+    case SCN_EXPECT_RESTARTS:    *ok = compare(st->restarts, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->restarts); return;
+    case SCN_EXPECT_ABORTED:     *ok = compare(st->aborted, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->aborted); return;
+    case SCN_EXPECT_FAILOVERS:   *ok = compare(st->failovers, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->failovers); return;
+    case SCN_EXPECT_UNALIGNED:   *ok = compare(st->unaligned_triggers, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->unaligned_triggers); return;
+    }
+    *ok = false;
+}
+
+/* Verdicts: every violation of an invariant the configuration promises
+ * fails the run, whatever the file expects; then the expect lines. */
+static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome *o) {
+    int rc = CLI_OK;
+    for (uint32_t i = 0; i < r->kept_count; i++) {
+        const check_violation *v = &r->kept[i];
+        char at[40];
+        snprintf(at, sizeof at, "t=%.3fms", (double)v->at_ns / 1e6);
+        failure(o, "%s%s:%u: invariant %s violated: %s", s->path, 0, check_inv_name(v->inv), v->what);
+        if (out != NULL) fprintf(out, "  invariant %s violated at %s: %s\n", check_inv_name(v->inv), at, v->what);
+        rc = CLI_FAIL;
+    }
+    if (check_total(r) > r->kept_count && out != NULL) {
+        fprintf(out, "  ... %" PRIu64 " violations in all\n", check_total(r));
+    }
+    for (uint32_t i = 0; i < s->expects_count; i++) {
+        const scn_expect *e = &s->expects[i];
+        bool ok = false;
+        char got[200] = "", text[64];
+        expectation(e, o, r, &ok, got, sizeof got);
+        scn_expect_text(e, text, sizeof text);
+        if (ok) {
+            if (out != NULL) fprintf(out, "  expect %s: held\n", text);
+            continue;
+        }
+        if (out != NULL) fprintf(out, "%s:%u: expectation failed: %s (got %s)\n", s->path, e->line, text, got);
+        failure(o, "%s%s:%u: expectation failed: %s (got %s)", s->path, e->line, text, got);
+        if (o->failed_line == 0) o->failed_line = e->line;
+        rc = CLI_FAIL;
+    }
+    return rc;
+}
+
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
-    bool need_reference = random_faults;
-    for (uint32_t i = 0; i < s->expects_count; i++) {
-        scn_expect_kind k = s->expects[i].kind;
-        need_reference |= k == SCN_EXPECT_EXACTLY_ONCE || k == SCN_EXPECT_DUPLICATES || k == SCN_EXPECT_OUTPUT_EXACTLY_ONCE ||
-                          k == SCN_EXPECT_OUTPUT_AT_LEAST_ONCE || k == SCN_EXPECT_OUTPUT_DUPLICATES;
-    }
-    pipeline *ref = NULL;
-    if (need_reference) {
-        ref = pipe_create(&s->cfg, err, sizeof err);
+    if (random_faults) {                         /* the horizon: how long a failure-free run takes */
+        pipeline *ref = pipe_create(&s->cfg, err, sizeof err);
         if (ref == NULL) {
             snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
             return CLI_USAGE;
         }
         pipe_run(ref);
-    }
-    if (random_faults) {
         sim_time_ns horizon = pipe_sim(ref)->now_ns;
+        pipe_destroy(ref);
         o->random_faults = scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
     }
-    pipe_cfg checked = s->cfg;                   /* the run under test checks I2 as it goes */
-    checked.check_cut = true;
-    pipeline *p = pipe_create(&checked, err, sizeof err);
-    if (p == NULL) {
-        snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
-        pipe_destroy(ref);
-        return CLI_USAGE;
-    }
+    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = 0 }, err, sizeof err) : NULL;
     rpt_recorder rec;                            /* --trace, --dot */
-    if (!rpt_init(&rec, p, trace, dot != NULL)) {
-        snprintf(o->failures, sizeof o->failures, "%s: out of memory for the report", s->path);
+    if (cs == NULL || !rpt_init(&rec, p, trace, dot != NULL)) {
+        snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, cs == NULL ? err : "out of memory for the report");
+        check_destroy(cs);
         pipe_destroy(p);
-        pipe_destroy(ref);
         return CLI_USAGE;
     }
+    check_attach(cs);                            /* the checkers observe first */
     scn_armed arm;                               /* faults at times and at protocol points */
     bool reporting = trace != NULL || dot != NULL;
     scn_arm_faults(s, p, &arm, reporting ? rpt_observe : NULL, reporting ? &rec : NULL);
@@ -95,150 +206,21 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         rpt_write_dot(&rec, dot, title);
     }
     rpt_free(&rec);
-
-    const pipe_stats *st = pipe_get_stats(p);
-    sim_run *run = pipe_sim(p);
-    o->trace_hash = run->trace_hash;
-    o->completed = st->completed;
-    o->restarts = st->restarts;
+    const check_report *r = check_finish(cs);
+    o->trace_hash = pipe_sim(p)->trace_hash;
     o->status = pipe_get_status(p);
-    o->stats = *st;
+    o->stats = *pipe_get_stats(p);
+    o->completed = o->stats.completed;
+    o->restarts = o->stats.restarts;
+    o->report = *r;
     if (out != NULL) {
-        fprintf(out, "%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", s->path, s->cfg.seed,
-                pipe_status_name(o->status), (double)run->now_ns / 1e6, run->stats.dispatched);
-        fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
-                " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt)\n",
-                st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
-        if (st->completed > 0) {
-            fprintf(out, "  duration: mean %.3fms, max %.3fms; start delay mean %.3fms, max %.3fms; "
-                    "alignment mean %.3fms, max %.3fms\n",
-                    (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6,
-                    (double)st->ckpt_duration_ns_max / 1e6,
-                    st->start_delays ? (double)st->start_delay_ns_sum / (double)st->start_delays / 1e6 : 0.0,
-                    (double)st->start_delay_ns_max / 1e6,
-                    st->alignments ? (double)st->alignment_ns_sum / (double)st->alignments / 1e6 : 0.0,
-                    (double)st->alignment_ns_max / 1e6);
-        }
-        summary_state(out, &s->cfg, st);
-        fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
-                ", visible %" PRIu64 "\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
-                st->visible_records);
-        if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {   /* paced sources: latency means something */
-            fprintf(out, "  event-time latency of the visible output: mean %.3fms, max %.3fms\n",
-                    (double)st->latency_ns_sum / (double)st->visible_records / 1e6, (double)st->latency_ns_max / 1e6);
-        }
-        if (st->txn_committed + st->txn_aborted > 0) {
-            fprintf(out, "  transactions: %" PRIu64 " committed, %" PRIu64 " aborted\n", st->txn_committed, st->txn_aborted);
-        }
-        if (st->failovers > 0) {
-            fprintf(out, "  coordinator failovers: %" PRIu64 "; completed checkpoints lost with it: %" PRIu64 "\n",
-                    st->failovers, st->checkpoints_lost);
-        }
-        fprintf(out, "  trace_hash %016" PRIx64 "\n", run->trace_hash);
+        summary(out, s, p, &o->stats, o->status);
+        summary_invariants(out, r);
     }
-    int rc = CLI_OK;
-    if (o->status != PIPE_FINISHED && o->status != PIPE_FAILED) {
-        char buf[256];
-        sim_stop_describe(run, buf, sizeof buf);
-        size_t used = strlen(o->failures);
-        snprintf(o->failures + used, sizeof o->failures - used, "%s%s: %s", used ? "; " : "", s->path, buf);
-        if (out != NULL) fprintf(out, "  %s\n", buf);
-        rc = CLI_FAIL;
-    }
-    pipe_state_diff diff = { .equal = true };
-    pipe_output_diff odiff = { 0 };
-    if (ref != NULL) {
-        pipe_compare_states(ref, p, &diff);
-        pipe_compare_output(ref, p, &odiff);
-    }
-    const struct { uint64_t n; const char *what; } i5[] = {   /* protocol safety, checked on every run */
-        { st->restore_failures, "a restore read a deleted file" },
-        { st->deleted_referenced, "a file of a retained checkpoint was deleted" },
-        { st->incomplete_checkpoints, "a checkpoint completed without a task's state" },
-    };
-    if (st->cut_violations > 0) {                 /* I2: a checkpoint is not the state of its prefixes */
-        char what[160], got[64];
-        snprintf(what, sizeof what, "checkpoint %" PRIu64 " is not the state after its source offsets (%s, key %" PRIu64 ")",
-                 st->cut_first_ckpt, pipe_job(p)->vertices[st->cut_first_vertex].name, st->cut_first_key);
-        snprintf(got, sizeof got, "%" PRIu64 " of %" PRIu64 " checks", st->cut_violations, st->cut_checks);
-        failure(o, "%s%s:%u: invariant I2 violated: %s (got %s)", s->path, 0, what, got);
-        if (out != NULL) fprintf(out, "  invariant I2 violated: %s (%s)\n", what, got);
-        rc = CLI_FAIL;
-    }
-    if (out != NULL) {                            /* what this run shows, whatever the file expects */
-        fprintf(out, "  invariants: I5 protocol safety %s", st->restore_failures + st->deleted_referenced +
-                st->incomplete_checkpoints == 0 ? "held" : "VIOLATED");
-        if (st->cut_checks > 0) {
-            fprintf(out, "; I2 consistent cut %s (%" PRIu64 " checkpoints)", st->cut_violations == 0 ? "held" : "VIOLATED",
-                    st->cut_checks);
-        }
-        if (ref != NULL) {
-            fprintf(out, "; I1 exactly-once state %s; output %s", diff.equal ? "held" : "not held",
-                    odiff.lost > 0 ? "lost records" : odiff.duplicated > 0 ? "at-least-once (duplicates)" : "exactly-once");
-        }
-        fputc('\n', out);
-    }
-    for (size_t i = 0; i < sizeof i5 / sizeof i5[0]; i++) {
-        if (i5[i].n == 0) continue;
-        char got[64];
-        snprintf(got, sizeof got, "%" PRIu64 " times", i5[i].n);
-        failure(o, "%s%s:%u: invariant I5 violated: %s (got %s)", s->path, 0, i5[i].what, got);
-        if (out != NULL) fprintf(out, "  invariant I5 violated: %s (%s)\n", i5[i].what, got);
-        rc = CLI_FAIL;
-    }
-    for (uint32_t i = 0; i < s->expects_count; i++) {
-        const scn_expect *e = &s->expects[i];
-        bool ok = false;
-        char got[200] = "";
-        switch (e->kind) {
-        case SCN_EXPECT_FINISHED:
-        case SCN_EXPECT_FAILED:
-            ok = o->status == (e->kind == SCN_EXPECT_FINISHED ? PIPE_FINISHED : PIPE_FAILED);
-            snprintf(got, sizeof got, "%s", pipe_status_name(o->status));
-            break;
-        case SCN_EXPECT_EXACTLY_ONCE:
-            ok = diff.equal;
-            if (!ok) {
-                snprintf(got, sizeof got, "%s: key %" PRIu64 " differs from the failure-free run; %" PRIu64
-                         " records counted, %" PRIu64 " without failures",
-                         pipe_job(p)->vertices[diff.vertex].name, diff.key, diff.records_b, diff.records_a);
-            }
-            break;
-        case SCN_EXPECT_DUPLICATES:
-            ok = diff.records_b > diff.records_a;
-            snprintf(got, sizeof got, "%" PRIu64 " records counted in state, %" PRIu64 " without failures",
-                     diff.records_b, diff.records_a);
-            break;
-        case SCN_EXPECT_CHECKPOINTS: ok = compare(st->completed, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->completed); break;
-        case SCN_EXPECT_RESTARTS:    ok = compare(st->restarts, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->restarts); break;
-        case SCN_EXPECT_ABORTED:     ok = compare(st->aborted, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->aborted); break;
-        case SCN_EXPECT_FAILOVERS:   ok = compare(st->failovers, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->failovers); break;
-        case SCN_EXPECT_UNALIGNED:   ok = compare(st->unaligned_triggers, e->cmp, e->value); snprintf(got, sizeof got, "%" PRIu64, st->unaligned_triggers); break;
-        case SCN_EXPECT_OUTPUT_EXACTLY_ONCE:
-        case SCN_EXPECT_OUTPUT_AT_LEAST_ONCE:
-        case SCN_EXPECT_OUTPUT_DUPLICATES:
-            ok = e->kind == SCN_EXPECT_OUTPUT_DUPLICATES ? odiff.duplicated > 0
-               : e->kind == SCN_EXPECT_OUTPUT_AT_LEAST_ONCE ? odiff.lost == 0
-               : odiff.lost == 0 && odiff.duplicated == 0;
-            snprintf(got, sizeof got, "%" PRIu64 " of %" PRIu64 " records lost (first p%" PRIu64 "@%" PRIu64 "), %" PRIu64
-                     " duplicated (first p%" PRIu64 "@%" PRIu64 ")", odiff.lost, odiff.records, odiff.first_lost >> 40,
-                     (uint64_t)(odiff.first_lost & BROKER_OFFSET_MAX), odiff.duplicated, odiff.first_duplicated >> 40,
-                     (uint64_t)(odiff.first_duplicated & BROKER_OFFSET_MAX));
-            break;
-        }
-        char text[64];
-        scn_expect_text(e, text, sizeof text);
-        if (ok) {
-            if (out != NULL) fprintf(out, "  expect %s: held\n", text);
-        } else {
-            if (out != NULL) fprintf(out, "%s:%u: expectation failed: %s (got %s)\n", s->path, e->line, text, got);
-            failure(o, "%s%s:%u: expectation failed: %s (got %s)", s->path, e->line, text, got);
-            rc = CLI_FAIL;
-        }
-    }
+    int rc = verdicts(s, out, r, o);
     o->ok = rc == CLI_OK;
+    check_destroy(cs);
     pipe_destroy(p);
-    pipe_destroy(ref);
     return rc;
 }
 

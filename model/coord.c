@@ -87,24 +87,6 @@ static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     if (failure && ++p->coord.consecutive_failures > p->cfg.ckpt.tolerable_failures) job_fail(p);
 }
 
-/* Invariant I5 at every completion: the new checkpoint holds the state of
- * every stateful task (an acknowledgement stands for a written snapshot),
- * and no retained checkpoint refers to a file that was deleted. */
-static void check_retained(pipeline *p, const rt_slot *done) {
-    const job *j = pipe_job(p);
-    for (uint32_t t = 0; t < j->tasks_count; t++) {
-        if (p->tasks[t].stateful && done->chains[t].count == 0) p->stats.incomplete_checkpoints++;
-    }
-    for (uint32_t i = 0; i < p->coord.completed_count; i++) {
-        const rt_slot *s = &p->slots[p->coord.completed_order[i]];
-        for (uint32_t t = 0; t < j->tasks_count; t++) {
-            for (uint32_t f = 0; f < s->chains[t].count; f++) {
-                if (!store_alive(&p->files, s->chains[t].files[f])) p->stats.deleted_referenced++;
-            }
-        }
-    }
-}
-
 static void complete(pipeline *p, rt_slot *s) {
     rt_coord *co = coord_of(p);
     s->complete = true;
@@ -127,8 +109,6 @@ static void complete(pipeline *p, rt_slot *s) {
     }
     co->completed_order[co->completed_count++] = idx;
     co->restore_slot = idx + 1;
-    check_retained(p, s);
-    check_cut(p, s);
     for (uint32_t i = 0; i < p->slots_count; i++) {          /* subsume older pending ones */
         rt_slot *o = &p->slots[i];
         if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {

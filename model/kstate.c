@@ -7,6 +7,8 @@ static uint32_t home(const kstate *s, uint64_t key) {
     return (uint32_t)(rng_splitmix64(key) & (s->capacity - 1));
 }
 
+static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max);
+
 /* The header's memory figures assume this layout. */
 _Static_assert(sizeof(kshadow) == 40, "kshadow layout changed: update the memory cost in kstate.h");
 
@@ -14,7 +16,16 @@ void kstate_init(kstate *s, sim_run *run, uint32_t keys_max) {
     kstate_init_versioned(s, run, keys_max, 0);
 }
 
+void kstate_init_in(kstate *s, arena *a, uint32_t keys_max) {
+    init_from(s, a, keys_max, 0);
+}
+
 void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t snaps_max) {
+    SIM_ASSERT(!run->started);                    /* model memory is carved before the run */
+    init_from(s, &run->arena, keys_max, snaps_max);
+}
+
+static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max) {
     SIM_ASSERT(keys_max >= 1);
     SIM_ASSERT(snaps_max <= KSTATE_SNAPS_MAX);
     uint64_t need = (uint64_t)keys_max * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1;
@@ -22,8 +33,8 @@ void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t 
     while (cap < need) cap *= 2;
     SIM_ASSERT(cap <= KSTATE_CAPACITY_MAX);
     memset(s, 0, sizeof *s);
-    s->keys = sim_alloc(run, sizeof(uint64_t) * cap, _Alignof(uint64_t));
-    s->aggs = sim_alloc(run, sizeof(kagg) * cap, _Alignof(kagg));
+    s->keys = arena_alloc(a, sizeof(uint64_t) * cap, _Alignof(uint64_t));
+    s->aggs = arena_alloc(a, sizeof(kagg) * cap, _Alignof(kagg));
     s->capacity = cap;
     s->count = 0;
     s->version = 1;
@@ -31,10 +42,10 @@ void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t 
     /* A plain map keeps vers NULL: pipe.c sizes its arena for keys and aggs
      * only, and a map nobody snapshots has no use for versions. */
     if (snaps_max == 0) return;
-    s->vers = sim_alloc(run, sizeof(uint32_t) * cap, _Alignof(uint32_t));   /* zeroed */
+    s->vers = arena_alloc(a, sizeof(uint32_t) * cap, _Alignof(uint32_t));   /* zeroed */
     for (uint32_t n = 0; n < snaps_max; n++) {
-        s->snaps[n].shadows = sim_alloc(run, sizeof(kshadow) * cap, _Alignof(kshadow));
-        s->snaps[n].shadow_of_slot = sim_alloc(run, sizeof(uint32_t) * cap, _Alignof(uint32_t));
+        s->snaps[n].shadows = arena_alloc(a, sizeof(kshadow) * cap, _Alignof(kshadow));
+        s->snaps[n].shadow_of_slot = arena_alloc(a, sizeof(uint32_t) * cap, _Alignof(uint32_t));
     }
 }
 

@@ -112,6 +112,9 @@ typedef struct kstate {
 /* Room for keys_max keys at the load limit. A plain map: no versions, no
  * snapshots; same as kstate_init_versioned(s, run, keys_max, 0). */
 void kstate_init(kstate *s, sim_run *run, uint32_t keys_max);
+/* A plain map carved from an arena of the caller's (a checker's memory,
+ * outside any run). */
+void kstate_init_in(kstate *s, arena *a, uint32_t keys_max);
 /* Also carves vers and snaps_max (<= KSTATE_SNAPS_MAX) snapshot records. */
 void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t snaps_max);
 /* Empties the map and starts a new version history (asserts no snapshot

@@ -180,13 +180,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
             txlog_bytes += sizeof(rt_txlog) + (records * copies[graph.tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
         }
     }
-    uint32_t stateful_vertices = 0;
-    for (uint32_t v = 0; v < graph.vertices_count; v++) {
-        stateful_vertices += graph.vertices[v].kind == JOB_KEYED_AGG || graph.vertices[v].kind == JOB_KEYED_JOIN;
-    }
-    uint64_t check_bytes = cfg->check_cut ? (2ull * stateful_vertices + 1) * (cap * (sizeof(uint64_t) + sizeof(kagg)) + 64)
-                                            + cfg->broker.partitions * 8ull : 0;
-    uint64_t model_bytes = check_bytes + sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
+    uint64_t model_bytes = sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
                          + (uint64_t)chans * ring * sizeof(chan_buf)
                          + (uint64_t)stateful * kstate_bytes + store_bytes + txlog_bytes
                          + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(rt_chain)) + cfg->broker.partitions * 8
@@ -269,7 +263,6 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     p->coord.machine = jm;
     p->store_dev = dev_add(run, "store", &cfg->state.store);
     store_init(&p->files, run, files_max, entries_max);
-    check_init(p, (uint32_t)keys);
     p->snaps_max = snaps;
     p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
@@ -336,15 +329,30 @@ bool pipe_add_slow(pipeline *p, const pipe_slow *w) {
 }
 
 void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx) {
-    p->observe = fn;
-    p->observe_ctx = ctx;
+    SIM_ASSERT(fn != NULL);
+    SIM_ASSERT(p->observers < PIPE_OBSERVERS_MAX);
+    p->observe[p->observers] = fn;
+    p->observe_ctx[p->observers] = ctx;
+    p->observers++;
+}
+
+void pipe_note_ev(pipeline *p, pipe_event *e) {
+    if (p->observers == 0) return;
+    e->at_ns = p->run->now_ns;
+    e->epoch = p->coord.epoch;
+    for (uint32_t i = 0; i < p->observers; i++) p->observe[i](p->observe_ctx[i], e);   /* in registration order */
+}
+
+/* Control steps at a task with inputs also say what its gate blocks. */
+static bool shows_gate(pipe_ev_kind kind) {
+    return kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END || kind == PIPE_EV_TRIGGER ||
+           kind == PIPE_EV_DECLINE;
 }
 
 void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
-    if (p->observe == NULL) return;
-    pipe_event e = { .kind = kind, .at_ns = p->run->now_ns, .task = task, .channel = channel,
-                     .ckpt = ckpt, .epoch = p->coord.epoch };
-    if (task != PIPE_NO_TASK && p->tasks[task].jt->in_count > 0) {
+    if (p->observers == 0) return;
+    pipe_event e = { .kind = kind, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN };
+    if (task != PIPE_NO_TASK && shows_gate(kind) && p->tasks[task].jt->in_count > 0) {
         const rt_task *t = &p->tasks[task];
         for (uint32_t i = 0; i < t->jt->in_count; i++) {
             if (!gate_blocked(&t->g, i)) continue;
@@ -352,8 +360,9 @@ void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, 
             e.blocked++;
             e.waiting += (uint32_t)(c->received - c->consumed);
         }
+        if (kind != PIPE_EV_TRIGGER && kind != PIPE_EV_DECLINE) e.chan = p->cfg.graph.in_chan[t->jt->in_first + channel];
     }
-    p->observe(p->observe_ctx, &e);
+    pipe_note_ev(p, &e);
 }
 
 sim_run *pipe_sim(pipeline *p) { return p->run; }
@@ -406,7 +415,8 @@ void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
 
 uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset) {
     SIM_ASSERT(partition < p->brk.cfg.partitions && offset < p->brk.cfg.records_per_partition);
-    return p->sink_seen[(uint64_t)partition * p->brk.cfg.records_per_partition + offset];
+    uint8_t v = p->sink_seen[(uint64_t)partition * p->brk.cfg.records_per_partition + offset];
+    return (uint32_t)(v & 0x7f) + (v >> 7);              /* see model/sinktx.c */
 }
 
 void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff *out) {
@@ -416,7 +426,7 @@ void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff 
     uint64_t per = a->brk.cfg.records_per_partition;
     uint64_t n = (uint64_t)a->brk.cfg.partitions * per;
     for (uint64_t i = 0; i < n; i++) {
-        uint8_t x = a->sink_seen[i], y = b->sink_seen[i];
+        uint32_t x = (a->sink_seen[i] & 0x7fu) + (a->sink_seen[i] >> 7), y = (b->sink_seen[i] & 0x7fu) + (b->sink_seen[i] >> 7);
         out->records += x > 0;
         uint64_t id = (i / per) << 40 | (i % per);
         if (y < x && out->lost++ == 0) out->first_lost = id;
@@ -462,4 +472,73 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
     }
     sim_run_destroy(scratch);
     return out->equal;
+}
+
+/* ---- read-only views for checkers ------------------------------------------ */
+
+const broker *pipe_broker(const pipeline *p) { return &p->brk; }
+const pipe_cfg *pipe_config(const pipeline *p) { return &p->cfg; }
+
+static const rt_slot *slot_of(const pipeline *p, uint64_t ckpt) {
+    if (ckpt == 0) return NULL;
+    for (uint32_t i = 0; i < p->slots_count; i++) {
+        if (p->slots[i].ckpt == ckpt) return &p->slots[i];
+    }
+    return NULL;
+}
+
+const uint64_t *pipe_ckpt_offsets(const pipeline *p, uint64_t ckpt) {
+    const rt_slot *s = slot_of(p, ckpt);
+    return s == NULL ? NULL : s->offsets;
+}
+
+bool pipe_ckpt_task_state(const pipeline *p, uint64_t ckpt, uint32_t task, kstate *out, uint32_t *files) {
+    SIM_ASSERT(task < p->cfg.graph.tasks_count);
+    kstate_clear(out);
+    *files = 0;
+    const rt_slot *s = slot_of(p, ckpt);
+    if (s == NULL) return false;
+    const rt_chain *c = &s->chains[task];
+    *files = c->count;
+    if (c->count == 0) return true;
+    for (uint32_t i = 0; i < c->count; i++) {
+        if (!store_alive(&p->files, c->files[i])) return false;
+    }
+    return store_restore(&p->files, c->files, c->count, out);
+}
+
+bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, uint32_t i, model_rec *rec, uint32_t *chan) {
+    const rt_slot *s = slot_of(p, ckpt);
+    if (s == NULL || i >= s->cs_count) return false;
+    *rec = s->cs[i].rec;
+    *chan = s->cs[i].chan;
+    return true;
+}
+
+void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32_t *consumer, uint32_t *input) {
+    SIM_ASSERT(chan < p->cfg.graph.chans_count);
+    *producer = p->chans[chan].producer;
+    *consumer = p->chans[chan].consumer;
+    *input = p->chans[chan].input;
+}
+
+uint64_t pipe_retained(const pipeline *p, uint32_t i) {
+    if (i >= p->coord.completed_count) return 0;
+    return p->slots[p->coord.completed_order[i]].ckpt;
+}
+
+uint32_t pipe_ckpt_task_files(const pipeline *p, uint64_t ckpt, uint32_t task) {
+    SIM_ASSERT(task < p->cfg.graph.tasks_count);
+    const rt_slot *s = slot_of(p, ckpt);
+    return s == NULL ? 0 : s->chains[task].count;
+}
+
+uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt) {
+    const rt_slot *s = slot_of(p, ckpt);
+    if (s == NULL) return 0;
+    uint32_t dead = 0;
+    for (uint32_t t = 0; t < p->cfg.graph.tasks_count; t++) {
+        for (uint32_t f = 0; f < s->chains[t].count; f++) dead += !store_alive(&p->files, s->chains[t].files[f]);
+    }
+    return dead;
 }

@@ -150,7 +150,6 @@ typedef struct pipe_cfg {
     uint32_t         faults_count;
     pipe_slow        slow[PIPE_SLOW_MAX];       /* slow operators */
     uint32_t         slow_count;
-    bool             check_cut;           /* check invariant I2 at every completion (model/check.c) */
 } pipe_cfg;
 
 typedef enum pipe_status {
@@ -206,12 +205,7 @@ typedef struct pipe_stats {
     uint64_t    cs_bytes;              /* in-flight data persisted as channel state */
     uint64_t    unaligned_triggers;    /* tasks that triggered unaligned */
     uint64_t    alignment_timeouts;    /* aligned checkpoints that switched to unaligned */
-    uint64_t    restore_failures;      /* a restore found a file deleted (I5 violation) */
-    uint64_t    deleted_referenced;    /* files of retained checkpoints found deleted (I5 violation) */
-    uint64_t    incomplete_checkpoints;   /* completed without a stateful task's state (I5 violation) */
-    uint64_t    cut_checks, cut_violations;   /* I2: checkpoint state against its source prefixes */
-    uint64_t    cut_first_ckpt, cut_first_key;
-    uint32_t    cut_first_vertex;
+    uint64_t    restore_failures;      /* a restore found a file deleted */
     /* sinks (P10) */
     uint64_t    txn_committed, txn_aborted;
     uint64_t    visible_records;       /* output made visible, duplicates included */
@@ -224,7 +218,10 @@ typedef struct pipe_stats {
 
 typedef struct pipeline pipeline;
 
-/* Protocol steps, for checkers, narrations and pictures. */
+/* Protocol steps, for checkers (check/), narrations and pictures. Each
+ * carries its payload: a checker keeps its own model of what must hold
+ * from these alone (plus the read-only views below), and the protocol
+ * code never calls a checker. */
 typedef enum pipe_ev_kind {
     PIPE_EV_BARRIER = 1,              /* task took barrier `ckpt` from `channel` */
     PIPE_EV_CANCEL,                   /* task took a cancel marker */
@@ -241,23 +238,45 @@ typedef enum pipe_ev_kind {
     PIPE_EV_SNAPSHOT_ASYNC,           /* task: asynchronous part of `ckpt` written (then it acknowledges) */
     PIPE_EV_SINK_COMMIT,              /* sink task committed the transactions up to `ckpt` */
     PIPE_EV_COORD_FAILOVER,           /* a new coordinator took over */
+    PIPE_EV_CONSUME,                  /* task began processing a data buffer of `count` records from `channel` */
+    PIPE_EV_ACK,                      /* task sent its acknowledgement of `ckpt` */
+    PIPE_EV_WRITE,                    /* task began writing `bytes` of snapshot `ckpt` (`what`) */
+    PIPE_EV_WRITE_DONE,               /* that write ended (`ok`) */
+    PIPE_EV_CHANNEL_STATE,            /* task persisted `count` in-flight records of `chan` for `ckpt` */
+    PIPE_EV_RESTORE,                  /* task (re)started from `ckpt` (0: from scratch); `ok`: its files were there */
+    PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
 #define PIPE_NO_TASK UINT32_MAX
+#define PIPE_NO_CHAN UINT32_MAX
+
+typedef enum pipe_write {             /* what a snapshot write holds */
+    PIPE_WRITE_KEYED = 0,
+    PIPE_WRITE_CHANNELS = 1,
+} pipe_write;
 
 typedef struct pipe_event {
     pipe_ev_kind kind;
     sim_time_ns  at_ns;
     uint32_t     task;                /* PIPE_NO_TASK for the coordinator */
-    uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END;
-                                         the pipe_ckpt_end, for CKPT_COMPLETE/CKPT_ABORT */
+    uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END/CONSUME;
+                                         the pipe_ckpt_end, for CKPT_COMPLETE/CKPT_ABORT;
+                                         1 for an unaligned TRIGGER */
     uint64_t     ckpt;
-    uint32_t     blocked;             /* channels the task's gate blocks after the step */
+    uint32_t     blocked;             /* channels the task's gate blocks after the step (control steps) */
     uint32_t     waiting;             /* buffers queued on those blocked channels */
     uint64_t     epoch;               /* job attempt */
+    uint32_t     chan;                /* the channel's id (pipe-wide), or PIPE_NO_CHAN */
+    uint32_t     count;               /* records: CONSUME, CHANNEL_STATE */
+    uint64_t     bytes;               /* WRITE */
+    pipe_write   what;                /* WRITE, WRITE_DONE */
+    bool         ok;                  /* WRITE_DONE, RESTORE */
+    uint64_t     first_id;            /* CONSUME: the first record's id */
 } pipe_event;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
+
+#define PIPE_OBSERVERS_MAX 8u
 
 pipe_cfg pipe_cfg_default(uint64_t seed);
 
@@ -272,7 +291,8 @@ sim_stop_reason pipe_run(pipeline *p);
  * list the tasks read); false when PIPE_SLOW_MAX are in. */
 bool pipe_add_slow(pipeline *p, const pipe_slow *w);
 
-/* Call fn at every protocol step (set before pipe_run; NULL to stop). */
+/* Call fn at every protocol step, after the observers added before it
+ * (before pipe_run; at most PIPE_OBSERVERS_MAX). */
 void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx);
 
 sim_run          *pipe_sim(pipeline *p);
@@ -324,5 +344,28 @@ const char *pipe_ckpt_end_name(pipe_ckpt_end e);
 
 /* Checkpoints in trigger order (ids 1, 2, ...), the first PIPE_HISTORY_MAX. */
 const pipe_ckpt_rec *pipe_history(const pipeline *p, uint32_t *count);
+
+/* Read-only views for checkers (check/): what a checkpoint holds, as the
+ * backend stores it. They read the world (the store, the broker, the
+ * external system behind the sinks), never change it, and are valid while
+ * the checkpoint is pending or retained (NULL / false otherwise). */
+const broker   *pipe_broker(const pipeline *p);
+const pipe_cfg *pipe_config(const pipeline *p);
+const uint64_t *pipe_ckpt_offsets(const pipeline *p, uint64_t ckpt);   /* by partition: S_n */
+/* Task `task`'s keyed state in checkpoint `ckpt`, restored from its file
+ * chain into `out` (cleared first). *files: the chain's length (0: the
+ * checkpoint holds no state of the task). False when a file is gone. */
+bool pipe_ckpt_task_state(const pipeline *p, uint64_t ckpt, uint32_t task, kstate *out, uint32_t *files);
+/* The in-flight records checkpoint `ckpt` holds as channel state: entry i
+ * (false past the end), with the channel it belongs to. */
+bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, uint32_t i, model_rec *rec, uint32_t *chan);
+/* The consumer task and its logical input of channel `chan`. */
+void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32_t *consumer, uint32_t *input);
+/* Retained completed checkpoints, oldest first: the i-th, or 0. */
+uint64_t pipe_retained(const pipeline *p, uint32_t i);
+/* The length of task `task`'s file chain in checkpoint `ckpt` (0: none). */
+uint32_t pipe_ckpt_task_files(const pipeline *p, uint64_t ckpt, uint32_t task);
+/* Files of checkpoint `ckpt` (all tasks) that the store has deleted. */
+uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt);
 
 #endif

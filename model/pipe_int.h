@@ -248,24 +248,24 @@ struct pipeline {
     uint32_t   store_dev;             /* durable store */
     uint32_t   memory_dev;            /* memory backend: the transfer to the coordinator */
     store      files;                 /* the backend's state files and shared-state registry */
-    struct {                          /* invariant I2 (model/check.c) */
-        bool      on;
-        uint64_t *prefix;             /* by partition: records folded into `expected` */
-        kstate    expected[JOB_VERTICES_MAX], actual[JOB_VERTICES_MAX];   /* keyed vertices only */
-        kstate    scratch;
-    } check;
     uint32_t   snaps_max;             /* snapshots a task may hold at once */
     uint8_t   *sink_seen;             /* by partition * records_per_partition + offset */
     uint64_t  *offsets;               /* by partition: the next offset its source reads */
     pipe_stats stats;
     pipe_ckpt_rec *history;           /* by id - 1 */
-    pipe_observe_fn observe;
-    void      *observe_ctx;
+    pipe_observe_fn observe[PIPE_OBSERVERS_MAX];
+    void      *observe_ctx[PIPE_OBSERVERS_MAX];
+    uint32_t   observers;
     uint32_t   history_count;
 };
 
-/* Report a protocol step to the observer, if any. */
+/* Report a protocol step to the observers: pipe_note fills time, epoch
+ * and (for control steps) the gate's blocked channels; pipe_note_ev takes
+ * an event with its payload filled in by the caller. Both cost one branch
+ * when nobody observes. */
 void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
+void pipe_note_ev(pipeline *p, pipe_event *e);
+static inline bool pipe_observed(const pipeline *p) { return p->observers > 0; }
 
 /* model/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
@@ -293,10 +293,6 @@ void snap_finish(pipeline *p, rt_task *t);                      /* final state o
 void snap_reset(pipeline *p, rt_task *t);                       /* restore: state, channel state */
 void snap_ack_finished(pipeline *p, const rt_task *t, rt_slot *s);   /* coordinator, for a finished task */
 void snap_slot_release(pipeline *p, rt_slot *s);                /* its files' references go */
-
-/* model/check.c: invariant I2 at a completed checkpoint. */
-void check_init(pipeline *p, uint32_t keys);
-void check_cut(pipeline *p, const rt_slot *s);
 
 /* model/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
 void sinktx_write(pipeline *p, rt_task *t, const model_rec *r);

@@ -54,6 +54,25 @@ static uint32_t device_of(const pipeline *p) {
     return p->cfg.state.backend == PIPE_BACKEND_DURABLE ? p->store_dev : p->memory_dev;
 }
 
+/* Snapshot steps for the observers (checkers see the writes and the
+ * acknowledgement, so they can tell an ack that came before its data). */
+static void note(pipeline *p, const rt_task *t, pipe_ev_kind kind, uint64_t ckpt, pipe_write what, uint64_t bytes, bool ok) {
+    if (!pipe_observed(p)) return;
+    pipe_event e = { .kind = kind, .task = t->id, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .what = what, .bytes = bytes, .ok = ok };
+    pipe_note_ev(p, &e);
+}
+
+static void write_part(pipeline *p, rt_task *t, rt_snap *sn, pipe_write what, uint64_t bytes) {
+    note(p, t, PIPE_EV_WRITE, sn->ckpt, what, bytes, true);
+    dev_write(p->run, device_of(p), t->actor, bytes, sn->ckpt << 2 | (what == PIPE_WRITE_KEYED ? IO_KEYED : IO_CHANNELS));
+    sn->io_pending++;
+}
+
+static void send_ack(pipeline *p, rt_task *t, uint64_t ckpt) {
+    note(p, t, PIPE_EV_ACK, ckpt, PIPE_WRITE_KEYED, 0, true);
+    task_rpc(p, t, MSG_ACK, ckpt);
+}
+
 /* ---- channel state (unaligned) ----------------------------------------- */
 
 static void persist(pipeline *p, rt_task *t, rt_snap *sn, const rt_chan *c, const chan_buf *b, bool output) {
@@ -61,6 +80,10 @@ static void persist(pipeline *p, rt_task *t, rt_snap *sn, const rt_chan *c, cons
     rt_slot *s = slot_for(p, t, sn->ckpt);
     sn->cs_records += b->count;
     p->stats.cs_bytes += b->count * CS_RECORD_BYTES;
+    if (pipe_observed(p)) {
+        pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .ckpt = sn->ckpt, .chan = c->id, .count = b->count };
+        pipe_note_ev(p, &e);
+    }
     if (s == NULL) return;
     for (uint32_t i = 0; i < b->count; i++) {
         if (s->cs_count == s->cs_cap) {           /* bounded: the checkpoint will be declined */
@@ -117,7 +140,7 @@ static void decline_snap(pipeline *p, rt_task *t, rt_snap *sn) {
 static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
     if (p->cfg.bug == PIPE_BUG_EARLY_ACK && !sn->syncing && !sn->acked) {   /* deliberate bug */
         sn->acked = true;
-        task_rpc(p, t, MSG_ACK, sn->ckpt);
+        send_ack(p, t, sn->ckpt);
     }
     if (sn->syncing || sn->io_pending > 0 || sn->collecting || sn->out_waiting) return;
     rt_slot *s = slot_for(p, t, sn->ckpt);
@@ -134,13 +157,12 @@ static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
     bool acked = sn->acked;
     snap_free(t, sn);
     pipe_note(p, PIPE_EV_SNAPSHOT_ASYNC, t->id, 0, ckpt);
-    if (!acked) task_rpc(p, t, MSG_ACK, ckpt);
+    if (!acked) send_ack(p, t, ckpt);
 }
 
 static void write_channel_state(pipeline *p, rt_task *t, rt_snap *sn) {
     if (sn->cs_records == 0) return;
-    dev_write(p->run, device_of(p), t->actor, sn->cs_records * CS_RECORD_BYTES, sn->ckpt << 2 | IO_CHANNELS);
-    sn->io_pending++;
+    write_part(p, t, sn, PIPE_WRITE_CHANNELS, sn->cs_records * CS_RECORD_BYTES);
 }
 
 /* ---- aligned barriers stuck in output queues (Flink 1.14+) --------------- */
@@ -355,9 +377,7 @@ void snap_sync_done(pipeline *p, rt_task *t) {
     pipe_note(p, PIPE_EV_SNAPSHOT_SYNC, t->id, 0, sn->ckpt);
     sn->async_start_ns = p->run->now_ns;
     if (t->stateful) {
-        uint64_t bytes = 64 + keyed_entries(p, t, sn) * STATE_ENTRY_BYTES;
-        dev_write(p->run, device_of(p), t->actor, bytes, sn->ckpt << 2 | IO_KEYED);
-        sn->io_pending++;
+        write_part(p, t, sn, PIPE_WRITE_KEYED, 64 + keyed_entries(p, t, sn) * STATE_ENTRY_BYTES);
     }
     if (!sn->collecting) write_channel_state(p, t, sn);
     if (p->cfg.state.async || sn->io_pending == 0) sync_part_over(p, t, sn);   /* the task goes on now */
@@ -371,6 +391,7 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev) {
     if (sn == NULL) return;                       /* declined meanwhile */
     SIM_ASSERT(sn->io_pending > 0);
     sn->io_pending--;
+    note(p, t, PIPE_EV_WRITE_DONE, ckpt, what == IO_KEYED ? PIPE_WRITE_KEYED : PIPE_WRITE_CHANNELS, 0, ev->gen != DEV_FAILED);
     if (ev->gen == DEV_FAILED) {
         sn->failed = true;
     } else if (what == IO_KEYED) {
@@ -471,12 +492,14 @@ void snap_reset(pipeline *p, rt_task *t) {
     t->prio_count = 0;
     t->align_timer = 0;
     const rt_slot *s = coord_restore(p);
+    bool restored = true;
     if (t->stateful) {
         kstate_clear(&t->state);
         if (s != NULL && s->chains[t->id].count > 0) {
             const rt_chain *c = &s->chains[t->id];
             if (!store_restore(&p->files, c->files, c->count, &t->state)) {
                 p->stats.restore_failures++;      /* I5: a file the checkpoint needs was deleted */
+                restored = false;
                 kstate_clear(&t->state);
             } else {
                 t->base = *c;
@@ -486,6 +509,7 @@ void snap_reset(pipeline *p, rt_task *t) {
         kstate_snap_end(&t->state, kstate_snap_begin(&t->state));
         t->base.version = kstate_version(&t->state) - 1;
     }
+    note(p, t, PIPE_EV_RESTORE, s != NULL ? s->ckpt : 0, PIPE_WRITE_KEYED, 0, restored);
     if (t->v->kind == JOB_SINK) sinktx_restore(p, t, s != NULL ? s->ckpt : 0);
     t->replaying = false;
     t->replay_pos = 0;

@@ -427,6 +427,11 @@ void task_pump(pipeline *p, rt_task *t) {
         const chan_buf *b = task_buf(best, best->consumed);
         if (!room(p, t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
         if (b->kind == BUF_DATA) {
+            if (pipe_observed(p)) {
+                pipe_event e = { .kind = PIPE_EV_CONSUME, .task = t->id, .channel = best->gate_index, .chan = best->id,
+                                 .count = b->count, .first_id = b->count > 0 ? b->recs[0].id : 0 };
+                pipe_note_ev(p, &e);
+            }
             t->busy = true;
             t->busy_chan = best->id;
             sim_timer_set(p->run, t->actor, cost_of(p, t, b->count), TIMER_WORK_DONE);

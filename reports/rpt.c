@@ -23,6 +23,13 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_SNAPSHOT_ASYNC: return "snapshot-async";
     case PIPE_EV_SINK_COMMIT:    return "sink-commit";
     case PIPE_EV_COORD_FAILOVER: return "coordinator-failover";
+    case PIPE_EV_CONSUME:        return "consume";
+    case PIPE_EV_ACK:            return "ack";
+    case PIPE_EV_WRITE:          return "write";
+    case PIPE_EV_WRITE_DONE:     return "write-done";
+    case PIPE_EV_CHANNEL_STATE:  return "channel-state";
+    case PIPE_EV_RESTORE:        return "restore";
+    case PIPE_EV_KIND_MAX:       break;
     }
     return "?";
 }
@@ -93,7 +100,7 @@ static void keep_step(rpt_recorder *r, const pipe_event *e) {
 void rpt_observe(void *ctx, const pipe_event *e) {
     rpt_recorder *r = ctx;
     if (r->keep) keep_step(r, e);
-    if (r->trace == NULL) return;
+    if (r->trace == NULL || e->kind == PIPE_EV_CONSUME) return;   /* one per buffer: too many to list */
     char who[64] = "coordinator";
     if (e->task != PIPE_NO_TASK) task_label(r->p, e->task, who, sizeof who);
     fprintf(r->trace, "{\"t_ns\":%" PRIu64 ",\"step\":\"%s\",\"task\":\"%s\",\"ckpt\":%" PRIu64 ",\"epoch\":%" PRIu64,
@@ -110,6 +117,19 @@ void rpt_observe(void *ctx, const pipe_event *e) {
     case PIPE_EV_CKPT_COMPLETE:
     case PIPE_EV_CKPT_ABORT:
         fprintf(r->trace, ",\"end\":\"%s\"", pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        break;
+    case PIPE_EV_WRITE:
+        fprintf(r->trace, ",\"what\":\"%s\",\"bytes\":%" PRIu64, e->what == PIPE_WRITE_KEYED ? "keyed" : "channels", e->bytes);
+        break;
+    case PIPE_EV_WRITE_DONE:
+        fprintf(r->trace, ",\"what\":\"%s\",\"ok\":%s", e->what == PIPE_WRITE_KEYED ? "keyed" : "channels",
+                e->ok ? "true" : "false");
+        break;
+    case PIPE_EV_CHANNEL_STATE:
+        fprintf(r->trace, ",\"records\":%u", e->count);
+        break;
+    case PIPE_EV_RESTORE:
+        fprintf(r->trace, ",\"ok\":%s", e->ok ? "true" : "false");
         break;
     default:
         break;

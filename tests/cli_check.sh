@@ -72,7 +72,7 @@ check "shrink: keeps the failure with fewer faults and records" 0 "still fails w
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
 for b in no-alignment no-rewind offset-off-by-one partial-acks; do
-    check "swarm: the deliberate bug $b is caught" 1 "expectation failed: exactly-once" \
+    check "swarm: the deliberate bug $b is caught" 1 "violated" \
         "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..60 --faults random --bug "$b"
 done
 check "run: --trace writes a JSON line per protocol step" 0 "expect exactly-once: held" \

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "../check/check.h"
 #include "../sim/run.h"
 
 #define REC_MAX 65536u
@@ -63,6 +64,37 @@ static inline sim_cfg test_cfg(uint64_t seed) {
     sim_cfg c = sim_cfg_default(seed);
     c.time_max_ns = 1000ull * SIM_NS_PER_S;
     return c;
+}
+
+/* A job run with every checker attached: its end and the checkers'
+ * report (the verdicts come from the specification, never from another
+ * run). fail_msg when the configuration is refused. */
+typedef struct checked_run {
+    pipe_status  status;
+    pipe_stats   stats;
+    check_report report;
+} checked_run;
+
+static inline checked_run run_checked(const pipe_cfg *c) {
+    char err[256];
+    pipeline *p = pipe_create(c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    check_set *cs = check_create(p, &(check_cfg){ .liveness_ns = 0 }, err, sizeof err);
+    if (cs == NULL) fail_msg("check_create: %s", err);
+    check_attach(cs);
+    pipe_run(p);
+    checked_run r = { .status = pipe_get_status(p), .stats = *pipe_get_stats(p), .report = *check_finish(cs) };
+    check_destroy(cs);
+    pipe_destroy(p);
+    return r;
+}
+
+/* The first kept violation of invariant inv, or NULL. */
+static inline const check_violation *first_of(const check_report *r, check_inv inv) {
+    for (uint32_t i = 0; i < r->kept_count; i++) {
+        if (r->kept[i].inv == inv) return &r->kept[i];
+    }
+    return NULL;
 }
 
 #endif

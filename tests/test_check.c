@@ -1,7 +1,9 @@
-/* tests/test_check.c: invariant I2, the consistent cut (model/check.c):
- * every completed checkpoint equals the state of its source prefixes. */
+/* tests/test_check.c: the invariant checkers of check/ (I1-I6) and the
+ * specification they compare with: on real runs, on deliberate bugs, and
+ * on hand-made sequences of protocol steps fed to them directly. */
 #include "harness.h"
 
+#include "../check/spec.h"
 #include "../model/pipe.h"
 
 /* source(2) -> map(2, forward) -> keyed aggregate(2, hash) -> sink(2, forward) */
@@ -16,21 +18,9 @@ static pipe_cfg job_of(uint64_t seed, pipe_mode mode) {
     c.ckpt.mode = mode;
     c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
     c.restart.delay_ns = 5 * SIM_NS_PER_MS;
-    c.check_cut = true;
     c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 1, .at_ns = 47 * SIM_NS_PER_MS,
                                                .duration_ns = 5 * SIM_NS_PER_MS };
     return c;
-}
-
-static pipe_stats run(const pipe_cfg *c) {
-    char err[256];
-    pipeline *p = pipe_create(c, err, sizeof err);
-    if (p == NULL) fail_msg("pipe_create: %s", err);
-    pipe_run(p);
-    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
-    pipe_stats st = *pipe_get_stats(p);
-    pipe_destroy(p);
-    return st;
 }
 
 static void test_every_completed_checkpoint_is_the_state_of_its_source_prefixes(void **state) {
@@ -38,28 +28,31 @@ static void test_every_completed_checkpoint_is_the_state_of_its_source_prefixes(
     /* Aligned, unaligned (state plus the channel state it persisted), and
      * aligned with a timeout: each completion is checked and holds. */
     pipe_cfg c = job_of(1, PIPE_ALIGNED);
-    pipe_stats st = run(&c);
-    assert_true(st.cut_checks >= 5);
-    assert_int_equal(st.cut_checks, st.completed);
-    assert_int_equal(st.cut_violations, 0);
+    checked_run r = run_checked(&c);
+    assert_int_equal(r.status, PIPE_FINISHED);
+    assert_true(r.report.checks[CHECK_I2] >= 5);
+    assert_int_equal(r.report.checks[CHECK_I2], r.stats.completed);
+    assert_int_equal(check_total(&r.report), 0);
     c = job_of(1, PIPE_UNALIGNED);
-    st = run(&c);
-    assert_true(st.cs_bytes > 0);
-    assert_int_equal(st.cut_checks, st.completed);
-    assert_int_equal(st.cut_violations, 0);
+    r = run_checked(&c);
+    assert_true(r.stats.cs_bytes > 0);
+    assert_int_equal(r.report.checks[CHECK_I2], r.stats.completed);
+    assert_int_equal(check_total(&r.report), 0);
     c = job_of(1, PIPE_ALIGNED);
     c.ckpt.alignment_timeout_ns = SIM_NS_PER_MS;
-    st = run(&c);
-    assert_true(st.alignment_timeouts > 0);
-    assert_int_equal(st.cut_violations, 0);
-    /* At-least-once does not promise it: not checked. */
+    r = run_checked(&c);
+    assert_true(r.stats.alignment_timeouts > 0);
+    assert_int_equal(check_total(&r.report), 0);
+    /* At-least-once does not promise a consistent cut or exactly-once state. */
     c = job_of(1, PIPE_AT_LEAST_ONCE);
-    st = run(&c);
-    assert_int_equal(st.cut_checks, 0);
+    r = run_checked(&c);
+    assert_false(r.report.applies[CHECK_I2]);
+    assert_false(r.report.applies[CHECK_I1]);
+    assert_int_equal(r.report.checks[CHECK_I2], 0);
 }
 
 /* Each of these bugs makes a checkpoint claim a state its offsets do not
- * explain, and I2 names it at the first such completion. */
+ * explain, and I2 names the keyed vertex at the first such completion. */
 static void test_wrong_offsets_partial_acks_and_leaking_updates_break_the_cut(void **state) {
     (void)state;
     pipe_bug bugs[] = { PIPE_BUG_OFFSET_OFF_BY_ONE, PIPE_BUG_PARTIAL_ACKS, PIPE_BUG_NO_COW };
@@ -67,101 +60,289 @@ static void test_wrong_offsets_partial_acks_and_leaking_updates_break_the_cut(vo
         pipe_cfg c = job_of(2, PIPE_ALIGNED);
         c.state.backend = PIPE_BACKEND_DURABLE;        /* a slow write: updates would leak into it */
         c.bug = bugs[i];
-        pipe_stats st = run(&c);
-        print_message("%s: %llu of %llu checks violated, first checkpoint %llu key %llu\n", pipe_bug_name(bugs[i]),
-                      (unsigned long long)st.cut_violations, (unsigned long long)st.cut_checks,
-                      (unsigned long long)st.cut_first_ckpt, (unsigned long long)st.cut_first_key);
-        assert_true(st.cut_violations > 0);
-        assert_int_equal(st.cut_first_vertex, 2);
+        checked_run r = run_checked(&c);
+        const check_violation *v = first_of(&r.report, CHECK_I2);
+        print_message("%s: %llu I2 violations; %s\n", pipe_bug_name(bugs[i]),
+                      (unsigned long long)r.report.violations[CHECK_I2], v ? v->what : "-");
+        assert_non_null(v);
+        assert_int_equal(v->vertex, 2);
+        assert_true(v->ckpt >= 1 && v->key != CHECK_NONE64);
+        assert_int_equal(v->seed, 2);
     }
 }
 
-/* I2's model of the operators (filters by record id, maps, joins tagging
- * keys by input, broadcast copies, unions) against the real tasks: on a
- * graph with all of them, under crashes, in the three exactly-once
- * variants, every completion holds and so do state and output. */
-static void test_the_cut_holds_on_joins_broadcasts_and_unions_under_crashes(void **state) {
+/* A job with every operator kind: filters by record id, maps, joins
+ * tagging keys by input, broadcast copies, unions; idempotent or
+ * two-phase-commit sinks. */
+static pipe_cfg every_operator(uint64_t seed, int mode) {
+    pipe_cfg c = pipe_cfg_default(seed);
+    job *j = &c.graph;
+    uint32_t src = job_add_vertex(j, "src", JOB_SOURCE, 2, 2000);
+    uint32_t flt = job_add_vertex(j, "flt", JOB_FILTER, 2, 1000);
+    uint32_t mp = job_add_vertex(j, "mp", JOB_MAP, 2, 1000);
+    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, 2, 3000);
+    uint32_t jn = job_add_vertex(j, "jn", JOB_KEYED_JOIN, 3, 3000);
+    uint32_t un = job_add_vertex(j, "un", JOB_UNION, 2, 500);
+    uint32_t snk = job_add_vertex(j, "snk", JOB_SINK, 1, 500);
+    j->vertices[flt].keep_percent = 70;
+    j->vertices[mp].map_add = 3;
+    j->vertices[snk].sink = seed % 2 ? JOB_SINK_2PC : JOB_SINK_IDEMPOTENT;
+    job_add_edge(j, src, flt, JOB_FORWARD);
+    job_add_edge(j, src, mp, JOB_REBALANCE);
+    job_add_edge(j, flt, agg, JOB_HASH);
+    job_add_edge(j, agg, jn, JOB_HASH);
+    job_add_edge(j, mp, jn, JOB_BROADCAST);
+    job_add_edge(j, jn, un, JOB_REBALANCE);
+    job_add_edge(j, flt, un, JOB_REBALANCE);
+    job_add_edge(j, un, snk, JOB_REBALANCE);
+    c.broker.partitions = 4;
+    c.broker.records_per_partition = 3000;
+    c.broker.keys = 200;
+    c.machines = 3;
+    c.jitter_ns = SIM_NS_PER_MS;
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    c.ckpt.tolerable_failures = 1000;
+    c.restart.delay_ns = 3 * SIM_NS_PER_MS;
+    c.restart.attempts = 1000;
+    if (mode == 1) c.ckpt.mode = PIPE_UNALIGNED;
+    if (mode == 2) {
+        c.ckpt.alignment_timeout_ns = SIM_NS_PER_MS;
+        c.state.backend = PIPE_BACKEND_DURABLE;
+        c.state.incremental = true;
+        c.state.full_every = 2;
+    }
+    return c;
+}
+
+/* The specification against the tasks' own code: without failures, the
+ * final state and output of a job with every operator kind are the fold
+ * of the input; under crashes, in the three exactly-once variants, every
+ * completion, the final state and the output still are. */
+static void test_the_tasks_compute_what_the_specification_folds_under_crashes(void **state) {
     (void)state;
     uint64_t checks = 0;
     for (int mode = 0; mode < 3; mode++) {
         for (uint64_t seed = 1; seed <= 8; seed++) {
-            pipe_cfg c = pipe_cfg_default(seed);
-            job *j = &c.graph;
-            uint32_t src = job_add_vertex(j, "src", JOB_SOURCE, 2, 2000);
-            uint32_t flt = job_add_vertex(j, "flt", JOB_FILTER, 2, 1000);
-            uint32_t mp = job_add_vertex(j, "mp", JOB_MAP, 2, 1000);
-            uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, 2, 3000);
-            uint32_t jn = job_add_vertex(j, "jn", JOB_KEYED_JOIN, 3, 3000);
-            uint32_t un = job_add_vertex(j, "un", JOB_UNION, 2, 500);
-            uint32_t snk = job_add_vertex(j, "snk", JOB_SINK, 1, 500);
-            j->vertices[flt].keep_percent = 70;
-            j->vertices[mp].map_add = 3;
-            j->vertices[snk].sink = seed % 2 ? JOB_SINK_2PC : JOB_SINK_IDEMPOTENT;
-            job_add_edge(j, src, flt, JOB_FORWARD);
-            job_add_edge(j, src, mp, JOB_REBALANCE);
-            job_add_edge(j, flt, agg, JOB_HASH);
-            job_add_edge(j, agg, jn, JOB_HASH);
-            job_add_edge(j, mp, jn, JOB_BROADCAST);
-            job_add_edge(j, jn, un, JOB_REBALANCE);
-            job_add_edge(j, flt, un, JOB_REBALANCE);
-            job_add_edge(j, un, snk, JOB_REBALANCE);
-            c.broker.partitions = 4;
-            c.broker.records_per_partition = 3000;
-            c.broker.keys = 200;
-            c.machines = 3;
-            c.jitter_ns = SIM_NS_PER_MS;
-            c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
-            c.ckpt.tolerable_failures = 1000;
-            c.restart.delay_ns = 3 * SIM_NS_PER_MS;
-            c.restart.attempts = 1000;
-            if (mode == 1) c.ckpt.mode = PIPE_UNALIGNED;
-            if (mode == 2) {
-                c.ckpt.alignment_timeout_ns = SIM_NS_PER_MS;
-                c.state.backend = PIPE_BACKEND_DURABLE;
-                c.state.incremental = true;
-                c.state.full_every = 2;
-            }
-            char err[256];
-            pipeline *ref = pipe_create(&c, err, sizeof err);
-            assert_non_null(ref);
-            pipe_run(ref);
-            c.check_cut = true;
-            rng r;
-            rng_seed(&r, seed, (uint64_t)mode);
+            pipe_cfg c = every_operator(seed, mode);
+            checked_run r = run_checked(&c);              /* failure-free */
+            assert_int_equal(r.status, PIPE_FINISHED);
+            assert_true(r.report.state_known && r.report.state_equal);
+            assert_true(r.report.spec_records > 1000);
+            assert_int_equal(r.report.out_lost + r.report.out_duplicated, 0);
+            rng g;
+            rng_seed(&g, seed, (uint64_t)mode);
             for (int k = 0; k < 3; k++) {
-                c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = rng_below(&r, 3),
-                                                           .at_ns = (3 + rng_below(&r, 40)) * SIM_NS_PER_MS,
+                c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = rng_below(&g, 3),
+                                                           .at_ns = (3 + rng_below(&g, 40)) * SIM_NS_PER_MS,
                                                            .duration_ns = 2 * SIM_NS_PER_MS };
             }
-            pipeline *p = pipe_create(&c, err, sizeof err);
-            assert_non_null(p);
-            pipe_run(p);
-            const pipe_stats *st = pipe_get_stats(p);
-            pipe_state_diff d;
-            pipe_output_diff o;
-            assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
-            assert_true(pipe_compare_states(ref, p, &d));
-            pipe_compare_output(ref, p, &o);
-            assert_int_equal(o.lost + o.duplicated, 0);
-            if (st->cut_violations > 0) {
-                fail_msg("mode %d seed %llu: checkpoint %llu breaks the cut at %s key %llu", mode, (unsigned long long)seed,
-                         (unsigned long long)st->cut_first_ckpt, j->vertices[st->cut_first_vertex].name,
-                         (unsigned long long)st->cut_first_key);
+            r = run_checked(&c);
+            assert_int_equal(r.status, PIPE_FINISHED);
+            assert_true(r.report.applies[CHECK_I1] && r.report.applies[CHECK_I3]);
+            if (check_total(&r.report) > 0) {
+                fail_msg("mode %d seed %llu: %s %s", mode, (unsigned long long)seed,
+                         check_inv_name(check_first(&r.report)->inv), check_first(&r.report)->what);
             }
-            checks += st->cut_checks;
-            pipe_destroy(p);
-            pipe_destroy(ref);
+            assert_true(r.report.state_equal);
+            checks += r.report.checks[CHECK_I2];
         }
     }
     print_message("%llu completions checked\n", (unsigned long long)checks);
     assert_true(checks >= 100);
 }
 
+/* The fold itself, by hand: a filter keeping nothing leaves the aggregate
+ * empty; a map's constant reaches the sum; a broadcast into a sink of
+ * parallelism 3 makes every record visible three times. */
+static void test_the_specification_folds_maps_filters_and_broadcasts(void **state) {
+    (void)state;
+    pipe_cfg c = pipe_cfg_default(1);
+    job *j = &c.graph;
+    uint32_t src = job_add_vertex(j, "src", JOB_SOURCE, 1, 0);
+    uint32_t mp = job_add_vertex(j, "mp", JOB_MAP, 1, 0);
+    uint32_t agg = job_add_vertex(j, "agg", JOB_KEYED_AGG, 1, 0);
+    uint32_t snk = job_add_vertex(j, "snk", JOB_SINK, 3, 0);
+    j->vertices[mp].map_add = 5;
+    job_add_edge(j, src, mp, JOB_FORWARD);
+    job_add_edge(j, mp, agg, JOB_HASH);
+    job_add_edge(j, agg, snk, JOB_BROADCAST);
+    job_expand(j, 1);
+    spec sp;
+    spec_init(&sp, j, NULL);
+    sim_cfg sc = sim_cfg_default(1);
+    sc.model_bytes = 1u << 20;
+    sim_run *run = sim_run_create(&sc);
+    assert_non_null(run);
+    kstate into[JOB_VERTICES_MAX];
+    kstate_init(&into[agg], run, 16);
+    model_rec r = { .id = 7, .key = 3, .value = 10 };
+    spec_fold_input(&sp, into, &r);
+    const kagg *a = kstate_find(&into[agg], 3);
+    assert_non_null(a);
+    assert_int_equal(a->count, 1);
+    assert_int_equal(a->sum, 15);
+    assert_int_equal(spec_visible(&sp, &r), 3);
+    sim_run_destroy(run);
+}
+
+/* ---- hand-made sequences of steps ----------------------------------------- */
+
+typedef struct fed {
+    pipeline  *p;
+    check_set *cs;
+} fed;
+
+/* The checkers of a job (aligned, 2 inputs at agg[0]) that never runs:
+ * the steps come from the test. */
+static fed feed_of(pipe_mode mode) {
+    pipe_cfg c = job_of(3, mode);
+    c.faults_count = 0;
+    char err[256];
+    fed f = { .p = pipe_create(&c, err, sizeof err) };
+    assert_non_null(f.p);
+    f.cs = check_create(f.p, &(check_cfg){ .liveness_ns = 0 }, err, sizeof err);
+    assert_non_null(f.cs);
+    return f;
+}
+
+static void step(fed *f, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, sim_time_ns at_ns) {
+    pipe_event e = { .kind = kind, .at_ns = at_ns, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN };
+    const job *j = pipe_job(f->p);
+    if (kind == PIPE_EV_BARRIER || kind == PIPE_EV_CONSUME || kind == PIPE_EV_CANCEL) {
+        e.chan = j->in_chan[j->tasks[task].in_first + channel];
+        e.count = 32;
+    }
+    check_feed(f->cs, &e);
+}
+
+static void write_step(fed *f, pipe_ev_kind kind, uint32_t task, uint64_t ckpt, pipe_write what, bool ok) {
+    pipe_event e = { .kind = kind, .at_ns = 1000, .task = task, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .what = what,
+                     .ok = ok, .bytes = 64, .count = 5 };
+    check_feed(f->cs, &e);
+}
+
+static void fed_free(fed *f) {
+    check_destroy(f->cs);
+    pipe_destroy(f->p);
+}
+
+enum { AGG0 = 4 };                    /* tasks: source 0-1, map 2-3, agg 4-5, sink 6-7 */
+
+static void test_safety_flags_a_record_consumed_from_a_blocked_input(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_ALIGNED);
+    step(&f, PIPE_EV_BARRIER, AGG0, 0, 1, 100);
+    step(&f, PIPE_EV_CONSUME, AGG0, 1, 0, 110);         /* the other input: allowed */
+    assert_null(first_of(check_finish(f.cs), CHECK_I5));
+    fed_free(&f);
+    f = feed_of(PIPE_ALIGNED);
+    step(&f, PIPE_EV_BARRIER, AGG0, 0, 1, 100);
+    step(&f, PIPE_EV_CONSUME, AGG0, 1, 0, 110);
+    step(&f, PIPE_EV_CONSUME, AGG0, 0, 0, 120);         /* the blocked one */
+    step(&f, PIPE_EV_TRIGGER, AGG0, 0, 1, 130);
+    step(&f, PIPE_EV_CONSUME, AGG0, 0, 0, 140);         /* unblocked by the trigger */
+    const check_report *r = check_finish(f.cs);
+    const check_violation *v = first_of(r, CHECK_I5);
+    assert_non_null(v);
+    assert_int_equal(r->violations[CHECK_I5], 1);
+    assert_int_equal(v->task, AGG0);
+    assert_int_equal(v->ckpt, 1);
+    assert_int_equal(v->at_ns, 120);
+    fed_free(&f);
+    /* Unaligned mode blocks nothing. */
+    f = feed_of(PIPE_UNALIGNED);
+    step(&f, PIPE_EV_BARRIER, AGG0, 0, 1, 100);
+    step(&f, PIPE_EV_CONSUME, AGG0, 0, 0, 120);
+    assert_null(first_of(check_finish(f.cs), CHECK_I5));
+    fed_free(&f);
+}
+
+static void test_safety_flags_barriers_that_do_not_increase_on_a_channel(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_AT_LEAST_ONCE);
+    step(&f, PIPE_EV_BARRIER, AGG0, 0, 2, 100);
+    step(&f, PIPE_EV_BARRIER, AGG0, 1, 1, 105);         /* another channel: its own order */
+    step(&f, PIPE_EV_BARRIER, AGG0, 0, 2, 110);
+    const check_report *r = check_finish(f.cs);
+    assert_int_equal(r->violations[CHECK_I5], 1);
+    assert_int_equal(first_of(r, CHECK_I5)->at_ns, 110);
+    fed_free(&f);
+}
+
+static void test_safety_flags_an_ack_before_the_channel_state_is_durable(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_UNALIGNED);
+    uint32_t map0 = 2;
+    write_step(&f, PIPE_EV_CHANNEL_STATE, map0, 1, PIPE_WRITE_CHANNELS, true);
+    write_step(&f, PIPE_EV_WRITE, map0, 1, PIPE_WRITE_CHANNELS, true);
+    write_step(&f, PIPE_EV_ACK, map0, 1, PIPE_WRITE_KEYED, true);        /* the write is still in flight */
+    write_step(&f, PIPE_EV_CHANNEL_STATE, map0, 2, PIPE_WRITE_CHANNELS, true);
+    write_step(&f, PIPE_EV_ACK, map0, 2, PIPE_WRITE_KEYED, true);        /* never written */
+    write_step(&f, PIPE_EV_CHANNEL_STATE, map0, 3, PIPE_WRITE_CHANNELS, true);
+    write_step(&f, PIPE_EV_WRITE, map0, 3, PIPE_WRITE_CHANNELS, true);
+    write_step(&f, PIPE_EV_WRITE_DONE, map0, 3, PIPE_WRITE_CHANNELS, true);
+    write_step(&f, PIPE_EV_ACK, map0, 3, PIPE_WRITE_KEYED, true);        /* fine */
+    write_step(&f, PIPE_EV_ACK, AGG0, 3, PIPE_WRITE_KEYED, true);        /* a stateful task without its keyed state */
+    const check_report *r = check_finish(f.cs);
+    assert_int_equal(r->violations[CHECK_I5], 3);
+    assert_int_equal(r->kept[0].ckpt, 1);
+    assert_int_equal(r->kept[1].ckpt, 2);
+    assert_int_equal(r->kept[2].task, AGG0);
+    fed_free(&f);
+}
+
+static void test_safety_flags_a_completion_without_every_ack_and_a_commit_before_completion(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_ALIGNED);
+    step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 10);
+    for (uint32_t t = 0; t < 7; t++) write_step(&f, PIPE_EV_ACK, t, 1, PIPE_WRITE_KEYED, true);   /* not the last sink */
+    step(&f, PIPE_EV_SINK_COMMIT, 6, 0, 1, 20);         /* before the completion */
+    step(&f, PIPE_EV_CKPT_COMPLETE, PIPE_NO_TASK, 0, 1, 30);
+    step(&f, PIPE_EV_SINK_COMMIT, 7, 0, 1, 40);         /* after it: fine */
+    const check_report *r = check_finish(f.cs);
+    assert_true(r->violations[CHECK_I5] >= 2);
+    bool commit = false, acks = false;
+    for (uint32_t i = 0; i < r->kept_count; i++) {
+        commit |= r->kept[i].task == 6 && r->kept[i].at_ns == 20;
+        acks |= r->kept[i].task == 7 && r->kept[i].at_ns == 30;
+    }
+    assert_true(commit && acks);
+    fed_free(&f);
+}
+
+/* A stalled checkpoint: the run stops at a bound with checkpoint 1 waiting
+ * for agg[0], which blocks an input; I6 names both. */
+static void test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_ALIGNED);
+    step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 10);
+    for (uint32_t t = 0; t < 8; t++) {
+        if (t != AGG0) write_step(&f, PIPE_EV_ACK, t, 1, PIPE_WRITE_KEYED, true);
+    }
+    pipe_event e = { .kind = PIPE_EV_BARRIER, .at_ns = 20, .task = AGG0, .channel = 0, .ckpt = 1, .blocked = 1,
+                     .chan = pipe_job(f.p)->in_chan[pipe_job(f.p)->tasks[AGG0].in_first] };
+    check_feed(f.cs, &e);
+    const check_report *r = check_finish(f.cs);     /* never run: the job is still running */
+    const check_violation *v = first_of(r, CHECK_I6);
+    assert_non_null(v);
+    assert_int_equal(v->ckpt, 1);
+    assert_non_null(strstr(v->what, "checkpoint 1 pending"));
+    assert_non_null(strstr(v->what, "agg[0] (blocks 1 inputs)"));
+    assert_null(strstr(v->what, "map[0]"));
+    fed_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_completed_checkpoint_is_the_state_of_its_source_prefixes),
         cmocka_unit_test(test_wrong_offsets_partial_acks_and_leaking_updates_break_the_cut),
-        cmocka_unit_test(test_the_cut_holds_on_joins_broadcasts_and_unions_under_crashes),
+        cmocka_unit_test(test_the_tasks_compute_what_the_specification_folds_under_crashes),
+        cmocka_unit_test(test_the_specification_folds_maps_filters_and_broadcasts),
+        cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
+        cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),
+        cmocka_unit_test(test_safety_flags_an_ack_before_the_channel_state_is_durable),
+        cmocka_unit_test(test_safety_flags_a_completion_without_every_ack_and_a_commit_before_completion),
+        cmocka_unit_test(test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for),
     };
     return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

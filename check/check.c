@@ -1,0 +1,158 @@
+/* check/check.c: the set of checkers of one run: their table, set-up,
+ * attachment as observers, the end-of-run pass and the report. */
+#include "check_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every checker, in the order it observes. */
+static const check_ops *const checkers[] = {
+    &check_safety_ops, &check_cut_ops, &check_live_ops, &check_state_ops, &check_output_ops,
+};
+#define CHECKERS_COUNT (sizeof checkers / sizeof checkers[0])
+_Static_assert(CHECKERS_COUNT <= PIPE_OBSERVERS_MAX - 2, "room for the fault script and a report");
+
+struct check_set {
+    arena        mem;
+    check_ctx    ctx;
+    check_report report;
+    void        *self[CHECKERS_COUNT];
+    bool         finished;
+};
+
+static const char *const names[CHECK_INV_COUNT] = { "", "I1", "I2", "I3", "I4", "I5", "I6" };
+static const char *const titles[CHECK_INV_COUNT] = {
+    "", "exactly-once state", "consistent cut", "exactly-once output", "at-least-once output",
+    "protocol safety", "liveness",
+};
+
+const char *check_inv_name(check_inv inv) {
+    SIM_ASSERT(inv >= CHECK_I1 && inv < CHECK_INV_COUNT);
+    return names[inv];
+}
+
+const char *check_inv_title(check_inv inv) {
+    SIM_ASSERT(inv >= CHECK_I1 && inv < CHECK_INV_COUNT);
+    return titles[inv];
+}
+
+void check_fail(const check_ctx *c, check_inv inv, check_where w, const char *fmt, ...) {
+    check_report *r = c->report;
+    SIM_ASSERT(inv >= CHECK_I1 && inv < CHECK_INV_COUNT);
+    r->violations[inv]++;
+    if (r->kept_count == CHECK_KEPT_MAX) return;
+    check_violation *v = &r->kept[r->kept_count++];
+    *v = (check_violation){ .inv = inv, .at_ns = w.at_ns, .seed = r->seed, .task = w.task, .vertex = w.vertex,
+                            .ckpt = w.ckpt, .key = w.key, .record = w.record };
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->what, sizeof v->what, fmt, ap);
+    va_end(ap);
+}
+
+const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t n) {
+    SIM_ASSERT(task < c->j->tasks_count);
+    snprintf(buf, n, "%s[%u]", c->j->vertices[c->j->tasks[task].vertex].name, c->j->tasks[task].subtask);
+    return buf;
+}
+
+void check_maps(const check_ctx *c, kstate *maps) {
+    for (uint32_t v = 0; v < c->j->vertices_count; v++) {
+        if (spec_keyed(&c->sp, v)) kstate_init_in(&maps[v], c->mem, c->keys);
+    }
+}
+
+uint64_t check_records(const kstate *s) {
+    uint64_t n = 0, key;
+    uint32_t slot = 0;
+    kagg agg;
+    while (kstate_next(s, &slot, &key, &agg)) n += agg.count;
+    return n;
+}
+
+sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
+    const pipe_restart_cfg *r = &cfg->restart;
+    sim_time_ns restart = r->kind == PIPE_RESTART_EXPONENTIAL ? r->max_ns : r->kind == PIPE_RESTART_NONE ? 0 : r->delay_ns;
+    return 3 * cfg->ckpt.interval_ns + cfg->ckpt.min_pause_ns + cfg->ckpt.timeout_ns + restart + 10 * SIM_NS_PER_MS;
+}
+
+/* Memory the checkers carve: per keyed vertex at most four maps (cut:
+ * expected, actual; state: expected, actual), a scratch map, and per-task
+ * tables of the safety and liveness checkers. */
+static size_t arena_bytes(const pipe_cfg *cfg, const job *j, uint32_t keys) {
+    uint64_t need = (uint64_t)keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1, cap = 8;
+    while (cap < need) cap *= 2;
+    uint64_t map = cap * (sizeof(uint64_t) + sizeof(kagg)) + 64;
+    uint32_t keyed = 0;
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        keyed += j->vertices[v].kind == JOB_KEYED_AGG || j->vertices[v].kind == JOB_KEYED_JOIN;
+    }
+    uint64_t per_task = 2048;                     /* safety's task record and liveness's counters, rounded up */
+    return (size_t)((4ull * keyed + 1) * map + (uint64_t)j->tasks_count * per_task + (uint64_t)j->chans_count * 16
+                    + cfg->broker.partitions * 16ull + (1u << 16));
+}
+
+check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err_bytes) {
+    check_set *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        snprintf(err, err_bytes, "out of memory for the checkers");
+        return NULL;
+    }
+    const pipe_cfg *pc = pipe_config(p);
+    c->ctx.p = p;
+    c->ctx.cfg = pc;
+    c->ctx.j = pipe_job(p);
+    c->ctx.keys = (uint32_t)(pc->broker.keys * 2);
+    size_t bytes = arena_bytes(pc, c->ctx.j, c->ctx.keys);
+    if (!arena_create(&c->mem, bytes)) {
+        snprintf(err, err_bytes, "out of memory for the checkers (%zu MiB)", bytes >> 20);
+        free(c);
+        return NULL;
+    }
+    c->ctx.mem = &c->mem;
+    c->ctx.report = &c->report;
+    spec_init(&c->ctx.sp, c->ctx.j, pipe_broker(p));
+    c->report.seed = pc->seed;
+    c->report.liveness_ns = cfg->liveness_ns > 0 ? cfg->liveness_ns : check_liveness_default(pc);
+    for (size_t i = 0; i < CHECKERS_COUNT; i++) c->self[i] = checkers[i]->create(&c->ctx);
+    arena_freeze(&c->mem);
+    return c;
+}
+
+void check_attach(check_set *c) {
+    for (size_t i = 0; i < CHECKERS_COUNT; i++) {
+        if (checkers[i]->on_event != NULL) pipe_observe(c->ctx.p, checkers[i]->on_event, c->self[i]);
+    }
+}
+
+void check_feed(check_set *c, const pipe_event *e) {
+    for (size_t i = 0; i < CHECKERS_COUNT; i++) {
+        if (checkers[i]->on_event != NULL) checkers[i]->on_event(c->self[i], e);
+    }
+}
+
+const check_report *check_finish(check_set *c) {
+    if (c->finished) return &c->report;
+    c->finished = true;
+    check_end end = { .status = pipe_get_status(c->ctx.p), .end_ns = pipe_sim(c->ctx.p)->now_ns };
+    for (size_t i = 0; i < CHECKERS_COUNT; i++) checkers[i]->on_end(c->self[i], &end);
+    return &c->report;
+}
+
+void check_destroy(check_set *c) {
+    if (c == NULL) return;
+    arena_destroy(&c->mem);
+    free(c);
+}
+
+const check_violation *check_first(const check_report *r) {
+    return r->kept_count > 0 ? &r->kept[0] : NULL;
+}
+
+uint64_t check_total(const check_report *r) {
+    uint64_t n = 0;
+    for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) n += r->violations[i];
+    return n;
+}

@@ -1,0 +1,114 @@
+/* check/check.h: the invariant checkers (I1-I6) of a run, as observers.
+ *
+ * Contract:
+ * - A checker is one file of check/ with a check_ops entry: create() carves
+ *   what it keeps from the set's arena at set-up, on_event() receives every
+ *   protocol step of the run with its payload (model/pipe.h, pipe_event),
+ *   on_end() runs once after the run stopped. The protocol code never calls
+ *   a checker; check_attach() registers each one as an observer of the pipe
+ *   (pipe_observe), in the order of the table in check/check.c.
+ * - What a checker compares with is the specification (check/spec.h): the
+ *   input folded through the job's operator semantics, written apart from
+ *   the tasks' code. No checker runs a second simulation.
+ *     I1 exactly-once state: every stateful vertex's final state equals the
+ *        fold of the whole input (exactly-once modes, job finished).
+ *     I2 consistent cut: every completed checkpoint holds the fold of its
+ *        source prefixes S_n, in-flight channel state included.
+ *     I3 exactly-once output: with transactional or idempotent sinks, every
+ *        record's effect is visible exactly as often as the fold says.
+ *     I4 at-least-once output: every record's effect is visible at least
+ *        that often (duplicates are counted, not failed).
+ *     I5 protocol safety: barriers on a channel only increase; no record is
+ *        consumed from an input blocked for alignment; an acknowledgement
+ *        only after every write of its snapshot is durable; a restore only
+ *        from a retained completed checkpoint whose files are there; no
+ *        retained checkpoint refers to a deleted file; no checkpoint
+ *        completes without every stateful task's state; a two-phase-commit
+ *        sink commits only checkpoints that completed; a cancel marker ends
+ *        the alignment it cancels.
+ *     I6 liveness: once faults healed, a checkpoint completes within the
+ *        bound, and the job reaches the end of its input (unless the
+ *        restart strategy gave up).
+ * - A violation is a structured value (check_violation): invariant, time,
+ *   task, vertex, key, checkpoint, record, seed, and one line of text.
+ *   run, swarm, replay, shrink, bugs and the JSON output read these fields;
+ *   none of them matches text.
+ * - Memory: one arena per set, sized at check_create() from the job (maps
+ *   for the keyed vertices, per-task tables); nothing is allocated after.
+ */
+#ifndef CHECK_H
+#define CHECK_H
+
+#include "../model/pipe.h"
+#include "../sim/arena.h"
+
+typedef enum check_inv {
+    CHECK_I1 = 1,                     /* exactly-once state */
+    CHECK_I2,                         /* consistent cut */
+    CHECK_I3,                         /* exactly-once output */
+    CHECK_I4,                         /* at-least-once output */
+    CHECK_I5,                         /* protocol safety */
+    CHECK_I6,                         /* liveness */
+    CHECK_INV_COUNT
+} check_inv;
+
+#define CHECK_NONE   UINT32_MAX
+#define CHECK_NONE64 UINT64_MAX
+#define CHECK_KEPT_MAX 8u
+
+typedef struct check_violation {
+    check_inv   inv;
+    sim_time_ns at_ns;
+    uint64_t    seed;
+    uint32_t    task, vertex;         /* CHECK_NONE when not about one */
+    uint64_t    ckpt, key, record;    /* CHECK_NONE64 when not about one; record: partition << 40 | offset */
+    char        what[240];
+} check_violation;
+
+typedef struct check_report {
+    uint64_t        seed;
+    bool            applies[CHECK_INV_COUNT];      /* the configuration promises it */
+    uint64_t        checks[CHECK_INV_COUNT];       /* times it was checked */
+    uint64_t        violations[CHECK_INV_COUNT];
+    check_violation kept[CHECK_KEPT_MAX];          /* the first violations, in order */
+    uint32_t        kept_count;
+    /* What the expectations read (computed whether or not the invariant applies). */
+    bool            state_known;                   /* the job finished: its final state is comparable */
+    bool            state_equal;
+    uint64_t        state_records, spec_records;   /* records counted in keyed state: run, fold */
+    bool            output_known;
+    uint64_t        out_records, out_lost, out_duplicated, out_first_lost, out_first_duplicated;
+    sim_time_ns     liveness_ns;                   /* the bound I6 used */
+} check_report;
+
+typedef struct check_set check_set;
+
+typedef struct check_cfg {
+    sim_time_ns liveness_ns;          /* I6 bound; 0: the default (check_liveness_default) */
+} check_cfg;
+
+/* The checkers for pipe p (created, not yet run). NULL and a message in
+ * err when memory is short. */
+check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err_bytes);
+/* Register every checker as an observer of p (before pipe_run). */
+void check_attach(check_set *c);
+/* Hand one step to every checker, as the pipe does when attached: for
+ * tests of hand-made situations and for checking a recorded trace. */
+void check_feed(check_set *c, const pipe_event *e);
+/* After pipe_run: end-of-run checks; the report stays valid until destroy. */
+const check_report *check_finish(check_set *c);
+void check_destroy(check_set *c);
+
+/* The default I6 bound: 3 intervals + the min pause + the timeout + the
+ * longest restart delay the strategy can take, + 10 ms. */
+sim_time_ns check_liveness_default(const pipe_cfg *cfg);
+
+/* Short names ("I1".."I6") and what each promises. */
+const char *check_inv_name(check_inv inv);
+const char *check_inv_title(check_inv inv);
+
+/* The first violation of the run, or NULL. */
+const check_violation *check_first(const check_report *r);
+uint64_t check_total(const check_report *r);
+
+#endif

@@ -1,0 +1,54 @@
+/* check/check_int.h: what the checkers of check/ share: the context each
+ * gets at set-up, the ops table entry, and the one way to report. Only
+ * the files of check/ include it. */
+#ifndef CHECK_INT_H
+#define CHECK_INT_H
+
+#include "check.h"
+#include "spec.h"
+
+typedef struct check_ctx {
+    pipeline       *p;                /* observed; checkers only read it (pipe.h views) */
+    const pipe_cfg *cfg;
+    const job      *j;
+    spec            sp;
+    arena          *mem;
+    check_report   *report;
+    uint32_t        keys;             /* keys a keyed map must hold (a join tags keys by input) */
+} check_ctx;
+
+typedef struct check_end {
+    pipe_status status;
+    sim_time_ns end_ns;
+} check_end;
+
+typedef struct check_ops {
+    const char *name;
+    void *(*create)(const check_ctx *c);
+    void (*on_event)(void *self, const pipe_event *e);   /* NULL: it only checks at the end */
+    void (*on_end)(void *self, const check_end *end);
+} check_ops;
+
+/* A violation of inv, kept (the first CHECK_KEPT_MAX) and counted. */
+typedef struct check_where {
+    sim_time_ns at_ns;
+    uint32_t    task, vertex;
+    uint64_t    ckpt, key, record;
+} check_where;
+
+#define CHECK_AT(t_ns) ((check_where){ .at_ns = (t_ns), .task = CHECK_NONE, .vertex = CHECK_NONE, \
+                                       .ckpt = CHECK_NONE64, .key = CHECK_NONE64, .record = CHECK_NONE64 })
+
+void check_fail(const check_ctx *c, check_inv inv, check_where w, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* "agg[1]" */
+const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t n);
+/* Keyed state of every stateful vertex: one map each in `maps` (by vertex). */
+void check_maps(const check_ctx *c, kstate *maps);
+/* Records counted in a map. */
+uint64_t check_records(const kstate *s);
+
+extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops;
+
+#endif

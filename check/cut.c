@@ -1,0 +1,124 @@
+/* check/cut.c: invariant I2, the consistent cut, at every completed
+ * checkpoint (exactly-once modes).
+ *
+ * Checkpoint n claims that its snapshots are the state of a failure-free
+ * run after consuming exactly the source prefixes S_n. The checker folds
+ * those prefixes through the specification (check/spec.h) into `expected`
+ * and compares with the checkpoint's side, read from the backend: the
+ * keyed-state files of every task of a vertex, merged, plus the in-flight
+ * records its unaligned snapshots stored as channel state, folded on from
+ * the channel's consumer (they are part of the cut: a restore replays
+ * them).
+ *
+ * The expected state advances with the prefixes (completions come in id
+ * order and prefixes only grow, except after a restart from the
+ * beginning, when it starts over), so a run folds its input about once. */
+#include "check_int.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+typedef struct cut {
+    const check_ctx *c;
+    bool      on;
+    uint64_t *prefix;                 /* by partition: records folded into expected */
+    kstate    expected[JOB_VERTICES_MAX], actual[JOB_VERTICES_MAX];
+    kstate    scratch;
+} cut;
+
+static void *create(const check_ctx *c) {
+    cut *k = ARENA_NEW(c->mem, cut, 1);
+    k->c = c;
+    k->on = c->cfg->ckpt.enabled && c->cfg->ckpt.mode != PIPE_AT_LEAST_ONCE;
+    c->report->applies[CHECK_I2] = k->on;
+    if (!k->on) return k;
+    k->prefix = ARENA_NEW(c->mem, uint64_t, c->cfg->broker.partitions);
+    check_maps(c, k->expected);
+    check_maps(c, k->actual);
+    kstate_init_in(&k->scratch, c->mem, c->keys);
+    return k;
+}
+
+static void advance(cut *k, const uint64_t *offsets) {
+    const check_ctx *c = k->c;
+    uint32_t parts = c->cfg->broker.partitions;
+    bool back = false;
+    for (uint32_t i = 0; i < parts; i++) back |= offsets[i] < k->prefix[i];
+    if (back) {                                   /* a restart from the beginning: start over */
+        for (uint32_t v = 0; v < c->j->vertices_count; v++) {
+            if (spec_keyed(&c->sp, v)) kstate_clear(&k->expected[v]);
+        }
+        memset(k->prefix, 0, sizeof(uint64_t) * parts);
+    }
+    for (uint32_t i = 0; i < parts; i++) {
+        for (uint64_t o = k->prefix[i]; o < offsets[i]; o++) {
+            model_rec r;
+            if (!broker_read(pipe_broker(c->p), i, o, &r)) break;
+            spec_fold_input(&c->sp, k->expected, &r);
+        }
+        if (offsets[i] > k->prefix[i]) k->prefix[i] = offsets[i];
+    }
+}
+
+static void merge(kstate *into, const kstate *from) {
+    uint32_t slot = 0;
+    uint64_t key;
+    kagg agg;
+    while (kstate_next(from, &slot, &key, &agg)) {
+        kagg *a = kstate_upsert(into, key);
+        a->count += agg.count;
+        a->sum = (int64_t)((uint64_t)a->sum + (uint64_t)agg.sum);
+        a->fingerprint += agg.fingerprint;
+    }
+}
+
+/* The checkpoint's side: files merged per vertex, channel state folded on. */
+static void collect(cut *k, uint64_t ckpt) {
+    const check_ctx *c = k->c;
+    for (uint32_t v = 0; v < c->j->vertices_count; v++) {
+        if (spec_keyed(&c->sp, v)) kstate_clear(&k->actual[v]);
+    }
+    for (uint32_t t = 0; t < c->j->tasks_count; t++) {
+        uint32_t files;
+        if (!spec_keyed(&c->sp, c->j->tasks[t].vertex)) continue;
+        if (!pipe_ckpt_task_state(c->p, ckpt, t, &k->scratch, &files) || files == 0) continue;   /* I5 reports those */
+        merge(&k->actual[c->j->tasks[t].vertex], &k->scratch);
+    }
+    model_rec r;
+    uint32_t chan;
+    for (uint32_t i = 0; pipe_ckpt_inflight(c->p, ckpt, i, &r, &chan); i++) {
+        uint32_t producer, consumer, input;
+        pipe_chan_ends(c->p, chan, &producer, &consumer, &input);
+        spec_fold(&c->sp, k->actual, c->j->tasks[consumer].vertex, input, r, 1);
+    }
+}
+
+static void on_event(void *self, const pipe_event *e) {
+    cut *k = self;
+    if (!k->on || e->kind != PIPE_EV_CKPT_COMPLETE) return;
+    const check_ctx *c = k->c;
+    const uint64_t *offsets = pipe_ckpt_offsets(c->p, e->ckpt);
+    if (offsets == NULL) return;                  /* a step fed by hand, not the pipe's: nothing to read */
+    advance(k, offsets);
+    collect(k, e->ckpt);
+    c->report->checks[CHECK_I2]++;
+    for (uint32_t v = 0; v < c->j->vertices_count; v++) {
+        uint64_t key;
+        if (!spec_keyed(&c->sp, v) || kstate_equal(&k->expected[v], &k->actual[v], &key)) continue;
+        const kagg *want = kstate_find(&k->expected[v], key), *got = kstate_find(&k->actual[v], key);
+        check_where w = CHECK_AT(e->at_ns);
+        w.vertex = v;
+        w.ckpt = e->ckpt;
+        w.key = key;
+        check_fail(c, CHECK_I2, w, "checkpoint %" PRIu64 " is not the state after its source offsets (%s, key %" PRIu64
+                   ": %" PRIu64 " records in the checkpoint, %" PRIu64 " in the prefixes)",
+                   e->ckpt, c->j->vertices[v].name, key, got ? got->count : 0, want ? want->count : 0);
+    }
+}
+
+static void on_end(void *self, const check_end *end) {
+    (void)self;
+    (void)end;
+}
+
+const check_ops check_cut_ops = { "I2 consistent cut", create, on_event, on_end };

@@ -1,0 +1,174 @@
+/* check/live.c: invariant I6, liveness, checked after the safety phase,
+ * as TigerBeetle's simulator does: once the faults have healed, the job
+ * must make progress.
+ *
+ * - Checkpoints: after the faults healed, a checkpoint completes within
+ *   the bound (check_liveness_default, or `expect liveness D`): every gap
+ *   between the heal time (or a completion after it) and the next
+ *   completion, and between the last one and the moment the sources
+ *   finished (no checkpoint is triggered after), is at most the bound.
+ *   The heal time is the latest end of a fault that began (the fault
+ *   table of the kernel: the world, not an actor) or of a slow-task window;
+ *   a fault still open leaves nothing to check.
+ * - End of input: unless the restart strategy gave up (the job failed),
+ *   the job finishes. A run that stopped at a bound is stalled: the
+ *   violation names the oldest pending checkpoint and the tasks whose
+ *   acknowledgement it still waits for, with their blocked inputs. */
+#include "check_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TASK_WORDS (JOB_TASKS_MAX / 64u)
+
+typedef struct live {
+    const check_ctx *c;
+    bool        ckpts_on;
+    sim_time_ns bound_ns;
+    sim_time_ns last_complete_ns;     /* 0: none yet */
+    uint64_t    last_complete;
+    uint64_t    finished[TASK_WORDS];     /* this attempt */
+    uint32_t    sources, sources_done;
+    sim_time_ns sources_done_ns;      /* when the last source finished: triggering stops */
+    uint64_t    pending, acked[TASK_WORDS];   /* the oldest pending checkpoint */
+    sim_time_ns pending_ns;
+    uint32_t   *blocked;              /* by task: inputs its gate blocked at its last control step */
+} live;
+
+static void *create(const check_ctx *c) {
+    live *l = ARENA_NEW(c->mem, live, 1);
+    l->c = c;
+    l->ckpts_on = c->cfg->ckpt.enabled;
+    l->bound_ns = c->report->liveness_ns;
+    l->blocked = ARENA_NEW(c->mem, uint32_t, c->j->tasks_count);
+    for (uint32_t t = 0; t < c->j->tasks_count; t++) l->sources += c->j->tasks[t].in_count == 0;
+    c->report->applies[CHECK_I6] = true;
+    return l;
+}
+
+static bool bit(const uint64_t *w, uint32_t i) { return (w[i / 64] >> (i % 64)) & 1; }
+
+/* The latest end of a fault that began by now (beyond now: not healed). */
+static sim_time_ns heal_ns(const live *l) {
+    const sim_run *run = pipe_sim(l->c->p);
+    const pipe_cfg *cfg = pipe_config(l->c->p);
+    sim_time_ns heal = 0, now = run->now_ns;
+    for (uint32_t i = 0; i < run->faults_count; i++) {
+        const fault_spec *f = &run->faults[i].spec;
+        if (f->at_ns > now || (f->at_ns == now && !run->faults[i].active)) continue;   /* not begun */
+        sim_time_ns end = f->at_ns + f->duration_ns;
+        if (end > heal) heal = end;
+    }
+    for (uint32_t i = 0; i < cfg->slow_count; i++) {
+        const pipe_slow *w = &cfg->slow[i];
+        if (w->at_ns <= now && w->at_ns + w->duration_ns > heal) heal = w->at_ns + w->duration_ns;
+    }
+    return heal;
+}
+
+static void gap(live *l, sim_time_ns until_ns, const char *until) {
+    sim_time_ns heal = heal_ns(l), from = l->last_complete_ns > heal ? l->last_complete_ns : heal;
+    if (until_ns <= from || until_ns - from <= l->bound_ns) return;
+    check_where w = CHECK_AT(until_ns);
+    w.ckpt = l->pending != 0 ? l->pending : CHECK_NONE64;
+    check_fail(l->c, CHECK_I6, w, "no checkpoint completed for %.3fms after %s at %.3fms, until %s at %.3fms "
+               "(bound %.3fms)", (double)(until_ns - from) / 1e6,
+               l->last_complete_ns > heal ? "the last completion" : "the faults healed", (double)from / 1e6, until,
+               (double)until_ns / 1e6, (double)l->bound_ns / 1e6);
+}
+
+static void on_event(void *self, const pipe_event *e) {
+    live *l = self;
+    const job *j = l->c->j;
+    switch (e->kind) {
+    case PIPE_EV_CKPT_START:
+        if (l->pending == 0) {
+            l->pending = e->ckpt;
+            l->pending_ns = e->at_ns;
+            memset(l->acked, 0, sizeof l->acked);
+        }
+        break;
+    case PIPE_EV_ACK:
+        if (e->ckpt == l->pending) l->acked[e->task / 64] |= 1ull << (e->task % 64);
+        break;
+    case PIPE_EV_CKPT_COMPLETE:
+        if (l->ckpts_on) gap(l, e->at_ns, "the completion of the next");
+        l->last_complete_ns = e->at_ns;
+        l->last_complete = e->ckpt;
+        l->c->report->checks[CHECK_I6]++;
+        /* fall through */
+    case PIPE_EV_CKPT_ABORT:
+        if (e->ckpt == l->pending) l->pending = 0;
+        break;
+    case PIPE_EV_JOB_FAILED:
+    case PIPE_EV_COORD_FAILOVER:
+        l->pending = 0;
+        break;
+    case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: case PIPE_EV_TRIGGER: case PIPE_EV_DECLINE:
+        if (e->task != PIPE_NO_TASK) l->blocked[e->task] = e->blocked;
+        break;
+    case PIPE_EV_TASK_FINISHED:
+        l->finished[e->task / 64] |= 1ull << (e->task % 64);
+        if (j->tasks[e->task].in_count == 0 && ++l->sources_done == l->sources) l->sources_done_ns = e->at_ns;
+        break;
+    case PIPE_EV_RESTORE:                         /* the task starts over in a new attempt */
+        if (bit(l->finished, e->task)) {
+            l->finished[e->task / 64] &= ~(1ull << (e->task % 64));
+            if (j->tasks[e->task].in_count == 0) l->sources_done--;
+        }
+        l->blocked[e->task] = 0;
+        break;
+    default:
+        break;
+    }
+}
+
+/* "waiting for the acknowledgement of agg[0] (blocks 1 input), out[0]" */
+static void waiting_for(const live *l, char *buf, size_t n) {
+    size_t used = 0;
+    uint32_t listed = 0, missing = 0;
+    buf[0] = '\0';
+    for (uint32_t t = 0; t < l->c->j->tasks_count; t++) {
+        if (bit(l->acked, t) || bit(l->finished, t)) continue;
+        missing++;
+        if (listed == 6 || used + 80 > n) continue;
+        char who[64];
+        check_task_name(l->c, t, who, sizeof who);
+        int w = l->blocked[t] > 0 ? snprintf(buf + used, n - used, "%s%s (blocks %u inputs)", listed ? ", " : "", who, l->blocked[t])
+                                  : snprintf(buf + used, n - used, "%s%s", listed ? ", " : "", who);
+        if (w > 0) used += (size_t)w;
+        listed++;
+    }
+    if (missing > listed && used + 24 < n) snprintf(buf + used, n - used, " and %u more", missing - listed);
+}
+
+static void on_end(void *self, const check_end *end) {
+    live *l = self;
+    if (end->status == PIPE_FAILED) {             /* the restart strategy gave up: nothing is promised */
+        l->c->report->applies[CHECK_I6] = false;
+        return;
+    }
+    if (end->status == PIPE_FINISHED) {
+        if (l->ckpts_on && l->sources_done == l->sources) gap(l, l->sources_done_ns, "the sources finished");
+        return;
+    }
+    check_where w = CHECK_AT(end->end_ns);
+    char why[400] = "no checkpoint pending";
+    if (l->pending != 0) {
+        char tasks[160];
+        waiting_for(l, tasks, sizeof tasks);
+        snprintf(why, sizeof why, "checkpoint %" PRIu64 " pending since %.3fms waits for the acknowledgement of %s",
+                 l->pending, (double)l->pending_ns / 1e6, tasks);
+        w.ckpt = l->pending;
+    }
+    char last[64] = "none completed";
+    if (l->last_complete != 0) {
+        snprintf(last, sizeof last, "the last completed was %" PRIu64 " at %.3fms", l->last_complete,
+                 (double)l->last_complete_ns / 1e6);
+    }
+    check_fail(l->c, CHECK_I6, w, "the job did not reach the end of its input: it was %s when the run stopped at "
+               "%.3fms; %s; %s", pipe_status_name(end->status), (double)end->end_ns / 1e6, why, last);
+}
+
+const check_ops check_live_ops = { "I6 liveness", create, on_event, on_end };

@@ -1,0 +1,72 @@
+/* check/output.c: invariants I3 and I4 on what the sinks made visible in
+ * the external system, when the job finished: record by record, against
+ * the number of times the specification says it must be visible.
+ *
+ * I4 (at-least-once) applies to every run: no record's effect is lost.
+ * I3 (exactly-once) applies in the exactly-once modes when every sink is
+ * transactional or idempotent, unless the checkpoints died with a
+ * memory-backend coordinator (the job then starts over and replays output
+ * it had committed: the promise is void, as in Flink without HA). */
+#include "check_int.h"
+
+#include <inttypes.h>
+
+typedef struct output {
+    const check_ctx *c;
+    bool promised;                    /* I3 */
+} output;
+
+static void *create(const check_ctx *c) {
+    output *o = ARENA_NEW(c->mem, output, 1);
+    o->c = c;
+    bool sinks = false, exact = c->cfg->ckpt.mode != PIPE_AT_LEAST_ONCE;
+    for (uint32_t v = 0; v < c->j->vertices_count; v++) {
+        const job_vertex *x = &c->j->vertices[v];
+        if (x->kind != JOB_SINK) continue;
+        sinks = true;
+        exact &= x->sink != JOB_SINK_PLAIN;
+    }
+    o->promised = sinks && exact;
+    c->report->applies[CHECK_I3] = o->promised;
+    c->report->applies[CHECK_I4] = sinks;
+    return o;
+}
+
+static void on_event(void *self, const pipe_event *e) {
+    output *o = self;
+    if (e->kind == PIPE_EV_COORD_FAILOVER && o->c->cfg->state.backend == PIPE_BACKEND_MEMORY) {
+        o->promised = false;
+        o->c->report->applies[CHECK_I3] = false;
+    }
+}
+
+static void report(output *o, check_inv inv, sim_time_ns at, uint64_t id, uint32_t got, uint32_t want) {
+    check_where w = CHECK_AT(at);
+    w.record = id;
+    check_fail(o->c, inv, w, "record p%" PRIu64 "@%" PRIu64 " is visible %u times in the output, the input says %u",
+               id >> 40, (uint64_t)(id & BROKER_OFFSET_MAX), got, want);
+}
+
+static void on_end(void *self, const check_end *end) {
+    output *o = self;
+    const check_ctx *c = o->c;
+    check_report *rep = c->report;
+    if (end->status != PIPE_FINISHED) return;
+    rep->output_known = true;
+    rep->checks[CHECK_I4] += rep->applies[CHECK_I4];
+    rep->checks[CHECK_I3] += rep->applies[CHECK_I3];
+    const broker *b = pipe_broker(c->p);
+    for (uint32_t part = 0; part < b->cfg.partitions; part++) {
+        model_rec r;
+        for (uint64_t off = 0; broker_read(b, part, off, &r); off++) {
+            uint32_t want = spec_visible(&c->sp, &r), got = pipe_sink_count(c->p, part, off);
+            rep->out_records += want > 0;
+            if (got < want && rep->out_lost++ == 0) rep->out_first_lost = r.id;
+            if (got > want && rep->out_duplicated++ == 0) rep->out_first_duplicated = r.id;
+            if (got < want && rep->applies[CHECK_I4]) report(o, CHECK_I4, end->end_ns, r.id, got, want);
+            if (got > want && o->promised) report(o, CHECK_I3, end->end_ns, r.id, got, want);
+        }
+    }
+}
+
+const check_ops check_output_ops = { "I3/I4 output", create, on_event, on_end };

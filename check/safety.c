@@ -1,0 +1,345 @@
+/* check/safety.c: invariant I5, protocol safety, checked step by step.
+ *
+ * The checker keeps its own model of what the protocol allows, from the
+ * steps alone (it never asks a task's gate or the coordinator):
+ * - per channel, the newest barrier it delivered: barriers only increase;
+ * - per task in aligned mode, the checkpoint being aligned and the inputs
+ *   that delivered its barrier: those are blocked until the task triggers
+ *   or aborts it, and consuming a data buffer from one is a violation; a
+ *   cancel marker that aborts it must leave no input blocked;
+ * - per task, its live snapshots: the writes begun and ended, and the
+ *   in-flight records persisted; an acknowledgement needs every write
+ *   ended well, the keyed state written (stateful tasks) and the channel
+ *   state written when there is some;
+ * - per pending checkpoint, which tasks acknowledged: it may complete only
+ *   when every task did or has finished;
+ * - the retained completed checkpoints (mirrored: the last `retained`
+ *   completions, none after a memory-backend coordinator failover): a
+ *   restore names one of them (or none) and finds its files; at every
+ *   completion no retained checkpoint refers to a deleted file and the new
+ *   one holds every stateful task's state;
+ * - a two-phase-commit sink commits only up to a completed checkpoint. */
+#include "check_int.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define SNAPS_PER_TASK (PIPE_CONCURRENT_MAX + 2u)
+#define PENDING_MAX    (PIPE_CONCURRENT_MAX + 8u)
+#define COMPLETED_RING 64u
+#define TASK_WORDS     (JOB_TASKS_MAX / 64u)
+#define CHAN_WORDS     (JOB_TASK_CHANNELS_MAX / 64u)
+
+typedef struct snap_rec {             /* a task's snapshot as the checker saw it */
+    uint64_t ckpt;                    /* 0: free */
+    uint32_t writes_open;
+    bool     failed, keyed_written, cs_written;
+    uint64_t cs_records;
+} snap_rec;
+
+typedef struct task_rec {
+    uint64_t aligning;                /* the checkpoint the gate aligns (aligned mode) */
+    bool     done;                    /* it triggered or aborted */
+    uint64_t blocked[CHAN_WORDS];
+    bool     finished;
+    snap_rec snaps[SNAPS_PER_TASK];
+} task_rec;
+
+_Static_assert(sizeof(task_rec) + 64 <= 2048, "check/check.c sizes 2048 bytes per task");
+
+typedef struct pending_rec {
+    uint64_t ckpt;                    /* 0: free */
+    uint64_t acked[TASK_WORDS];
+} pending_rec;
+
+typedef struct safety {
+    const check_ctx *c;
+    bool         aligned;
+    task_rec    *tasks;
+    uint64_t    *last_barrier;        /* by channel id */
+    pending_rec  pending[PENDING_MAX];
+    uint64_t     retained[PIPE_RETAINED_MAX];
+    uint32_t     retained_count;
+    uint64_t     completed[COMPLETED_RING];   /* the last completions, a ring */
+    uint32_t     completed_count;
+    uint64_t     latest_completed;
+} safety;
+
+static void *create(const check_ctx *c) {
+    safety *s = ARENA_NEW(c->mem, safety, 1);
+    s->c = c;
+    s->aligned = c->cfg->ckpt.mode == PIPE_ALIGNED;
+    s->tasks = ARENA_NEW(c->mem, task_rec, c->j->tasks_count);
+    s->last_barrier = ARENA_NEW(c->mem, uint64_t, c->j->chans_count ? c->j->chans_count : 1);
+    c->report->applies[CHECK_I5] = true;
+    return s;
+}
+
+static bool bit(const uint64_t *w, uint32_t i) { return (w[i / 64] >> (i % 64)) & 1; }
+static void set_bit(uint64_t *w, uint32_t i) { w[i / 64] |= 1ull << (i % 64); }
+
+static check_where at_task(const pipe_event *e) {
+    check_where w = CHECK_AT(e->at_ns);
+    w.task = e->task;
+    w.ckpt = e->ckpt;
+    return w;
+}
+
+/* ---- alignment ------------------------------------------------------------ */
+
+static void unblock(task_rec *t) {
+    memset(t->blocked, 0, sizeof t->blocked);
+    t->done = true;
+}
+
+static void on_barrier(safety *s, const pipe_event *e) {
+    const check_ctx *c = s->c;
+    char who[64];
+    if (e->chan != PIPE_NO_CHAN) {
+        if (e->ckpt <= s->last_barrier[e->chan]) {
+            check_fail(c, CHECK_I5, at_task(e), "%s took barrier %" PRIu64 " on input %u after barrier %" PRIu64
+                       " (barriers of a channel must increase)", check_task_name(c, e->task, who, sizeof who), e->ckpt,
+                       e->channel, s->last_barrier[e->chan]);
+        }
+        s->last_barrier[e->chan] = e->ckpt;
+    }
+    task_rec *t = &s->tasks[e->task];
+    if (e->ckpt > t->aligning) {                  /* a newer checkpoint: it starts (and aborts an older one) */
+        memset(t->blocked, 0, sizeof t->blocked);
+        t->aligning = e->ckpt;
+        t->done = false;
+    }
+    if (e->ckpt == t->aligning && !t->done) set_bit(t->blocked, e->channel);
+}
+
+static void on_cancel(safety *s, const pipe_event *e) {
+    task_rec *t = &s->tasks[e->task];
+    if (e->ckpt < t->aligning || (e->ckpt == t->aligning && t->done)) return;   /* obsolete */
+    bool was_aligning = e->ckpt == t->aligning;
+    t->aligning = e->ckpt;
+    unblock(t);
+    if (was_aligning && s->aligned && e->blocked > 0) {
+        char who[64];
+        check_fail(s->c, CHECK_I5, at_task(e), "%s took the cancel marker of checkpoint %" PRIu64
+                   " and still blocks %u inputs (a cancel marker ends the alignment it cancels)",
+                   check_task_name(s->c, e->task, who, sizeof who), e->ckpt, e->blocked);
+    }
+}
+
+static void on_consume(safety *s, const pipe_event *e) {
+    task_rec *t = &s->tasks[e->task];
+    if (!s->aligned || t->done || !bit(t->blocked, e->channel)) return;
+    char who[64];
+    check_where w = at_task(e);
+    w.ckpt = t->aligning;
+    w.record = e->first_id;
+    check_fail(s->c, CHECK_I5, w, "%s consumed %u records from input %u, blocked for the alignment of checkpoint %"
+               PRIu64 " (first p%" PRIu64 "@%" PRIu64 ")", check_task_name(s->c, e->task, who, sizeof who), e->count,
+               e->channel, t->aligning, e->first_id >> 40, (uint64_t)(e->first_id & BROKER_OFFSET_MAX));
+}
+
+/* ---- snapshots and acknowledgements -------------------------------------- */
+
+static snap_rec *snap_of(task_rec *t, uint64_t ckpt, bool make) {
+    snap_rec *free_rec = NULL, *oldest = NULL;
+    for (uint32_t i = 0; i < SNAPS_PER_TASK; i++) {
+        snap_rec *r = &t->snaps[i];
+        if (r->ckpt == ckpt) return r;
+        if (r->ckpt == 0 && free_rec == NULL) free_rec = r;
+        if (r->ckpt != 0 && (oldest == NULL || r->ckpt < oldest->ckpt)) oldest = r;
+    }
+    if (!make) return NULL;
+    snap_rec *r = free_rec != NULL ? free_rec : oldest;   /* aborted ones linger: the oldest goes */
+    *r = (snap_rec){ .ckpt = ckpt };
+    return r;
+}
+
+static void on_write(safety *s, const pipe_event *e, bool done) {
+    snap_rec *r = snap_of(&s->tasks[e->task], e->ckpt, !done);
+    if (r == NULL) return;                        /* a write of a snapshot begun before a restore */
+    if (!done) {
+        r->writes_open++;
+        return;
+    }
+    SIM_ASSERT(r->writes_open > 0);
+    r->writes_open--;
+    if (!e->ok) r->failed = true;
+    if (e->ok && e->what == PIPE_WRITE_KEYED) r->keyed_written = true;
+    if (e->ok && e->what == PIPE_WRITE_CHANNELS) r->cs_written = true;
+}
+
+static void ack_written(safety *s, const pipe_event *e) {
+    const check_ctx *c = s->c;
+    snap_rec *r = snap_of(&s->tasks[e->task], e->ckpt, true);
+    const char *why = r->writes_open > 0 ? "with a write of its snapshot still in flight"
+                    : r->failed ? "although a write of its snapshot failed"
+                    : spec_keyed(&c->sp, c->j->tasks[e->task].vertex) && !r->keyed_written ? "before its keyed state was written"
+                    : r->cs_records > 0 && !r->cs_written ? "before its channel state was written"
+                    : NULL;
+    if (why != NULL) {
+        char who[64];
+        check_fail(c, CHECK_I5, at_task(e), "%s acknowledged checkpoint %" PRIu64 " %s",
+                   check_task_name(c, e->task, who, sizeof who), e->ckpt, why);
+    }
+    r->ckpt = 0;
+}
+
+static pending_rec *pending_of(safety *s, uint64_t ckpt) {
+    for (uint32_t i = 0; i < PENDING_MAX; i++) {
+        if (s->pending[i].ckpt == ckpt) return &s->pending[i];
+    }
+    return NULL;
+}
+
+static void on_ack(safety *s, const pipe_event *e) {
+    s->c->report->checks[CHECK_I5]++;
+    ack_written(s, e);
+    pending_rec *r = pending_of(s, e->ckpt);
+    if (r != NULL) set_bit(r->acked, e->task);
+}
+
+/* ---- completion, restore, commit ------------------------------------------- */
+
+static bool completed(const safety *s, uint64_t ckpt) {
+    if (ckpt > s->latest_completed) return false;
+    uint32_t n = s->completed_count < COMPLETED_RING ? s->completed_count : COMPLETED_RING;
+    uint64_t oldest = UINT64_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        if (s->completed[i] == ckpt) return true;
+        if (s->completed[i] < oldest) oldest = s->completed[i];
+    }
+    return n == COMPLETED_RING && ckpt < oldest;  /* older than the ring remembers: not judged */
+}
+
+static void complete_acks(safety *s, const pipe_event *e) {
+    const check_ctx *c = s->c;
+    pending_rec *r = pending_of(s, e->ckpt);
+    if (r == NULL) return;
+    for (uint32_t t = 0; t < c->j->tasks_count; t++) {
+        if (bit(r->acked, t) || s->tasks[t].finished) continue;
+        char who[64];
+        check_where w = CHECK_AT(e->at_ns);
+        w.task = t;
+        w.ckpt = e->ckpt;
+        check_fail(c, CHECK_I5, w, "checkpoint %" PRIu64 " completed without the acknowledgement of %s", e->ckpt,
+                   check_task_name(c, t, who, sizeof who));
+        break;
+    }
+    r->ckpt = 0;
+}
+
+static void complete_files(safety *s, const pipe_event *e) {
+    const check_ctx *c = s->c;
+    for (uint32_t t = 0; t < c->j->tasks_count; t++) {
+        if (!spec_keyed(&c->sp, c->j->tasks[t].vertex) || pipe_ckpt_task_files(c->p, e->ckpt, t) > 0) continue;
+        char who[64];
+        check_where w = CHECK_AT(e->at_ns);
+        w.task = t;
+        w.ckpt = e->ckpt;
+        check_fail(c, CHECK_I5, w, "checkpoint %" PRIu64 " completed without the state of %s", e->ckpt,
+                   check_task_name(c, t, who, sizeof who));
+    }
+    uint64_t id;
+    for (uint32_t i = 0; (id = pipe_retained(c->p, i)) != 0; i++) {
+        uint32_t dead = pipe_ckpt_dead_files(c->p, id);
+        if (dead == 0) continue;
+        check_where w = CHECK_AT(e->at_ns);
+        w.ckpt = id;
+        check_fail(c, CHECK_I5, w, "retained checkpoint %" PRIu64 " refers to %u deleted files", id, dead);
+    }
+}
+
+static void on_complete(safety *s, const pipe_event *e) {
+    s->c->report->checks[CHECK_I5]++;
+    complete_acks(s, e);
+    complete_files(s, e);
+    s->completed[s->completed_count++ % COMPLETED_RING] = e->ckpt;
+    if (e->ckpt > s->latest_completed) s->latest_completed = e->ckpt;
+    uint32_t keep = s->c->cfg->ckpt.retained;
+    if (s->retained_count == keep) {
+        memmove(s->retained, s->retained + 1, sizeof(uint64_t) * (keep - 1));
+        s->retained_count--;
+    }
+    s->retained[s->retained_count++] = e->ckpt;
+}
+
+static void on_restore(safety *s, const pipe_event *e) {
+    const check_ctx *c = s->c;
+    task_rec *t = &s->tasks[e->task];
+    memset(t, 0, sizeof *t);
+    for (uint32_t i = 0; i < c->j->tasks[e->task].in_count; i++) s->last_barrier[c->j->in_chan[c->j->tasks[e->task].in_first + i]] = 0;
+    char who[64];
+    if (e->ckpt == 0) return;
+    bool retained = false;
+    for (uint32_t i = 0; i < s->retained_count; i++) retained |= s->retained[i] == e->ckpt;
+    if (!retained) {
+        check_fail(c, CHECK_I5, at_task(e), "%s restored checkpoint %" PRIu64 ", which is not a retained completed checkpoint",
+                   check_task_name(c, e->task, who, sizeof who), e->ckpt);
+    } else if (!e->ok) {
+        check_fail(c, CHECK_I5, at_task(e), "%s restored checkpoint %" PRIu64 " and found a file of it deleted",
+                   check_task_name(c, e->task, who, sizeof who), e->ckpt);
+    }
+}
+
+static void on_commit(safety *s, const pipe_event *e) {
+    if (e->ckpt == UINT64_MAX || completed(s, e->ckpt)) return;   /* UINT64_MAX: the job's end, every task finished */
+    char who[64];
+    check_fail(s->c, CHECK_I5, at_task(e), "%s committed its transactions up to checkpoint %" PRIu64
+               ", which has not completed", check_task_name(s->c, e->task, who, sizeof who), e->ckpt);
+}
+
+static void on_event(void *self, const pipe_event *e) {
+    safety *s = self;
+    switch (e->kind) {
+    case PIPE_EV_BARRIER:        on_barrier(s, e); break;
+    case PIPE_EV_CANCEL:         on_cancel(s, e); break;
+    case PIPE_EV_TRIGGER:
+    case PIPE_EV_DECLINE: {
+        task_rec *t = &s->tasks[e->task];
+        if (e->ckpt >= t->aligning) {
+            t->aligning = e->ckpt;
+            unblock(t);
+        }
+        if (e->kind == PIPE_EV_DECLINE) {
+            snap_rec *r = snap_of(t, e->ckpt, false);
+            if (r != NULL) r->ckpt = 0;
+        }
+        break;
+    }
+    case PIPE_EV_CONSUME:        on_consume(s, e); break;
+    case PIPE_EV_WRITE:          on_write(s, e, false); break;
+    case PIPE_EV_WRITE_DONE:     on_write(s, e, true); break;
+    case PIPE_EV_CHANNEL_STATE:  snap_of(&s->tasks[e->task], e->ckpt, true)->cs_records += e->count; break;
+    case PIPE_EV_ACK:            on_ack(s, e); break;
+    case PIPE_EV_TASK_FINISHED:  s->tasks[e->task].finished = true; break;
+    case PIPE_EV_CKPT_START: {
+        pending_rec *r = pending_of(s, 0);
+        if (r == NULL) r = &s->pending[e->ckpt % PENDING_MAX];   /* more in flight than can be: reuse */
+        memset(r, 0, sizeof *r);
+        r->ckpt = e->ckpt;
+        break;
+    }
+    case PIPE_EV_CKPT_COMPLETE:  on_complete(s, e); break;
+    case PIPE_EV_CKPT_ABORT: {
+        pending_rec *r = pending_of(s, e->ckpt);
+        if (r != NULL) r->ckpt = 0;
+        break;
+    }
+    case PIPE_EV_JOB_FAILED:
+    case PIPE_EV_COORD_FAILOVER:
+        memset(s->pending, 0, sizeof s->pending);
+        if (e->kind == PIPE_EV_COORD_FAILOVER && s->c->cfg->state.backend == PIPE_BACKEND_MEMORY) s->retained_count = 0;
+        break;
+    case PIPE_EV_RESTORE:        on_restore(s, e); break;
+    case PIPE_EV_SINK_COMMIT:    on_commit(s, e); break;
+    default:
+        break;
+    }
+}
+
+static void on_end(void *self, const check_end *end) {
+    (void)self;
+    (void)end;
+}
+
+const check_ops check_safety_ops = { "I5 protocol safety", create, on_event, on_end };
