@@ -1,7 +1,10 @@
 /* tests/test_fault.c: scripted faults: windows that restore what they
- * changed, faults injected from inside a run, and determinism of a run that
- * uses every fault kind at once. */
+ * changed, faults injected from inside a run, each fault acting on exactly
+ * its target, whether a fault began, and determinism of a run that uses
+ * every fault kind at once. */
 #include "harness.h"
+
+#define GOSSIP_GOLDEN_HASH 0x48d2d133d642fcc0ull   /* gossip_run(11), every fault kind */
 
 static recorder log_;
 
@@ -53,6 +56,123 @@ static void test_fault_injected_by_a_handler_applies_before_later_events(void **
     assert_int_equal(rec_count(&log_, x, SIM_EV_START), 2);
     assert_int_equal(log_.items[2].at_ns, 10);
     sim_run_destroy(run);
+}
+
+/* ---- every fault acts on exactly its target -------------------------------
+ *
+ * A world with several of everything: 4 machines, 8 actors (actor i on
+ * machine i / 2), 8 stream links (link i: actor i -> actor i + 1 mod 8),
+ * 8 RPC links (link 8 + i: actor i -> actor i + 3 mod 8) and 3 devices. At
+ * W_PROBE_NS, inside every fault's window, each actor still up sends one
+ * message on each of its links and actor 0 writes to each device; the
+ * world records what arrived where, and when. */
+
+#define W_MACHINES    4u
+#define W_ACTORS      8u
+#define W_STREAMS     8u
+#define W_LINKS       16u
+#define W_DEVS        3u
+#define W_LAT_NS      1000u
+#define W_AT_NS       (100 * SIM_NS_PER_US)
+#define W_FOR_NS      (100 * SIM_NS_PER_US)
+#define W_PROBE_NS    (150 * SIM_NS_PER_US)
+
+typedef struct world {
+    sim_run    *run;
+    uint32_t    got[W_LINKS];           /* probe messages delivered per link */
+    sim_time_ns got_ns[W_LINKS];
+    uint32_t    io_done[W_DEVS], io_failed[W_DEVS];
+    sim_time_ns io_ns[W_DEVS];
+} world;
+
+static world w_;
+
+static void world_actor(sim_run *run, sim_actor *self, const sim_event *ev) {
+    world *w = self->ctx;
+    switch (ev->kind) {
+    case SIM_EV_START:
+        if (self->inc == 0) sim_timer_set(run, self->id, W_PROBE_NS - run->now_ns, 0);
+        break;
+    case SIM_EV_TIMER:
+        for (uint32_t l = 0; l < run->links_count; l++) {
+            if (run->links[l].src == self->id) link_send(run, l, &(sim_msg){ .type = 1 }, 64);
+        }
+        for (uint32_t d = 0; self->id == 0 && d < run->devs_count; d++) dev_write(run, d, self->id, 0, d);
+        break;
+    case SIM_EV_MSG:
+        if (ev->aux != SIM_NO_LINK) {
+            w->got[ev->aux]++;
+            w->got_ns[ev->aux] = run->now_ns;
+        }
+        break;
+    case SIM_EV_IO_DONE:
+        w->io_done[ev->aux]++;
+        w->io_failed[ev->aux] += ev->gen == DEV_FAILED;
+        w->io_ns[ev->aux] = run->now_ns;
+        break;
+    default:
+        break;
+    }
+}
+
+static world *world_create(void) {
+    world *w = &w_;
+    memset(w, 0, sizeof *w);
+    sim_cfg c = test_cfg(5);
+    w->run = sim_run_create(&c);
+    char name[8];
+    for (uint32_t m = 0; m < W_MACHINES; m++) {
+        snprintf(name, sizeof name, "m%u", m);
+        sim_machine_add(w->run, name);
+    }
+    for (uint32_t a = 0; a < W_ACTORS; a++) {
+        snprintf(name, sizeof name, "a%u", a);
+        sim_actor_add(w->run, name, a / 2, world_actor, w);
+    }
+    link_cfg stream = { .kind = LINK_STREAM, .latency_ns = W_LAT_NS };
+    link_cfg rpc = { .kind = LINK_RPC, .latency_ns = W_LAT_NS };
+    for (uint32_t a = 0; a < W_ACTORS; a++) link_add(w->run, a, (a + 1) % W_ACTORS, &stream);
+    for (uint32_t a = 0; a < W_ACTORS; a++) link_add(w->run, a, (a + 3) % W_ACTORS, &rpc);
+    for (uint32_t d = 0; d < W_DEVS; d++) {
+        snprintf(name, sizeof name, "d%u", d);
+        dev_add(w->run, name, &(dev_cfg){ .latency_ns = W_LAT_NS });
+    }
+    return w;
+}
+
+/* Run up to (and including) events at t_ns. */
+static void world_run_to(world *w, sim_time_ns t_ns) {
+    if (!w->run->started) sim_run_start(w->run);
+    w->run->cfg.time_max_ns = t_ns;
+    sim_run_loop(w->run);
+}
+
+static uint32_t world_fault(world *w, fault_spec spec) {
+    spec.at_ns = W_AT_NS;
+    if (spec.duration_ns == 0 && spec.kind != FAULT_ACTOR_CRASH && spec.kind != FAULT_MACHINE_CRASH) {
+        spec.duration_ns = W_FOR_NS;
+    }
+    return fault_add(w->run, &spec);
+}
+
+/* ---- whether a fault began ------------------------------------------------ */
+
+static void test_fault_begun_only_once_its_begin_event_ran(void **state) {
+    (void)state;
+    world *w = world_create();
+    uint32_t early = world_fault(w, (fault_spec){ .kind = FAULT_LINK_CUT, .target = 0 });
+    uint32_t late = fault_add(w->run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .at_ns = 10 * SIM_NS_PER_MS,
+                                                     .target = 1 });
+    assert_false(fault_begun(w->run, early));
+    world_run_to(w, W_AT_NS - 1);
+    assert_false(fault_begun(w->run, early));
+    world_run_to(w, W_AT_NS);
+    assert_true(fault_begun(w->run, early));
+    assert_int_equal(w->run->faults[early].begun_ns, W_AT_NS);
+    world_run_to(w, W_AT_NS + W_FOR_NS);                            /* ended: still begun */
+    assert_true(fault_begun(w->run, early));
+    assert_false(fault_begun(w->run, late));                        /* the run stopped before it */
+    sim_run_destroy(w->run);
 }
 
 /* A mixed workload: three actors gossip over jittery stream and RPC links
@@ -119,6 +239,9 @@ static void test_run_with_every_fault_kind_is_deterministic_per_seed(void **stat
     uint64_t h2 = gossip_run(11, &d2);
     uint64_t h3 = gossip_run(12, &d3);
     assert_true(h1 == h2);
+    /* Golden: recorded before faults recorded their beginning, which must
+     * not change a run (it schedules and draws nothing). */
+    assert_int_equal(h1, GOSSIP_GOLDEN_HASH);
     assert_int_equal(d1, d2);
     assert_true(h1 != h3);
     assert_true(d1 > 0);                       /* the faults did bite */
@@ -128,6 +251,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crash_with_a_duration_restarts_the_target_when_it_ends),
         cmocka_unit_test(test_fault_injected_by_a_handler_applies_before_later_events),
+        cmocka_unit_test(test_fault_begun_only_once_its_begin_event_ran),
         cmocka_unit_test(test_run_with_every_fault_kind_is_deterministic_per_seed),
     };
     return cmocka_run_group_tests_name("fault", tests, NULL, NULL);
