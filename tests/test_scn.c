@@ -536,14 +536,137 @@ static void test_scn_fault_text_is_in_human_units_and_reads_back(void **state) {
     assert_string_equal(scn_fault_text(&s_, &s_.faults[0], tiny, sizeof tiny), "fault a");   /* cut off, terminated */
 }
 
+/* ---- every scenario fault resolves to exactly the target it names ---------- */
+
 /* 3 machines; tasks a[0] a[1] b[0] b[1] b[2] x[0] x[1] out[0] are tasks
  * (and actors) 0 to 7, task t on machine t % 3. The job runs for ~50ms. */
 #define JOB_WIDE "machines 3\nvertex a source parallelism 2 cost 2us rate 100000/s\nvertex b map parallelism 3 cost 1us\n" \
                  "vertex x keyed-aggregate parallelism 2 cost 2us\nvertex out sink\n" \
                  "edge a -> b rebalance\nedge b -> x hash\nedge x -> out rebalance\n" \
                  "broker partitions 2 records 5000 keys 50\ncheckpoint interval 5ms\nstate backend durable\n"
+#define WIDE_AT_NS (10 * SIM_NS_PER_MS)
 
 static scn_armed arm_;
+
+/* A pipe of JOB_WIDE and one fault at 10ms, run up to 10ms: the fault began. */
+static pipeline *wide_at_fault(const char *fault) {
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s\n", JOB_WIDE, fault);
+    assert_string_equal(parse(text), "ok");
+    char err[256];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    scn_arm_faults(&s_, p, &arm_, NULL, NULL);
+    pipe_sim(p)->cfg.time_max_ns = WIDE_AT_NS;
+    assert_int_equal(pipe_run(p), SIM_STOP_TIME_LIMIT);
+    assert_int_equal(pipe_sim(p)->faults_count, 1);
+    assert_true(fault_begun(pipe_sim(p), 0));
+    return p;
+}
+
+static uint32_t task_of(const pipeline *p, uint32_t vertex, uint32_t subtask) {
+    return pipe_job(p)->vertex_first_task[vertex] + subtask;
+}
+
+static void test_scn_cut_link_cuts_only_the_named_channel(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms cut link b[0] -> x[1] for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t target = run->faults[0].spec.target;
+    assert_int_equal(run->faults[0].spec.kind, FAULT_LINK_CUT);
+    assert_int_equal(target, pipe_chan_link(p, task_of(p, 1, 0), task_of(p, 2, 1)));
+    assert_string_equal(sim_actor_name(run, run->links[target].src), "b[0]");
+    assert_string_equal(sim_actor_name(run, run->links[target].dst), "x[1]");
+    for (uint32_t l = 0; l < run->links_count; l++) assert_int_equal(link_is_up(run, l), l != target);
+    pipe_destroy(p);
+}
+
+static void test_scn_delay_link_delays_only_the_named_channel(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms delay link b[2] -> x[0] by 3ms for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t target = run->faults[0].spec.target;
+    assert_int_equal(target, pipe_chan_link(p, task_of(p, 1, 2), task_of(p, 2, 0)));
+    assert_string_equal(sim_actor_name(run, run->links[target].src), "b[2]");
+    assert_string_equal(sim_actor_name(run, run->links[target].dst), "x[0]");
+    for (uint32_t l = 0; l < run->links_count; l++) {
+        assert_int_equal(run->links[l].spike_ns, l == target ? 3 * SIM_NS_PER_MS : 0);
+    }
+    pipe_destroy(p);
+}
+
+static void test_scn_lose_rpc_loses_only_on_the_named_task_link_to_the_coordinator(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms lose rpc x[0] 50% for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t target = run->faults[0].spec.target;
+    assert_int_equal(target, pipe_task_rpc_link(p, task_of(p, 2, 0)));
+    assert_string_equal(sim_actor_name(run, run->links[target].src), "x[0]");
+    assert_int_equal(run->links[target].dst, pipe_coord_actor(p));
+    assert_int_equal(run->links[target].cfg.kind, LINK_RPC);
+    for (uint32_t l = 0; l < run->links_count; l++) assert_int_equal(run->links[l].loss.num > 0, l == target);
+    pipe_destroy(p);
+}
+
+static void test_scn_crash_task_downs_only_the_named_task(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms crash task x[1]");
+    const sim_run *run = pipe_sim(p);
+    assert_int_equal(run->faults[0].spec.target, pipe_task_actor(p, task_of(p, 2, 1)));
+    for (uint32_t a = 0; a < run->actors_count; a++) {
+        assert_int_equal(run->actors[a].up, strcmp(sim_actor_name(run, a), "x[1]") != 0);
+    }
+    pipe_destroy(p);
+}
+
+static void test_scn_crash_machine_downs_only_that_machine_and_its_tasks(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms crash machine 1 for 5ms");
+    const sim_run *run = pipe_sim(p);
+    for (uint32_t m = 0; m < run->machines_count; m++) assert_int_equal(run->machines[m].up, m != 1);
+    assert_string_equal(run->machines[1].name, "tm1");
+    uint32_t tasks = pipe_job(p)->tasks_count;
+    assert_int_equal(tasks, 8);
+    for (uint32_t t = 0; t < tasks; t++) assert_int_equal(run->actors[pipe_task_actor(p, t)].up, t % 3 != 1);
+    assert_true(run->actors[pipe_coord_actor(p)].up);
+    pipe_destroy(p);
+}
+
+/* jm is the machine after the task machines: cutting tm0 from it cuts
+ * exactly the links between tm0's tasks (0, 3, 6) and the coordinator. */
+static void test_scn_partition_cuts_only_the_links_between_its_sides(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms partition 0 | jm for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t coord = pipe_coord_actor(p), cut = 0;
+    for (uint32_t l = 0; l < run->links_count; l++) {
+        const sim_link *k = &run->links[l];
+        uint32_t task = k->src == coord ? k->dst : k->src;
+        bool crossing = (k->src == coord) != (k->dst == coord) && task % 3 == 0;
+        assert_int_equal(link_is_up(run, l), !crossing);
+        cut += crossing;
+    }
+    assert_int_equal(cut, 3 * 3);              /* per task: RPC up, RPC down, the connection */
+    pipe_destroy(p);
+}
+
+static void test_scn_store_faults_act_on_the_store_device_only(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms slow store 4x for 5ms");
+    const sim_run *run = pipe_sim(p);
+    assert_int_equal(run->faults[0].spec.target, pipe_store_dev(p));
+    for (uint32_t d = 0; d < run->devs_count; d++) {
+        assert_int_equal(run->devs[d].slow_extra, strcmp(run->devs[d].name, "store") == 0 ? 3 : 0);
+    }
+    pipe_destroy(p);
+    p = wide_at_fault("fault at 10ms fail store 50% for 5ms");
+    run = pipe_sim(p);
+    assert_int_equal(run->faults[0].spec.target, pipe_store_dev(p));
+    for (uint32_t d = 0; d < run->devs_count; d++) {
+        assert_int_equal(run->devs[d].fail.num > 0, strcmp(run->devs[d].name, "store") == 0);
+    }
+    pipe_destroy(p);
+}
 
 /* ---- faults that never fire ------------------------------------------------ */
 
@@ -679,6 +802,13 @@ int main(void) {
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),
         cmocka_unit_test(test_scn_fault_text_is_in_human_units_and_reads_back),
+        cmocka_unit_test(test_scn_cut_link_cuts_only_the_named_channel),
+        cmocka_unit_test(test_scn_delay_link_delays_only_the_named_channel),
+        cmocka_unit_test(test_scn_lose_rpc_loses_only_on_the_named_task_link_to_the_coordinator),
+        cmocka_unit_test(test_scn_crash_task_downs_only_the_named_task),
+        cmocka_unit_test(test_scn_crash_machine_downs_only_that_machine_and_its_tasks),
+        cmocka_unit_test(test_scn_partition_cuts_only_the_links_between_its_sides),
+        cmocka_unit_test(test_scn_store_faults_act_on_the_store_device_only),
         cmocka_unit_test(test_scn_unfired_reports_a_time_fault_after_the_job_ended),
         cmocka_unit_test(test_scn_unfired_reports_a_slow_task_window_after_the_job_ended),
         cmocka_unit_test(test_scn_unfired_reports_a_point_never_reached),
