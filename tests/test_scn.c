@@ -5,6 +5,7 @@
 #include "../scenarios/scn.h"
 #include "../model/pipe_int.h"          /* a pipeline's slow operator windows */
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -783,6 +784,58 @@ static void test_scn_random_faults_are_optional(void **state) {
     }
 }
 
+/* Run one scenario file as `absim run` does (cli/run.c) and return its
+ * unfired faults' count. */
+static uint32_t unfired_in(const char *path, char *why, size_t why_bytes) {
+    static scn s;
+    char err[SCN_ERR_BYTES];
+    if (!scn_load(&s, path, err, sizeof err)) fail_msg("%s", err);
+    if (s.faults_count == 0) return 0;
+    pipe_cfg checked = s.cfg;
+    checked.check_cut = true;
+    pipeline *p = pipe_create(&checked, err, sizeof err);
+    if (p == NULL) fail_msg("%s: %s", path, err);
+    static scn_armed arm;
+    scn_arm_faults(&s, p, &arm, NULL, NULL);
+    pipe_run(p);
+    uint32_t n = scn_unfired(&arm, pipe_sim(p)->now_ns, why, why_bytes);
+    pipe_destroy(p);
+    return n;
+}
+
+/* Every shipped scenario's faults fire: a scripted fault that never fires
+ * would fail `absim run` (run from the repository root, as make does). */
+static void test_scn_every_shipped_scenario_fault_fires(void **state) {
+    (void)state;
+    DIR *top = opendir("scenarios");
+    assert_non_null(top);
+    uint32_t files = 0, bad = 0;
+    struct dirent *d;
+    while ((d = readdir(top)) != NULL) {
+        if (d->d_name[0] == '.') continue;
+        char dir[300];
+        snprintf(dir, sizeof dir, "scenarios/%s", d->d_name);
+        DIR *sub = opendir(dir);
+        if (sub == NULL) continue;                       /* a file, not a folder */
+        struct dirent *e;
+        while ((e = readdir(sub)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 4, ".scn") != 0) continue;
+            char path[600], why[2048];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            files++;
+            if (unfired_in(path, why, sizeof why) > 0) {
+                print_error("%s\n", why);
+                bad++;
+            }
+        }
+        closedir(sub);
+    }
+    closedir(top);
+    assert_true(files >= 30);
+    assert_int_equal(bad, 0);
+}
+
 static void test_scn_load_reports_missing_files(void **state) {
     (void)state;
     char err[SCN_ERR_BYTES];
@@ -815,6 +868,7 @@ int main(void) {
         cmocka_unit_test(test_scn_unfired_reports_a_point_reached_too_late),
         cmocka_unit_test(test_scn_unfired_joins_messages_and_counts_past_a_full_buffer),
         cmocka_unit_test(test_scn_random_faults_are_optional),
+        cmocka_unit_test(test_scn_every_shipped_scenario_fault_fires),
         cmocka_unit_test(test_scn_load_reports_missing_files),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
