@@ -15,6 +15,8 @@
  * - Faults name machines by number, tasks as vertex[subtask] and links as
  *   vertex[i] -> vertex[j]; they are resolved against the expanded job
  *   when scn_add_faults() adds them to a created pipe.
+ * - Every fault of a script must fire (scn_unfired()), unless its line
+ *   ends with `optional`.
  * - The syntax, statement by statement with an example each, is in
  *   scenarios/README.md.
  */
@@ -140,14 +142,15 @@ void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn n
  * task` window the run never reached (end_ns below its start); a fault at a
  * protocol point whose point was never reached, or whose fault then never
  * began. end_ns is the virtual time the run stopped (pipe_sim(p)->now_ns).
- * Writes one message per such fault into out (always terminated; cut off
- * when out is too small, the count stays right), joined by "; ":
+ * Writes one message per such fault into out (terminated when out_bytes >
+ * 0; cut off when out is too small, the count stays right), joined by "; ":
  *   t.scn:12: fault at 10ms crash machine 1 never fired (the job ended at 1.399ms)
  *   t.scn:7: fault when j[1] aligning 5 crash task map[0] never fired (the point
  *   was never reached; the job ended at 80.000ms)
  * and "(the point was reached at X; the job ended at Y)" for a point
- * reached too late for its `after` delay. A run with such faults fails:
- * the script did not do what it says. */
+ * reached too late for its `after` delay. A run with such faults fails
+ * (absim run exits 1 with these messages): the script did not do what it
+ * says. */
 uint32_t scn_unfired(const scn_armed *arm, sim_time_ns end_ns, char *out, size_t out_bytes);
 
 /* One fault as a scenario line would say it, in human units ("fault at
