@@ -743,6 +743,11 @@ static bool st_fault(pctx *c) {
     scn *s = c->s;
     if (s->faults_count == SCN_FAULTS_MAX) return fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
     scn_fault f = { .line = c->line };
+    if (c->n > c->i && is(&c->t[c->n - 1], "optional")) {   /* allowed not to fire */
+        f.optional = true;
+        c->eol_col = c->t[c->n - 1].col;           /* what is missing goes where 'optional' is */
+        c->n--;
+    }
     const tok *w = next(c, "'at' and a time, or 'when' and a protocol point");
     if (w == NULL) return false;
     if (is(w, "when")) {                          /* a named protocol point */
@@ -1021,7 +1026,9 @@ bool scn_load(scn *s, const char *path, char *err, size_t err_bytes) {
     return ok;
 }
 
-static void add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+/* Hand one fault to the kernel (its fault id) or, a slow task, to the
+ * model (UINT32_MAX). */
+static uint32_t add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
     const job *j = pipe_job(p);
     uint32_t a = j->vertex_first_task[f->vertex] + f->subtask;
     uint32_t b = j->vertex_first_task[f->vertex2] + f->subtask2;
@@ -1029,7 +1036,7 @@ static void add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
         bool added = pipe_add_slow(p, &(pipe_slow){ .task = a, .at_ns = at_ns, .duration_ns = f->duration_ns,
                                                     .factor = f->factor });
         SIM_ASSERT(added);                           /* the reader allows PIPE_SLOW_MAX */
-        return;
+        return UINT32_MAX;
     }
     fault_spec x = { .at_ns = at_ns, .duration_ns = f->duration_ns };
     switch (f->kind) {
@@ -1049,21 +1056,33 @@ static void add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
     case SCN_SLOW_TASK:  break;                      /* above */
     }
     SIM_ASSERT(x.target != UINT32_MAX);              /* links were checked in finish() */
-    fault_add(pipe_sim(p), &x);
+    return fault_add(pipe_sim(p), &x);
 }
 
-void scn_add_faults(const scn *s, pipeline *p) {
+/* Add fault i at at_ns and, when armed, remember what became of it, so
+ * scn_unfired() can tell whether it fired. */
+static void add_tracked(scn_armed *a, const scn *s, pipeline *p, uint32_t i, sim_time_ns at_ns) {
+    uint32_t id = add_fault(p, &s->faults[i], at_ns);
+    if (a == NULL) return;
+    a->added[i] = true;
+    a->kernel_id[i] = id;
+    a->begin_ns[i] = at_ns;
+}
+
+static void add_time_faults(const scn *s, pipeline *p, scn_armed *a) {
     for (uint32_t i = 0; i < s->faults_count; i++) {
-        if (s->faults[i].point == SCN_AT_TIME) add_fault(p, &s->faults[i], s->faults[i].at_ns);
+        if (s->faults[i].point == SCN_AT_TIME) add_tracked(a, s, p, i, s->faults[i].at_ns);
     }
 }
+
+void scn_add_faults(const scn *s, pipeline *p) { add_time_faults(s, p, NULL); }
 
 static void armed_observe(void *ctx, const pipe_event *e) {
     scn_armed *a = ctx;
     const job *j = pipe_job(a->p);
     for (uint32_t i = 0; i < a->s->faults_count; i++) {
         const scn_fault *f = &a->s->faults[i];
-        if (f->point == SCN_AT_TIME || a->fired[i]) continue;
+        if (f->point == SCN_AT_TIME || a->reached[i]) continue;
         bool hit = false, same = e->ckpt == f->point_ckpt;
         uint32_t task = j->vertex_first_task[f->point_vertex] + f->point_subtask;
         switch (f->point) {
@@ -1078,8 +1097,8 @@ static void armed_observe(void *ctx, const pipe_event *e) {
         case SCN_AT_TIME:            break;
         }
         if (!hit) continue;
-        a->fired[i] = true;                       /* once, the first time the point is reached */
-        add_fault(a->p, f, e->at_ns + f->at_ns);
+        a->reached[i] = true;                     /* once, the first time the point is reached */
+        add_tracked(a, a->s, a->p, i, e->at_ns + f->at_ns);
     }
     if (a->next != NULL) a->next(a->next_ctx, e);
 }
@@ -1090,8 +1109,47 @@ void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn t
     arm->p = p;
     arm->next = then;
     arm->next_ctx = then_ctx;
-    scn_add_faults(s, p);
+    add_time_faults(s, p, arm);
     pipe_observe(p, armed_observe, arm);
+}
+
+/* "1.399ms": to the microsecond, as the run summary prints times. */
+static void ms_text(sim_time_ns ns, char *buf, size_t n) {
+    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+    snprintf(buf, n, "%" PRIu64 ".%03" PRIu64 "ms", us / 1000, us % 1000);
+}
+
+static bool fault_fired(const scn_armed *a, uint32_t i, sim_time_ns end_ns) {
+    if (!a->added[i]) return false;                  /* its point was never reached */
+    if (a->kernel_id[i] != UINT32_MAX) return fault_begun(pipe_sim(a->p), a->kernel_id[i]);
+    return end_ns >= a->begin_ns[i];                 /* a slow task: the run reached its window */
+}
+
+uint32_t scn_unfired(const scn_armed *a, sim_time_ns end_ns, char *out, size_t out_bytes) {
+    const scn *s = a->s;
+    uint32_t unfired = 0;
+    size_t used = 0;
+    if (out_bytes > 0) out[0] = '\0';
+    char end[32], reached[32], text[SCN_FAULT_TEXT_BYTES], why[128];
+    ms_text(end_ns, end, sizeof end);
+    for (uint32_t i = 0; i < s->faults_count; i++) {
+        const scn_fault *f = &s->faults[i];
+        if (f->optional || fault_fired(a, i, end_ns)) continue;
+        unfired++;
+        if (f->point != SCN_AT_TIME && !a->reached[i]) {
+            snprintf(why, sizeof why, "the point was never reached; the job ended at %s", end);
+        } else if (f->point != SCN_AT_TIME) {
+            ms_text(a->begin_ns[i] - f->at_ns, reached, sizeof reached);
+            snprintf(why, sizeof why, "the point was reached at %s; the job ended at %s", reached, end);
+        } else {
+            snprintf(why, sizeof why, "the job ended at %s", end);
+        }
+        if (used >= out_bytes) continue;             /* counted, but no room left to say it */
+        int w = snprintf(out + used, out_bytes - used, "%s%s:%u: %s never fired (%s)", used > 0 ? "; " : "",
+                         s->path, f->line, scn_fault_text(s, f, text, sizeof text), why);
+        used = w < 0 ? out_bytes : used + (size_t)w;
+    }
+    return unfired;
 }
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
@@ -1121,7 +1179,7 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
         if (rng_below(&r, 2) == 0) continue;            /* this kind is off for this seed */
         uint32_t n = 1 + rng_below(&r, 2);
         for (uint32_t i = 0; i < n && s->faults_count < SCN_FAULTS_MAX; i++) {
-            scn_fault f = { .kind = (scn_fault_kind)kind, .line = 0 };
+            scn_fault f = { .kind = (scn_fault_kind)kind, .optional = true, .line = 0 };
             f.at_ns = lo + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * span) >> 32);
             f.duration_ns = SIM_NS_PER_MS + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * dur_max) >> 32);
             const job_task *t = &j->tasks[rng_below(&r, j->tasks_count)];
@@ -1167,7 +1225,7 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
         if (rng_below(&r, 2) == 0) continue;            /* this kind is off for this seed */
         uint32_t n = 1 + rng_below(&r, 2);
         for (uint32_t i = 0; i < n && s->faults_count < SCN_FAULTS_MAX; i++) {
-            scn_fault f = { .kind = (scn_fault_kind)kind, .line = 0 };
+            scn_fault f = { .kind = (scn_fault_kind)kind, .optional = true, .line = 0 };
             f.at_ns = lo + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * span) >> 32);
             f.duration_ns = SIM_NS_PER_MS + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * dur_max) >> 32);
             bool keep = true;
@@ -1201,23 +1259,167 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
     return added;
 }
 
-static void write_task(FILE *f, const job *j, uint32_t v, uint32_t i) {
-    fprintf(f, "%s[%u]", j->vertices[v].name, i);
+/* ---- fault text ------------------------------------------------------------ */
+
+/* Text appended to a fixed buffer; what does not fit is cut off. */
+typedef struct wbuf {
+    char  *s;
+    size_t n, used;
+} wbuf;
+
+static void put(wbuf *b, const char *fmt, ...) {
+    if (b->used + 1 >= b->n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(b->s + b->used, b->n - b->used, fmt, ap);
+    va_end(ap);
+    if (w > 0) b->used = b->used + (size_t)w < b->n ? b->used + (size_t)w : b->n - 1;
 }
 
-static void write_machines(FILE *f, uint64_t mask, uint32_t machines) {
+static void put_task(wbuf *b, const job *j, uint32_t v, uint32_t i) {
+    put(b, "%s[%u]", j->vertices[v].name, i);
+}
+
+static void put_machines(wbuf *b, uint64_t mask, uint32_t machines) {
     const char *sep = "";
     for (uint32_t m = 0; m <= machines; m++) {
         if (!(mask & (1ull << m))) continue;
-        if (m == machines) fprintf(f, "%sjm", sep); else fprintf(f, "%s%u", sep, m);
+        if (m == machines) put(b, "%sjm", sep); else put(b, "%s%u", sep, m);
         sep = ",";
     }
 }
 
-/* " 12.5000%": written in 1/10000 %, as the reader reads it. */
-static void write_percent(FILE *f, sim_ratio r) {
+/* "whole.frac" with the fraction's trailing zeros dropped; frac < 10^digits. */
+static void put_decimal(wbuf *b, uint64_t whole, uint64_t frac, uint32_t digits) {
+    put(b, "%" PRIu64, whole);
+    if (frac == 0) return;
+    while (frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    put(b, ".%0*" PRIu64, (int)digits, frac);
+}
+
+/* In the largest unit that reads it exactly: 10ms, 1.5s, 200us, 300ns
+ * (the reader takes up to 9 decimals, so this is exact). */
+static void put_duration(wbuf *b, sim_time_ns ns) {
+    static const struct { const char *name; uint64_t ns; uint32_t digits; } units[] = {
+        { "s", SIM_NS_PER_S, 9 }, { "ms", SIM_NS_PER_MS, 6 }, { "us", SIM_NS_PER_US, 3 }, { "ns", 1, 0 },
+    };
+    if (ns == 0) {
+        put(b, "0ms");
+        return;
+    }
+    uint32_t u = 0;
+    while (ns < units[u].ns) u++;
+    put_decimal(b, ns / units[u].ns, ns % units[u].ns, units[u].digits);
+    put(b, "%s", units[u].name);
+}
+
+/* "12.5%": in 1/10000 %, as the reader reads it. */
+static void put_percent(wbuf *b, sim_ratio r) {
     uint64_t ppm = (uint64_t)r.num * 1000000 / r.den;
-    fprintf(f, " %" PRIu64 ".%04" PRIu64 "%%", ppm / 10000, ppm % 10000);
+    put_decimal(b, ppm / 10000, ppm % 10000, 4);
+    put(b, "%%");
+}
+
+static void put_for(wbuf *b, sim_time_ns ns) {
+    put(b, " for ");
+    put_duration(b, ns);
+}
+
+/* "fault at 10ms " or "fault when agg[1] aligning 3 after 1ms ". */
+static void put_when(wbuf *b, const job *j, const scn_fault *x) {
+    static const char *const points[] = { [SCN_WHEN_ALIGNING] = "aligning", [SCN_WHEN_TRIGGERS] = "triggers",
+                                          [SCN_WHEN_STARTS] = "starts", [SCN_WHEN_COMPLETES] = "completes",
+                                          [SCN_WHEN_SNAPSHOT_SYNC] = "snapshot-sync", [SCN_WHEN_COMMITS] = "commits" };
+    if (x->point == SCN_AT_TIME) {
+        put(b, "fault at ");
+        put_duration(b, x->at_ns);
+        put(b, " ");
+        return;
+    }
+    put(b, "fault when ");
+    if (x->point == SCN_WHEN_STARTS || x->point == SCN_WHEN_COMPLETES) {
+        put(b, "checkpoint %" PRIu64 " %s ", x->point_ckpt, points[x->point]);
+    } else {
+        put_task(b, j, x->point_vertex, x->point_subtask);
+        put(b, " %s %" PRIu64 " ", points[x->point], x->point_ckpt);
+    }
+    if (x->at_ns > 0) {
+        put(b, "after ");
+        put_duration(b, x->at_ns);
+        put(b, " ");
+    }
+}
+
+static void put_what(wbuf *b, const scn *s, const scn_fault *x) {
+    const job *j = &s->cfg.graph;
+    switch (x->kind) {
+    case SCN_CRASH_MACHINE:
+        put(b, "crash machine %u", x->machine);
+        if (x->duration_ns > 0) put_for(b, x->duration_ns);
+        break;
+    case SCN_CRASH_TASK:
+        put(b, "crash task ");
+        put_task(b, j, x->vertex, x->subtask);
+        break;
+    case SCN_PARTITION:
+        put(b, "partition ");
+        put_machines(b, x->machines_a, s->cfg.machines);
+        put(b, " | ");
+        put_machines(b, x->machines_b, s->cfg.machines);
+        put_for(b, x->duration_ns);
+        break;
+    case SCN_DELAY_LINK:
+    case SCN_CUT_LINK:
+        put(b, "%s link ", x->kind == SCN_DELAY_LINK ? "delay" : "cut");
+        put_task(b, j, x->vertex, x->subtask);
+        put(b, " -> ");
+        put_task(b, j, x->vertex2, x->subtask2);
+        if (x->kind == SCN_DELAY_LINK) {
+            put(b, " by ");
+            put_duration(b, x->delay_ns);
+        }
+        put_for(b, x->duration_ns);
+        break;
+    case SCN_LOSE_RPC:
+        put(b, "lose rpc ");
+        put_task(b, j, x->vertex, x->subtask);
+        put(b, " ");
+        put_percent(b, x->ratio);
+        put_for(b, x->duration_ns);
+        break;
+    case SCN_CRASH_COORDINATOR:
+        put(b, "crash coordinator");
+        if (x->duration_ns > 0) put_for(b, x->duration_ns);
+        break;
+    case SCN_SLOW_STORE:
+        put(b, "slow store %ux", x->factor);
+        put_for(b, x->duration_ns);
+        break;
+    case SCN_FAIL_STORE:
+        put(b, "fail store ");
+        put_percent(b, x->ratio);
+        put_for(b, x->duration_ns);
+        break;
+    case SCN_SLOW_TASK:
+        put(b, "slow task ");
+        put_task(b, j, x->vertex, x->subtask);
+        put(b, " %ux", x->factor);
+        put_for(b, x->duration_ns);
+        break;
+    }
+}
+
+const char *scn_fault_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
+    SIM_ASSERT(n > 0);
+    wbuf b = { .s = buf, .n = n };
+    buf[0] = '\0';
+    put_when(&b, &s->cfg.graph, f);
+    put_what(&b, s, f);
+    if (f->optional) put(&b, " optional");
+    return buf;
 }
 
 void scn_write(const scn *s, FILE *f) {
@@ -1286,76 +1488,10 @@ void scn_write(const scn *s, FILE *f) {
         break;
     }
     for (uint32_t i = 0; i < s->faults_count; i++) {
-        const scn_fault *x = &s->faults[i];
-        switch (x->point) {
-        case SCN_AT_TIME: fprintf(f, "fault at %" PRIu64 "ns ", x->at_ns); break;
-        case SCN_WHEN_ALIGNING:
-        case SCN_WHEN_TRIGGERS:
-        case SCN_WHEN_SNAPSHOT_SYNC:
-        case SCN_WHEN_COMMITS:
-            fprintf(f, "fault when ");
-            write_task(f, j, x->point_vertex, x->point_subtask);
-            fprintf(f, " %s %" PRIu64 " after %" PRIu64 "ns ",
-                    x->point == SCN_WHEN_ALIGNING ? "aligning" : x->point == SCN_WHEN_TRIGGERS ? "triggers"
-                    : x->point == SCN_WHEN_SNAPSHOT_SYNC ? "snapshot-sync" : "commits",
-                    x->point_ckpt, x->at_ns);
-            break;
-        case SCN_WHEN_STARTS:
-        case SCN_WHEN_COMPLETES:
-            fprintf(f, "fault when checkpoint %" PRIu64 " %s after %" PRIu64 "ns ", x->point_ckpt,
-                    x->point == SCN_WHEN_STARTS ? "starts" : "completes", x->at_ns);
-            break;
-        }
-        switch (x->kind) {
-        case SCN_CRASH_MACHINE:
-            fprintf(f, "crash machine %u", x->machine);
-            if (x->duration_ns > 0) fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
-            break;
-        case SCN_CRASH_TASK:
-            fprintf(f, "crash task ");
-            write_task(f, j, x->vertex, x->subtask);
-            break;
-        case SCN_PARTITION:
-            fprintf(f, "partition ");
-            write_machines(f, x->machines_a, c->machines);
-            fprintf(f, " | ");
-            write_machines(f, x->machines_b, c->machines);
-            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
-            break;
-        case SCN_DELAY_LINK:
-        case SCN_CUT_LINK:
-            fprintf(f, "%s link ", x->kind == SCN_DELAY_LINK ? "delay" : "cut");
-            write_task(f, j, x->vertex, x->subtask);
-            fprintf(f, " -> ");
-            write_task(f, j, x->vertex2, x->subtask2);
-            if (x->kind == SCN_DELAY_LINK) fprintf(f, " by %" PRIu64 "ns", x->delay_ns);
-            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
-            break;
-        case SCN_LOSE_RPC:
-            fprintf(f, "lose rpc ");
-            write_task(f, j, x->vertex, x->subtask);
-            write_percent(f, x->ratio);
-            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
-            break;
-        case SCN_CRASH_COORDINATOR:
-            fprintf(f, "crash coordinator");
-            if (x->duration_ns > 0) fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
-            break;
-        case SCN_SLOW_STORE:
-            fprintf(f, "slow store %ux for %" PRIu64 "ns", x->factor, x->duration_ns);
-            break;
-        case SCN_FAIL_STORE:
-            fprintf(f, "fail store");
-            write_percent(f, x->ratio);
-            fprintf(f, " for %" PRIu64 "ns", x->duration_ns);
-            break;
-        case SCN_SLOW_TASK:
-            fprintf(f, "slow task ");
-            write_task(f, j, x->vertex, x->subtask);
-            fprintf(f, " %ux for %" PRIu64 "ns", x->factor, x->duration_ns);
-            break;
-        }
-        fprintf(f, "\n");
+        char text[SCN_FAULT_TEXT_BYTES];
+        scn_fault_text(s, &s->faults[i], text, sizeof text);
+        SIM_ASSERT(strlen(text) + 1 < sizeof text);  /* not cut off: names are short, so any fault fits */
+        fprintf(f, "%s\n", text);
     }
     for (uint32_t i = 0; i < s->expects_count; i++) {
         char text[64];

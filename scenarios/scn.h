@@ -15,6 +15,8 @@
  * - Faults name machines by number, tasks as vertex[subtask] and links as
  *   vertex[i] -> vertex[j]; they are resolved against the expanded job
  *   when scn_add_faults() adds them to a created pipe.
+ * - Every fault of a script must fire (scn_unfired()), unless its line
+ *   ends with `optional`.
  * - The syntax, statement by statement with an example each, is in
  *   scenarios/README.md.
  */
@@ -28,6 +30,7 @@
 #define SCN_FAULTS_MAX     PIPE_FAULTS_MAX
 #define SCN_EXPECTS_MAX    32u
 #define SCN_ERR_BYTES      512u
+#define SCN_FAULT_TEXT_BYTES 512u   /* room for any one fault line (scn_fault_text) */
 
 typedef enum scn_fault_kind {
     SCN_CRASH_MACHINE = 1,
@@ -65,6 +68,7 @@ typedef struct scn_fault {
     uint64_t       machines_a, machines_b;
     sim_ratio      ratio;
     uint32_t       factor;                     /* slow store, slow task */
+    bool           optional;                   /* the line ends with 'optional': it may not fire */
     uint32_t       line;                       /* for messages */
 } scn_fault;
 
@@ -107,17 +111,24 @@ bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err
 /* Swarm testing: append a fault profile drawn for `seed` (which kinds are
  * on, how many, when, for how long) within [0, horizon_ns), from a stream
  * of its own, so a seed always gets the same profile. Returns the number
- * of faults added (the script is bounded by SCN_FAULTS_MAX). */
+ * of faults added (the script is bounded by SCN_FAULTS_MAX). The faults
+ * drawn are optional: a random profile is not a script, and some of its
+ * faults fall after the job has ended. */
 uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns);
 
 /* Add the fault script to a pipe created from s->cfg (before pipe_run).
  * Faults at protocol points are armed through the pipe's observer, which
  * then passes every step on to `next` (may be NULL). `arm` must live until
- * the run ends. */
+ * the run ends; it records, per fault of the script, what became of it,
+ * for scn_unfired(). scn_add_faults() adds only the faults at times, and
+ * tracks nothing. */
 typedef struct scn_armed {
     const scn      *s;
     pipeline       *p;
-    bool            fired[SCN_FAULTS_MAX];
+    bool            reached[SCN_FAULTS_MAX];     /* a protocol point's fault: its point was reached */
+    bool            added[SCN_FAULTS_MAX];       /* handed to the kernel, or to the model (slow task) */
+    uint32_t        kernel_id[SCN_FAULTS_MAX];   /* if added: its kernel fault, UINT32_MAX for a slow task */
+    sim_time_ns     begin_ns[SCN_FAULTS_MAX];    /* if added: when it was due to begin */
     pipe_observe_fn next;
     void           *next_ctx;
 } scn_armed;
@@ -125,10 +136,33 @@ typedef struct scn_armed {
 void scn_add_faults(const scn *s, pipeline *p);
 void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn next, void *next_ctx);
 
+/* After the run of a pipe armed with scn_arm_faults(): how many faults of
+ * the script that are not `optional` never fired, that is: a fault at a
+ * time whose kernel fault never began (the run stopped first); a `slow
+ * task` window the run never reached (end_ns below its start); a fault at a
+ * protocol point whose point was never reached, or whose fault then never
+ * began. end_ns is the virtual time the run stopped (pipe_sim(p)->now_ns).
+ * Writes one message per such fault into out (terminated when out_bytes >
+ * 0; cut off when out is too small, the count stays right), joined by "; ":
+ *   t.scn:12: fault at 10ms crash machine 1 never fired (the job ended at 1.399ms)
+ *   t.scn:7: fault when j[1] aligning 5 crash task map[0] never fired (the point
+ *   was never reached; the job ended at 80.000ms)
+ * and "(the point was reached at X; the job ended at Y)" for a point
+ * reached too late for its `after` delay. A run with such faults fails
+ * (absim run exits 1 with these messages): the script did not do what it
+ * says. */
+uint32_t scn_unfired(const scn_armed *arm, sim_time_ns end_ns, char *out, size_t out_bytes);
+
+/* One fault as a scenario line would say it, in human units ("fault at
+ * 10ms crash machine 1 for 1.5s", "... optional"), without a newline;
+ * scn_parse reads it back to the same fault. Returns buf. */
+const char *scn_fault_text(const scn *s, const scn_fault *f, char *buf, size_t n);
+
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes);
 
 /* Write s back as scenario text that scn_parse reads to the same scenario
- * (every statement spelled out, durations in ns). */
+ * (every statement spelled out, durations in ns, faults as scn_fault_text
+ * writes them). */
 void scn_write(const scn *s, FILE *f);
 
 #endif

@@ -90,6 +90,11 @@ uint32_t fault_add(sim_run *run, const fault_spec *spec) {
     return id;
 }
 
+bool fault_begun(const sim_run *run, uint32_t fault_id) {
+    SIM_ASSERT(fault_id < run->faults_count);
+    return run->faults[fault_id].begun;
+}
+
 static bool crosses(const sim_run *run, const sim_link *l, uint64_t a, uint64_t b) {
     uint64_t ms = 1ull << run->actors[l->src].machine;
     uint64_t md = 1ull << run->actors[l->dst].machine;
@@ -101,7 +106,10 @@ void fault_begin(sim_run *run, uint32_t fault_id) {
     sim_fault *f = &run->faults[fault_id];
     const fault_spec *s = &f->spec;
     SIM_ASSERT(!f->active);
+    SIM_ASSERT(!f->begun);                  /* one begin event per fault */
     f->active = has_window(s);
+    f->begun = true;
+    f->begun_ns = run->now_ns;
     switch (s->kind) {
     case FAULT_ACTOR_CRASH:     sim_actor_crash(run, s->target); break;
     case FAULT_ACTOR_RESTART:   sim_actor_restart(run, s->target); break;

@@ -13,6 +13,10 @@
  * - At most cfg.faults_max faults per run; fault_add() may be called before
  *   the run starts or from a handler during it (no allocation: the table is
  *   carved at sim_run_create()).
+ * - A fault records whether its beginning ran (fault_begun()): a run that
+ *   stops first (the job ended, a bound) leaves it unbegun, which scripts
+ *   report. Recording it schedules nothing and draws nothing, so the trace
+ *   hash is the same as without it.
  */
 #ifndef SIM_FAULT_H
 #define SIM_FAULT_H
@@ -48,15 +52,20 @@ typedef struct fault_spec {
 } fault_spec;
 
 typedef struct sim_fault {
-    fault_spec spec;
-    rng        rng;
-    uint32_t   id;
-    bool       active;
-    uint32_t   links_cut;      /* partition: how many links it cut */
+    fault_spec  spec;
+    rng         rng;
+    uint32_t    id;
+    bool        active;
+    bool        begun;          /* its begin event ran (set once, never cleared) */
+    sim_time_ns begun_ns;       /* when, if begun */
+    uint32_t    links_cut;      /* partition: how many links it cut */
 } sim_fault;
 
 uint32_t    fault_add(sim_run *run, const fault_spec *spec);
 const char *fault_kind_name(fault_kind kind);
+/* Whether fault_id's beginning ran (a fault added but not yet due, or due
+ * after the run stopped, has not begun). */
+bool        fault_begun(const sim_run *run, uint32_t fault_id);
 
 /* Kernel side: run a fault's beginning or end (called from dispatch). */
 void fault_begin(sim_run *run, uint32_t fault_id);

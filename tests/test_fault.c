@@ -1,7 +1,10 @@
 /* tests/test_fault.c: scripted faults: windows that restore what they
- * changed, faults injected from inside a run, and determinism of a run that
- * uses every fault kind at once. */
+ * changed, faults injected from inside a run, each fault acting on exactly
+ * its target, whether a fault began, and determinism of a run that uses
+ * every fault kind at once. */
 #include "harness.h"
+
+#define GOSSIP_GOLDEN_HASH 0x48d2d133d642fcc0ull   /* gossip_run(11), every fault kind */
 
 static recorder log_;
 
@@ -53,6 +56,271 @@ static void test_fault_injected_by_a_handler_applies_before_later_events(void **
     assert_int_equal(rec_count(&log_, x, SIM_EV_START), 2);
     assert_int_equal(log_.items[2].at_ns, 10);
     sim_run_destroy(run);
+}
+
+/* ---- every fault acts on exactly its target -------------------------------
+ *
+ * A world with several of everything: 4 machines, 8 actors (actor i on
+ * machine i / 2), 8 stream links (link i: actor i -> actor i + 1 mod 8),
+ * 8 RPC links (link 8 + i: actor i -> actor i + 3 mod 8) and 3 devices. At
+ * W_PROBE_NS, inside every fault's window, each actor still up sends one
+ * message on each of its links and actor 0 writes to each device; the
+ * world records what arrived where, and when. */
+
+#define W_MACHINES    4u
+#define W_ACTORS      8u
+#define W_STREAMS     8u
+#define W_LINKS       16u
+#define W_DEVS        3u
+#define W_LAT_NS      1000u
+#define W_AT_NS       (100 * SIM_NS_PER_US)
+#define W_FOR_NS      (100 * SIM_NS_PER_US)
+#define W_PROBE_NS    (150 * SIM_NS_PER_US)
+
+typedef struct world {
+    sim_run    *run;
+    uint32_t    got[W_LINKS];           /* probe messages delivered per link */
+    sim_time_ns got_ns[W_LINKS];
+    uint32_t    io_done[W_DEVS], io_failed[W_DEVS];
+    sim_time_ns io_ns[W_DEVS];
+} world;
+
+static world w_;
+
+static void world_actor(sim_run *run, sim_actor *self, const sim_event *ev) {
+    world *w = self->ctx;
+    switch (ev->kind) {
+    case SIM_EV_START:
+        if (self->inc == 0) sim_timer_set(run, self->id, W_PROBE_NS - run->now_ns, 0);
+        break;
+    case SIM_EV_TIMER:
+        for (uint32_t l = 0; l < run->links_count; l++) {
+            if (run->links[l].src == self->id) link_send(run, l, &(sim_msg){ .type = 1 }, 64);
+        }
+        for (uint32_t d = 0; self->id == 0 && d < run->devs_count; d++) dev_write(run, d, self->id, 0, d);
+        break;
+    case SIM_EV_MSG:
+        if (ev->aux != SIM_NO_LINK) {
+            w->got[ev->aux]++;
+            w->got_ns[ev->aux] = run->now_ns;
+        }
+        break;
+    case SIM_EV_IO_DONE:
+        w->io_done[ev->aux]++;
+        w->io_failed[ev->aux] += ev->gen == DEV_FAILED;
+        w->io_ns[ev->aux] = run->now_ns;
+        break;
+    default:
+        break;
+    }
+}
+
+static world *world_create(void) {
+    world *w = &w_;
+    memset(w, 0, sizeof *w);
+    sim_cfg c = test_cfg(5);
+    w->run = sim_run_create(&c);
+    char name[8];
+    for (uint32_t m = 0; m < W_MACHINES; m++) {
+        snprintf(name, sizeof name, "m%u", m);
+        sim_machine_add(w->run, name);
+    }
+    for (uint32_t a = 0; a < W_ACTORS; a++) {
+        snprintf(name, sizeof name, "a%u", a);
+        sim_actor_add(w->run, name, a / 2, world_actor, w);
+    }
+    link_cfg stream = { .kind = LINK_STREAM, .latency_ns = W_LAT_NS };
+    link_cfg rpc = { .kind = LINK_RPC, .latency_ns = W_LAT_NS };
+    for (uint32_t a = 0; a < W_ACTORS; a++) link_add(w->run, a, (a + 1) % W_ACTORS, &stream);
+    for (uint32_t a = 0; a < W_ACTORS; a++) link_add(w->run, a, (a + 3) % W_ACTORS, &rpc);
+    for (uint32_t d = 0; d < W_DEVS; d++) {
+        snprintf(name, sizeof name, "d%u", d);
+        dev_add(w->run, name, &(dev_cfg){ .latency_ns = W_LAT_NS });
+    }
+    return w;
+}
+
+/* Run up to (and including) events at t_ns. */
+static void world_run_to(world *w, sim_time_ns t_ns) {
+    if (!w->run->started) sim_run_start(w->run);
+    w->run->cfg.time_max_ns = t_ns;
+    sim_run_loop(w->run);
+}
+
+static uint32_t world_fault(world *w, fault_spec spec) {
+    spec.at_ns = W_AT_NS;
+    if (spec.duration_ns == 0 && spec.kind != FAULT_ACTOR_CRASH && spec.kind != FAULT_MACHINE_CRASH) {
+        spec.duration_ns = W_FOR_NS;
+    }
+    return fault_add(w->run, &spec);
+}
+
+static void test_fault_crash_actor_downs_only_its_actor(void **state) {
+    (void)state;
+    world *w = world_create();
+    world_fault(w, (fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = 5 });
+    world_run_to(w, W_AT_NS);
+    for (uint32_t a = 0; a < W_ACTORS; a++) {
+        assert_int_equal(w->run->actors[a].up, a != 5);
+        assert_int_equal(w->run->actors[a].crashes, a == 5);
+    }
+    for (uint32_t m = 0; m < W_MACHINES; m++) assert_true(w->run->machines[m].up);
+    sim_run_destroy(w->run);
+}
+
+static void test_fault_crash_machine_downs_only_its_machine_and_actors(void **state) {
+    (void)state;
+    world *w = world_create();
+    world_fault(w, (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 1, .duration_ns = W_FOR_NS });
+    world_run_to(w, W_AT_NS);
+    for (uint32_t m = 0; m < W_MACHINES; m++) assert_int_equal(w->run->machines[m].up, m != 1);
+    for (uint32_t a = 0; a < W_ACTORS; a++) {
+        assert_int_equal(w->run->actors[a].up, a / 2 != 1);     /* actors 2 and 3 live on machine 1 */
+    }
+    world_run_to(w, W_AT_NS + W_FOR_NS);                            /* the window ends: all back */
+    for (uint32_t m = 0; m < W_MACHINES; m++) assert_true(w->run->machines[m].up);
+    for (uint32_t a = 0; a < W_ACTORS; a++) assert_true(w->run->actors[a].up);
+    for (uint32_t a = 0; a < W_ACTORS; a++) assert_int_equal(w->run->actors[a].crashes, a / 2 == 1);
+    sim_run_destroy(w->run);
+}
+
+/* A partition {0} | {1, 2} cuts exactly the links between machine 0
+ * (actors 0, 1) and machines 1, 2 (actors 2 to 5), in either direction,
+ * and heals exactly those; links inside a side or to machine 3 are left
+ * alone. Listed by hand from the topology: stream 1 (a1 -> a2), RPC 8
+ * (a0 -> a3), RPC 9 (a1 -> a4), RPC 13 (a5 -> a0). */
+static void test_fault_partition_cuts_and_heals_exactly_the_crossing_links(void **state) {
+    (void)state;
+    static const bool crossing[W_LINKS] = { [1] = true, [8] = true, [9] = true, [13] = true };
+    world *w = world_create();
+    uint32_t id = world_fault(w, (fault_spec){ .kind = FAULT_PARTITION, .machines_a = 1u << 0,
+                                               .machines_b = (1u << 1) | (1u << 2) });
+    world_run_to(w, W_PROBE_NS + 10 * W_LAT_NS);
+    uint32_t cut = 0;
+    for (uint32_t l = 0; l < W_LINKS; l++) {
+        assert_int_equal(link_is_up(w->run, l), !crossing[l]);
+        assert_int_equal(w->got[l], crossing[l] ? 0 : 1);           /* the others still deliver */
+        cut += crossing[l];
+    }
+    assert_int_equal(w->run->faults[id].links_cut, cut);
+    for (uint32_t a = 0; a < W_ACTORS; a++) assert_true(w->run->actors[a].up);
+    world_run_to(w, W_AT_NS + W_FOR_NS);
+    for (uint32_t l = 0; l < W_LINKS; l++) assert_true(link_is_up(w->run, l));
+    sim_run_destroy(w->run);
+}
+
+/* The end of a partition undoes its own cuts only: links also cut by a
+ * longer fault of their own (one crossing, one not) stay cut. */
+static void test_fault_partition_end_leaves_other_cuts_in_place(void **state) {
+    (void)state;
+    world *w = world_create();
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_LINK_CUT, .at_ns = W_AT_NS / 2, .duration_ns = 3 * W_FOR_NS,
+                                     .target = 1 });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_LINK_CUT, .at_ns = W_AT_NS / 2, .duration_ns = 3 * W_FOR_NS,
+                                     .target = 4 });
+    world_fault(w, (fault_spec){ .kind = FAULT_PARTITION, .machines_a = 1u << 0, .machines_b = (1u << 1) | (1u << 2) });
+    world_run_to(w, W_AT_NS + W_FOR_NS);
+    for (uint32_t l = 0; l < W_LINKS; l++) assert_int_equal(link_is_up(w->run, l), l != 1 && l != 4);
+    assert_int_equal(w->run->links[1].cut_count, 1);
+    world_run_to(w, W_AT_NS / 2 + 3 * W_FOR_NS);
+    for (uint32_t l = 0; l < W_LINKS; l++) assert_true(link_is_up(w->run, l));
+    sim_run_destroy(w->run);
+}
+
+static void test_fault_cut_link_cuts_only_its_link(void **state) {
+    (void)state;
+    for (uint32_t target = 0; target < W_LINKS; target += 5) {      /* streams 0, 5; RPCs 10, 15 */
+        world *w = world_create();
+        world_fault(w, (fault_spec){ .kind = FAULT_LINK_CUT, .target = target });
+        world_run_to(w, W_PROBE_NS + 10 * W_LAT_NS);
+        for (uint32_t l = 0; l < W_LINKS; l++) {
+            assert_int_equal(link_is_up(w->run, l), l != target);
+            assert_int_equal(w->got[l], l == target ? 0 : 1);
+            assert_int_equal(w->run->links[l].dropped_cut, l == target);
+        }
+        world_run_to(w, W_AT_NS + W_FOR_NS);
+        for (uint32_t l = 0; l < W_LINKS; l++) assert_true(link_is_up(w->run, l));
+        sim_run_destroy(w->run);
+    }
+}
+
+static void test_fault_delay_link_delays_only_its_link(void **state) {
+    (void)state;
+    world *w = world_create();
+    sim_time_ns spike = 7 * SIM_NS_PER_US;
+    world_fault(w, (fault_spec){ .kind = FAULT_LINK_DELAY, .target = 3, .delay_ns = spike });
+    world_run_to(w, W_PROBE_NS + 20 * W_LAT_NS);
+    for (uint32_t l = 0; l < W_LINKS; l++) {
+        assert_int_equal(w->got[l], 1);
+        assert_int_equal(w->got_ns[l], W_PROBE_NS + W_LAT_NS + (l == 3 ? spike : 0));
+        assert_int_equal(w->run->links[l].spike_ns, l == 3 ? spike : 0);
+    }
+    world_run_to(w, W_AT_NS + W_FOR_NS);
+    for (uint32_t l = 0; l < W_LINKS; l++) assert_int_equal(w->run->links[l].spike_ns, 0);
+    sim_run_destroy(w->run);
+}
+
+static void test_fault_link_loss_loses_only_on_its_link(void **state) {
+    (void)state;
+    world *w = world_create();
+    world_fault(w, (fault_spec){ .kind = FAULT_LINK_LOSS, .target = 12, .ratio = { 1, 1 } });
+    world_run_to(w, W_PROBE_NS + 10 * W_LAT_NS);
+    for (uint32_t l = 0; l < W_LINKS; l++) {
+        assert_int_equal(w->got[l], l == 12 ? 0 : 1);
+        assert_int_equal(w->run->links[l].lost, l == 12);
+        assert_true(link_is_up(w->run, l));                          /* lost, not cut */
+    }
+    world_run_to(w, W_AT_NS + W_FOR_NS);
+    for (uint32_t l = 0; l < W_LINKS; l++) assert_int_equal(w->run->links[l].loss.num, 0);
+    sim_run_destroy(w->run);
+}
+
+static void test_fault_dev_slow_slows_only_its_device(void **state) {
+    (void)state;
+    world *w = world_create();
+    world_fault(w, (fault_spec){ .kind = FAULT_DEV_SLOW, .target = 1, .factor = 4 });
+    world_run_to(w, W_PROBE_NS + 10 * W_LAT_NS);
+    for (uint32_t d = 0; d < W_DEVS; d++) {
+        assert_int_equal(w->io_done[d], 1);
+        assert_int_equal(w->io_ns[d], W_PROBE_NS + (d == 1 ? 4 : 1) * W_LAT_NS);
+        assert_int_equal(w->run->devs[d].slow_extra, d == 1 ? 3 : 0);
+    }
+    world_run_to(w, W_AT_NS + W_FOR_NS);
+    for (uint32_t d = 0; d < W_DEVS; d++) assert_int_equal(w->run->devs[d].slow_extra, 0);
+    sim_run_destroy(w->run);
+}
+
+static void test_fault_dev_fail_fails_only_its_device(void **state) {
+    (void)state;
+    world *w = world_create();
+    world_fault(w, (fault_spec){ .kind = FAULT_DEV_FAIL, .target = 2, .ratio = { 1, 1 } });
+    world_run_to(w, W_PROBE_NS + 10 * W_LAT_NS);
+    for (uint32_t d = 0; d < W_DEVS; d++) {
+        assert_int_equal(w->io_done[d], 1);
+        assert_int_equal(w->io_failed[d], d == 2);
+        assert_int_equal(w->run->devs[d].failed_writes, d == 2);
+    }
+    sim_run_destroy(w->run);
+}
+
+/* ---- whether a fault began ------------------------------------------------ */
+
+static void test_fault_begun_only_once_its_begin_event_ran(void **state) {
+    (void)state;
+    world *w = world_create();
+    uint32_t early = world_fault(w, (fault_spec){ .kind = FAULT_LINK_CUT, .target = 0 });
+    uint32_t late = fault_add(w->run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .at_ns = 10 * SIM_NS_PER_MS,
+                                                     .target = 1 });
+    assert_false(fault_begun(w->run, early));
+    world_run_to(w, W_AT_NS - 1);
+    assert_false(fault_begun(w->run, early));
+    world_run_to(w, W_AT_NS);
+    assert_true(fault_begun(w->run, early));
+    assert_int_equal(w->run->faults[early].begun_ns, W_AT_NS);
+    world_run_to(w, W_AT_NS + W_FOR_NS);                            /* ended: still begun */
+    assert_true(fault_begun(w->run, early));
+    assert_false(fault_begun(w->run, late));                        /* the run stopped before it */
+    sim_run_destroy(w->run);
 }
 
 /* A mixed workload: three actors gossip over jittery stream and RPC links
@@ -119,6 +387,9 @@ static void test_run_with_every_fault_kind_is_deterministic_per_seed(void **stat
     uint64_t h2 = gossip_run(11, &d2);
     uint64_t h3 = gossip_run(12, &d3);
     assert_true(h1 == h2);
+    /* Golden: recorded before faults recorded their beginning, which must
+     * not change a run (it schedules and draws nothing). */
+    assert_int_equal(h1, GOSSIP_GOLDEN_HASH);
     assert_int_equal(d1, d2);
     assert_true(h1 != h3);
     assert_true(d1 > 0);                       /* the faults did bite */
@@ -128,6 +399,16 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crash_with_a_duration_restarts_the_target_when_it_ends),
         cmocka_unit_test(test_fault_injected_by_a_handler_applies_before_later_events),
+        cmocka_unit_test(test_fault_crash_actor_downs_only_its_actor),
+        cmocka_unit_test(test_fault_crash_machine_downs_only_its_machine_and_actors),
+        cmocka_unit_test(test_fault_partition_cuts_and_heals_exactly_the_crossing_links),
+        cmocka_unit_test(test_fault_partition_end_leaves_other_cuts_in_place),
+        cmocka_unit_test(test_fault_cut_link_cuts_only_its_link),
+        cmocka_unit_test(test_fault_delay_link_delays_only_its_link),
+        cmocka_unit_test(test_fault_link_loss_loses_only_on_its_link),
+        cmocka_unit_test(test_fault_dev_slow_slows_only_its_device),
+        cmocka_unit_test(test_fault_dev_fail_fails_only_its_device),
+        cmocka_unit_test(test_fault_begun_only_once_its_begin_event_ran),
         cmocka_unit_test(test_run_with_every_fault_kind_is_deterministic_per_seed),
     };
     return cmocka_run_group_tests_name("fault", tests, NULL, NULL);

@@ -5,6 +5,8 @@
 #include "../scenarios/scn.h"
 #include "../model/pipe_int.h"          /* a pipeline's slow operator windows */
 
+#include <dirent.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 static scn s_;
@@ -351,7 +353,10 @@ static void test_scn_new_points_fire_when_reached(void **state) {
     pipe_run(p);
     assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
     assert_true(w.sync2_ns > 0 && w.commit3_ns > 0);
-    assert_true(arm.fired[0] && arm.fired[1] && arm.fired[2]);
+    assert_true(arm.reached[0] && arm.reached[1] && arm.reached[2]);
+    char why[SCN_ERR_BYTES];
+    assert_int_equal(scn_unfired(&arm, pipe_sim(p)->now_ns, why, sizeof why), 0);
+    assert_string_equal(why, "");
     assert_int_equal(p->cfg.slow_count, 1);
     assert_int_equal(p->cfg.slow[0].task, 2);
     assert_int_equal(p->cfg.slow[0].at_ns, w.sync2_ns);
@@ -464,7 +469,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     scn_write(&s_, f);
     fclose(f);
     assert_string_equal(first, second);
-    assert_non_null(strstr(first, "fault at 6000000000ns lose rpc out[0] 12.5000% for 1000000000ns\n"));
+    assert_non_null(strstr(first, "fault at 6s lose rpc out[0] 12.5% for 1s\n"));
     assert_non_null(strstr(first, "bounds time 120000000000ns"));
     assert_int_equal(s_.cfg.time_max_ns, 120 * SIM_NS_PER_S);
     assert_non_null(strstr(first, "vertex out sink parallelism 1 cost 0ns cost-dist uniform output plain\n"));
@@ -472,17 +477,363 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     assert_non_null(strstr(first, "state backend durable sync incremental full-every 7 sync-cost 3000ns store-latency "
                                   "4000000ns store-bandwidth 52428800B/s memory-latency 1000000ns memory-bandwidth "
                                   "375000000B/s\n"));
-    assert_non_null(strstr(first, "fault at 10000000000ns fail store 2.5000% for 30000000ns\n"));
-    assert_non_null(strstr(first, "fault at 11000000000ns slow task m[2] 1000000x for 5000000ns\n"));
-    assert_non_null(strstr(first, "fault when agg[0] snapshot-sync 2 after 1000ns crash task agg[0]\n"));
-    assert_non_null(strstr(first, "fault when out2[1] commits 3 after 0ns slow task out2[1] 4x for 1000000ns\n"));
-    assert_non_null(strstr(first, "fault at 8000000000ns crash coordinator\n"));
+    assert_non_null(strstr(first, "fault at 10s fail store 2.5% for 30ms\n"));
+    assert_non_null(strstr(first, "fault at 11s slow task m[2] 1000000x for 5ms\n"));
+    assert_non_null(strstr(first, "fault when agg[0] snapshot-sync 2 after 1us crash task agg[0]\n"));
+    assert_non_null(strstr(first, "fault when out2[1] commits 3 slow task out2[1] 4x for 1ms\n"));
+    assert_non_null(strstr(first, "fault at 8s crash coordinator\n"));
     assert_non_null(strstr(first, "expect output at-least-once\n"));
     assert_non_null(strstr(first, "expect unaligned > 0\n"));
     assert_int_equal(s_.faults_count, 15);
     assert_int_equal(s_.expects_count, 8);
     free(first);
     free(second);
+}
+
+/* ---- optional faults and the fault text ------------------------------------ */
+
+static void test_scn_optional_is_read_written_back_and_placed_in_errors(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "fault at 1s crash machine 0 optional\nfault at 2s crash task agg[1]\n"), "ok");
+    assert_true(s_.faults[0].optional);
+    assert_false(s_.faults[1].optional);
+    assert_string_equal(parse(JOB "fault when agg[1] aligning 3 after 1ms cut link src[0] -> agg[1] for 2ms optional\n"), "ok");
+    assert_true(s_.faults[0].optional);
+    assert_int_equal(s_.faults[0].duration_ns, 2 * SIM_NS_PER_MS);
+    /* What is missing is reported where 'optional' stands. */
+    assert_string_equal(parse(JOB "fault at 1s crash machine 0 for optional\n"),
+                        "t.scn:6:33: expected a duration such as 200ms");
+    assert_string_equal(parse(JOB "fault at 1s cut link src[0] -> agg[1] optional\n"),
+                        "t.scn:6:39: expected 'for' and a duration");
+    assert_string_equal(parse(JOB "fault at 1s crash task agg[1] optional optional\n"),
+                        "t.scn:6:31: unexpected 'optional' at the end of the fault");
+    assert_string_equal(parse(JOB "fault at 1s optional crash task agg[1]\n"),
+                        "t.scn:6:13: unknown fault 'optional' (expected one of: crash, partition, delay, cut, lose, slow, fail)");
+}
+
+/* Durations in the largest unit that says them exactly, percentages
+ * without trailing zeros; and every such text reads back to its fault. */
+static void test_scn_fault_text_is_in_human_units_and_reads_back(void **state) {
+    (void)state;
+    static const char *const lines[] = {
+        "fault at 10ms crash machine 1",
+        "fault at 1.5s crash machine 0 for 200us",
+        "fault at 300ns crash task agg[1]",
+        "fault at 0ms partition 0 | 1,jm for 1.000001ms",
+        "fault at 61s delay link src[1] -> agg[0] by 2.5ms for 1s",
+        "fault at 5s lose rpc out[0] 12.5% for 1s",
+        "fault at 5s lose rpc out[0] 0.0001% for 1s",
+        "fault when checkpoint 4 completes after 1us crash coordinator for 50ms",
+        "fault when agg[1] aligning 3 cut link src[0] -> agg[1] for 2ms optional",
+        "fault at 40ms slow task agg[1] 10x for 200ms optional",
+    };
+    char text[512], buf[SCN_FAULT_TEXT_BYTES];
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        snprintf(text, sizeof text, JOB "machines 2\n%s\n", lines[i]);
+        assert_string_equal(parse(text), "ok");
+        assert_string_equal(scn_fault_text(&s_, &s_.faults[0], buf, sizeof buf), lines[i]);
+    }
+    char tiny[8];
+    assert_string_equal(scn_fault_text(&s_, &s_.faults[0], tiny, sizeof tiny), "fault a");   /* cut off, terminated */
+}
+
+/* ---- every scenario fault resolves to exactly the target it names ---------- */
+
+/* 3 machines; tasks a[0] a[1] b[0] b[1] b[2] x[0] x[1] out[0] are tasks
+ * (and actors) 0 to 7, task t on machine t % 3. The job runs for ~50ms. */
+#define JOB_WIDE "machines 3\nvertex a source parallelism 2 cost 2us rate 100000/s\nvertex b map parallelism 3 cost 1us\n" \
+                 "vertex x keyed-aggregate parallelism 2 cost 2us\nvertex out sink\n" \
+                 "edge a -> b rebalance\nedge b -> x hash\nedge x -> out rebalance\n" \
+                 "broker partitions 2 records 5000 keys 50\ncheckpoint interval 5ms\nstate backend durable\n"
+#define WIDE_AT_NS (10 * SIM_NS_PER_MS)
+
+static scn_armed arm_;
+
+/* A pipe of JOB_WIDE and one fault at 10ms, run up to 10ms: the fault began. */
+static pipeline *wide_at_fault(const char *fault) {
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s\n", JOB_WIDE, fault);
+    assert_string_equal(parse(text), "ok");
+    char err[256];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    scn_arm_faults(&s_, p, &arm_, NULL, NULL);
+    pipe_sim(p)->cfg.time_max_ns = WIDE_AT_NS;
+    assert_int_equal(pipe_run(p), SIM_STOP_TIME_LIMIT);
+    assert_int_equal(pipe_sim(p)->faults_count, 1);
+    assert_true(fault_begun(pipe_sim(p), 0));
+    return p;
+}
+
+static uint32_t task_of(const pipeline *p, uint32_t vertex, uint32_t subtask) {
+    return pipe_job(p)->vertex_first_task[vertex] + subtask;
+}
+
+static void test_scn_cut_link_cuts_only_the_named_channel(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms cut link b[0] -> x[1] for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t target = run->faults[0].spec.target;
+    assert_int_equal(run->faults[0].spec.kind, FAULT_LINK_CUT);
+    assert_int_equal(target, pipe_chan_link(p, task_of(p, 1, 0), task_of(p, 2, 1)));
+    assert_string_equal(sim_actor_name(run, run->links[target].src), "b[0]");
+    assert_string_equal(sim_actor_name(run, run->links[target].dst), "x[1]");
+    for (uint32_t l = 0; l < run->links_count; l++) assert_int_equal(link_is_up(run, l), l != target);
+    pipe_destroy(p);
+}
+
+static void test_scn_delay_link_delays_only_the_named_channel(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms delay link b[2] -> x[0] by 3ms for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t target = run->faults[0].spec.target;
+    assert_int_equal(target, pipe_chan_link(p, task_of(p, 1, 2), task_of(p, 2, 0)));
+    assert_string_equal(sim_actor_name(run, run->links[target].src), "b[2]");
+    assert_string_equal(sim_actor_name(run, run->links[target].dst), "x[0]");
+    for (uint32_t l = 0; l < run->links_count; l++) {
+        assert_int_equal(run->links[l].spike_ns, l == target ? 3 * SIM_NS_PER_MS : 0);
+    }
+    pipe_destroy(p);
+}
+
+static void test_scn_lose_rpc_loses_only_on_the_named_task_link_to_the_coordinator(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms lose rpc x[0] 50% for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t target = run->faults[0].spec.target;
+    assert_int_equal(target, pipe_task_rpc_link(p, task_of(p, 2, 0)));
+    assert_string_equal(sim_actor_name(run, run->links[target].src), "x[0]");
+    assert_int_equal(run->links[target].dst, pipe_coord_actor(p));
+    assert_int_equal(run->links[target].cfg.kind, LINK_RPC);
+    for (uint32_t l = 0; l < run->links_count; l++) assert_int_equal(run->links[l].loss.num > 0, l == target);
+    pipe_destroy(p);
+}
+
+static void test_scn_crash_task_downs_only_the_named_task(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms crash task x[1]");
+    const sim_run *run = pipe_sim(p);
+    assert_int_equal(run->faults[0].spec.target, pipe_task_actor(p, task_of(p, 2, 1)));
+    for (uint32_t a = 0; a < run->actors_count; a++) {
+        assert_int_equal(run->actors[a].up, strcmp(sim_actor_name(run, a), "x[1]") != 0);
+    }
+    pipe_destroy(p);
+}
+
+static void test_scn_crash_machine_downs_only_that_machine_and_its_tasks(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms crash machine 1 for 5ms");
+    const sim_run *run = pipe_sim(p);
+    for (uint32_t m = 0; m < run->machines_count; m++) assert_int_equal(run->machines[m].up, m != 1);
+    assert_string_equal(run->machines[1].name, "tm1");
+    uint32_t tasks = pipe_job(p)->tasks_count;
+    assert_int_equal(tasks, 8);
+    for (uint32_t t = 0; t < tasks; t++) assert_int_equal(run->actors[pipe_task_actor(p, t)].up, t % 3 != 1);
+    assert_true(run->actors[pipe_coord_actor(p)].up);
+    pipe_destroy(p);
+}
+
+/* jm is the machine after the task machines: cutting tm0 from it cuts
+ * exactly the links between tm0's tasks (0, 3, 6) and the coordinator. */
+static void test_scn_partition_cuts_only_the_links_between_its_sides(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms partition 0 | jm for 5ms");
+    const sim_run *run = pipe_sim(p);
+    uint32_t coord = pipe_coord_actor(p), cut = 0;
+    for (uint32_t l = 0; l < run->links_count; l++) {
+        const sim_link *k = &run->links[l];
+        uint32_t task = k->src == coord ? k->dst : k->src;
+        bool crossing = (k->src == coord) != (k->dst == coord) && task % 3 == 0;
+        assert_int_equal(link_is_up(run, l), !crossing);
+        cut += crossing;
+    }
+    assert_int_equal(cut, 3 * 3);              /* per task: RPC up, RPC down, the connection */
+    pipe_destroy(p);
+}
+
+static void test_scn_store_faults_act_on_the_store_device_only(void **state) {
+    (void)state;
+    pipeline *p = wide_at_fault("fault at 10ms slow store 4x for 5ms");
+    const sim_run *run = pipe_sim(p);
+    assert_int_equal(run->faults[0].spec.target, pipe_store_dev(p));
+    for (uint32_t d = 0; d < run->devs_count; d++) {
+        assert_int_equal(run->devs[d].slow_extra, strcmp(run->devs[d].name, "store") == 0 ? 3 : 0);
+    }
+    pipe_destroy(p);
+    p = wide_at_fault("fault at 10ms fail store 50% for 5ms");
+    run = pipe_sim(p);
+    assert_int_equal(run->faults[0].spec.target, pipe_store_dev(p));
+    for (uint32_t d = 0; d < run->devs_count; d++) {
+        assert_int_equal(run->devs[d].fail.num > 0, strcmp(run->devs[d].name, "store") == 0);
+    }
+    pipe_destroy(p);
+}
+
+/* ---- faults that never fire ------------------------------------------------ */
+
+/* The run of `text` to its end; returns the unfired count, the message in why. */
+static uint32_t unfired_of(const char *text, char *why, size_t why_bytes, sim_time_ns *end_ns) {
+    assert_string_equal(parse(text), "ok");
+    char err[256];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    scn_arm_faults(&s_, p, &arm_, NULL, NULL);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    *end_ns = pipe_sim(p)->now_ns;
+    uint32_t n = scn_unfired(&arm_, *end_ns, why, why_bytes);
+    pipe_destroy(p);
+    return n;
+}
+
+static const char *ms3(sim_time_ns ns, char *buf, size_t n) {   /* as scn_unfired prints times */
+    uint64_t us = (ns + 500) / 1000;
+    snprintf(buf, n, "%" PRIu64 ".%03" PRIu64 "ms", us / 1000, us % 1000);
+    return buf;
+}
+
+static void test_scn_unfired_reports_a_time_fault_after_the_job_ended(void **state) {
+    (void)state;
+    char why[1024], want[1024], end[32];
+    sim_time_ns end_ns;
+    /* Lines 12 and 13 of the text: one fires, one lies past the end. */
+    assert_int_equal(unfired_of(JOB_WIDE "fault at 1ms crash task x[0]\nfault at 10s crash machine 1\n", why, sizeof why,
+                                &end_ns), 1);
+    assert_true(end_ns > SIM_NS_PER_MS && end_ns < 10 * SIM_NS_PER_S);
+    snprintf(want, sizeof want, "t.scn:13: fault at 10s crash machine 1 never fired (the job ended at %s)",
+             ms3(end_ns, end, sizeof end));
+    assert_string_equal(why, want);
+    assert_int_equal(unfired_of(JOB_WIDE "fault at 1ms crash task x[0]\nfault at 10s crash machine 1 optional\n", why,
+                                sizeof why, &end_ns), 0);
+    assert_string_equal(why, "");
+}
+
+static void test_scn_unfired_reports_a_slow_task_window_after_the_job_ended(void **state) {
+    (void)state;
+    char why[1024];
+    sim_time_ns end_ns;
+    assert_int_equal(unfired_of(JOB_WIDE "fault at 5ms slow task x[0] 3x for 1ms\n", why, sizeof why, &end_ns), 0);
+    assert_int_equal(unfired_of(JOB_WIDE "fault at 30s slow task x[0] 3x for 1ms\n", why, sizeof why, &end_ns), 1);
+    assert_non_null(strstr(why, "t.scn:12: fault at 30s slow task x[0] 3x for 1ms never fired (the job ended at "));
+}
+
+/* Unaligned checkpoints never block an input: an `aligning` point is
+ * never reached, though in aligned mode the same point is. */
+static void test_scn_unfired_reports_a_point_never_reached(void **state) {
+    (void)state;
+    char why[1024], want[1024], end[32];
+    sim_time_ns end_ns;
+    assert_int_equal(unfired_of(JOB_WIDE "checkpoint mode aligned\nfault when x[1] aligning 2 crash task b[0]\n", why,
+                                sizeof why, &end_ns), 0);
+    assert_true(arm_.reached[0]);
+    assert_int_equal(unfired_of(JOB_WIDE "checkpoint mode unaligned\nfault when x[1] aligning 2 crash task b[0]\n", why,
+                                sizeof why, &end_ns), 1);
+    assert_false(arm_.reached[0]);
+    snprintf(want, sizeof want, "t.scn:13: fault when x[1] aligning 2 crash task b[0] never fired (the point was never "
+             "reached; the job ended at %s)", ms3(end_ns, end, sizeof end));
+    assert_string_equal(why, want);
+}
+
+/* A point reached, but its `after` delay runs past the end of the job. */
+static void test_scn_unfired_reports_a_point_reached_too_late(void **state) {
+    (void)state;
+    char why[1024], want[1024], end[32], at[32];
+    sim_time_ns end_ns;
+    assert_int_equal(unfired_of(JOB_WIDE "fault when checkpoint 2 completes after 10s crash task x[0]\n", why, sizeof why,
+                                &end_ns), 1);
+    assert_true(arm_.reached[0]);
+    snprintf(want, sizeof want, "t.scn:12: fault when checkpoint 2 completes after 10s crash task x[0] never fired (the "
+             "point was reached at %s; the job ended at %s)", ms3(arm_.begin_ns[0] - 10 * SIM_NS_PER_S, at, sizeof at),
+             ms3(end_ns, end, sizeof end));
+    assert_string_equal(why, want);
+}
+
+static void test_scn_unfired_joins_messages_and_counts_past_a_full_buffer(void **state) {
+    (void)state;
+    char why[1024], tiny[40];
+    sim_time_ns end_ns;
+    const char *text = JOB_WIDE "fault at 20s crash task x[0]\nfault at 1ms crash task x[1]\nfault at 30s crash task b[0]\n";
+    assert_int_equal(unfired_of(text, why, sizeof why, &end_ns), 2);
+    const char *sep = strstr(why, "; t.scn:14: fault at 30s crash task b[0] never fired");
+    assert_non_null(sep);
+    assert_true(strncmp(why, "t.scn:12: fault at 20s crash task x[0] never fired", 50) == 0);
+    assert_int_equal(unfired_of(text, tiny, sizeof tiny, &end_ns), 2);
+    assert_int_equal(strlen(tiny), sizeof tiny - 1);
+}
+
+/* A random profile is not a script: its faults are optional, so those it
+ * draws past the end of the job are not reported. */
+static void test_scn_random_faults_are_optional(void **state) {
+    (void)state;
+    static scn r;
+    char err[SCN_ERR_BYTES], why[4096];
+    const char *text = JOB_WIDE;
+    assert_true(scn_parse(&r, "r.scn", text, strlen(text), err, sizeof err));
+    assert_true(scn_random_faults(&r, 7, 600 * SIM_NS_PER_S) > 0);   /* a horizon far past the end */
+    for (uint32_t i = 0; i < r.faults_count; i++) assert_true(r.faults[i].optional);
+    for (int pass = 0; pass < 2; pass++) {
+        pipeline *p = pipe_create(&r.cfg, err, sizeof err);
+        assert_non_null(p);
+        scn_arm_faults(&r, p, &arm_, NULL, NULL);
+        pipe_run(p);
+        uint32_t n = scn_unfired(&arm_, pipe_sim(p)->now_ns, why, sizeof why);
+        pipe_destroy(p);
+        if (pass == 0) assert_int_equal(n, 0);
+        else assert_true(n > 0);               /* the same faults, required: some never fire */
+        for (uint32_t i = 0; i < r.faults_count; i++) r.faults[i].optional = false;
+    }
+}
+
+/* Run one scenario file as `absim run` does (cli/run.c) and return its
+ * unfired faults' count. */
+static uint32_t unfired_in(const char *path, char *why, size_t why_bytes) {
+    static scn s;
+    char err[SCN_ERR_BYTES];
+    if (!scn_load(&s, path, err, sizeof err)) fail_msg("%s", err);
+    if (s.faults_count == 0) return 0;
+    pipe_cfg checked = s.cfg;
+    checked.check_cut = true;
+    pipeline *p = pipe_create(&checked, err, sizeof err);
+    if (p == NULL) fail_msg("%s: %s", path, err);
+    static scn_armed arm;
+    scn_arm_faults(&s, p, &arm, NULL, NULL);
+    pipe_run(p);
+    uint32_t n = scn_unfired(&arm, pipe_sim(p)->now_ns, why, why_bytes);
+    pipe_destroy(p);
+    return n;
+}
+
+/* Every shipped scenario's faults fire: a scripted fault that never fires
+ * would fail `absim run` (run from the repository root, as make does). */
+static void test_scn_every_shipped_scenario_fault_fires(void **state) {
+    (void)state;
+    DIR *top = opendir("scenarios");
+    assert_non_null(top);
+    uint32_t files = 0, bad = 0;
+    struct dirent *d;
+    while ((d = readdir(top)) != NULL) {
+        if (d->d_name[0] == '.') continue;
+        char dir[300];
+        snprintf(dir, sizeof dir, "scenarios/%s", d->d_name);
+        DIR *sub = opendir(dir);
+        if (sub == NULL) continue;                       /* a file, not a folder */
+        struct dirent *e;
+        while ((e = readdir(sub)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 4, ".scn") != 0) continue;
+            char path[600], why[2048];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            files++;
+            if (unfired_in(path, why, sizeof why) > 0) {
+                print_error("%s\n", why);
+                bad++;
+            }
+        }
+        closedir(sub);
+    }
+    closedir(top);
+    assert_true(files >= 30);
+    assert_int_equal(bad, 0);
 }
 
 static void test_scn_load_reports_missing_files(void **state) {
@@ -502,6 +853,22 @@ int main(void) {
         cmocka_unit_test(test_scn_new_points_fire_when_reached),
         cmocka_unit_test(test_scn_random_faults_cover_the_new_kinds),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
+        cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),
+        cmocka_unit_test(test_scn_fault_text_is_in_human_units_and_reads_back),
+        cmocka_unit_test(test_scn_cut_link_cuts_only_the_named_channel),
+        cmocka_unit_test(test_scn_delay_link_delays_only_the_named_channel),
+        cmocka_unit_test(test_scn_lose_rpc_loses_only_on_the_named_task_link_to_the_coordinator),
+        cmocka_unit_test(test_scn_crash_task_downs_only_the_named_task),
+        cmocka_unit_test(test_scn_crash_machine_downs_only_that_machine_and_its_tasks),
+        cmocka_unit_test(test_scn_partition_cuts_only_the_links_between_its_sides),
+        cmocka_unit_test(test_scn_store_faults_act_on_the_store_device_only),
+        cmocka_unit_test(test_scn_unfired_reports_a_time_fault_after_the_job_ended),
+        cmocka_unit_test(test_scn_unfired_reports_a_slow_task_window_after_the_job_ended),
+        cmocka_unit_test(test_scn_unfired_reports_a_point_never_reached),
+        cmocka_unit_test(test_scn_unfired_reports_a_point_reached_too_late),
+        cmocka_unit_test(test_scn_unfired_joins_messages_and_counts_past_a_full_buffer),
+        cmocka_unit_test(test_scn_random_faults_are_optional),
+        cmocka_unit_test(test_scn_every_shipped_scenario_fault_fires),
         cmocka_unit_test(test_scn_load_reports_missing_files),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
