@@ -42,8 +42,19 @@ void check_fail(const check_ctx *c, check_inv inv, check_where w, const char *fm
     check_report *r = c->report;
     SIM_ASSERT(inv >= CHECK_I1 && inv < CHECK_INV_COUNT);
     r->violations[inv]++;
-    if (r->kept_count == CHECK_KEPT_MAX) return;
-    check_violation *v = &r->kept[r->kept_count++];
+    check_violation *v = NULL;
+    if (r->kept_count < CHECK_KEPT_MAX) {
+        v = &r->kept[r->kept_count++];
+    } else if (r->violations[inv] == 1) {
+        /* The first of every invariant is kept: it takes the place of the
+         * latest kept one of an invariant that has another kept. */
+        for (uint32_t i = CHECK_KEPT_MAX; i-- > 0 && v == NULL;) {
+            uint32_t same = 0;
+            for (uint32_t k = 0; k < CHECK_KEPT_MAX; k++) same += r->kept[k].inv == r->kept[i].inv;
+            if (same > 1) v = &r->kept[i];
+        }
+    }
+    if (v == NULL) return;
     *v = (check_violation){ .inv = inv, .at_ns = w.at_ns, .seed = r->seed, .task = w.task, .vertex = w.vertex,
                             .ckpt = w.ckpt, .key = w.key, .record = w.record };
     va_list ap;
@@ -75,7 +86,10 @@ uint64_t check_records(const kstate *s) {
 sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
     const pipe_restart_cfg *r = &cfg->restart;
     sim_time_ns restart = r->kind == PIPE_RESTART_EXPONENTIAL ? r->max_ns : r->kind == PIPE_RESTART_NONE ? 0 : r->delay_ns;
-    return 3 * cfg->ckpt.interval_ns + cfg->ckpt.min_pause_ns + cfg->ckpt.timeout_ns + restart + 10 * SIM_NS_PER_MS;
+    /* A checkpoint pending when the faults healed may need the whole
+     * timeout to be aborted, and the next one, under the catch-up load,
+     * up to the timeout again. */
+    return 5 * cfg->ckpt.interval_ns + cfg->ckpt.min_pause_ns + 2 * cfg->ckpt.timeout_ns + restart + 10 * SIM_NS_PER_MS;
 }
 
 /* Memory the checkers carve: per keyed vertex at most four maps (cut:

@@ -70,7 +70,7 @@ typedef struct check_report {
     bool            applies[CHECK_INV_COUNT];      /* the configuration promises it */
     uint64_t        checks[CHECK_INV_COUNT];       /* times it was checked */
     uint64_t        violations[CHECK_INV_COUNT];
-    check_violation kept[CHECK_KEPT_MAX];          /* the first violations, in order */
+    check_violation kept[CHECK_KEPT_MAX];          /* the first violations, and the first of every invariant */
     uint32_t        kept_count;
     /* What the expectations read (computed whether or not the invariant applies). */
     bool            state_known;                   /* the job finished: its final state is comparable */
@@ -99,8 +99,8 @@ void check_feed(check_set *c, const pipe_event *e);
 const check_report *check_finish(check_set *c);
 void check_destroy(check_set *c);
 
-/* The default I6 bound: 3 intervals + the min pause + the timeout + the
- * longest restart delay the strategy can take, + 10 ms. */
+/* The default I6 bound: 5 intervals + the min pause + twice the timeout +
+ * the longest restart delay the strategy can take, + 10 ms. */
 sim_time_ns check_liveness_default(const pipe_cfg *cfg);
 
 /* Short names ("I1".."I6") and what each promises. */

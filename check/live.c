@@ -56,7 +56,7 @@ static sim_time_ns heal_ns(const live *l) {
     sim_time_ns heal = 0, now = run->now_ns;
     for (uint32_t i = 0; i < run->faults_count; i++) {
         const fault_spec *f = &run->faults[i].spec;
-        if (f->at_ns > now || (f->at_ns == now && !run->faults[i].active)) continue;   /* not begun */
+        if (!fault_begun(run, i)) continue;
         sim_time_ns end = f->at_ns + f->duration_ns;
         if (end > heal) heal = end;
     }

@@ -39,6 +39,7 @@ typedef struct cli_outcome {
     pipe_stats  stats;
     check_report report;          /* the checkers' verdicts, violations structured */
     uint32_t    failed_line;      /* the first expect line that failed, 0: none */
+    uint32_t    unfired;          /* scripted faults that never fired */
     char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
 } cli_outcome;
 
@@ -46,6 +47,34 @@ typedef struct cli_outcome {
  * protocol trace (JSON Lines) to `trace`, the checkpoint picture (DOT) to
  * `dot`; each may be NULL. */
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o);
+
+/* A pool of child processes, `jobs` at a time, one run each (runs stay
+ * single-threaded; a run that dies of an assertion is reported, not
+ * fatal). next() gives the parent's next task (false: none left);
+ * work() runs in the child and fills the result; done() gets it back in
+ * the parent (rc CLI_FAIL and `died` when the child died). */
+typedef struct cli_task_result {
+    int32_t     rc;
+    bool        died;
+    check_inv   inv;              /* the first violation's invariant, 0: none */
+    uint32_t    violated;         /* bit i: invariant i was violated */
+    uint32_t    failed_line;      /* the first failed expect line, 0: none */
+    pipe_status status;
+    uint64_t    trace_hash;
+    double      seconds;          /* the run's wall time (reporting only, never inside a run) */
+    char        failures[512];
+} cli_task_result;
+
+typedef bool (*cli_pool_next_fn)(void *ctx, uint64_t *task);
+typedef void (*cli_pool_work_fn)(void *ctx, uint64_t task, cli_task_result *out);
+typedef void (*cli_pool_done_fn)(void *ctx, uint64_t task, const cli_task_result *r);
+
+/* Returns false after printing why (pipe or fork failed). */
+bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next, cli_pool_work_fn work,
+              cli_pool_done_fn done);
+uint64_t cli_cores(void);
+
+int cli_bugs(int argc, char **argv);
 
 /* Load the one scenario file left in argv after the options (with the
  * seed overridden when seed_given): a malloc'd scenario, or NULL after

@@ -218,6 +218,14 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         summary_invariants(out, r);
     }
     int rc = verdicts(s, out, r, o);
+    char unfired[1024];                          /* a scripted fault that never fired tested nothing */
+    o->unfired = scn_unfired(&arm, pipe_sim(p)->now_ns, unfired, sizeof unfired);
+    if (o->unfired > 0) {
+        if (out != NULL) fprintf(out, "%s\n", unfired);
+        size_t used = strlen(o->failures);
+        snprintf(o->failures + used, sizeof o->failures - used, "%s%s", used ? "; " : "", unfired);
+        rc = CLI_FAIL;
+    }
     o->ok = rc == CLI_OK;
     check_destroy(cs);
     pipe_destroy(p);

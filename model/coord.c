@@ -55,6 +55,17 @@ static void drop_buggy(pipeline *p, rt_slot *s) {
     }
 }
 
+/* The deliberate bug FLINK-24611: an aborted checkpoint discards every
+ * file its chains name, the shared ones of retained checkpoints too. */
+static void discard_all(pipeline *p, rt_slot *s) {
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        const rt_chain *c = &s->chains[t];
+        for (uint32_t i = 0; i < c->count; i++) {
+            while (store_alive(&p->files, c->files[i])) store_unref(&p->files, c->files[i]);
+        }
+    }
+}
+
 static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
     if (ckpt - 1 < p->history_count) {            /* beyond the recorded ones: only noted */
         pipe_ckpt_rec *h = &p->history[ckpt - 1];
@@ -80,6 +91,7 @@ static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     uint64_t ckpt = s->ckpt;
     bool failure = why == PIPE_CKPT_DECLINED || why == PIPE_CKPT_TIMED_OUT;
     history_end(p, ckpt, why);
+    if (failure && p->cfg.bug == PIPE_BUG_ABORT_DISCARDS_SHARED) discard_all(p, s);   /* deliberate bug */
     free_slot(p, s);
     p->coord.pending--;
     p->stats.aborted++;
@@ -109,6 +121,7 @@ static void complete(pipeline *p, rt_slot *s) {
     }
     co->completed_order[co->completed_count++] = idx;
     co->restore_slot = idx + 1;
+    if (p->cfg.bug == PIPE_BUG_RESTORE_OLDER) co->restore_slot = co->completed_order[0] + 1;   /* deliberate bug */
     for (uint32_t i = 0; i < p->slots_count; i++) {          /* subsume older pending ones */
         rt_slot *o = &p->slots[i];
         if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
@@ -185,7 +198,7 @@ static void trigger(pipeline *p) {
     }
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
         if (co->finished[t]) {
-            ack_finished(p, s, t);
+            if (p->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(p, s, t);   /* the bug: never */
         } else if (p->tasks[t].v->kind == JOB_SOURCE) {
             sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->epoch };
             link_send(p->run, co->rpc_to_task[t], &m, 64);
@@ -320,7 +333,7 @@ static void on_msg(pipeline *p, const sim_msg *m) {
          * it never saw (a source that had finished when the trigger came,
          * a task whose inputs all ended without the barrier): acknowledge
          * for it with its final state, which is consistent with them. */
-        for (uint32_t i = 0; i < p->slots_count; i++) {
+        for (uint32_t i = 0; i < p->slots_count && p->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; i++) {
             s = &p->slots[i];
             if (s->ckpt == 0 || s->complete || s->ckpt <= m->a) continue;
             ack_finished(p, s, task);
@@ -329,7 +342,7 @@ static void on_msg(pipeline *p, const sim_msg *m) {
         if (co->finished_count == pipe_job(p)->tasks_count) {
             /* The final checkpoint (FLIP-147): every task finished, its
              * final state is the job's; sinks commit what is left. */
-            for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+            for (uint32_t t = 0; t < pipe_job(p)->tasks_count && p->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; t++) {
                 if (p->tasks[t].v->kind == JOB_SINK) sinktx_commit(p, &p->tasks[t], UINT64_MAX);
             }
             co->status = PIPE_FINISHED;

@@ -92,6 +92,7 @@ static void single_mark(gate *g, uint32_t c, gate_acts *out) {
  * the new one, targeting the channels open now. */
 static bool single_start(gate *g, uint64_t ckpt, gate_acts *out) {
     if (ckpt < g->current || (ckpt == g->current && !single_pending(g))) return false;
+    if (ckpt > g->current && single_pending(g) && (g->bugs & GATE_BUG_NEWER_NO_ABORT)) return false;
     if (ckpt > g->current) {
         if (single_pending(g)) single_abort(g, g->current, out);
         g->current = ckpt;
@@ -115,6 +116,8 @@ static void single_end(gate *g, uint32_t c, gate_acts *out) {
     if (!single_pending(g)) return;
     if (g->legacy_eop) {
         single_abort(g, g->current, out);
+    } else if (g->bugs & GATE_BUG_EOP_NO_MARK) {
+        return;                                  /* the bug: the alignment still waits for this channel */
     } else {
         single_mark(g, c, out);                  /* end of partition counts as its barrier */
     }

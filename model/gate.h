@@ -44,6 +44,11 @@
 #define GATE_TRACKED_MAX  50u    /* Flink's CheckpointBarrierTracker.MAX_CHECKPOINTS_TO_TRACK */
 #define GATE_ACTS_MAX     (GATE_TRACKED_MAX + 2u)
 
+enum {                             /* deliberate bugs a task can switch on (model/bugs.c) */
+    GATE_BUG_EOP_NO_MARK = 1,      /* FLINK-24068: end of partition is not the channel's barrier */
+    GATE_BUG_NEWER_NO_ABORT = 2,   /* a newer barrier does not abort the pending alignment */
+};
+
 typedef enum gate_mode {
     GATE_ALIGNED = 1,
     GATE_AT_LEAST_ONCE,
@@ -81,6 +86,7 @@ typedef struct gate_tracked {      /* at-least-once: one checkpoint in flight */
 typedef struct gate {
     gate_mode    mode;
     bool         legacy_eop;
+    uint32_t     bugs;             /* deliberate bugs (model/bugs.c): GATE_BUG_* */
     uint32_t     channels;
     uint32_t     open;             /* channels that have not ended */
     gate_chanset ended;

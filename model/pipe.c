@@ -39,22 +39,6 @@ pipe_cfg pipe_cfg_default(uint64_t seed) {
     return c;
 }
 
-const char *pipe_bug_name(pipe_bug b) {
-    switch (b) {
-    case PIPE_BUG_NONE:              return "none";
-    case PIPE_BUG_NO_ALIGNMENT:      return "no-alignment";
-    case PIPE_BUG_NO_REWIND:         return "no-rewind";
-    case PIPE_BUG_OFFSET_OFF_BY_ONE: return "offset-off-by-one";
-    case PIPE_BUG_PARTIAL_ACKS:      return "partial-acks";
-    case PIPE_BUG_NO_COW:            return "no-copy-on-write";
-    case PIPE_BUG_EARLY_ACK:         return "ack-before-write";
-    case PIPE_BUG_SHARED_DELETE:     return "delete-shared-file";
-    case PIPE_BUG_EARLY_COMMIT:      return "commit-before-complete";
-    case PIPE_BUG_COUNT:             break;
-    }
-    return "?";
-}
-
 const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
     switch (e) {
     case PIPE_CKPT_PENDING:    return "pending";

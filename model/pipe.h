@@ -110,8 +110,11 @@ typedef struct pipe_restart_cfg {
     sim_time_ns  reset_ns;            /* exponential: quiet time that resets the delay */
 } pipe_restart_cfg;
 
-/* Deliberate bugs (DESIGN.md): known-wrong variants of the protocol, each
- * of which the checkers must catch; the correct protocol is never flagged. */
+/* Deliberate bugs: known-wrong variants of the protocol, each the smallest
+ * deviation in the real code path, each of which the checkers must catch;
+ * the correct protocol is never flagged. One table (model/bugs.c) names
+ * them, says what each breaks and which invariant must catch it, and pins
+ * a scenario and seed that shows it. Append new ones at the end. */
 typedef enum pipe_bug {
     PIPE_BUG_NONE = 0,
     PIPE_BUG_NO_ALIGNMENT,            /* aligned mode claimed, but inputs never block */
@@ -122,9 +125,32 @@ typedef enum pipe_bug {
     PIPE_BUG_EARLY_ACK,               /* acknowledge before the async write finished */
     PIPE_BUG_SHARED_DELETE,           /* a dropped checkpoint deletes its files though later ones share them */
     PIPE_BUG_EARLY_COMMIT,            /* two-phase commit sinks commit at pre-commit */
+    PIPE_BUG_DROP_RECORDS,            /* a keyed aggregate loses one record in a thousand, failures or not */
+    PIPE_BUG_NO_CHANNEL_STATE,        /* unaligned snapshots keep no in-flight records */
+    PIPE_BUG_BARRIER_FIRST,           /* a barrier overtakes the records in the buffer being filled */
+    PIPE_BUG_NO_REPLAY,               /* a restore skips the input channel state */
+    PIPE_BUG_RESTORE_COMMITS_ALL,     /* a restored sink commits every pre-committed transaction */
+    PIPE_BUG_EOP_NO_MARK,             /* FLINK-24068: end of partition skips the alignment bookkeeping */
+    PIPE_BUG_ABORT_DISCARDS_SHARED,   /* FLINK-24611: an aborted checkpoint discards the shared files it used */
+    PIPE_BUG_RESTORE_OLDER,           /* FLINK-10354: a failover restores an older retained checkpoint */
+    PIPE_BUG_NO_FINAL_CHECKPOINT,     /* FLINK-2491: finished tasks are not acknowledged for, no final commit */
+    PIPE_BUG_SECOND_INPUT_STATE,      /* FLINK-18139: overtaken buffers of a task's second input are not persisted */
+    PIPE_BUG_NEWER_NO_ABORT,          /* a newer barrier does not abort the pending alignment */
     PIPE_BUG_COUNT
 } pipe_bug;
 
+typedef struct pipe_bug_info {
+    pipe_bug    bug;
+    const char *name;                 /* --bug NAME */
+    const char *breaks;               /* what goes wrong, one line */
+    const char *mechanism;            /* the deviation in the code path, one line */
+    const char *catches;              /* the invariant that must catch it ("I2") */
+    const char *scenario;             /* a pinned scenario file ... */
+    uint64_t    seed;                 /* ... and seed, with --faults random, that shows it */
+} pipe_bug_info;
+
+/* Entry b (PIPE_BUG_NO_ALIGNMENT <= b < PIPE_BUG_COUNT). */
+const pipe_bug_info *pipe_bug_info_of(pipe_bug b);
 const char *pipe_bug_name(pipe_bug b);
 
 typedef struct pipe_cfg {

@@ -130,7 +130,7 @@ void sinktx_restore(pipeline *p, rt_task *t, uint64_t ckpt) {
     bool any = false;
     while (l->count > 0) {
         rt_txn *x = txn_at(l, 0);
-        bool commit = x->state == TXN_PRECOMMITTED && x->ckpt <= ckpt;
+        bool commit = x->state == TXN_PRECOMMITTED && (x->ckpt <= ckpt || p->cfg.bug == PIPE_BUG_RESTORE_COMMITS_ALL);
         any |= commit;
         resolve_first(p, t, commit);
     }

@@ -77,6 +77,8 @@ static void send_ack(pipeline *p, rt_task *t, uint64_t ckpt) {
 
 static void persist(pipeline *p, rt_task *t, rt_snap *sn, const rt_chan *c, const chan_buf *b, bool output) {
     if (b->kind != BUF_DATA || b->count == 0) return;
+    if (p->cfg.bug == PIPE_BUG_NO_CHANNEL_STATE) return;                       /* deliberate bugs */
+    if (p->cfg.bug == PIPE_BUG_SECOND_INPUT_STATE && !output && c->input == 1) return;
     rt_slot *s = slot_for(p, t, sn->ckpt);
     sn->cs_records += b->count;
     p->stats.cs_bytes += b->count * CS_RECORD_BYTES;
@@ -517,6 +519,6 @@ void snap_reset(pipeline *p, rt_task *t) {
     for (uint32_t i = 0; i < s->cs_count; i++) {  /* output channel state goes out first */
         const rt_cs_rec *r = &s->cs[i];
         if (r->output && p->chans[r->chan].producer == t->id) task_emit_to(p, &p->chans[r->chan], &r->rec);
-        if (!r->output && p->chans[r->chan].consumer == t->id) t->replaying = true;
+        if (!r->output && p->chans[r->chan].consumer == t->id) t->replaying = p->cfg.bug != PIPE_BUG_NO_REPLAY;
     }
 }

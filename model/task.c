@@ -89,6 +89,19 @@ static void push_rec(pipeline *p, rt_chan *c, const model_rec *r) {
 }
 
 void task_push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
+    if (p->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
+        chan_buf held = *task_buf(c, c->filled);  /* the records before it go after it */
+        c->filling = false;
+        chan_buf *b = open_buf(c);
+        b->kind = kind;
+        b->ckpt = ckpt;
+        c->filling = false;
+        c->filled++;
+        *open_buf(c) = held;
+        c->filling = true;
+        send_ready(p, c);
+        return;
+    }
     close_buf(p, c);                              /* the records before it go first */
     chan_buf *b = open_buf(c);
     b->kind = kind;
@@ -279,6 +292,7 @@ static void apply(pipeline *p, rt_task *t, const rt_chan *c, const model_rec *in
         if (kstate_record_mark(r.id) % 100 < t->v->keep_percent) emit(p, t, &r);
         break;
     case JOB_KEYED_AGG:
+        if (p->cfg.bug == PIPE_BUG_DROP_RECORDS && kstate_record_mark(r.id) % 1000 == 0) break;   /* deliberate bug */
         kstate_fold(&t->state, &r);
         emit(p, t, &r);
         break;
@@ -503,6 +517,8 @@ void task_reset(pipeline *p, rt_task *t) {
         if (p->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || p->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
         if (p->cfg.ckpt.mode == PIPE_UNALIGNED) mode = GATE_UNALIGNED;
         gate_init(&t->g, mode, t->jt->in_count, p->cfg.ckpt.legacy_eop);
+        if (p->cfg.bug == PIPE_BUG_EOP_NO_MARK) t->g.bugs |= GATE_BUG_EOP_NO_MARK;        /* deliberate bugs */
+        if (p->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;
     }
     t->align_due = false;
     t->align_ckpt = 0;
@@ -556,7 +572,12 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
     }
     case MSG_TRIGGER:
         if (m->b != t->epoch || t->finished) break;   /* a finished source is acked for */
-        SIM_ASSERT(t->triggers_queued <= PIPE_CONCURRENT_MAX);
+        /* A source held up by backpressure queues triggers; the coordinator
+         * has at most max-concurrent pending, so when the queue is full the
+         * oldest trigger is one it has timed out already: drop it. */
+        if (t->triggers_queued == PIPE_CONCURRENT_MAX + 1) {
+            memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
+        }
         t->trigger_queue[t->triggers_queued++] = m->a;
         source_triggers(p, t);
         break;

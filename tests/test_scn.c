@@ -791,9 +791,7 @@ static uint32_t unfired_in(const char *path, char *why, size_t why_bytes) {
     char err[SCN_ERR_BYTES];
     if (!scn_load(&s, path, err, sizeof err)) fail_msg("%s", err);
     if (s.faults_count == 0) return 0;
-    pipe_cfg checked = s.cfg;
-    checked.check_cut = true;
-    pipeline *p = pipe_create(&checked, err, sizeof err);
+    pipeline *p = pipe_create(&s.cfg, err, sizeof err);
     if (p == NULL) fail_msg("%s: %s", path, err);
     static scn_armed arm;
     scn_arm_faults(&s, p, &arm, NULL, NULL);

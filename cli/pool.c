@@ -1,0 +1,125 @@
+/* cli/pool.c: child processes, `jobs` at a time, each running one task
+ * and sending its result back through a pipe (see cli.h). */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define POOL_JOBS_MAX 256u
+
+typedef struct worker {
+    pid_t    pid;                     /* 0: free */
+    int      fd;
+    uint64_t task;
+} worker;
+
+uint64_t cli_cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint64_t)n : 1;
+}
+
+static void child(void *ctx, uint64_t task, cli_pool_work_fn work, int fd) {
+    cli_task_result r;
+    memset(&r, 0, sizeof r);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    work(ctx, task, &r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    ssize_t w = write(fd, &r, sizeof r);
+    _exit(w == (ssize_t)sizeof r ? 0 : 3);
+}
+
+static void reap(worker *w, cli_task_result *r) {
+    memset(r, 0, sizeof *r);
+    size_t got = 0;
+    while (got < sizeof *r) {
+        ssize_t n = read(w->fd, (char *)r + got, sizeof *r - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(w->fd);
+    int status = 0;
+    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got != sizeof *r) {
+        memset(r, 0, sizeof *r);
+        r->rc = CLI_FAIL;
+        r->died = true;
+        snprintf(r->failures, sizeof r->failures, WIFSIGNALED(status) ? "the run died of signal %d (an assertion aborts: replay it)"
+                 : "the run exited with status %d without a result", WIFSIGNALED(status) ? WTERMSIG(status)
+                 : WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    w->pid = 0;
+}
+
+static bool start(const char *prog, worker *w, void *ctx, uint64_t task, cli_pool_work_fn work) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+        return false;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        child(ctx, task, work, fds[1]);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+        return false;
+    }
+    *w = (worker){ .pid = pid, .fd = fds[0], .task = task };
+    return true;
+}
+
+bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next, cli_pool_work_fn work,
+              cli_pool_done_fn done) {
+    SIM_ASSERT(jobs >= 1);
+    if (jobs > POOL_JOBS_MAX) jobs = POOL_JOBS_MAX;
+    worker ws[POOL_JOBS_MAX];
+    memset(ws, 0, sizeof ws);
+    bool more = true, ok = true;
+    for (;;) {
+        for (uint64_t k = 0; k < jobs && more; k++) {
+            uint64_t task;
+            if (ws[k].pid != 0) continue;
+            if (!next(ctx, &task)) {
+                more = false;
+            } else if (!start(prog, &ws[k], ctx, task, work)) {
+                more = false;
+                ok = false;
+            }
+        }
+        struct pollfd pfd[POOL_JOBS_MAX];
+        uint64_t owner[POOL_JOBS_MAX], n = 0;
+        for (uint64_t k = 0; k < jobs; k++) {
+            if (ws[k].pid == 0) continue;
+            pfd[n] = (struct pollfd){ .fd = ws[k].fd, .events = POLLIN };
+            owner[n++] = k;
+        }
+        if (n == 0) return ok;
+        if (poll(pfd, (nfds_t)n, -1) < 0) {
+            if (errno == EINTR) continue;
+            fprintf(stderr, "%s: poll: %s\n", prog, strerror(errno));
+            return false;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            if (pfd[i].revents == 0) continue;
+            cli_task_result r;
+            uint64_t task = ws[owner[i]].task;
+            reap(&ws[owner[i]], &r);
+            done(ctx, task, &r);
+        }
+    }
+}
