@@ -40,6 +40,7 @@ typedef struct cli_outcome {
     check_report report;          /* the checkers' verdicts, violations structured */
     uint32_t    failed_line;      /* the first expect line that failed, 0: none */
     uint32_t    unfired;          /* scripted faults that never fired */
+    uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage: each point's count */
     char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
 } cli_outcome;
 
@@ -75,6 +76,23 @@ bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next,
 uint64_t cli_cores(void);
 
 int cli_bugs(int argc, char **argv);
+int cli_coverage(int argc, char **argv);
+
+/* --coverage FILE (cli/coverage.c): open writes a temporary file next to
+ * FILE (path NULL: nothing to do); commit writes every reach point's count
+ * as one JSON object and renames it over FILE; abandon removes it. Both
+ * open and commit print why when they return false. report prints the
+ * points reached and the names of those not, and returns how many not. */
+typedef struct cli_cov_out {
+    FILE       *f;
+    const char *path;
+    char        tmp[4096];
+} cli_cov_out;
+
+bool     cli_cov_open(const char *prog, const char *path, cli_cov_out *o);
+bool     cli_cov_commit(const char *prog, cli_cov_out *o, const uint64_t *counts);
+void     cli_cov_abandon(cli_cov_out *o);
+uint32_t cli_cov_report(FILE *f, const uint64_t *counts);
 
 /* Load the one scenario file left in argv after the options (with the
  * seed overridden when seed_given): a malloc'd scenario, or NULL after

@@ -14,6 +14,7 @@ static const struct {
     { "replay", cli_replay, "re-run one seed and check its trace hash" },
     { "explain", cli_explain, "narrate a scenario's run, one line per protocol step" },
     { "diff", cli_diff, "one scenario under several checkpoint modes, side by side" },
+    { "coverage", cli_coverage, "list the protocol's reach points (run/swarm --coverage FILE counts them)" },
     { "bugs", cli_bugs, "measure the checkers: every deliberate bug must be caught" },
     { "shrink", cli_shrink, "minimise a failing seed's scenario for scenarios/regress/" },
     { "bench", cli_bench, "benchmarks: PHOLD (kernel), pipeline (protocol model)" },

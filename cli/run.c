@@ -213,6 +213,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     o->completed = o->stats.completed;
     o->restarts = o->stats.restarts;
     o->report = *r;
+    memcpy(o->reach, pipe_reached(p), sizeof o->reach);
     if (out != NULL) {
         summary(out, s, p, &o->stats, o->status);
         summary_invariants(out, r);
@@ -242,7 +243,7 @@ static void run_usage(FILE *f, bool replay) {
         return;
     }
     fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
-               "                 [--trace FILE] [--dot FILE]\n"
+               "                 [--trace FILE] [--dot FILE] [--coverage FILE]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (checkpoints, restarts, records, trace hash) and checks the file's\n"
@@ -259,6 +260,8 @@ static void run_usage(FILE *f, bool replay) {
                "  --trace FILE     writes every protocol step as a JSON line ('-': stdout)\n"
                "  --dot FILE       writes the first 32 checkpoints as a Graphviz picture\n"
                "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
+               "  --coverage FILE  writes the count of every protocol reach point (absim\n"
+               "                   coverage) as one JSON object, and prints those not reached\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
 
@@ -272,6 +275,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         { "log", required_argument, NULL, 'l' },
         { "trace", required_argument, NULL, 't' },
         { "dot", required_argument, NULL, 'd' },
+        { "coverage", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -280,7 +284,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     bool seed_given = false, hash_given = false, random_faults = false;
     pipe_bug bug = PIPE_BUG_NONE;
     bool json = false;
-    const char *log_path = NULL, *trace_path = NULL, *dot_path = NULL;
+    const char *log_path = NULL, *trace_path = NULL, *dot_path = NULL, *cov_path = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -309,6 +313,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         case 'l': log_path = optarg; break;
         case 't': trace_path = optarg; break;
         case 'd': dot_path = optarg; break;
+        case 'c': cov_path = optarg; break;
         case 'j': json = true; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -332,10 +337,24 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         free(s);
         return CLI_USAGE;
     }
+    cli_cov_out cov;
+    if (!cli_cov_open(prog, cov_path, &cov)) {
+        cli_close_log(log);
+        cli_close_log(trace);
+        cli_close_log(dot);
+        free(s);
+        return CLI_USAGE;
+    }
     cli_outcome o;
     int rc = cli_run_scenario(s, random_faults, log, json ? NULL : stdout, trace, dot, &o);
     cli_close_log(trace);
     cli_close_log(dot);
+    if (rc == CLI_USAGE) {
+        cli_cov_abandon(&cov);
+    } else if (cov_path != NULL) {
+        cli_cov_report(json ? stderr : stdout, o.reach);
+        if (!cli_cov_commit(prog, &cov, o.reach)) rc = CLI_USAGE;
+    }
     if (json && rc != CLI_USAGE) {                   /* one line for scripts and CI */
         const pipe_stats *st = &o.stats;
         uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;

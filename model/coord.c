@@ -80,6 +80,7 @@ static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
  * its final state (Flink >= 1.14 keeps finished tasks in checkpoints). */
 static void ack_finished(pipeline *p, rt_slot *s, uint32_t task) {
     if (s->acked[task]) return;
+    REACHED(p, FINISHED_ACKED_FOR);
     snap_ack_finished(p, &p->tasks[task], s);
     s->acked[task] = 1;
     s->acks++;
@@ -96,7 +97,10 @@ static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     p->coord.pending--;
     p->stats.aborted++;
     notify_all(p, MSG_ABORTED, ckpt);
-    if (failure && ++p->coord.consecutive_failures > p->cfg.ckpt.tolerable_failures) job_fail(p);
+    if (failure && ++p->coord.consecutive_failures > p->cfg.ckpt.tolerable_failures) {
+        REACHED(p, TOLERABLE_EXCEEDED);
+        job_fail(p);
+    }
 }
 
 static void complete(pipeline *p, rt_slot *s) {
@@ -110,6 +114,7 @@ static void complete(pipeline *p, rt_slot *s) {
     co->last_completed_ns = p->run->now_ns;
     p->stats.completed++;
     p->stats.last_completed = s->ckpt;
+    REACHED(p, CKPT_COMPLETED);
     sim_time_ns d = p->run->now_ns - s->started_ns;
     p->stats.ckpt_duration_ns_sum += d;
     if (d > p->stats.ckpt_duration_ns_max) p->stats.ckpt_duration_ns_max = d;
@@ -126,6 +131,7 @@ static void complete(pipeline *p, rt_slot *s) {
         rt_slot *o = &p->slots[i];
         if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
             p->stats.subsumed++;
+            REACHED(p, CKPT_SUBSUMED);
             abort_ckpt(p, o, PIPE_CKPT_SUBSUMED);
         }
     }
@@ -152,6 +158,7 @@ static void metadata_written(pipeline *p, const sim_event *ev) {
     rt_slot *s = coord_pending_slot(p, ev->msg.a >> 2);
     if (s == NULL || !s->finalizing || p->coord.status != PIPE_RUNNING) return;   /* aborted meanwhile */
     if (ev->gen == DEV_FAILED) {
+        REACHED(p, METADATA_FAILED);
         p->stats.declined++;
         abort_ckpt(p, s, PIPE_CKPT_DECLINED);
         return;
@@ -173,10 +180,12 @@ static void trigger(pipeline *p) {
     if (co->status != PIPE_RUNNING || co->sources_running == 0) return;   /* re-armed on restart */
     sim_time_ns now = p->run->now_ns;
     if (p->stats.completed > 0 && now < co->last_completed_ns + cc->min_pause_ns) {
+        REACHED(p, TRIGGER_MIN_PAUSE);
         arm_trigger(p, co->last_completed_ns + cc->min_pause_ns - now);   /* min pause after a completion */
         return;
     }
     if (co->pending >= cc->max_concurrent) {
+        REACHED(p, TRIGGER_MAX_CONCURRENT);
         arm_trigger(p, cc->interval_ns);
         return;
     }
@@ -190,6 +199,7 @@ static void trigger(pipeline *p) {
     s->started_ns = now;
     s->acks = 0;
     memset(s->acked, 0, pipe_job(p)->tasks_count);
+    if (co->pending > 0) REACHED(p, CKPT_CONCURRENT);
     co->pending++;
     p->stats.triggered++;
     pipe_note(p, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, s->ckpt);
@@ -233,6 +243,7 @@ static bool restart_delay(pipeline *p, sim_time_ns *delay_ns) {
         return true;
     }
     case PIPE_RESTART_EXPONENTIAL:
+        if (co->exp_delay_ns != 0 && now - co->last_failure_ns > r->reset_ns) REACHED(p, EXPONENTIAL_RESET);
         if (co->exp_delay_ns == 0 || now - co->last_failure_ns > r->reset_ns) co->exp_delay_ns = r->initial_ns;
         *delay_ns = co->exp_delay_ns;
         co->exp_delay_ns = co->exp_delay_ns * r->multiplier_milli / 1000;
@@ -243,12 +254,26 @@ static bool restart_delay(pipeline *p, sim_time_ns *delay_ns) {
     return false;
 }
 
+static void reach_strategy(pipeline *p, bool again) {
+    switch (p->cfg.restart.kind) {
+    case PIPE_RESTART_NONE: REACHED(p, GIVE_UP_NONE); break;
+    case PIPE_RESTART_FIXED_DELAY:
+        if (again) REACHED(p, RESTART_FIXED_DELAY); else REACHED(p, GIVE_UP_FIXED_DELAY);
+        break;
+    case PIPE_RESTART_FAILURE_RATE:
+        if (again) REACHED(p, RESTART_FAILURE_RATE); else REACHED(p, GIVE_UP_FAILURE_RATE);
+        break;
+    case PIPE_RESTART_EXPONENTIAL: REACHED(p, RESTART_EXPONENTIAL); break;
+    }
+}
+
 static void job_fail(pipeline *p) {
     rt_coord *co = coord_of(p);
     if (co->status != PIPE_RUNNING) return;
     pipe_note(p, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0);
     for (uint32_t i = 0; i < p->slots_count; i++) {      /* pending checkpoints die with the attempt */
         if (p->slots[i].ckpt != 0 && !p->slots[i].complete) {
+            REACHED(p, PENDING_LOST);
             history_end(p, p->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
             free_slot(p, &p->slots[i]);
             p->stats.aborted++;
@@ -259,7 +284,9 @@ static void job_fail(pipeline *p) {
     co->epoch++;
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) sim_actor_crash(p->run, p->tasks[t].actor);
     sim_time_ns delay;
-    if (!restart_delay(p, &delay)) {
+    bool again = restart_delay(p, &delay);
+    reach_strategy(p, again);
+    if (!again) {
         co->status = PIPE_FAILED;
         sim_stop(p->run);
         return;
@@ -275,7 +302,13 @@ static void restart(pipeline *p) {
     const job *j = pipe_job(p);
     for (uint32_t t = 0; t < j->tasks_count; t++) {      /* every slot must be there */
         if (!p->run->machines[j->tasks[t].machine].up) {
-            sim_time_ns delay = p->cfg.restart.delay_ns > 0 ? p->cfg.restart.delay_ns : SIM_NS_PER_S;
+            REACHED(p, RESTART_WAITS);
+            /* Try again after the strategy's delay (its initial one for
+             * exponential backoff), as a slot request waits for a
+             * TaskManager to register; not a fixed second, which would
+             * leave a healed job idle for most of it. */
+            const pipe_restart_cfg *r = &p->cfg.restart;
+            sim_time_ns delay = r->delay_ns > 0 ? r->delay_ns : r->initial_ns > 0 ? r->initial_ns : 10 * SIM_NS_PER_MS;
             sim_timer_set(p->run, co->actor, delay, TIMER_RESTART);   /* wait for resources */
             return;
         }
@@ -303,12 +336,14 @@ static void on_msg(pipeline *p, const sim_msg *m) {
     rt_coord *co = coord_of(p);
     uint64_t epoch = m->b >> 32;
     uint32_t task = (uint32_t)(m->b & 0xffffffffu);
+    if (epoch != co->epoch) REACHED(p, COORD_OLD_ATTEMPT);
     if (epoch != co->epoch || co->status != PIPE_RUNNING) return;   /* an older attempt's */
     SIM_ASSERT(task < pipe_job(p)->tasks_count);
     rt_slot *s;
     switch (m->type) {
     case MSG_ACK:
         s = coord_pending_slot(p, m->a);
+        if (s == NULL) REACHED(p, LATE_ACK);
         if (s == NULL || s->acked[task]) break;  /* late: aborted or subsumed meanwhile */
         s->acked[task] = 1;
         s->acks++;
@@ -317,6 +352,7 @@ static void on_msg(pipeline *p, const sim_msg *m) {
     case MSG_DECLINE:
         s = coord_pending_slot(p, m->a);
         if (s == NULL) break;
+        REACHED(p, CKPT_DECLINED);
         p->stats.declined++;
         abort_ckpt(p, s, PIPE_CKPT_DECLINED);
         break;
@@ -342,6 +378,7 @@ static void on_msg(pipeline *p, const sim_msg *m) {
         if (co->finished_count == pipe_job(p)->tasks_count) {
             /* The final checkpoint (FLIP-147): every task finished, its
              * final state is the job's; sinks commit what is left. */
+            REACHED(p, FINAL_CHECKPOINT);
             for (uint32_t t = 0; t < pipe_job(p)->tasks_count && p->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; t++) {
                 if (p->tasks[t].v->kind == JOB_SINK) sinktx_commit(p, &p->tasks[t], UINT64_MAX);
             }
@@ -378,10 +415,12 @@ static void failover(pipeline *p) {
     co->status = PIPE_RESTARTING;
     pipe_note(p, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);
     if (p->cfg.state.backend == PIPE_BACKEND_DURABLE) {
+        REACHED(p, FAILOVER_DURABLE);
         co->recovering = true;                     /* read the completed checkpoints' metadata */
         dev_read(p->run, p->store_dev, co->actor, 1024 + (uint64_t)j->tasks_count * 64, IO_METADATA);
         return;
     }
+    REACHED(p, FAILOVER_MEMORY);
     for (uint32_t i = 0; i < co->completed_count; i++) free_slot(p, &p->slots[co->completed_order[i]]);
     p->stats.checkpoints_lost += co->completed_count;
     co->completed_count = 0;
@@ -434,6 +473,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
             rt_slot *s = coord_pending_slot(p, ev->msg.a - TIMER_TIMEOUT_BASE);
             if (s != NULL && co->status == PIPE_RUNNING) {
                 p->stats.timed_out++;
+                REACHED(p, CKPT_TIMED_OUT);
                 abort_ckpt(p, s, PIPE_CKPT_TIMED_OUT);
             }
         }

@@ -91,10 +91,16 @@ static void single_mark(gate *g, uint32_t c, gate_acts *out) {
  * barrier of a newer checkpoint aborts a pending one (subsumed) and starts
  * the new one, targeting the channels open now. */
 static bool single_start(gate *g, uint64_t ckpt, gate_acts *out) {
-    if (ckpt < g->current || (ckpt == g->current && !single_pending(g))) return false;
+    if (ckpt < g->current || (ckpt == g->current && !single_pending(g))) {
+        out->saw |= GATE_SAW_OBSOLETE;
+        return false;
+    }
     if (ckpt > g->current && single_pending(g) && (g->bugs & GATE_BUG_NEWER_NO_ABORT)) return false;
     if (ckpt > g->current) {
-        if (single_pending(g)) single_abort(g, g->current, out);
+        if (single_pending(g)) {
+            out->saw |= GATE_SAW_NEWER_ABORTS;
+            single_abort(g, g->current, out);
+        }
         g->current = ckpt;
         memset(&g->aligned, 0, sizeof g->aligned);
         g->aligned_count = 0;
@@ -109,7 +115,10 @@ static void single_barrier(gate *g, uint32_t c, uint64_t ckpt, gate_acts *out) {
 }
 
 static void single_cancel(gate *g, uint64_t ckpt, gate_acts *out) {
-    if (ckpt > g->current || (ckpt == g->current && g->aligned_count > 0)) single_abort(g, ckpt, out);
+    if (ckpt > g->current || (ckpt == g->current && g->aligned_count > 0)) {
+        if (single_pending(g)) out->saw |= GATE_SAW_CANCEL_ENDS;
+        single_abort(g, ckpt, out);
+    }
 }
 
 static void single_end(gate *g, uint32_t c, gate_acts *out) {
@@ -119,6 +128,7 @@ static void single_end(gate *g, uint32_t c, gate_acts *out) {
     } else if (g->bugs & GATE_BUG_EOP_NO_MARK) {
         return;                                  /* the bug: the alignment still waits for this channel */
     } else {
+        out->saw |= GATE_SAW_END_MARKS;
         single_mark(g, c, out);                  /* end of partition counts as its barrier */
     }
 }
@@ -181,6 +191,7 @@ static void tracker_barrier(gate *g, uint32_t c, uint64_t ckpt, gate_acts *out) 
     }
     if (ckpt > g->latest) {                      /* the first barrier of a newer one */
         g->latest = ckpt;
+        if (g->tracked_count > 0) out->saw |= GATE_SAW_TRACKS_TWO;
         tracked_push(g, false, ckpt, c);
         if (g->tracked_count > GATE_TRACKED_MAX) tracked_drop_first(g, 1);
     }
@@ -201,6 +212,7 @@ static void tracker_cancel(gate *g, uint32_t c, uint64_t ckpt, gate_acts *out) {
     if (g->tracked_count > 0 && tracked_at(g, 0)->ckpt == ckpt) {
         gate_tracked *t = tracked_at(g, 0);
         if (!t->aborted) {
+            out->saw |= GATE_SAW_CANCEL_ENDS;
             t->aborted = true;
             act(out, GATE_ABORT, ckpt);
         }
@@ -229,6 +241,7 @@ static void tracker_end(gate *g, uint32_t c, gate_acts *out) {
     for (uint32_t i = g->tracked_count; i-- > 0;) {
         gate_tracked *t = tracked_at(g, i);
         if (tracked_mark(t, c) == t->target) {
+            out->saw |= GATE_SAW_END_MARKS;
             tracked_complete(g, i, out);
             return;
         }

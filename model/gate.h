@@ -66,9 +66,20 @@ typedef struct gate_act {
     bool          unaligned;       /* a trigger of an unaligned (or switched) checkpoint */
 } gate_act;
 
+/* What a step of the gate did besides its actions, for protocol coverage
+ * (the task counts them; the gate never reads them). */
+enum {
+    GATE_SAW_NEWER_ABORTS = 1u << 0,  /* a newer barrier aborted the pending checkpoint */
+    GATE_SAW_CANCEL_ENDS  = 1u << 1,  /* a cancel marker ended the checkpoint it cancels */
+    GATE_SAW_END_MARKS    = 1u << 2,  /* end of partition counted as a pending checkpoint's barrier */
+    GATE_SAW_OBSOLETE     = 1u << 3,  /* a barrier of an older or aborted checkpoint was ignored */
+    GATE_SAW_TRACKS_TWO   = 1u << 4,  /* at-least-once: a second checkpoint is tracked */
+};
+
 typedef struct gate_acts {
     gate_act items[GATE_ACTS_MAX];
     uint32_t count;
+    uint32_t saw;                  /* GATE_SAW_* */
 } gate_acts;
 
 typedef struct gate_chanset {

@@ -90,6 +90,8 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
         BAD("an alignment timeout needs aligned checkpoints");
     if (c->ckpt.mode == PIPE_UNALIGNED && c->ckpt.max_concurrent > 1)
         BAD("unaligned checkpoints allow one at a time (max-concurrent 1), as Flink does");
+    if (c->ckpt.alignment_timeout_ns > 0 && c->ckpt.max_concurrent > 1)   /* they may turn unaligned */
+        BAD("an alignment timeout allows one checkpoint at a time (max-concurrent 1), as Flink does");
     if (c->state.backend != PIPE_BACKEND_MEMORY && c->state.backend != PIPE_BACKEND_DURABLE) BAD("unknown state backend");
     if (c->state.full_every < 1 || c->state.full_every > SNAP_CHAIN_MAX - 1)
         BAD("full-every out of range [1, %u]", SNAP_CHAIN_MAX - 1);

@@ -371,6 +371,90 @@ const char *pipe_ckpt_end_name(pipe_ckpt_end e);
 /* Checkpoints in trigger order (ids 1, 2, ...), the first PIPE_HISTORY_MAX. */
 const pipe_ckpt_rec *pipe_history(const pipeline *p, uint32_t *count);
 
+/* Protocol coverage: named situations the protocol must handle, each
+ * counted where the model handles it (as SQLite's testcase()), so a
+ * campaign can say which it reached. Counting never changes a run: the
+ * counters are written, never read, by the model. Names and one line
+ * each: model/reach.c. Append new ones at the end of their group. */
+typedef enum pipe_reach {
+    /* coordinator: checkpoints */
+    PIPE_REACH_CKPT_COMPLETED = 0,    /* a checkpoint completed */
+    PIPE_REACH_CKPT_SUBSUMED,         /* a pending one was subsumed by a newer completion */
+    PIPE_REACH_CKPT_TIMED_OUT,
+    PIPE_REACH_CKPT_DECLINED,         /* the coordinator took a task's decline */
+    PIPE_REACH_METADATA_FAILED,       /* the metadata write failed: declined */
+    PIPE_REACH_CKPT_CONCURRENT,       /* triggered while another was pending */
+    PIPE_REACH_TRIGGER_MIN_PAUSE,     /* a trigger waited for the minimum pause */
+    PIPE_REACH_TRIGGER_MAX_CONCURRENT,/* a trigger waited: max-concurrent pending */
+    PIPE_REACH_TOLERABLE_EXCEEDED,    /* too many failed checkpoints: the job fails */
+    PIPE_REACH_LATE_ACK,              /* an acknowledgement of an aborted checkpoint was dropped */
+    PIPE_REACH_COORD_OLD_ATTEMPT,     /* the coordinator dropped a message of an older attempt */
+    PIPE_REACH_FINISHED_ACKED_FOR,    /* acknowledged on behalf of a finished task */
+    PIPE_REACH_FINAL_CHECKPOINT,      /* every task finished: sinks commit the rest */
+    PIPE_REACH_PENDING_LOST,          /* pending checkpoints died with a failed attempt */
+    /* coordinator: restarts and failover */
+    PIPE_REACH_RESTART_FIXED_DELAY,
+    PIPE_REACH_RESTART_FAILURE_RATE,
+    PIPE_REACH_RESTART_EXPONENTIAL,
+    PIPE_REACH_GIVE_UP_NONE,
+    PIPE_REACH_GIVE_UP_FIXED_DELAY,
+    PIPE_REACH_GIVE_UP_FAILURE_RATE,
+    PIPE_REACH_EXPONENTIAL_RESET,     /* a quiet time reset the backoff */
+    PIPE_REACH_RESTART_WAITS,         /* a restart waited for a machine to come back */
+    PIPE_REACH_FAILOVER_MEMORY,       /* a new coordinator, memory backend: start over */
+    PIPE_REACH_FAILOVER_DURABLE,      /* a new coordinator read the completed checkpoints back */
+    /* tasks: snapshots */
+    PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
+    PIPE_REACH_SNAPSHOTS_FULL,        /* declined: the task holds as many snapshots as it may */
+    PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */
+    PIPE_REACH_WRITE_FAILED,          /* the store failed a snapshot write: declined */
+    PIPE_REACH_PRIORITY_OVERTOOK,     /* a priority barrier overtook queued output buffers */
+    PIPE_REACH_INPUT_CHANNEL_STATE,   /* in-flight input buffers persisted */
+    PIPE_REACH_ALIGNMENT_TIMEOUT,     /* an aligned checkpoint switched to unaligned at the inputs */
+    PIPE_REACH_OUTPUT_TIMEOUT,        /* an aligned barrier stuck in an output queue became a priority one */
+    PIPE_REACH_ALIGNED_TAKES_PRIORITY,/* an aligned gate took a priority barrier */
+    PIPE_REACH_INCREMENTAL,           /* an incremental snapshot shared earlier files */
+    PIPE_REACH_FULL_CHAIN_LIMIT,      /* a full snapshot: the chain reached full-every */
+    PIPE_REACH_TRIGGER_QUEUED,        /* a source under backpressure queued a trigger */
+    PIPE_REACH_TRIGGER_DROPPED,       /* a source's trigger queue was full: the oldest went */
+    /* tasks: restore and attempts */
+    PIPE_REACH_RESTORE_CHAIN,         /* a task restored from an incremental chain */
+    PIPE_REACH_RESTORE_CHANNEL_STATE, /* a restore replayed or re-emitted channel state */
+    PIPE_REACH_RESTORE_SCRATCH,       /* a restart with no completed checkpoint */
+    PIPE_REACH_UNDEPLOYED,            /* an incarnation nobody deployed ignored an event */
+    PIPE_REACH_FAILURE_REPEATED,      /* a failed task reported its failure again */
+    /* sinks */
+    PIPE_REACH_TXN_ABORTED_ON_RESTORE,
+    PIPE_REACH_TXN_COMMITTED_ON_RESTORE,   /* recoverAndCommit of a completed checkpoint's */
+    PIPE_REACH_COMMIT_COVERS_EARLIER, /* one notice committed several checkpoints' transactions */
+    PIPE_REACH_IDEMPOTENT_OVERWRITE,  /* an idempotent sink overwrote a record it had */
+    /* gates, by mode (model/gate.h) */
+    PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
+    PIPE_REACH_CANCEL_AT_LEAST_ONCE,
+    PIPE_REACH_CANCEL_UNALIGNED,
+    PIPE_REACH_CANCEL_ENDS_ALIGNED,   /* ... and ended the alignment it cancels */
+    PIPE_REACH_CANCEL_ENDS_AT_LEAST_ONCE,
+    PIPE_REACH_CANCEL_ENDS_UNALIGNED,
+    PIPE_REACH_NEWER_ABORTS_ALIGNED,  /* a newer barrier aborted the pending alignment */
+    PIPE_REACH_NEWER_ABORTS_UNALIGNED,
+    PIPE_REACH_TRACKS_TWO,            /* at-least-once: two checkpoints tracked at once */
+    PIPE_REACH_END_MARKS_ALIGNED,     /* end of partition counted as a pending checkpoint's barrier */
+    PIPE_REACH_END_MARKS_AT_LEAST_ONCE,
+    PIPE_REACH_END_MARKS_UNALIGNED,
+    PIPE_REACH_OBSOLETE_ALIGNED,      /* a barrier of an older checkpoint was ignored */
+    PIPE_REACH_OBSOLETE_UNALIGNED,
+    PIPE_REACH_COUNT
+} pipe_reach;
+
+typedef struct pipe_reach_info {
+    const char *name;                 /* "decline-sent" */
+    const char *what;                 /* one line */
+} pipe_reach_info;
+
+const pipe_reach_info *pipe_reach_info_of(pipe_reach r);
+/* The run's counts, by pipe_reach. */
+const uint64_t *pipe_reached(const pipeline *p);
+
 /* Read-only views for checkers (check/): what a checkpoint holds, as the
  * backend stores it. They read the world (the store, the broker, the
  * external system behind the sinks), never change it, and are valid while

@@ -257,7 +257,11 @@ struct pipeline {
     void      *observe_ctx[PIPE_OBSERVERS_MAX];
     uint32_t   observers;
     uint32_t   history_count;
+    uint64_t   reach[PIPE_REACH_COUNT];   /* protocol coverage: written, never read, by the model */
 };
+
+/* Count a reach point (model/reach.c). */
+#define REACHED(p, point) ((void)((p)->reach[PIPE_REACH_##point]++))
 
 /* Report a protocol step to the observers: pipe_note fills time, epoch
  * and (for control steps) the gate's blocked channels; pipe_note_ev takes

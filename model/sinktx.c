@@ -85,6 +85,7 @@ void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {
         visible(p, i);
         return;
     case JOB_SINK_IDEMPOTENT:                     /* upsert: a replay overwrites the same row */
+        if (p->sink_seen[i] & 0x80) REACHED(p, IDEMPOTENT_OVERWRITE);
         p->sink_seen[i] |= 0x80;
         p->stats.visible_records++;
         latency(p, i);
@@ -106,11 +107,13 @@ void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {
 void sinktx_commit(pipeline *p, rt_task *t, uint64_t ckpt) {
     if (t->v->sink != JOB_SINK_2PC) return;
     rt_txlog *l = t->txlog;
-    bool any = false;
+    uint32_t n = 0;
     while (l->count > 0 && txn_at(l, 0)->state == TXN_PRECOMMITTED && txn_at(l, 0)->ckpt <= ckpt) {
         resolve_first(p, t, true);
-        any = true;
+        n++;
     }
+    bool any = n > 0;
+    if (n > 1) REACHED(p, COMMIT_COVERS_EARLIER);
     if (any) pipe_note(p, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
 }
 
@@ -132,6 +135,7 @@ void sinktx_restore(pipeline *p, rt_task *t, uint64_t ckpt) {
         rt_txn *x = txn_at(l, 0);
         bool commit = x->state == TXN_PRECOMMITTED && (x->ckpt <= ckpt || p->cfg.bug == PIPE_BUG_RESTORE_COMMITS_ALL);
         any |= commit;
+        if (commit) REACHED(p, TXN_COMMITTED_ON_RESTORE); else REACHED(p, TXN_ABORTED_ON_RESTORE);
         resolve_first(p, t, commit);
     }
     SIM_ASSERT(l->head == l->tail);

@@ -80,6 +80,7 @@ static void persist(pipeline *p, rt_task *t, rt_snap *sn, const rt_chan *c, cons
     if (p->cfg.bug == PIPE_BUG_NO_CHANNEL_STATE) return;                       /* deliberate bugs */
     if (p->cfg.bug == PIPE_BUG_SECOND_INPUT_STATE && !output && c->input == 1) return;
     rt_slot *s = slot_for(p, t, sn->ckpt);
+    if (output) REACHED(p, PRIORITY_OVERTOOK); else REACHED(p, INPUT_CHANNEL_STATE);
     sn->cs_records += b->count;
     p->stats.cs_bytes += b->count * CS_RECORD_BYTES;
     if (pipe_observed(p)) {
@@ -135,6 +136,7 @@ void snap_on_data(pipeline *p, rt_task *t, rt_chan *c, const chan_buf *b) {
 static void decline_snap(pipeline *p, rt_task *t, rt_snap *sn) {
     uint64_t ckpt = sn->ckpt;
     snap_free(t, sn);
+    REACHED(p, DECLINE_SENT);
     pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
     task_rpc(p, t, MSG_DECLINE, ckpt);
 }
@@ -147,6 +149,7 @@ static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
     if (sn->syncing || sn->io_pending > 0 || sn->collecting || sn->out_waiting) return;
     rt_slot *s = slot_for(p, t, sn->ckpt);
     if (sn->failed || (s != NULL && s->cs_overflow)) {
+        if (sn->failed) REACHED(p, WRITE_FAILED);
         p->stats.async_failures++;
         decline_snap(p, t, sn);
         return;
@@ -211,6 +214,7 @@ void snap_output_timeout(pipeline *p, rt_task *t, uint64_t ckpt) {
     }
     p->stats.alignment_timeouts++;
     p->stats.unaligned_triggers++;
+    REACHED(p, OUTPUT_TIMEOUT);
     sn->out_waiting = false;
     if (!sn->syncing) write_channel_state(p, t, sn);
     maybe_ack(p, t, sn);
@@ -252,12 +256,21 @@ static uint64_t keyed_entries(const pipeline *p, const rt_task *t, const rt_snap
     return n;
 }
 
+static void reach_kind(pipeline *p, const rt_task *t, bool incr) {
+    if (incr) {
+        REACHED(p, INCREMENTAL);
+    } else if (p->cfg.state.incremental && t->base.count > p->cfg.state.full_every) {
+        REACHED(p, FULL_CHAIN_LIMIT);
+    }
+}
+
 /* Write the marked version into a new file (full, or the keys changed
  * since the base) and hand the chain to the pending checkpoint. */
 static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
     rt_slot *s = slot_for(p, t, sn->ckpt);
     if (s == NULL) return;                        /* aborted meanwhile: nothing to keep */
     bool incr = incremental(p, t) && p->cfg.bug != PIPE_BUG_NO_COW;
+    reach_kind(p, t, incr);
     uint64_t f = store_create(&p->files, t->id, sn->ckpt, !incr);
     if (f == 0) {
         sn->failed = true;
@@ -314,6 +327,8 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         if (t->snaps[i].ckpt != 0) busy++; else if (sn == NULL) sn = &t->snaps[i];
     }
     if (busy >= p->snaps_max) {                   /* too many still writing: decline this one */
+        REACHED(p, SNAPSHOTS_FULL);
+        REACHED(p, DECLINE_SENT);
         p->stats.async_failures++;
         pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
         task_rpc(p, t, MSG_DECLINE, ckpt);
@@ -321,6 +336,7 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         return;
     }
     SIM_ASSERT(sn != NULL);
+    if (busy > 0) REACHED(p, TWO_SNAPSHOTS);
     sn->ckpt = ckpt;
     sn->ksnap = UINT32_MAX;
     sn->sync_start_ns = p->run->now_ns;
@@ -505,6 +521,7 @@ void snap_reset(pipeline *p, rt_task *t) {
                 kstate_clear(&t->state);
             } else {
                 t->base = *c;
+                if (c->count > 1) REACHED(p, RESTORE_CHAIN);
             }
         }
         /* Restored entries are version 1; new writes must come after. */
@@ -515,10 +532,19 @@ void snap_reset(pipeline *p, rt_task *t) {
     if (t->v->kind == JOB_SINK) sinktx_restore(p, t, s != NULL ? s->ckpt : 0);
     t->replaying = false;
     t->replay_pos = 0;
+    if (s == NULL && p->stats.restarts > 0) REACHED(p, RESTORE_SCRATCH);
     if (s == NULL) return;
+    bool cs = false;
     for (uint32_t i = 0; i < s->cs_count; i++) {  /* output channel state goes out first */
         const rt_cs_rec *r = &s->cs[i];
-        if (r->output && p->chans[r->chan].producer == t->id) task_emit_to(p, &p->chans[r->chan], &r->rec);
-        if (!r->output && p->chans[r->chan].consumer == t->id) t->replaying = p->cfg.bug != PIPE_BUG_NO_REPLAY;
+        if (r->output && p->chans[r->chan].producer == t->id) {
+            task_emit_to(p, &p->chans[r->chan], &r->rec);
+            cs = true;
+        }
+        if (!r->output && p->chans[r->chan].consumer == t->id) {
+            t->replaying = p->cfg.bug != PIPE_BUG_NO_REPLAY;
+            cs = true;
+        }
     }
+    if (cs) REACHED(p, RESTORE_CHANNEL_STATE);
 }

@@ -170,6 +170,7 @@ static void arm_flush(pipeline *p, rt_task *t) {
 static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
     if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
     snap_abort(t, ckpt);
+    REACHED(p, DECLINE_SENT);
     pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
     task_rpc(p, t, MSG_DECLINE, ckpt);
     emit_event(p, t, BUF_CANCEL, ckpt);
@@ -322,7 +323,27 @@ static void consumed(pipeline *p, rt_task *t, rt_chan *c) {
     if (!link_send(p->run, c->credit_link, &m, 64)) task_fail(p, t);
 }
 
+/* Protocol coverage of a gate step, by the gate's mode. */
+static void reach_gate(pipeline *p, const rt_task *t, uint32_t saw) {
+    static const pipe_reach table[3][5] = {   /* [mode - 1][bit]: newer, cancel, end, obsolete, two */
+        { PIPE_REACH_NEWER_ABORTS_ALIGNED, PIPE_REACH_CANCEL_ENDS_ALIGNED, PIPE_REACH_END_MARKS_ALIGNED,
+          PIPE_REACH_OBSOLETE_ALIGNED, PIPE_REACH_COUNT },
+        { PIPE_REACH_COUNT, PIPE_REACH_CANCEL_ENDS_AT_LEAST_ONCE, PIPE_REACH_END_MARKS_AT_LEAST_ONCE,
+          PIPE_REACH_COUNT, PIPE_REACH_TRACKS_TWO },
+        { PIPE_REACH_NEWER_ABORTS_UNALIGNED, PIPE_REACH_CANCEL_ENDS_UNALIGNED, PIPE_REACH_END_MARKS_UNALIGNED,
+          PIPE_REACH_OBSOLETE_UNALIGNED, PIPE_REACH_COUNT },
+    };
+    SIM_ASSERT(t->g.mode >= GATE_ALIGNED && t->g.mode <= GATE_UNALIGNED);
+    for (uint32_t bit = 0; bit < 5; bit++) {
+        if (!(saw >> bit & 1)) continue;
+        pipe_reach r = table[t->g.mode - GATE_ALIGNED][bit];
+        SIM_ASSERT(r != PIPE_REACH_COUNT);        /* the mode cannot see that */
+        p->reach[r]++;
+    }
+}
+
 static void carry_out(pipeline *p, rt_task *t, const gate_acts *acts) {
+    if (acts->saw != 0) reach_gate(p, t, acts->saw);
     for (uint32_t i = 0; i < acts->count; i++) {
         if (acts->items[i].kind == GATE_TRIGGER) {
             snap_trigger(p, t, acts->items[i].ckpt, acts->items[i].unaligned);
@@ -353,6 +374,7 @@ static void align_check(pipeline *p, rt_task *t) {
     gate_acts acts = { .count = 0 };
     gate_on_alignment_timeout(&t->g, ckpt, &acts);
     p->stats.alignment_timeouts++;
+    REACHED(p, ALIGNMENT_TIMEOUT);
     carry_out(p, t, &acts);
 }
 
@@ -379,6 +401,7 @@ static void take_priority(pipeline *p, rt_task *t) {
         if (gate_ended(&t->g, ch)) continue;
         gate_acts acts = { .count = 0 };
         if (!gate_pending(&t->g)) first_barrier(p, t, ckpt);
+        if (t->g.mode == GATE_ALIGNED) REACHED(p, ALIGNED_TAKES_PRIORITY);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
         pipe_note(p, PIPE_EV_BARRIER, t->id, ch, ckpt);
         carry_out(p, t, &acts);
@@ -460,6 +483,9 @@ void task_pump(pipeline *p, rt_task *t) {
             gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
             pipe_note(p, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
         } else if (kind == BUF_CANCEL) {
+            p->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
+                     : t->g.mode == GATE_AT_LEAST_ONCE ? PIPE_REACH_CANCEL_AT_LEAST_ONCE
+                                                       : PIPE_REACH_CANCEL_UNALIGNED]++;
             gate_on_cancel(&t->g, best->gate_index, ckpt, &acts);
             pipe_note(p, PIPE_EV_CANCEL, t->id, best->gate_index, ckpt);
         } else {
@@ -576,10 +602,12 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
          * has at most max-concurrent pending, so when the queue is full the
          * oldest trigger is one it has timed out already: drop it. */
         if (t->triggers_queued == PIPE_CONCURRENT_MAX + 1) {
+            REACHED(p, TRIGGER_DROPPED);
             memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
         }
         t->trigger_queue[t->triggers_queued++] = m->a;
         source_triggers(p, t);
+        if (t->triggers_queued > 0) REACHED(p, TRIGGER_QUEUED);
         break;
     case MSG_COMPLETE:                            /* notifyCheckpointComplete */
         if (m->b != t->epoch) break;
@@ -602,11 +630,15 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     /* A machine that comes back holds no tasks until the coordinator deploys
      * them (Flink's TaskManager registers empty): an incarnation the
      * coordinator did not deploy ignores everything sent to it. */
-    if (self->inc != p->coord.deploy_inc[t->id]) return;
+    if (self->inc != p->coord.deploy_inc[t->id]) {
+        REACHED(p, UNDEPLOYED);
+        return;
+    }
     /* A task that lost a connection has failed: it stops, and waits to be
      * cancelled and redeployed (its coordinator may be down meanwhile). */
     if (t->failure_reported && ev->kind != SIM_EV_START) {
         if (ev->kind == SIM_EV_TIMER && ev->msg.a == TIMER_FAIL_RETRY) {
+            REACHED(p, FAILURE_REPEATED);
             task_rpc(p, t, MSG_FAILED, 0);
             sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
         }

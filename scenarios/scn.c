@@ -621,6 +621,21 @@ static bool st_state(pctx *c) {
     return true;
 }
 
+static bool st_vary(pctx *c) {
+    static const char *const words[] = { "checkpoint", "restart", "network", NULL };
+    if (!more(c)) return fail_at(c, c->t[c->i - 1].col, "vary needs what to vary: checkpoint, restart or network");
+    while (more(c)) {
+        const tok *w = next(c, "checkpoint, restart or network");
+        int k = -1;
+        for (int i = 0; words[i] != NULL; i++) {
+            if (is(w, words[i])) k = i;
+        }
+        if (k < 0) return unknown(c, w, "setting to vary", words);
+        c->s->vary |= 1u << k;
+    }
+    return true;
+}
+
 static bool st_restart(pctx *c) {
     static const char *const kinds[] = { "none", "fixed-delay", "failure-rate", "exponential", NULL };
     static const char *const keys[] = { "attempts", "delay", "max", "per", "initial", "multiplier", "reset", NULL };
@@ -899,7 +914,7 @@ static const struct {
     { "network", st_network }, { "channels", st_channels },     { "broker", st_broker },
     { "vertex", st_vertex },   { "edge", st_edge },             { "checkpoint", st_checkpoint },
     { "restart", st_restart }, { "fault", st_fault },           { "expect", st_expect },
-    { "state", st_state },
+    { "state", st_state },     { "vary", st_vary },
 };
 
 static bool statement(pctx *c) {
@@ -1256,7 +1271,68 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
         }
     }
     free(j);
+    scn_random_settings(s, seed);
     return added;
+}
+
+/* Uniform on [lo, hi]. */
+static uint64_t draw_in(rng *r, uint64_t lo, uint64_t hi) {
+    SIM_ASSERT(lo <= hi && hi - lo < UINT32_MAX);
+    return lo + rng_below(r, (uint32_t)(hi - lo + 1));
+}
+
+/* Checkpoint settings that let checkpoints complete when nothing fails
+ * (a timeout of at least 15 ms and 3 intervals) but also time out, pile
+ * up, wait for the minimum pause and fail the job past `tolerable`.
+ * Unaligned checkpoints (and aligned ones with an alignment timeout)
+ * stay one at a time, as Flink requires. */
+static void draw_checkpoint(rng *r, pipe_ckpt_cfg *k) {
+    static const uint32_t tolerable[] = { 0, 1, 3, 1000 };
+    k->interval_ns = draw_in(r, 2, 20) * SIM_NS_PER_MS;
+    sim_time_ns floor = 3 * k->interval_ns > 15 * SIM_NS_PER_MS ? 3 * k->interval_ns : 15 * SIM_NS_PER_MS;
+    k->timeout_ns = floor + draw_in(r, 0, 185) * SIM_NS_PER_MS;
+    k->min_pause_ns = rng_below(r, 2) ? draw_in(r, 0, k->interval_ns / SIM_NS_PER_US) * SIM_NS_PER_US : 0;
+    k->max_concurrent = k->mode == PIPE_UNALIGNED ? 1 : (uint32_t)draw_in(r, 1, 3);
+    k->tolerable_failures = tolerable[rng_below(r, 4)];
+    k->alignment_timeout_ns = 0;                  /* it may turn a checkpoint unaligned: one at a time */
+    if (k->mode == PIPE_ALIGNED && rng_below(r, 2)) {
+        k->max_concurrent = 1;
+        k->alignment_timeout_ns = draw_in(r, 1, 5) * SIM_NS_PER_MS;
+    }
+}
+
+/* A restart strategy; strategies that give up do so after a few failures. */
+static void draw_restart(rng *r, pipe_restart_cfg *x) {
+    static const pipe_restart kinds[] = { PIPE_RESTART_NONE, PIPE_RESTART_FIXED_DELAY, PIPE_RESTART_FIXED_DELAY,
+                                          PIPE_RESTART_FAILURE_RATE, PIPE_RESTART_FAILURE_RATE,
+                                          PIPE_RESTART_EXPONENTIAL, PIPE_RESTART_EXPONENTIAL };
+    *x = (pipe_restart_cfg){ .kind = kinds[rng_below(r, 7)] };
+    switch (x->kind) {
+    case PIPE_RESTART_NONE: break;
+    case PIPE_RESTART_FIXED_DELAY:
+        x->attempts = (uint32_t)draw_in(r, 0, 4);
+        x->delay_ns = draw_in(r, 1, 30) * SIM_NS_PER_MS;
+        break;
+    case PIPE_RESTART_FAILURE_RATE:
+        x->max_failures = (uint32_t)draw_in(r, 1, 3);
+        x->interval_ns = draw_in(r, 50, 300) * SIM_NS_PER_MS;
+        x->delay_ns = draw_in(r, 1, 20) * SIM_NS_PER_MS;
+        break;
+    case PIPE_RESTART_EXPONENTIAL:
+        x->initial_ns = draw_in(r, 1, 5) * SIM_NS_PER_MS;
+        x->max_ns = draw_in(r, 20, 60) * SIM_NS_PER_MS;
+        x->multiplier_milli = (uint32_t)draw_in(r, 1500, 3000);
+        x->reset_ns = draw_in(r, 20, 100) * SIM_NS_PER_MS;
+        break;
+    }
+}
+
+void scn_random_settings(scn *s, uint64_t seed) {
+    static const sim_time_ns rpc_ns[] = { 50 * SIM_NS_PER_US, 200 * SIM_NS_PER_US, SIM_NS_PER_MS, 3 * SIM_NS_PER_MS };
+    rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5e7711e5));
+    if (s->vary & SCN_VARY_CHECKPOINT) draw_checkpoint(&r, &s->cfg.ckpt);
+    if (s->vary & SCN_VARY_RESTART) draw_restart(&r, &s->cfg.restart);
+    if (s->vary & SCN_VARY_NETWORK) s->cfg.rpc_latency_ns = rpc_ns[rng_below(&r, 4)];
 }
 
 /* ---- fault text ------------------------------------------------------------ */
@@ -1486,6 +1562,10 @@ void scn_write(const scn *s, FILE *f) {
         fprintf(f, "restart exponential initial %" PRIu64 "ns max %" PRIu64 "ns multiplier %u.%03u reset %" PRIu64 "ns\n",
                 r->initial_ns, r->max_ns, r->multiplier_milli / 1000, r->multiplier_milli % 1000, r->reset_ns);
         break;
+    }
+    if (s->vary != 0) {
+        fprintf(f, "vary%s%s%s\n", s->vary & SCN_VARY_CHECKPOINT ? " checkpoint" : "",
+                s->vary & SCN_VARY_RESTART ? " restart" : "", s->vary & SCN_VARY_NETWORK ? " network" : "");
     }
     for (uint32_t i = 0; i < s->faults_count; i++) {
         char text[SCN_FAULT_TEXT_BYTES];

@@ -96,8 +96,18 @@ typedef struct scn_expect {
     uint32_t        line;
 } scn_expect;
 
+/* Settings a random fault profile draws too (statement `vary`), so a
+ * campaign covers checkpoint settings, restart strategies and RPC
+ * latencies besides faults. */
+enum {
+    SCN_VARY_CHECKPOINT = 1u << 0,    /* interval, timeout, min pause, max concurrent, tolerable, alignment timeout */
+    SCN_VARY_RESTART    = 1u << 1,    /* the restart strategy and its parameters */
+    SCN_VARY_NETWORK    = 1u << 2,    /* the coordinator's RPC latency */
+};
+
 typedef struct scn {
     char       path[256];
+    uint32_t   vary;               /* SCN_VARY_* */
     pipe_cfg   cfg;                /* faults live in `faults`, not cfg.faults */
     scn_fault  faults[SCN_FAULTS_MAX];
     uint32_t   faults_count;
@@ -115,6 +125,10 @@ bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err
  * drawn are optional: a random profile is not a script, and some of its
  * faults fall after the job has ended. */
 uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns);
+
+/* The settings of s->vary drawn for `seed` into s->cfg (from a stream of
+ * their own: the fault draws stay the same); scn_random_faults calls it. */
+void scn_random_settings(scn *s, uint64_t seed);
 
 /* Add the fault script to a pipe created from s->cfg (before pipe_run).
  * Faults at protocol points are armed through the pipe's observer, which

@@ -100,6 +100,26 @@ check "run: --json prints one line with the outcome" 1 '"ok":false,"status":"fin
     "$absim" run scenarios/faults/crash-machine.scn --bug no-rewind --json
 check "run: an unknown bug is named" 2 "--bug 'foo': unknown; the deliberate bugs are no-alignment" \
     "$absim" run scenarios/faults/crash-machine.scn --bug foo
+cov=$(mktemp)
+check "coverage lists the reach points with a line each" 0 "decline-sent" "$absim" coverage
+cov_json() {   # the points absim coverage lists, the counts the run wrote, and two of them
+    "$absim" coverage --json > "$cov.list" && /usr/bin/python3 - "$cov.list" "$cov" <<'PY'
+import json, sys
+names = [p["name"] for p in json.load(open(sys.argv[1]))]
+counts = json.load(open(sys.argv[2]))
+assert list(counts) == names, "the file holds every listed point, in order"
+print("every point", len(names), "write-failed", counts["snapshot-write-failed"], "restarts", counts["restart-fixed-delay"])
+PY
+}
+check "run --coverage: a store that fails writes reaches snapshot-write-failed, and prints what it missed" 0 "not reached: checkpoint-subsumed" \
+    "$absim" run scenarios/faults/store-slow-and-failing.scn --coverage "$cov"
+check "run --coverage: the file holds every point, zero counts too" 0 "write-failed 1 restarts 0" cov_json
+echo keep > "$cov.old"; printf 'seed 1\nvertex a sourze\n' > "$cov.bad"
+check "run --coverage: a bad scenario leaves an existing file as it was" 0 "keep" \
+    sh -c "\"$absim\" run \"$cov.bad\" --coverage \"$cov.old\"; cat \"$cov.old\""
+check "run --coverage: a file that cannot be written is refused before the run" 2 "--coverage /nonexistent/c.json: cannot write there" \
+    "$absim" run scenarios/faults/store-slow-and-failing.scn --coverage /nonexistent/c.json
+rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -166,6 +166,39 @@ static void test_bad_tokens_are_reported_not_asserted(void **state) {
                         "error: token 'b99999999999999999999@0': expected a checkpoint id after 'b', as in b3@0");
 }
 
+/* What a gate step saw, for protocol coverage: each GATE_SAW_* bit is set
+ * by exactly the step that does it. */
+static uint32_t saw_of(gate *g, char what, uint32_t ch, uint64_t ckpt) {
+    gate_acts a = { .count = 0 };
+    if (what == 'b') gate_on_barrier(g, ch, ckpt, &a);
+    if (what == 'x') gate_on_cancel(g, ch, ckpt, &a);
+    if (what == 'e') gate_on_end(g, ch, &a);
+    return a.saw;
+}
+
+static void test_gate_reports_newer_abort_cancel_end_and_obsolete_steps_for_coverage(void **state) {
+    (void)state;
+    static gate g;
+    gate_init(&g, GATE_ALIGNED, 3, false);
+    assert_int_equal(saw_of(&g, 'b', 0, 1), 0);                       /* a plain first barrier */
+    assert_int_equal(saw_of(&g, 'b', 1, 2), GATE_SAW_NEWER_ABORTS);   /* 2 aborts 1 */
+    assert_int_equal(saw_of(&g, 'b', 0, 1), GATE_SAW_OBSOLETE);       /* the late 1 */
+    assert_int_equal(saw_of(&g, 'e', 2, 0), GATE_SAW_END_MARKS);      /* end counts for 2 */
+    assert_int_equal(saw_of(&g, 'x', 0, 2), GATE_SAW_CANCEL_ENDS);    /* the cancel ends 2 */
+    assert_int_equal(saw_of(&g, 'x', 0, 3), 0);                       /* 3 was not pending: it ends nothing */
+    assert_int_equal(saw_of(&g, 'b', 1, 3), GATE_SAW_OBSOLETE);       /* 3 was cancelled */
+}
+
+static void test_at_least_once_gate_reports_two_tracked_and_the_cancel_that_ends_one(void **state) {
+    (void)state;
+    static gate g;
+    gate_init(&g, GATE_AT_LEAST_ONCE, 2, false);
+    assert_int_equal(saw_of(&g, 'b', 0, 1), 0);
+    assert_int_equal(saw_of(&g, 'b', 0, 2), GATE_SAW_TRACKS_TWO);
+    assert_int_equal(saw_of(&g, 'x', 1, 1), GATE_SAW_CANCEL_ENDS);
+    assert_int_equal(saw_of(&g, 'e', 1, 0), GATE_SAW_END_MARKS);      /* completes 2 */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aligned_blocks_each_input_until_the_last_barrier_then_drains_in_arrival_order),
@@ -182,6 +215,8 @@ int main(void) {
         cmocka_unit_test(test_alignment_timeout_switches_the_pending_checkpoint_to_unaligned),
         cmocka_unit_test(test_priority_barrier_overtakes_queued_records),
         cmocka_unit_test(test_bad_tokens_are_reported_not_asserted),
+        cmocka_unit_test(test_gate_reports_newer_abort_cancel_end_and_obsolete_steps_for_coverage),
+        cmocka_unit_test(test_at_least_once_gate_reports_two_tracked_and_the_cancel_that_ends_one),
     };
     return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
 }

@@ -425,6 +425,45 @@ static void test_scn_random_faults_cover_the_new_kinds(void **state) {
     for (uint32_t k = SCN_CRASH_MACHINE; k <= SCN_SLOW_TASK; k++) assert_true(kinds[k] > 0);
 }
 
+/* `vary`: a random profile also draws the named settings, from a stream
+ * of its own (the faults a seed draws stay the same), always a valid
+ * configuration, and the same ones for the same seed. */
+static void test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults(void **state) {
+    (void)state;
+    static scn plain, varied, again, ref;
+    char err[SCN_ERR_BYTES];
+    const char *base = JOB_2PC "machines 2\nstate backend durable\n";
+    assert_true(scn_parse(&ref, "p.scn", base, strlen(base), err, sizeof err));
+    char text[1024];
+    snprintf(text, sizeof text, "%svary checkpoint restart network\n", base);
+    uint32_t kinds[PIPE_RESTART_EXPONENTIAL + 1] = { 0 }, concurrent = 0, timeouts = 0, pauses = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        assert_true(scn_parse(&plain, "p.scn", base, strlen(base), err, sizeof err));
+        assert_true(scn_parse(&varied, "v.scn", text, strlen(text), err, sizeof err));
+        assert_true(scn_parse(&again, "v.scn", text, strlen(text), err, sizeof err));
+        assert_int_equal(varied.vary, SCN_VARY_CHECKPOINT | SCN_VARY_RESTART | SCN_VARY_NETWORK);
+        uint32_t n = scn_random_faults(&plain, seed, SIM_NS_PER_S);
+        assert_int_equal(scn_random_faults(&varied, seed, SIM_NS_PER_S), n);
+        scn_random_faults(&again, seed, SIM_NS_PER_S);
+        for (uint32_t i = 0; i < n; i++) assert_true(same_fault(&plain.faults[i], &varied.faults[i]));
+        assert_memory_equal(&varied.cfg.ckpt, &again.cfg.ckpt, sizeof varied.cfg.ckpt);
+        assert_memory_equal(&varied.cfg.restart, &again.cfg.restart, sizeof varied.cfg.restart);
+        assert_memory_equal(&plain.cfg.ckpt, &ref.cfg.ckpt, sizeof ref.cfg.ckpt);   /* no vary: as written */
+        assert_memory_equal(&plain.cfg.restart, &ref.cfg.restart, sizeof ref.cfg.restart);
+        pipeline *p = pipe_create(&varied.cfg, err, sizeof err);
+        assert_non_null(p);                       /* every draw is a valid configuration */
+        pipe_destroy(p);
+        kinds[varied.cfg.restart.kind]++;
+        concurrent += varied.cfg.ckpt.max_concurrent > 1;
+        timeouts += varied.cfg.ckpt.alignment_timeout_ns > 0;
+        pauses += varied.cfg.ckpt.min_pause_ns > 0;
+    }
+    for (uint32_t k = PIPE_RESTART_NONE; k <= PIPE_RESTART_EXPONENTIAL; k++) assert_true(kinds[k] > 20);
+    assert_true(concurrent > 30 && timeouts > 30 && pauses > 30);
+    assert_string_equal(parse("vary checkpoint sometimes\n"),
+                        "t.scn:1:17: unknown setting to vary 'sometimes' (expected one of: checkpoint, restart, network)");
+}
+
 /* The writer's text reads back to the same scenario: writing it again
  * gives the same text (shrink relies on this round trip). */
 static void test_scn_write_round_trips_through_the_reader(void **state) {
@@ -850,6 +889,7 @@ int main(void) {
         cmocka_unit_test(test_scn_new_faults_resolve_on_a_created_pipe),
         cmocka_unit_test(test_scn_new_points_fire_when_reached),
         cmocka_unit_test(test_scn_random_faults_cover_the_new_kinds),
+        cmocka_unit_test(test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),
         cmocka_unit_test(test_scn_fault_text_is_in_human_units_and_reads_back),
