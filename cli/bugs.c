@@ -65,23 +65,7 @@ static void work(void *ctx, uint64_t task, cli_task_result *out) {
     uint32_t bi, file;
     uint64_t seed;
     decode(b, task, &bi, &seed, &file);
-    scn *s = malloc(sizeof *s);
-    SIM_ASSERT(s != NULL);
-    *s = b->files[file];
-    s->cfg.seed = seed;
-    s->cfg.bug = bi < b->nbugs ? b->bug[bi] : PIPE_BUG_NONE;
-    cli_outcome *o = malloc(sizeof *o);
-    SIM_ASSERT(o != NULL);
-    out->rc = cli_run_scenario(s, true, NULL, NULL, NULL, NULL, o);
-    const check_violation *v = check_first(&o->report);
-    out->inv = v != NULL ? v->inv : 0;
-    for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) out->violated |= (o->report.violations[i] > 0) << i;
-    out->failed_line = o->failed_line;
-    out->status = o->status;
-    out->trace_hash = o->trace_hash;
-    snprintf(out->failures, sizeof out->failures, "%.511s", o->failures);
-    free(o);
-    free(s);
+    cli_task_run(&b->files[file], seed, bi < b->nbugs ? b->bug[bi] : PIPE_BUG_NONE, true, out);
 }
 
 static void done(void *ctx, uint64_t task, const cli_task_result *r) {

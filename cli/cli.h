@@ -51,9 +51,19 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
 
 /* A pool of child processes, `jobs` at a time, one run each (runs stay
  * single-threaded; a run that dies of an assertion is reported, not
- * fatal). next() gives the parent's next task (false: none left);
- * work() runs in the child and fills the result; done() gets it back in
- * the parent (rc CLI_FAIL and `died` when the child died). */
+ * fatal). next() gives the parent's next task (false: none left), in the
+ * order the parent wants them started; work() runs in the child and fills
+ * the result; done() gets it back in the parent, in the order the
+ * children end (rc CLI_FAIL and `died` when the child died). Used by
+ * absim swarm and absim bugs.
+ *
+ * The result is one fixed-size record: a child sends sizeof
+ * (cli_task_result) bytes through a pipe of its own, so a field added
+ * here (a counter array, say) travels without further code. Records may
+ * be larger than PIPE_BUF (4096 on Linux, the size up to which a pipe
+ * write is atomic): nobody else writes to the pipe, so atomicity is not
+ * needed, and both sides loop over partial writes and reads; a record
+ * that arrives short counts as a child that died. */
 typedef struct cli_task_result {
     int32_t     rc;
     bool        died;
@@ -63,16 +73,22 @@ typedef struct cli_task_result {
     pipe_status status;
     uint64_t    trace_hash;
     double      seconds;          /* the run's wall time (reporting only, never inside a run) */
-    char        failures[512];
+    char        failures[sizeof ((cli_outcome *)0)->failures];   /* all of cli_outcome.failures */
 } cli_task_result;
 
 typedef bool (*cli_pool_next_fn)(void *ctx, uint64_t *task);
 typedef void (*cli_pool_work_fn)(void *ctx, uint64_t task, cli_task_result *out);
 typedef void (*cli_pool_done_fn)(void *ctx, uint64_t task, const cli_task_result *r);
 
-/* Returns false after printing why (pipe or fork failed). */
+/* Returns false after printing why (pipe, fork or poll failed); the
+ * tasks started until then have all been handed to done(). */
 bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next, cli_pool_work_fn work,
               cli_pool_done_fn done);
+
+/* The body of a pool task that runs one seed of a scenario: a copy of
+ * `file` with that seed and bug (the file itself is left as it is), run
+ * with its expectations checked, the outcome into `out`. */
+void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faults, cli_task_result *out);
 uint64_t cli_cores(void);
 
 int cli_bugs(int argc, char **argv);

@@ -24,6 +24,31 @@ uint64_t cli_cores(void) {
     return n > 0 ? (uint64_t)n : 1;
 }
 
+/* Loops because a record may be longer than PIPE_BUF: such a write can
+ * be split (and a signal can cut it short); false on an error. */
+static bool write_all(int fd, const void *buf, size_t len) {
+    size_t put = 0;
+    while (put < len) {
+        ssize_t n = write(fd, (const char *)buf + put, len - put);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        put += (size_t)n;
+    }
+    return true;
+}
+
+/* Reads until len bytes or end of file: how many arrived. */
+static size_t read_all(int fd, void *buf, size_t len) {
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
 static void child(void *ctx, uint64_t task, cli_pool_work_fn work, int fd) {
     cli_task_result r;
     memset(&r, 0, sizeof r);
@@ -32,19 +57,13 @@ static void child(void *ctx, uint64_t task, cli_pool_work_fn work, int fd) {
     work(ctx, task, &r);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    ssize_t w = write(fd, &r, sizeof r);
-    _exit(w == (ssize_t)sizeof r ? 0 : 3);
+    _exit(write_all(fd, &r, sizeof r) ? 0 : 3);
 }
 
+/* Collect one finished child: its record, or the way it died. */
 static void reap(worker *w, cli_task_result *r) {
     memset(r, 0, sizeof *r);
-    size_t got = 0;
-    while (got < sizeof *r) {
-        ssize_t n = read(w->fd, (char *)r + got, sizeof *r - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
+    size_t got = read_all(w->fd, r, sizeof *r);
     close(w->fd);
     int status = 0;
     while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
@@ -58,6 +77,26 @@ static void reap(worker *w, cli_task_result *r) {
                  : WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     w->pid = 0;
+}
+
+void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faults, cli_task_result *out) {
+    scn *s = malloc(sizeof *s);              /* both are large: not on the stack */
+    cli_outcome *o = malloc(sizeof *o);
+    SIM_ASSERT(s != NULL && o != NULL);
+    *s = *file;
+    s->cfg.seed = seed;
+    s->cfg.bug = bug;
+    out->rc = cli_run_scenario(s, random_faults, NULL, NULL, NULL, NULL, o);
+    const check_violation *v = check_first(&o->report);
+    out->inv = v != NULL ? v->inv : 0;
+    for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) out->violated |= (uint32_t)(o->report.violations[i] > 0) << i;
+    out->failed_line = o->failed_line;
+    out->status = o->status;
+    out->trace_hash = o->trace_hash;
+    _Static_assert(sizeof out->failures == sizeof o->failures, "a task result carries all of the failures");
+    memcpy(out->failures, o->failures, sizeof out->failures);
+    free(o);
+    free(s);
 }
 
 static bool start(const char *prog, worker *w, void *ctx, uint64_t task, cli_pool_work_fn work) {
@@ -109,13 +148,14 @@ bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next,
             owner[n++] = k;
         }
         if (n == 0) return ok;
-        if (poll(pfd, (nfds_t)n, -1) < 0) {
-            if (errno == EINTR) continue;
+        bool polled = poll(pfd, (nfds_t)n, -1) >= 0;
+        if (!polled && errno == EINTR) continue;
+        if (!polled) {                       /* no more starts; wait for each child in turn */
             fprintf(stderr, "%s: poll: %s\n", prog, strerror(errno));
-            return false;
+            more = ok = false;
         }
         for (uint64_t i = 0; i < n; i++) {
-            if (pfd[i].revents == 0) continue;
+            if (polled && pfd[i].revents == 0) continue;
             cli_task_result r;
             uint64_t task = ws[owner[i]].task;
             reap(&ws[owner[i]], &r);
