@@ -74,6 +74,7 @@ typedef struct cli_task_result {
     uint64_t    trace_hash;
     double      seconds;          /* the run's wall time (reporting only, never inside a run) */
     char        failures[sizeof ((cli_outcome *)0)->failures];   /* all of cli_outcome.failures */
+    uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage of the run (zeros when it died) */
 } cli_task_result;
 
 typedef bool (*cli_pool_next_fn)(void *ctx, uint64_t *task);

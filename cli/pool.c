@@ -95,6 +95,7 @@ void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faul
     out->trace_hash = o->trace_hash;
     _Static_assert(sizeof out->failures == sizeof o->failures, "a task result carries all of the failures");
     memcpy(out->failures, o->failures, sizeof out->failures);
+    memcpy(out->reach, o->reach, sizeof out->reach);
     free(o);
     free(s);
 }

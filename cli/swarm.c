@@ -34,6 +34,7 @@ typedef struct swarm_opts {
     bool        random_faults;
     pipe_bug    bug;
     const char *junit_path;
+    const char *coverage_path;
 } swarm_opts;
 
 /* The campaign, shared by the pool's callbacks. A task is
@@ -50,11 +51,13 @@ typedef struct swarm_ctx {
     bool      tty;
     uint64_t  total, done, passed, nfailed, kept;
     failed   *fails;                  /* the first SWARM_FAILS_KEPT failing runs */
+    cli_cov_out cov;                  /* --coverage */
+    uint64_t  reach[PIPE_REACH_COUNT];   /* summed over the runs */
 } swarm_ctx;
 
 static void swarm_usage(FILE *f) {
     fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random]\n"
-               "                   [--bug NAME] [--junit FILE]\n"
+               "                   [--bug NAME] [--junit FILE] [--coverage FILE]\n"
                "\n"
                "Runs each scenario with every seed from A to B (inclusive), each run in a\n"
                "process of its own, J at a time (default: the number of cores), and checks\n"
@@ -64,6 +67,9 @@ static void swarm_usage(FILE *f) {
                "--seed S --hash H) and a closing tally; exit 1 when a seed failed.\n"
                "  --shard I/N   only seeds with seed %% N == I (spread a campaign over N machines)\n"
                "  --junit FILE  also write a JUnit XML report\n"
+               "  --coverage FILE  write every protocol reach point's count over all runs\n"
+               "                as one JSON object (absim coverage lists them), and print\n"
+               "                the points no run reached\n"
                "  --bug NAME    a deliberately wrong protocol (see absim run --help): it must fail\n");
 }
 
@@ -154,6 +160,7 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
     uint32_t f = (uint32_t)(task % w->nfiles);
     uint64_t seed = w->opt->seed_a + task / w->nfiles;
     w->done++;
+    for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i];
     if (r->rc == CLI_OK) {
         w->passed++;
     } else {
@@ -208,6 +215,7 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
         { "seeds", required_argument, NULL, 's' }, { "jobs", required_argument, NULL, 'j' },
         { "shard", required_argument, NULL, 'S' }, { "faults", required_argument, NULL, 'f' },
         { "bug", required_argument, NULL, 'b' },   { "junit", required_argument, NULL, 'J' },
+        { "coverage", required_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
     };
     *o = (swarm_opts){ .shard_n = 1, .bug = PIPE_BUG_NONE };
@@ -226,6 +234,7 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
         case 'f': if (!cli_parse_faults(prog, optarg, &o->random_faults)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
         case 'J': o->junit_path = optarg; break;
+        case 'C': o->coverage_path = optarg; break;
         case 'h': swarm_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
@@ -253,7 +262,9 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
         }
         w->files[i].cfg.bug = w->opt->bug;
     }
+    if (!cli_cov_open(prog, w->opt->coverage_path, &w->cov)) return false;
     if (w->opt->junit_path != NULL && (w->junit = fopen(w->opt->junit_path, "w")) == NULL) {
+        cli_cov_abandon(&w->cov);
         fprintf(stderr, "%s: --junit %s: cannot open for writing\n", prog, w->opt->junit_path);
         return false;
     }
@@ -292,7 +303,13 @@ int cli_swarm(int argc, char **argv) {
         fprintf(w.junit, "</testsuite>\n</testsuites>\n");
         fclose(w.junit);
     }
+    bool cov_ok = true;
+    if (o.coverage_path != NULL) {
+        cli_cov_report(stdout, w.reach);
+        cov_ok = cli_cov_commit(prog, &w.cov, w.reach);
+    }
     free(w.files);
     free(w.fails);
+    if (!cov_ok) return CLI_USAGE;
     return ran && w.nfailed == 0 ? CLI_OK : CLI_FAIL;   /* seeds left unrun (fork failed) are no pass */
 }

@@ -119,6 +119,11 @@ check "run --coverage: a bad scenario leaves an existing file as it was" 0 "keep
     sh -c "\"$absim\" run \"$cov.bad\" --coverage \"$cov.old\"; cat \"$cov.old\""
 check "run --coverage: a file that cannot be written is refused before the run" 2 "--coverage /nonexistent/c.json: cannot write there" \
     "$absim" run scenarios/faults/store-slow-and-failing.scn --coverage /nonexistent/c.json
+check "swarm --coverage: sums the runs' counts and names what no run reached" 0 "not reached: " \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..6 --faults random --coverage "$cov"
+check "swarm --coverage: the file holds every point" 0 "every point" cov_json
+check "swarm --coverage: a file that cannot be written is refused before any run" 2 "cannot write there" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --coverage /nonexistent/c.json
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x"
 echo "cli-check: $passed passed, $failed failed"
