@@ -416,7 +416,7 @@ typedef enum pipe_reach {
     PIPE_REACH_INCREMENTAL,           /* an incremental snapshot shared earlier files */
     PIPE_REACH_FULL_CHAIN_LIMIT,      /* a full snapshot: the chain reached full-every */
     PIPE_REACH_TRIGGER_QUEUED,        /* a source under backpressure queued a trigger */
-    PIPE_REACH_TRIGGER_DROPPED,       /* a source's trigger queue was full: the oldest went */
+    PIPE_REACH_TRIGGER_WITHDRAWN,     /* a source dropped a queued trigger of a checkpoint aborted meanwhile */
     /* tasks: restore and attempts */
     PIPE_REACH_RESTORE_CHAIN,         /* a task restored from an incremental chain */
     PIPE_REACH_RESTORE_CHANNEL_STATE, /* a restore replayed or re-emitted channel state */

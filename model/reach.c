@@ -42,7 +42,7 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(INCREMENTAL, "incremental-snapshot", "an incremental snapshot shared the files of earlier ones"),
     R(FULL_CHAIN_LIMIT, "full-snapshot-chain-limit", "a full snapshot: the chain had full-every increments"),
     R(TRIGGER_QUEUED, "trigger-queued", "a source under backpressure queued a trigger"),
-    R(TRIGGER_DROPPED, "trigger-queue-dropped", "a source's trigger queue was full: the oldest trigger went"),
+    R(TRIGGER_WITHDRAWN, "trigger-withdrawn", "a source dropped a queued trigger of a checkpoint aborted meanwhile"),
     R(RESTORE_CHAIN, "restore-incremental-chain", "a task restored its state from a chain of several files"),
     R(RESTORE_CHANNEL_STATE, "restore-channel-state", "a restore replayed or re-emitted in-flight records"),
     R(RESTORE_SCRATCH, "restore-from-scratch", "a restart with no completed checkpoint: from the beginning"),

@@ -245,6 +245,19 @@ static void source_triggers(pipeline *p, rt_task *t) {
     }
 }
 
+/* A queued trigger of a checkpoint the coordinator aborted meanwhile is
+ * not acted on (Flink skips triggers of checkpoints it knows are aborted):
+ * no snapshot, no barrier for a checkpoint that cannot complete. */
+static void withdraw_trigger(pipeline *p, rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < t->triggers_queued; i++) {
+        if (t->trigger_queue[i] != ckpt) continue;
+        memmove(t->trigger_queue + i, t->trigger_queue + i + 1, sizeof(uint64_t) * (t->triggers_queued - i - 1));
+        t->triggers_queued--;
+        REACHED(p, TRIGGER_WITHDRAWN);
+        return;
+    }
+}
+
 static void source_read(pipeline *p, rt_task *t) {
     t->source_waiting = false;
     if (t->finished || t->syncing > 0) return;   /* the sync part's end kicks it */
@@ -598,13 +611,11 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
     }
     case MSG_TRIGGER:
         if (m->b != t->epoch || t->finished) break;   /* a finished source is acked for */
-        /* A source held up by backpressure queues triggers; the coordinator
-         * has at most max-concurrent pending, so when the queue is full the
-         * oldest trigger is one it has timed out already: drop it. */
-        if (t->triggers_queued == PIPE_CONCURRENT_MAX + 1) {
-            REACHED(p, TRIGGER_DROPPED);
-            memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
-        }
+        /* A source held up by backpressure queues triggers. An abort notice
+         * withdraws its checkpoint's (MSG_ABORTED), and it comes on the
+         * same link before any later trigger, so the queue holds pending
+         * checkpoints only: at most max-concurrent. */
+        SIM_ASSERT(t->triggers_queued < PIPE_CONCURRENT_MAX + 1);
         t->trigger_queue[t->triggers_queued++] = m->a;
         source_triggers(p, t);
         if (t->triggers_queued > 0) REACHED(p, TRIGGER_QUEUED);
@@ -615,6 +626,7 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
+        withdraw_trigger(p, t, m->a);
         snap_abort(t, m->a);
         task_pump(p, t);
         break;
