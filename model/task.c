@@ -524,6 +524,7 @@ void task_reset(pipeline *p, rt_task *t) {
     t->align_ckpt = 0;
     t->last_seen_ckpt = 0;
     t->replay_n = 0;
+    if (t->stateful && p->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
     const rt_slot *s = coord_restore(p);
     snap_reset(p, t);                             /* keyed state, sink transactions, channel state */
     if (t->v->kind == JOB_SOURCE && p->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
@@ -588,6 +589,7 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
         snap_abort(t, m->a);
+        if (p->cfg.bug == PIPE_BUG_COMMIT_ON_ABORT && t->v->kind == JOB_SINK) sinktx_commit(p, t, m->a);   /* deliberate bug */
         task_pump(p, t);
         break;
     default:
