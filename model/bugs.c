@@ -79,12 +79,15 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
     [PIPE_BUG_COMMIT_ONLY_NOTIFIED] = { PIPE_BUG_COMMIT_ONLY_NOTIFIED, "FLINK-10377",
         "transactions of aborted checkpoints are never committed, nor any after them", "a completion notice for n commits only a transaction pre-committed for n",
         "I4", "scenarios/swarm/durable-incremental-timeouts.scn", 1 },
-    [PIPE_BUG_SWITCH_NO_QUEUED] = { PIPE_BUG_SWITCH_NO_QUEUED, "timeout-switch-no-queued-input",
+    [PIPE_BUG_SWITCH_NO_QUEUED] = { PIPE_BUG_SWITCH_NO_QUEUED, "switch-no-queued-input",
         "input queued before the barrier is in no checkpoint that switched to unaligned", "the switch at the alignment timeout does not persist the queued input of unaligned channels",
         "I2", "scenarios/swarm/durable-unaligned-2pc.scn", 1 },
     [PIPE_BUG_COMMIT_ON_ABORT] = { PIPE_BUG_COMMIT_ON_ABORT, "commit-on-abort",
         "output of an aborted checkpoint is visible", "a two-phase-commit sink commits on the abort notice as on a completion notice",
         "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 5 },
+    [PIPE_BUG_RECOVER_DISCARDS] = { PIPE_BUG_RECOVER_DISCARDS, "FLINK-7783",
+        "the checkpoint a failover restores refers to deleted shared files", "recovery from a failing store discards every retained checkpoint but the newest, with their files",
+        "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 7 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

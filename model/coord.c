@@ -66,6 +66,21 @@ static void discard_all(pipeline *p, rt_slot *s) {
     }
 }
 
+/* The deliberate bug FLINK-7783: the new coordinator reads the store
+ * while it fails (a transient error a correct recovery retries through)
+ * and removes the checkpoints it "could not read", every retained one
+ * but the newest, discarding every file they name, shared ones too. */
+static void drop_unread(pipeline *p) {
+    rt_coord *co = &p->coord;
+    if (p->run->devs[p->store_dev].fail.num == 0) return;   /* the store answered */
+    while (co->completed_count > 1) {
+        rt_slot *s = &p->slots[co->completed_order[0]];
+        discard_all(p, s);
+        free_slot(p, s);
+        memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
+    }
+}
+
 static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
     if (ckpt - 1 < p->history_count) {            /* beyond the recorded ones: only noted */
         pipe_ckpt_rec *h = &p->history[ckpt - 1];
@@ -428,6 +443,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         if ((ev->msg.a & 3) != IO_METADATA) break;
         if (co->recovering) {                      /* failover: the store's checkpoints are read */
             co->recovering = false;
+            if (p->cfg.bug == PIPE_BUG_RECOVER_DISCARDS) drop_unread(p);   /* deliberate bug */
             restart(p);
         } else {
             metadata_written(p, ev);

@@ -143,6 +143,7 @@ typedef enum pipe_bug {
     PIPE_BUG_COMMIT_ONLY_NOTIFIED,    /* FLINK-10377: a completion notice commits only its own checkpoint's transaction */
     PIPE_BUG_SWITCH_NO_QUEUED,        /* a switch to unaligned at the alignment timeout persists no queued input */
     PIPE_BUG_COMMIT_ON_ABORT,         /* a sink takes an abort notice for a completion notice */
+    PIPE_BUG_RECOVER_DISCARDS,        /* FLINK-7783: a failover discards the checkpoints it could not read, shared files too */
     PIPE_BUG_COUNT
 } pipe_bug;
 

@@ -351,7 +351,7 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     if (unaligned) {
         p->stats.unaligned_triggers++;
         priority_barriers(p, t, sn);
-        /* The deliberate bug timeout-switch-no-queued-input: a checkpoint
+        /* The deliberate bug switch-no-queued-input: a checkpoint
          * that switched at the alignment timeout keeps no queued input. */
         if (p->cfg.ckpt.mode == PIPE_UNALIGNED || p->cfg.bug != PIPE_BUG_SWITCH_NO_QUEUED) persist_inputs(p, t, sn);
         sn->collecting = t->jt->in_count > 0 && gate_unaligned_pending(&t->g) && t->g.current == ckpt;
