@@ -306,6 +306,7 @@ typedef struct pipe_event {
     pipe_write   what;                /* WRITE, WRITE_DONE */
     bool         ok;                  /* WRITE_DONE, RESTORE */
     uint64_t     first_id;            /* CONSUME: the first record's id */
+    bool         priority;            /* BARRIER: an unaligned barrier that overtook the channel's data */
 } pipe_event;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);

@@ -380,7 +380,7 @@ static void take_priority(pipeline *p, rt_task *t) {
         gate_acts acts = { .count = 0 };
         if (!gate_pending(&t->g)) first_barrier(p, t, ckpt);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
-        pipe_note(p, PIPE_EV_BARRIER, t->id, ch, ckpt);
+        pipe_note_barrier(p, PIPE_EV_BARRIER, t->id, ch, ckpt, true);
         carry_out(p, t, &acts);
     }
     t->prio_count = 0;
