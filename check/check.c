@@ -104,7 +104,7 @@ static size_t arena_bytes(const pipe_cfg *cfg, const job *j, uint32_t keys) {
         keyed += j->vertices[v].kind == JOB_KEYED_AGG || j->vertices[v].kind == JOB_KEYED_JOIN;
     }
     uint64_t per_task = 2048;                     /* safety's task record and liveness's counters, rounded up */
-    return (size_t)((4ull * keyed + 1) * map + (uint64_t)j->tasks_count * per_task + (uint64_t)j->chans_count * 16
+    return (size_t)((4ull * keyed + 1) * map + (uint64_t)j->tasks_count * per_task + (uint64_t)j->chans_count * 24
                     + cfg->broker.partitions * 16ull + (1u << 16));
 }
 

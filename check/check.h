@@ -18,7 +18,7 @@
  *        record's effect is visible exactly as often as the fold says.
  *     I4 at-least-once output: every record's effect is visible at least
  *        that often (duplicates are counted, not failed).
- *     I5 protocol safety: barriers on a channel only increase; no record is
+ *     I5 protocol safety: barriers on a channel only increase (an in-band one a priority barrier overtook may follow it, obsolete); no record is
  *        consumed from an input blocked for alignment; an acknowledgement
  *        only after every write of its snapshot is durable; a restore only
  *        from a retained completed checkpoint whose files are there; no

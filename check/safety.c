@@ -2,7 +2,9 @@
  *
  * The checker keeps its own model of what the protocol allows, from the
  * steps alone (it never asks a task's gate or the coordinator):
- * - per channel, the newest barrier it delivered: barriers only increase;
+ * - per channel, the newest barrier it delivered: barriers only increase,
+ *   except that an in-band barrier a priority one overtook (its checkpoint
+ *   aborted before it could turn priority) arrives after it, obsolete;
  * - per task in aligned mode, the checkpoint being aligned and the inputs
  *   that delivered its barrier: those are blocked until the task triggers
  *   or aborts it, and consuming a data buffer from one is a violation; a
@@ -56,7 +58,8 @@ typedef struct safety {
     const check_ctx *c;
     bool         aligned;
     task_rec    *tasks;
-    uint64_t    *last_barrier;        /* by channel id */
+    uint64_t    *last_barrier;        /* by channel id: the newest barrier it delivered */
+    uint64_t    *last_inband;         /* by channel id: the newest in-band (not priority) one */
     pending_rec  pending[PENDING_MAX];
     uint64_t     retained[PIPE_RETAINED_MAX];
     uint32_t     retained_count;
@@ -71,6 +74,7 @@ static void *create(const check_ctx *c) {
     s->aligned = c->cfg->ckpt.mode == PIPE_ALIGNED;
     s->tasks = ARENA_NEW(c->mem, task_rec, c->j->tasks_count);
     s->last_barrier = ARENA_NEW(c->mem, uint64_t, c->j->chans_count ? c->j->chans_count : 1);
+    s->last_inband = ARENA_NEW(c->mem, uint64_t, c->j->chans_count ? c->j->chans_count : 1);
     c->report->applies[CHECK_I5] = true;
     return s;
 }
@@ -96,12 +100,17 @@ static void on_barrier(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
     char who[64];
     if (e->chan != PIPE_NO_CHAN) {
-        if (e->ckpt <= s->last_barrier[e->chan]) {
+        /* A priority barrier overtakes the channel's data, and with it an
+         * in-band barrier of an older checkpoint (aborted before it could
+         * turn priority itself): that one arrives later, obsolete. */
+        bool overtaken = !e->priority && e->ckpt > s->last_inband[e->chan];
+        if (e->ckpt <= s->last_barrier[e->chan] && !(overtaken && e->ckpt < s->last_barrier[e->chan])) {
             check_fail(c, CHECK_I5, at_task(e), "%s took barrier %" PRIu64 " on input %u after barrier %" PRIu64
                        " (barriers of a channel must increase)", check_task_name(c, e->task, who, sizeof who), e->ckpt,
                        e->channel, s->last_barrier[e->chan]);
         }
-        s->last_barrier[e->chan] = e->ckpt;
+        if (e->ckpt > s->last_barrier[e->chan]) s->last_barrier[e->chan] = e->ckpt;
+        if (!e->priority && e->ckpt > s->last_inband[e->chan]) s->last_inband[e->chan] = e->ckpt;
     }
     task_rec *t = &s->tasks[e->task];
     if (e->ckpt > t->aligning) {                  /* a newer checkpoint: it starts (and aborts an older one) */
@@ -266,7 +275,10 @@ static void on_restore(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
     task_rec *t = &s->tasks[e->task];
     memset(t, 0, sizeof *t);
-    for (uint32_t i = 0; i < c->j->tasks[e->task].in_count; i++) s->last_barrier[c->j->in_chan[c->j->tasks[e->task].in_first + i]] = 0;
+    for (uint32_t i = 0; i < c->j->tasks[e->task].in_count; i++) {
+        uint32_t chan = c->j->in_chan[c->j->tasks[e->task].in_first + i];
+        s->last_barrier[chan] = s->last_inband[chan] = 0;
+    }
     char who[64];
     if (e->ckpt == 0) return;
     bool retained = false;

@@ -66,6 +66,21 @@ static void discard_all(pipeline *p, rt_slot *s) {
     }
 }
 
+/* The deliberate bug FLINK-7783: the new coordinator reads the store
+ * while it fails (a transient error a correct recovery retries through)
+ * and removes the checkpoints it "could not read", every retained one
+ * but the newest, discarding every file they name, shared ones too. */
+static void drop_unread(pipeline *p) {
+    rt_coord *co = &p->coord;
+    if (p->run->devs[p->store_dev].fail.num == 0) return;   /* the store answered */
+    while (co->completed_count > 1) {
+        rt_slot *s = &p->slots[co->completed_order[0]];
+        discard_all(p, s);
+        free_slot(p, s);
+        memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
+    }
+}
+
 static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
     if (ckpt - 1 < p->history_count) {            /* beyond the recorded ones: only noted */
         pipe_ckpt_rec *h = &p->history[ckpt - 1];
@@ -103,6 +118,20 @@ static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     }
 }
 
+/* The checkpoint in slot idx joins the retained ones (the oldest goes
+ * when `retained` are kept already) and is the one a restart restores. */
+static void retain(pipeline *p, uint32_t idx) {
+    rt_coord *co = coord_of(p);
+    if (co->completed_count == p->cfg.ckpt.retained) {      /* drop the oldest retained */
+        if (p->cfg.bug == PIPE_BUG_SHARED_DELETE) drop_buggy(p, &p->slots[co->completed_order[0]]);
+        free_slot(p, &p->slots[co->completed_order[0]]);
+        memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
+    }
+    co->completed_order[co->completed_count++] = idx;
+    co->restore_slot = idx + 1;
+    if (p->cfg.bug == PIPE_BUG_RESTORE_OLDER) co->restore_slot = co->completed_order[0] + 1;   /* deliberate bug */
+}
+
 static void complete(pipeline *p, rt_slot *s) {
     rt_coord *co = coord_of(p);
     s->complete = true;
@@ -118,15 +147,7 @@ static void complete(pipeline *p, rt_slot *s) {
     sim_time_ns d = p->run->now_ns - s->started_ns;
     p->stats.ckpt_duration_ns_sum += d;
     if (d > p->stats.ckpt_duration_ns_max) p->stats.ckpt_duration_ns_max = d;
-    uint32_t idx = (uint32_t)(s - p->slots);
-    if (co->completed_count == p->cfg.ckpt.retained) {      /* drop the oldest retained */
-        if (p->cfg.bug == PIPE_BUG_SHARED_DELETE) drop_buggy(p, &p->slots[co->completed_order[0]]);
-        free_slot(p, &p->slots[co->completed_order[0]]);
-        memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
-    }
-    co->completed_order[co->completed_count++] = idx;
-    co->restore_slot = idx + 1;
-    if (p->cfg.bug == PIPE_BUG_RESTORE_OLDER) co->restore_slot = co->completed_order[0] + 1;   /* deliberate bug */
+    retain(p, (uint32_t)(s - p->slots));
     for (uint32_t i = 0; i < p->slots_count; i++) {          /* subsume older pending ones */
         rt_slot *o = &p->slots[i];
         if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
@@ -271,14 +292,26 @@ static void job_fail(pipeline *p) {
     rt_coord *co = coord_of(p);
     if (co->status != PIPE_RUNNING) return;
     pipe_note(p, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0);
+    /* The deliberate bug restore-from-pending: the newest triggered
+     * checkpoint is kept for the restore although it never completed. */
+    uint32_t keep = UINT32_MAX;
+    for (uint32_t i = 0; i < p->slots_count && p->cfg.bug == PIPE_BUG_RESTORE_PENDING; i++) {
+        const rt_slot *x = &p->slots[i];
+        if (x->ckpt != 0 && !x->complete && (keep == UINT32_MAX || x->ckpt > p->slots[keep].ckpt)) keep = i;
+    }
     for (uint32_t i = 0; i < p->slots_count; i++) {      /* pending checkpoints die with the attempt */
         if (p->slots[i].ckpt != 0 && !p->slots[i].complete) {
             REACHED(p, PENDING_LOST);
             history_end(p, p->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
-            free_slot(p, &p->slots[i]);
+            if (i != keep) free_slot(p, &p->slots[i]);
             p->stats.aborted++;
             p->stats.lost_with_job++;
         }
+    }
+    if (keep != UINT32_MAX) {
+        p->slots[keep].complete = true;
+        p->slots[keep].finalizing = false;
+        retain(p, keep);
     }
     co->pending = 0;
     co->epoch++;
@@ -449,6 +482,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         if ((ev->msg.a & 3) != IO_METADATA) break;
         if (co->recovering) {                      /* failover: the store's checkpoints are read */
             co->recovering = false;
+            if (p->cfg.bug == PIPE_BUG_RECOVER_DISCARDS) drop_unread(p);   /* deliberate bug */
             restart(p);
         } else {
             metadata_written(p, ev);

@@ -105,6 +105,10 @@ kagg *kstate_upsert(kstate *s, uint64_t key) {
     uint32_t i = home(s, key);
     while (s->keys[i] != key + 1 && s->keys[i] != 0) i = (i + 1) & mask;
     if (s->snaps_active != 0) cow_slot(s, i, s->keys[i]);
+    /* The deliberate bug FLINK-26968: with nothing to copy for, an update
+     * of a present key skips the version stamp, so the next incremental
+     * snapshot (the keys written since its base) leaves it out. */
+    if (s->snaps_active == 0 && (s->bugs & KSTATE_BUG_NO_BUMP) && s->keys[i] != 0) return &s->aggs[i];
     if (s->keys[i] == 0) {
         SIM_ASSERT((uint64_t)(s->count + 1) * KSTATE_LOAD_DEN <= (uint64_t)s->capacity * KSTATE_LOAD_NUM);
         s->keys[i] = key + 1;

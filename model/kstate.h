@@ -106,8 +106,13 @@ typedef struct kstate {
     uint32_t  version;                /* the version the next write gets */
     uint32_t  snaps_max;              /* records carved at init */
     uint32_t  snaps_active;           /* records in use: the fast-path test */
+    uint32_t  bugs;                   /* deliberate bugs (model/bugs.c): KSTATE_BUG_* */
     ksnap     snaps[KSTATE_SNAPS_MAX];
 } kstate;
+
+enum {                                /* deliberate bugs a task's map can switch on (model/bugs.c) */
+    KSTATE_BUG_NO_BUMP = 1,           /* FLINK-26968: an update while no snapshot is active keeps its version */
+};
 
 /* Room for keys_max keys at the load limit. A plain map: no versions, no
  * snapshots; same as kstate_init_versioned(s, run, keys_max, 0). */

@@ -336,8 +336,12 @@ static bool shows_gate(pipe_ev_kind kind) {
 }
 
 void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
+    pipe_note_barrier(p, kind, task, channel, ckpt, false);
+}
+
+void pipe_note_barrier(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority) {
     if (p->observers == 0) return;
-    pipe_event e = { .kind = kind, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN };
+    pipe_event e = { .kind = kind, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .priority = priority };
     if (task != PIPE_NO_TASK && shows_gate(kind) && p->tasks[task].jt->in_count > 0) {
         const rt_task *t = &p->tasks[task];
         for (uint32_t i = 0; i < t->jt->in_count; i++) {

@@ -136,6 +136,14 @@ typedef enum pipe_bug {
     PIPE_BUG_NO_FINAL_CHECKPOINT,     /* FLINK-2491: finished tasks are not acknowledged for, no final commit */
     PIPE_BUG_SECOND_INPUT_STATE,      /* FLINK-18139: overtaken buffers of a task's second input are not persisted */
     PIPE_BUG_NEWER_NO_ABORT,          /* a newer barrier does not abort the pending alignment */
+    PIPE_BUG_RESTORE_PENDING,         /* a failed job restores its newest pending checkpoint */
+    PIPE_BUG_COW_NO_BUMP,             /* FLINK-26968: an update with no snapshot active keeps its old version */
+    PIPE_BUG_REGISTRY_BY_NAME,        /* FLINK-29913: concurrent increments on one base share one registry entry */
+    PIPE_BUG_ACK_FAILED_WRITE,        /* FLINK-5701: a task acknowledges although its asynchronous write failed */
+    PIPE_BUG_COMMIT_ONLY_NOTIFIED,    /* FLINK-10377: a completion notice commits only its own checkpoint's transaction */
+    PIPE_BUG_SWITCH_NO_QUEUED,        /* a switch to unaligned at the alignment timeout persists no queued input */
+    PIPE_BUG_COMMIT_ON_ABORT,         /* a sink takes an abort notice for a completion notice */
+    PIPE_BUG_RECOVER_DISCARDS,        /* FLINK-7783: a failover discards the checkpoints it could not read, shared files too */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -298,6 +306,7 @@ typedef struct pipe_event {
     pipe_write   what;                /* WRITE, WRITE_DONE */
     bool         ok;                  /* WRITE_DONE, RESTORE */
     uint64_t     first_id;            /* CONSUME: the first record's id */
+    bool         priority;            /* BARRIER: an unaligned barrier that overtook the channel's data */
 } pipe_event;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);

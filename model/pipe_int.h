@@ -269,6 +269,8 @@ struct pipeline {
  * when nobody observes. */
 void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 void pipe_note_ev(pipeline *p, pipe_event *e);
+/* pipe_note, saying whether the step's barrier is a priority one. */
+void pipe_note_barrier(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority);
 static inline bool pipe_observed(const pipeline *p) { return p->observers > 0; }
 
 /* model/task.c */

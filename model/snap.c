@@ -148,8 +148,9 @@ static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
     }
     if (sn->syncing || sn->io_pending > 0 || sn->collecting || sn->out_waiting) return;
     rt_slot *s = slot_for(p, t, sn->ckpt);
-    if (sn->failed || (s != NULL && s->cs_overflow)) {
-        if (sn->failed) REACHED(p, WRITE_FAILED);
+    bool failed = sn->failed && p->cfg.bug != PIPE_BUG_ACK_FAILED_WRITE;   /* the deliberate bug: not looked at */
+    if (failed || (s != NULL && s->cs_overflow)) {
+        if (failed) REACHED(p, WRITE_FAILED);
         p->stats.async_failures++;
         decline_snap(p, t, sn);
         return;
@@ -264,18 +265,11 @@ static void reach_kind(pipeline *p, const rt_task *t, bool incr) {
     }
 }
 
-/* Write the marked version into a new file (full, or the keys changed
- * since the base) and hand the chain to the pending checkpoint. */
-static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
-    rt_slot *s = slot_for(p, t, sn->ckpt);
-    if (s == NULL) return;                        /* aborted meanwhile: nothing to keep */
-    bool incr = incremental(p, t) && p->cfg.bug != PIPE_BUG_NO_COW;
-    reach_kind(p, t, incr);
+/* The marked version in a new sealed file (full, or the keys changed
+ * since the base); 0 when the store is full. */
+static uint64_t write_file(pipeline *p, rt_task *t, const rt_snap *sn, bool incr) {
     uint64_t f = store_create(&p->files, t->id, sn->ckpt, !incr);
-    if (f == 0) {
-        sn->failed = true;
-        return;
-    }
+    if (f == 0) return 0;
     uint32_t slot = 0, ver = 0;
     uint64_t key;
     kagg agg;
@@ -285,11 +279,40 @@ static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
         if (incr && cow && ver <= t->base.version) continue;
         if (!store_append(&p->files, f, key, &agg)) {
             store_discard(&p->files, f);
-            sn->failed = true;
-            return;
+            return 0;
         }
     }
     store_seal(&p->files, f);
+    return f;
+}
+
+/* The deliberate bug FLINK-29913: the registry names an increment by its
+ * task and its place in the chain, so the increment a concurrent
+ * checkpoint wrote on the same base is taken for this one's. */
+static uint64_t registered_as(const pipeline *p, const rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        const rt_chain *c = &t->recent[i];
+        if (c->ckpt == 0 || c->ckpt == ckpt || c->count != t->base.count + 1) continue;
+        if (c->files[c->count - 2] == t->base.files[t->base.count - 1] && store_alive(&p->files, c->files[c->count - 1])) {
+            return c->files[c->count - 1];
+        }
+    }
+    return 0;
+}
+
+/* Write the marked version into a new file (full, or the keys changed
+ * since the base) and hand the chain to the pending checkpoint. */
+static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
+    rt_slot *s = slot_for(p, t, sn->ckpt);
+    if (s == NULL) return;                        /* aborted meanwhile: nothing to keep */
+    bool incr = incremental(p, t) && p->cfg.bug != PIPE_BUG_NO_COW;
+    reach_kind(p, t, incr);
+    uint64_t f = incr && p->cfg.bug == PIPE_BUG_REGISTRY_BY_NAME ? registered_as(p, t, sn->ckpt) : 0;   /* deliberate bug */
+    if (f == 0) f = write_file(p, t, sn, incr);
+    if (f == 0) {
+        sn->failed = true;
+        return;
+    }
     rt_chain c = { .ckpt = sn->ckpt, .version = kstate_snap_version(&t->state, sn->ksnap) };
     if (incr) {
         c.count = t->base.count;
@@ -344,7 +367,9 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     if (unaligned) {
         p->stats.unaligned_triggers++;
         priority_barriers(p, t, sn);
-        persist_inputs(p, t, sn);
+        /* The deliberate bug switch-no-queued-input: a checkpoint
+         * that switched at the alignment timeout keeps no queued input. */
+        if (p->cfg.ckpt.mode == PIPE_UNALIGNED || p->cfg.bug != PIPE_BUG_SWITCH_NO_QUEUED) persist_inputs(p, t, sn);
         sn->collecting = t->jt->in_count > 0 && gate_unaligned_pending(&t->g) && t->g.current == ckpt;
     } else {
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(p, task_out_chan(p, t, i), BUF_BARRIER, ckpt);

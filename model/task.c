@@ -416,7 +416,7 @@ static void take_priority(pipeline *p, rt_task *t) {
         if (!gate_pending(&t->g)) first_barrier(p, t, ckpt);
         if (t->g.mode == GATE_ALIGNED) REACHED(p, ALIGNED_TAKES_PRIORITY);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
-        pipe_note(p, PIPE_EV_BARRIER, t->id, ch, ckpt);
+        pipe_note_barrier(p, PIPE_EV_BARRIER, t->id, ch, ckpt, true);
         carry_out(p, t, &acts);
     }
     t->prio_count = 0;
@@ -563,6 +563,7 @@ void task_reset(pipeline *p, rt_task *t) {
     t->align_ckpt = 0;
     t->last_seen_ckpt = 0;
     t->replay_n = 0;
+    if (t->stateful && p->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
     const rt_slot *s = coord_restore(p);
     snap_reset(p, t);                             /* keyed state, sink transactions, channel state */
     if (t->v->kind == JOB_SOURCE && p->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
@@ -628,6 +629,7 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
         withdraw_trigger(p, t, m->a);
         snap_abort(t, m->a);
+        if (p->cfg.bug == PIPE_BUG_COMMIT_ON_ABORT && t->v->kind == JOB_SINK) sinktx_commit(p, t, m->a);   /* deliberate bug */
         task_pump(p, t);
         break;
     default:
