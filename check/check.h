@@ -26,9 +26,10 @@
  *        completes without every stateful task's state; a two-phase-commit
  *        sink commits only checkpoints that completed; a cancel marker ends
  *        the alignment it cancels.
- *     I6 liveness: once faults healed, a checkpoint completes within the
- *        bound, and the job reaches the end of its input (unless the
- *        restart strategy gave up).
+ *     I6 liveness: once faults settled (windows closed, and what they
+ *        slowed finished), a checkpoint completes within the bound, and
+ *        the job reaches the end of its input (unless the restart strategy
+ *        gave up).
  * - A violation is a structured value (check_violation): invariant, time,
  *   task, vertex, key, checkpoint, record, seed, and one line of text.
  *   run, swarm, replay, shrink, bugs and the JSON output read these fields;
@@ -99,8 +100,15 @@ void check_feed(check_set *c, const pipe_event *e);
 const check_report *check_finish(check_set *c);
 void check_destroy(check_set *c);
 
-/* The default I6 bound: 5 intervals + the min pause + twice the timeout +
- * the longest restart delay the strategy can take, + 10 ms. */
+/* The default I6 bound, counted from the moment the faults settled (every
+ * window closed and all it slowed finished, fault_settled()): the longest
+ * restart delay the strategy can take (a failure declared at that moment)
+ * + a timeout (a checkpoint the faults doomed holds its slot) + the min
+ * pause + a timeout (the next one, under the catch-up load, completes
+ * within it or is aborted) + 5 intervals (trigger ticks after a restart,
+ * after an abort, after a second doomed concurrent checkpoint, and a
+ * checkpoint's own run) + 10 ms (store and message latencies). The
+ * derivation is at the definition; `expect liveness D` overrides it. */
 sim_time_ns check_liveness_default(const pipe_cfg *cfg);
 
 /* Short names ("I1".."I6") and what each promises. */

@@ -7,9 +7,11 @@
  *   between the heal time (or a completion after it) and the next
  *   completion, and between the last one and the moment the sources
  *   finished (no checkpoint is triggered after), is at most the bound.
- *   The heal time is the latest end of a fault that began (the fault
- *   table of the kernel: the world, not an actor) or of a slow-task window;
- *   a fault still open leaves nothing to check.
+ *   The heal time is the latest moment a fault that began settled (the
+ *   fault table of the kernel: the world, not an actor; fault_settled():
+ *   its window's end, or later when work it slowed, a slow store's writes
+ *   or a delayed link's messages, finished later) or a slow-task window
+ *   ended; a fault still open leaves nothing to check.
  * - End of input: unless the restart strategy gave up (the job failed),
  *   the job finishes. A run that stopped at a bound is stalled: the
  *   violation names the oldest pending checkpoint and the tasks whose
@@ -49,15 +51,14 @@ static void *create(const check_ctx *c) {
 
 static bool bit(const uint64_t *w, uint32_t i) { return (w[i / 64] >> (i % 64)) & 1; }
 
-/* The latest end of a fault that began by now (beyond now: not healed). */
+/* When the faults that began by now settled (beyond now: not healed). */
 static sim_time_ns heal_ns(const live *l) {
     const sim_run *run = pipe_sim(l->c->p);
     const pipe_cfg *cfg = pipe_config(l->c->p);
     sim_time_ns heal = 0, now = run->now_ns;
     for (uint32_t i = 0; i < run->faults_count; i++) {
-        const fault_spec *f = &run->faults[i].spec;
         if (!fault_begun(run, i)) continue;
-        sim_time_ns end = f->at_ns + f->duration_ns;
+        sim_time_ns end = fault_settled(run, i);
         if (end > heal) heal = end;
     }
     for (uint32_t i = 0; i < cfg->slow_count; i++) {

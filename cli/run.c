@@ -96,6 +96,19 @@ static void summary_invariants(FILE *out, const check_report *r) {
     fputc('\n', out);
 }
 
+/* `expect liveness D` set I6's bound (check_create): it holds when I6
+ * found no gap longer than D and no stall. */
+static void liveness(const check_report *r, bool *ok, char *got, size_t n) {
+    *ok = r->violations[CHECK_I6] == 0;
+    snprintf(got, n, "%s", r->applies[CHECK_I6] ? "no gap beyond the bound" : "not promised: the restart strategy gave up");
+    for (uint32_t i = 0; i < r->kept_count && !*ok; i++) {
+        if (r->kept[i].inv == CHECK_I6) {
+            snprintf(got, n, "%s", r->kept[i].what);
+            return;
+        }
+    }
+}
+
 static void expectation(const scn_expect *e, const cli_outcome *o, const check_report *r, bool *ok, char *got, size_t n) {
     const pipe_stats *st = &o->stats;
     switch (e->kind) {
@@ -134,6 +147,7 @@ static void expectation(const scn_expect *e, const cli_outcome *o, const check_r
     case SCN_EXPECT_ABORTED:     *ok = compare(st->aborted, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->aborted); return;
     case SCN_EXPECT_FAILOVERS:   *ok = compare(st->failovers, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->failovers); return;
     case SCN_EXPECT_UNALIGNED:   *ok = compare(st->unaligned_triggers, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->unaligned_triggers); return;
+    case SCN_EXPECT_LIVENESS:    liveness(r, ok, got, n); return;
     }
     *ok = false;
 }
@@ -186,7 +200,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         o->random_faults = scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
     }
     pipeline *p = pipe_create(&s->cfg, err, sizeof err);
-    check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = 0 }, err, sizeof err) : NULL;
+    check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
     rpt_recorder rec;                            /* --trace, --dot */
     if (cs == NULL || !rpt_init(&rec, p, trace, dot != NULL)) {
         snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, cs == NULL ? err : "out of memory for the report");

@@ -856,12 +856,28 @@ static bool compares(scn_expect_kind k) {
            k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED;
 }
 
+/* `expect liveness D`: the bound I6 holds the run to. One per file (the
+ * checkers use one bound), and above 0 (0 would mean the default). */
+static bool liveness_bound(pctx *c, uint64_t *ns) {
+    for (uint32_t i = 0; i < c->s->expects_count; i++) {
+        if (c->s->expects[i].kind != SCN_EXPECT_LIVENESS) continue;
+        return fail_at(c, c->t[c->i - 1].col, "a second 'expect liveness' (the first is on line %u)",
+                       c->s->expects[i].line);
+    }
+    const tok *t = next(c, "the liveness bound, a duration such as 500ms");
+    if (t == NULL || !duration(c, t, ns)) return false;
+    if (*ns == 0) return fail_at(c, t->col, "the liveness bound must be above 0 (leave the line out for the default)");
+    return true;
+}
+
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
-                                         "restarts", "aborted", "output", "failovers", "unaligned", NULL };
+                                         "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
+                                         NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
-                                               SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED };
+                                               SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
+                                               SCN_EXPECT_LIVENESS };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -888,6 +904,7 @@ static bool st_expect(pctx *c) {
         if (x < 0) return unknown(c, o, "output expectation", outputs);
         e.kind = output_of[x];
     }
+    if (e.kind == SCN_EXPECT_LIVENESS && !liveness_bound(c, &e.value)) return false;
     if (compares(e.kind)) {
         const tok *op = next(c, "a comparison (==, >=, <=, >, <)");
         if (op == NULL) return false;
@@ -1167,20 +1184,6 @@ uint32_t scn_unfired(const scn_armed *a, sim_time_ns end_ns, char *out, size_t o
     return unfired;
 }
 
-const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
-    static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
-                                         "restarts", "aborted", "output exactly-once", "output at-least-once",
-                                         "output duplicates", "failovers", "unaligned" };
-    static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_UNALIGNED);
-    if (compares(e->kind)) {
-        snprintf(buf, size_bytes, "%s %s %llu", names[e->kind], ops[e->cmp], (unsigned long long)e->value);
-    } else {
-        snprintf(buf, size_bytes, "%s", names[e->kind]);
-    }
-    return buf;
-}
-
 uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
     SIM_ASSERT(horizon_ns >= 10 * SIM_NS_PER_MS);
     rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5ca1ab1e));
@@ -1390,6 +1393,32 @@ static void put_duration(wbuf *b, sim_time_ns ns) {
     while (ns < units[u].ns) u++;
     put_decimal(b, ns / units[u].ns, ns % units[u].ns, units[u].digits);
     put(b, "%s", units[u].name);
+}
+
+const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
+    static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
+                                         "restarts", "aborted", "output exactly-once", "output at-least-once",
+                                         "output duplicates", "failovers", "unaligned", "liveness" };
+    static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_LIVENESS);
+    if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
+        wbuf b = { .s = buf, .n = size_bytes };
+        buf[0] = '\0';
+        put(&b, "liveness ");
+        put_duration(&b, e->value);
+    } else if (compares(e->kind)) {
+        snprintf(buf, size_bytes, "%s %s %llu", names[e->kind], ops[e->cmp], (unsigned long long)e->value);
+    } else {
+        snprintf(buf, size_bytes, "%s", names[e->kind]);
+    }
+    return buf;
+}
+
+sim_time_ns scn_liveness_ns(const scn *s) {
+    for (uint32_t i = 0; i < s->expects_count; i++) {
+        if (s->expects[i].kind == SCN_EXPECT_LIVENESS) return s->expects[i].value;
+    }
+    return 0;
 }
 
 /* "12.5%": in 1/10000 %, as the reader reads it. */

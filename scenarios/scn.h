@@ -85,6 +85,7 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_OUTPUT_DUPLICATES,     /* some record visible more than once */
     SCN_EXPECT_FAILOVERS,             /* coordinator failovers compared with a number */
     SCN_EXPECT_UNALIGNED,             /* tasks that triggered unaligned, compared with a number */
+    SCN_EXPECT_LIVENESS,              /* I6 with this bound (value, ns) held; at most one per file */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;
@@ -173,6 +174,10 @@ uint32_t scn_unfired(const scn_armed *arm, sim_time_ns end_ns, char *out, size_t
 const char *scn_fault_text(const scn *s, const scn_fault *f, char *buf, size_t n);
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes);
+
+/* The I6 bound `expect liveness D` sets (D > 0), or 0: the checkers'
+ * default (check_liveness_default). */
+sim_time_ns scn_liveness_ns(const scn *s);
 
 /* Write s back as scenario text that scn_parse reads to the same scenario
  * (every statement spelled out, durations in ns, faults as scn_fault_text

@@ -35,6 +35,7 @@ static sim_time_ns dev_op(sim_run *run, uint32_t dev_id, uint32_t actor, uint64_
     sim_time_ns start = d->busy_until_ns > run->now_ns ? d->busy_until_ns : run->now_ns;
     d->busy_until_ns = start + xfer;
     sim_time_ns done = d->busy_until_ns + d->cfg.latency_ns * factor;
+    if (factor > 1 && done > d->slowed_until_ns) d->slowed_until_ns = done;   /* the slow windows' ends report it */
 
     uint32_t status = DEV_OK;
     if (op == DEV_OP_WRITE) {

@@ -38,6 +38,7 @@ typedef struct sim_dev {
     uint32_t    fail_fault;       /* fault owning the active fail window, or UINT32_MAX */
     sim_ratio   fail;             /* write failure probability in that window */
     sim_time_ns busy_until_ns;
+    sim_time_ns slowed_until_ns;  /* the last operation issued in a slow window completes */
     uint64_t    reads, writes, failed_writes;
     uint64_t    bytes_read, bytes_written;
     char        name[SIM_NAME_BYTES];

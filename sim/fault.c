@@ -95,6 +95,13 @@ bool fault_begun(const sim_run *run, uint32_t fault_id) {
     return run->faults[fault_id].begun;
 }
 
+sim_time_ns fault_settled(const sim_run *run, uint32_t fault_id) {
+    SIM_ASSERT(fault_id < run->faults_count);
+    const sim_fault *f = &run->faults[fault_id];
+    if (f->begun && !f->active && has_window(&f->spec)) return f->settled_ns;
+    return f->spec.at_ns + f->spec.duration_ns;
+}
+
 static bool crosses(const sim_run *run, const sim_link *l, uint64_t a, uint64_t b) {
     uint64_t ms = 1ull << run->actors[l->src].machine;
     uint64_t md = 1ull << run->actors[l->dst].machine;
@@ -148,6 +155,7 @@ void fault_end(sim_run *run, uint32_t fault_id) {
     const fault_spec *s = &f->spec;
     SIM_ASSERT(f->active);
     f->active = false;
+    f->settled_ns = run->now_ns;
     switch (s->kind) {
     case FAULT_ACTOR_CRASH:   sim_actor_restart(run, s->target); break;
     case FAULT_MACHINE_CRASH: sim_machine_restart(run, s->target); break;
@@ -164,6 +172,7 @@ void fault_end(sim_run *run, uint32_t fault_id) {
     }
     case FAULT_LINK_CUT: link_heal(run, s->target); break;
     case FAULT_LINK_DELAY:
+        if (run->links[s->target].last_arrival_ns > f->settled_ns) f->settled_ns = run->links[s->target].last_arrival_ns;
         SIM_ASSERT(run->links[s->target].spike_ns >= s->delay_ns);
         run->links[s->target].spike_ns -= s->delay_ns;
         break;
@@ -176,6 +185,7 @@ void fault_end(sim_run *run, uint32_t fault_id) {
         break;
     }
     case FAULT_DEV_SLOW:
+        if (run->devs[s->target].slowed_until_ns > f->settled_ns) f->settled_ns = run->devs[s->target].slowed_until_ns;
         SIM_ASSERT(run->devs[s->target].slow_extra >= s->factor - 1);
         run->devs[s->target].slow_extra -= s->factor - 1;
         break;

@@ -17,6 +17,14 @@
  *   stops first (the job ended, a bound) leaves it unbegun, which scripts
  *   report. Recording it schedules nothing and draws nothing, so the trace
  *   hash is the same as without it.
+ * - A window can outlast itself: work it slowed finishes after it closed.
+ *   At a fault's end, settled_ns records when nothing it slowed is left:
+ *   for a slow store, when every operation issued inside a slow window has
+ *   completed (its transfer and latency were multiplied; later operations
+ *   queued behind it in the FIFO run at normal speed); for a delayed link,
+ *   when the last message sent inside it arrives (FIFO: later ones cannot
+ *   overtake it); for the others, the window's end. Only recorded, never
+ *   folded into the hash.
  */
 #ifndef SIM_FAULT_H
 #define SIM_FAULT_H
@@ -59,6 +67,7 @@ typedef struct sim_fault {
     bool        begun;          /* its begin event ran (set once, never cleared) */
     sim_time_ns begun_ns;       /* when, if begun */
     uint32_t    links_cut;      /* partition: how many links it cut */
+    sim_time_ns settled_ns;     /* set at its end: when what it slowed is over (below) */
 } sim_fault;
 
 uint32_t    fault_add(sim_run *run, const fault_spec *spec);
@@ -66,6 +75,9 @@ const char *fault_kind_name(fault_kind kind);
 /* Whether fault_id's beginning ran (a fault added but not yet due, or due
  * after the run stopped, has not begun). */
 bool        fault_begun(const sim_run *run, uint32_t fault_id);
+/* When fault_id's effects are over (settled_ns once it ended; while its
+ * window is open, the window's planned end, which is later than now). */
+sim_time_ns fault_settled(const sim_run *run, uint32_t fault_id);
 
 /* Kernel side: run a fault's beginning or end (called from dispatch). */
 void fault_begin(sim_run *run, uint32_t fault_id);

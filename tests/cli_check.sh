@@ -43,6 +43,20 @@ check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /none
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
+lb=scenarios/faults/liveness-bound.scn
+sed 's/^expect liveness 120ms$/expect liveness 100ms/' $lb > "$bad"
+check "run: a liveness bound below what recovery needs fails I6" 1 "invariant I6 violated at t=168.024ms: no checkpoint completed for 101.024ms" \
+    "$absim" run "$bad"
+check "run: ... and names the expect liveness line" 1 "$bad:35: expectation failed: liveness 100ms (got no checkpoint completed for 101.024ms" \
+    "$absim" run "$bad"
+sed '/^expect liveness/d' $lb > "$bad"
+check "run: without expect liveness the default bound holds" 0 "I6 liveness held (9 checks)" "$absim" run "$bad"
+sed 's/^expect liveness 120ms$/expect liveness 0.5/' $lb > "$bad"
+check "run: a bad liveness bound is bad input" 2 "$bad:35:17: '0.5' needs a unit (duration)" "$absim" run "$bad"
+for s in 1486 1605 1776; do   # a slow store's backlog outlasted its window: I6 counts from when it settled
+    check "run: durable-incremental-timeouts seed $s keeps I6" 0 "I6 liveness held" \
+        "$absim" run scenarios/swarm/durable-incremental-timeouts.scn --seed $s --faults random
+done
 check "run: the seed can be overridden" 0 "seed 7," "$absim" run scenarios/faults/crash-machine.scn --seed 7
 check "swarm: every seed passes" 0 "swarm: 20 passed, 0 failed" \
     "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..20 --faults random

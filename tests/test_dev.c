@@ -63,6 +63,31 @@ static void test_slow_windows_multiply_time_and_stack(void **state) {
     sim_run_destroy(s.run);
 }
 
+/* A slow window settles when the last operation issued inside it
+ * completed, which the liveness check (I6) counts from; a window with no
+ * operation settles at its end, and operations issued after it do not
+ * move it. */
+static void test_slow_window_settles_when_what_it_slowed_completed(void **state) {
+    (void)state;
+    rec_ctx ctx = { .log = &log_ };
+    store_run s;
+    store_build(&s, 1, &ctx);
+    uint32_t busy = fault_add(s.run, &(fault_spec){ .kind = FAULT_DEV_SLOW, .at_ns = 0, .duration_ns = 100,
+                                                    .target = s.dev, .factor = 4 });
+    uint32_t idle = fault_add(s.run, &(fault_spec){ .kind = FAULT_DEV_SLOW, .at_ns = 50000000, .duration_ns = 1000,
+                                                    .target = s.dev, .factor = 4 });
+    assert_int_equal(fault_settled(s.run, busy), 100);            /* not begun: its planned end */
+    sim_run_start(s.run);
+    for (int i = 0; i < 2; i++) sim_step(s.run);   /* the window begins, then START */
+    assert_int_equal(dev_write(s.run, s.dev, s.writer, 1000, 0), 8000000);   /* 4 ms transfer + 4 ms latency */
+    sim_step(s.run);                               /* the window ends at 100 ns */
+    assert_int_equal(dev_write(s.run, s.dev, s.writer, 1000, 0), 6000000);   /* behind it, at normal speed */
+    sim_run_loop(s.run);
+    assert_int_equal(fault_settled(s.run, busy), 8000000);
+    assert_int_equal(fault_settled(s.run, idle), 50001000);
+    sim_run_destroy(s.run);
+}
+
 static void writer_loop(sim_run *run, sim_actor *self, const sim_event *ev) {
     if (ev->kind == SIM_EV_START || (ev->kind == SIM_EV_IO_DONE && run->now_ns < 300000000)) {
         dev_write(run, 0, self->id, 1000, run->now_ns);
@@ -124,6 +149,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_ops_queue_behind_each_other_then_pay_latency),
         cmocka_unit_test(test_slow_windows_multiply_time_and_stack),
+        cmocka_unit_test(test_slow_window_settles_when_what_it_slowed_completed),
         cmocka_unit_test(test_writes_fail_only_inside_the_fail_window_and_reads_never),
         cmocka_unit_test(test_completion_to_a_crashed_writer_is_dropped),
     };

@@ -466,6 +466,41 @@ static void test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults(voi
 
 /* The writer's text reads back to the same scenario: writing it again
  * gives the same text (shrink relies on this round trip). */
+/* `expect liveness D` sets the I6 bound: read exactly, written back in
+ * human units, at most once, above 0, and its mistakes placed. */
+static void test_scn_expect_liveness_sets_the_bound_and_reports_mistakes(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "expect finished\n"), "ok");
+    assert_int_equal(scn_liveness_ns(&s_), 0);                     /* the default */
+    assert_string_equal(parse(JOB "expect finished\nexpect liveness 1.5s\n"), "ok");
+    assert_int_equal(s_.expects[1].kind, SCN_EXPECT_LIVENESS);
+    assert_int_equal(s_.expects[1].value, 1500 * SIM_NS_PER_MS);
+    assert_int_equal(s_.expects[1].line, 7);
+    assert_int_equal(scn_liveness_ns(&s_), 1500 * SIM_NS_PER_MS);
+    char text[64];
+    assert_string_equal(scn_expect_text(&s_.expects[1], text, sizeof text), "liveness 1.5s");
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    scn_write(&s_, f);
+    fclose(f);
+    assert_non_null(strstr(out, "expect liveness 1.5s\n"));
+    assert_string_equal(parse(out), "ok");                       /* and it reads back */
+    assert_int_equal(scn_liveness_ns(&s_), 1500 * SIM_NS_PER_MS);
+    free(out);
+    assert_string_equal(parse(JOB "expect liveness\n"), "t.scn:6:16: expected the liveness bound, a duration such as 500ms");
+    assert_string_equal(parse(JOB "expect liveness 500\n"), "t.scn:6:17: '500' needs a unit (duration)");
+    assert_string_equal(parse(JOB "expect liveness 5sec\n"), "t.scn:6:18: unknown unit 'sec' (did you mean 's'?)");
+    assert_string_equal(parse(JOB "expect liveness soon\n"), "t.scn:6:17: 'soon' is not a duration such as 200ms");
+    assert_string_equal(parse(JOB "expect liveness 0ms\n"),
+                        "t.scn:6:17: the liveness bound must be above 0 (leave the line out for the default)");
+    assert_string_equal(parse(JOB "expect liveness 1ms 2ms\n"), "t.scn:6:21: unexpected '2ms'");
+    assert_string_equal(parse(JOB "expect liveness 1s\nexpect liveness 2s\n"),
+                        "t.scn:7:8: a second 'expect liveness' (the first is on line 6)");
+    assert_string_equal(parse(JOB "expect livenes 1s\n"),
+                        "t.scn:6:8: unknown expectation 'livenes' (did you mean 'liveness'?)");
+}
+
 static void test_scn_write_round_trips_through_the_reader(void **state) {
     (void)state;
     const char *text =
@@ -495,7 +530,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "fault when out2[1] commits 3 slow task out2[1] 4x for 1ms\n"
         "expect finished\nexpect duplicates\nexpect aborted < 4\n"
         "expect output exactly-once\nexpect output at-least-once\nexpect output duplicates\n"
-        "expect failovers == 1\nexpect unaligned > 0\n";
+        "expect failovers == 1\nexpect unaligned > 0\nexpect liveness 250us\n";
     assert_string_equal(parse(text), "ok");
     char *first = NULL, *second = NULL;
     size_t n1 = 0, n2 = 0;
@@ -523,8 +558,9 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     assert_non_null(strstr(first, "fault at 8s crash coordinator\n"));
     assert_non_null(strstr(first, "expect output at-least-once\n"));
     assert_non_null(strstr(first, "expect unaligned > 0\n"));
+    assert_non_null(strstr(first, "expect liveness 250us\n"));
     assert_int_equal(s_.faults_count, 15);
-    assert_int_equal(s_.expects_count, 8);
+    assert_int_equal(s_.expects_count, 9);
     free(first);
     free(second);
 }
@@ -890,6 +926,7 @@ int main(void) {
         cmocka_unit_test(test_scn_new_points_fire_when_reached),
         cmocka_unit_test(test_scn_random_faults_cover_the_new_kinds),
         cmocka_unit_test(test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults),
+        cmocka_unit_test(test_scn_expect_liveness_sets_the_bound_and_reports_mistakes),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),
         cmocka_unit_test(test_scn_fault_text_is_in_human_units_and_reads_back),
