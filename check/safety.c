@@ -158,7 +158,7 @@ static snap_rec *snap_of(task_rec *t, uint64_t ckpt, bool make) {
         if (r->ckpt != 0 && (oldest == NULL || r->ckpt < oldest->ckpt)) oldest = r;
     }
     if (!make) return NULL;
-    snap_rec *r = free_rec != NULL ? free_rec : oldest;   /* aborted ones linger: the oldest goes */
+    snap_rec *r = free_rec != NULL ? free_rec : oldest;   /* more alive than a task may hold (a buggy protocol): the oldest goes */
     *r = (snap_rec){ .ckpt = ckpt };
     return r;
 }
@@ -315,6 +315,11 @@ static void on_event(void *self, const pipe_event *e) {
             snap_rec *r = snap_of(t, e->ckpt, false);
             if (r != NULL) r->ckpt = 0;
         }
+        break;
+    }
+    case PIPE_EV_SNAPSHOT_DROPPED: {              /* its record goes with it: no stale one crowds out a live one */
+        snap_rec *r = snap_of(&s->tasks[e->task], e->ckpt, false);
+        if (r != NULL) r->ckpt = 0;
         break;
     }
     case PIPE_EV_CONSUME:        on_consume(s, e); break;

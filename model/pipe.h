@@ -278,6 +278,7 @@ typedef enum pipe_ev_kind {
     PIPE_EV_WRITE_DONE,               /* that write ended (`ok`) */
     PIPE_EV_CHANNEL_STATE,            /* task persisted `count` in-flight records of `chan` for `ckpt` */
     PIPE_EV_RESTORE,                  /* task (re)started from `ckpt` (0: from scratch); `ok`: its files were there */
+    PIPE_EV_SNAPSHOT_DROPPED,         /* task dropped its unacknowledged snapshot of `ckpt`: aborted or subsumed */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 

@@ -454,12 +454,17 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev) {
  * loop itself re-checks, and pumping from inside it would re-enter it). */
 void snap_abort(rt_task *t, uint64_t ckpt) {
     rt_snap *sn = snap_of(t, ckpt);
-    if (sn != NULL) snap_free(t, sn);
+    if (sn == NULL) return;
+    snap_free(t, sn);
+    pipe_note(t->owner, PIPE_EV_SNAPSHOT_DROPPED, t->id, 0, ckpt);
 }
 
 void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* older ones are subsumed: stop them */
-        if (t->snaps[i].ckpt != 0 && t->snaps[i].ckpt < ckpt) snap_free(t, &t->snaps[i]);
+        if (t->snaps[i].ckpt == 0 || t->snaps[i].ckpt >= ckpt) continue;
+        uint64_t old = t->snaps[i].ckpt;
+        snap_free(t, &t->snaps[i]);
+        pipe_note(p, PIPE_EV_SNAPSHOT_DROPPED, t->id, 0, old);
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];

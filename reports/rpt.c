@@ -29,6 +29,7 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_WRITE_DONE:     return "write-done";
     case PIPE_EV_CHANNEL_STATE:  return "channel-state";
     case PIPE_EV_RESTORE:        return "restore";
+    case PIPE_EV_SNAPSHOT_DROPPED: return "snapshot-dropped";
     case PIPE_EV_KIND_MAX:       break;
     }
     return "?";
