@@ -251,7 +251,6 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
             fprintf(stderr, "%s\n", err);
             return false;
         }
-        w->files[i].cfg.bug = w->opt->bug;
     }
     if (w->opt->junit_path != NULL && (w->junit = fopen(w->opt->junit_path, "w")) == NULL) {
         fprintf(stderr, "%s: --junit %s: cannot open for writing\n", prog, w->opt->junit_path);
