@@ -33,6 +33,13 @@
 
 #define SHRINK_RUNS_MAX 2000u
 
+typedef struct shrink_opts {
+    uint64_t    seed;
+    bool        random_faults;
+    pipe_bug    bug;              /* --bug: a deliberately wrong protocol to shrink a catch of */
+    const char *out;
+} shrink_opts;
+
 typedef struct verdict {
     uint32_t expect[SCN_EXPECTS_MAX];   /* cli_expect_failure of each expect line, by index */
     uint32_t violated;                  /* bit i: invariant i was violated */
@@ -61,7 +68,9 @@ static bool normalise(scn *c) {
     fclose(f);
     char err[SCN_ERR_BYTES], path[256];
     snprintf(path, sizeof path, "%s", c->path);
+    pipe_bug bug = c->cfg.bug;                   /* --bug: not part of the file */
     bool ok = scn_parse(c, path, text, len, err, sizeof err);
+    c->cfg.bug = bug;
     free(text);
     return ok;
 }
@@ -173,7 +182,7 @@ static bool pass(shrinker *k, scn *cur) {
 }
 
 static void shrink_usage(FILE *f) {
-    fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [-o FILE]\n"
+    fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [--bug NAME] [-o FILE]\n"
                "\n"
                "For a seed whose run fails (an expect line, an invariant), removes faults,\n"
                "shortens them, moves them later, shrinks the input and the parallelism while\n"
@@ -182,6 +191,8 @@ static void shrink_usage(FILE *f) {
                "fault of the script fires. With --faults random, the seed's random fault\n"
                "profile is written out as a script first; the faults that fired lose\n"
                "`optional`, the others are dropped.\n"
+               "  --bug NAME      shrink a run of a deliberately wrong protocol (absim bugs\n"
+               "                  --list) that the checks caught; run the result with --bug\n"
                "  -o, --out FILE  where to write the result (default: NAME-seedS.scn in the\n"
                "                  current directory); written to a temporary file first and\n"
                "                  renamed, so an existing FILE stays as it was on failure\n"
@@ -189,18 +200,24 @@ static void shrink_usage(FILE *f) {
                "be written), 2 bad input (an output that cannot be created)\n");
 }
 
-/* "line 26: expect exactly-once", "invariant I2 (consistent cut)": what the
- * message and the file's comment name as the failure kept. */
+/* "invariant I2 (consistent cut) violated, line 26: expect exactly-once
+ * failed": what the message and the file's comment name as the failure
+ * kept (the verdict holds every expect line; this names the first). */
 static void describe(const scn *s, const cli_outcome *o, char *buf, size_t n) {
-    for (uint32_t i = 0; i < s->expects_count; i++) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT && used < n; i++) {
+        if (o->report.violations[i] == 0) continue;
+        int w = snprintf(buf + used, n - used, "%sinvariant %s (%s) violated", used ? ", " : "",
+                         check_inv_name((check_inv)i), check_inv_title((check_inv)i));
+        used = w < 0 ? n : used + (size_t)w;
+    }
+    for (uint32_t i = 0; i < s->expects_count && used < n; i++) {
         if (s->expects[i].line != o->failed_line) continue;
         char text[64];
-        snprintf(buf, n, "line %u: expect %s", o->failed_line, scn_expect_text(&s->expects[i], text, sizeof text));
-        return;
+        snprintf(buf + used, n - used, "%sline %u: expect %s failed", used ? ", " : "", o->failed_line,
+                 scn_expect_text(&s->expects[i], text, sizeof text));
     }
-    const check_violation *v = check_first(&o->report);
-    SIM_ASSERT(v != NULL);
-    snprintf(buf, n, "invariant %s (%s)", check_inv_name(v->inv), check_inv_title(v->inv));
 }
 
 /* The output's name: NAME-seedS.scn in the current directory. */
@@ -336,12 +353,13 @@ static int check_original(const char *prog, const scn *s, uint64_t seed, int rc,
 }
 
 /* The options; returns -1 when the run goes on, else the exit status. */
-static int parse_opts(const char *prog, int argc, char **argv, uint64_t *seed, bool *random_faults, const char **out) {
+static int parse_opts(const char *prog, int argc, char **argv, shrink_opts *x) {
     static const struct option opts[] = {
         { "seed", required_argument, NULL, 's' }, { "faults", required_argument, NULL, 'f' },
-        { "out", required_argument, NULL, 'o' },  { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "out", required_argument, NULL, 'o' },  { "bug", required_argument, NULL, 'b' },
+        { "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
     };
+    *x = (shrink_opts){ .bug = PIPE_BUG_NONE };
     bool seed_given = false;
     int c;
     optind = 1;
@@ -349,11 +367,12 @@ static int parse_opts(const char *prog, int argc, char **argv, uint64_t *seed, b
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, seed)) return CLI_USAGE;
+            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &x->seed)) return CLI_USAGE;
             seed_given = true;
             break;
-        case 'f': if (!cli_parse_faults(prog, optarg, random_faults)) return CLI_USAGE; break;
-        case 'o': *out = optarg; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
+        case 'o': x->out = optarg; break;
         case 'h': shrink_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
@@ -366,7 +385,7 @@ static int parse_opts(const char *prog, int argc, char **argv, uint64_t *seed, b
 }
 
 /* Shrink s, which failed as o says, and write it through tmp to out. */
-static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, bool random_faults, FILE *f,
+static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, const shrink_opts *x, FILE *f,
                             const char *tmp, const char *out) {
     shrinker k = { .fired = o->fired };
     verdict_of(s, o, &k.want);
@@ -380,40 +399,43 @@ static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, bool
     bool settled = settle(&k, s);
     uint64_t records_before = (uint64_t)orig->cfg.broker.partitions * orig->cfg.broker.records_per_partition;
     uint64_t records_after = (uint64_t)s->cfg.broker.partitions * s->cfg.broker.records_per_partition;
-    char what[200], head[2048];
+    char what[240], head[2048], bug[96] = "";   /* each comment line well under SCN_LINE_BYTES_MAX */
     describe(orig, o, what, sizeof what);
-    snprintf(head, sizeof head, "# Shrunk by absim shrink from %s, seed %" PRIu64 "%s.\n"
-             "# What fails: %s; in the original run: %.1200s\n"
+    if (x->bug != PIPE_BUG_NONE) snprintf(bug, sizeof bug, "# It fails with --bug %s (the file cannot say so).\n", pipe_bug_name(x->bug));
+    _Static_assert(sizeof what + 700 + 40 < SCN_LINE_BYTES_MAX, "the comment lines can be read back");
+    snprintf(head, sizeof head, "# Shrunk by absim shrink from %s, seed %" PRIu64 "%s.\n%s"
+             "# What fails: %s.\n# In the original run: %.700s\n"
              "# Kept from the original: %u of %u faults, %" PRIu64 " of %" PRIu64 " records (%u runs to shrink).\n"
              "%s# Say here why it failed before moving it to scenarios/regress/.\n",
-             orig->path, s->cfg.seed, random_faults ? " with its random fault profile" : "", what, o->failures,
+             orig->path, s->cfg.seed, x->random_faults ? " with its random fault profile" : "", bug, what, o->failures,
              s->faults_count, orig->faults_count, records_after, records_before, k.runs,
              settled ? "" : "# Some faults stay optional: without them the run fails differently.\n");
     bool ok = write_result(prog, f, tmp, out, s, head);
     if (ok) {
-        printf("%s: %s still fails with %u of %u faults and %" PRIu64 " of %" PRIu64 " records; written to %s (%u runs)\n",
-               prog, what, s->faults_count, orig->faults_count, records_after, records_before, out, k.runs);
+        printf("%s: still fails with %u of %u faults and %" PRIu64 " of %" PRIu64 " records (%s); written to %s (%u runs)\n",
+               prog, s->faults_count, orig->faults_count, records_after, records_before, what, out, k.runs);
     }
     free(orig);
     return ok ? CLI_OK : CLI_FAIL;
 }
 
 int cli_shrink(int argc, char **argv) {
-    const char *prog = "absim shrink", *out = NULL;
-    uint64_t seed = 0;
-    bool random_faults = false;
-    int rc = parse_opts(prog, argc, argv, &seed, &random_faults, &out);
+    const char *prog = "absim shrink";
+    shrink_opts x;
+    int rc = parse_opts(prog, argc, argv, &x);
     if (rc >= 0) return rc;
-    scn *s = cli_load_scenario(prog, argc, argv, true, seed);
+    const char *out = x.out;
+    scn *s = cli_load_scenario(prog, argc, argv, true, x.seed);
     cli_outcome *o = malloc(sizeof *o);
     if (s == NULL || o == NULL) {
         free(s);
         free(o);
         return s == NULL ? CLI_USAGE : CLI_FAIL;
     }
-    rc = check_original(prog, s, seed, cli_run_scenario(s, random_faults, NULL, NULL, NULL, NULL, o), o);
+    s->cfg.bug = x.bug;
+    rc = check_original(prog, s, x.seed, cli_run_scenario(s, x.random_faults, NULL, NULL, NULL, NULL, o), o);
     char def[512], tmp[600];                         /* random faults land in s's script */
-    if (out == NULL) default_out(s->path, seed, def, sizeof def);
+    if (out == NULL) default_out(s->path, x.seed, def, sizeof def);
     if (out == NULL) out = def;
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", out);
     int fd = rc < 0 ? mkstemp(tmp) : -1;             /* writable? known before the shrinking */
@@ -426,7 +448,7 @@ int cli_shrink(int argc, char **argv) {
         }
         rc = CLI_USAGE;
     }
-    if (rc < 0) rc = shrink_and_write(prog, s, o, random_faults, f, tmp, out);
+    if (rc < 0) rc = shrink_and_write(prog, s, o, &x, f, tmp, out);
     free(s);
     free(o);
     return rc;
