@@ -39,7 +39,8 @@ typedef struct cli_outcome {
     pipe_stats  stats;
     check_report report;          /* the checkers' verdicts, violations structured */
     uint32_t    failed_line;      /* the first expect line that failed, 0: none */
-    uint32_t    unfired;          /* scripted faults that never fired */
+    uint32_t    unfired;          /* scripted faults, not optional, that never fired */
+    uint64_t    fired;            /* bit i: fault i of the script fired (optional or not) */
     uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage: each point's count */
     char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
 } cli_outcome;
@@ -48,6 +49,15 @@ typedef struct cli_outcome {
  * protocol trace (JSON Lines) to `trace`, the checkpoint picture (DOT) to
  * `dot`; each may be NULL. */
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o);
+
+/* How expectation e fared in the run o: 0 held, else a code that tells
+ * ways of failing apart: for a comparison 1 when the count fell short of
+ * the value, 2 when it went past (restarts == 1 got 3 is not got 0), 3
+ * when it equalled it (restarts > 1 got 1); for
+ * finished and failed 1 + the job's status; for the state and output
+ * expectations 1 when the job finished and the state (output) was wrong,
+ * 2 when it did not finish. */
+uint32_t cli_expect_failure(const scn_expect *e, const cli_outcome *o);
 
 /* A pool of child processes, `jobs` at a time, one run each (runs stay
  * single-threaded; a run that dies of an assertion is reported, not

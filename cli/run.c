@@ -109,6 +109,18 @@ static void liveness(const check_report *r, bool *ok, char *got, size_t n) {
     }
 }
 
+/* What a comparing expectation counts; false for the others. */
+static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
+    switch (e->kind) {
+    case SCN_EXPECT_CHECKPOINTS: *got = st->completed; return true;
+    case SCN_EXPECT_RESTARTS:    *got = st->restarts; return true;
+    case SCN_EXPECT_ABORTED:     *got = st->aborted; return true;
+    case SCN_EXPECT_FAILOVERS:   *got = st->failovers; return true;
+    case SCN_EXPECT_UNALIGNED:   *got = st->unaligned_triggers; return true;
+    default: return false;
+    }
+}
+
 static void expectation(const scn_expect *e, const cli_outcome *o, const check_report *r, bool *ok, char *got, size_t n) {
     const pipe_stats *st = &o->stats;
     switch (e->kind) {
@@ -142,14 +154,14 @@ static void expectation(const scn_expect *e, const cli_outcome *o, const check_r
                  (uint64_t)(r->out_first_lost & BROKER_OFFSET_MAX), r->out_duplicated, r->out_first_duplicated >> 40,
                  (uint64_t)(r->out_first_duplicated & BROKER_OFFSET_MAX));
         return;
-    case SCN_EXPECT_CHECKPOINTS: *ok = compare(st->completed, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->completed); return;
-    case SCN_EXPECT_RESTARTS:    *ok = compare(st->restarts, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->restarts); return;
-    case SCN_EXPECT_ABORTED:     *ok = compare(st->aborted, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->aborted); return;
-    case SCN_EXPECT_FAILOVERS:   *ok = compare(st->failovers, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->failovers); return;
-    case SCN_EXPECT_UNALIGNED:   *ok = compare(st->unaligned_triggers, e->cmp, e->value); snprintf(got, n, "%" PRIu64, st->unaligned_triggers); return;
     case SCN_EXPECT_LIVENESS:    liveness(r, ok, got, n); return;
+    default: {
+        uint64_t count = 0;
+        *ok = counted(e, st, &count) && compare(count, e->cmp, e->value);
+        snprintf(got, n, "%" PRIu64, count);
+        return;
     }
-    *ok = false;
+    }
 }
 
 /* Verdicts: every violation of an invariant the configuration promises
@@ -183,6 +195,43 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
         rc = CLI_FAIL;
     }
     return rc;
+}
+
+uint32_t cli_expect_failure(const scn_expect *e, const cli_outcome *o) {
+    bool ok = false;
+    char got[200];
+    expectation(e, o, &o->report, &ok, got, sizeof got);
+    if (ok) return 0;
+    uint64_t count = 0;
+    if (counted(e, &o->stats, &count)) return count < e->value ? 1 : count > e->value ? 2 : 3;
+    switch (e->kind) {
+    case SCN_EXPECT_FINISHED:
+    case SCN_EXPECT_FAILED: return 1 + (uint32_t)o->status;
+    case SCN_EXPECT_EXACTLY_ONCE:
+    case SCN_EXPECT_DUPLICATES: return o->report.state_known ? 1 : 2;
+    case SCN_EXPECT_LIVENESS: return 1;          /* a gap beyond the bound, or a stall */
+    default: return o->report.output_known ? 1 : 2;
+    }
+}
+
+/* Which faults of the script fired, whether optional or not: scn_unfired()
+ * asked about one fault at a time (the others marked optional). */
+static uint64_t fired_faults(const scn_armed *arm, sim_time_ns end_ns) {
+    _Static_assert(SCN_FAULTS_MAX <= 64, "one bit per fault");
+    scn *one = malloc(sizeof *one);
+    SIM_ASSERT(one != NULL);
+    *one = *arm->s;
+    for (uint32_t i = 0; i < one->faults_count; i++) one->faults[i].optional = true;
+    scn_armed a = *arm;
+    a.s = one;
+    uint64_t fired = 0;
+    for (uint32_t i = 0; i < one->faults_count; i++) {
+        one->faults[i].optional = false;
+        if (scn_unfired(&a, end_ns, NULL, 0) == 0) fired |= 1ull << i;
+        one->faults[i].optional = true;
+    }
+    free(one);
+    return fired;
 }
 
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
@@ -235,6 +284,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     int rc = verdicts(s, out, r, o);
     char unfired[1024];                          /* a scripted fault that never fired tested nothing */
     o->unfired = scn_unfired(&arm, pipe_sim(p)->now_ns, unfired, sizeof unfired);
+    o->fired = fired_faults(&arm, pipe_sim(p)->now_ns);
     if (o->unfired > 0) {
         if (out != NULL) fprintf(out, "%s\n", unfired);
         size_t used = strlen(o->failures);

@@ -1,7 +1,11 @@
 /* cli/shrink.c: `absim shrink FILE --seed S`: minimise a failing run.
  *
- * The failure to keep is the first expectation that fails for that seed,
- * or else the invariant (I2, I5) the run violated.
+ * The failure to keep is the run's structured verdict: for every expect
+ * line whether it held or how it failed (cli_expect_failure: restarts == 1
+ * got 3 is not the failure got 0), and the set of invariants violated. A
+ * candidate fails the same way when its verdict is the same in full, so an
+ * expectation that held (expect duplicates, expect failed) keeps holding
+ * and the faults that make it hold stay.
  * Greedy passes, repeated until none makes progress: drop each fault,
  * halve each fault's duration and delay, move each fault later (half as
  * late again, or one checkpoint later at a protocol point), so that a
@@ -9,24 +13,49 @@
  * records per partition,
  * drop a partition, lower the parallelism of each vertex (of all at once,
  * for forward edges). A change is kept when the candidate is still a valid
- * scenario (it goes through the writer and the reader) and the same
- * expectation still fails. The result is written as a scenario file with a
- * comment saying what failed, ready for scenarios/regress/. */
+ * scenario (it goes through the writer and the reader), every fault of
+ * its script fires (faults stay `optional` only while shrinking cannot
+ * settle them) and the verdict is the same. Before and after the passes
+ * the faults that fired lose `optional` and those that did not are
+ * dropped. The result is written (through a temporary file, renamed when
+ * complete) as a scenario file with a comment saying what failed. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 #define SHRINK_RUNS_MAX 2000u
 
+typedef struct shrink_opts {
+    uint64_t    seed;
+    bool        random_faults;
+    pipe_bug    bug;              /* --bug: a deliberately wrong protocol to shrink a catch of */
+    const char *out;
+} shrink_opts;
+
+typedef struct verdict {
+    uint32_t expect[SCN_EXPECTS_MAX];   /* cli_expect_failure of each expect line, by index */
+    uint32_t violated;                  /* bit i: invariant i was violated */
+} verdict;
+
 typedef struct shrinker {
-    char     target[128];         /* the expectation that must keep failing */
+    verdict  want;                /* the failure that must stay the same */
+    uint64_t fired, cand_fired;   /* faults that fired: in the current scenario, in the last candidate */
     uint32_t runs;
 } shrinker;
+
+static void verdict_of(const scn *s, const cli_outcome *o, verdict *v) {
+    memset(v, 0, sizeof *v);
+    for (uint32_t i = 0; i < s->expects_count; i++) v->expect[i] = cli_expect_failure(&s->expects[i], o);
+    for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) v->violated |= (uint32_t)(o->report.violations[i] > 0) << i;
+}
 
 /* Round trip through text: the candidate must be a scenario the reader
  * accepts (fault targets exist, forward edges match, ...). */
@@ -39,7 +68,9 @@ static bool normalise(scn *c) {
     fclose(f);
     char err[SCN_ERR_BYTES], path[256];
     snprintf(path, sizeof path, "%s", c->path);
+    pipe_bug bug = c->cfg.bug;                   /* --bug: not part of the file */
     bool ok = scn_parse(c, path, text, len, err, sizeof err);
+    c->cfg.bug = bug;
     free(text);
     return ok;
 }
@@ -47,9 +78,15 @@ static bool normalise(scn *c) {
 static bool still_fails(shrinker *k, scn *c) {
     if (k->runs >= SHRINK_RUNS_MAX || !normalise(c)) return false;
     k->runs++;
-    cli_outcome o;
-    int rc = cli_run_scenario(c, false, NULL, NULL, NULL, NULL, &o);
-    return rc == CLI_FAIL && strstr(o.failures, k->target) != NULL;
+    cli_outcome *o = malloc(sizeof *o);
+    if (o == NULL) return false;
+    int rc = cli_run_scenario(c, false, NULL, NULL, NULL, NULL, o);
+    verdict v;
+    verdict_of(c, o, &v);
+    k->cand_fired = o->fired;
+    bool same = rc == CLI_FAIL && o->unfired == 0 && memcmp(&v, &k->want, sizeof v) == 0;
+    free(o);
+    return same;
 }
 
 static bool try_change(shrinker *k, scn *cur, const scn *cand) {
@@ -57,8 +94,31 @@ static bool try_change(shrinker *k, scn *cur, const scn *cand) {
     if (tmp == NULL) return false;
     *tmp = *cand;
     bool ok = still_fails(k, tmp);
-    if (ok) *cur = *tmp;
+    if (ok) {
+        *cur = *tmp;
+        k->fired = k->cand_fired;
+    }
     free(tmp);
+    return ok;
+}
+
+/* The faults that fired lose `optional`, those that did not are dropped:
+ * true when that keeps the verdict (or changes nothing). */
+static bool settle(shrinker *k, scn *cur) {
+    scn *c = malloc(sizeof *c);
+    if (c == NULL) return false;
+    *c = *cur;
+    bool change = false;
+    c->faults_count = 0;
+    for (uint32_t i = 0; i < cur->faults_count; i++) {
+        bool fired = k->fired >> i & 1;
+        change |= !fired || cur->faults[i].optional;
+        if (!fired) continue;
+        c->faults[c->faults_count] = cur->faults[i];
+        c->faults[c->faults_count++].optional = false;
+    }
+    bool ok = !change || try_change(k, cur, c);
+    free(c);
     return ok;
 }
 
@@ -122,40 +182,197 @@ static bool pass(shrinker *k, scn *cur) {
 }
 
 static void shrink_usage(FILE *f) {
-    fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [--out FILE]\n"
+    fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [--bug NAME] [-o FILE]\n"
                "\n"
-               "For a seed whose run fails an expectation, removes faults, shortens them,\n"
-               "moves them later, shrinks the input and the parallelism while that\n"
-               "expectation still fails, and writes the smallest scenario found\n"
-               "(default: scenarios/regress/NAME-seedS.scn). With --faults random, the seed's random fault profile\n"
-               "is written out as a script first.\n");
+               "For a seed whose run fails (an expect line, an invariant), removes faults,\n"
+               "shortens them, moves them later, shrinks the input and the parallelism while\n"
+               "the run fails in the same way: the same expect lines fail in the same\n"
+               "direction, the others still hold, the same invariants are violated, and every\n"
+               "fault of the script fires. With --faults random, the seed's random fault\n"
+               "profile is written out as a script first; the faults that fired lose\n"
+               "`optional`, the others are dropped.\n"
+               "  --bug NAME      shrink a run of a deliberately wrong protocol (absim bugs\n"
+               "                  --list) that the checks caught; run the result with --bug\n"
+               "  -o, --out FILE  where to write the result (default: NAME-seedS.scn in the\n"
+               "                  current directory); written to a temporary file first and\n"
+               "                  renamed, so an existing FILE stays as it was on failure\n"
+               "exit status: 0 written, 1 the seed does not fail (or the result could not\n"
+               "be written), 2 bad input (an output that cannot be created)\n");
 }
 
-int cli_shrink(int argc, char **argv) {
-    static const struct option opts[] = {
-        { "seed", required_argument, NULL, 's' },
-        { "faults", required_argument, NULL, 'f' },
-        { "out", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+/* "invariant I2 (consistent cut) violated, line 26: expect exactly-once
+ * failed": what the message and the file's comment name as the failure
+ * kept (the verdict holds every expect line; this names the first). */
+static void describe(const scn *s, const cli_outcome *o, char *buf, size_t n) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT && used < n; i++) {
+        if (o->report.violations[i] == 0) continue;
+        int w = snprintf(buf + used, n - used, "%sinvariant %s (%s) violated", used ? ", " : "",
+                         check_inv_name((check_inv)i), check_inv_title((check_inv)i));
+        used = w < 0 ? n : used + (size_t)w;
+    }
+    for (uint32_t i = 0; i < s->expects_count && used < n; i++) {
+        if (s->expects[i].line != o->failed_line) continue;
+        char text[64];
+        snprintf(buf + used, n - used, "%sline %u: expect %s failed", used ? ", " : "", o->failed_line,
+                 scn_expect_text(&s->expects[i], text, sizeof text));
+    }
+}
+
+/* The output's name: NAME-seedS.scn in the current directory. */
+static void default_out(const char *input, uint64_t seed, char *out, size_t n) {
+    char base[256];
+    snprintf(base, sizeof base, "%s", input);
+    char *b = basename(base), *dot = strrchr(b, '.');
+    if (dot != NULL) *dot = '\0';
+    snprintf(out, n, "%s-seed%" PRIu64 ".scn", b, seed);
+}
+
+/* One duration as a person writes it: 1min, 1.5s, 20ms, 502.054us, 7ns. */
+static void human_duration(FILE *f, uint64_t ns) {
+    static const struct { uint64_t ns; const char *name; } units[] = {
+        { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" },
     };
-    const char *prog = "absim shrink";
-    uint64_t seed = 0;
-    bool seed_given = false, random_faults = false;
-    const char *out_path = NULL;
+    if (ns > 0 && ns % (60 * SIM_NS_PER_S) == 0) {
+        fprintf(f, "%" PRIu64 "min", ns / (60 * SIM_NS_PER_S));
+        return;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (ns < units[i].ns && ns != 0) continue;
+        char frac[24];                           /* "." and up to 20 digits */
+        uint64_t u = units[i].ns, rest = ns % u;
+        int digits = i == 0 ? 9 : i == 1 ? 6 : 3;
+        snprintf(frac, sizeof frac, ".%0*" PRIu64, digits, rest);
+        for (size_t n = strlen(frac); n > 1 && frac[n - 1] == '0'; n--) frac[n - 1] = '\0';
+        fprintf(f, "%" PRIu64 "%s%s", ns / u, rest ? frac : "", units[i].name);
+        return;
+    }
+    fprintf(f, "%" PRIu64 "ns", ns);
+}
+
+/* scn_write spells most durations in ns ("interval 10000000ns"); a file
+ * for people says 10ms. Every " <digits>ns" token is rewritten; the
+ * caller keeps the result only if it reads back to the same scenario. */
+static char *human_units(const char *text) {
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (f == NULL) return NULL;
+    for (const char *p = text; *p;) {
+        const char *q = p;
+        while (*q >= '0' && *q <= '9') q++;
+        bool token = q > p && (p == text || p[-1] == ' ') && q - p < 20 && q[0] == 'n' && q[1] == 's' &&
+                     (q[2] == ' ' || q[2] == '\n' || q[2] == '\0');
+        if (token) {
+            human_duration(f, strtoull(p, NULL, 10));
+            p = q + 2;
+        } else {
+            fputc(*p++, f);
+        }
+    }
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* s as scenario text, durations in human units when that reads back to
+ * the same scenario (else as scn_write spells them); malloc'd. */
+static char *scenario_text(const scn *s) {
+    char *raw = NULL, *again = NULL;
+    size_t raw_len = 0, again_len = 0;
+    FILE *f = open_memstream(&raw, &raw_len);
+    if (f == NULL) return NULL;
+    scn_write(s, f);
+    if (fclose(f) != 0) return NULL;
+    char *human = human_units(raw);
+    scn *back = malloc(sizeof *back);
+    char err[SCN_ERR_BYTES];
+    bool same = human != NULL && back != NULL && scn_parse(back, s->path, human, strlen(human), err, sizeof err) &&
+                (f = open_memstream(&again, &again_len)) != NULL;
+    if (same) {
+        scn_write(back, f);
+        same = fclose(f) == 0 && again_len == raw_len && memcmp(again, raw, raw_len) == 0;
+    }
+    free(again);
+    free(back);
+    if (!same) free(human);
+    else free(raw);
+    return same ? human : raw;
+}
+
+/* Write the result to tmp (made by mkstemp beside the output), then
+ * rename it over out: every write is checked, and on any failure the
+ * temporary file goes and an existing out is left untouched. */
+static bool write_result(const char *prog, FILE *f, const char *tmp, const char *out, const scn *s, const char *head) {
+    char *text = scenario_text(s);
+    bool ok = text != NULL && fputs(head, f) >= 0 && fputs(text, f) >= 0;
+    free(text);
+    ok = ok && fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    int err = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (ok && rename(tmp, out) != 0) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(err ? err : EIO));
+        unlink(tmp);
+    }
+    return ok;
+}
+
+/* The run to shrink must fail on an expect line or an invariant, with
+ * every scripted fault firing; returns -1 when it does, else the exit
+ * status after saying why not. */
+static int check_original(const char *prog, const scn *s, uint64_t seed, int rc, const cli_outcome *o) {
+    if (rc == CLI_USAGE) {
+        fprintf(stderr, "%s\n", o->failures);
+        return CLI_USAGE;
+    }
+    if (rc != CLI_FAIL) {
+        fprintf(stderr, "%s: seed %" PRIu64 " does not fail %s; nothing to shrink\n", prog, seed, s->path);
+        return CLI_FAIL;
+    }
+    if (o->unfired > 0) {
+        fprintf(stderr, "%s: seed %" PRIu64 ": a scripted fault never fired (%s); fix the script first\n", prog, seed,
+                o->failures);
+        return CLI_FAIL;
+    }
+    if (o->failed_line == 0 && check_first(&o->report) == NULL) {
+        fprintf(stderr, "%s: the run fails without a failed expectation or a violation (%s); nothing to shrink\n", prog,
+                o->failures);
+        return CLI_FAIL;
+    }
+    return -1;
+}
+
+/* The options; returns -1 when the run goes on, else the exit status. */
+static int parse_opts(const char *prog, int argc, char **argv, shrink_opts *x) {
+    static const struct option opts[] = {
+        { "seed", required_argument, NULL, 's' }, { "faults", required_argument, NULL, 'f' },
+        { "out", required_argument, NULL, 'o' },  { "bug", required_argument, NULL, 'b' },
+        { "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+    };
+    *x = (shrink_opts){ .bug = PIPE_BUG_NONE };
+    bool seed_given = false;
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE;
+            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &x->seed)) return CLI_USAGE;
             seed_given = true;
             break;
-        case 'f':
-            if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE;
-            break;
-        case 'o': out_path = optarg; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
+        case 'o': x->out = optarg; break;
         case 'h': shrink_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
@@ -164,72 +381,75 @@ int cli_shrink(int argc, char **argv) {
         fprintf(stderr, "%s: --seed is required (see --help)\n", prog);
         return CLI_USAGE;
     }
-    scn *s = cli_load_scenario(prog, argc, argv, true, seed);
-    if (s == NULL) return CLI_USAGE;
+    return -1;
+}
+
+/* Shrink s, which failed as o says, and write it through tmp to out. */
+static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, const shrink_opts *x, FILE *f,
+                            const char *tmp, const char *out) {
+    shrinker k = { .fired = o->fired };
+    verdict_of(s, o, &k.want);
     scn *orig = malloc(sizeof *orig);
-    if (orig == NULL) {
-        free(s);
-        return CLI_FAIL;
-    }
-    shrinker k = { .runs = 0 };
-    cli_outcome o;
-    int rc = cli_run_scenario(s, random_faults, NULL, NULL, NULL, NULL, &o);   /* random faults land in the script */
-    if (rc != CLI_FAIL) {
-        fprintf(stderr, "%s: seed %" PRIu64 " does not fail %s; nothing to shrink\n", prog, seed, argv[optind]);
-        free(s);
-        free(orig);
-        return rc == CLI_USAGE ? CLI_USAGE : CLI_FAIL;
-    }
-    /* The first failed expectation is the failure to keep. */
-    for (uint32_t i = 0; i < s->expects_count && k.target[0] == '\0'; i++) {
-        char text[64], needle[96];
-        scn_expect_text(&s->expects[i], text, sizeof text);
-        snprintf(needle, sizeof needle, "expectation failed: %s ", text);
-        if (strstr(o.failures, needle) != NULL) snprintf(k.target, sizeof k.target, "%s", needle);
-    }
-    static const char *const invariants[] = { "invariant I2 violated", "invariant I5 violated" };
-    for (size_t i = 0; i < sizeof invariants / sizeof invariants[0] && k.target[0] == '\0'; i++) {
-        if (strstr(o.failures, invariants[i]) != NULL) snprintf(k.target, sizeof k.target, "%s", invariants[i]);
-    }
-    if (k.target[0] == '\0') {
-        fprintf(stderr, "%s: the run fails without a failed expectation (%s); nothing to shrink\n", prog, o.failures);
-        free(s);
-        free(orig);
-        return CLI_FAIL;
-    }
+    if (orig == NULL) return CLI_FAIL;
     *orig = *s;
+    settle(&k, s);                                   /* fired faults scripted, the others gone */
     uint32_t rounds = 0;
     while (rounds++ < 20 && pass(&k, s)) {
     }
+    bool settled = settle(&k, s);
     uint64_t records_before = (uint64_t)orig->cfg.broker.partitions * orig->cfg.broker.records_per_partition;
     uint64_t records_after = (uint64_t)s->cfg.broker.partitions * s->cfg.broker.records_per_partition;
-    char def[512];
-    if (out_path == NULL) {
-        char base[256];
-        snprintf(base, sizeof base, "%s", argv[optind]);
-        char *b = basename(base), *dot = strrchr(b, '.');
-        if (dot != NULL) *dot = '\0';
-        snprintf(def, sizeof def, "scenarios/regress/%s-seed%" PRIu64 ".scn", b, seed);
-        out_path = def;
+    char what[240], head[2048], bug[96] = "";   /* each comment line well under SCN_LINE_BYTES_MAX */
+    describe(orig, o, what, sizeof what);
+    if (x->bug != PIPE_BUG_NONE) snprintf(bug, sizeof bug, "# It fails with --bug %s (the file cannot say so).\n", pipe_bug_name(x->bug));
+    _Static_assert(sizeof what + 700 + 40 < SCN_LINE_BYTES_MAX, "the comment lines can be read back");
+    snprintf(head, sizeof head, "# Shrunk by absim shrink from %s, seed %" PRIu64 "%s.\n%s"
+             "# What fails: %s.\n# In the original run: %.700s\n"
+             "# Kept from the original: %u of %u faults, %" PRIu64 " of %" PRIu64 " records (%u runs to shrink).\n"
+             "%s# Say here why it failed before moving it to scenarios/regress/.\n",
+             orig->path, s->cfg.seed, x->random_faults ? " with its random fault profile" : "", bug, what, o->failures,
+             s->faults_count, orig->faults_count, records_after, records_before, k.runs,
+             settled ? "" : "# Some faults stay optional: without them the run fails differently.\n");
+    bool ok = write_result(prog, f, tmp, out, s, head);
+    if (ok) {
+        printf("%s: still fails with %u of %u faults and %" PRIu64 " of %" PRIu64 " records (%s); written to %s (%u runs)\n",
+               prog, s->faults_count, orig->faults_count, records_after, records_before, what, out, k.runs);
     }
-    FILE *f = fopen(out_path, "w");
-    if (f == NULL) {
-        fprintf(stderr, "%s: cannot write %s\n", prog, out_path);
-        free(s);
-        free(orig);
-        return CLI_USAGE;
-    }
-    fprintf(f, "# Shrunk by absim shrink from %s, seed %" PRIu64 "%s.\n", argv[optind], seed,
-            random_faults ? " with its random fault profile" : "");
-    fprintf(f, "# What fails: %s\n", k.target);
-    fprintf(f, "# Kept from the original: %u of %u faults, %" PRIu64 " of %" PRIu64 " records (%u runs to shrink).\n",
-            s->faults_count, orig->faults_count, records_after, records_before, k.runs);
-    fprintf(f, "# Say here why it failed before moving it to scenarios/regress/.\n");
-    scn_write(s, f);
-    fclose(f);
-    printf("%s: %s still fails with %u of %u faults and %" PRIu64 " of %" PRIu64 " records; written to %s (%u runs)\n",
-           prog, k.target, s->faults_count, orig->faults_count, records_after, records_before, out_path, k.runs);
-    free(s);
     free(orig);
-    return CLI_OK;
+    return ok ? CLI_OK : CLI_FAIL;
+}
+
+int cli_shrink(int argc, char **argv) {
+    const char *prog = "absim shrink";
+    shrink_opts x;
+    int rc = parse_opts(prog, argc, argv, &x);
+    if (rc >= 0) return rc;
+    const char *out = x.out;
+    scn *s = cli_load_scenario(prog, argc, argv, true, x.seed);
+    cli_outcome *o = malloc(sizeof *o);
+    if (s == NULL || o == NULL) {
+        free(s);
+        free(o);
+        return s == NULL ? CLI_USAGE : CLI_FAIL;
+    }
+    s->cfg.bug = x.bug;
+    rc = check_original(prog, s, x.seed, cli_run_scenario(s, x.random_faults, NULL, NULL, NULL, NULL, o), o);
+    char def[512], tmp[600];                         /* random faults land in s's script */
+    if (out == NULL) default_out(s->path, x.seed, def, sizeof def);
+    if (out == NULL) out = def;
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", out);
+    int fd = rc < 0 ? mkstemp(tmp) : -1;             /* writable? known before the shrinking */
+    FILE *f = fd >= 0 && fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;   /* mkstemp makes it 0600 */
+    if (rc < 0 && f == NULL) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        rc = CLI_USAGE;
+    }
+    if (rc < 0) rc = shrink_and_write(prog, s, o, &x, f, tmp, out);
+    free(s);
+    free(o);
+    return rc;
 }

@@ -260,7 +260,6 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
             fprintf(stderr, "%s\n", err);
             return false;
         }
-        w->files[i].cfg.bug = w->opt->bug;
     }
     if (!cli_cov_open(prog, w->opt->coverage_path, &w->cov)) return false;
     if (w->opt->junit_path != NULL && (w->junit = fopen(w->opt->junit_path, "w")) == NULL) {

@@ -17,6 +17,14 @@ check() {   # check NAME EXPECTED_RC EXPECTED_OUTPUT_SUBSTRING COMMAND...
         printf 'cli-check: FAILED %s: exit %s (want %s), output:\n%s\n' "$name" "$rc" "$want_rc" "$out"
     fi
 }
+lacks() {   # lacks NAME UNWANTED_OUTPUT_SUBSTRING COMMAND...: exit status ignored
+    name=$1; unwanted=$2; shift 2
+    out=$("$@" 2>&1)
+    case "$out" in
+        *"$unwanted"*) failed=$((failed + 1)); printf 'cli-check: FAILED %s: output has %s:\n%s\n' "$name" "$unwanted" "$out" ;;
+        *) passed=$((passed + 1)) ;;
+    esac
+}
 gate_stdin() { printf '%s' "$1" | "$absim" gate --mode aligned --channels 2; }
 
 check "gate aligned by arguments" 0 "$(printf 'emit 0\nemit 3\ntrigger 1\nemit 2')" \
@@ -85,6 +93,45 @@ check "shrink: keeps the failure with fewer faults and records" 0 "still fails w
     "$absim" shrink "$bad" --seed 180 --faults random --out "$bad.min.scn"
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
+lacks "shrink: the random faults that fired are scripted without optional" "optional" cat "$bad.min.scn"
+lacks "shrink: every fault of the result fires" "never fired" "$absim" run "$bad.min.scn"
+check "shrink: durations are written in human units" 0 "interval 10ms min-pause 0s timeout 200ms" cat "$bad.min.scn"
+lacks "shrink: no duration is left in ns" "0000ns" cat "$bad.min.scn"
+sh_dir=$(mktemp -d)
+case $absim in /*) absim_abs=$absim ;; *) absim_abs=$PWD/$absim ;; esac
+sed 's/^fault at 47ms crash machine 1 for 20ms$/&\nfault at 120ms crash machine 1 for 20ms\nfault at 200ms crash machine 0 for 20ms/' \
+    scenarios/faults/crash-machine.scn > "$sh_dir/dir.scn"
+check "shrink: restarts == 1 failing with got 2 is the failure to keep" 1 "restarts == 1 (got 2)" "$absim" run "$sh_dir/dir.scn"
+check "shrink: restarts == 1 (got 2) shrinks" 0 "still fails with 2 of 3 faults and 40000 of 80000 records (line 31: expect restarts == 1 failed)" \
+    "$absim" shrink "$sh_dir/dir.scn" --seed 1 -o "$sh_dir/dir.min.scn"
+check "shrink: the result still fails in the same direction" 1 "expectation failed: restarts == 1 (got 2)" "$absim" run "$sh_dir/dir.min.scn"
+lacks "shrink: the result does not fail the other way (got 0)" "(got 0)" "$absim" run "$sh_dir/dir.min.scn"
+printf 'expect checkpoints == 1000\n' | cat scenarios/teach/p4a-at-least-once-duplicates.scn - > "$sh_dir/dup.scn"
+check "shrink: a held expect duplicates keeps the fault that causes it" 0 "still fails with 1 of 1 faults" \
+    "$absim" shrink "$sh_dir/dup.scn" --seed 1 -o "$sh_dir/dup.min.scn"
+check "shrink: expect duplicates still holds in the result" 1 "expect duplicates: held" "$absim" run "$sh_dir/dup.min.scn"
+grep -v '^expect' scenarios/faults/crash-machine.scn | sed 's/^restart .*/restart none/' > "$sh_dir/failed.scn"
+printf 'expect failed\nexpect checkpoints == 1000\n' >> "$sh_dir/failed.scn"
+check "shrink: a held expect failed keeps the crash that causes it" 0 "still fails with 1 of 1 faults" \
+    "$absim" shrink "$sh_dir/failed.scn" --seed 1 -o "$sh_dir/failed.min.scn"
+check "shrink: expect failed still holds in the result" 1 "expect failed: held" "$absim" run "$sh_dir/failed.min.scn"
+sed 's/^fault at 47ms crash machine 1 for 20ms$/&\nfault at 4700ms crash machine 0 for 20ms/' scenarios/faults/crash-machine.scn > "$sh_dir/unfired.scn"
+check "shrink: refuses a run whose scripted faults do not all fire" 1 "a scripted fault never fired" \
+    "$absim" shrink "$sh_dir/unfired.scn" --seed 1 -o "$sh_dir/unfired.min.scn"
+check "shrink: writes NAME-seedS.scn into the current directory by default" 0 "written to dir-seed1.scn" \
+    sh -c "cd \"$sh_dir\" && \"$absim_abs\" shrink dir.scn --seed 1 && test -s dir-seed1.scn"
+lacks "shrink: writes nothing into scenarios/regress/ by default" "seed1.scn" ls scenarios/regress
+printf 'keep me\n' > "$sh_dir/keep.scn"
+check "shrink: an existing output is not truncated when the seed does not fail" 0 "keep me" \
+    sh -c "\"$absim\" shrink scenarios/faults/crash-machine.scn --seed 1 -o \"$sh_dir/keep.scn\"; cat \"$sh_dir/keep.scn\""
+check "shrink: an output that cannot be created" 2 "cannot write /nonexistent/x.scn" \
+    "$absim" shrink "$sh_dir/dir.scn" --seed 1 -o /nonexistent/x.scn
+lacks "shrink: leaves no temporary file behind" ".scn." ls "$sh_dir"
+check "shrink: a bug's catch shrinks keeping the invariants it violated" 0 "invariant I2 (consistent cut) violated" \
+    "$absim" shrink scenarios/swarm/aligned-exactly-once.scn --seed 1 --faults random --bug no-rewind -o "$sh_dir/bug.scn"
+check "shrink: the result still violates I2 under the bug" 1 "invariant I2 violated" "$absim" run "$sh_dir/bug.scn" --bug no-rewind
+check "shrink: the correct protocol passes the result" 0 "expect exactly-once: held" "$absim" run "$sh_dir/bug.scn"
+rm -rf "$sh_dir"
 for b in no-alignment no-rewind offset-off-by-one partial-acks; do
     check "swarm: the deliberate bug $b is caught" 1 "violated" \
         "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..60 --faults random --bug "$b"
