@@ -329,6 +329,52 @@ static void run_usage(FILE *f, bool replay) {
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
 
+/* The files a run writes besides stdout; on failure nothing stays open. */
+typedef struct run_outputs {
+    FILE       *log, *trace, *dot;
+    cli_cov_out cov;
+} run_outputs;
+
+static bool open_outputs(const char *prog, const char *log_path, const char *trace_path, const char *dot_path,
+                         const char *cov_path, run_outputs *w) {
+    memset(w, 0, sizeof *w);
+    if (cli_open_log(prog, log_path, &w->log) && cli_open_log(prog, trace_path, &w->trace) &&
+        cli_open_log(prog, dot_path, &w->dot) && cli_cov_open(prog, cov_path, &w->cov)) {
+        return true;
+    }
+    cli_close_log(w->log);
+    cli_close_log(w->trace);
+    cli_close_log(w->dot);
+    return false;
+}
+
+/* --json: one line for scripts and CI. */
+static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
+    const pipe_stats *st = &o->stats;
+    uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
+    uint64_t ks = st->sync_parts ? st->sync_parts : 1;
+    printf("{\"file\":\"%s\",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
+           ",\"aborted\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"failovers\":%" PRIu64
+           ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
+           ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
+           ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
+           ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"latency_ms_mean\":%.3f"
+           ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",\"failures\":\"",
+           s->path, s->cfg.seed, o->ok ? "true" : "false", pipe_status_name(o->status), o->completed, st->aborted,
+           o->restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
+           (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
+           (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
+           st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
+           st->visible_records,
+           st->visible_records ? (double)st->latency_ns_sum / (double)st->visible_records / 1e6 : 0.0,
+           o->random_faults, pipe_bug_name(bug), o->trace_hash);
+    for (const char *q = o->failures; *q; q++) {
+        if (*q == '"' || *q == '\\') putchar('\\');
+        putchar(*q);
+    }
+    printf("\"}\n");
+}
+
 static int run_or_replay(int argc, char **argv, bool replay) {
     static const struct option opts[] = {
         { "seed", required_argument, NULL, 's' },
@@ -390,60 +436,22 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
     if (s == NULL) return CLI_USAGE;
     s->cfg.bug = bug;
-    FILE *log, *trace, *dot;
-    if (!cli_open_log(prog, log_path, &log)) {
-        free(s);
-        return CLI_USAGE;
-    }
-    if (!cli_open_log(prog, trace_path, &trace) || !cli_open_log(prog, dot_path, &dot)) {
-        cli_close_log(log);
-        if (trace_path != NULL) cli_close_log(trace);
-        free(s);
-        return CLI_USAGE;
-    }
-    cli_cov_out cov;
-    if (!cli_cov_open(prog, cov_path, &cov)) {
-        cli_close_log(log);
-        cli_close_log(trace);
-        cli_close_log(dot);
+    run_outputs w;
+    if (!open_outputs(prog, log_path, trace_path, dot_path, cov_path, &w)) {
         free(s);
         return CLI_USAGE;
     }
     cli_outcome o;
-    int rc = cli_run_scenario(s, random_faults, log, json ? NULL : stdout, trace, dot, &o);
-    cli_close_log(trace);
-    cli_close_log(dot);
+    int rc = cli_run_scenario(s, random_faults, w.log, json ? NULL : stdout, w.trace, w.dot, &o);
+    cli_close_log(w.trace);
+    cli_close_log(w.dot);
     if (rc == CLI_USAGE) {
-        cli_cov_abandon(&cov);
+        cli_cov_abandon(&w.cov);
     } else if (cov_path != NULL) {
         cli_cov_report(json ? stderr : stdout, o.reach);
-        if (!cli_cov_commit(prog, &cov, o.reach)) rc = CLI_USAGE;
+        if (!cli_cov_commit(prog, &w.cov, o.reach)) rc = CLI_USAGE;
     }
-    if (json && rc != CLI_USAGE) {                   /* one line for scripts and CI */
-        const pipe_stats *st = &o.stats;
-        uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
-        uint64_t ks = st->sync_parts ? st->sync_parts : 1;
-        printf("{\"file\":\"%s\",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
-               ",\"aborted\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"failovers\":%" PRIu64
-               ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
-               ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
-               ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
-               ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"latency_ms_mean\":%.3f"
-               ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",\"failures\":\"",
-               s->path, s->cfg.seed, o.ok ? "true" : "false", pipe_status_name(o.status), o.completed, st->aborted,
-               o.restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
-               (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
-               (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
-               st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
-               st->visible_records,
-               st->visible_records ? (double)st->latency_ns_sum / (double)st->visible_records / 1e6 : 0.0,
-               o.random_faults, pipe_bug_name(bug), o.trace_hash);
-        for (const char *q = o.failures; *q; q++) {
-            if (*q == '"' || *q == '\\') putchar('\\');
-            putchar(*q);
-        }
-        printf("\"}\n");
-    }
+    if (json && rc != CLI_USAGE) json_line(s, &o, bug);
     if (rc == CLI_USAGE) fprintf(stderr, "%s\n", o.failures);
     if (rc != CLI_USAGE && hash_given) {
         if (o.trace_hash == hash) {
@@ -455,7 +463,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         }
     }
     free(s);
-    cli_close_log(log);
+    cli_close_log(w.log);
     return rc;
 }
 

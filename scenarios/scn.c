@@ -1285,15 +1285,17 @@ static uint64_t draw_in(rng *r, uint64_t lo, uint64_t hi) {
 }
 
 /* Checkpoint settings that let checkpoints complete when nothing fails
- * (a timeout of at least 15 ms and 3 intervals) but also time out, pile
+ * (a timeout of at least 40 ms and 3 intervals: a shorter one than the
+ * checkpoints need with no tolerable failure restarts the job forever, a
+ * configuration's livelock, not the protocol's) but also time out, pile
  * up, wait for the minimum pause and fail the job past `tolerable`.
  * Unaligned checkpoints (and aligned ones with an alignment timeout)
  * stay one at a time, as Flink requires. */
 static void draw_checkpoint(rng *r, pipe_ckpt_cfg *k) {
     static const uint32_t tolerable[] = { 0, 1, 3, 1000 };
     k->interval_ns = draw_in(r, 2, 20) * SIM_NS_PER_MS;
-    sim_time_ns floor = 3 * k->interval_ns > 15 * SIM_NS_PER_MS ? 3 * k->interval_ns : 15 * SIM_NS_PER_MS;
-    k->timeout_ns = floor + draw_in(r, 0, 185) * SIM_NS_PER_MS;
+    sim_time_ns floor = 3 * k->interval_ns > 40 * SIM_NS_PER_MS ? 3 * k->interval_ns : 40 * SIM_NS_PER_MS;
+    k->timeout_ns = floor + draw_in(r, 0, 160) * SIM_NS_PER_MS;
     k->min_pause_ns = rng_below(r, 2) ? draw_in(r, 0, k->interval_ns / SIM_NS_PER_US) * SIM_NS_PER_US : 0;
     k->max_concurrent = k->mode == PIPE_UNALIGNED ? 1 : (uint32_t)draw_in(r, 1, 3);
     k->tolerable_failures = tolerable[rng_below(r, 4)];
