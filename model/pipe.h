@@ -17,7 +17,9 @@
  *   acknowledge once the asynchronous part is written to the backend
  *   (model/snap.c: memory at the coordinator, or a durable store; full or
  *   incremental files with a shared-state registry, model/store.h). On
- *   abort they decline and send a cancel marker downstream. Checkpoint n
+ *   abort they decline and send a cancel marker downstream; a task told of
+ *   an abort before it triggers that checkpoint sends cancel markers
+ *   instead of snapshotting (Flink's abortedCheckpointIds). Checkpoint n
  *   completes when every task acknowledged (finished tasks count with
  *   their final state) and, with the durable backend, its metadata is
  *   written; older pending ones are subsumed; tasks are notified and sinks
@@ -415,7 +417,6 @@ typedef enum pipe_reach {
     PIPE_REACH_FAILOVER_DURABLE,      /* a new coordinator read the completed checkpoints back */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
-    PIPE_REACH_SNAPSHOTS_FULL,        /* declined: the task holds as many snapshots as it may */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */
     PIPE_REACH_WRITE_FAILED,          /* the store failed a snapshot write: declined */
     PIPE_REACH_PRIORITY_OVERTOOK,     /* a priority barrier overtook queued output buffers */
@@ -427,6 +428,7 @@ typedef enum pipe_reach {
     PIPE_REACH_FULL_CHAIN_LIMIT,      /* a full snapshot: the chain reached full-every */
     PIPE_REACH_TRIGGER_QUEUED,        /* a source under backpressure queued a trigger */
     PIPE_REACH_TRIGGER_WITHDRAWN,     /* a source dropped a queued trigger of a checkpoint aborted meanwhile */
+    PIPE_REACH_ABORTED_BEFORE_TRIGGER,/* a task's trigger of a checkpoint notified as aborted: cancel markers instead */
     /* tasks: restore and attempts */
     PIPE_REACH_RESTORE_CHAIN,         /* a task restored from an incremental chain */
     PIPE_REACH_RESTORE_CHANNEL_STATE, /* a restore replayed or re-emitted channel state */

@@ -164,6 +164,8 @@ typedef struct rt_task {
     uint32_t          triggers_queued;
     sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
     uint64_t          last_seen_ckpt; /* newest checkpoint it triggered or declined */
+    uint64_t          aborted[PIPE_CONCURRENT_MAX];   /* notified as aborted before it triggered them (ring) */
+    uint32_t          aborted_next;
     /* snapshots (model/snap.c) */
     rt_snap           snaps[PIPE_CONCURRENT_MAX + 1];
     uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
@@ -292,6 +294,7 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev);
 void snap_inputs_done(pipeline *p, rt_task *t);                 /* the gate stopped collecting */
 void snap_on_data(pipeline *p, rt_task *t, rt_chan *c, const chan_buf *b);   /* unaligned: persist? */
 void snap_abort(rt_task *t, uint64_t ckpt);                     /* declined or aborted: drop what it holds */
+void snap_note_aborted(rt_task *t, uint64_t ckpt);              /* an abort notice before the trigger */
 void snap_barrier_sent(pipeline *p, rt_task *t, uint64_t ckpt); /* an in-band barrier left a queue */
 void snap_output_timeout(pipeline *p, rt_task *t, uint64_t ckpt);   /* it waited past the timeout */
 void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt);    /* notifyCheckpointComplete */

@@ -167,13 +167,14 @@ static void arm_flush(pipeline *p, rt_task *t) {
 
 /* ---- checkpoints -------------------------------------------------------- */
 
+/* The gate aborted `ckpt`: the task declines it to the coordinator; its
+ * cancel marker goes downstream from carry_out. */
 static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
     if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
     snap_abort(t, ckpt);
     REACHED(p, DECLINE_SENT);
     pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
     task_rpc(p, t, MSG_DECLINE, ckpt);
-    emit_event(p, t, BUF_CANCEL, ckpt);
 }
 
 static void finish(pipeline *p, rt_task *t) {
@@ -355,15 +356,25 @@ static void reach_gate(pipeline *p, const rt_task *t, uint32_t saw) {
     }
 }
 
+/* The gate's actions of one step. Several aborts in a step (a cancel
+ * marker that ends every older tracked checkpoint too) send one cancel
+ * marker, for the newest: every gate mode takes it to cancel the older
+ * ones as well, and one step then adds at most a partial buffer, a cancel
+ * and a barrier to an output, the room the pump made sure of. */
 static void carry_out(pipeline *p, rt_task *t, const gate_acts *acts) {
     if (acts->saw != 0) reach_gate(p, t, acts->saw);
+    uint64_t cancel = 0;                          /* the newest checkpoint aborted, not yet sent */
     for (uint32_t i = 0; i < acts->count; i++) {
         if (acts->items[i].kind == GATE_TRIGGER) {
+            if (cancel != 0) emit_event(p, t, BUF_CANCEL, cancel);
+            cancel = 0;
             snap_trigger(p, t, acts->items[i].ckpt, acts->items[i].unaligned);
         } else {
             decline(p, t, acts->items[i].ckpt);
+            if (acts->items[i].ckpt > cancel) cancel = acts->items[i].ckpt;
         }
     }
+    if (cancel != 0) emit_event(p, t, BUF_CANCEL, cancel);
     snap_inputs_done(p, t);
 }
 
@@ -562,6 +573,8 @@ void task_reset(pipeline *p, rt_task *t) {
     t->align_due = false;
     t->align_ckpt = 0;
     t->last_seen_ckpt = 0;
+    memset(t->aborted, 0, sizeof t->aborted);
+    t->aborted_next = 0;
     t->replay_n = 0;
     if (t->stateful && p->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
     const rt_slot *s = coord_restore(p);
@@ -629,6 +642,7 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
         withdraw_trigger(p, t, m->a);
         snap_abort(t, m->a);
+        snap_note_aborted(t, m->a);
         if (p->cfg.bug == PIPE_BUG_COMMIT_ON_ABORT && t->v->kind == JOB_SINK) sinktx_commit(p, t, m->a);   /* deliberate bug */
         task_pump(p, t);
         break;

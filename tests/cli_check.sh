@@ -185,6 +185,8 @@ check "swarm --coverage: sums the runs' counts and names what no run reached" 0 
 check "swarm --coverage: the file holds every point" 0 "every point" cov_json
 check "swarm --coverage: a file that cannot be written is refused before any run" 2 "cannot write there" \
     "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --coverage /nonexistent/c.json
+check "run: a cancel marker that ends several tracked checkpoints sends one cancel downstream (no output ring overflow)" 0 "I5 protocol safety held" \
+    "$absim" run scenarios/swarm/backpressure-at-least-once.scn --seed 139 --faults random
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x"
 echo "cli-check: $passed passed, $failed failed"
