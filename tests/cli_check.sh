@@ -187,6 +187,8 @@ check "swarm --coverage: a file that cannot be written is refused before any run
     "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --coverage /nonexistent/c.json
 check "run: a cancel marker that ends several tracked checkpoints sends one cancel downstream (no output ring overflow)" 0 "I5 protocol safety held" \
     "$absim" run scenarios/swarm/backpressure-at-least-once.scn --seed 139 --faults random
+check "run: I5 keeps the record of a live snapshot however many aborted ones came and went (no false alarm)" 0 "I5 protocol safety held" \
+    "$absim" run scenarios/swarm/backpressure-vary.scn --seed 133 --faults random
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x"
 echo "cli-check: $passed passed, $failed failed"

@@ -291,6 +291,23 @@ static void test_safety_flags_an_ack_before_the_channel_state_is_durable(void **
     fed_free(&f);
 }
 
+/* Snapshots a task dropped (aborted, subsumed) leave the checker's table:
+ * however many came and went, the live one keeps its record, so its
+ * acknowledgement after its keyed state is durable is no violation. */
+static void test_safety_forgets_dropped_snapshots_so_a_live_one_keeps_its_writes(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_ALIGNED);
+    write_step(&f, PIPE_EV_WRITE, AGG0, 1, PIPE_WRITE_KEYED, true);    /* the live one: its write begins */
+    for (uint64_t n = 2; n < 40; n++) {                                /* many begun and dropped meanwhile */
+        write_step(&f, PIPE_EV_WRITE, AGG0, n, PIPE_WRITE_KEYED, true);
+        write_step(&f, PIPE_EV_SNAPSHOT_DROPPED, AGG0, n, PIPE_WRITE_KEYED, true);
+    }
+    write_step(&f, PIPE_EV_WRITE_DONE, AGG0, 1, PIPE_WRITE_KEYED, true);
+    write_step(&f, PIPE_EV_ACK, AGG0, 1, PIPE_WRITE_KEYED, true);
+    assert_null(first_of(check_finish(f.cs), CHECK_I5));
+    fed_free(&f);
+}
+
 static void test_safety_flags_a_completion_without_every_ack_and_a_commit_before_completion(void **state) {
     (void)state;
     fed f = feed_of(PIPE_ALIGNED);
@@ -341,6 +358,7 @@ int main(void) {
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
         cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),
         cmocka_unit_test(test_safety_flags_an_ack_before_the_channel_state_is_durable),
+        cmocka_unit_test(test_safety_forgets_dropped_snapshots_so_a_live_one_keeps_its_writes),
         cmocka_unit_test(test_safety_flags_a_completion_without_every_ack_and_a_commit_before_completion),
         cmocka_unit_test(test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for),
     };
