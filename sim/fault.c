@@ -149,6 +149,20 @@ void fault_begin(sim_run *run, uint32_t fault_id) {
     }
 }
 
+/* The newest other open window of the same kind on the same target, or
+ * UINT32_MAX: nested windows compose, so when one ends the ones still
+ * open keep governing (a loss or fail ratio, a crashed target). */
+static uint32_t still_open(const sim_run *run, uint32_t fault_id) {
+    const fault_spec *s = &run->faults[fault_id].spec;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < run->faults_count; i++) {   /* a few dozen at most, and only at a window's end */
+        const sim_fault *o = &run->faults[i];
+        if (i == fault_id || !o->active || o->spec.kind != s->kind || o->spec.target != s->target) continue;
+        if (best == UINT32_MAX || o->begun_ns >= run->faults[best].begun_ns) best = i;
+    }
+    return best;
+}
+
 void fault_end(sim_run *run, uint32_t fault_id) {
     SIM_ASSERT(fault_id < run->faults_count);
     sim_fault *f = &run->faults[fault_id];
@@ -156,9 +170,14 @@ void fault_end(sim_run *run, uint32_t fault_id) {
     SIM_ASSERT(f->active);
     f->active = false;
     f->settled_ns = run->now_ns;
+    uint32_t outer = still_open(run, fault_id);
     switch (s->kind) {
-    case FAULT_ACTOR_CRASH:   sim_actor_restart(run, s->target); break;
-    case FAULT_MACHINE_CRASH: sim_machine_restart(run, s->target); break;
+    case FAULT_ACTOR_CRASH:                       /* an outer window keeps it down */
+        if (outer == UINT32_MAX) sim_actor_restart(run, s->target);
+        break;
+    case FAULT_MACHINE_CRASH:
+        if (outer == UINT32_MAX) sim_machine_restart(run, s->target);
+        break;
     case FAULT_PARTITION: {
         uint32_t healed = 0;
         for (uint32_t i = 0; i < run->links_count; i++) {
@@ -178,9 +197,9 @@ void fault_end(sim_run *run, uint32_t fault_id) {
         break;
     case FAULT_LINK_LOSS: {
         sim_link *l = &run->links[s->target];
-        if (l->loss_fault == fault_id) {    /* not replaced by a newer window */
-            l->loss = SIM_RATIO_NEVER;
-            l->loss_fault = UINT32_MAX;
+        if (l->loss_fault == fault_id) {    /* it governed: the newest still open does now */
+            l->loss = outer == UINT32_MAX ? SIM_RATIO_NEVER : run->faults[outer].spec.ratio;
+            l->loss_fault = outer;
         }
         break;
     }
@@ -191,9 +210,9 @@ void fault_end(sim_run *run, uint32_t fault_id) {
         break;
     case FAULT_DEV_FAIL: {
         sim_dev *d = &run->devs[s->target];
-        if (d->fail_fault == fault_id) {
-            d->fail = SIM_RATIO_NEVER;
-            d->fail_fault = UINT32_MAX;
+        if (d->fail_fault == fault_id) {    /* as for loss windows */
+            d->fail = outer == UINT32_MAX ? SIM_RATIO_NEVER : run->faults[outer].spec.ratio;
+            d->fail_fault = outer;
         }
         break;
     }

@@ -305,6 +305,40 @@ static void test_fault_dev_fail_fails_only_its_device(void **state) {
 
 /* ---- whether a fault began ------------------------------------------------ */
 
+/* Nested windows compose: an inner window that ends leaves the outer one
+ * in force (the loss ratio and fail ratio of the newest window still
+ * open; a target an outer crash window keeps down stays down). */
+static void test_nested_windows_leave_the_outer_one_in_force_when_the_inner_ends(void **state) {
+    (void)state;
+    world *w = world_create();
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = 12, .at_ns = 10, .duration_ns = 1000, .ratio = { 1, 1 } });
+    uint32_t inner = fault_add(w->run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = 12, .at_ns = 20, .duration_ns = 30,
+                                                       .ratio = { 1, 4 } });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .target = 1, .at_ns = 10, .duration_ns = 1000, .ratio = { 1, 2 } });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .target = 1, .at_ns = 20, .duration_ns = 30, .ratio = { 1, 3 } });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = 3, .at_ns = 10, .duration_ns = 1000 });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = 3, .at_ns = 20, .duration_ns = 30 });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 3, .at_ns = 10, .duration_ns = 1000 });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 3, .at_ns = 20, .duration_ns = 30 });
+    world_run_to(w, 30);                          /* both open: the newest governs */
+    assert_int_equal(w->run->links[12].loss_fault, inner);
+    assert_int_equal(w->run->links[12].loss.den, 4);
+    assert_int_equal(w->run->devs[1].fail.den, 3);
+    world_run_to(w, 60);                          /* the inner ones ended */
+    assert_int_equal(w->run->links[12].loss.num, 1);
+    assert_int_equal(w->run->links[12].loss.den, 1);
+    assert_int_equal(w->run->devs[1].fail.den, 2);
+    assert_false(w->run->actors[3].up);
+    assert_false(w->run->machines[3].up);
+    world_run_to(w, 1100);                        /* the outer ones too */
+    assert_int_equal(w->run->links[12].loss.num, 0);
+    assert_int_equal(w->run->links[12].loss_fault, UINT32_MAX);
+    assert_int_equal(w->run->devs[1].fail.num, 0);
+    assert_true(w->run->actors[3].up);
+    assert_true(w->run->machines[3].up);
+    sim_run_destroy(w->run);
+}
+
 static void test_fault_begun_only_once_its_begin_event_ran(void **state) {
     (void)state;
     world *w = world_create();
@@ -408,6 +442,7 @@ int main(void) {
         cmocka_unit_test(test_fault_link_loss_loses_only_on_its_link),
         cmocka_unit_test(test_fault_dev_slow_slows_only_its_device),
         cmocka_unit_test(test_fault_dev_fail_fails_only_its_device),
+        cmocka_unit_test(test_nested_windows_leave_the_outer_one_in_force_when_the_inner_ends),
         cmocka_unit_test(test_fault_begun_only_once_its_begin_event_ran),
         cmocka_unit_test(test_run_with_every_fault_kind_is_deterministic_per_seed),
     };
