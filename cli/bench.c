@@ -105,13 +105,14 @@ static int bench_phold(int argc, char **argv) {
                         " virtual time; lower the delays or the events\n", prog);
         return CLI_USAGE;
     }
-    FILE *log;
-    if (!cli_open_log(prog, log_path, &log)) return CLI_USAGE;
-    cfg.log = log;
+    cli_out log;
+    if (!cli_out_open(prog, "--log", log_path, &log)) return CLI_USAGE;
+    cfg.log = log.f;
 
     sim_run *run = phold_create(&cfg);
     if (run == NULL) {
         fprintf(stderr, "%s: out of memory for %" PRIu32 " LPs\n", prog, cfg.lps);
+        cli_out_abandon(&log);
         return CLI_FAIL;
     }
     sim_run_start(run);
@@ -136,8 +137,8 @@ static int bench_phold(int argc, char **argv) {
            wall_s > 0 ? (double)handled / wall_s : 0.0, run->events.peak, run->stats.dispatched,
            run->now_ns, run->trace_hash);
     sim_run_destroy(run);
-    cli_close_log(log);
-    return rc;
+    bool written = cli_out_commit(prog, "--log", &log);
+    return cli_stdout_ok(prog) && written ? rc : CLI_USAGE;
 }
 
 static void pipeline_usage(FILE *f) {

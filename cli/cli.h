@@ -105,20 +105,27 @@ uint64_t cli_cores(void);
 int cli_bugs(int argc, char **argv);
 int cli_coverage(int argc, char **argv);
 
-/* --coverage FILE (cli/coverage.c): open writes a temporary file next to
- * FILE (path NULL: nothing to do); commit writes every reach point's count
- * as one JSON object and renames it over FILE; abandon removes it. Both
- * open and commit print why when they return false. report prints the
- * points reached and the names of those not, and returns how many not. */
-typedef struct cli_cov_out {
+/* A file a command writes (cli/out.c): open creates it under a temporary
+ * name beside `path` (path NULL: nothing, f NULL; "-": stdout; a path that
+ * is not a regular file: in place); commit checks every write, closes it
+ * and renames it over `path`; abandon removes it. open and commit print
+ * "prog: OPT PATH: what is wrong" when they return false. */
+typedef struct cli_out {
     FILE       *f;
     const char *path;
-    char        tmp[4096];
-} cli_cov_out;
+    char        tmp[4096];             /* "" when written in place */
+} cli_out;
 
-bool     cli_cov_open(const char *prog, const char *path, cli_cov_out *o);
-bool     cli_cov_commit(const char *prog, cli_cov_out *o, const uint64_t *counts);
-void     cli_cov_abandon(cli_cov_out *o);
+bool cli_out_open(const char *prog, const char *opt, const char *path, cli_out *o);
+bool cli_out_commit(const char *prog, const char *opt, cli_out *o);
+void cli_out_abandon(cli_out *o);
+/* Flushes stdout: false after saying so when a write to it failed. */
+bool cli_stdout_ok(const char *prog);
+
+/* --coverage (cli/coverage.c): every reach point's count as one JSON
+ * object (false when a write failed); report prints the points reached
+ * and the names of those not, and returns how many not. */
+bool     cli_cov_write(FILE *f, const uint64_t *counts);
 uint32_t cli_cov_report(FILE *f, const uint64_t *counts);
 
 /* Load the one scenario file left in argv after the options (with the
@@ -142,8 +149,5 @@ bool cli_parse_ratio(const char *prog, const char *opt, const char *text, sim_ra
 int  cli_bad_option(const char *prog, char **argv);
 bool cli_no_operands(const char *prog, int argc, char **argv);
 
-/* --log FILE: NULL path -> *out = NULL; "-" -> stdout; else the file. */
-bool cli_open_log(const char *prog, const char *path, FILE **out);
-void cli_close_log(FILE *log);
 
 #endif

@@ -1,58 +1,22 @@
 /* cli/coverage.c: protocol coverage (model/pipe.h, pipe_reach): `absim
  * coverage` lists the reach points; `run` and `swarm` take --coverage
  * FILE and write every point's count as one JSON object, zero counts
- * too, and print the points a run or campaign did not reach.
- *
- * The file is written next to its final name and renamed over it only
- * once complete, so a failed or interrupted command never leaves a
- * truncated file or destroys the one that was there. */
-#include <errno.h>
+ * too (through cli_out: a failed command leaves no truncated file), and
+ * print the points a run or campaign did not reach. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-bool cli_cov_open(const char *prog, const char *path, cli_cov_out *o) {
-    memset(o, 0, sizeof *o);
-    if (path == NULL) return true;
-    int n = snprintf(o->tmp, sizeof o->tmp, "%s.tmp%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof o->tmp) {
-        fprintf(stderr, "%s: --coverage %s: path too long\n", prog, path);
-        return false;
-    }
-    o->f = fopen(o->tmp, "w");
-    if (o->f == NULL) {
-        fprintf(stderr, "%s: --coverage %s: cannot write there: %s\n", prog, path, strerror(errno));
-        return false;
-    }
-    o->path = path;
-    return true;
-}
-
-void cli_cov_abandon(cli_cov_out *o) {
-    if (o->f == NULL) return;
-    fclose(o->f);
-    remove(o->tmp);
-    o->f = NULL;
-}
-
-bool cli_cov_commit(const char *prog, cli_cov_out *o, const uint64_t *counts) {
-    if (o->f == NULL) return true;
-    bool ok = fputc('{', o->f) != EOF;
+bool cli_cov_write(FILE *f, const uint64_t *counts) {
+    bool ok = fputc('{', f) != EOF;
     for (uint32_t r = 0; r < PIPE_REACH_COUNT && ok; r++) {
-        ok = fprintf(o->f, "%s\"%s\":%llu", r ? "," : "", pipe_reach_info_of((pipe_reach)r)->name,
+        ok = fprintf(f, "%s\"%s\":%llu", r ? "," : "", pipe_reach_info_of((pipe_reach)r)->name,
                      (unsigned long long)counts[r]) > 0;
     }
-    ok = ok && fputs("}\n", o->f) != EOF && fflush(o->f) == 0 && !ferror(o->f);
-    ok = fclose(o->f) == 0 && ok;
-    o->f = NULL;
-    if (ok && rename(o->tmp, o->path) == 0) return true;
-    fprintf(stderr, "%s: --coverage %s: write failed: %s\n", prog, o->path, strerror(errno));
-    remove(o->tmp);
-    return false;
+    return ok && fputs("}\n", f) != EOF;
 }
 
 uint32_t cli_cov_report(FILE *f, const uint64_t *counts) {

@@ -160,14 +160,17 @@ int cli_kernel_demo(int argc, char **argv) {
         }
     }
     if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
-    FILE *log;
-    if (!cli_open_log(prog, log_path, &log)) return CLI_USAGE;
+    cli_out log;
+    if (!cli_out_open(prog, "--log", log_path, &log)) return CLI_USAGE;
 
     sim_cfg cfg = sim_cfg_default(seed);
     cfg.time_max_ns = 600ull * SIM_NS_PER_S;
-    cfg.log = log;
+    cfg.log = log.f;
     sim_run *run = sim_run_create(&cfg);
-    if (run == NULL) return CLI_FAIL;
+    if (run == NULL) {
+        cli_out_abandon(&log);
+        return CLI_FAIL;
+    }
     demo *d = sim_alloc(run, sizeof *d, _Alignof(demo));
     d->total = total;
     uint32_t m0 = sim_machine_add(run, "m0"), m1 = sim_machine_add(run, "m1"),
@@ -221,6 +224,7 @@ int cli_kernel_demo(int argc, char **argv) {
            run->stats.dispatched, run->stats.choices, seed, run->trace_hash);
     bool ok = why == SIM_STOP_REQUESTED && d->saved == d->total;
     sim_run_destroy(run);
-    cli_close_log(log);
+    bool written = cli_out_commit(prog, "--log", &log);
+    if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;
     return ok ? CLI_OK : CLI_FAIL;
 }

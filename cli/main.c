@@ -40,7 +40,13 @@ int main(int argc, char **argv) {
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) != 0) continue;
+        int rc = commands[i].fn(argc - 1, argv + 1);
+        /* Output that did not reach stdout (a full disk, a closed pipe) is
+         * a failed command, whatever it found (commands that already said
+         * so returned CLI_USAGE). */
+        if (rc != CLI_USAGE && !cli_stdout_ok("absim")) return CLI_USAGE;
+        return rc;
     }
     fprintf(stderr, "absim: unknown command '%s'\n", argv[1]);
     usage(stderr);

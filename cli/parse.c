@@ -74,19 +74,6 @@ bool cli_no_operands(const char *prog, int argc, char **argv) {
     return false;
 }
 
-bool cli_open_log(const char *prog, const char *path, FILE **out) {
-    *out = NULL;
-    if (path == NULL) return true;
-    *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (*out != NULL) return true;
-    fprintf(stderr, "%s: %s: cannot open for writing\n", prog, path);
-    return false;
-}
-
-void cli_close_log(FILE *log) {
-    if (log != NULL && log != stdout) fclose(log);
-}
-
 scn *cli_load_scenario(const char *prog, int argc, char **argv, bool seed_given, uint64_t seed) {
     if (optind + 1 != argc) {
         fprintf(stderr, "%s: expected one scenario file (see --help)\n", prog);

@@ -329,23 +329,39 @@ static void run_usage(FILE *f, bool replay) {
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
 
-/* The files a run writes besides stdout; on failure nothing stays open. */
+/* The files a run writes besides stdout (cli/out.c): all open before the
+ * run, committed together after it; on failure nothing stays open and
+ * nothing that was there is replaced. */
 typedef struct run_outputs {
-    FILE       *log, *trace, *dot;
-    cli_cov_out cov;
+    cli_out log, trace, dot, cov;
 } run_outputs;
 
-static bool open_outputs(const char *prog, const char *log_path, const char *trace_path, const char *dot_path,
-                         const char *cov_path, run_outputs *w) {
+static const char *const out_opts[] = { "--log", "--trace", "--dot", "--coverage" };
+
+static cli_out *out_at(run_outputs *w, uint32_t i) {
+    cli_out *all[] = { &w->log, &w->trace, &w->dot, &w->cov };
+    return all[i];
+}
+
+static void abandon_outputs(run_outputs *w) {
+    for (uint32_t i = 0; i < 4; i++) cli_out_abandon(out_at(w, i));
+}
+
+static bool open_outputs(const char *prog, const char *const paths[4], run_outputs *w) {
     memset(w, 0, sizeof *w);
-    if (cli_open_log(prog, log_path, &w->log) && cli_open_log(prog, trace_path, &w->trace) &&
-        cli_open_log(prog, dot_path, &w->dot) && cli_cov_open(prog, cov_path, &w->cov)) {
-        return true;
+    for (uint32_t i = 0; i < 4; i++) {
+        if (!cli_out_open(prog, out_opts[i], paths[i], out_at(w, i))) {
+            abandon_outputs(w);
+            return false;
+        }
     }
-    cli_close_log(w->log);
-    cli_close_log(w->trace);
-    cli_close_log(w->dot);
-    return false;
+    return true;
+}
+
+static bool commit_outputs(const char *prog, run_outputs *w) {
+    bool ok = true;
+    for (uint32_t i = 0; i < 4; i++) ok = cli_out_commit(prog, out_opts[i], out_at(w, i)) && ok;
+    return ok;
 }
 
 /* --json: one line for scripts and CI. */
@@ -437,23 +453,25 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     if (s == NULL) return CLI_USAGE;
     s->cfg.bug = bug;
     run_outputs w;
-    if (!open_outputs(prog, log_path, trace_path, dot_path, cov_path, &w)) {
+    const char *const paths[4] = { log_path, trace_path, dot_path, cov_path };
+    if (!open_outputs(prog, paths, &w)) {
         free(s);
         return CLI_USAGE;
     }
     cli_outcome o;
-    int rc = cli_run_scenario(s, random_faults, w.log, json ? NULL : stdout, w.trace, w.dot, &o);
-    cli_close_log(w.trace);
-    cli_close_log(w.dot);
+    int rc = cli_run_scenario(s, random_faults, w.log.f, json ? NULL : stdout, w.trace.f, w.dot.f, &o);
     if (rc == CLI_USAGE) {
-        cli_cov_abandon(&w.cov);
-    } else if (cov_path != NULL) {
-        cli_cov_report(json ? stderr : stdout, o.reach);
-        if (!cli_cov_commit(prog, &w.cov, o.reach)) rc = CLI_USAGE;
+        fprintf(stderr, "%s\n", o.failures);
+        abandon_outputs(&w);
+        free(s);
+        return CLI_USAGE;
     }
-    if (json && rc != CLI_USAGE) json_line(s, &o, bug);
-    if (rc == CLI_USAGE) fprintf(stderr, "%s\n", o.failures);
-    if (rc != CLI_USAGE && hash_given) {
+    if (cov_path != NULL) {
+        cli_cov_report(json ? stderr : stdout, o.reach);
+        cli_cov_write(w.cov.f, o.reach);          /* a failed write shows at the commit */
+    }
+    if (json) json_line(s, &o, bug);
+    if (hash_given) {
         if (o.trace_hash == hash) {
             printf("  replay: trace hash %016" PRIx64 " as recorded\n", hash);
         } else {
@@ -463,7 +481,8 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         }
     }
     free(s);
-    cli_close_log(w.log);
+    bool written = commit_outputs(prog, &w);
+    if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;
     return rc;
 }
 

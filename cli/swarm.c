@@ -47,11 +47,11 @@ typedef struct swarm_ctx {
     uint64_t  seed;                   /* the next task's seed and file */
     uint32_t  file;
     bool      exhausted;
-    FILE     *junit;
+    cli_out   junit;                  /* --junit */
     bool      tty;
     uint64_t  total, done, passed, nfailed, kept;
     failed   *fails;                  /* the first SWARM_FAILS_KEPT failing runs */
-    cli_cov_out cov;                  /* --coverage */
+    cli_out   cov;                    /* --coverage */
     uint64_t  reach[PIPE_REACH_COUNT];   /* summed over the runs */
 } swarm_ctx;
 
@@ -140,7 +140,7 @@ static void work(void *ctx, uint64_t task, cli_task_result *out) {
 }
 
 static void junit_case(const swarm_ctx *w, uint32_t f, uint64_t seed, const cli_task_result *r) {
-    FILE *j = w->junit;
+    FILE *j = w->junit.f;
     pipe_bug bug = w->opt->bug;
     fprintf(j, "<testcase classname=\"");
     xml_string(j, w->files[f].path);
@@ -167,7 +167,7 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
         w->nfailed++;
         if (w->kept < SWARM_FAILS_KEPT) w->fails[w->kept++] = (failed){ .seed = seed, .file = f, .r = *r };
     }
-    if (w->junit != NULL) junit_case(w, f, seed, r);
+    if (w->junit.f != NULL) junit_case(w, f, seed, r);
     if (w->tty) fprintf(stderr, "\rswarm: %" PRIu64 "/%" PRIu64 " runs, %" PRIu64 " failed", w->done,
                         w->total * w->nfiles, w->nfailed);
 }
@@ -261,13 +261,12 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
             return false;
         }
     }
-    if (!cli_cov_open(prog, w->opt->coverage_path, &w->cov)) return false;
-    if (w->opt->junit_path != NULL && (w->junit = fopen(w->opt->junit_path, "w")) == NULL) {
-        cli_cov_abandon(&w->cov);
-        fprintf(stderr, "%s: --junit %s: cannot open for writing\n", prog, w->opt->junit_path);
+    if (!cli_out_open(prog, "--coverage", w->opt->coverage_path, &w->cov)) return false;
+    if (!cli_out_open(prog, "--junit", w->opt->junit_path, &w->junit)) {
+        cli_out_abandon(&w->cov);
         return false;
     }
-    if (w->junit != NULL) fprintf(w->junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"absim swarm\">\n");
+    if (w->junit.f != NULL) fprintf(w->junit.f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"absim swarm\">\n");
     return true;
 }
 
@@ -298,17 +297,15 @@ int cli_swarm(int argc, char **argv) {
     print_fails(&w);
     printf("swarm: %" PRIu64 " passed, %" PRIu64 " failed (%" PRIu64 " runs in %.2f s, %.1f runs/s with %" PRIu64 " jobs)\n",
            w.passed, w.nfailed, w.done, wall, wall > 0 ? (double)w.done / wall : 0.0, o.jobs);
-    if (w.junit != NULL) {
-        fprintf(w.junit, "</testsuite>\n</testsuites>\n");
-        fclose(w.junit);
-    }
-    bool cov_ok = true;
+    if (w.junit.f != NULL) fprintf(w.junit.f, "</testsuite>\n</testsuites>\n");
     if (o.coverage_path != NULL) {
         cli_cov_report(stdout, w.reach);
-        cov_ok = cli_cov_commit(prog, &w.cov, w.reach);
+        cli_cov_write(w.cov.f, w.reach);          /* a failed write shows at the commit */
     }
+    bool written = cli_out_commit(prog, "--junit", &w.junit);
+    written = cli_out_commit(prog, "--coverage", &w.cov) && written;
     free(w.files);
     free(w.fails);
-    if (!cov_ok) return CLI_USAGE;
+    if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;
     return ran && w.nfailed == 0 ? CLI_OK : CLI_FAIL;   /* seeds left unrun (fork failed) are no pass */
 }

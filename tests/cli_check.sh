@@ -156,7 +156,23 @@ check "run: --trace writes a JSON line per protocol step" 0 "expect exactly-once
     "$absim" run scenarios/teach/p9-recovery.scn --trace "$bad.trace"
 check "run: the trace names the restart" 0 '"step":"job-restarted"' cat "$bad.trace"
 check "run: --dot draws checkpoints that Graphviz renders" 0 "<svg" sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && dot -Tsvg \"$bad.dot\""
-check "run: --trace to a file that cannot be written" 2 "cannot open for writing" "$absim" run scenarios/teach/p9-recovery.scn --trace /nonexistent/x
+check "run: --trace to a file that cannot be written" 2 "--trace /nonexistent/x: cannot write there" "$absim" run scenarios/teach/p9-recovery.scn --trace /nonexistent/x
+check "run: --trace on a full device exits 2 and says so" 2 "--trace /dev/full: write failed: No space left on device" \
+    "$absim" run scenarios/teach/p9-recovery.scn --trace /dev/full
+check "run: a summary that cannot be written to stdout exits 2 and says so" 2 "writing to standard output failed" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn > /dev/full"
+check "swarm: --junit on a full device exits 2 and says so" 2 "--junit /dev/full: write failed" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --junit /dev/full
+check "explain: a narration that cannot be written to stdout exits 2" 2 "writing to standard output failed" \
+    sh -c "\"$absim\" explain scenarios/teach/p9-recovery.scn > /dev/full"
+echo "old trace" > "$bad.keep"
+check "run: a command refused for a later argument leaves an earlier output file as it was" 0 "old trace" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --trace \"$bad.keep\" --dot /nonexistent/x.dot; cat \"$bad.keep\""
+check "run: a bad scenario leaves an existing trace file as it was" 0 "old trace" \
+    sh -c "printf 'seed 1\\nvertex a sourze\\n' > \"$bad.scn\"; \"$absim\" run \"$bad.scn\" --trace \"$bad.keep\"; cat \"$bad.keep\""
+check "run: an output file is replaced only when the run is done, and no temporary file is left" 0 "0 left" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --trace \"$bad.keep\" >/dev/null; grep -c '\"step\"' \"$bad.keep\" >/dev/null && echo \$(ls \"$bad\".keep.tmp* 2>/dev/null | wc -l) left"
+rm -f "$bad.keep" "$bad.scn"
 check "run: --json prints one line with the outcome" 1 '"ok":false,"status":"finished","checkpoints":9,"aborted":0,"restarts":1,"failovers":0' \
     "$absim" run scenarios/faults/crash-machine.scn --bug no-rewind --json
 check "run: an unknown bug is named" 2 "--bug 'foo': unknown; the deliberate bugs are no-alignment" \
