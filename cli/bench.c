@@ -194,7 +194,8 @@ static int bench_pipeline(int argc, char **argv) {
         }
     }
     if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
-    pipe_cfg cfg = pipe_cfg_default(seed);
+    static pipe_cfg cfg;                          /* large: not on the stack */
+    pipe_cfg_init(&cfg, seed);
     uint32_t p = (uint32_t)par;
     job_add_chain(&cfg.graph, &(job_chain){ .parallelism = { p, p, p, p },
                                             .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
@@ -279,7 +280,8 @@ static int bench_snapshots(int argc, char **argv) {
            "checkpoints", "ckpt_ms_mean", "stalled_ms_sum", "latency_ms_mean", "latency_ms_max");
     for (size_t i = 0; i < sizeof intervals_ms / sizeof intervals_ms[0]; i++) {
         for (int async = 0; async < 2; async++) {
-            pipe_cfg cfg = pipe_cfg_default(seed);
+            static pipe_cfg cfg;                  /* large: not on the stack */
+            pipe_cfg_init(&cfg, seed);
             job_add_chain(&cfg.graph, &(job_chain){ .parallelism = { 4, 4, 4, 4 },
                                                     .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
                                                     .cost_ns = { 2000, 1000, 3000, 500 } });

@@ -34,7 +34,8 @@ static void diff_usage(FILE *f) {
 }
 
 static bool run_mode(scn *s, column *col, char *err, size_t n) {
-    pipe_cfg cfg = s->cfg;
+    static pipe_cfg cfg;                          /* large: not on the stack */
+    cfg = s->cfg;
     cfg.ckpt.mode = col->mode;
     if (!col->timeout) cfg.ckpt.alignment_timeout_ns = 0;
     if (col->mode == PIPE_UNALIGNED) cfg.ckpt.max_concurrent = 1;   /* Flink: one unaligned at a time */

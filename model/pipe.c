@@ -3,40 +3,45 @@
 #include "pipe_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 pipe_cfg pipe_cfg_default(uint64_t seed) {
     pipe_cfg c;
-    memset(&c, 0, sizeof c);
-    c.seed = seed;
-    job_init(&c.graph);
-    c.broker = (broker_cfg){ .partitions = 4, .records_per_partition = 10000, .keys = 1000,
+    pipe_cfg_init(&c, seed);
+    return c;
+}
+
+void pipe_cfg_init(pipe_cfg *c, uint64_t seed) {
+    memset(c, 0, sizeof *c);
+    c->seed = seed;
+    job_init(&c->graph);
+    c->broker = (broker_cfg){ .partitions = 4, .records_per_partition = 10000, .keys = 1000,
                              .dist = BROKER_UNIFORM, .zipf_s_milli = 1000, .value_max = 100,
                              .event_gap_ns = SIM_NS_PER_MS };
-    c.source_rate_per_s = 0;
-    c.ckpt = (pipe_ckpt_cfg){ .enabled = true, .mode = PIPE_ALIGNED, .interval_ns = 100 * SIM_NS_PER_MS,
+    c->source_rate_per_s = 0;
+    c->ckpt = (pipe_ckpt_cfg){ .enabled = true, .mode = PIPE_ALIGNED, .interval_ns = 100 * SIM_NS_PER_MS,
                               .min_pause_ns = 0, .timeout_ns = 10 * SIM_NS_PER_S, .max_concurrent = 1,
                               .tolerable_failures = 0, .retained = 1 };
-    c.state = (pipe_state_cfg){ .backend = PIPE_BACKEND_MEMORY, .async = true, .incremental = false,
+    c->state = (pipe_state_cfg){ .backend = PIPE_BACKEND_MEMORY, .async = true, .incremental = false,
                                 .full_every = 5, .sync_ns = 10 * SIM_NS_PER_US,
                                 .store = { .latency_ns = 5 * SIM_NS_PER_MS, .bandwidth_bytes_per_s = 200000000ull },
                                 .memory = { .latency_ns = 200 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 1250000000ull } };
-    c.restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .attempts = 10,
+    c->restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .attempts = 10,
                                     .delay_ns = 100 * SIM_NS_PER_MS, .max_failures = 3,
                                     .interval_ns = 60 * SIM_NS_PER_S, .initial_ns = 100 * SIM_NS_PER_MS,
                                     .max_ns = 10 * SIM_NS_PER_S, .multiplier_milli = 2000,
                                     .reset_ns = 60 * SIM_NS_PER_S };
-    c.machines = 2;
-    c.latency_ns = 50 * SIM_NS_PER_US;
-    c.jitter_ns = 10 * SIM_NS_PER_US;
-    c.bandwidth_bytes_per_s = 1250000000ull;    /* 10 Gbit/s */
-    c.rpc_latency_ns = 200 * SIM_NS_PER_US;
-    c.credits = 4;
-    c.out_queue = 2;
-    c.buffer_timeout_ns = SIM_NS_PER_MS;
-    c.time_max_ns = 3600 * SIM_NS_PER_S;
-    c.events_max = 2000000000ull;
-    return c;
+    c->machines = 2;
+    c->latency_ns = 50 * SIM_NS_PER_US;
+    c->jitter_ns = 10 * SIM_NS_PER_US;
+    c->bandwidth_bytes_per_s = 1250000000ull;    /* 10 Gbit/s */
+    c->rpc_latency_ns = 200 * SIM_NS_PER_US;
+    c->credits = 4;
+    c->out_queue = 2;
+    c->buffer_timeout_ns = SIM_NS_PER_MS;
+    c->time_max_ns = 3600 * SIM_NS_PER_S;
+    c->events_max = 2000000000ull;
 }
 
 const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
@@ -118,16 +123,21 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
 
 pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     if (check_cfg(cfg, err, err_bytes) != NULL) return NULL;
-    job graph = cfg->graph;
-    job_expand(&graph, cfg->machines);
-    uint32_t tasks = graph.tasks_count, chans = graph.chans_count;
+    job *graph = malloc(sizeof *graph);               /* ~280 KB: not on the stack */
+    if (graph == NULL) {
+        snprintf(err, err_bytes, "out of memory");
+        return NULL;
+    }
+    *graph = cfg->graph;
+    job_expand(graph, cfg->machines);
+    uint32_t tasks = graph->tasks_count, chans = graph->chans_count;
     uint32_t ring = cfg->credits + cfg->out_queue + 3;
     uint32_t slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
     uint64_t keys = cfg->broker.keys * 2;             /* a join tags keys by input */
     uint64_t records = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
     uint32_t stateful = 0;
     for (uint32_t t = 0; t < tasks; t++) {
-        job_kind k = graph.vertices[graph.tasks[t].vertex].kind;
+        job_kind k = graph->vertices[graph->tasks[t].vertex].kind;
         stateful += k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
     }
     uint64_t cap = 8;
@@ -150,20 +160,20 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
      * that reaches its vertex in one attempt: copies(v) sums over v's
      * inputs, times the parallelism of v for a broadcast edge. */
     uint64_t copies[JOB_VERTICES_MAX] = { 0 }, txlog_bytes = 0;
-    for (uint32_t v = 0; v < graph.vertices_count; v++) {   /* edges go from earlier to later vertices */
-        uint64_t n = graph.vertices[v].kind == JOB_SOURCE;
-        for (uint32_t e = 0; e < graph.edges_count; e++) {
-            const job_edge *x = &graph.edges[e];
+    for (uint32_t v = 0; v < graph->vertices_count; v++) {   /* edges go from earlier to later vertices */
+        uint64_t n = graph->vertices[v].kind == JOB_SOURCE;
+        for (uint32_t e = 0; e < graph->edges_count; e++) {
+            const job_edge *x = &graph->edges[e];
             if (x->to != v) continue;
-            n += copies[x->from] * (x->part == JOB_BROADCAST ? graph.vertices[v].parallelism : 1);
+            n += copies[x->from] * (x->part == JOB_BROADCAST ? graph->vertices[v].parallelism : 1);
             if (n > 1024) n = 1024;               /* beyond: the memory check refuses it */
         }
         copies[v] = n;
     }
     for (uint32_t t = 0; t < tasks; t++) {
-        const job_vertex *v = &graph.vertices[graph.tasks[t].vertex];
+        const job_vertex *v = &graph->vertices[graph->tasks[t].vertex];
         if (v->kind == JOB_SINK && v->sink == JOB_SINK_2PC) {
-            txlog_bytes += sizeof(rt_txlog) + (records * copies[graph.tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
+            txlog_bytes += sizeof(rt_txlog) + (records * copies[graph->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
         }
     }
     uint64_t model_bytes = sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
@@ -176,6 +186,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     if (model_bytes > (16ull << 30)) {
         snprintf(err, err_bytes, "the job needs %llu MiB of memory, more than 16 GiB",
                  (unsigned long long)(model_bytes >> 20));
+        free(graph);
         return NULL;
     }
     sim_cfg sc = sim_cfg_default(cfg->seed);
@@ -192,11 +203,13 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     sim_run *run = sim_run_create(&sc);
     if (run == NULL) {
         snprintf(err, err_bytes, "out of memory (%llu MiB)", (unsigned long long)(model_bytes >> 20));
+        free(graph);
         return NULL;
     }
     pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
     p->cfg = *cfg;
-    p->cfg.graph = graph;                             /* expanded */
+    p->cfg.graph = *graph;                             /* expanded */
+    free(graph);
     /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
     if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->cfg.ckpt.alignment_timeout_ns = 0;
     p->run = run;

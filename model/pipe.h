@@ -316,6 +316,10 @@ typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
 
 #define PIPE_OBSERVERS_MAX 8u
 
+/* The defaults, into *c. A pipe_cfg is large (the job graph, about 280
+ * KB): keep it off the stack (pipe_cfg_default returns a copy, for tests,
+ * which run with a full-size stack). */
+void     pipe_cfg_init(pipe_cfg *c, uint64_t seed);
 pipe_cfg pipe_cfg_default(uint64_t seed);
 
 /* NULL and a message in err when the configuration is invalid (or memory

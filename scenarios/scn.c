@@ -995,7 +995,7 @@ static bool finish(pctx *c) {
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes) {
     memset(s, 0, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
-    s->cfg = pipe_cfg_default(1);
+    pipe_cfg_init(&s->cfg, 1);
     pctx c = { .s = s, .path = s->path, .err = err, .err_bytes = err_bytes };
     size_t pos = 0;
     while (pos < len) {

@@ -165,6 +165,8 @@ check "swarm: --junit on a full device exits 2 and says so" 2 "--junit /dev/full
     "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --junit /dev/full
 check "explain: a narration that cannot be written to stdout exits 2" 2 "writing to standard output failed" \
     sh -c "\"$absim\" explain scenarios/teach/p9-recovery.scn > /dev/full"
+check "run, swarm and shrink work on a 256 KiB stack (no configuration is copied onto it)" 0 "swarm: 3 passed" \
+    sh -c "ulimit -s 256 && \"$absim\" run scenarios/teach/p9-recovery.scn >/dev/null && \"$absim\" swarm scenarios/swarm/durable-unaligned-2pc.scn --seeds 1..3 --faults random"
 echo "old trace" > "$bad.keep"
 check "run: a command refused for a later argument leaves an earlier output file as it was" 0 "old trace" \
     sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --trace \"$bad.keep\" --dot /nonexistent/x.dot; cat \"$bad.keep\""
