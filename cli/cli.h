@@ -50,6 +50,11 @@ typedef struct cli_outcome {
  * `dot`; each may be NULL. */
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o);
 
+/* --faults random: append the fault profile swarm draws for s's seed
+ * (its horizon from a failure-free run of s); false with err when s's
+ * job is not valid. */
+bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes);
+
 /* How expectation e fared in the run o: 0 held, else a code that tells
  * ways of failing apart: for a comparison 1 when the count fell short of
  * the value, 2 when it went past (restarts == 1 got 3 is not got 0), 3
@@ -85,6 +90,7 @@ typedef struct cli_task_result {
     double      seconds;          /* the run's wall time (reporting only, never inside a run) */
     char        failures[sizeof ((cli_outcome *)0)->failures];   /* all of cli_outcome.failures */
     uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage of the run (zeros when it died) */
+    char        profile[4096];    /* the run's faults, a scenario line each ending in '\n' (cut at a line) */
 } cli_task_result;
 
 typedef bool (*cli_pool_next_fn)(void *ctx, uint64_t *task);

@@ -135,11 +135,13 @@ static void narrate(void *ctx, const pipe_event *e) {
 }
 
 static void explain_usage(FILE *f) {
-    fprintf(f, "usage: absim explain FILE [--seed S] [--task NAME[I]] [--checkpoint N]\n"
+    fprintf(f, "usage: absim explain FILE [--seed S] [--faults random] [--bug NAME] [--task NAME[I]] [--checkpoint N]\n"
                "\n"
                "Runs the scenario and narrates the protocol, one line per step: barriers\n"
                "arriving and blocking inputs, triggers, snapshots, acknowledgements,\n"
                "completed and aborted checkpoints, failures and restarts.\n"
+               "  --faults random  adds the fault profile swarm draws for the seed (narrates a swarm seed)\n"
+               "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n"
                "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
                "  --checkpoint N   only the steps of checkpoint N\n");
 }
@@ -149,12 +151,15 @@ int cli_explain(int argc, char **argv) {
         { "seed", required_argument, NULL, 's' },
         { "task", required_argument, NULL, 't' },
         { "checkpoint", required_argument, NULL, 'c' },
+        { "faults", required_argument, NULL, 'f' },
+        { "bug", required_argument, NULL, 'b' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *prog = "absim explain";
     uint64_t seed = 0, ckpt = 0;
-    bool seed_given = false;
+    bool seed_given = false, random_faults = false;
+    pipe_bug bug = PIPE_BUG_NONE;
     const char *task = NULL;
     int c;
     optind = 1;
@@ -166,6 +171,8 @@ int cli_explain(int argc, char **argv) {
             seed_given = true;
             break;
         case 't': task = optarg; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE; break;
         case 'c': if (!cli_parse_u64(prog, "--checkpoint", optarg, 1, UINT64_MAX, &ckpt)) return CLI_USAGE; break;
         case 'h': explain_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -174,7 +181,9 @@ int cli_explain(int argc, char **argv) {
     scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
     if (s == NULL) return CLI_USAGE;
     char err[SCN_ERR_BYTES];
-    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    s->cfg.bug = bug;
+    uint32_t added = 0;
+    pipeline *p = !random_faults || cli_random_faults(s, &added, err, sizeof err) ? pipe_create(&s->cfg, err, sizeof err) : NULL;
     if (p == NULL) {
         fprintf(stderr, "%s: %s\n", argv[optind], err);
         free(s);

@@ -96,6 +96,17 @@ void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faul
     _Static_assert(sizeof out->failures == sizeof o->failures, "a task result carries all of the failures");
     memcpy(out->failures, o->failures, sizeof out->failures);
     memcpy(out->reach, o->reach, sizeof out->reach);
+    size_t used = 0;                              /* the faults it ran with, drawn ones included */
+    for (uint32_t i = 0; i < s->faults_count; i++) {
+        char line[SCN_FAULT_TEXT_BYTES];
+        scn_fault_text(s, &s->faults[i], line, sizeof line);
+        size_t n = strlen(line);
+        if (used + n + 2 > sizeof out->profile) break;   /* whole lines only */
+        memcpy(out->profile + used, line, n);
+        out->profile[used + n] = '\n';
+        used += n + 1;
+    }
+    out->profile[used] = '\0';
     free(o);
     free(s);
 }

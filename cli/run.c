@@ -234,19 +234,22 @@ static uint64_t fired_faults(const scn_armed *arm, sim_time_ns end_ns) {
     return fired;
 }
 
+bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes) {
+    pipeline *ref = pipe_create(&s->cfg, err, err_bytes);   /* the horizon: how long a failure-free run takes */
+    if (ref == NULL) return false;
+    pipe_run(ref);
+    sim_time_ns horizon = pipe_sim(ref)->now_ns;
+    pipe_destroy(ref);
+    *added = scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
+    return true;
+}
+
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
-    if (random_faults) {                         /* the horizon: how long a failure-free run takes */
-        pipeline *ref = pipe_create(&s->cfg, err, sizeof err);
-        if (ref == NULL) {
-            snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
-            return CLI_USAGE;
-        }
-        pipe_run(ref);
-        sim_time_ns horizon = pipe_sim(ref)->now_ns;
-        pipe_destroy(ref);
-        o->random_faults = scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
+    if (random_faults && !cli_random_faults(s, &o->random_faults, err, sizeof err)) {
+        snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
+        return CLI_USAGE;
     }
     pipeline *p = pipe_create(&s->cfg, err, sizeof err);
     check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;

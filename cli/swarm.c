@@ -172,6 +172,37 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
                         w->total * w->nfiles, w->nfailed);
 }
 
+/* What a failing seed needs to be followed: its bug, the faults it ran
+ * with (drawn ones included), and the commands that reproduce, narrate
+ * and minimise it. */
+static void print_follow_up(const swarm_ctx *w, const failed *x) {
+    const char *path = w->files[x->file].path, *bug = pipe_bug_name(w->opt->bug);
+    char opts[96];
+    snprintf(opts, sizeof opts, "%s%s%s", w->opt->random_faults ? " --faults random" : "",
+             w->opt->bug ? " --bug " : "", w->opt->bug ? bug : "");
+    printf(",\"bug\":\"%s\",\"profile\":[", w->opt->bug ? bug : "none");
+    const char *line = x->r.profile;
+    for (bool first = true; *line != '\0'; first = false) {
+        const char *end = strchr(line, '\n');
+        char one[SCN_FAULT_TEXT_BYTES];
+        size_t n = end != NULL ? (size_t)(end - line) : strlen(line);
+        snprintf(one, sizeof one, "%.*s", (int)n, line);
+        printf("%s", first ? "" : ",");
+        json_string(stdout, one);
+        line += n + (end != NULL);
+    }
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", path, x->seed, x->r.trace_hash, opts);
+    printf("],\"replay\":");
+    json_string(stdout, cmd);
+    snprintf(cmd, sizeof cmd, "absim explain %s --seed %" PRIu64 "%s", path, x->seed, opts);
+    printf(",\"explain\":");
+    json_string(stdout, cmd);
+    snprintf(cmd, sizeof cmd, "absim shrink %s --seed %" PRIu64 "%s", path, x->seed, opts);
+    printf(",\"shrink\":");
+    json_string(stdout, cmd);
+}
+
 /* Failing seeds in (seed, file) order, whatever order the children ended in. */
 static void print_fails(const swarm_ctx *w) {
     failed *fs = w->fails;
@@ -192,6 +223,7 @@ static void print_fails(const swarm_ctx *w) {
                x->seed, x->r.trace_hash, x->r.status ? pipe_status_name(x->r.status) : "none",
                w->opt->random_faults ? "random" : "scripted");
         json_string(stdout, x->r.failures);
+        print_follow_up(w, x);
         printf("}\n");
     }
 }

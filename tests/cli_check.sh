@@ -167,6 +167,19 @@ check "explain: a narration that cannot be written to stdout exits 2" 2 "writing
     sh -c "\"$absim\" explain scenarios/teach/p9-recovery.scn > /dev/full"
 check "run, swarm and shrink work on a 256 KiB stack (no configuration is copied onto it)" 0 "swarm: 3 passed" \
     sh -c "ulimit -s 256 && \"$absim\" run scenarios/teach/p9-recovery.scn >/dev/null && \"$absim\" swarm scenarios/swarm/durable-unaligned-2pc.scn --seeds 1..3 --faults random"
+follow_seed() {   # run the replay and explain commands a failing swarm seed's JSON line prints
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..1 --faults random --bug no-alignment 2>/dev/null |
+        /usr/bin/python3 -c '
+import json, shlex, subprocess, sys
+d = json.loads(sys.stdin.readline())
+assert d["bug"] == "no-alignment" and d["profile"], d
+for key in ("replay", "explain"):
+    argv = shlex.split(d[key]); argv[0] = sys.argv[1]
+    out = subprocess.run(argv, capture_output=True, text=True).stdout
+    assert d["trace_hash"] in out, (key, out[-300:])
+print("replay and explain reproduce", d["trace_hash"])' "$absim"
+}
+check "swarm: a failing --bug seed prints its bug, faults and the replay and explain commands, which reproduce it" 0 "replay and explain reproduce" follow_seed
 echo "old trace" > "$bad.keep"
 check "run: a command refused for a later argument leaves an earlier output file as it was" 0 "old trace" \
     sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --trace \"$bad.keep\" --dot /nonexistent/x.dot; cat \"$bad.keep\""
