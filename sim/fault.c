@@ -108,6 +108,10 @@ static bool crosses(const sim_run *run, const sim_link *l, uint64_t a, uint64_t 
     return ((ms & a) && (md & b)) || ((ms & b) && (md & a));
 }
 
+static bool stronger(sim_ratio a, sim_ratio b) {   /* a > b */
+    return (uint64_t)a.num * b.den > (uint64_t)b.num * a.den;
+}
+
 void fault_begin(sim_run *run, uint32_t fault_id) {
     SIM_ASSERT(fault_id < run->faults_count);
     sim_fault *f = &run->faults[fault_id];
@@ -134,31 +138,36 @@ void fault_begin(sim_run *run, uint32_t fault_id) {
     case FAULT_LINK_DELAY: run->links[s->target].spike_ns += s->delay_ns; break;
     case FAULT_LINK_LOSS: {
         sim_link *l = &run->links[s->target];
-        l->loss = s->ratio;                 /* the newest loss window governs */
-        l->loss_fault = fault_id;
+        if (l->loss_fault == UINT32_MAX || stronger(s->ratio, l->loss)) {   /* the strongest open window governs */
+            l->loss = s->ratio;
+            l->loss_fault = fault_id;
+        }
         break;
     }
     case FAULT_DEV_SLOW: run->devs[s->target].slow_extra += s->factor - 1; break;
     case FAULT_DEV_FAIL: {
         sim_dev *d = &run->devs[s->target];
-        d->fail = s->ratio;
-        d->fail_fault = fault_id;
+        if (d->fail_fault == UINT32_MAX || stronger(s->ratio, d->fail)) {   /* as for loss windows */
+            d->fail = s->ratio;
+            d->fail_fault = fault_id;
+        }
         break;
     }
     default: SIM_ASSERT(!"unknown fault kind");
     }
 }
 
-/* The newest other open window of the same kind on the same target, or
- * UINT32_MAX: nested windows compose, so when one ends the ones still
- * open keep governing (a loss or fail ratio, a crashed target). */
+/* The strongest other open window of the same kind on the same target
+ * (the highest loss or fail ratio; for crashes any), or UINT32_MAX:
+ * nested windows compose, so a weaker window inside a stronger one
+ * changes nothing, and when one ends the ones still open keep governing. */
 static uint32_t still_open(const sim_run *run, uint32_t fault_id) {
     const fault_spec *s = &run->faults[fault_id].spec;
     uint32_t best = UINT32_MAX;
-    for (uint32_t i = 0; i < run->faults_count; i++) {   /* a few dozen at most, and only at a window's end */
+    for (uint32_t i = 0; i < run->faults_count; i++) {   /* a few dozen at most, and only at a window's edge */
         const sim_fault *o = &run->faults[i];
         if (i == fault_id || !o->active || o->spec.kind != s->kind || o->spec.target != s->target) continue;
-        if (best == UINT32_MAX || o->begun_ns >= run->faults[best].begun_ns) best = i;
+        if (best == UINT32_MAX || stronger(o->spec.ratio, run->faults[best].spec.ratio)) best = i;
     }
     return best;
 }
@@ -197,7 +206,7 @@ void fault_end(sim_run *run, uint32_t fault_id) {
         break;
     case FAULT_LINK_LOSS: {
         sim_link *l = &run->links[s->target];
-        if (l->loss_fault == fault_id) {    /* it governed: the newest still open does now */
+        if (l->loss_fault == fault_id) {    /* it governed: the strongest still open does now */
             l->loss = outer == UINT32_MAX ? SIM_RATIO_NEVER : run->faults[outer].spec.ratio;
             l->loss_fault = outer;
         }

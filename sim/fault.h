@@ -5,9 +5,9 @@
  *   window (duration_ns > 0) begins and ends with two kernel events; the end
  *   undoes exactly what the beginning did, so overlapping faults compose:
  *   a crash with a duration restarts its target when the window ends and
- *   no other crash window of the same kind on it is still open; a loss or
- *   fail window governs its link or device while it is the newest open
- *   one, and when it ends the newest still open governs again.
+ *   no other crash window of the same kind on it is still open; of the
+ *   loss or fail windows open on a link or device the strongest (highest
+ *   ratio) governs, so a weaker one nested inside changes nothing.
  * - Faults take effect in the kernel's own events, ordered like any other
  *   event by (time, push order), and are folded into the trace hash.
  * - Every fault owns a PCG stream (domain FAULT, its index): probabilistic

@@ -305,29 +305,31 @@ static void test_fault_dev_fail_fails_only_its_device(void **state) {
 
 /* ---- whether a fault began ------------------------------------------------ */
 
-/* Nested windows compose: an inner window that ends leaves the outer one
- * in force (the loss ratio and fail ratio of the newest window still
- * open; a target an outer crash window keeps down stays down). */
+/* Nested windows compose: of the loss or fail windows open, the strongest
+ * governs (a weaker one nested inside changes nothing), and when one ends
+ * the strongest still open governs again; a target an outer crash window
+ * keeps down stays down when an inner one ends. */
 static void test_nested_windows_leave_the_outer_one_in_force_when_the_inner_ends(void **state) {
     (void)state;
     world *w = world_create();
-    fault_add(w->run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = 12, .at_ns = 10, .duration_ns = 1000, .ratio = { 1, 1 } });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = 12, .at_ns = 10, .duration_ns = 1000, .ratio = { 1, 2 } });
     uint32_t inner = fault_add(w->run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = 12, .at_ns = 20, .duration_ns = 30,
-                                                       .ratio = { 1, 4 } });
-    fault_add(w->run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .target = 1, .at_ns = 10, .duration_ns = 1000, .ratio = { 1, 2 } });
-    fault_add(w->run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .target = 1, .at_ns = 20, .duration_ns = 30, .ratio = { 1, 3 } });
+                                                       .ratio = { 1, 1 } });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .target = 1, .at_ns = 10, .duration_ns = 1000, .ratio = { 1, 1 } });
+    fault_add(w->run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .target = 1, .at_ns = 20, .duration_ns = 30, .ratio = { 1, 100 } });
     fault_add(w->run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = 3, .at_ns = 10, .duration_ns = 1000 });
     fault_add(w->run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = 3, .at_ns = 20, .duration_ns = 30 });
     fault_add(w->run, &(fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 3, .at_ns = 10, .duration_ns = 1000 });
     fault_add(w->run, &(fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 3, .at_ns = 20, .duration_ns = 30 });
-    world_run_to(w, 30);                          /* both open: the newest governs */
+    world_run_to(w, 30);                          /* both open: the stronger governs */
     assert_int_equal(w->run->links[12].loss_fault, inner);
-    assert_int_equal(w->run->links[12].loss.den, 4);
-    assert_int_equal(w->run->devs[1].fail.den, 3);
+    assert_int_equal(w->run->links[12].loss.den, 1);
+    assert_int_equal(w->run->devs[1].fail.den, 1);   /* the weaker inner one changes nothing */
     world_run_to(w, 60);                          /* the inner ones ended */
     assert_int_equal(w->run->links[12].loss.num, 1);
-    assert_int_equal(w->run->links[12].loss.den, 1);
-    assert_int_equal(w->run->devs[1].fail.den, 2);
+    assert_int_equal(w->run->links[12].loss.den, 2);
+    assert_int_equal(w->run->devs[1].fail.num, 1);
+    assert_int_equal(w->run->devs[1].fail.den, 1);
     assert_false(w->run->actors[3].up);
     assert_false(w->run->machines[3].up);
     world_run_to(w, 1100);                        /* the outer ones too */
