@@ -22,7 +22,8 @@ typedef struct column {
 } column;
 
 static void diff_usage(FILE *f) {
-    fprintf(f, "usage: absim diff FILE [--seed S] [--modes aligned,at-least-once,unaligned,aligned-timeout]\n"
+    fprintf(f, "usage: absim diff FILE [--seed S] [--faults random] [--bug NAME]\n"
+               "                  [--modes aligned,at-least-once,unaligned,aligned-timeout]\n"
                "\n"
                "Runs the scenario, with the same seed, input and faults, once per\n"
                "checkpoint mode and prints them side by side: checkpoints and their\n"
@@ -30,7 +31,10 @@ static void diff_usage(FILE *f) {
                "state counts against a failure-free run, and the sinks' visible output\n"
                "(records shown twice or never). Modes: aligned (no alignment timeout),\n"
                "at-least-once, unaligned, aligned-timeout (aligned with the scenario's\n"
-               "alignment-timeout). Default: aligned,at-least-once.\n");
+               "alignment-timeout). Default: aligned,at-least-once.\n"
+               "  --faults random  adds the fault profile swarm draws for the seed (drawn\n"
+               "                   once, from the file's own settings, for every mode)\n"
+               "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n");
 }
 
 static bool run_mode(scn *s, column *col, char *err, size_t n) {
@@ -38,7 +42,7 @@ static bool run_mode(scn *s, column *col, char *err, size_t n) {
     cfg = s->cfg;
     cfg.ckpt.mode = col->mode;
     if (!col->timeout) cfg.ckpt.alignment_timeout_ns = 0;
-    if (col->mode == PIPE_UNALIGNED) cfg.ckpt.max_concurrent = 1;   /* Flink: one unaligned at a time */
+    if (col->mode == PIPE_UNALIGNED || col->timeout) cfg.ckpt.max_concurrent = 1;   /* Flink: they may be unaligned */
     pipeline *ref = pipe_create(&cfg, err, n);
     if (ref == NULL) return false;
     pipe_run(ref);
@@ -67,12 +71,15 @@ int cli_diff(int argc, char **argv) {
     static const struct option opts[] = {
         { "seed", required_argument, NULL, 's' },
         { "modes", required_argument, NULL, 'm' },
+        { "faults", required_argument, NULL, 'f' },
+        { "bug", required_argument, NULL, 'b' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *prog = "absim diff";
     uint64_t seed = 0;
-    bool seed_given = false;
+    bool seed_given = false, random_faults = false;
+    pipe_bug bug = PIPE_BUG_NONE;
     column cols[DIFF_MODES_MAX];
     uint32_t ncols = 0;
     char modes[128] = "aligned,at-least-once";
@@ -86,6 +93,8 @@ int cli_diff(int argc, char **argv) {
             seed_given = true;
             break;
         case 'm': snprintf(modes, sizeof modes, "%s", optarg); break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE; break;
         case 'h': diff_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
@@ -115,6 +124,14 @@ int cli_diff(int argc, char **argv) {
     }
     scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
     if (s == NULL) return CLI_USAGE;
+    s->cfg.bug = bug;
+    char perr[SCN_ERR_BYTES];
+    uint32_t added = 0;                           /* one profile, drawn from the file's own settings, for every mode */
+    if (random_faults && !cli_random_faults(s, &added, perr, sizeof perr)) {
+        fprintf(stderr, "%s: %s\n", argv[optind], perr);
+        free(s);
+        return CLI_USAGE;
+    }
     for (uint32_t i = 0; i < ncols; i++) {
         if (cols[i].timeout && s->cfg.ckpt.alignment_timeout_ns == 0) {
             fprintf(stderr, "%s: --modes aligned-timeout: the scenario sets no alignment-timeout\n", prog);

@@ -478,8 +478,11 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         if (o.trace_hash == hash) {
             printf("  replay: trace hash %016" PRIx64 " as recorded\n", hash);
         } else {
-            printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 "\n", argv[optind],
-                   o.trace_hash, hash);
+            printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s); the hash"
+                   " is of the file, --seed, --faults random and --bug: give the ones the recorded run had (swarm"
+                   " prints its replay command), with the same build\n", argv[optind], o.trace_hash, hash,
+                   random_faults ? " with --faults random" : " without --faults random", bug ? ", --bug " : ", no --bug",
+                   bug ? pipe_bug_name(bug) : "");
             rc = CLI_FAIL;
         }
     }

@@ -180,6 +180,9 @@ for key in ("replay", "explain"):
 print("replay and explain reproduce", d["trace_hash"])' "$absim"
 }
 check "swarm: a failing --bug seed prints its bug, faults and the replay and explain commands, which reproduce it" 0 "replay and explain reproduce" follow_seed
+H=$("$absim" run scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --json | sed 's/.*"trace_hash":"\([0-9a-f]*\)".*/\1/')
+check "diff: --faults random --bug runs a swarm seed's run in its own mode (the same trace hash)" 0 "$H" \
+    "$absim" diff scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --modes aligned
 echo "old trace" > "$bad.keep"
 check "run: a command refused for a later argument leaves an earlier output file as it was" 0 "old trace" \
     sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --trace \"$bad.keep\" --dot /nonexistent/x.dot; cat \"$bad.keep\""
