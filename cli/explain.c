@@ -76,7 +76,10 @@ static void narrate(void *ctx, const pipe_event *e) {
         }
         break;
     case PIPE_EV_DECLINE:
-        fprintf(n->out, "aborts checkpoint %" PRIu64 ": declines it, sends a cancel marker downstream", e->ckpt);
+        fprintf(n->out, e->channel ? "skips checkpoint %" PRIu64 ": it was told the checkpoint is aborted; sends a"
+                                     " cancel marker downstream instead of a barrier"
+                                   : "aborts checkpoint %" PRIu64 ": declines it, sends a cancel marker downstream",
+                e->ckpt);
         break;
     case PIPE_EV_TASK_FINISHED:
         fprintf(n->out, "finished: every input ended; sends end of partition downstream");

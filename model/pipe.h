@@ -298,7 +298,8 @@ typedef struct pipe_event {
     uint32_t     task;                /* PIPE_NO_TASK for the coordinator */
     uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END/CONSUME;
                                          the pipe_ckpt_end, for CKPT_COMPLETE/CKPT_ABORT;
-                                         1 for an unaligned TRIGGER */
+                                         1 for an unaligned TRIGGER, and for a DECLINE of a
+                                         checkpoint known to be aborted (no decline sent) */
     uint64_t     ckpt;
     uint32_t     blocked;             /* channels the task's gate blocks after the step (control steps) */
     uint32_t     waiting;             /* buffers queued on those blocked channels */

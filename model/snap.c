@@ -360,7 +360,7 @@ void snap_trigger(pipeline *p, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
          * checkpoint known to be aborted; cancel markers downstream, so
          * no alignment waits for its barriers. */
         REACHED(p, ABORTED_BEFORE_TRIGGER);
-        pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
+        pipe_note(p, PIPE_EV_DECLINE, t->id, 1, ckpt);   /* 1: aborted already, no decline sent */
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(p, task_out_chan(p, t, i), BUF_CANCEL, ckpt);
         return;
     }

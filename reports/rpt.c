@@ -115,6 +115,9 @@ void rpt_observe(void *ctx, const pipe_event *e) {
     case PIPE_EV_TRIGGER:
         fprintf(r->trace, ",\"unaligned\":%s", e->channel ? "true" : "false");
         break;
+    case PIPE_EV_DECLINE:                         /* 1: told of the abort before it triggered: no decline sent */
+        fprintf(r->trace, ",\"known_aborted\":%s", e->channel ? "true" : "false");
+        break;
     case PIPE_EV_CKPT_COMPLETE:
     case PIPE_EV_CKPT_ABORT:
         fprintf(r->trace, ",\"end\":\"%s\"", pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
