@@ -6,7 +6,7 @@
  *   checkpointing, restart strategy, machines, network) inside one sim run
  *   and one arena; pipe_run() runs it until the job finishes, fails for
  *   good, or a bound of the run is hit; pipe_destroy() frees everything.
- * - Protocol (../shared/DESIGN.md P1-P10): the coordinator triggers
+ * - Protocol (rules P1-P10 of README.md): the coordinator triggers
  *   checkpoint n at the sources only; a source records its next offsets and
  *   emits barrier n on every output after the records before it; other
  *   tasks run their input gate (model/gate.h) and, on trigger, forward

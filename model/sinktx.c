@@ -1,4 +1,4 @@
-/* model/sinktx.c: how a sink's output becomes visible (DESIGN.md P10).
+/* model/sinktx.c: how a sink's output becomes visible (README.md P10).
  *
  * - plain: every record is visible when the sink processes it, so a
  *   replay after a restore shows it again (at-least-once end to end).

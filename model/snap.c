@@ -1,5 +1,5 @@
 /* model/snap.c: a task's side of a checkpoint, after the barrier reached
- * it (DESIGN.md P2, P5, P6, P7).
+ * it (README.md P2, P5, P6, P7).
  *
  *   trigger n:  forward barrier n (in-band; or, unaligned, as a priority
  *               message ahead of the queued output, which is persisted as
