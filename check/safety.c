@@ -219,18 +219,23 @@ static bool completed(const safety *s, uint64_t ckpt) {
     return n == COMPLETED_RING && ckpt < oldest;  /* older than the ring remembers: not judged */
 }
 
+/* Checkpoint e->ckpt completed without `what` of task t. */
+static void completed_without(const check_ctx *c, const pipe_event *e, uint32_t t, const char *what) {
+    char who[64];
+    check_where w = CHECK_AT(e->at_ns);
+    w.task = t;
+    w.ckpt = e->ckpt;
+    check_fail(c, CHECK_I5, w, "checkpoint %" PRIu64 " completed without %s %s", e->ckpt, what,
+               check_task_name(c, t, who, sizeof who));
+}
+
 static void complete_acks(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
     pending_rec *r = pending_of(s, e->ckpt);
     if (r == NULL) return;
     for (uint32_t t = 0; t < c->j->tasks_count; t++) {
         if (bit(r->acked, t) || s->tasks[t].finished) continue;
-        char who[64];
-        check_where w = CHECK_AT(e->at_ns);
-        w.task = t;
-        w.ckpt = e->ckpt;
-        check_fail(c, CHECK_I5, w, "checkpoint %" PRIu64 " completed without the acknowledgement of %s", e->ckpt,
-                   check_task_name(c, t, who, sizeof who));
+        completed_without(c, e, t, "the acknowledgement of");
         break;
     }
     r->ckpt = 0;
@@ -240,12 +245,7 @@ static void complete_files(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
     for (uint32_t t = 0; t < c->j->tasks_count; t++) {
         if (!spec_keyed(&c->sp, c->j->tasks[t].vertex) || pipe_ckpt_task_files(c->p, e->ckpt, t) > 0) continue;
-        char who[64];
-        check_where w = CHECK_AT(e->at_ns);
-        w.task = t;
-        w.ckpt = e->ckpt;
-        check_fail(c, CHECK_I5, w, "checkpoint %" PRIu64 " completed without the state of %s", e->ckpt,
-                   check_task_name(c, t, who, sizeof who));
+        completed_without(c, e, t, "the state of");
     }
     uint64_t id;
     for (uint32_t i = 0; (id = pipe_retained(c->p, i)) != 0; i++) {

@@ -352,6 +352,13 @@ static void abandon_outputs(run_outputs *w) {
 
 static bool open_outputs(const char *prog, const char *const paths[4], run_outputs *w) {
     memset(w, 0, sizeof *w);
+    for (uint32_t i = 0; i < 4; i++) {            /* two outputs into one file would overwrite each other */
+        for (uint32_t k = 0; k < i && paths[i] != NULL && strcmp(paths[i], "-") != 0; k++) {
+            if (paths[k] == NULL || strcmp(paths[k], paths[i]) != 0) continue;
+            fprintf(stderr, "%s: %s and %s name the same file %s\n", prog, out_opts[k], out_opts[i], paths[i]);
+            return false;
+        }
+    }
     for (uint32_t i = 0; i < 4; i++) {
         if (!cli_out_open(prog, out_opts[i], paths[i], out_at(w, i))) {
             abandon_outputs(w);

@@ -183,6 +183,8 @@ check "swarm: a failing --bug seed prints its bug, faults and the replay and exp
 H=$("$absim" run scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --json | sed 's/.*"trace_hash":"\([0-9a-f]*\)".*/\1/')
 check "diff: --faults random --bug runs a swarm seed's run in its own mode (the same trace hash)" 0 "$H" \
     "$absim" diff scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --modes aligned
+check "run: two outputs into one file are refused" 2 "--trace and --dot name the same file" \
+    "$absim" run scenarios/teach/p9-recovery.scn --trace "$bad.same" --dot "$bad.same"
 echo "old trace" > "$bad.keep"
 check "run: a command refused for a later argument leaves an earlier output file as it was" 0 "old trace" \
     sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --trace \"$bad.keep\" --dot /nonexistent/x.dot; cat \"$bad.keep\""
