@@ -90,7 +90,7 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
         snprintf(t->by + used, sizeof t->by - used, " %s", check_inv_name((check_inv)i));
     }
     t->must = bi < b->nbugs && strstr(t->by, pipe_bug_info_of(b->bug[bi])->catches) != NULL;
-    snprintf(t->what, sizeof t->what, "%.199s", r->failures);
+    snprintf(t->what, sizeof t->what, "%.199s", r->failures.count > 0 ? r->failures.text[0] : "");
 }
 
 static void bugs_usage(FILE *f) {

@@ -27,6 +27,34 @@ int cli_explain(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_shrink(int argc, char **argv);
 
+/* The failures of one run, in the order they are found: the violations
+ * the checkers kept, the expect lines that failed, the scripted faults
+ * that never fired (or the one error that stopped the run). A run can
+ * have up to CHECK_KEPT_MAX + SCN_EXPECTS_MAX + SCN_FAULTS_MAX of them;
+ * the first CLI_FAILURES_MAX are kept, each cut to CLI_FAILURE_BYTES - 1
+ * bytes (ending in "..." when cut), and the others only counted: the
+ * list travels in every pool record, so it has a fixed size. */
+#define CLI_FAILURES_MAX  16u
+#define CLI_FAILURE_BYTES 400u
+
+typedef struct cli_failures {
+    uint32_t count;                                  /* text[0 .. count - 1] */
+    uint32_t dropped;                                /* found after the list was full */
+    char     text[CLI_FAILURES_MAX][CLI_FAILURE_BYTES];
+} cli_failures;
+
+/* Appends one failure ("file:line: expectation failed: ..."). */
+void cli_failure_add(cli_failures *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The list on one line, "a; b; c (and N more)", cut to fit buf. */
+void cli_failures_join(const cli_failures *f, char *buf, size_t n);
+/* "failures":[...],"failures_dropped":N for a JSON object. */
+void cli_failures_json(FILE *out, const cli_failures *f);
+
+/* cli/text.c: s as a JSON string (quoted), or as XML text (attr: inside
+ * an attribute's quotes); a byte that is not valid UTF-8 becomes '?'. */
+void cli_json_string(FILE *f, const char *s);
+void cli_xml_string(FILE *f, const char *s, bool attr);
+
 /* One run of a scenario with its expectations checked (absim run, replay,
  * and each seed of swarm). With random_faults, the seed's fault profile is
  * added first (scn_random_faults). `out` gets the summary, or NULL. */
@@ -42,7 +70,7 @@ typedef struct cli_outcome {
     uint32_t    unfired;          /* scripted faults, not optional, that never fired */
     uint64_t    fired;            /* bit i: fault i of the script fired (optional or not) */
     uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage: each point's count */
-    char        failures[1024];   /* "file:line: expectation failed: ..." joined by "; " */
+    cli_failures failures;
 } cli_outcome;
 
 /* One run of s: the kernel's event log to `log`, the summary to `out`, the
@@ -88,7 +116,7 @@ typedef struct cli_task_result {
     pipe_status status;
     uint64_t    trace_hash;
     double      seconds;          /* the run's wall time (reporting only, never inside a run) */
-    char        failures[sizeof ((cli_outcome *)0)->failures];   /* all of cli_outcome.failures */
+    cli_failures failures;        /* all of cli_outcome.failures */
     uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage of the run (zeros when it died) */
     char        profile[4096];    /* the run's faults, a scenario line each ending in '\n' (cut at a line) */
 } cli_task_result;

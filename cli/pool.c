@@ -72,7 +72,7 @@ static void reap(worker *w, cli_task_result *r) {
         memset(r, 0, sizeof *r);
         r->rc = CLI_FAIL;
         r->died = true;
-        snprintf(r->failures, sizeof r->failures, WIFSIGNALED(status) ? "the run died of signal %d (an assertion aborts: replay it)"
+        cli_failure_add(&r->failures, WIFSIGNALED(status) ? "the run died of signal %d (an assertion aborts: replay it)"
                  : "the run exited with status %d without a result", WIFSIGNALED(status) ? WTERMSIG(status)
                  : WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
@@ -93,8 +93,7 @@ void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faul
     out->failed_line = o->failed_line;
     out->status = o->status;
     out->trace_hash = o->trace_hash;
-    _Static_assert(sizeof out->failures == sizeof o->failures, "a task result carries all of the failures");
-    memcpy(out->failures, o->failures, sizeof out->failures);
+    out->failures = o->failures;
     memcpy(out->reach, o->reach, sizeof out->reach);
     size_t used = 0;                              /* the faults it ran with, drawn ones included */
     for (uint32_t i = 0; i < s->faults_count; i++) {

@@ -5,6 +5,7 @@
  * function runs each seed of `absim swarm` (cli/swarm.c). */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,36 @@ static bool compare(uint64_t got, scn_cmp cmp, uint64_t want) {
     return false;
 }
 
-static void failure(cli_outcome *o, const char *fmt, const char *path, uint32_t line, const char *text, const char *got) {
-    size_t used = strlen(o->failures);
-    if (used + 2 >= sizeof o->failures) return;
-    snprintf(o->failures + used, sizeof o->failures - used, fmt, used ? "; " : "", path, line, text, got);
+void cli_failure_add(cli_failures *f, const char *fmt, ...) {
+    if (f->count == CLI_FAILURES_MAX) {
+        f->dropped++;
+        return;
+    }
+    char *t = f->text[f->count++];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t, CLI_FAILURE_BYTES, fmt, ap);
+    va_end(ap);
+    if (n >= (int)CLI_FAILURE_BYTES) memcpy(t + CLI_FAILURE_BYTES - 4, "...", 4);   /* say it was cut */
+}
+
+void cli_failures_join(const cli_failures *f, char *buf, size_t n) {
+    size_t used = 0;
+    if (n > 0) buf[0] = '\0';
+    for (uint32_t i = 0; i <= f->count && used < n; i++) {
+        int w = i < f->count ? snprintf(buf + used, n - used, "%s%s", i ? "; " : "", f->text[i])
+              : f->dropped > 0 ? snprintf(buf + used, n - used, " (and %u more)", f->dropped) : 0;
+        used = w < 0 ? n : used + (size_t)w;
+    }
+}
+
+void cli_failures_json(FILE *out, const cli_failures *f) {
+    fputs("\"failures\":[", out);
+    for (uint32_t i = 0; i < f->count; i++) {
+        if (i > 0) fputc(',', out);
+        cli_json_string(out, f->text[i]);
+    }
+    fprintf(out, "],\"failures_dropped\":%u", f->dropped);
 }
 
 static double ms(sim_time_ns ns) { return (double)ns / 1e6; }
@@ -172,7 +199,7 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
         const check_violation *v = &r->kept[i];
         char at[40];
         snprintf(at, sizeof at, "t=%.3fms", (double)v->at_ns / 1e6);
-        failure(o, "%s%s:%u: invariant %s violated: %s", s->path, 0, check_inv_name(v->inv), v->what);
+        cli_failure_add(&o->failures, "%s:%u: invariant %s violated: %s", s->path, 0, check_inv_name(v->inv), v->what);
         if (out != NULL) fprintf(out, "  invariant %s violated at %s: %s\n", check_inv_name(v->inv), at, v->what);
         rc = CLI_FAIL;
     }
@@ -190,7 +217,7 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
             continue;
         }
         if (out != NULL) fprintf(out, "%s:%u: expectation failed: %s (got %s)\n", s->path, e->line, text, got);
-        failure(o, "%s%s:%u: expectation failed: %s (got %s)", s->path, e->line, text, got);
+        cli_failure_add(&o->failures, "%s:%u: expectation failed: %s (got %s)", s->path, e->line, text, got);
         if (o->failed_line == 0) o->failed_line = e->line;
         rc = CLI_FAIL;
     }
@@ -214,9 +241,11 @@ uint32_t cli_expect_failure(const scn_expect *e, const cli_outcome *o) {
     }
 }
 
-/* Which faults of the script fired, whether optional or not: scn_unfired()
- * asked about one fault at a time (the others marked optional). */
-static uint64_t fired_faults(const scn_armed *arm, sim_time_ns end_ns) {
+/* Which faults of the script fired, whether optional or not, and a
+ * failure (printed to out, which may be NULL) for each one not optional
+ * that did not: scn_unfired() is asked about one fault at a time, the
+ * others marked optional, so each gets a message of its own. */
+static void fault_verdicts(const scn_armed *arm, sim_time_ns end_ns, FILE *out, cli_outcome *o) {
     _Static_assert(SCN_FAULTS_MAX <= 64, "one bit per fault");
     scn *one = malloc(sizeof *one);
     SIM_ASSERT(one != NULL);
@@ -224,14 +253,19 @@ static uint64_t fired_faults(const scn_armed *arm, sim_time_ns end_ns) {
     for (uint32_t i = 0; i < one->faults_count; i++) one->faults[i].optional = true;
     scn_armed a = *arm;
     a.s = one;
-    uint64_t fired = 0;
     for (uint32_t i = 0; i < one->faults_count; i++) {
+        char why[1024];                          /* path, the fault's line (SCN_FAULT_TEXT_BYTES), the reason */
         one->faults[i].optional = false;
-        if (scn_unfired(&a, end_ns, NULL, 0) == 0) fired |= 1ull << i;
+        if (scn_unfired(&a, end_ns, why, sizeof why) == 0) {
+            o->fired |= 1ull << i;
+        } else if (!arm->s->faults[i].optional) {   /* a scripted fault that never fired tested nothing */
+            o->unfired++;
+            if (out != NULL) fprintf(out, "%s\n", why);
+            cli_failure_add(&o->failures, "%s", why);
+        }
         one->faults[i].optional = true;
     }
     free(one);
-    return fired;
 }
 
 bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes) {
@@ -248,14 +282,14 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
     if (random_faults && !cli_random_faults(s, &o->random_faults, err, sizeof err)) {
-        snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
+        cli_failure_add(&o->failures, "%s: %s", s->path, err);
         return CLI_USAGE;
     }
     pipeline *p = pipe_create(&s->cfg, err, sizeof err);
     check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
     rpt_recorder rec;                            /* --trace, --dot */
     if (cs == NULL || !rpt_init(&rec, p, trace, dot != NULL)) {
-        snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, cs == NULL ? err : "out of memory for the report");
+        cli_failure_add(&o->failures, "%s: %s", s->path, cs == NULL ? err : "out of memory for the report");
         check_destroy(cs);
         pipe_destroy(p);
         return CLI_USAGE;
@@ -285,15 +319,8 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         summary_invariants(out, r);
     }
     int rc = verdicts(s, out, r, o);
-    char unfired[1024];                          /* a scripted fault that never fired tested nothing */
-    o->unfired = scn_unfired(&arm, pipe_sim(p)->now_ns, unfired, sizeof unfired);
-    o->fired = fired_faults(&arm, pipe_sim(p)->now_ns);
-    if (o->unfired > 0) {
-        if (out != NULL) fprintf(out, "%s\n", unfired);
-        size_t used = strlen(o->failures);
-        snprintf(o->failures + used, sizeof o->failures - used, "%s%s", used ? "; " : "", unfired);
-        rc = CLI_FAIL;
-    }
+    fault_verdicts(&arm, pipe_sim(p)->now_ns, out, o);
+    if (o->unfired > 0) rc = CLI_FAIL;
     o->ok = rc == CLI_OK;
     check_destroy(cs);
     pipe_destroy(p);
@@ -379,14 +406,16 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
     const pipe_stats *st = &o->stats;
     uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
     uint64_t ks = st->sync_parts ? st->sync_parts : 1;
-    printf("{\"file\":\"%s\",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
+    printf("{\"file\":");
+    cli_json_string(stdout, s->path);            /* a path may hold any byte */
+    printf(",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
            ",\"aborted\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"failovers\":%" PRIu64
            ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
            ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
            ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
            ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"latency_ms_mean\":%.3f"
-           ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",\"failures\":\"",
-           s->path, s->cfg.seed, o->ok ? "true" : "false", pipe_status_name(o->status), o->completed, st->aborted,
+           ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",",
+           s->cfg.seed, o->ok ? "true" : "false", pipe_status_name(o->status), o->completed, st->aborted,
            o->restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
            (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
            (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
@@ -394,11 +423,8 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
            st->visible_records,
            st->visible_records ? (double)st->latency_ns_sum / (double)st->visible_records / 1e6 : 0.0,
            o->random_faults, pipe_bug_name(bug), o->trace_hash);
-    for (const char *q = o->failures; *q; q++) {
-        if (*q == '"' || *q == '\\') putchar('\\');
-        putchar(*q);
-    }
-    printf("\"}\n");
+    cli_failures_json(stdout, &o->failures);
+    printf("}\n");
 }
 
 static int run_or_replay(int argc, char **argv, bool replay) {
@@ -471,7 +497,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     cli_outcome o;
     int rc = cli_run_scenario(s, random_faults, w.log.f, json ? NULL : stdout, w.trace.f, w.dot.f, &o);
     if (rc == CLI_USAGE) {
-        fprintf(stderr, "%s\n", o.failures);
+        fprintf(stderr, "%s\n", o.failures.text[0]);
         abandon_outputs(&w);
         free(s);
         return CLI_USAGE;

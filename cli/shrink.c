@@ -331,8 +331,10 @@ static bool write_result(const char *prog, FILE *f, const char *tmp, const char 
  * every scripted fault firing; returns -1 when it does, else the exit
  * status after saying why not. */
 static int check_original(const char *prog, const scn *s, uint64_t seed, int rc, const cli_outcome *o) {
+    char all[2048];
+    cli_failures_join(&o->failures, all, sizeof all);
     if (rc == CLI_USAGE) {
-        fprintf(stderr, "%s\n", o->failures);
+        fprintf(stderr, "%s\n", all);
         return CLI_USAGE;
     }
     if (rc != CLI_FAIL) {
@@ -341,12 +343,12 @@ static int check_original(const char *prog, const scn *s, uint64_t seed, int rc,
     }
     if (o->unfired > 0) {
         fprintf(stderr, "%s: seed %" PRIu64 ": a scripted fault never fired (%s); fix the script first\n", prog, seed,
-                o->failures);
+                all);
         return CLI_FAIL;
     }
     if (o->failed_line == 0 && check_first(&o->report) == NULL) {
         fprintf(stderr, "%s: the run fails without a failed expectation or a violation (%s); nothing to shrink\n", prog,
-                o->failures);
+                all);
         return CLI_FAIL;
     }
     return -1;
@@ -399,15 +401,16 @@ static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, cons
     bool settled = settle(&k, s);
     uint64_t records_before = (uint64_t)orig->cfg.broker.partitions * orig->cfg.broker.records_per_partition;
     uint64_t records_after = (uint64_t)s->cfg.broker.partitions * s->cfg.broker.records_per_partition;
-    char what[240], head[2048], bug[96] = "";   /* each comment line well under SCN_LINE_BYTES_MAX */
+    char what[240], head[2048], bug[96] = "", all[701];   /* each comment line well under SCN_LINE_BYTES_MAX */
     describe(orig, o, what, sizeof what);
+    cli_failures_join(&o->failures, all, sizeof all);
     if (x->bug != PIPE_BUG_NONE) snprintf(bug, sizeof bug, "# It fails with --bug %s (the file cannot say so).\n", pipe_bug_name(x->bug));
     _Static_assert(sizeof what + 700 + 40 < SCN_LINE_BYTES_MAX, "the comment lines can be read back");
     snprintf(head, sizeof head, "# Shrunk by absim shrink from %s, seed %" PRIu64 "%s.\n%s"
              "# What fails: %s.\n# In the original run: %.700s\n"
              "# Kept from the original: %u of %u faults, %" PRIu64 " of %" PRIu64 " records (%u runs to shrink).\n"
              "%s# Say here why it failed before moving it to scenarios/regress/.\n",
-             orig->path, s->cfg.seed, x->random_faults ? " with its random fault profile" : "", bug, what, o->failures,
+             orig->path, s->cfg.seed, x->random_faults ? " with its random fault profile" : "", bug, what, all,
              s->faults_count, orig->faults_count, records_after, records_before, k.runs,
              settled ? "" : "# Some faults stay optional: without them the run fails differently.\n");
     bool ok = write_result(prog, f, tmp, out, s, head);

@@ -96,27 +96,6 @@ static bool parse_range(const char *prog, const char *text, uint64_t *a, uint64_
     return true;
 }
 
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if ((unsigned char)*s < 32) fprintf(f, "\\u%04x", *s); else fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void xml_string(FILE *f, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 static bool next_task(void *ctx, uint64_t *task) {
     swarm_ctx *w = ctx;
     const swarm_opts *o = w->opt;
@@ -143,11 +122,11 @@ static void junit_case(const swarm_ctx *w, uint32_t f, uint64_t seed, const cli_
     FILE *j = w->junit.f;
     pipe_bug bug = w->opt->bug;
     fprintf(j, "<testcase classname=\"");
-    xml_string(j, w->files[f].path);
+    cli_xml_string(j, w->files[f].path, true);
     fprintf(j, "\" name=\"seed %" PRIu64 "\">", seed);
     if (r->rc != CLI_OK) {
         fprintf(j, "<failure message=\"");
-        xml_string(j, r->failures);
+        cli_xml_string(j, r->failures.count > 0 ? r->failures.text[0] : "", true);
         fprintf(j, "\">replay: absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s%s%s</failure>",
                 w->files[f].path, seed, r->trace_hash, w->opt->random_faults ? " --faults random" : "",
                 bug ? " --bug " : "", bug ? pipe_bug_name(bug) : "");
@@ -188,19 +167,19 @@ static void print_follow_up(const swarm_ctx *w, const failed *x) {
         size_t n = end != NULL ? (size_t)(end - line) : strlen(line);
         snprintf(one, sizeof one, "%.*s", (int)n, line);
         printf("%s", first ? "" : ",");
-        json_string(stdout, one);
+        cli_json_string(stdout, one);
         line += n + (end != NULL);
     }
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", path, x->seed, x->r.trace_hash, opts);
     printf("],\"replay\":");
-    json_string(stdout, cmd);
+    cli_json_string(stdout, cmd);
     snprintf(cmd, sizeof cmd, "absim explain %s --seed %" PRIu64 "%s", path, x->seed, opts);
     printf(",\"explain\":");
-    json_string(stdout, cmd);
+    cli_json_string(stdout, cmd);
     snprintf(cmd, sizeof cmd, "absim shrink %s --seed %" PRIu64 "%s", path, x->seed, opts);
     printf(",\"shrink\":");
-    json_string(stdout, cmd);
+    cli_json_string(stdout, cmd);
 }
 
 /* Failing seeds in (seed, file) order, whatever order the children ended in. */
@@ -218,11 +197,11 @@ static void print_fails(const swarm_ctx *w) {
     for (uint64_t i = 0; i < w->kept; i++) {
         const failed *x = &fs[i];
         printf("{\"file\":");
-        json_string(stdout, w->files[x->file].path);
-        printf(",\"seed\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"status\":\"%s\",\"faults\":\"%s\",\"failures\":",
+        cli_json_string(stdout, w->files[x->file].path);
+        printf(",\"seed\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"status\":\"%s\",\"faults\":\"%s\",",
                x->seed, x->r.trace_hash, x->r.status ? pipe_status_name(x->r.status) : "none",
                w->opt->random_faults ? "random" : "scripted");
-        json_string(stdout, x->r.failures);
+        cli_failures_json(stdout, &x->r.failures);
         print_follow_up(w, x);
         printf("}\n");
     }

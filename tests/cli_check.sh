@@ -195,6 +195,24 @@ check "run: an output file is replaced only when the run is done, and no tempora
 rm -f "$bad.keep" "$bad.scn"
 check "run: --json prints one line with the outcome" 1 '"ok":false,"status":"finished","checkpoints":9,"aborted":0,"restarts":1,"failovers":0' \
     "$absim" run scenarios/faults/crash-machine.scn --bug no-rewind --json
+run_failures() {   # run --json FILE ARGS...: how many failures it lists, how many it dropped, the last one
+    "$absim" run "$@" --json | /usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert isinstance(d["failures"], list) and all("; " + d["file"] not in x for x in d["failures"]), d["failures"]
+print("listed", len(d["failures"]), "dropped", d["failures_dropped"], "last:", d["failures"][-1])'
+}
+check "run --json: failures is a list, an unfired fault each (not joined)" 0 "listed 13 dropped 0 last: scenarios/faults/snapshot-and-commit-points.scn:33: fault when out[1] commits 9" \
+    run_failures scenarios/faults/snapshot-and-commit-points.scn --bug no-alignment --faults random --seed 3
+cp scenarios/faults/crash-machine.scn "$bad.many"
+for i in $(seq 20); do echo "expect checkpoints == 100$i" >> "$bad.many"; done
+check "run --json: the first 16 failures are listed, the others counted" 0 "listed 16 dropped 4 last: $bad.many:46: expectation failed: checkpoints == 10016 (got 9)" \
+    run_failures "$bad.many"
+check "run: the summary prints every failure, past the list's limit too" 1 "$bad.many:50: expectation failed: checkpoints == 10020 (got 9)" \
+    "$absim" run "$bad.many"
+check "run: each fault that never fired is a line of its own" 1 "$(printf 'the job ended at 156.932ms)\nscenarios/faults/snapshot-and-commit-points.scn:33: fault when')" \
+    "$absim" run scenarios/faults/snapshot-and-commit-points.scn --bug no-alignment --faults random --seed 3
+rm -f "$bad.many"
 check "run: an unknown bug is named" 2 "--bug 'foo': unknown; the deliberate bugs are no-alignment" \
     "$absim" run scenarios/faults/crash-machine.scn --bug foo
 cov=$(mktemp)
