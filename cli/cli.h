@@ -156,6 +156,33 @@ void cli_out_abandon(cli_out *o);
 /* Flushes stdout: false after saying so when a write to it failed. */
 bool cli_stdout_ok(const char *prog);
 
+/* --junit (cli/junit.c): a JUnit XML report, one testsuite per name
+ * (names[i], which must outlive the report), each with the properties
+ * props[0..2 * nprops - 1] (name, value, ...). Cases are numbered 0, 1,
+ * 2, ... in the order the report lists them and may be added in any
+ * order; each number once. open with path NULL gives *j NULL, and add
+ * and commit do nothing with it. open and commit print "prog: --junit
+ * PATH: what is wrong" when they return false; commit frees j. */
+typedef enum cli_junit_verdict { CLI_JUNIT_PASSED, CLI_JUNIT_FAILURE, CLI_JUNIT_ERROR } cli_junit_verdict;
+
+typedef struct cli_junit_case {
+    uint32_t            suite;
+    const char         *name, *classname;
+    double              seconds;
+    cli_junit_verdict   verdict;      /* an error: the run could not be judged (it died) */
+    const char         *type;         /* of the failure or error: "invariant I5", "expectation", ... */
+    const cli_failures *failures;     /* the message is the first; the body lists all */
+    const char         *out;          /* the case's <system-out>, or NULL */
+} cli_junit_case;
+
+typedef struct cli_junit cli_junit;
+
+bool cli_junit_open(const char *prog, const char *path, uint32_t nsuites, const char *const *names,
+                    const char *const *props, uint32_t nprops, cli_junit **j);
+void cli_junit_add(cli_junit *j, uint64_t index, const cli_junit_case *c);
+bool cli_junit_commit(const char *prog, cli_junit *j, double seconds);
+void cli_junit_abandon(cli_junit *j);
+
 /* --coverage (cli/coverage.c): every reach point's count as one JSON
  * object (false when a write failed); report prints the points reached
  * and the names of those not, and returns how many not. */

@@ -3,12 +3,16 @@
  * parallelism only across seeds), up to --jobs at once, on the process
  * pool of cli/pool.c.
  *
- * Output: a progress line on a terminal (stderr), one JSON line per failing
- * seed on stdout (in seed order, after the runs), a closing tally, and with
- * --junit a JUnit XML report. --shard I/N keeps the seeds with seed % N == I,
- * so N machines (GNU parallel --sshlogin, a Slurm job array) split a
- * campaign without talking to each other. A child that dies (an assertion,
- * a signal) is a failing seed too. */
+ * Output: on stdout one JSON line per failing run (in seed and file
+ * order, after the runs) and a closing tally, a line of text, or with
+ * --json the last JSON object (the text then goes to stderr, so stdout
+ * is JSON lines only); on stderr a progress line, rewritten in place on a
+ * terminal and otherwise a line every --progress seconds, unless
+ * --quiet; with --junit a JUnit XML report (cli/junit.c). Everything but
+ * the times is the same whatever --jobs. --shard I/N keeps the seeds
+ * with seed % N == I, so N machines (GNU parallel --sshlogin, a Slurm
+ * job array) split a campaign without talking to each other. A child
+ * that dies (an assertion, a signal) is a failing run too. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,51 +26,69 @@
 #define SWARM_FILES_MAX 64u
 #define SWARM_SEEDS_MAX (1ull << 24)
 #define SWARM_FAILS_KEPT 1000u
+#define SWARM_TTY_SECONDS 0.25        /* a terminal's line is rewritten at most this often */
 
 typedef struct failed {
-    uint64_t        seed;
-    uint32_t        file;
+    uint64_t        task;             /* its place in the listing */
     cli_task_result r;
 } failed;
 
 typedef struct swarm_opts {
-    uint64_t    seed_a, seed_b, jobs, shard_i, shard_n;
-    bool        random_faults;
+    uint64_t    seed_a, seed_b, jobs, shard_i, shard_n, progress_s;
+    bool        random_faults, json, quiet;
     pipe_bug    bug;
     const char *junit_path;
     const char *coverage_path;
 } swarm_opts;
 
-/* The campaign, shared by the pool's callbacks. A task is
- * (seed - seed_a) * nfiles + file: every file for a seed, then the next
- * seed of the shard. */
+/* The campaign, shared by the pool's callbacks. Task k * nfiles + f is
+ * file f with the k-th seed of the shard, first + k * shard_n: every file
+ * for a seed, then the next seed; tasks start in that order, and it is
+ * the order of every listing. */
 typedef struct swarm_ctx {
     const swarm_opts *opt;
     scn      *files;
     uint32_t  nfiles;
-    uint64_t  seed;                   /* the next task's seed and file */
-    uint32_t  file;
-    bool      exhausted;
-    cli_out   junit;                  /* --junit */
+    uint64_t  first, seeds;           /* the shard's first seed, and how many it has */
+    uint64_t  next;                   /* the next task to start */
+    cli_junit *junit;                 /* --junit */
+    const char *suites[SWARM_FILES_MAX];   /* the report's testsuites: the files' paths */
+    const char *props[10];            /* the report's properties: the campaign's options */
+    char      seeds_text[48], shard_text[48], jobs_text[24];
     bool      tty;
-    uint64_t  total, done, passed, nfailed, kept;
-    failed   *fails;                  /* the first SWARM_FAILS_KEPT failing runs */
+    uint64_t  done, passed, nfailed, died, kept;
+    failed   *fails;                  /* the SWARM_FAILS_KEPT failing runs first in the listing */
     cli_out   cov;                    /* --coverage */
     uint64_t  reach[PIPE_REACH_COUNT];   /* summed over the runs */
+    double    t0, shown;              /* wall clock (CLOCK_MONOTONIC): the start, the last progress line */
 } swarm_ctx;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void swarm_usage(FILE *f) {
     fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random]\n"
-               "                   [--bug NAME] [--junit FILE] [--coverage FILE]\n"
+               "                   [--bug NAME] [--json] [--quiet] [--progress S] [--junit FILE]\n"
+               "                   [--coverage FILE]\n"
                "\n"
                "Runs each scenario with every seed from A to B (inclusive), each run in a\n"
                "process of its own, J at a time (default: the number of cores), and checks\n"
                "the scenario's expect lines. With --faults random every seed adds a fault\n"
                "profile of its own (which kinds are on, how many, when, how long).\n"
-               "Prints a JSON line per failing seed (replay it with absim replay FILE\n"
-               "--seed S --hash H) and a closing tally; exit 1 when a seed failed.\n"
+               "Prints a JSON line per failing run (in seed order; replay it with absim\n"
+               "replay FILE --seed S --hash H) and a closing tally; exit 1 when a run failed.\n"
                "  --shard I/N   only seeds with seed %% N == I (spread a campaign over N machines)\n"
-               "  --junit FILE  also write a JUnit XML report\n"
+               "  --json        stdout is JSON lines only: the tally is the last object\n"
+               "                ({\"tally\":true,\"passed\":...}); its text line goes to stderr\n"
+               "  --quiet       no progress line on stderr (the tally is still printed)\n"
+               "  --progress S  when stderr is not a terminal, a progress line every S\n"
+               "                seconds (default 3; 0: after every run); on a terminal the\n"
+               "                line is rewritten in place\n"
+               "  --junit FILE  also write a JUnit XML report: a testsuite per scenario file,\n"
+               "                a testcase per seed in seed order (tests/junit.xsd)\n"
                "  --coverage FILE  write every protocol reach point's count over all runs\n"
                "                as one JSON object (absim coverage lists them), and print\n"
                "                the points no run reached\n"
@@ -96,117 +118,6 @@ static bool parse_range(const char *prog, const char *text, uint64_t *a, uint64_
     return true;
 }
 
-static bool next_task(void *ctx, uint64_t *task) {
-    swarm_ctx *w = ctx;
-    const swarm_opts *o = w->opt;
-    if (w->exhausted) return false;
-    while (w->seed % o->shard_n != o->shard_i && w->seed != o->seed_b) w->seed++;
-    if (w->seed % o->shard_n != o->shard_i) {
-        w->exhausted = true;
-        return false;
-    }
-    *task = (w->seed - o->seed_a) * w->nfiles + w->file;
-    if (++w->file == w->nfiles) {                /* every file for this seed, then the next seed */
-        w->file = 0;
-        if (w->seed == o->seed_b) w->exhausted = true; else w->seed++;
-    }
-    return true;
-}
-
-static void work(void *ctx, uint64_t task, cli_task_result *out) {
-    const swarm_ctx *w = ctx;
-    cli_task_run(&w->files[task % w->nfiles], w->opt->seed_a + task / w->nfiles, w->opt->bug, w->opt->random_faults, out);
-}
-
-static void junit_case(const swarm_ctx *w, uint32_t f, uint64_t seed, const cli_task_result *r) {
-    FILE *j = w->junit.f;
-    pipe_bug bug = w->opt->bug;
-    fprintf(j, "<testcase classname=\"");
-    cli_xml_string(j, w->files[f].path, true);
-    fprintf(j, "\" name=\"seed %" PRIu64 "\">", seed);
-    if (r->rc != CLI_OK) {
-        fprintf(j, "<failure message=\"");
-        cli_xml_string(j, r->failures.count > 0 ? r->failures.text[0] : "", true);
-        fprintf(j, "\">replay: absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s%s%s</failure>",
-                w->files[f].path, seed, r->trace_hash, w->opt->random_faults ? " --faults random" : "",
-                bug ? " --bug " : "", bug ? pipe_bug_name(bug) : "");
-    }
-    fprintf(j, "</testcase>\n");
-}
-
-static void done(void *ctx, uint64_t task, const cli_task_result *r) {
-    swarm_ctx *w = ctx;
-    uint32_t f = (uint32_t)(task % w->nfiles);
-    uint64_t seed = w->opt->seed_a + task / w->nfiles;
-    w->done++;
-    for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i];
-    if (r->rc == CLI_OK) {
-        w->passed++;
-    } else {
-        w->nfailed++;
-        if (w->kept < SWARM_FAILS_KEPT) w->fails[w->kept++] = (failed){ .seed = seed, .file = f, .r = *r };
-    }
-    if (w->junit.f != NULL) junit_case(w, f, seed, r);
-    if (w->tty) fprintf(stderr, "\rswarm: %" PRIu64 "/%" PRIu64 " runs, %" PRIu64 " failed", w->done,
-                        w->total * w->nfiles, w->nfailed);
-}
-
-/* What a failing seed needs to be followed: its bug, the faults it ran
- * with (drawn ones included), and the commands that reproduce, narrate
- * and minimise it. */
-static void print_follow_up(const swarm_ctx *w, const failed *x) {
-    const char *path = w->files[x->file].path, *bug = pipe_bug_name(w->opt->bug);
-    char opts[96];
-    snprintf(opts, sizeof opts, "%s%s%s", w->opt->random_faults ? " --faults random" : "",
-             w->opt->bug ? " --bug " : "", w->opt->bug ? bug : "");
-    printf(",\"bug\":\"%s\",\"profile\":[", w->opt->bug ? bug : "none");
-    const char *line = x->r.profile;
-    for (bool first = true; *line != '\0'; first = false) {
-        const char *end = strchr(line, '\n');
-        char one[SCN_FAULT_TEXT_BYTES];
-        size_t n = end != NULL ? (size_t)(end - line) : strlen(line);
-        snprintf(one, sizeof one, "%.*s", (int)n, line);
-        printf("%s", first ? "" : ",");
-        cli_json_string(stdout, one);
-        line += n + (end != NULL);
-    }
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", path, x->seed, x->r.trace_hash, opts);
-    printf("],\"replay\":");
-    cli_json_string(stdout, cmd);
-    snprintf(cmd, sizeof cmd, "absim explain %s --seed %" PRIu64 "%s", path, x->seed, opts);
-    printf(",\"explain\":");
-    cli_json_string(stdout, cmd);
-    snprintf(cmd, sizeof cmd, "absim shrink %s --seed %" PRIu64 "%s", path, x->seed, opts);
-    printf(",\"shrink\":");
-    cli_json_string(stdout, cmd);
-}
-
-/* Failing seeds in (seed, file) order, whatever order the children ended in. */
-static void print_fails(const swarm_ctx *w) {
-    failed *fs = w->fails;
-    for (uint64_t i = 1; i < w->kept; i++) {
-        failed x = fs[i];
-        uint64_t j = i;
-        while (j > 0 && (fs[j - 1].seed > x.seed || (fs[j - 1].seed == x.seed && fs[j - 1].file > x.file))) {
-            fs[j] = fs[j - 1];
-            j--;
-        }
-        fs[j] = x;
-    }
-    for (uint64_t i = 0; i < w->kept; i++) {
-        const failed *x = &fs[i];
-        printf("{\"file\":");
-        cli_json_string(stdout, w->files[x->file].path);
-        printf(",\"seed\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"status\":\"%s\",\"faults\":\"%s\",",
-               x->seed, x->r.trace_hash, x->r.status ? pipe_status_name(x->r.status) : "none",
-               w->opt->random_faults ? "random" : "scripted");
-        cli_failures_json(stdout, &x->r.failures);
-        print_follow_up(w, x);
-        printf("}\n");
-    }
-}
-
 static bool parse_shard(const char *prog, const char *text, swarm_opts *o) {
     const char *slash = strchr(text, '/');
     char first[24];
@@ -226,10 +137,11 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
         { "seeds", required_argument, NULL, 's' }, { "jobs", required_argument, NULL, 'j' },
         { "shard", required_argument, NULL, 'S' }, { "faults", required_argument, NULL, 'f' },
         { "bug", required_argument, NULL, 'b' },   { "junit", required_argument, NULL, 'J' },
-        { "coverage", required_argument, NULL, 'C' },
+        { "coverage", required_argument, NULL, 'C' }, { "json", no_argument, NULL, 'o' },
+        { "quiet", no_argument, NULL, 'q' },       { "progress", required_argument, NULL, 'p' },
         { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
     };
-    *o = (swarm_opts){ .shard_n = 1, .bug = PIPE_BUG_NONE };
+    *o = (swarm_opts){ .shard_n = 1, .bug = PIPE_BUG_NONE, .progress_s = 3 };
     bool seeds_given = false;
     int c;
     optind = 1;
@@ -246,6 +158,9 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
         case 'J': o->junit_path = optarg; break;
         case 'C': o->coverage_path = optarg; break;
+        case 'o': o->json = true; break;
+        case 'q': o->quiet = true; break;
+        case 'p': if (!cli_parse_u64(prog, "--progress", optarg, 0, 3600, &o->progress_s)) return CLI_USAGE; break;
         case 'h': swarm_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
@@ -263,22 +178,220 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
     return -1;
 }
 
-/* Every file is valid before any run, and the JUnit file can be written. */
+static uint64_t task_seed(const swarm_ctx *w, uint64_t task) {
+    return w->first + task / w->nfiles * w->opt->shard_n;
+}
+
+static bool next_task(void *ctx, uint64_t *task) {
+    swarm_ctx *w = ctx;
+    if (w->next == w->seeds * w->nfiles) return false;
+    *task = w->next++;
+    return true;
+}
+
+static void work(void *ctx, uint64_t task, cli_task_result *out) {
+    const swarm_ctx *w = ctx;
+    cli_task_run(&w->files[task % w->nfiles], task_seed(w, task), w->opt->bug, w->opt->random_faults, out);
+}
+
+/* The commands that reproduce, narrate and minimise a failing run. */
+static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *r, char cmd[3][1024]) {
+    const char *path = w->files[task % w->nfiles].path;
+    uint64_t seed = task_seed(w, task);
+    char opts[96];
+    snprintf(opts, sizeof opts, "%s%s%s", w->opt->random_faults ? " --faults random" : "",
+             w->opt->bug ? " --bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "");
+    snprintf(cmd[0], 1024, "absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", path, seed, r->trace_hash, opts);
+    snprintf(cmd[1], 1024, "absim explain %s --seed %" PRIu64 "%s", path, seed, opts);
+    snprintf(cmd[2], 1024, "absim shrink %s --seed %" PRIu64 "%s", path, seed, opts);
+}
+
+/* The run as a JUnit testcase: a failure (an invariant, an expectation,
+ * a fault that never fired) or an error (the run died, or could not
+ * start); a failing one's output has its faults and the follow-up
+ * commands. */
+static void junit_case(const swarm_ctx *w, uint64_t task, const cli_task_result *r) {
+    char name[40], type[40], out[sizeof r->profile + 3200], cmd[3][1024];
+    uint32_t f = (uint32_t)(task % w->nfiles);
+    snprintf(name, sizeof name, "seed %" PRIu64, task_seed(w, task));
+    cli_junit_case c = { .suite = f, .name = name, .classname = w->files[f].path, .seconds = r->seconds,
+                         .type = type, .failures = &r->failures };
+    if (r->rc != CLI_OK) {
+        bool error = r->died || r->rc == CLI_USAGE;
+        c.verdict = error ? CLI_JUNIT_ERROR : CLI_JUNIT_FAILURE;
+        snprintf(type, sizeof type, "%s%s", r->died ? "crash" : r->rc == CLI_USAGE ? "bad input" : r->inv ? "invariant "
+                 : r->failed_line ? "expectation" : "fault never fired", error || !r->inv ? "" : check_inv_name(r->inv));
+        follow_up(w, task, r, cmd);
+        snprintf(out, sizeof out, "faults:\n%sreplay: %s\nexplain: %s\nshrink: %s\n", r->profile, cmd[0], cmd[1], cmd[2]);
+        c.out = out;
+    }
+    cli_junit_add(w->junit, task, &c);
+}
+
+/* Keeps the failing runs first in the listing, whatever order they end
+ * in: once SWARM_FAILS_KEPT are kept, a run earlier than the last kept
+ * one takes its place. */
+static void keep_fail(swarm_ctx *w, uint64_t task, const cli_task_result *r) {
+    uint64_t at = w->kept;
+    if (w->kept == SWARM_FAILS_KEPT) {
+        at = 0;
+        for (uint64_t i = 1; i < w->kept; i++) at = w->fails[i].task > w->fails[at].task ? i : at;
+        if (w->fails[at].task < task) return;
+    } else {
+        w->kept++;
+    }
+    w->fails[at] = (failed){ .task = task, .r = *r };
+}
+
+static void eta_text(double s, char *buf, size_t n) {
+    uint64_t t = (uint64_t)(s + 0.5);
+    if (t < 60) snprintf(buf, n, "%" PRIu64 "s", t);
+    else if (t < 3600) snprintf(buf, n, "%" PRIu64 "m%02" PRIu64 "s", t / 60, t % 60);
+    else snprintf(buf, n, "%" PRIu64 "h%02" PRIu64 "m", t / 3600, t / 60 % 60);
+}
+
+/* The progress line, when due: a CI log keeps every line, so off a
+ * terminal one comes only every --progress seconds. */
+static void progress(swarm_ctx *w) {
+    double now = now_s(), every = (double)w->opt->progress_s;
+    if (w->tty && every > SWARM_TTY_SECONDS) every = SWARM_TTY_SECONDS;
+    if (w->opt->quiet || now - w->shown < every) return;
+    w->shown = now;
+    uint64_t total = w->seeds * w->nfiles;
+    double rate = now > w->t0 ? (double)w->done / (now - w->t0) : 0.0;
+    char eta[32];
+    eta_text(rate > 0 ? (double)(total - w->done) / rate : 0.0, eta, sizeof eta);
+    fprintf(stderr, "%sswarm: %" PRIu64 "/%" PRIu64 " %s, %" PRIu64 " failed, %.*f runs/s, eta %s%s", w->tty ? "\r" : "",
+            w->done, total, w->nfiles == 1 ? "seeds" : "runs", w->nfailed, rate < 10 ? 1 : 0, rate, eta,
+            w->tty ? "\033[K" : "\n");
+}
+
+static void done(void *ctx, uint64_t task, const cli_task_result *r) {
+    swarm_ctx *w = ctx;
+    w->done++;
+    for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i];
+    if (r->rc == CLI_OK) {
+        w->passed++;
+    } else {
+        w->nfailed++;
+        w->died += r->died;
+        keep_fail(w, task, r);
+    }
+    junit_case(w, task, r);
+    progress(w);
+}
+
+/* A failing run's JSON line: what failed, its bug, the faults it ran
+ * with (drawn ones included, a scenario line each), and the commands
+ * that reproduce, narrate and minimise it. */
+static void print_fail(const swarm_ctx *w, const failed *x) {
+    char cmd[3][1024];
+    const char *bug = pipe_bug_name(w->opt->bug);
+    printf("{\"file\":");
+    cli_json_string(stdout, w->files[x->task % w->nfiles].path);
+    printf(",\"seed\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"status\":\"%s\",\"faults\":\"%s\",",
+           task_seed(w, x->task), x->r.trace_hash, x->r.status ? pipe_status_name(x->r.status) : "none",
+           w->opt->random_faults ? "random" : "scripted");
+    cli_failures_json(stdout, &x->r.failures);
+    printf(",\"bug\":\"%s\",\"profile\":[", w->opt->bug ? bug : "none");
+    const char *line = x->r.profile;
+    for (bool first = true; *line != '\0'; first = false) {
+        const char *end = strchr(line, '\n');
+        char one[SCN_FAULT_TEXT_BYTES];
+        size_t n = end != NULL ? (size_t)(end - line) : strlen(line);
+        snprintf(one, sizeof one, "%.*s", (int)n, line);
+        printf("%s", first ? "" : ",");
+        cli_json_string(stdout, one);
+        line += n + (end != NULL);
+    }
+    follow_up(w, x->task, &x->r, cmd);
+    static const char *const keys[3] = { "replay", "explain", "shrink" };
+    for (uint32_t i = 0; i < 3; i++) {
+        printf("%s\"%s\":", i == 0 ? "]," : ",", keys[i]);
+        cli_json_string(stdout, cmd[i]);
+    }
+    printf("}\n");
+}
+
+/* Failing runs in task (seed, file) order, whatever order they ended in. */
+static void print_fails(const swarm_ctx *w) {
+    failed *fs = w->fails;
+    for (uint64_t i = 1; i < w->kept; i++) {
+        failed x = fs[i];
+        uint64_t j = i;
+        for (; j > 0 && fs[j - 1].task > x.task; j--) fs[j] = fs[j - 1];
+        fs[j] = x;
+    }
+    for (uint64_t i = 0; i < w->kept; i++) print_fail(w, &fs[i]);
+}
+
+/* The tally: a line of text (stdout, or stderr with --json), and with
+ * --json the last JSON object on stdout. */
+static void print_tally(const swarm_ctx *w, double wall, bool ran) {
+    const swarm_opts *o = w->opt;
+    double rate = wall > 0 ? (double)w->done / wall : 0.0;
+    uint64_t unrun = w->seeds * w->nfiles - w->done;
+    FILE *text = o->json ? stderr : stdout;
+    fprintf(text, "swarm: %" PRIu64 " passed, %" PRIu64 " failed (%" PRIu64 " runs in %.2f s, %.1f runs/s with %" PRIu64
+            " jobs)", w->passed, w->nfailed, w->done, wall, rate, o->jobs);
+    if (w->kept < w->nfailed) fprintf(text, "; the first %" PRIu64 " failing runs are listed", w->kept);
+    if (!ran) fprintf(text, "; %" PRIu64 " runs not started", unrun);
+    fputc('\n', text);
+    if (!o->json) return;
+    printf("{\"tally\":true,\"passed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"died\":%" PRIu64 ",\"runs\":%" PRIu64
+           ",\"unrun\":%" PRIu64 ",\"listed\":%" PRIu64 ",\"seeds\":%" PRIu64 ",\"files\":%u,\"seconds\":%.3f"
+           ",\"runs_per_s\":%.1f,\"jobs\":%" PRIu64 "}\n", w->passed, w->nfailed, w->died, w->done, unrun, w->kept,
+           w->seeds, w->nfiles, wall, rate, o->jobs);
+}
+
+/* Two outputs into one file (stdout included) would overwrite each
+ * other, and with --json stdout carries the JSON lines only. */
+static bool outputs_apart(const char *prog, const swarm_opts *o) {
+    const char *j = o->junit_path, *c = o->coverage_path;
+    if (j != NULL && c != NULL && strcmp(j, c) == 0) {
+        fprintf(stderr, "%s: --junit and --coverage name the same file %s\n", prog, j);
+        return false;
+    }
+    const char *dash = j != NULL && strcmp(j, "-") == 0 ? "--junit" : c != NULL && strcmp(c, "-") == 0 ? "--coverage" : NULL;
+    if (o->json && dash != NULL) {
+        fprintf(stderr, "%s: %s -: with --json standard output carries the JSON lines only; name a file\n", prog, dash);
+        return false;
+    }
+    return true;
+}
+
+/* Every file is valid before any run, and the reports can be written. */
 static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
+    const swarm_opts *o = w->opt;
     char err[SCN_ERR_BYTES];
+    if (!outputs_apart(prog, o)) return false;
     for (uint32_t i = 0; i < w->nfiles; i++) {
         if (!scn_load(&w->files[i], names[i], err, sizeof err)) {
             fprintf(stderr, "%s\n", err);
             return false;
         }
     }
-    if (!cli_out_open(prog, "--coverage", w->opt->coverage_path, &w->cov)) return false;
-    if (!cli_out_open(prog, "--junit", w->opt->junit_path, &w->junit)) {
+    if (!cli_out_open(prog, "--coverage", o->coverage_path, &w->cov)) return false;
+    for (uint32_t i = 0; i < w->nfiles; i++) w->suites[i] = w->files[i].path;
+    snprintf(w->seeds_text, sizeof w->seeds_text, "%" PRIu64 "..%" PRIu64, o->seed_a, o->seed_b);
+    snprintf(w->shard_text, sizeof w->shard_text, "%" PRIu64 "/%" PRIu64, o->shard_i, o->shard_n);
+    snprintf(w->jobs_text, sizeof w->jobs_text, "%" PRIu64, o->jobs);
+    const char *props[10] = { "seeds", w->seeds_text, "shard", w->shard_text, "faults",
+                              o->random_faults ? "random" : "scripted", "bug", pipe_bug_name(o->bug), "jobs", w->jobs_text };
+    memcpy(w->props, props, sizeof props);
+    if (!cli_junit_open(prog, o->junit_path, w->nfiles, w->suites, w->props, 5, &w->junit)) {
         cli_out_abandon(&w->cov);
         return false;
     }
-    if (w->junit.f != NULL) fprintf(w->junit.f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"absim swarm\">\n");
     return true;
+}
+
+/* The seeds of the shard: the first, and how many. */
+static void shard_seeds(swarm_ctx *w) {
+    const swarm_opts *o = w->opt;
+    uint64_t skip = (o->shard_i + o->shard_n - o->seed_a % o->shard_n) % o->shard_n;
+    w->first = o->seed_a + skip;
+    w->seeds = skip > o->seed_b - o->seed_a ? 0 : (o->seed_b - w->first) / o->shard_n + 1;
 }
 
 int cli_swarm(int argc, char **argv) {
@@ -286,7 +399,7 @@ int cli_swarm(int argc, char **argv) {
     swarm_opts o;
     int rc = parse_opts(prog, argc, argv, &o);
     if (rc >= 0) return rc;
-    swarm_ctx w = { .opt = &o, .nfiles = (uint32_t)(argc - optind), .seed = o.seed_a, .tty = isatty(2) };
+    swarm_ctx w = { .opt = &o, .nfiles = (uint32_t)(argc - optind), .tty = isatty(2) };
     w.files = calloc(w.nfiles, sizeof *w.files);
     w.fails = calloc(SWARM_FAILS_KEPT, sizeof *w.fails);
     if (w.files == NULL || w.fails == NULL || !open_campaign(prog, argv + optind, &w)) {
@@ -295,28 +408,21 @@ int cli_swarm(int argc, char **argv) {
         free(w.fails);
         return rc;
     }
-    for (uint64_t x = o.seed_a;; x++) {
-        w.total += x % o.shard_n == o.shard_i;
-        if (x == o.seed_b) break;
-    }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    shard_seeds(&w);
+    w.t0 = w.shown = now_s();
     bool ran = cli_pool(prog, o.jobs, &w, next_task, work, done);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-    if (w.tty) fputc('\n', stderr);
+    double wall = now_s() - w.t0;
+    if (w.tty && !o.quiet) fputs("\r\033[K", stderr);   /* the tally says it all */
     print_fails(&w);
-    printf("swarm: %" PRIu64 " passed, %" PRIu64 " failed (%" PRIu64 " runs in %.2f s, %.1f runs/s with %" PRIu64 " jobs)\n",
-           w.passed, w.nfailed, w.done, wall, wall > 0 ? (double)w.done / wall : 0.0, o.jobs);
-    if (w.junit.f != NULL) fprintf(w.junit.f, "</testsuite>\n</testsuites>\n");
+    print_tally(&w, wall, ran);
     if (o.coverage_path != NULL) {
-        cli_cov_report(stdout, w.reach);
+        cli_cov_report(o.json ? stderr : stdout, w.reach);
         cli_cov_write(w.cov.f, w.reach);          /* a failed write shows at the commit */
     }
-    bool written = cli_out_commit(prog, "--junit", &w.junit);
+    bool written = cli_junit_commit(prog, w.junit, wall);
     written = cli_out_commit(prog, "--coverage", &w.cov) && written;
     free(w.files);
     free(w.fails);
     if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;
-    return ran && w.nfailed == 0 ? CLI_OK : CLI_FAIL;   /* seeds left unrun (fork failed) are no pass */
+    return ran && w.nfailed == 0 ? CLI_OK : CLI_FAIL;   /* runs left unstarted (fork failed) are no pass */
 }

@@ -74,6 +74,105 @@ sed 's/mode aligned/mode at-least-once/' scenarios/swarm/aligned-exactly-once.sc
 check "swarm: at-least-once with a shuffle fails exactly-once for some seeds" 1 '"seed":' \
     "$absim" swarm "$bad" --seeds 1..60 --faults random --junit "$bad.xml"
 check "swarm: the JUnit report names the failing seed" 0 '<failure message=' cat "$bad.xml"
+# CI formats of swarm: JUnit that validates against tests/junit.xsd (a
+# schema the check must not pass by accepting anything), in seed order
+# whatever --jobs; --json stdout that is JSON lines only, the tally last.
+xsd=tests/junit.xsd
+check "swarm: the JUnit report validates against tests/junit.xsd" 0 "validates" xmllint --noout --schema $xsd "$bad.xml"
+sed 's/<testsuite \(name="[^"]*"\) tests="[0-9]*"/<testsuite \1/' "$bad.xml" > "$bad.notests.xml"
+check "swarm: ... and the schema rejects a testsuite without tests" 3 "The attribute 'tests' is required but missing" \
+    xmllint --noout --schema $xsd "$bad.notests.xml"
+sed 's/ type="[^"]*">/>/' "$bad.xml" > "$bad.notype.xml"
+check "swarm: ... and a failure without a type" 3 "The attribute 'type' is required but missing" \
+    xmllint --noout --schema $xsd "$bad.notype.xml"
+junit_order() {   # FILE SCENARIO...: suites in the order given, cases in seed order, counts that add up
+    /usr/bin/python3 - "$@" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = root.findall("testsuite")
+assert [s.get("name") for s in suites] == sys.argv[2:], [s.get("name") for s in suites]
+for s in suites:
+    cases = s.findall("testcase")
+    seeds = [int(c.get("name").split()[1]) for c in cases]
+    assert seeds == sorted(seeds), (s.get("name"), seeds)
+    assert all(c.get("classname") == s.get("name") for c in cases)
+    for key, tag in (("failures", "failure"), ("errors", "error")):
+        assert int(s.get(key)) == sum(c.find(tag) is not None for c in cases), key
+    assert int(s.get("tests")) == len(cases) and s.get("skipped") == "0"
+assert int(root.get("tests")) == sum(int(s.get("tests")) for s in suites)
+print("in order:", len(suites), "suites,", sum(int(s.get("tests")) for s in suites), "cases,", root.get("failures"), "failed")
+PY
+}
+s1=scenarios/swarm/aligned-exactly-once.scn s2=scenarios/swarm/durable-unaligned-2pc.scn
+"$absim" swarm $s1 --seeds 1..40 --faults random --jobs 2 --quiet --junit "$bad.order.xml" > /dev/null
+check "swarm --jobs 2: the JUnit cases come in seed order (runs end out of order)" 0 "in order: 1 suites, 40 cases, 0 failed" \
+    junit_order "$bad.order.xml" $s1
+"$absim" swarm $s1 $s2 --seeds 1..40 --faults random --jobs 2 --quiet --junit "$bad.order.xml" > /dev/null
+check "swarm --jobs 2: the JUnit report has a testsuite per file, cases in seed order" 0 "in order: 2 suites, 80 cases, 0 failed" \
+    junit_order "$bad.order.xml" $s1 $s2
+check "swarm --jobs 2: ... and validates" 0 "validates" xmllint --noout --schema $xsd "$bad.order.xml"
+"$absim" swarm $s1 --seeds 1..4 --faults random --bug no-alignment --jobs 2 --quiet --junit "$bad.fail.xml" > /dev/null
+check "swarm: a failing campaign's JUnit report counts every failure" 0 "in order: 1 suites, 4 cases, 4 failed" \
+    junit_order "$bad.fail.xml" $s1
+check "swarm: ... and validates" 0 "validates" xmllint --noout --schema $xsd "$bad.fail.xml"
+check "swarm: a failure's message is the first failure, the body lists them all, the output has the replay command" 0 \
+    "checkpoint 1 (first p2@512)\" type=\"invariant I5\">$s1:0: invariant I5 violated" cat "$bad.fail.xml"
+check "swarm: ... and the output has the replay command" 0 "replay: absim replay $s1 --seed 3 --hash" cat "$bad.fail.xml"
+# A run that cannot start (this job needs more than 16 GiB: refused before
+# anything is allocated) is an error, not a failure.
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 4/' \
+    scenarios/faults/crash-machine.scn > "$bad.huge.scn"
+"$absim" swarm "$bad.huge.scn" --seeds 1..2 --jobs 2 --quiet --junit "$bad.err.xml" > /dev/null
+check "swarm: a run that cannot start is a JUnit error" 0 'failures="0" errors="2" skipped="0"' cat "$bad.err.xml"
+check "swarm: ... of type bad input, and the report validates" 0 "validates" \
+    sh -c "grep -q '<error message=\"$bad.huge.scn: the job needs .* type=\"bad input\">' \"$bad.err.xml\" && xmllint --noout --schema $xsd \"$bad.err.xml\""
+rm -f "$bad.huge.scn" "$bad.err.xml"
+json_tally() {   # swarm ARGS... --json: every stdout line is JSON; the failing runs in seed order, the tally last
+    "$absim" swarm "$@" --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+objs = [json.loads(l) for l in sys.stdin]
+t = objs[-1]
+assert t.get("tally") is True and all("tally" not in o for o in objs[:-1]), objs
+fails = objs[:-1]
+assert [o["seed"] for o in fails] == sorted(o["seed"] for o in fails)
+assert all(isinstance(o["failures"], list) and o["failures"] for o in fails)
+assert len(fails) == t["listed"] == t["failed"] and t["runs"] == t["passed"] + t["failed"]
+print("tally passed %d failed %d runs %d jobs %d" % (t["passed"], t["failed"], t["runs"], t["jobs"]))'
+}
+check "swarm --json: a failing campaign is JSON lines, the tally last" 0 "tally passed 0 failed 4 runs 4 jobs 2" \
+    json_tally $s1 --seeds 1..4 --faults random --bug no-alignment --jobs 2
+check "swarm --json: a passing one is the tally alone" 0 "tally passed 5 failed 0 runs 5 jobs 2" \
+    json_tally $s2 --seeds 1..5 --faults random --jobs 2
+check "swarm --json: the tally's text goes to stderr" 1 "swarm: 0 passed, 4 failed" \
+    sh -c "\"$absim\" swarm $s1 --seeds 1..4 --faults random --bug no-alignment --json 2>&1 >/dev/null"
+check "swarm --json --coverage: the points not reached go to stderr too" 0 "tally passed 3 failed 0" \
+    json_tally $s2 --seeds 1..3 --faults random --jobs 2 --coverage "$bad.cov"
+stderr_of() { "$absim" swarm "$@" 2>&1 >/dev/null; }
+check "swarm --progress 0: off a terminal, a progress line after every run" 1 \
+    "$(printf ' runs/s, eta 0s\nswarm: 4/4 seeds, 4 failed, ')" stderr_of $s1 --seeds 1..4 --faults random --bug no-alignment --jobs 1 --progress 0
+check "swarm --progress 0: ... with two files, runs are counted" 1 "swarm: 4/4 runs, 4 failed, " \
+    stderr_of $s1 $s2 --seeds 1..2 --faults random --bug no-alignment --jobs 1 --progress 0
+check "swarm: a campaign shorter than the progress interval prints no progress" 0 "[]" \
+    sh -c "\"$absim\" swarm $s2 --seeds 1..3 --faults random 2>&1 >/dev/null | grep -v '^swarm: 3 passed' | /usr/bin/python3 -c 'import sys; print(sys.stdin.read().split())'"
+check "swarm --quiet: stderr is empty without --json" 0 "[]" \
+    sh -c "\"$absim\" swarm $s1 --seeds 1..4 --faults random --bug no-alignment --quiet --progress 0 2>&1 >/dev/null | /usr/bin/python3 -c 'import sys; print(sys.stdin.read().split())'"
+check "swarm --quiet --json: stderr has the tally's text alone" 0 "1 lines: swarm: 0 passed, 4 failed" \
+    sh -c "\"$absim\" swarm $s1 --seeds 1..4 --faults random --bug no-alignment --quiet --progress 0 --json 2>&1 >/dev/null | /usr/bin/python3 -c 'import sys; l = sys.stdin.readlines(); print(len(l), \"lines:\", l[0])'"
+check "swarm --json: --junit - is refused (stdout is JSON lines only)" 2 "--junit -: with --json standard output carries the JSON lines only" \
+    "$absim" swarm $s1 --seeds 1..2 --json --junit -
+check "swarm: --junit and --coverage into one file are refused" 2 "--junit and --coverage name the same file" \
+    "$absim" swarm $s1 --seeds 1..2 --junit "$bad.same" --coverage "$bad.same"
+check "swarm: --progress takes whole seconds" 2 "--progress 'x'" "$absim" swarm $s1 --seeds 1..2 --progress x
+# A path with quotes, markup and a byte that is not UTF-8 stays valid JSON and XML.
+odd_dir=$(mktemp -d); odd="$odd_dir/a\"<&>'$(printf '\377').scn"
+cp $s1 "$odd"
+"$absim" swarm "$odd" --seeds 1..2 --faults random --bug no-alignment --quiet --json --junit "$odd_dir/j.xml" > "$odd_dir/out" 2>/dev/null
+check "swarm --json: an odd path is escaped" 0 "tally passed 0 failed 2" json_tally "$odd" --seeds 1..2 --faults random --bug no-alignment
+check "swarm --junit: an odd path is escaped" 0 "validates" xmllint --noout --schema $xsd "$odd_dir/j.xml"
+odd_run() { "$absim" run "$odd" --faults random --bug no-alignment --json | /usr/bin/python3 -c 'import json, sys; print("ok:", json.load(sys.stdin)["ok"])'; }
+check "run --json: an odd path is escaped" 0 "ok: False" odd_run
+rm -rf "$odd_dir"
+rm -f "$bad.notests.xml" "$bad.notype.xml" "$bad.order.xml" "$bad.fail.xml" "$bad.cov" "$bad.same"
 seed=$("$absim" swarm "$bad" --seeds 1..60 --faults random | sed -n 's/.*"seed":\([0-9]*\),"trace_hash":"\([0-9a-f]*\)".*/\1 \2/p' | head -1)
 check "replay: a failing seed's trace hash is reproduced" 1 "trace hash ${seed#* } as recorded" \
     "$absim" replay "$bad" --seed "${seed% *}" --hash "${seed#* }" --faults random

@@ -8,6 +8,7 @@ command -v lcov >/dev/null 2>&1 || missing="$missing lcov"
 command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
 /usr/bin/python3 -c 'import simpy' >/dev/null 2>&1 || missing="$missing python3-simpy3"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
+command -v xmllint >/dev/null 2>&1 || missing="$missing libxml2-utils"   # validates swarm's JUnit report
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     echo "deps: installing$missing"
