@@ -234,6 +234,18 @@ static uint64_t fired_faults(const scn_armed *arm, sim_time_ns end_ns) {
     return fired;
 }
 
+bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char *err, size_t err_bytes) {
+    pipe_mem m;
+    if (!pipe_memory(cfg, &m, err, err_bytes)) return false;
+    for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m.bytes[i] *= pipelines;
+    m.bytes[PIPE_MEM_CHECKERS] = checkers ? check_memory_bytes(cfg, m.tasks, m.chans) : 0;
+    m.total_bytes = 0;
+    for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m.total_bytes += m.bytes[i];
+    if (m.total_bytes <= PIPE_MEMORY_MAX_BYTES) return true;
+    pipe_mem_refusal(&m, PIPE_MEMORY_MAX_BYTES, err, err_bytes);
+    return false;
+}
+
 bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes) {
     pipeline *ref = pipe_create(&s->cfg, err, err_bytes);   /* the horizon: how long a failure-free run takes */
     if (ref == NULL) return false;
@@ -247,7 +259,8 @@ bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes) {
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
-    if (random_faults && !cli_random_faults(s, &o->random_faults, err, sizeof err)) {
+    if (!cli_memory_ok(&s->cfg, 1, true, err, sizeof err) ||    /* one pipeline at a time, and the checkers */
+        (random_faults && !cli_random_faults(s, &o->random_faults, err, sizeof err))) {
         snprintf(o->failures, sizeof o->failures, "%s: %s", s->path, err);
         return CLI_USAGE;
     }

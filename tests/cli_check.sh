@@ -51,6 +51,13 @@ check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /none
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
+# The memory guard counts the whole run: this pipeline alone fits in 16 GiB
+# (15.3), with the invariant checkers it does not (17.9).
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 3/' \
+    scenarios/faults/crash-machine.scn > "$bad"
+check "run: the memory guard counts the checkers and names what to lower" 2 \
+    "more than the limit of 16.0 GiB: keyed state 7.9 GiB, checkpoint files 7.5 GiB, per-record tables 33.6 MiB, invariant checkers 2.5 GiB; the largest part, keyed state, shrinks with \`broker ... keys\`" \
+    "$absim" run "$bad"
 lb=scenarios/faults/liveness-bound.scn
 sed 's/^expect liveness 120ms$/expect liveness 100ms/' $lb > "$bad"
 check "run: a liveness bound below what recovery needs fails I6" 1 "invariant I6 violated at t=168.024ms: no checkpoint completed for 101.024ms" \
