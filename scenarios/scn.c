@@ -1529,20 +1529,37 @@ const char *scn_fault_text(const scn *s, const scn_fault *f, char *buf, size_t n
     return buf;
 }
 
-void scn_write(const scn *s, FILE *f) {
-    static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink" };
-    static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
-    static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
-    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit" };
-    static const char *const modes[] = { "", "aligned", "at-least-once", "unaligned" };
+/* A duration as a person writes it (20ms, 1.5s), exact: the reader takes
+ * it back to the same nanoseconds. */
+static const char *dur(char *buf, size_t n, sim_time_ns ns) {
+    wbuf b = { .s = buf, .n = n };
+    buf[0] = '\0';
+    put_duration(&b, ns);
+    return buf;
+}
+
+/* A bandwidth in the largest unit that divides it (10Gbit/s, 200MB/s). */
+static const char *bw(char *buf, size_t n, uint64_t bytes_per_s) {
+    if (bytes_per_s > 0 && bytes_per_s % 125000000 == 0) snprintf(buf, n, "%" PRIu64 "Gbit/s", bytes_per_s / 125000000);
+    else if (bytes_per_s > 0 && bytes_per_s % 1000000 == 0) snprintf(buf, n, "%" PRIu64 "MB/s", bytes_per_s / 1000000);
+    else if (bytes_per_s > 0 && bytes_per_s % 125000 == 0) snprintf(buf, n, "%" PRIu64 "Mbit/s", bytes_per_s / 125000);
+    else if (bytes_per_s > 0 && bytes_per_s % 1048576 == 0) snprintf(buf, n, "%" PRIu64 "MiB/s", bytes_per_s / 1048576);
+    else snprintf(buf, n, "%" PRIu64 "B/s", bytes_per_s);
+    return buf;
+}
+
+/* The head of a scenario file: run, cluster, network and broker. */
+static void write_head(const scn *s, FILE *f) {
     const pipe_cfg *c = &s->cfg;
-    const job *j = &c->graph;
+    char d1[32], d2[32], d3[32], b1[32];
     fprintf(f, "seed %" PRIu64 "\n", c->seed);
-    fprintf(f, "bounds time %" PRIu64 "ns events %" PRIu64 "\n", c->time_max_ns, c->events_max);
+    fprintf(f, "bounds time %s events %" PRIu64 "\n", dur(d1, sizeof d1, c->time_max_ns), c->events_max);
     fprintf(f, "machines %u\n", c->machines);
-    fprintf(f, "network latency %" PRIu64 "ns jitter %" PRIu64 "ns bandwidth %" PRIu64 "B/s rpc-latency %" PRIu64 "ns\n",
-            c->latency_ns, c->jitter_ns, c->bandwidth_bytes_per_s, c->rpc_latency_ns);
-    fprintf(f, "channels credits %u queue %u buffer-timeout %" PRIu64 "ns\n", c->credits, c->out_queue, c->buffer_timeout_ns);
+    fprintf(f, "network latency %s jitter %s bandwidth %s rpc-latency %s\n", dur(d1, sizeof d1, c->latency_ns),
+            dur(d2, sizeof d2, c->jitter_ns), bw(b1, sizeof b1, c->bandwidth_bytes_per_s),
+            dur(d3, sizeof d3, c->rpc_latency_ns));
+    fprintf(f, "channels credits %u queue %u buffer-timeout %s\n", c->credits, c->out_queue,
+            dur(d1, sizeof d1, c->buffer_timeout_ns));
     fprintf(f, "broker partitions %u records %" PRIu64 " keys %" PRIu64, c->broker.partitions,
             c->broker.records_per_partition, c->broker.keys);
     if (c->broker.dist == BROKER_ZIPF) {
@@ -1550,11 +1567,59 @@ void scn_write(const scn *s, FILE *f) {
     } else {
         fprintf(f, " uniform");
     }
-    fprintf(f, " values %" PRId64 " gap %" PRIu64 "ns\n", c->broker.value_max, c->broker.event_gap_ns);
+    fprintf(f, " values %" PRId64 " gap %s\n", c->broker.value_max, dur(d1, sizeof d1, c->broker.event_gap_ns));
+}
+
+/* checkpoint, state and restart lines. */
+static void write_settings(const scn *s, FILE *f) {
+    static const char *const modes[] = { "", "aligned", "at-least-once", "unaligned" };
+    const pipe_cfg *c = &s->cfg;
+    char d1[32], d2[32], d3[32], d4[32], b1[32], b2[32];
+    if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");
+    fprintf(f, "checkpoint mode %s interval %s min-pause %s timeout %s max-concurrent %u tolerable %u retained %u%s",
+            modes[c->ckpt.mode], dur(d1, sizeof d1, c->ckpt.interval_ns), dur(d2, sizeof d2, c->ckpt.min_pause_ns),
+            dur(d3, sizeof d3, c->ckpt.timeout_ns), c->ckpt.max_concurrent, c->ckpt.tolerable_failures,
+            c->ckpt.retained, c->ckpt.legacy_eop ? " legacy-eop" : "");
+    if (c->ckpt.alignment_timeout_ns > 0) fprintf(f, " alignment-timeout %s", dur(d1, sizeof d1, c->ckpt.alignment_timeout_ns));
+    fprintf(f, "\n");
+    const pipe_state_cfg *st = &c->state;
+    fprintf(f, "state backend %s %s %s full-every %u sync-cost %s store-latency %s store-bandwidth %s "
+            "memory-latency %s memory-bandwidth %s\n",
+            st->backend == PIPE_BACKEND_DURABLE ? "durable" : "memory", st->async ? "async" : "sync",
+            st->incremental ? "incremental" : "full", st->full_every, dur(d1, sizeof d1, st->sync_ns),
+            dur(d2, sizeof d2, st->store.latency_ns), bw(b1, sizeof b1, st->store.bandwidth_bytes_per_s),
+            dur(d3, sizeof d3, st->memory.latency_ns), bw(b2, sizeof b2, st->memory.bandwidth_bytes_per_s));
+    const pipe_restart_cfg *r = &c->restart;
+    switch (r->kind) {
+    case PIPE_RESTART_NONE: fprintf(f, "restart none\n"); break;
+    case PIPE_RESTART_FIXED_DELAY:
+        fprintf(f, "restart fixed-delay attempts %u delay %s\n", r->attempts, dur(d1, sizeof d1, r->delay_ns));
+        break;
+    case PIPE_RESTART_FAILURE_RATE:
+        fprintf(f, "restart failure-rate max %u per %s delay %s\n", r->max_failures,
+                dur(d1, sizeof d1, r->interval_ns), dur(d2, sizeof d2, r->delay_ns));
+        break;
+    case PIPE_RESTART_EXPONENTIAL:
+        fprintf(f, "restart exponential initial %s max %s multiplier %u.%03u reset %s\n",
+                dur(d1, sizeof d1, r->initial_ns), dur(d2, sizeof d2, r->max_ns), r->multiplier_milli / 1000,
+                r->multiplier_milli % 1000, dur(d4, sizeof d4, r->reset_ns));
+        break;
+    }
+}
+
+void scn_write(const scn *s, FILE *f) {
+    static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink" };
+    static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
+    static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
+    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit" };
+    const pipe_cfg *c = &s->cfg;
+    const job *j = &c->graph;
+    char d1[32];
+    write_head(s, f);
     for (uint32_t v = 0; v < j->vertices_count; v++) {
         const job_vertex *x = &j->vertices[v];
-        fprintf(f, "vertex %s %s parallelism %u cost %" PRIu64 "ns cost-dist %s", x->name, kinds[x->kind],
-                x->parallelism, x->cost_ns, dists[x->cost_dist]);
+        fprintf(f, "vertex %s %s parallelism %u cost %s cost-dist %s", x->name, kinds[x->kind],
+                x->parallelism, dur(d1, sizeof d1, x->cost_ns), dists[x->cost_dist]);
         if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
         if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);
         if (x->kind == JOB_MAP) fprintf(f, " add %" PRId64, x->map_add);
@@ -1565,35 +1630,7 @@ void scn_write(const scn *s, FILE *f) {
         fprintf(f, "edge %s -> %s %s\n", j->vertices[j->edges[e].from].name, j->vertices[j->edges[e].to].name,
                 parts[j->edges[e].part]);
     }
-    if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");
-    fprintf(f, "checkpoint mode %s interval %" PRIu64 "ns min-pause %" PRIu64 "ns timeout %" PRIu64
-            "ns max-concurrent %u tolerable %u retained %u%s",
-            modes[c->ckpt.mode], c->ckpt.interval_ns, c->ckpt.min_pause_ns,
-            c->ckpt.timeout_ns, c->ckpt.max_concurrent, c->ckpt.tolerable_failures, c->ckpt.retained,
-            c->ckpt.legacy_eop ? " legacy-eop" : "");
-    if (c->ckpt.alignment_timeout_ns > 0) fprintf(f, " alignment-timeout %" PRIu64 "ns", c->ckpt.alignment_timeout_ns);
-    fprintf(f, "\n");
-    const pipe_state_cfg *st = &c->state;
-    fprintf(f, "state backend %s %s %s full-every %u sync-cost %" PRIu64 "ns store-latency %" PRIu64
-            "ns store-bandwidth %" PRIu64 "B/s memory-latency %" PRIu64 "ns memory-bandwidth %" PRIu64 "B/s\n",
-            st->backend == PIPE_BACKEND_DURABLE ? "durable" : "memory", st->async ? "async" : "sync",
-            st->incremental ? "incremental" : "full", st->full_every, st->sync_ns, st->store.latency_ns,
-            st->store.bandwidth_bytes_per_s, st->memory.latency_ns, st->memory.bandwidth_bytes_per_s);
-    const pipe_restart_cfg *r = &c->restart;
-    switch (r->kind) {
-    case PIPE_RESTART_NONE: fprintf(f, "restart none\n"); break;
-    case PIPE_RESTART_FIXED_DELAY:
-        fprintf(f, "restart fixed-delay attempts %u delay %" PRIu64 "ns\n", r->attempts, r->delay_ns);
-        break;
-    case PIPE_RESTART_FAILURE_RATE:
-        fprintf(f, "restart failure-rate max %u per %" PRIu64 "ns delay %" PRIu64 "ns\n", r->max_failures,
-                r->interval_ns, r->delay_ns);
-        break;
-    case PIPE_RESTART_EXPONENTIAL:
-        fprintf(f, "restart exponential initial %" PRIu64 "ns max %" PRIu64 "ns multiplier %u.%03u reset %" PRIu64 "ns\n",
-                r->initial_ns, r->max_ns, r->multiplier_milli / 1000, r->multiplier_milli % 1000, r->reset_ns);
-        break;
-    }
+    write_settings(s, f);
     if (s->vary != 0) {
         fprintf(f, "vary%s%s%s\n", s->vary & SCN_VARY_CHECKPOINT ? " checkpoint" : "",
                 s->vary & SCN_VARY_RESTART ? " restart" : "", s->vary & SCN_VARY_NETWORK ? " network" : "");

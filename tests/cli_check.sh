@@ -102,7 +102,7 @@ check "shrink: the written scenario fails the same way" 1 "expectation failed: e
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
 lacks "shrink: the random faults that fired are scripted without optional" "optional" cat "$bad.min.scn"
 lacks "shrink: every fault of the result fires" "never fired" "$absim" run "$bad.min.scn"
-check "shrink: durations are written in human units" 0 "interval 10ms min-pause 0s timeout 200ms" cat "$bad.min.scn"
+check "shrink: durations are written in human units" 0 "interval 10ms min-pause 0ms timeout 200ms" cat "$bad.min.scn"
 lacks "shrink: no duration is left in ns" "0000ns" cat "$bad.min.scn"
 sh_dir=$(mktemp -d)
 case $absim in /*) absim_abs=$absim ;; *) absim_abs=$PWD/$absim ;; esac
@@ -125,8 +125,11 @@ check "shrink: expect failed still holds in the result" 1 "expect failed: held" 
 sed 's/^fault at 47ms crash machine 1 for 20ms$/&\nfault at 4700ms crash machine 0 for 20ms/' scenarios/faults/crash-machine.scn > "$sh_dir/unfired.scn"
 check "shrink: refuses a run whose scripted faults do not all fire" 1 "a scripted fault never fired" \
     "$absim" shrink "$sh_dir/unfired.scn" --seed 1 -o "$sh_dir/unfired.min.scn"
-check "shrink: writes NAME-seedS.scn into the current directory by default" 0 "written to dir-seed1.scn" \
-    sh -c "cd \"$sh_dir\" && \"$absim_abs\" shrink dir.scn --seed 1 && test -s dir-seed1.scn"
+printf 'mine\n' > "$sh_dir/dir-seed1.scn"
+check "shrink: writes NAME-seedS.scn into a new folder of its own by default" 0 "$sh_dir/absim-shrink-" \
+    sh -c "cd \"$sh_dir\" && TMPDIR=\"$sh_dir\" \"$absim_abs\" shrink dir.scn --seed 1 && test -s \"$sh_dir\"/absim-shrink-*/dir-seed1.scn"
+check "shrink: a file of the same name in the current directory is left alone" 0 "mine" cat "$sh_dir/dir-seed1.scn"
+rm -rf "$sh_dir"/absim-shrink-*
 lacks "shrink: writes nothing into scenarios/regress/ by default" "seed1.scn" ls scenarios/regress
 printf 'keep me\n' > "$sh_dir/keep.scn"
 check "shrink: an existing output is not truncated when the seed does not fail" 0 "keep me" \
