@@ -47,6 +47,11 @@ check "unknown command" 2 "unknown command 'frob'" "$absim" frob
 bad=$(mktemp); printf 'seed 1\nvertex a sourze\n' > "$bad"
 check "run: a bad scenario names file, line and column" 2 "$bad:2:10: unknown vertex kind 'sourze' (did you mean 'source'?)" \
     "$absim" run "$bad"
+printf 'vertex j source parallelism 2\nvertex out sink\nedge j -> out forward\n' > "$bad"
+check "run: a mistake of the whole job names the edge's line and column" 2 \
+    "$bad:3:15: j -> out: forward needs equal parallelism (2 and 1)" "$absim" run "$bad"
+printf 'vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n' > "$bad"
+check "swarm: a second source names its vertex's line" 2 "$bad:2:10: b: a second source" "$absim" swarm "$bad" --seeds 1..2
 check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
