@@ -172,7 +172,10 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
         const check_violation *v = &r->kept[i];
         char at[40];
         snprintf(at, sizeof at, "t=%.3fms", (double)v->at_ns / 1e6);
-        failure(o, "%s%s:%u: invariant %s violated: %s", s->path, 0, check_inv_name(v->inv), v->what);
+        char inv[64];
+        snprintf(inv, sizeof inv, "%s violated at %s", check_inv_name(v->inv), at);
+        /* The file, no line: the run broke it, no statement did ("%.0u" of 0 prints nothing). */
+        failure(o, "%s%s%.0u: invariant %s: %s", s->path, 0, inv, v->what);
         if (out != NULL) fprintf(out, "  invariant %s violated at %s: %s\n", check_inv_name(v->inv), at, v->what);
         rc = CLI_FAIL;
     }

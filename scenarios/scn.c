@@ -1264,8 +1264,9 @@ uint32_t scn_unfired(const scn_armed *a, sim_time_ns end_ns, char *out, size_t o
             snprintf(why, sizeof why, "the job ended at %s", end);
         }
         if (used >= out_bytes) continue;             /* counted, but no room left to say it */
-        int w = snprintf(out + used, out_bytes - used, "%s%s:%u: %s never fired (%s)", used > 0 ? "; " : "",
-                         s->path, f->line, scn_fault_text(s, f, text, sizeof text), why);
+        /* A fault drawn at random (shrink scripts them) has no line: "%.0u" of 0 prints nothing. */
+        int w = snprintf(out + used, out_bytes - used, f->line > 0 ? "%s%s:%u: %s never fired (%s)" : "%s%s%.0u: %s never fired (%s)",
+                         used > 0 ? "; " : "", s->path, f->line, scn_fault_text(s, f, text, sizeof text), why);
         used = w < 0 ? out_bytes : used + (size_t)w;
     }
     return unfired;

@@ -185,6 +185,11 @@ for key in ("replay", "explain"):
 print("replay and explain reproduce", d["trace_hash"])' "$absim"
 }
 check "swarm: a failing --bug seed prints its bug, faults and the replay and explain commands, which reproduce it" 0 "replay and explain reproduce" follow_seed
+check "run: a violation names the file, the invariant and the time, no line (no statement broke it)" 1 \
+    '"failures":"scenarios/swarm/aligned-exactly-once.scn: invariant I5 violated at t=' \
+    "$absim" run scenarios/swarm/aligned-exactly-once.scn --bug no-alignment --json
+lacks "swarm: a violation never names line 0" ".scn:0:" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --faults random --bug no-alignment
 H=$("$absim" run scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --json | sed 's/.*"trace_hash":"\([0-9a-f]*\)".*/\1/')
 check "diff: --faults random --bug runs a swarm seed's run in its own mode (the same trace hash)" 0 "$H" \
     "$absim" diff scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --modes aligned

@@ -865,6 +865,22 @@ static void test_scn_unfired_reports_a_time_fault_after_the_job_ended(void **sta
     assert_string_equal(why, "");
 }
 
+/* A fault drawn at random has no line (shrink scripts such faults): its
+ * message names the file alone, never "file:0:". */
+static void test_scn_unfired_names_no_line_for_a_drawn_fault(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB_WIDE "fault at 10s crash machine 1\n"), "ok");
+    s_.faults[0].line = 0;
+    char err[256], why[512];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    scn_arm_faults(&s_, p, &arm_, NULL, NULL);
+    pipe_run(p);
+    assert_int_equal(scn_unfired(&arm_, pipe_sim(p)->now_ns, why, sizeof why), 1);
+    pipe_destroy(p);
+    assert_non_null(strstr(why, "t.scn: fault at 10s crash machine 1 never fired (the job ended at "));
+}
+
 static void test_scn_unfired_reports_a_slow_task_window_after_the_job_ended(void **state) {
     (void)state;
     char why[1024];
@@ -1023,6 +1039,7 @@ int main(void) {
         cmocka_unit_test(test_scn_store_faults_act_on_the_store_device_only),
         cmocka_unit_test(test_scn_unfired_reports_a_time_fault_after_the_job_ended),
         cmocka_unit_test(test_scn_unfired_reports_a_slow_task_window_after_the_job_ended),
+        cmocka_unit_test(test_scn_unfired_names_no_line_for_a_drawn_fault),
         cmocka_unit_test(test_scn_unfired_reports_a_point_never_reached),
         cmocka_unit_test(test_scn_unfired_reports_a_point_reached_too_late),
         cmocka_unit_test(test_scn_unfired_joins_messages_and_counts_past_a_full_buffer),
