@@ -121,6 +121,22 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     }
 }
 
+/* "3 of 80000 records lost (first p0@12), 0 duplicated": the first record
+ * (pP@O: partition P, offset O) only when there is one. */
+static void output_got(const check_report *r, char *got, size_t n) {
+    char lost[48] = "", dup[48] = "";
+    if (r->out_lost > 0) {
+        snprintf(lost, sizeof lost, " (first p%" PRIu64 "@%" PRIu64 ")", r->out_first_lost >> 40,
+                 (uint64_t)(r->out_first_lost & BROKER_OFFSET_MAX));
+    }
+    if (r->out_duplicated > 0) {
+        snprintf(dup, sizeof dup, " (first p%" PRIu64 "@%" PRIu64 ")", r->out_first_duplicated >> 40,
+                 (uint64_t)(r->out_first_duplicated & BROKER_OFFSET_MAX));
+    }
+    snprintf(got, n, "%" PRIu64 " of %" PRIu64 " records lost%s, %" PRIu64 " duplicated%s", r->out_lost, r->out_records,
+             lost, r->out_duplicated, dup);
+}
+
 static void expectation(const scn_expect *e, const cli_outcome *o, const check_report *r, bool *ok, char *got, size_t n) {
     const pipe_stats *st = &o->stats;
     switch (e->kind) {
@@ -149,10 +165,7 @@ static void expectation(const scn_expect *e, const cli_outcome *o, const check_r
             snprintf(got, n, "the job did not finish (%s)", pipe_status_name(o->status));
             return;
         }
-        snprintf(got, n, "%" PRIu64 " of %" PRIu64 " records lost (first p%" PRIu64 "@%" PRIu64 "), %" PRIu64
-                 " duplicated (first p%" PRIu64 "@%" PRIu64 ")", r->out_lost, r->out_records, r->out_first_lost >> 40,
-                 (uint64_t)(r->out_first_lost & BROKER_OFFSET_MAX), r->out_duplicated, r->out_first_duplicated >> 40,
-                 (uint64_t)(r->out_first_duplicated & BROKER_OFFSET_MAX));
+        output_got(r, got, n);
         return;
     case SCN_EXPECT_LIVENESS:    liveness(r, ok, got, n); return;
     default: {

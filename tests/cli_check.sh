@@ -56,6 +56,12 @@ check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /none
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
+sed 's/^expect output exactly-once$/expect output duplicates/' scenarios/teach/p10c-idempotent-sink.scn > "$bad"
+check "run: an output expectation names a first lost or duplicated record only when there is one" 1 \
+    "$bad:25: expectation failed: output duplicates (got 0 of 80000 records lost, 0 duplicated)" "$absim" run "$bad"
+printf 'expect output exactly-once\n' | cat scenarios/teach/p10b-plain-sink-duplicates.scn - > "$bad"
+check "run: ... and names the first one, as pP@O, when there is" 1 "(got 0 of 80000 records lost, 7008 duplicated (first p0@5072))" \
+    "$absim" run "$bad"
 lb=scenarios/faults/liveness-bound.scn
 sed 's/^expect liveness 120ms$/expect liveness 100ms/' $lb > "$bad"
 check "run: a liveness bound below what recovery needs fails I6" 1 "invariant I6 violated at t=168.024ms: no checkpoint completed for 101.024ms" \
