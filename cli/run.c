@@ -66,9 +66,11 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
                 (double)st->alignment_ns_max / 1e6);
     }
     summary_state(out, &s->cfg, st);
+    char over[80] = "";                          /* an idempotent sink's rewrites are at sinks, not visible twice */
+    if (st->overwrites > 0) snprintf(over, sizeof over, " (%" PRIu64 " overwrites by idempotent sinks)", st->overwrites);
     fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
-            ", visible %" PRIu64 "\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
-            st->visible_records);
+            ", visible %" PRIu64 "%s\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
+            st->visible_records, over);
     if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {   /* paced sources: latency means something */
         fprintf(out, "  event-time latency of the visible output: mean %.3fms, max %.3fms\n",
                 (double)st->latency_ns_sum / (double)st->visible_records / 1e6, (double)st->latency_ns_max / 1e6);
@@ -395,21 +397,23 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
     const pipe_stats *st = &o->stats;
     uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
     uint64_t ks = st->sync_parts ? st->sync_parts : 1;
+    char latency[32] = "null";                   /* sources not paced: event time says nothing (as in the summary) */
+    if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {
+        snprintf(latency, sizeof latency, "%.3f", (double)st->latency_ns_sum / (double)st->visible_records / 1e6);
+    }
     printf("{\"file\":\"%s\",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
            ",\"aborted\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"failovers\":%" PRIu64
            ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
            ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
            ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
-           ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"latency_ms_mean\":%.3f"
-           ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",\"failures\":\"",
+           ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"overwrites\":%" PRIu64
+           ",\"latency_ms_mean\":%s,\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",\"failures\":\"",
            s->path, s->cfg.seed, o->ok ? "true" : "false", pipe_status_name(o->status), o->completed, st->aborted,
            o->restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
            (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
            (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
            st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
-           st->visible_records,
-           st->visible_records ? (double)st->latency_ns_sum / (double)st->visible_records / 1e6 : 0.0,
-           o->random_faults, pipe_bug_name(bug), o->trace_hash);
+           st->visible_records, st->overwrites, latency, o->random_faults, pipe_bug_name(bug), o->trace_hash);
     for (const char *q = o->failures; *q; q++) {
         if (*q == '"' || *q == '\\') putchar('\\');
         putchar(*q);
