@@ -221,7 +221,7 @@ typedef struct pipe_stats {
     sim_time_ns restart_delay_ns_sum;  /* the restart strategy's delays, summed */
     uint64_t    records_read;          /* by sources, replays included */
     uint64_t    records_processed;     /* by operators and sinks */
-    uint64_t    sink_records;
+    uint64_t    sink_records;          /* written by sinks, replays and aborted transactions included */
     uint64_t    last_completed;        /* id */
     sim_time_ns ckpt_duration_ns_max;
     sim_time_ns ckpt_duration_ns_sum;
@@ -244,8 +244,12 @@ typedef struct pipe_stats {
     uint64_t    restore_failures;      /* a restore found a file deleted */
     /* sinks (P10) */
     uint64_t    txn_committed, txn_aborted;
-    uint64_t    visible_records;       /* output made visible, duplicates included */
-    sim_time_ns latency_ns_sum, latency_ns_max;   /* event-time latency when records became visible */
+    /* Records visible in the output, each copy once: a plain or two-phase-
+     * commit sink's duplicates count again, an idempotent sink's overwrites
+     * do not (the sum of pipe_sink_count over the input). */
+    uint64_t    visible_records;
+    uint64_t    overwrites;            /* idempotent upserts of a record visible already */
+    sim_time_ns latency_ns_sum, latency_ns_max;   /* event-time latency when records became visible (first time) */
     uint64_t    txn_overflows;         /* a sink's transaction log was full: it failed */
     /* coordinator */
     uint64_t    failovers;

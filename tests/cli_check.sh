@@ -47,6 +47,11 @@ check "unknown command" 2 "unknown command 'frob'" "$absim" frob
 bad=$(mktemp); printf 'seed 1\nvertex a sourze\n' > "$bad"
 check "run: a bad scenario names file, line and column" 2 "$bad:2:10: unknown vertex kind 'sourze' (did you mean 'source'?)" \
     "$absim" run "$bad"
+printf 'vertex j source parallelism 2\nvertex out sink\nedge j -> out forward\n' > "$bad"
+check "run: a mistake of the whole job names the edge's line and column" 2 \
+    "$bad:3:15: j -> out: forward needs equal parallelism (2 and 1)" "$absim" run "$bad"
+printf 'vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n' > "$bad"
+check "swarm: a second source names its vertex's line" 2 "$bad:2:10: b: a second source" "$absim" swarm "$bad" --seeds 1..2
 check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
@@ -58,6 +63,16 @@ sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate para
 check "run: the memory guard counts the checkers and names what to lower" 2 \
     "more than the limit of 16.0 GiB: keyed state 7.9 GiB, checkpoint files 7.5 GiB, per-record tables 33.6 MiB, invariant checkers 2.5 GiB; the largest part, keyed state, shrinks with \`broker ... keys\`" \
     "$absim" run "$bad"
+sed 's/^expect output exactly-once$/expect output duplicates/' scenarios/teach/p10c-idempotent-sink.scn > "$bad"
+check "run: an output expectation names a first lost or duplicated record only when there is one" 1 \
+    "expectation failed: output duplicates (got 0 of 80000 records lost, 0 duplicated)" "$absim" run "$bad"
+printf 'expect output exactly-once\n' | cat scenarios/teach/p10b-plain-sink-duplicates.scn - > "$bad"
+check "run: ... and names the first one, as pP@O, when there is" 1 "(got 0 of 80000 records lost, 7008 duplicated (first p0@5072))" \
+    "$absim" run "$bad"
+check "run: an idempotent sink's records are visible once; its overwrites are counted apart" 0 \
+    "at sinks 87008, visible 80000 (7008 overwrites by idempotent sinks)" "$absim" run scenarios/teach/p10c-idempotent-sink.scn
+check "run --json: the same counts, and no event-time latency when the sources are not paced" 0 \
+    '"visible_records":80000,"overwrites":7008,"latency_ms_mean":null,' "$absim" run scenarios/teach/p10c-idempotent-sink.scn --json
 lb=scenarios/faults/liveness-bound.scn
 sed 's/^expect liveness 120ms$/expect liveness 100ms/' $lb > "$bad"
 check "run: a liveness bound below what recovery needs fails I6" 1 "invariant I6 violated at t=168.024ms: no checkpoint completed for 101.024ms" \
@@ -190,6 +205,11 @@ for key in ("replay", "explain"):
 print("replay and explain reproduce", d["trace_hash"])' "$absim"
 }
 check "swarm: a failing --bug seed prints its bug, faults and the replay and explain commands, which reproduce it" 0 "replay and explain reproduce" follow_seed
+check "run: a violation names the file, the invariant and the time, no line (no statement broke it)" 1 \
+    '"failures":"scenarios/swarm/aligned-exactly-once.scn: invariant I5 violated at t=' \
+    "$absim" run scenarios/swarm/aligned-exactly-once.scn --bug no-alignment --json
+lacks "swarm: a violation never names line 0" ".scn:0:" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --faults random --bug no-alignment
 H=$("$absim" run scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --json | sed 's/.*"trace_hash":"\([0-9a-f]*\)".*/\1/')
 check "diff: --faults random --bug runs a swarm seed's run in its own mode (the same trace hash)" 0 "$H" \
     "$absim" diff scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --modes aligned
