@@ -125,17 +125,18 @@ sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
 /* Memory the checkers carve: per keyed vertex at most four maps (cut:
  * expected, actual; state: expected, actual), a scratch map, and per-task
  * tables of the safety and liveness checkers. */
-static size_t arena_bytes(const pipe_cfg *cfg, const job *j, uint32_t keys) {
-    uint64_t need = (uint64_t)keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1, cap = 8;
+uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans) {
+    uint64_t keys = cfg->broker.keys * 2;         /* as check_create: a join tags keys by input */
+    uint64_t need = keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1, cap = 8;
     while (cap < need) cap *= 2;
     uint64_t map = cap * (sizeof(uint64_t) + sizeof(kagg)) + 64;
     uint32_t keyed = 0;
-    for (uint32_t v = 0; v < j->vertices_count; v++) {
-        keyed += j->vertices[v].kind == JOB_KEYED_AGG || j->vertices[v].kind == JOB_KEYED_JOIN;
+    for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {
+        keyed += cfg->graph.vertices[v].kind == JOB_KEYED_AGG || cfg->graph.vertices[v].kind == JOB_KEYED_JOIN;
     }
     uint64_t per_task = 2048;                     /* safety's task record and liveness's counters, rounded up */
-    return (size_t)((4ull * keyed + 1) * map + (uint64_t)j->tasks_count * per_task + (uint64_t)j->chans_count * 24
-                    + cfg->broker.partitions * 16ull + (1u << 16));
+    return (4ull * keyed + 1) * map + (uint64_t)tasks * per_task + (uint64_t)chans * 24
+         + cfg->broker.partitions * 16ull + (1u << 16);
 }
 
 check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err_bytes) {
@@ -149,7 +150,7 @@ check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err
     c->ctx.cfg = pc;
     c->ctx.j = pipe_job(p);
     c->ctx.keys = (uint32_t)(pc->broker.keys * 2);
-    size_t bytes = arena_bytes(pc, c->ctx.j, c->ctx.keys);
+    size_t bytes = (size_t)check_memory_bytes(pc, c->ctx.j->tasks_count, c->ctx.j->chans_count);
     if (!arena_create(&c->mem, bytes)) {
         snprintf(err, err_bytes, "out of memory for the checkers (%zu MiB)", bytes >> 20);
         free(c);

@@ -88,6 +88,11 @@ typedef struct check_cfg {
     sim_time_ns liveness_ns;          /* I6 bound; 0: the default (check_liveness_default) */
 } check_cfg;
 
+/* The bytes check_create carves for a job of cfg with that many tasks and
+ * channels (after expansion: pipe_mem's counts), so that a command can
+ * check a whole run's memory before it builds anything. */
+uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans);
+
 /* The checkers for pipe p (created, not yet run). NULL and a message in
  * err when memory is short. */
 check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err_bytes);

@@ -82,6 +82,10 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
  * (its horizon from a failure-free run of s); false with err when s's
  * job is not valid. */
 bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes);
+/* Whether everything a command holds at once for cfg (that many pipelines
+ * and, if checkers, the invariant checkers) fits PIPE_MEMORY_MAX_BYTES;
+ * false and a message naming the largest part and what to lower. */
+bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char *err, size_t err_bytes);
 
 /* How expectation e fared in the run o: 0 held, else a code that tells
  * ways of failing apart: for a comparison 1 when the count fell short of

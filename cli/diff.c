@@ -43,6 +43,9 @@ static bool run_mode(scn *s, column *col, char *err, size_t n) {
     cfg.ckpt.mode = col->mode;
     if (!col->timeout) cfg.ckpt.alignment_timeout_ns = 0;
     if (col->mode == PIPE_UNALIGNED || col->timeout) cfg.ckpt.max_concurrent = 1;   /* Flink: they may be unaligned */
+    /* Two pipelines at once, and the state comparison's two maps (fewer
+     * than the checkers' five, which stand in for them). */
+    if (!cli_memory_ok(&cfg, 2, true, err, n)) return false;
     pipeline *ref = pipe_create(&cfg, err, n);
     if (ref == NULL) return false;
     pipe_run(ref);

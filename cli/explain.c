@@ -186,7 +186,9 @@ int cli_explain(int argc, char **argv) {
     char err[SCN_ERR_BYTES];
     s->cfg.bug = bug;
     uint32_t added = 0;
-    pipeline *p = !random_faults || cli_random_faults(s, &added, err, sizeof err) ? pipe_create(&s->cfg, err, sizeof err) : NULL;
+    bool ready = cli_memory_ok(&s->cfg, 1, false, err, sizeof err) &&
+                 (!random_faults || cli_random_faults(s, &added, err, sizeof err));
+    pipeline *p = ready ? pipe_create(&s->cfg, err, sizeof err) : NULL;
     if (p == NULL) {
         fprintf(stderr, "%s: %s\n", argv[optind], err);
         free(s);

@@ -93,9 +93,11 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
                 (double)st->alignment_ns_max / 1e6);
     }
     summary_state(out, &s->cfg, st);
+    char over[80] = "";                          /* an idempotent sink's rewrites are at sinks, not visible twice */
+    if (st->overwrites > 0) snprintf(over, sizeof over, " (%" PRIu64 " overwrites by idempotent sinks)", st->overwrites);
     fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
-            ", visible %" PRIu64 "\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
-            st->visible_records);
+            ", visible %" PRIu64 "%s\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
+            st->visible_records, over);
     if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {   /* paced sources: latency means something */
         fprintf(out, "  event-time latency of the visible output: mean %.3fms, max %.3fms\n",
                 (double)st->latency_ns_sum / (double)st->visible_records / 1e6, (double)st->latency_ns_max / 1e6);
@@ -148,6 +150,22 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     }
 }
 
+/* "3 of 80000 records lost (first p0@12), 0 duplicated": the first record
+ * (pP@O: partition P, offset O) only when there is one. */
+static void output_got(const check_report *r, char *got, size_t n) {
+    char lost[48] = "", dup[48] = "";
+    if (r->out_lost > 0) {
+        snprintf(lost, sizeof lost, " (first p%" PRIu64 "@%" PRIu64 ")", r->out_first_lost >> 40,
+                 (uint64_t)(r->out_first_lost & BROKER_OFFSET_MAX));
+    }
+    if (r->out_duplicated > 0) {
+        snprintf(dup, sizeof dup, " (first p%" PRIu64 "@%" PRIu64 ")", r->out_first_duplicated >> 40,
+                 (uint64_t)(r->out_first_duplicated & BROKER_OFFSET_MAX));
+    }
+    snprintf(got, n, "%" PRIu64 " of %" PRIu64 " records lost%s, %" PRIu64 " duplicated%s", r->out_lost, r->out_records,
+             lost, r->out_duplicated, dup);
+}
+
 static void expectation(const scn_expect *e, const cli_outcome *o, const check_report *r, bool *ok, char *got, size_t n) {
     const pipe_stats *st = &o->stats;
     switch (e->kind) {
@@ -176,10 +194,7 @@ static void expectation(const scn_expect *e, const cli_outcome *o, const check_r
             snprintf(got, n, "the job did not finish (%s)", pipe_status_name(o->status));
             return;
         }
-        snprintf(got, n, "%" PRIu64 " of %" PRIu64 " records lost (first p%" PRIu64 "@%" PRIu64 "), %" PRIu64
-                 " duplicated (first p%" PRIu64 "@%" PRIu64 ")", r->out_lost, r->out_records, r->out_first_lost >> 40,
-                 (uint64_t)(r->out_first_lost & BROKER_OFFSET_MAX), r->out_duplicated, r->out_first_duplicated >> 40,
-                 (uint64_t)(r->out_first_duplicated & BROKER_OFFSET_MAX));
+        output_got(r, got, n);
         return;
     case SCN_EXPECT_LIVENESS:    liveness(r, ok, got, n); return;
     default: {
@@ -199,7 +214,10 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
         const check_violation *v = &r->kept[i];
         char at[40];
         snprintf(at, sizeof at, "t=%.3fms", (double)v->at_ns / 1e6);
-        cli_failure_add(&o->failures, "%s:%u: invariant %s violated: %s", s->path, 0, check_inv_name(v->inv), v->what);
+        char inv[64];
+        snprintf(inv, sizeof inv, "%s violated at %s", check_inv_name(v->inv), at);
+        /* The file, no line: the run broke it, no statement did. */
+        cli_failure_add(&o->failures, "%s: invariant %s: %s", s->path, inv, v->what);
         if (out != NULL) fprintf(out, "  invariant %s violated at %s: %s\n", check_inv_name(v->inv), at, v->what);
         rc = CLI_FAIL;
     }
@@ -268,6 +286,18 @@ static void fault_verdicts(const scn_armed *arm, sim_time_ns end_ns, FILE *out, 
     free(one);
 }
 
+bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char *err, size_t err_bytes) {
+    pipe_mem m;
+    if (!pipe_memory(cfg, &m, err, err_bytes)) return false;
+    for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m.bytes[i] *= pipelines;
+    m.bytes[PIPE_MEM_CHECKERS] = checkers ? check_memory_bytes(cfg, m.tasks, m.chans) : 0;
+    m.total_bytes = 0;
+    for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m.total_bytes += m.bytes[i];
+    if (m.total_bytes <= PIPE_MEMORY_MAX_BYTES) return true;
+    pipe_mem_refusal(&m, PIPE_MEMORY_MAX_BYTES, err, err_bytes);
+    return false;
+}
+
 bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes) {
     pipeline *ref = pipe_create(&s->cfg, err, err_bytes);   /* the horizon: how long a failure-free run takes */
     if (ref == NULL) return false;
@@ -281,7 +311,8 @@ bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes) {
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
-    if (random_faults && !cli_random_faults(s, &o->random_faults, err, sizeof err)) {
+    if (!cli_memory_ok(&s->cfg, 1, true, err, sizeof err) ||    /* one pipeline at a time, and the checkers */
+        (random_faults && !cli_random_faults(s, &o->random_faults, err, sizeof err))) {
         cli_failure_add(&o->failures, "%s: %s", s->path, err);
         return CLI_USAGE;
     }
@@ -406,6 +437,10 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
     const pipe_stats *st = &o->stats;
     uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
     uint64_t ks = st->sync_parts ? st->sync_parts : 1;
+    char latency[32] = "null";                   /* sources not paced: event time says nothing (as in the summary) */
+    if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {
+        snprintf(latency, sizeof latency, "%.3f", (double)st->latency_ns_sum / (double)st->visible_records / 1e6);
+    }
     printf("{\"file\":");
     cli_json_string(stdout, s->path);            /* a path may hold any byte */
     printf(",\"seed\":%" PRIu64 ",\"ok\":%s,\"status\":\"%s\",\"checkpoints\":%" PRIu64
@@ -413,16 +448,14 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
            ",\"ckpt_ms_mean\":%.3f,\"ckpt_ms_max\":%.3f,\"align_ms_max\":%.3f"
            ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
            ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
-           ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"latency_ms_mean\":%.3f"
-           ",\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",",
+           ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"overwrites\":%" PRIu64
+           ",\"latency_ms_mean\":%s,\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",",
            s->cfg.seed, o->ok ? "true" : "false", pipe_status_name(o->status), o->completed, st->aborted,
            o->restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
            (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
            (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
            st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
-           st->visible_records,
-           st->visible_records ? (double)st->latency_ns_sum / (double)st->visible_records / 1e6 : 0.0,
-           o->random_faults, pipe_bug_name(bug), o->trace_hash);
+           st->visible_records, st->overwrites, latency, o->random_faults, pipe_bug_name(bug), o->trace_hash);
     cli_failures_json(stdout, &o->failures);
     printf("}\n");
 }

@@ -193,9 +193,10 @@ static void shrink_usage(FILE *f) {
                "`optional`, the others are dropped.\n"
                "  --bug NAME      shrink a run of a deliberately wrong protocol (absim bugs\n"
                "                  --list) that the checks caught; run the result with --bug\n"
-               "  -o, --out FILE  where to write the result (default: NAME-seedS.scn in the\n"
-               "                  current directory); written to a temporary file first and\n"
-               "                  renamed, so an existing FILE stays as it was on failure\n"
+               "  -o, --out FILE  where to write the result (default: NAME-seedS.scn in a\n"
+               "                  new folder under $TMPDIR or /tmp, named in the last line);\n"
+               "                  written to a temporary file first and renamed, so an\n"
+               "                  existing FILE stays as it was on failure\n"
                "exit status: 0 written, 1 the seed does not fail (or the result could not\n"
                "be written), 2 bad input (an output that cannot be created)\n");
 }
@@ -220,87 +221,37 @@ static void describe(const scn *s, const cli_outcome *o, char *buf, size_t n) {
     }
 }
 
-/* The output's name: NAME-seedS.scn in the current directory. */
-static void default_out(const char *input, uint64_t seed, char *out, size_t n) {
-    char base[256];
+/* The output's name when --out is not given: NAME-seedS.scn in a new
+ * folder of its own under $TMPDIR (or /tmp), so that no file a user has
+ * is ever replaced; false when the folder cannot be made. */
+static bool default_out(const char *prog, const char *input, uint64_t seed, char *out, size_t n) {
+    char base[256], dir[512];
     snprintf(base, sizeof base, "%s", input);
     char *b = basename(base), *dot = strrchr(b, '.');
     if (dot != NULL) *dot = '\0';
-    snprintf(out, n, "%s-seed%" PRIu64 ".scn", b, seed);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/absim-shrink-XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL) {
+        fprintf(stderr, "%s: cannot make a folder for the result (%s): %s; say where with --out\n", prog, dir,
+                strerror(errno));
+        return false;
+    }
+    snprintf(out, n, "%s/%s-seed%" PRIu64 ".scn", dir, b, seed);
+    return true;
 }
 
-/* One duration as a person writes it: 1min, 1.5s, 20ms, 502.054us, 7ns. */
-static void human_duration(FILE *f, uint64_t ns) {
-    static const struct { uint64_t ns; const char *name; } units[] = {
-        { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" },
-    };
-    if (ns > 0 && ns % (60 * SIM_NS_PER_S) == 0) {
-        fprintf(f, "%" PRIu64 "min", ns / (60 * SIM_NS_PER_S));
-        return;
-    }
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (ns < units[i].ns && ns != 0) continue;
-        char frac[24];                           /* "." and up to 20 digits */
-        uint64_t u = units[i].ns, rest = ns % u;
-        int digits = i == 0 ? 9 : i == 1 ? 6 : 3;
-        snprintf(frac, sizeof frac, ".%0*" PRIu64, digits, rest);
-        for (size_t n = strlen(frac); n > 1 && frac[n - 1] == '0'; n--) frac[n - 1] = '\0';
-        fprintf(f, "%" PRIu64 "%s%s", ns / u, rest ? frac : "", units[i].name);
-        return;
-    }
-    fprintf(f, "%" PRIu64 "ns", ns);
-}
-
-/* scn_write spells most durations in ns ("interval 10000000ns"); a file
- * for people says 10ms. Every " <digits>ns" token is rewritten; the
- * caller keeps the result only if it reads back to the same scenario. */
-static char *human_units(const char *text) {
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    if (f == NULL) return NULL;
-    for (const char *p = text; *p;) {
-        const char *q = p;
-        while (*q >= '0' && *q <= '9') q++;
-        bool token = q > p && (p == text || p[-1] == ' ') && q - p < 20 && q[0] == 'n' && q[1] == 's' &&
-                     (q[2] == ' ' || q[2] == '\n' || q[2] == '\0');
-        if (token) {
-            human_duration(f, strtoull(p, NULL, 10));
-            p = q + 2;
-        } else {
-            fputc(*p++, f);
-        }
-    }
-    if (fclose(f) != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
-/* s as scenario text, durations in human units when that reads back to
- * the same scenario (else as scn_write spells them); malloc'd. */
+/* The scenario as text (scn_write spells durations as people do); malloc'd. */
 static char *scenario_text(const scn *s) {
-    char *raw = NULL, *again = NULL;
-    size_t raw_len = 0, again_len = 0;
-    FILE *f = open_memstream(&raw, &raw_len);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (f == NULL) return NULL;
     scn_write(s, f);
-    if (fclose(f) != 0) return NULL;
-    char *human = human_units(raw);
-    scn *back = malloc(sizeof *back);
-    char err[SCN_ERR_BYTES];
-    bool same = human != NULL && back != NULL && scn_parse(back, s->path, human, strlen(human), err, sizeof err) &&
-                (f = open_memstream(&again, &again_len)) != NULL;
-    if (same) {
-        scn_write(back, f);
-        same = fclose(f) == 0 && again_len == raw_len && memcmp(again, raw, raw_len) == 0;
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
     }
-    free(again);
-    free(back);
-    if (!same) free(human);
-    else free(raw);
-    return same ? human : raw;
+    return text;
 }
 
 /* Write the result to tmp (made by mkstemp beside the output), then
@@ -437,9 +388,11 @@ int cli_shrink(int argc, char **argv) {
     }
     s->cfg.bug = x.bug;
     rc = check_original(prog, s, x.seed, cli_run_scenario(s, x.random_faults, NULL, NULL, NULL, NULL, o), o);
-    char def[512], tmp[600];                         /* random faults land in s's script */
-    if (out == NULL) default_out(s->path, x.seed, def, sizeof def);
-    if (out == NULL) out = def;
+    char def[800], tmp[900];                         /* random faults land in s's script */
+    if (rc < 0 && out == NULL) {
+        if (!default_out(prog, s->path, x.seed, def, sizeof def)) rc = CLI_FAIL;
+        out = def;
+    }
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", out);
     int fd = rc < 0 ? mkstemp(tmp) : -1;             /* writable? known before the shrinking */
     FILE *f = fd >= 0 && fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;   /* mkstemp makes it 0600 */

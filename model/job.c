@@ -1,6 +1,7 @@
 /* model/job.c: graph building, validation and expansion. */
 #include "job.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,98 +81,123 @@ uint32_t job_add_edge(job *j, uint32_t from, uint32_t to, job_part part) {
     return id;
 }
 
-const char *job_check(const job *j, char *buf, size_t size_bytes) {
-    uint64_t tasks = 0, chans = 0;
-    if (j->vertices_count == 0) return snprintf(buf, size_bytes, "the job has no vertices"), buf;
-    for (uint32_t v = 0; v < j->vertices_count; v++) {
-        const job_vertex *x = &j->vertices[v];
-        uint32_t ins = 0, outs = 0;
-        for (uint32_t e = 0; e < j->edges_count; e++) {
-            ins += j->edges[e].to == v;
-            outs += j->edges[e].from == v;
-        }
-        if (x->cost_dist < JOB_COST_FIXED || x->cost_dist > JOB_COST_EXPONENTIAL) {
-            snprintf(buf, size_bytes, "%s: unknown cost distribution", x->name);
-            return buf;
-        }
-        if (x->cost_ns > SIM_NS_PER_S) {
-            snprintf(buf, size_bytes, "%s: a record costing more than 1 s is not a stream", x->name);
-            return buf;
-        }
-        if (x->parallelism < 1 || x->parallelism > JOB_PARALLELISM_MAX) {
-            snprintf(buf, size_bytes, "%s: parallelism %u out of range [1, %u]", x->name, x->parallelism,
-                     JOB_PARALLELISM_MAX);
-            return buf;
-        }
-        if (x->kind == JOB_SOURCE && ins != 0) {
-            snprintf(buf, size_bytes, "%s: a source takes no input", x->name);
-            return buf;
-        }
-        if (x->kind != JOB_SOURCE && ins == 0) {
-            snprintf(buf, size_bytes, "%s: a %s needs an input", x->name, job_kind_name(x->kind));
-            return buf;
-        }
-        if (x->kind == JOB_SINK && outs != 0) {
-            snprintf(buf, size_bytes, "%s: a sink has no output", x->name);
-            return buf;
-        }
-        if (x->kind != JOB_SINK && outs == 0) {
-            snprintf(buf, size_bytes, "%s: its output goes nowhere (add an edge to a sink)", x->name);
-            return buf;
-        }
-        if (x->kind == JOB_KEYED_JOIN && ins != 2) {
-            snprintf(buf, size_bytes, "%s: a keyed join takes exactly two inputs, not %u", x->name, ins);
-            return buf;
-        }
-        if (x->kind != JOB_KEYED_JOIN && x->kind != JOB_UNION && x->kind != JOB_SINK && ins > 1) {
-            snprintf(buf, size_bytes, "%s: a %s takes one input (use a union)", x->name, job_kind_name(x->kind));
-            return buf;
-        }
-        tasks += x->parallelism;
+/* Says where the problem lies and what it is; returns buf. */
+static const char *bad(job_where *w, job_field field, uint32_t index, char *buf, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static const char *bad(job_where *w, job_field field, uint32_t index, char *buf, size_t n, const char *fmt, ...) {
+    if (w != NULL) *w = (job_where){ .field = field, .index = index };
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* The k-th edge (from 0) into v (into) or out of it. */
+static uint32_t nth_edge(const job *j, uint32_t v, bool into, uint32_t k) {
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        if ((into ? j->edges[e].to : j->edges[e].from) == v && k-- == 0) return e;
     }
+    SIM_ASSERT(!"fewer edges than counted");
+    return 0;
+}
+
+/* One vertex's settings and its edges' count; *sources counts the
+ * source vertices so far. */
+static const char *check_vertex(const job *j, uint32_t v, uint32_t *sources, job_where *w, char *buf, size_t n) {
+    const job_vertex *x = &j->vertices[v];
+    uint32_t ins = 0, outs = 0;
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        ins += j->edges[e].to == v;
+        outs += j->edges[e].from == v;
+    }
+    const char *kind = job_kind_name(x->kind);
+    if (x->cost_dist < JOB_COST_FIXED || x->cost_dist > JOB_COST_EXPONENTIAL)
+        return bad(w, JOB_FIELD_COST, v, buf, n, "%s: unknown cost distribution", x->name);
+    if (x->cost_ns > SIM_NS_PER_S)
+        return bad(w, JOB_FIELD_COST, v, buf, n, "%s: a record costing more than 1 s is not a stream", x->name);
+    if (x->parallelism < 1 || x->parallelism > JOB_PARALLELISM_MAX)
+        return bad(w, JOB_FIELD_PARALLELISM, v, buf, n, "%s: parallelism %u out of range [1, %u]", x->name,
+                   x->parallelism, JOB_PARALLELISM_MAX);
+    if (x->kind == JOB_SOURCE && ins != 0)
+        return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 0), buf, n, "%s: a source takes no input", x->name);
+    if (x->kind != JOB_SOURCE && ins == 0)
+        return bad(w, JOB_FIELD_VERTEX, v, buf, n, "%s: a %s needs an input", x->name, kind);
+    if (x->kind == JOB_SINK && outs != 0)
+        return bad(w, JOB_FIELD_FROM, nth_edge(j, v, false, 0), buf, n, "%s: a sink has no output", x->name);
+    if (x->kind != JOB_SINK && outs == 0)
+        return bad(w, JOB_FIELD_VERTEX, v, buf, n, "%s: its output goes nowhere (add an edge to a sink)", x->name);
+    if (x->kind == JOB_KEYED_JOIN && ins != 2) {        /* a third input is that edge's fault, a missing one the join's */
+        return bad(w, ins > 2 ? JOB_FIELD_TO : JOB_FIELD_VERTEX, ins > 2 ? nth_edge(j, v, true, 2) : v, buf, n,
+                   "%s: a keyed join takes exactly two inputs, not %u", x->name, ins);
+    }
+    if (x->kind != JOB_KEYED_JOIN && x->kind != JOB_UNION && x->kind != JOB_SINK && ins > 1)
+        return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 1), buf, n, "%s: a %s takes one input (use a union)", x->name, kind);
+    if (x->kind == JOB_SOURCE && ++*sources > 1)
+        return bad(w, JOB_FIELD_KIND, v, buf, n, "%s: a second source (the job reads the broker through exactly one "
+                   "source vertex)", x->name);
+    return NULL;
+}
+
+static uint64_t edge_chans(const job *j, const job_edge *d) {
+    uint64_t pa = j->vertices[d->from].parallelism, pb = j->vertices[d->to].parallelism;
+    return d->part == JOB_FORWARD ? pa : pa * pb;
+}
+
+/* The job's limits on tasks and channels, and each task's on its channels:
+ * blamed on the vertex or edge that goes past them. */
+static const char *check_limits(const job *j, job_where *w, char *buf, size_t n) {
+    uint64_t tasks = 0, chans = 0, sum = 0;
+    for (uint32_t v = 0; v < j->vertices_count; v++) tasks += j->vertices[v].parallelism;
+    for (uint32_t v = 0; v < j->vertices_count && tasks > JOB_TASKS_MAX; v++) {
+        if ((sum += j->vertices[v].parallelism) > JOB_TASKS_MAX)
+            return bad(w, JOB_FIELD_PARALLELISM, v, buf, n, "%llu tasks, more than the limit of %u",
+                       (unsigned long long)tasks, JOB_TASKS_MAX);
+    }
+    for (uint32_t e = 0; e < j->edges_count; e++) chans += edge_chans(j, &j->edges[e]);
+    sum = 0;
+    for (uint32_t e = 0; e < j->edges_count && chans > JOB_CHANNELS_MAX; e++) {
+        if ((sum += edge_chans(j, &j->edges[e])) > JOB_CHANNELS_MAX)
+            return bad(w, JOB_FIELD_PART, e, buf, n, "%llu channels, more than the limit of %u",
+                       (unsigned long long)chans, JOB_CHANNELS_MAX);
+    }
+    uint64_t in[JOB_VERTICES_MAX] = { 0 }, out[JOB_VERTICES_MAX] = { 0 };   /* per task of the vertex */
     for (uint32_t e = 0; e < j->edges_count; e++) {
         const job_edge *d = &j->edges[e];
-        const job_vertex *a = &j->vertices[d->from], *b = &j->vertices[d->to];
-        if (d->from >= d->to) {
-            snprintf(buf, size_bytes, "%s -> %s: edges go from earlier to later vertices (no cycles)",
-                     a->name, b->name);
-            return buf;
-        }
-        if (d->part == JOB_FORWARD && a->parallelism != b->parallelism) {
-            snprintf(buf, size_bytes, "%s -> %s: forward needs equal parallelism (%u and %u)", a->name,
-                     b->name, a->parallelism, b->parallelism);
-            return buf;
-        }
-        chans += d->part == JOB_FORWARD ? a->parallelism : (uint64_t)a->parallelism * b->parallelism;
-    }
-    if (tasks > JOB_TASKS_MAX) {
-        snprintf(buf, size_bytes, "%llu tasks, more than the limit of %u", (unsigned long long)tasks, JOB_TASKS_MAX);
-        return buf;
-    }
-    if (chans > JOB_CHANNELS_MAX) {
-        snprintf(buf, size_bytes, "%llu channels, more than the limit of %u", (unsigned long long)chans,
-                 JOB_CHANNELS_MAX);
-        return buf;
-    }
-    for (uint32_t v = 0; v < j->vertices_count; v++) {   /* per-task channel limits */
-        uint64_t in = 0, out = 0;
-        for (uint32_t e = 0; e < j->edges_count; e++) {
-            const job_edge *d = &j->edges[e];
-            if (d->to == v) in += d->part == JOB_FORWARD ? 1 : j->vertices[d->from].parallelism;
-            if (d->from == v) out += d->part == JOB_FORWARD ? 1 : j->vertices[d->to].parallelism;
-        }
-        if (in > JOB_TASK_CHANNELS_MAX || out > JOB_TASK_CHANNELS_MAX) {
-            snprintf(buf, size_bytes, "%s: a task would have more than %u input or output channels",
-                     j->vertices[v].name, JOB_TASK_CHANNELS_MAX);
-            return buf;
-        }
+        in[d->to] += d->part == JOB_FORWARD ? 1 : j->vertices[d->from].parallelism;
+        out[d->from] += d->part == JOB_FORWARD ? 1 : j->vertices[d->to].parallelism;
+        if (in[d->to] > JOB_TASK_CHANNELS_MAX)
+            return bad(w, JOB_FIELD_PART, e, buf, n, "%s: a task would have more than %u input channels",
+                       j->vertices[d->to].name, JOB_TASK_CHANNELS_MAX);
+        if (out[d->from] > JOB_TASK_CHANNELS_MAX)
+            return bad(w, JOB_FIELD_PART, e, buf, n, "%s: a task would have more than %u output channels",
+                       j->vertices[d->from].name, JOB_TASK_CHANNELS_MAX);
     }
     return NULL;
 }
 
+const char *job_check(const job *j, job_where *w, char *buf, size_t n) {
+    if (j->vertices_count == 0) return bad(w, JOB_FIELD_JOB, 0, buf, n, "the job has no vertices");
+    uint32_t sources = 0;
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        if (check_vertex(j, v, &sources, w, buf, n) != NULL) return buf;
+    }
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        const job_edge *d = &j->edges[e];
+        const job_vertex *a = &j->vertices[d->from], *b = &j->vertices[d->to];
+        if (d->from >= d->to)
+            return bad(w, JOB_FIELD_TO, e, buf, n, "%s -> %s: edges go from earlier to later vertices (no cycles)",
+                       a->name, b->name);
+        if (d->part == JOB_FORWARD && a->parallelism != b->parallelism)
+            return bad(w, JOB_FIELD_PART, e, buf, n, "%s -> %s: forward needs equal parallelism (%u and %u)", a->name,
+                       b->name, a->parallelism, b->parallelism);
+    }
+    return check_limits(j, w, buf, n);
+}
+
 void job_expand(job *j, uint32_t machines) {
     char buf[160];
-    SIM_ASSERT(job_check(j, buf, sizeof buf) == NULL);
+    SIM_ASSERT(job_check(j, NULL, buf, sizeof buf) == NULL);
     SIM_ASSERT(machines >= 1);
     j->tasks_count = 0;
     for (uint32_t v = 0; v < j->vertices_count; v++) {

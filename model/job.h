@@ -16,7 +16,10 @@
  * - Placement: tasks go round robin over the machines' slots in task order,
  *   so a machine hosts several tasks and its crash takes them all down.
  * - job_check() validates a graph written by a user and returns a message
- *   for the first problem (never asserts on user input).
+ *   for the first problem (never asserts on user input), and says where it
+ *   lies: the vertex or edge, and which of its fields, so that a reader of
+ *   scenario files can name the statement. A job reads the broker through
+ *   exactly one source vertex.
  */
 #ifndef MODEL_JOB_H
 #define MODEL_JOB_H
@@ -118,8 +121,31 @@ void     job_add_chain(job *j, const job_chain *c);
 uint32_t job_add_vertex(job *j, const char *name, job_kind kind, uint32_t parallelism, sim_time_ns cost_ns);
 uint32_t job_add_edge(job *j, uint32_t from, uint32_t to, job_part part);
 
-/* NULL when the graph is valid, else what is wrong with it. */
-const char *job_check(const job *j, char *buf, size_t size_bytes);
+/* Where a problem job_check() found lies: the whole job (no vertices), a
+ * vertex or one of its fields, or an edge or one of its fields. A problem
+ * with what comes into or goes out of a vertex is the edge's that breaks
+ * the rule (a map's second input: that edge's TO); a missing one is the
+ * vertex's (a map with no input: its VERTEX). */
+typedef enum job_field {
+    JOB_FIELD_JOB = 0,                /* the job as a whole: it has no vertices */
+    JOB_FIELD_VERTEX,                 /* a vertex: its name */
+    JOB_FIELD_KIND,
+    JOB_FIELD_PARALLELISM,
+    JOB_FIELD_COST,                   /* its cost or cost distribution */
+    JOB_FIELD_FROM,                   /* an edge: its upstream vertex */
+    JOB_FIELD_TO,
+    JOB_FIELD_PART,                   /* its partitioning */
+    JOB_FIELD_COUNT
+} job_field;
+
+typedef struct job_where {
+    job_field field;
+    uint32_t  index;                  /* the vertex's (VERTEX..COST) or the edge's (FROM..PART) */
+} job_where;
+
+/* NULL when the graph is valid, else what is wrong with it; then *where
+ * (when not NULL) says where. */
+const char *job_check(const job *j, job_where *where, char *buf, size_t size_bytes);
 
 /* Tasks, channels and placement over `machines` machines. */
 void job_expand(job *j, uint32_t machines);

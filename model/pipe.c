@@ -72,7 +72,7 @@ const char *pipe_status_name(pipe_status s) {
 }
 
 static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
-    if (job_check(&c->graph, err, n) != NULL) return err;
+    if (job_check(&c->graph, NULL, err, n) != NULL) return err;
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
     if (c->machines < 1 || c->machines > PIPE_MACHINES_MAX) BAD("machines %u out of range [1, %u]", c->machines, PIPE_MACHINES_MAX);
     if (c->broker.partitions < 1 || c->broker.partitions > BROKER_PARTITIONS_MAX) BAD("partitions out of range");
@@ -107,175 +107,258 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     if (c->bug >= PIPE_BUG_COUNT) BAD("unknown deliberate bug");
     if (c->restart.kind == PIPE_RESTART_EXPONENTIAL && (c->restart.multiplier_milli < 1000 || c->restart.initial_ns == 0))
         BAD("exponential restart needs a multiplier >= 1 and an initial delay > 0");
-    uint32_t sources = 0;
-    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {
-        if (c->graph.vertices[v].kind != JOB_SOURCE) continue;
-        sources++;
-        if (c->graph.vertices[v].parallelism > c->broker.partitions)
+    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {   /* job_check saw to one source vertex */
+        if (c->graph.vertices[v].kind == JOB_SOURCE && c->graph.vertices[v].parallelism > c->broker.partitions)
             BAD("%s: parallelism %u above the %u partitions (a source task would read nothing)",
                 c->graph.vertices[v].name, c->graph.vertices[v].parallelism, c->broker.partitions);
     }
-    if (sources != 1) BAD("the job reads the broker through exactly one source vertex, not %u", sources);
     if (c->faults_count > PIPE_FAULTS_MAX) BAD("more than %u faults", PIPE_FAULTS_MAX);
 #undef BAD
     return NULL;
 }
 
-pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
-    if (check_cfg(cfg, err, err_bytes) != NULL) return NULL;
-    job *graph = malloc(sizeof *graph);               /* ~280 KB: not on the stack */
-    if (graph == NULL) {
-        snprintf(err, err_bytes, "out of memory");
-        return NULL;
-    }
-    *graph = cfg->graph;
-    job_expand(graph, cfg->machines);
-    uint32_t tasks = graph->tasks_count, chans = graph->chans_count;
-    uint32_t ring = cfg->credits + cfg->out_queue + 3;
-    uint32_t slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
-    uint64_t keys = cfg->broker.keys * 2;             /* a join tags keys by input */
-    uint64_t records = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
-    uint32_t stateful = 0;
-    for (uint32_t t = 0; t < tasks; t++) {
-        job_kind k = graph->vertices[graph->tasks[t].vertex].kind;
-        stateful += k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
-    }
+/* ---- sizing: what one run holds, part by part ------------------------------ */
+
+const char *const pipe_mem_part_names[PIPE_MEM_PARTS] = {
+    [PIPE_MEM_KEYED] = "keyed state", [PIPE_MEM_STORE] = "checkpoint files",
+    [PIPE_MEM_CHANNELS] = "channels", [PIPE_MEM_CHANNEL_STATE] = "channel state of checkpoints",
+    [PIPE_MEM_TXLOG] = "two-phase-commit transaction logs", [PIPE_MEM_RECORDS] = "per-record tables",
+    [PIPE_MEM_KERNEL] = "event kernel", [PIPE_MEM_CHECKERS] = "invariant checkers",
+};
+
+/* What the plan of a run fixes before anything is allocated: the expanded
+ * graph and every size the builders below carve. */
+typedef struct plan {
+    job     *graph;                   /* expanded; malloc'd (about 280 KB: not on the stack) */
+    uint32_t tasks, chans, ring, slots, snaps, stateful, files_max;
+    uint64_t keys, records, entries_max, cs_cap;
+    uint64_t copies[JOB_VERTICES_MAX];   /* copies of a record that reach each vertex in one attempt */
+    sim_cfg  sc;
+    pipe_mem mem;
+} plan;
+
+static uint64_t keyed_task_bytes(uint64_t keys, uint32_t snaps) {
     uint64_t cap = 8;
     while (cap < keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1) cap *= 2;
+    return cap * (sizeof(uint64_t) + sizeof(kagg) + 4 + (uint64_t)snaps * (sizeof(kshadow) + 4)) + 64;
+}
+
+/* A two-phase-commit sink task holds at most every copy of every record
+ * that reaches its vertex in one attempt: copies(v) sums over v's inputs,
+ * times the parallelism of v for a broadcast edge. */
+static void count_copies(plan *pl) {
+    const job *g = pl->graph;
+    for (uint32_t v = 0; v < g->vertices_count; v++) {   /* edges go from earlier to later vertices */
+        uint64_t n = g->vertices[v].kind == JOB_SOURCE;
+        for (uint32_t e = 0; e < g->edges_count; e++) {
+            const job_edge *x = &g->edges[e];
+            if (x->to != v) continue;
+            n += pl->copies[x->from] * (x->part == JOB_BROADCAST ? g->vertices[v].parallelism : 1);
+            if (n > 1024) n = 1024;               /* beyond: the memory check refuses it */
+        }
+        pl->copies[v] = n;
+    }
+}
+
+/* The counts and the model's parts of the memory. */
+static void plan_model(plan *pl, const pipe_cfg *cfg) {
+    const job *g = pl->graph;
+    pl->tasks = g->tasks_count;
+    pl->chans = g->chans_count;
+    pl->ring = cfg->credits + cfg->out_queue + 3;
+    pl->slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
+    pl->keys = cfg->broker.keys * 2;                  /* a join tags keys by input */
+    pl->records = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
+    for (uint32_t t = 0; t < pl->tasks; t++) {
+        job_kind k = g->vertices[g->tasks[t].vertex].kind;
+        pl->stateful += k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
+    }
     /* Snapshots a task may hold at once: the concurrent checkpoints, one
      * whose abort notice is still on its way, and one more; a trigger
      * beyond that declines (model/snap.c). */
-    uint32_t snaps = cfg->ckpt.max_concurrent + 2 < KSTATE_SNAPS_MAX ? cfg->ckpt.max_concurrent + 2 : KSTATE_SNAPS_MAX;
-    uint64_t kstate_bytes = cap * (sizeof(uint64_t) + sizeof(kagg) + 4 + (uint64_t)snaps * (sizeof(kshadow) + 4)) + 64;
+    pl->snaps = cfg->ckpt.max_concurrent + 2 < KSTATE_SNAPS_MAX ? cfg->ckpt.max_concurrent + 2 : KSTATE_SNAPS_MAX;
     /* The backend's files: every live checkpoint (retained, pending, one
      * finishing) holds a chain per stateful task; entries are bounded by
      * (slots + 2) full copies of every key, twice over for increments. */
-    uint32_t files_max = stateful * (slots + PIPE_CONCURRENT_MAX + 3) * (cfg->state.full_every + 1) + 16;
-    uint64_t entries_max = (uint64_t)stateful * keys * (slots + 2) * 2 + 1024;
-    uint64_t store_bytes = store_arena_bytes(files_max, entries_max);
+    pl->files_max = pl->stateful * (pl->slots + PIPE_CONCURRENT_MAX + 3) * (cfg->state.full_every + 1) + 16;
+    pl->entries_max = (uint64_t)pl->stateful * pl->keys * (pl->slots + 2) * 2 + 1024;
     /* Channel state per checkpoint: every channel's ring at both ends. */
     bool unaligned = cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0;
-    uint64_t cs_cap = unaligned ? (uint64_t)chans * ring * 2 * CHAN_BUF_RECORDS : 0;
-    /* A two-phase-commit sink task holds at most every copy of every record
-     * that reaches its vertex in one attempt: copies(v) sums over v's
-     * inputs, times the parallelism of v for a broadcast edge. */
-    uint64_t copies[JOB_VERTICES_MAX] = { 0 }, txlog_bytes = 0;
-    for (uint32_t v = 0; v < graph->vertices_count; v++) {   /* edges go from earlier to later vertices */
-        uint64_t n = graph->vertices[v].kind == JOB_SOURCE;
-        for (uint32_t e = 0; e < graph->edges_count; e++) {
-            const job_edge *x = &graph->edges[e];
-            if (x->to != v) continue;
-            n += copies[x->from] * (x->part == JOB_BROADCAST ? graph->vertices[v].parallelism : 1);
-            if (n > 1024) n = 1024;               /* beyond: the memory check refuses it */
-        }
-        copies[v] = n;
+    pl->cs_cap = unaligned ? (uint64_t)pl->chans * pl->ring * 2 * CHAN_BUF_RECORDS : 0;
+    count_copies(pl);
+    uint64_t *b = pl->mem.bytes;
+    b[PIPE_MEM_KEYED] = (uint64_t)pl->stateful * keyed_task_bytes(pl->keys, pl->snaps);
+    b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max);
+    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->chans * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf));
+    b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->cs_cap * sizeof(rt_cs_rec);
+    for (uint32_t t = 0; t < pl->tasks; t++) {
+        const job_vertex *v = &g->vertices[g->tasks[t].vertex];
+        if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC) continue;
+        b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + (pl->records * pl->copies[g->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
     }
-    for (uint32_t t = 0; t < tasks; t++) {
-        const job_vertex *v = &graph->vertices[graph->tasks[t].vertex];
-        if (v->kind == JOB_SINK && v->sink == JOB_SINK_2PC) {
-            txlog_bytes += sizeof(rt_txlog) + (records * copies[graph->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
-        }
-    }
-    uint64_t model_bytes = sizeof(pipeline) + (uint64_t)tasks * sizeof(rt_task) + (uint64_t)chans * sizeof(rt_chan)
-                         + (uint64_t)chans * ring * sizeof(chan_buf)
-                         + (uint64_t)stateful * kstate_bytes + store_bytes + txlog_bytes
-                         + (uint64_t)slots * (sizeof(rt_slot) + tasks * (1 + sizeof(rt_chain)) + cfg->broker.partitions * 8
-                                              + cs_cap * sizeof(rt_cs_rec) + 64)
-                         + records + cfg->broker.partitions * 8 + tasks * 8 + cfg->broker.keys * 8
-                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
-    if (model_bytes > (16ull << 30)) {
-        snprintf(err, err_bytes, "the job needs %llu MiB of memory, more than 16 GiB",
-                 (unsigned long long)(model_bytes >> 20));
-        free(graph);
-        return NULL;
-    }
-    sim_cfg sc = sim_cfg_default(cfg->seed);
-    sc.actors_max = tasks + 1;
-    sc.machines_max = cfg->machines + 1;
-    sc.links_max = chans * 2 + tasks * 3;
-    sc.timers_max = tasks * (8 + 2 * snaps) + cfg->ckpt.max_concurrent * 4 + 64;
-    sc.devs_max = 2;
-    sc.faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
-    sc.events_pending_max = chans * (ring + 4) + tasks * 16 + 4096;
-    sc.events_max = cfg->events_max;
-    sc.time_max_ns = cfg->time_max_ns;
-    sc.model_bytes = (size_t)model_bytes;
-    sim_run *run = sim_run_create(&sc);
-    if (run == NULL) {
-        snprintf(err, err_bytes, "out of memory (%llu MiB)", (unsigned long long)(model_bytes >> 20));
-        free(graph);
-        return NULL;
-    }
-    pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
-    p->cfg = *cfg;
-    p->cfg.graph = *graph;                             /* expanded */
-    free(graph);
-    /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
-    if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->cfg.ckpt.alignment_timeout_ns = 0;
-    p->run = run;
-    broker_init(&p->brk, run, &cfg->broker);
-    p->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
-    p->sink_seen = sim_alloc(run, records > 0 ? records : 1, 1);
-    p->tasks = sim_alloc(run, sizeof(rt_task) * tasks, _Alignof(rt_task));
-    p->chans = sim_alloc(run, sizeof(rt_chan) * (chans ? chans : 1), _Alignof(rt_chan));
-    const job *j = &p->cfg.graph;
+    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 8) + pl->records
+                        + (uint64_t)pl->slots * (sizeof(rt_slot) + pl->tasks * (1 + sizeof(rt_chain))
+                                                 + cfg->broker.partitions * 8 + 64)
+                        + cfg->broker.partitions * 8 + cfg->broker.keys * 8
+                        + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
+}
 
-    for (uint32_t m = 0; m < cfg->machines; m++) {
-        char name[SIM_NAME_BYTES];
-        snprintf(name, sizeof name, "tm%u", m);
-        sim_machine_add(run, name);
+/* The kernel's sizes, from the plan's counts. */
+static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
+    sim_cfg *sc = &pl->sc;
+    *sc = sim_cfg_default(cfg->seed);
+    sc->actors_max = pl->tasks + 1;
+    sc->machines_max = cfg->machines + 1;
+    sc->links_max = pl->chans * 2 + pl->tasks * 3;
+    sc->timers_max = pl->tasks * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
+    sc->devs_max = 2;
+    sc->faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
+    sc->events_pending_max = pl->chans * (pl->ring + 4) + pl->tasks * 16 + 4096;
+    sc->events_max = cfg->events_max;
+    sc->time_max_ns = cfg->time_max_ns;
+    uint64_t model = 0;
+    for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
+    sc->model_bytes = (size_t)model;
+    pl->mem.bytes[PIPE_MEM_KERNEL] = sim_run_bytes(sc) - model;
+}
+
+static void pipe_mem_sum(pipe_mem *m) {
+    m->total_bytes = 0;
+    for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m->total_bytes += m->bytes[i];
+}
+
+/* pl->graph malloc'd (the caller frees it) unless the result is false. */
+static bool plan_run(plan *pl, const pipe_cfg *cfg, char *err, size_t err_bytes) {
+    memset(pl, 0, sizeof *pl);
+    if (check_cfg(cfg, err, err_bytes) != NULL) return false;
+    pl->graph = malloc(sizeof *pl->graph);
+    if (pl->graph == NULL) {
+        snprintf(err, err_bytes, "out of memory");
+        return false;
     }
-    uint32_t jm = sim_machine_add(run, "jm");
-    for (uint32_t t = 0; t < tasks; t++) {
-        rt_task *k = &p->tasks[t];
-        k->owner = p;
-        k->id = t;
-        k->jt = &j->tasks[t];
-        k->v = &j->vertices[k->jt->vertex];
-        k->stateful = k->v->kind == JOB_KEYED_AGG || k->v->kind == JOB_KEYED_JOIN;
-        if (k->stateful) kstate_init_versioned(&k->state, run, (uint32_t)keys, snaps);
-        for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
-        if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
-            k->txlog = sim_alloc(run, sizeof(rt_txlog), _Alignof(rt_txlog));
-            k->txlog->cap = records * copies[k->jt->vertex] + 1;
-            k->txlog->recs = sim_alloc(run, sizeof(uint32_t) * k->txlog->cap, 4);
-        }
-        if (k->v->kind == JOB_SOURCE) {
-            k->parts_count = (cfg->broker.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
-        }
-        for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
-            if (j->edges[e].from != k->jt->vertex) continue;
-            uint32_t first = UINT32_MAX, count = 0;
-            for (uint32_t i = 0; i < k->jt->out_count; i++) {
-                if (j->chans[j->out_chan[k->jt->out_first + i]].edge != e) continue;
-                if (first == UINT32_MAX) first = i;
-                count++;
-            }
-            k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count };
-        }
-        char name[SIM_NAME_BYTES + 16];          /* sim_actor_add truncates to a label */
-        snprintf(name, sizeof name, "%s[%u]", k->v->name, k->jt->subtask);
-        k->actor = sim_actor_add(run, name, k->jt->machine, task_on_event, k);
-        SIM_ASSERT(k->actor == t);
+    *pl->graph = cfg->graph;
+    job_expand(pl->graph, cfg->machines);
+    plan_model(pl, cfg);
+    plan_kernel(pl, cfg);
+    pl->mem.tasks = pl->tasks;
+    pl->mem.chans = pl->chans;
+    pipe_mem_sum(&pl->mem);
+    return true;
+}
+
+bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes) {
+    plan *pl = malloc(sizeof *pl);
+    if (pl == NULL) {
+        snprintf(err, err_bytes, "out of memory");
+        return false;
     }
+    bool ok = plan_run(pl, cfg, err, err_bytes);
+    if (ok) *m = pl->mem;
+    free(pl->graph);
+    free(pl);
+    return ok;
+}
+
+/* What to lower for each part: the statement whose figures it grows with. */
+static const char *const lower_what[PIPE_MEM_PARTS] = {
+    [PIPE_MEM_KEYED] = "`broker ... keys` or the parallelism of the keyed vertices",
+    [PIPE_MEM_STORE] = "`broker ... keys`, `checkpoint ... retained` or `state ... full-every`",
+    [PIPE_MEM_CHANNELS] = ("the parallelism of vertices joined by hash, rebalance or broadcast edges, "
+                           "or `channels ... credits`"),
+    [PIPE_MEM_CHANNEL_STATE] = "`channels ... credits`, `checkpoint ... retained`, or the channels' count (parallelism)",
+    [PIPE_MEM_TXLOG] = "`broker ... records` or the broadcast edges before the two-phase-commit sink",
+    [PIPE_MEM_RECORDS] = "`broker ... records` or `broker ... keys`",
+    [PIPE_MEM_KERNEL] = "the parallelism (tasks and channels)",
+    [PIPE_MEM_CHECKERS] = "`broker ... keys`",
+};
+
+static void mib_text(char *buf, size_t n, uint64_t bytes) {
+    if (bytes >= (1ull << 30)) snprintf(buf, n, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+    else snprintf(buf, n, "%.1f MiB", (double)bytes / (double)(1ull << 20));
+}
+
+void pipe_mem_refusal(const pipe_mem *m, uint64_t limit_bytes, char *err, size_t err_bytes) {
+    char total[32], limit[32];
+    mib_text(total, sizeof total, m->total_bytes);
+    mib_text(limit, sizeof limit, limit_bytes);
+    int used = snprintf(err, err_bytes, "the run needs %s of memory, more than the limit of %s:", total, limit);
+    uint32_t top = 0;
+    for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) {
+        if (m->bytes[i] > m->bytes[top]) top = i;
+        if (m->bytes[i] < (1ull << 20) || used < 0 || (size_t)used >= err_bytes) continue;
+        char part[32];
+        mib_text(part, sizeof part, m->bytes[i]);
+        used += snprintf(err + used, err_bytes - (size_t)used, " %s %s,", pipe_mem_part_names[i], part);
+    }
+    if (used > 0 && (size_t)used < err_bytes) {
+        snprintf(err + used - 1, err_bytes - (size_t)used + 1, "; the largest part, %s, shrinks with %s",
+                 pipe_mem_part_names[top], lower_what[top]);
+    }
+}
+
+/* ---- building ---------------------------------------------------------------- */
+
+static void build_task(pipeline *p, const plan *pl, uint32_t t) {
+    const pipe_cfg *cfg = &p->cfg;
+    const job *j = &p->cfg.graph;
+    rt_task *k = &p->tasks[t];
+    k->owner = p;
+    k->id = t;
+    k->jt = &j->tasks[t];
+    k->v = &j->vertices[k->jt->vertex];
+    k->stateful = k->v->kind == JOB_KEYED_AGG || k->v->kind == JOB_KEYED_JOIN;
+    if (k->stateful) kstate_init_versioned(&k->state, p->run, (uint32_t)pl->keys, pl->snaps);
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
+    if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
+        k->txlog = sim_alloc(p->run, sizeof(rt_txlog), _Alignof(rt_txlog));
+        k->txlog->cap = pl->records * pl->copies[k->jt->vertex] + 1;
+        k->txlog->recs = sim_alloc(p->run, sizeof(uint32_t) * k->txlog->cap, 4);
+    }
+    if (k->v->kind == JOB_SOURCE) {
+        k->parts_count = (cfg->broker.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
+    }
+    for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
+        if (j->edges[e].from != k->jt->vertex) continue;
+        uint32_t first = UINT32_MAX, count = 0;
+        for (uint32_t i = 0; i < k->jt->out_count; i++) {
+            if (j->chans[j->out_chan[k->jt->out_first + i]].edge != e) continue;
+            if (first == UINT32_MAX) first = i;
+            count++;
+        }
+        k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count };
+    }
+    char name[SIM_NAME_BYTES + 16];          /* sim_actor_add truncates to a label */
+    snprintf(name, sizeof name, "%s[%u]", k->v->name, k->jt->subtask);
+    k->actor = sim_actor_add(p->run, name, k->jt->machine, task_on_event, k);
+    SIM_ASSERT(k->actor == t);
+}
+
+static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
+    const pipe_cfg *cfg = &p->cfg;
+    sim_run *run = p->run;
     p->coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, p);
     p->coord.machine = jm;
     p->store_dev = dev_add(run, "store", &cfg->state.store);
-    store_init(&p->files, run, files_max, entries_max);
-    p->snaps_max = snaps;
+    store_init(&p->files, run, pl->files_max, pl->entries_max);
+    p->snaps_max = pl->snaps;
     p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
-    p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
-    p->coord.finished = sim_alloc(run, tasks, 1);
-    p->coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
-    p->coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * tasks, 4);
+    p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->coord.finished = sim_alloc(run, pl->tasks, 1);
+    p->coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->coord.next_ckpt = 1;
     p->coord.status = PIPE_RUNNING;
-    for (uint32_t t = 0; t < tasks; t++) p->coord.sources_running += p->tasks[t].v->kind == JOB_SOURCE;
+    for (uint32_t t = 0; t < pl->tasks; t++) p->coord.sources_running += p->tasks[t].v->kind == JOB_SOURCE;
+}
 
+static void build_links(pipeline *p, const plan *pl) {
+    const pipe_cfg *cfg = &p->cfg;
+    const job *j = &p->cfg.graph;
+    sim_run *run = p->run;
     link_cfg data = { .kind = LINK_STREAM, .latency_ns = cfg->latency_ns, .jitter_ns = cfg->jitter_ns,
                       .bandwidth_bytes_per_s = cfg->bandwidth_bytes_per_s };
     link_cfg rpc = { .kind = LINK_RPC, .latency_ns = cfg->rpc_latency_ns };
-    for (uint32_t c = 0; c < chans; c++) {
+    for (uint32_t c = 0; c < pl->chans; c++) {
         rt_chan *x = &p->chans[c];
         const job_chan *jc = &j->chans[c];
         x->id = c;
@@ -283,12 +366,12 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         x->consumer = jc->consumer;
         x->gate_index = jc->gate_index;
         x->input = jc->input;
-        x->ring_size = ring;
-        x->ring = sim_alloc(run, sizeof(chan_buf) * ring, _Alignof(chan_buf));
+        x->ring_size = pl->ring;
+        x->ring = sim_alloc(run, sizeof(chan_buf) * pl->ring, _Alignof(chan_buf));
         x->data_link = link_add(run, p->tasks[jc->producer].actor, p->tasks[jc->consumer].actor, &data);
         x->credit_link = link_add(run, p->tasks[jc->consumer].actor, p->tasks[jc->producer].actor, &data);
     }
-    for (uint32_t t = 0; t < tasks; t++) {
+    for (uint32_t t = 0; t < pl->tasks; t++) {
         p->tasks[t].rpc_to_coord = link_add(run, p->tasks[t].actor, p->coord.actor, &rpc);
         p->coord.rpc_to_task[t] = link_add(run, p->coord.actor, p->tasks[t].actor, &rpc);
         /* The TaskManager's connection to the JobManager: a crash or a
@@ -296,18 +379,69 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         link_cfg conn = { .kind = LINK_STREAM, .latency_ns = cfg->rpc_latency_ns };
         p->tasks[t].conn_to_coord = link_add(run, p->tasks[t].actor, p->coord.actor, &conn);
     }
-    p->slots_count = slots;
-    p->slots = sim_alloc(run, sizeof(rt_slot) * slots, _Alignof(rt_slot));
-    for (uint32_t s = 0; s < slots; s++) {
+}
+
+static void build_slots(pipeline *p, const plan *pl) {
+    p->slots_count = pl->slots;
+    p->slots = sim_alloc(p->run, sizeof(rt_slot) * pl->slots, _Alignof(rt_slot));
+    for (uint32_t s = 0; s < pl->slots; s++) {
         rt_slot *x = &p->slots[s];
-        x->acked = sim_alloc(run, tasks, 1);
-        x->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
-        x->chains = sim_alloc(run, sizeof(rt_chain) * tasks, _Alignof(rt_chain));
-        x->cs_cap = (uint32_t)cs_cap;
-        if (cs_cap > 0) x->cs = sim_alloc(run, sizeof(rt_cs_rec) * cs_cap, _Alignof(rt_cs_rec));
+        x->acked = sim_alloc(p->run, pl->tasks, 1);
+        x->offsets = sim_alloc(p->run, sizeof(uint64_t) * p->cfg.broker.partitions, 8);
+        x->chains = sim_alloc(p->run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
+        x->cs_cap = (uint32_t)pl->cs_cap;
+        if (pl->cs_cap > 0) x->cs = sim_alloc(p->run, sizeof(rt_cs_rec) * pl->cs_cap, _Alignof(rt_cs_rec));
     }
+}
+
+static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
+    pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
+    p->cfg = *cfg;
+    p->cfg.graph = *pl->graph;                         /* expanded */
+    /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
+    if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->cfg.ckpt.alignment_timeout_ns = 0;
+    p->run = run;
+    broker_init(&p->brk, run, &cfg->broker);
+    p->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
+    p->sink_seen = sim_alloc(run, pl->records > 0 ? pl->records : 1, 1);
+    p->tasks = sim_alloc(run, sizeof(rt_task) * pl->tasks, _Alignof(rt_task));
+    p->chans = sim_alloc(run, sizeof(rt_chan) * (pl->chans ? pl->chans : 1), _Alignof(rt_chan));
+    for (uint32_t m = 0; m < cfg->machines; m++) {
+        char name[SIM_NAME_BYTES];
+        snprintf(name, sizeof name, "tm%u", m);
+        sim_machine_add(run, name);
+    }
+    uint32_t jm = sim_machine_add(run, "jm");
+    for (uint32_t t = 0; t < pl->tasks; t++) build_task(p, pl, t);
+    build_coordinator(p, pl, jm);
+    build_links(p, pl);
+    build_slots(p, pl);
     p->history = sim_alloc(run, sizeof(pipe_ckpt_rec) * PIPE_HISTORY_MAX, _Alignof(pipe_ckpt_rec));
     for (uint32_t f = 0; f < cfg->faults_count; f++) fault_add(run, &cfg->faults[f]);
+    return p;
+}
+
+pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
+    plan *pl = malloc(sizeof *pl);
+    if (pl == NULL) {
+        snprintf(err, err_bytes, "out of memory");
+        return NULL;
+    }
+    pipeline *p = NULL;
+    if (!plan_run(pl, cfg, err, err_bytes)) goto done;
+    if (pl->mem.total_bytes > PIPE_MEMORY_MAX_BYTES) {   /* the callers check the whole run first */
+        pipe_mem_refusal(&pl->mem, PIPE_MEMORY_MAX_BYTES, err, err_bytes);
+        goto done;
+    }
+    sim_run *run = sim_run_create(&pl->sc);
+    if (run == NULL) {
+        snprintf(err, err_bytes, "out of memory (%llu MiB)", (unsigned long long)(pl->mem.total_bytes >> 20));
+        goto done;
+    }
+    p = build(pl, cfg, run);
+done:
+    free(pl->graph);
+    free(pl);
     return p;
 }
 

@@ -221,7 +221,7 @@ typedef struct pipe_stats {
     sim_time_ns restart_delay_ns_sum;  /* the restart strategy's delays, summed */
     uint64_t    records_read;          /* by sources, replays included */
     uint64_t    records_processed;     /* by operators and sinks */
-    uint64_t    sink_records;
+    uint64_t    sink_records;          /* written by sinks, replays and aborted transactions included */
     uint64_t    last_completed;        /* id */
     sim_time_ns ckpt_duration_ns_max;
     sim_time_ns ckpt_duration_ns_sum;
@@ -244,8 +244,12 @@ typedef struct pipe_stats {
     uint64_t    restore_failures;      /* a restore found a file deleted */
     /* sinks (P10) */
     uint64_t    txn_committed, txn_aborted;
-    uint64_t    visible_records;       /* output made visible, duplicates included */
-    sim_time_ns latency_ns_sum, latency_ns_max;   /* event-time latency when records became visible */
+    /* Records visible in the output, each copy once: a plain or two-phase-
+     * commit sink's duplicates count again, an idempotent sink's overwrites
+     * do not (the sum of pipe_sink_count over the input). */
+    uint64_t    visible_records;
+    uint64_t    overwrites;            /* idempotent upserts of a record visible already */
+    sim_time_ns latency_ns_sum, latency_ns_max;   /* event-time latency when records became visible (first time) */
     uint64_t    txn_overflows;         /* a sink's transaction log was full: it failed */
     /* coordinator */
     uint64_t    failovers;
@@ -322,6 +326,31 @@ typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
  * which run with a full-size stack). */
 void     pipe_cfg_init(pipe_cfg *c, uint64_t seed);
 pipe_cfg pipe_cfg_default(uint64_t seed);
+
+/* The memory one run of a configuration holds, part by part: what a
+ * refusal names, so that a user knows what to lower. pipe_memory fills
+ * every part but PIPE_MEM_CHECKERS (check/ adds its own) and the total of
+ * the parts it fills; false and a message when cfg is invalid. */
+typedef enum pipe_mem_part {
+    PIPE_MEM_KEYED, PIPE_MEM_STORE, PIPE_MEM_CHANNELS, PIPE_MEM_CHANNEL_STATE, PIPE_MEM_TXLOG,
+    PIPE_MEM_RECORDS, PIPE_MEM_KERNEL, PIPE_MEM_CHECKERS, PIPE_MEM_PARTS
+} pipe_mem_part;
+
+typedef struct pipe_mem {
+    uint64_t bytes[PIPE_MEM_PARTS];
+    uint64_t total_bytes;
+    uint32_t tasks, chans;            /* of the expanded graph */
+} pipe_mem;
+
+/* A run holds at most this much (a pipeline alone, or a run's pipelines
+ * and checkers together: the commands check the whole before they start). */
+#define PIPE_MEMORY_MAX_BYTES (16ull << 30)
+
+extern const char *const pipe_mem_part_names[PIPE_MEM_PARTS];
+bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes);
+/* "the run needs X of memory, more than the limit of Y: part A, part B, ...;
+ * the largest part, P, shrinks with <statements>". */
+void pipe_mem_refusal(const pipe_mem *m, uint64_t limit_bytes, char *err, size_t err_bytes);
 
 /* NULL and a message in err when the configuration is invalid (or memory
  * is short): user input never asserts. */

@@ -85,7 +85,11 @@ void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {
         visible(p, i);
         return;
     case JOB_SINK_IDEMPOTENT:                     /* upsert: a replay overwrites the same row */
-        if (p->sink_seen[i] & 0x80) REACHED(p, IDEMPOTENT_OVERWRITE);
+        if (p->sink_seen[i] & 0x80) {             /* visible already: nothing new to see */
+            REACHED(p, IDEMPOTENT_OVERWRITE);
+            p->stats.overwrites++;
+            return;
+        }
         p->sink_seen[i] |= 0x80;
         p->stats.visible_records++;
         latency(p, i);

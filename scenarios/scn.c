@@ -20,6 +20,14 @@ typedef struct tok {
     uint32_t    col;
 } tok;
 
+/* Where a vertex or an edge was declared, for the checks of the whole job
+ * at the end (job_check): its line, and the column of each field
+ * (job_field; 0: not written, the name's or the upstream vertex's then). */
+typedef struct place {
+    uint32_t line;
+    uint32_t col[JOB_FIELD_COUNT];
+} place;
+
 typedef struct pctx {
     scn        *s;
     const char *path;
@@ -29,15 +37,33 @@ typedef struct pctx {
     uint32_t    n, i;
     char       *err;
     size_t      err_bytes;
-    uint32_t    vertex_line[JOB_VERTICES_MAX];
+    place       vertex_at[JOB_VERTICES_MAX];
+    place       edge_at[JOB_EDGES_MAX];
     bool        saw_source_rate;
 } pctx;
 
+static bool vfail(pctx *c, uint32_t line, uint32_t col, const char *fmt, va_list ap) {
+    int n = snprintf(c->err, c->err_bytes, "%s:%u:%u: ", c->path, line, col);
+    if (n >= 0 && (size_t)n < c->err_bytes) vsnprintf(c->err + n, c->err_bytes - (size_t)n, fmt, ap);
+    return false;
+}
+
+static bool fail_at(pctx *c, uint32_t col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool fail_at(pctx *c, uint32_t col, const char *fmt, ...) {
-    int n = snprintf(c->err, c->err_bytes, "%s:%u:%u: ", c->path, c->line, col);
     va_list ap;
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < c->err_bytes) vsnprintf(c->err + n, c->err_bytes - (size_t)n, fmt, ap);
+    vfail(c, c->line, col, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* A problem found after the whole file was read: on the line of the
+ * statement that caused it. */
+static bool fail_on(pctx *c, uint32_t line, uint32_t col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool fail_on(pctx *c, uint32_t line, uint32_t col, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(c, line, col, fmt, ap);
     va_end(ap);
     return false;
 }
@@ -315,6 +341,13 @@ static bool st_bounds(pctx *c) {
 
 static bool st_machines(pctx *c) {
     uint64_t n;
+    /* A fault read before took its machine numbers, and jm's, from the
+     * count then (jm is the machine after the last one). */
+    for (uint32_t i = 0; i < c->s->faults_count; i++) {
+        const scn_fault *f = &c->s->faults[i];
+        if (f->kind != SCN_CRASH_MACHINE && f->kind != SCN_PARTITION) continue;
+        return fail_at(c, 1, "declare machines before the faults that name machines (line %u names some)", f->line);
+    }
     if (!opt_count(c, 1, PIPE_MACHINES_MAX, &n)) return false;
     c->s->cfg.machines = (uint32_t)n;
     return true;
@@ -369,13 +402,16 @@ static bool st_broker(pctx *c) {
     static const char *const keys[] = { "partitions", "records", "keys", "uniform", "zipf", "values", "gap", NULL };
     broker_cfg *b = &c->s->cfg.broker;
     uint64_t v;
+    uint32_t size_col = 1;                          /* the option that made the input too large */
     while (more(c)) {
         const tok *k = next(c, "an option");
         if (is(k, "partitions")) {
             if (!opt_count(c, 1, 1024, &v)) return false;
             b->partitions = (uint32_t)v;
+            size_col = k->col;
         } else if (is(k, "records")) {
             if (!opt_count(c, 1, 1u << 30, &b->records_per_partition)) return false;
+            size_col = k->col;
         } else if (is(k, "keys")) {
             if (!opt_count(c, 1, BROKER_KEYS_MAX, &b->keys)) return false;
         } else if (is(k, "uniform")) {
@@ -393,15 +429,72 @@ static bool st_broker(pctx *c) {
             return unknown(c, k, "broker option", keys);
         }
     }
+    if ((uint64_t)b->partitions * b->records_per_partition > (1u << 30)) {   /* pipe_create checks it too */
+        return fail_at(c, size_col, "%llu records in all (partitions x records), more than 2^30 (the sinks count each one)",
+                       (unsigned long long)b->partitions * b->records_per_partition);
+    }
+    return true;
+}
+
+/* One option o of vertex x (declared at `at`). */
+static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
+    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", NULL };
+    static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
+    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
+    uint64_t n;
+    if (is(o, "parallelism")) {
+        if (!opt_count(c, 1, JOB_PARALLELISM_MAX, &n)) return false;
+        x->parallelism = (uint32_t)n;
+        at->col[JOB_FIELD_PARALLELISM] = o->col;
+    } else if (is(o, "cost")) {
+        at->col[JOB_FIELD_COST] = o->col;
+        if (!opt_duration(c, &x->cost_ns)) return false;
+        if (x->cost_ns > SIM_NS_PER_S) return fail_at(c, o->col, "a record costing more than 1 s is not a stream");
+    } else if (is(o, "cost-dist")) {
+        at->col[JOB_FIELD_COST] = o->col;
+        const tok *d = next(c, "fixed, uniform or exponential");
+        if (d == NULL) return false;
+        if (is(d, "fixed")) x->cost_dist = JOB_COST_FIXED;
+        else if (is(d, "uniform")) x->cost_dist = JOB_COST_UNIFORM;
+        else if (is(d, "exponential")) x->cost_dist = JOB_COST_EXPONENTIAL;
+        else return unknown(c, d, "cost distribution", dists);
+    } else if (is(o, "rate")) {
+        if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source has a rate");
+        const tok *t = next(c, "a rate such as 200000/s");
+        if (t == NULL) return false;
+        if (t->len < 3 || memcmp(t->s + t->len - 2, "/s", 2) != 0) return fail_at(c, t->col, "a rate is written as records per second, such as 200000/s");
+        tok num = { .s = t->s, .len = t->len - 2, .col = t->col };
+        if (!count(c, &num, 1, 1000000000, &c->s->cfg.source_rate_per_s)) return false;
+    } else if (is(o, "keep")) {
+        if (x->kind != JOB_FILTER) return fail_at(c, o->col, "only a filter keeps a share of records");
+        const tok *t = next(c, "a whole percentage such as 40%");
+        if (t == NULL) return false;
+        tok num = { .s = t->s, .len = t->len ? t->len - 1 : 0, .col = t->col };
+        if (t->len < 2 || t->s[t->len - 1] != '%' || !count(c, &num, 0, 100, &n)) {
+            return fail_at(c, t->col, "'%.*s' is not a whole percentage such as 40%%", (int)t->len, t->s);
+        }
+        x->keep_percent = (uint32_t)n;
+    } else if (is(o, "add")) {
+        if (x->kind != JOB_MAP) return fail_at(c, o->col, "only a map adds to values");
+        if (!opt_count(c, 0, 1u << 30, &n)) return false;
+        x->map_add = (int64_t)n;
+    } else if (is(o, "output")) {
+        if (x->kind != JOB_SINK) return fail_at(c, o->col, "only a sink has an output mode");
+        const tok *m = next(c, "plain, idempotent or two-phase-commit");
+        if (m == NULL) return false;
+        if (is(m, "plain")) x->sink = JOB_SINK_PLAIN;
+        else if (is(m, "idempotent")) x->sink = JOB_SINK_IDEMPOTENT;
+        else if (is(m, "two-phase-commit")) x->sink = JOB_SINK_2PC;
+        else return unknown(c, m, "sink output", outputs);
+    } else {
+        return unknown(c, o, "vertex option", keys);
+    }
     return true;
 }
 
 static bool st_vertex(pctx *c) {
     static const char *const kinds[] = { "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink", NULL };
     static const job_kind kind_of[] = { JOB_SOURCE, JOB_MAP, JOB_FILTER, JOB_KEYED_AGG, JOB_UNION, JOB_KEYED_JOIN, JOB_SINK };
-    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", NULL };
-    static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
-    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     job *j = &c->s->cfg.graph;
     const tok *name = next(c, "a vertex name");
     if (name == NULL) return false;
@@ -413,7 +506,8 @@ static bool st_vertex(pctx *c) {
         }
     }
     int dup = find_vertex(c, name->s, name->len);
-    if (dup >= 0) return fail_at(c, name->col, "vertex '%.*s' was already declared on line %u", (int)name->len, name->s, c->vertex_line[dup]);
+    if (dup >= 0) return fail_at(c, name->col, "vertex '%.*s' was already declared on line %u", (int)name->len, name->s,
+                                   c->vertex_at[dup].line);
     if (j->vertices_count == JOB_VERTICES_MAX) return fail_at(c, name->col, "more than %u vertices", JOB_VERTICES_MAX);
     const tok *k = next(c, "a vertex kind (source, map, filter, keyed-aggregate, union, keyed-join, sink)");
     if (k == NULL) return false;
@@ -425,55 +519,12 @@ static bool st_vertex(pctx *c) {
     char buf[SIM_NAME_BYTES];
     snprintf(buf, sizeof buf, "%.*s", (int)name->len, name->s);
     uint32_t v = job_add_vertex(j, buf, kind_of[kind], 1, 0);
-    c->vertex_line[v] = c->line;
-    job_vertex *x = &j->vertices[v];
-    uint64_t n;
+    place *at = &c->vertex_at[v];
+    *at = (place){ .line = c->line };
+    at->col[JOB_FIELD_VERTEX] = name->col;
+    at->col[JOB_FIELD_KIND] = k->col;
     while (more(c)) {
-        const tok *o = next(c, "an option");
-        if (is(o, "parallelism")) {
-            if (!opt_count(c, 1, JOB_PARALLELISM_MAX, &n)) return false;
-            x->parallelism = (uint32_t)n;
-        } else if (is(o, "cost")) {
-            if (!opt_duration(c, &x->cost_ns)) return false;
-            if (x->cost_ns > SIM_NS_PER_S) return fail_at(c, o->col, "a record costing more than 1 s is not a stream");
-        } else if (is(o, "cost-dist")) {
-            const tok *d = next(c, "fixed, uniform or exponential");
-            if (d == NULL) return false;
-            if (is(d, "fixed")) x->cost_dist = JOB_COST_FIXED;
-            else if (is(d, "uniform")) x->cost_dist = JOB_COST_UNIFORM;
-            else if (is(d, "exponential")) x->cost_dist = JOB_COST_EXPONENTIAL;
-            else return unknown(c, d, "cost distribution", dists);
-        } else if (is(o, "rate")) {
-            if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source has a rate");
-            const tok *t = next(c, "a rate such as 200000/s");
-            if (t == NULL) return false;
-            if (t->len < 3 || memcmp(t->s + t->len - 2, "/s", 2) != 0) return fail_at(c, t->col, "a rate is written as records per second, such as 200000/s");
-            tok num = { .s = t->s, .len = t->len - 2, .col = t->col };
-            if (!count(c, &num, 1, 1000000000, &c->s->cfg.source_rate_per_s)) return false;
-        } else if (is(o, "keep")) {
-            if (x->kind != JOB_FILTER) return fail_at(c, o->col, "only a filter keeps a share of records");
-            const tok *t = next(c, "a whole percentage such as 40%");
-            if (t == NULL) return false;
-            tok num = { .s = t->s, .len = t->len ? t->len - 1 : 0, .col = t->col };
-            if (t->len < 2 || t->s[t->len - 1] != '%' || !count(c, &num, 0, 100, &n)) {
-                return fail_at(c, t->col, "'%.*s' is not a whole percentage such as 40%%", (int)t->len, t->s);
-            }
-            x->keep_percent = (uint32_t)n;
-        } else if (is(o, "add")) {
-            if (x->kind != JOB_MAP) return fail_at(c, o->col, "only a map adds to values");
-            if (!opt_count(c, 0, 1u << 30, &n)) return false;
-            x->map_add = (int64_t)n;
-        } else if (is(o, "output")) {
-            if (x->kind != JOB_SINK) return fail_at(c, o->col, "only a sink has an output mode");
-            const tok *m = next(c, "plain, idempotent or two-phase-commit");
-            if (m == NULL) return false;
-            if (is(m, "plain")) x->sink = JOB_SINK_PLAIN;
-            else if (is(m, "idempotent")) x->sink = JOB_SINK_IDEMPOTENT;
-            else if (is(m, "two-phase-commit")) x->sink = JOB_SINK_2PC;
-            else return unknown(c, m, "sink output", outputs);
-        } else {
-            return unknown(c, o, "vertex option", keys);
-        }
+        if (!vertex_option(c, &j->vertices[v], at, next(c, "an option"))) return false;
     }
     return true;
 }
@@ -497,7 +548,11 @@ static bool st_edge(pctx *c) {
     if (part < 0) return unknown(c, p, "partitioning", parts);
     if (from >= to) return fail_at(c, b->col, "edges go from a vertex declared earlier to one declared later");
     if (j->edges_count == JOB_EDGES_MAX) return fail_at(c, a->col, "more than %u edges", JOB_EDGES_MAX);
-    job_add_edge(j, from, to, part_of[part]);
+    uint32_t e = job_add_edge(j, from, to, part_of[part]);
+    c->edge_at[e] = (place){ .line = c->line };
+    c->edge_at[e].col[JOB_FIELD_FROM] = a->col;
+    c->edge_at[e].col[JOB_FIELD_TO] = b->col;
+    c->edge_at[e].col[JOB_FIELD_PART] = p->col;
     if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s' after the partitioning", (int)c->t[c->i].len, c->t[c->i].s);
     return true;
 }
@@ -558,6 +613,11 @@ static bool st_checkpoint(pctx *c) {
     if (k->mode == PIPE_UNALIGNED && k->max_concurrent > 1) {
         return fail_at(c, concurrent_col > 0 ? concurrent_col : mode_col,
                        "unaligned checkpoints go one at a time (max-concurrent 1), as in Flink");
+    }
+    if (k->alignment_timeout_ns > 0 && k->max_concurrent > 1) {
+        return fail_at(c, concurrent_col > 0 ? concurrent_col : timeout_col > 0 ? timeout_col : mode_col,
+                       "an alignment timeout allows one checkpoint at a time (max-concurrent 1), as in Flink "
+                       "(it may turn a checkpoint unaligned)");
     }
     return true;
 }
@@ -685,6 +745,7 @@ static bool st_restart(pctx *c) {
 static bool link_ref(pctx *c, scn_fault *f) {
     const tok *a = next(c, "the producing task, as map[0]");
     if (a == NULL || !task_ref(c, a, &f->vertex, &f->subtask)) return false;
+    f->col = a->col;                              /* finish() checks the channel is there */
     if (!expect_word(c, "->")) return false;
     const tok *b = next(c, "the consuming task, as agg[1]");
     return b != NULL && task_ref(c, b, &f->vertex2, &f->subtask2);
@@ -778,6 +839,7 @@ static bool st_fault(pctx *c) {
     }
     const tok *k = next(c, "a fault (crash, partition, delay, cut, lose, slow, fail)");
     if (k == NULL) return false;
+    f.col = k->col;
     if (is(k, "crash")) {
         const tok *what = next(c, "machine, task or coordinator");
         if (what == NULL) return false;
@@ -949,16 +1011,39 @@ static bool statement(pctx *c) {
     return unknown(c, k, "statement", names);
 }
 
-/* After the whole file: the job must be valid, and every link a fault names
- * must be a channel of the expanded job. */
-static bool finish(pctx *c) {
-    scn *s = c->s;
+/* The column of a vertex's or an edge's field as written, or of the
+ * vertex's name (the edge's upstream vertex) for one left at its default. */
+static uint32_t place_col(const place *at, job_field field, bool edge) {
+    return at->col[field] > 0 ? at->col[field] : at->col[edge ? JOB_FIELD_FROM : JOB_FIELD_VERTEX];
+}
+
+/* The job must be valid (job_check), each problem on the statement that
+ * caused it; a job with no vertices at the top of the file. pipe_create
+ * checks the same again, without a place. */
+static bool finish_job(pctx *c) {
+    const pipe_cfg *g = &c->s->cfg;
     char buf[200];
-    c->line = 0;
-    if (job_check(&s->cfg.graph, buf, sizeof buf) != NULL) {
-        snprintf(c->err, c->err_bytes, "%s: the job is not valid: %s", c->path, buf);
-        return false;
+    job_where w;
+    if (job_check(&g->graph, &w, buf, sizeof buf) != NULL) {
+        if (w.field == JOB_FIELD_JOB) return fail_on(c, 1, 1, "%s", buf);
+        bool edge = w.field >= JOB_FIELD_FROM;
+        const place *at = edge ? &c->edge_at[w.index] : &c->vertex_at[w.index];
+        return fail_on(c, at->line, place_col(at, w.field, edge), "%s", buf);
     }
+    for (uint32_t v = 0; v < g->graph.vertices_count; v++) {
+        const job_vertex *x = &g->graph.vertices[v];
+        if (x->kind != JOB_SOURCE || x->parallelism <= g->broker.partitions) continue;
+        return fail_on(c, c->vertex_at[v].line, place_col(&c->vertex_at[v], JOB_FIELD_PARALLELISM, false),
+                       "%s: parallelism %u above the %u partitions (a source task would read nothing)", x->name,
+                       x->parallelism, g->broker.partitions);
+    }
+    return true;
+}
+
+/* Every link a fault names must be a channel of the expanded job, and a
+ * store fault needs the store (the memory backend never touches it). */
+static bool finish_faults(pctx *c) {
+    scn *s = c->s;
     job *j = malloc(sizeof *j);
     if (j == NULL) {
         snprintf(c->err, c->err_bytes, "%s: out of memory", c->path);
@@ -974,22 +1059,24 @@ static bool finish(pctx *c) {
         bool found = false;
         for (uint32_t ch = 0; ch < j->chans_count && !found; ch++) found = j->chans[ch].producer == a && j->chans[ch].consumer == b;
         if (!found) {
-            snprintf(c->err, c->err_bytes, "%s:%u: there is no channel %s[%u] -> %s[%u] in this job", c->path,
-                     x->line, j->vertices[x->vertex].name, x->subtask, j->vertices[x->vertex2].name, x->subtask2);
-            ok = false;
+            ok = fail_on(c, x->line, x->col, "there is no channel %s[%u] -> %s[%u] in this job",
+                         j->vertices[x->vertex].name, x->subtask, j->vertices[x->vertex2].name, x->subtask2);
         }
     }
     free(j);
-    for (uint32_t f = 0; f < s->faults_count && ok; f++) {   /* the memory backend never touches the store */
+    for (uint32_t f = 0; f < s->faults_count && ok; f++) {
         const scn_fault *x = &s->faults[f];
         if ((x->kind == SCN_SLOW_STORE || x->kind == SCN_FAIL_STORE) && s->cfg.state.backend != PIPE_BACKEND_DURABLE) {
-            snprintf(c->err, c->err_bytes, "%s:%u: the %s store fault needs 'state backend durable' (the memory backend "
-                     "keeps snapshots at the coordinator, not in the store)", c->path, x->line,
-                     x->kind == SCN_SLOW_STORE ? "slow" : "fail");
-            ok = false;
+            ok = fail_on(c, x->line, x->col, "the %s store fault needs 'state backend durable' (the memory backend "
+                         "keeps snapshots at the coordinator, not in the store)", x->kind == SCN_SLOW_STORE ? "slow" : "fail");
         }
     }
-    return ok;                                       /* pipe_create checks the rest */
+    return ok;
+}
+
+/* After the whole file: what one statement alone could not tell. */
+static bool finish(pctx *c) {
+    return finish_job(c) && finish_faults(c);      /* pipe_create checks the rest */
 }
 
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes) {
@@ -1177,8 +1264,9 @@ uint32_t scn_unfired(const scn_armed *a, sim_time_ns end_ns, char *out, size_t o
             snprintf(why, sizeof why, "the job ended at %s", end);
         }
         if (used >= out_bytes) continue;             /* counted, but no room left to say it */
-        int w = snprintf(out + used, out_bytes - used, "%s%s:%u: %s never fired (%s)", used > 0 ? "; " : "",
-                         s->path, f->line, scn_fault_text(s, f, text, sizeof text), why);
+        /* A fault drawn at random (shrink scripts them) has no line: "%.0u" of 0 prints nothing. */
+        int w = snprintf(out + used, out_bytes - used, f->line > 0 ? "%s%s:%u: %s never fired (%s)" : "%s%s%.0u: %s never fired (%s)",
+                         used > 0 ? "; " : "", s->path, f->line, scn_fault_text(s, f, text, sizeof text), why);
         used = w < 0 ? out_bytes : used + (size_t)w;
     }
     return unfired;
@@ -1529,20 +1617,37 @@ const char *scn_fault_text(const scn *s, const scn_fault *f, char *buf, size_t n
     return buf;
 }
 
-void scn_write(const scn *s, FILE *f) {
-    static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink" };
-    static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
-    static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
-    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit" };
-    static const char *const modes[] = { "", "aligned", "at-least-once", "unaligned" };
+/* A duration as a person writes it (20ms, 1.5s), exact: the reader takes
+ * it back to the same nanoseconds. */
+static const char *dur(char *buf, size_t n, sim_time_ns ns) {
+    wbuf b = { .s = buf, .n = n };
+    buf[0] = '\0';
+    put_duration(&b, ns);
+    return buf;
+}
+
+/* A bandwidth in the largest unit that divides it (10Gbit/s, 200MB/s). */
+static const char *bw(char *buf, size_t n, uint64_t bytes_per_s) {
+    if (bytes_per_s > 0 && bytes_per_s % 125000000 == 0) snprintf(buf, n, "%" PRIu64 "Gbit/s", bytes_per_s / 125000000);
+    else if (bytes_per_s > 0 && bytes_per_s % 1000000 == 0) snprintf(buf, n, "%" PRIu64 "MB/s", bytes_per_s / 1000000);
+    else if (bytes_per_s > 0 && bytes_per_s % 125000 == 0) snprintf(buf, n, "%" PRIu64 "Mbit/s", bytes_per_s / 125000);
+    else if (bytes_per_s > 0 && bytes_per_s % 1048576 == 0) snprintf(buf, n, "%" PRIu64 "MiB/s", bytes_per_s / 1048576);
+    else snprintf(buf, n, "%" PRIu64 "B/s", bytes_per_s);
+    return buf;
+}
+
+/* The head of a scenario file: run, cluster, network and broker. */
+static void write_head(const scn *s, FILE *f) {
     const pipe_cfg *c = &s->cfg;
-    const job *j = &c->graph;
+    char d1[32], d2[32], d3[32], b1[32];
     fprintf(f, "seed %" PRIu64 "\n", c->seed);
-    fprintf(f, "bounds time %" PRIu64 "ns events %" PRIu64 "\n", c->time_max_ns, c->events_max);
+    fprintf(f, "bounds time %s events %" PRIu64 "\n", dur(d1, sizeof d1, c->time_max_ns), c->events_max);
     fprintf(f, "machines %u\n", c->machines);
-    fprintf(f, "network latency %" PRIu64 "ns jitter %" PRIu64 "ns bandwidth %" PRIu64 "B/s rpc-latency %" PRIu64 "ns\n",
-            c->latency_ns, c->jitter_ns, c->bandwidth_bytes_per_s, c->rpc_latency_ns);
-    fprintf(f, "channels credits %u queue %u buffer-timeout %" PRIu64 "ns\n", c->credits, c->out_queue, c->buffer_timeout_ns);
+    fprintf(f, "network latency %s jitter %s bandwidth %s rpc-latency %s\n", dur(d1, sizeof d1, c->latency_ns),
+            dur(d2, sizeof d2, c->jitter_ns), bw(b1, sizeof b1, c->bandwidth_bytes_per_s),
+            dur(d3, sizeof d3, c->rpc_latency_ns));
+    fprintf(f, "channels credits %u queue %u buffer-timeout %s\n", c->credits, c->out_queue,
+            dur(d1, sizeof d1, c->buffer_timeout_ns));
     fprintf(f, "broker partitions %u records %" PRIu64 " keys %" PRIu64, c->broker.partitions,
             c->broker.records_per_partition, c->broker.keys);
     if (c->broker.dist == BROKER_ZIPF) {
@@ -1550,11 +1655,59 @@ void scn_write(const scn *s, FILE *f) {
     } else {
         fprintf(f, " uniform");
     }
-    fprintf(f, " values %" PRId64 " gap %" PRIu64 "ns\n", c->broker.value_max, c->broker.event_gap_ns);
+    fprintf(f, " values %" PRId64 " gap %s\n", c->broker.value_max, dur(d1, sizeof d1, c->broker.event_gap_ns));
+}
+
+/* checkpoint, state and restart lines. */
+static void write_settings(const scn *s, FILE *f) {
+    static const char *const modes[] = { "", "aligned", "at-least-once", "unaligned" };
+    const pipe_cfg *c = &s->cfg;
+    char d1[32], d2[32], d3[32], d4[32], b1[32], b2[32];
+    if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");
+    fprintf(f, "checkpoint mode %s interval %s min-pause %s timeout %s max-concurrent %u tolerable %u retained %u%s",
+            modes[c->ckpt.mode], dur(d1, sizeof d1, c->ckpt.interval_ns), dur(d2, sizeof d2, c->ckpt.min_pause_ns),
+            dur(d3, sizeof d3, c->ckpt.timeout_ns), c->ckpt.max_concurrent, c->ckpt.tolerable_failures,
+            c->ckpt.retained, c->ckpt.legacy_eop ? " legacy-eop" : "");
+    if (c->ckpt.alignment_timeout_ns > 0) fprintf(f, " alignment-timeout %s", dur(d1, sizeof d1, c->ckpt.alignment_timeout_ns));
+    fprintf(f, "\n");
+    const pipe_state_cfg *st = &c->state;
+    fprintf(f, "state backend %s %s %s full-every %u sync-cost %s store-latency %s store-bandwidth %s "
+            "memory-latency %s memory-bandwidth %s\n",
+            st->backend == PIPE_BACKEND_DURABLE ? "durable" : "memory", st->async ? "async" : "sync",
+            st->incremental ? "incremental" : "full", st->full_every, dur(d1, sizeof d1, st->sync_ns),
+            dur(d2, sizeof d2, st->store.latency_ns), bw(b1, sizeof b1, st->store.bandwidth_bytes_per_s),
+            dur(d3, sizeof d3, st->memory.latency_ns), bw(b2, sizeof b2, st->memory.bandwidth_bytes_per_s));
+    const pipe_restart_cfg *r = &c->restart;
+    switch (r->kind) {
+    case PIPE_RESTART_NONE: fprintf(f, "restart none\n"); break;
+    case PIPE_RESTART_FIXED_DELAY:
+        fprintf(f, "restart fixed-delay attempts %u delay %s\n", r->attempts, dur(d1, sizeof d1, r->delay_ns));
+        break;
+    case PIPE_RESTART_FAILURE_RATE:
+        fprintf(f, "restart failure-rate max %u per %s delay %s\n", r->max_failures,
+                dur(d1, sizeof d1, r->interval_ns), dur(d2, sizeof d2, r->delay_ns));
+        break;
+    case PIPE_RESTART_EXPONENTIAL:
+        fprintf(f, "restart exponential initial %s max %s multiplier %u.%03u reset %s\n",
+                dur(d1, sizeof d1, r->initial_ns), dur(d2, sizeof d2, r->max_ns), r->multiplier_milli / 1000,
+                r->multiplier_milli % 1000, dur(d4, sizeof d4, r->reset_ns));
+        break;
+    }
+}
+
+void scn_write(const scn *s, FILE *f) {
+    static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink" };
+    static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
+    static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
+    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit" };
+    const pipe_cfg *c = &s->cfg;
+    const job *j = &c->graph;
+    char d1[32];
+    write_head(s, f);
     for (uint32_t v = 0; v < j->vertices_count; v++) {
         const job_vertex *x = &j->vertices[v];
-        fprintf(f, "vertex %s %s parallelism %u cost %" PRIu64 "ns cost-dist %s", x->name, kinds[x->kind],
-                x->parallelism, x->cost_ns, dists[x->cost_dist]);
+        fprintf(f, "vertex %s %s parallelism %u cost %s cost-dist %s", x->name, kinds[x->kind],
+                x->parallelism, dur(d1, sizeof d1, x->cost_ns), dists[x->cost_dist]);
         if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
         if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);
         if (x->kind == JOB_MAP) fprintf(f, " add %" PRId64, x->map_add);
@@ -1565,35 +1718,7 @@ void scn_write(const scn *s, FILE *f) {
         fprintf(f, "edge %s -> %s %s\n", j->vertices[j->edges[e].from].name, j->vertices[j->edges[e].to].name,
                 parts[j->edges[e].part]);
     }
-    if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");
-    fprintf(f, "checkpoint mode %s interval %" PRIu64 "ns min-pause %" PRIu64 "ns timeout %" PRIu64
-            "ns max-concurrent %u tolerable %u retained %u%s",
-            modes[c->ckpt.mode], c->ckpt.interval_ns, c->ckpt.min_pause_ns,
-            c->ckpt.timeout_ns, c->ckpt.max_concurrent, c->ckpt.tolerable_failures, c->ckpt.retained,
-            c->ckpt.legacy_eop ? " legacy-eop" : "");
-    if (c->ckpt.alignment_timeout_ns > 0) fprintf(f, " alignment-timeout %" PRIu64 "ns", c->ckpt.alignment_timeout_ns);
-    fprintf(f, "\n");
-    const pipe_state_cfg *st = &c->state;
-    fprintf(f, "state backend %s %s %s full-every %u sync-cost %" PRIu64 "ns store-latency %" PRIu64
-            "ns store-bandwidth %" PRIu64 "B/s memory-latency %" PRIu64 "ns memory-bandwidth %" PRIu64 "B/s\n",
-            st->backend == PIPE_BACKEND_DURABLE ? "durable" : "memory", st->async ? "async" : "sync",
-            st->incremental ? "incremental" : "full", st->full_every, st->sync_ns, st->store.latency_ns,
-            st->store.bandwidth_bytes_per_s, st->memory.latency_ns, st->memory.bandwidth_bytes_per_s);
-    const pipe_restart_cfg *r = &c->restart;
-    switch (r->kind) {
-    case PIPE_RESTART_NONE: fprintf(f, "restart none\n"); break;
-    case PIPE_RESTART_FIXED_DELAY:
-        fprintf(f, "restart fixed-delay attempts %u delay %" PRIu64 "ns\n", r->attempts, r->delay_ns);
-        break;
-    case PIPE_RESTART_FAILURE_RATE:
-        fprintf(f, "restart failure-rate max %u per %" PRIu64 "ns delay %" PRIu64 "ns\n", r->max_failures,
-                r->interval_ns, r->delay_ns);
-        break;
-    case PIPE_RESTART_EXPONENTIAL:
-        fprintf(f, "restart exponential initial %" PRIu64 "ns max %" PRIu64 "ns multiplier %u.%03u reset %" PRIu64 "ns\n",
-                r->initial_ns, r->max_ns, r->multiplier_milli / 1000, r->multiplier_milli % 1000, r->reset_ns);
-        break;
-    }
+    write_settings(s, f);
     if (s->vary != 0) {
         fprintf(f, "vary%s%s%s\n", s->vary & SCN_VARY_CHECKPOINT ? " checkpoint" : "",
                 s->vary & SCN_VARY_RESTART ? " restart" : "", s->vary & SCN_VARY_NETWORK ? " network" : "");

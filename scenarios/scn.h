@@ -70,6 +70,7 @@ typedef struct scn_fault {
     uint32_t       factor;                     /* slow store, slow task */
     bool           optional;                   /* the line ends with 'optional': it may not fire */
     uint32_t       line;                       /* for messages */
+    uint32_t       col;                        /* of what the checks after the file may refuse: a link's producer, else the fault's kind */
 } scn_fault;
 
 typedef enum scn_expect_kind {

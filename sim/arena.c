@@ -1,6 +1,10 @@
-/* sim/arena.c: bump allocator. Memory handed out is zeroed at allocation
- * (not at reset), so a reused arena never leaks one run's bytes into the
- * next, and callers may rely on zero-initialised structs. */
+/* sim/arena.c: bump allocator. Memory handed out is zero, so a reused
+ * arena never leaks one run's bytes into the next and callers may rely on
+ * zero-initialised structs. The block comes from calloc, which for large
+ * blocks maps pages the system zeroes only when first touched; so only
+ * bytes handed out before (below the high-water mark, dirty after a
+ * reset) are cleared by hand. A run sized for the worst case then pays
+ * for the memory it touches, not for the memory it may touch. */
 #include "arena.h"
 
 #include <stdlib.h>
@@ -10,7 +14,7 @@ bool arena_create(arena *a, size_t size_bytes) {
     SIM_ASSERT(a != NULL);
     SIM_ASSERT(size_bytes > 0);
     memset(a, 0, sizeof *a);
-    a->base = malloc(size_bytes);
+    a->base = calloc(1, size_bytes);
     if (a->base == NULL) return false;
     a->size_bytes = size_bytes;
     return true;
@@ -32,10 +36,13 @@ void *arena_try_alloc(arena *a, size_t size_bytes, size_t align) {
     size_t start = a->used_bytes + (size_t)(((cur + align - 1) & ~(uintptr_t)(align - 1)) - cur);
     if (start > a->size_bytes) return NULL;
     if (size_bytes > a->size_bytes - start) return NULL;
+    void *p = a->base + start;
+    if (start < a->peak_bytes) {             /* handed out before: dirty */
+        size_t dirty = a->peak_bytes - start;
+        memset(p, 0, dirty < size_bytes ? dirty : size_bytes);
+    }
     a->used_bytes = start + size_bytes;
     if (a->used_bytes > a->peak_bytes) a->peak_bytes = a->used_bytes;
-    void *p = a->base + start;
-    memset(p, 0, size_bytes);
     SIM_ASSERT(a->used_bytes <= a->size_bytes);
     return p;
 }

@@ -2,7 +2,9 @@
  *
  * Contract:
  * - arena_create() is the only call that asks the system for memory (one
- *   malloc); arena_destroy() gives all of it back with one free. Objects
+ *   calloc: pages are zeroed by the system when first touched, so a block
+ *   sized for the worst case costs what a run touches); arena_destroy()
+ *   gives all of it back with one free. Objects
  *   inside are never freed one by one.
  * - arena_alloc() returns zeroed memory aligned as asked, or aborts through
  *   SIM_ASSERT when the arena is full or frozen: running out is a sizing bug

@@ -53,6 +53,8 @@ static size_t kernel_bytes(const sim_cfg *c) {
          + (c->order_ties ? (size_t)c->events_pending_max * sizeof(sim_event) : 0);
 }
 
+size_t sim_run_bytes(const sim_cfg *cfg) { return kernel_bytes(cfg) + cfg->model_bytes; }
+
 sim_run *sim_run_create(const sim_cfg *cfg) {
     SIM_ASSERT(cfg->actors_max >= 1 && cfg->actors_max <= SIM_ACTORS_MAX);
     SIM_ASSERT(cfg->machines_max >= 1 && cfg->machines_max <= SIM_MACHINES_MAX);

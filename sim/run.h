@@ -174,6 +174,7 @@ struct sim_run {
 sim_cfg sim_cfg_default(uint64_t seed);
 
 sim_run *sim_run_create(const sim_cfg *cfg);    /* NULL when memory is short */
+size_t   sim_run_bytes(const sim_cfg *cfg);     /* the arena sim_run_create takes: kernel + model_bytes */
 void     sim_run_destroy(sim_run *run);
 void    *sim_alloc(sim_run *run, size_t size_bytes, size_t align);   /* before start */
 

@@ -47,10 +47,32 @@ check "unknown command" 2 "unknown command 'frob'" "$absim" frob
 bad=$(mktemp); printf 'seed 1\nvertex a sourze\n' > "$bad"
 check "run: a bad scenario names file, line and column" 2 "$bad:2:10: unknown vertex kind 'sourze' (did you mean 'source'?)" \
     "$absim" run "$bad"
+printf 'vertex j source parallelism 2\nvertex out sink\nedge j -> out forward\n' > "$bad"
+check "run: a mistake of the whole job names the edge's line and column" 2 \
+    "$bad:3:15: j -> out: forward needs equal parallelism (2 and 1)" "$absim" run "$bad"
+printf 'vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n' > "$bad"
+check "swarm: a second source names its vertex's line" 2 "$bad:2:10: b: a second source" "$absim" swarm "$bad" --seeds 1..2
 check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
+# The memory guard counts the whole run: this pipeline alone fits in 16 GiB
+# (15.3), with the invariant checkers it does not (17.9).
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 3/' \
+    scenarios/faults/crash-machine.scn > "$bad"
+check "run: the memory guard counts the checkers and names what to lower" 2 \
+    "more than the limit of 16.0 GiB: keyed state 7.9 GiB, checkpoint files 7.5 GiB, per-record tables 33.6 MiB, invariant checkers 2.5 GiB; the largest part, keyed state, shrinks with \`broker ... keys\`" \
+    "$absim" run "$bad"
+sed 's/^expect output exactly-once$/expect output duplicates/' scenarios/teach/p10c-idempotent-sink.scn > "$bad"
+check "run: an output expectation names a first lost or duplicated record only when there is one" 1 \
+    "expectation failed: output duplicates (got 0 of 80000 records lost, 0 duplicated)" "$absim" run "$bad"
+printf 'expect output exactly-once\n' | cat scenarios/teach/p10b-plain-sink-duplicates.scn - > "$bad"
+check "run: ... and names the first one, as pP@O, when there is" 1 "(got 0 of 80000 records lost, 7008 duplicated (first p0@5072))" \
+    "$absim" run "$bad"
+check "run: an idempotent sink's records are visible once; its overwrites are counted apart" 0 \
+    "at sinks 87008, visible 80000 (7008 overwrites by idempotent sinks)" "$absim" run scenarios/teach/p10c-idempotent-sink.scn
+check "run --json: the same counts, and no event-time latency when the sources are not paced" 0 \
+    '"visible_records":80000,"overwrites":7008,"latency_ms_mean":null,' "$absim" run scenarios/teach/p10c-idempotent-sink.scn --json
 lb=scenarios/faults/liveness-bound.scn
 sed 's/^expect liveness 120ms$/expect liveness 100ms/' $lb > "$bad"
 check "run: a liveness bound below what recovery needs fails I6" 1 "invariant I6 violated at t=168.024ms: no checkpoint completed for 101.024ms" \
@@ -116,7 +138,7 @@ check "swarm: a failing campaign's JUnit report counts every failure" 0 "in orde
     junit_order "$bad.fail.xml" $s1
 check "swarm: ... and validates" 0 "validates" xmllint --noout --schema $xsd "$bad.fail.xml"
 check "swarm: a failure's message is the first failure, the body lists them all, the output has the replay command" 0 \
-    "checkpoint 1 (first p2@512)\" type=\"invariant I5\">$s1:0: invariant I5 violated" cat "$bad.fail.xml"
+    "checkpoint 1 (first p2@512)\" type=\"invariant I5\">$s1: invariant I5 violated at t=" cat "$bad.fail.xml"
 check "swarm: ... and the output has the replay command" 0 "replay: absim replay $s1 --seed 3 --hash" cat "$bad.fail.xml"
 # A run that cannot start (this job needs more than 16 GiB: refused before
 # anything is allocated) is an error, not a failure.
@@ -125,7 +147,7 @@ sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate para
 "$absim" swarm "$bad.huge.scn" --seeds 1..2 --jobs 2 --quiet --junit "$bad.err.xml" > /dev/null
 check "swarm: a run that cannot start is a JUnit error" 0 'failures="0" errors="2" skipped="0"' cat "$bad.err.xml"
 check "swarm: ... of type bad input, and the report validates" 0 "validates" \
-    sh -c "grep -q '<error message=\"$bad.huge.scn: the job needs .* type=\"bad input\">' \"$bad.err.xml\" && xmllint --noout --schema $xsd \"$bad.err.xml\""
+    sh -c "grep -q '<error message=\"$bad.huge.scn: the run needs .* of memory, .* type=\"bad input\">' \"$bad.err.xml\" && xmllint --noout --schema $xsd \"$bad.err.xml\""
 rm -f "$bad.huge.scn" "$bad.err.xml"
 json_tally() {   # swarm ARGS... --json: every stdout line is JSON; the failing runs in seed order, the tally last
     "$absim" swarm "$@" --json 2>/dev/null | /usr/bin/python3 -c '
@@ -194,7 +216,7 @@ check "shrink: the written scenario fails the same way" 1 "expectation failed: e
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
 lacks "shrink: the random faults that fired are scripted without optional" "optional" cat "$bad.min.scn"
 lacks "shrink: every fault of the result fires" "never fired" "$absim" run "$bad.min.scn"
-check "shrink: durations are written in human units" 0 "interval 10ms min-pause 0s timeout 200ms" cat "$bad.min.scn"
+check "shrink: durations are written in human units" 0 "interval 10ms min-pause 0ms timeout 200ms" cat "$bad.min.scn"
 lacks "shrink: no duration is left in ns" "0000ns" cat "$bad.min.scn"
 sh_dir=$(mktemp -d)
 case $absim in /*) absim_abs=$absim ;; *) absim_abs=$PWD/$absim ;; esac
@@ -217,8 +239,11 @@ check "shrink: expect failed still holds in the result" 1 "expect failed: held" 
 sed 's/^fault at 47ms crash machine 1 for 20ms$/&\nfault at 4700ms crash machine 0 for 20ms/' scenarios/faults/crash-machine.scn > "$sh_dir/unfired.scn"
 check "shrink: refuses a run whose scripted faults do not all fire" 1 "a scripted fault never fired" \
     "$absim" shrink "$sh_dir/unfired.scn" --seed 1 -o "$sh_dir/unfired.min.scn"
-check "shrink: writes NAME-seedS.scn into the current directory by default" 0 "written to dir-seed1.scn" \
-    sh -c "cd \"$sh_dir\" && \"$absim_abs\" shrink dir.scn --seed 1 && test -s dir-seed1.scn"
+printf 'mine\n' > "$sh_dir/dir-seed1.scn"
+check "shrink: writes NAME-seedS.scn into a new folder of its own by default" 0 "$sh_dir/absim-shrink-" \
+    sh -c "cd \"$sh_dir\" && TMPDIR=\"$sh_dir\" \"$absim_abs\" shrink dir.scn --seed 1 && test -s \"$sh_dir\"/absim-shrink-*/dir-seed1.scn"
+check "shrink: a file of the same name in the current directory is left alone" 0 "mine" cat "$sh_dir/dir-seed1.scn"
+rm -rf "$sh_dir"/absim-shrink-*
 lacks "shrink: writes nothing into scenarios/regress/ by default" "seed1.scn" ls scenarios/regress
 printf 'keep me\n' > "$sh_dir/keep.scn"
 check "shrink: an existing output is not truncated when the seed does not fail" 0 "keep me" \
@@ -279,6 +304,11 @@ for key in ("replay", "explain"):
 print("replay and explain reproduce", d["trace_hash"])' "$absim"
 }
 check "swarm: a failing --bug seed prints its bug, faults and the replay and explain commands, which reproduce it" 0 "replay and explain reproduce" follow_seed
+check "run: a violation names the file, the invariant and the time, no line (no statement broke it)" 1 \
+    '"failures":["scenarios/swarm/aligned-exactly-once.scn: invariant I5 violated at t=' \
+    "$absim" run scenarios/swarm/aligned-exactly-once.scn --bug no-alignment --json
+lacks "swarm: a violation never names line 0" ".scn:0:" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --faults random --bug no-alignment
 H=$("$absim" run scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --json | sed 's/.*"trace_hash":"\([0-9a-f]*\)".*/\1/')
 check "diff: --faults random --bug runs a swarm seed's run in its own mode (the same trace hash)" 0 "$H" \
     "$absim" diff scenarios/swarm/aligned-exactly-once.scn --seed 3 --faults random --bug no-alignment --modes aligned

@@ -35,6 +35,25 @@ static void test_arena_reset_reuses_memory_and_rezeroes_it(void **state) {
     arena_destroy(&a);
 }
 
+/* Only memory below the high-water mark is cleared by hand: an
+ * allocation that straddles it is zero on both sides, and one at an
+ * unaligned offset inside dirty memory is zero too. */
+static void test_arena_zeroes_reused_memory_across_the_high_water_mark(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 4096));
+    uint8_t *dirty = arena_alloc(&a, 300, 1);
+    memset(dirty, 0xcd, 300);
+    arena_reset(&a, 0);
+    uint8_t *small = arena_alloc(&a, 7, 1);     /* inside the dirty part */
+    for (int i = 0; i < 7; i++) assert_int_equal(small[i], 0);
+    memset(small, 0xee, 7);
+    uint8_t *wide = arena_alloc(&a, 1000, 64);  /* from dirty bytes into untouched ones */
+    for (int i = 0; i < 1000; i++) assert_int_equal(wide[i], 0);
+    assert_true(a.peak_bytes >= 1007);
+    arena_destroy(&a);
+}
+
 static void test_arena_try_alloc_fails_cleanly_when_full(void **state) {
     (void)state;
     arena a;
@@ -72,6 +91,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arena_returns_aligned_zeroed_memory),
         cmocka_unit_test(test_arena_reset_reuses_memory_and_rezeroes_it),
+        cmocka_unit_test(test_arena_zeroes_reused_memory_across_the_high_water_mark),
         cmocka_unit_test(test_arena_try_alloc_fails_cleanly_when_full),
         cmocka_unit_test(test_arena_injected_failure_hits_the_nth_allocation),
         cmocka_unit_test(test_run_creation_fails_without_memory_instead_of_crashing),

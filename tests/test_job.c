@@ -4,10 +4,23 @@
 
 #include "../model/job.h"
 
+static job_where where_;
+
 static const char *check(const job *j) {
     static char buf[200];
-    const char *e = job_check(j, buf, sizeof buf);
+    const char *e = job_check(j, &where_, buf, sizeof buf);
     return e == NULL ? "ok" : e;
+}
+
+/* The message, and where job_check put the problem: "vertex 2 kind", "edge 1 part". */
+static const char *check_at(const job *j) {
+    static const char *const fields[] = { "job", "name", "kind", "parallelism", "cost", "from", "to", "part" };
+    static char buf[240];
+    const char *e = check(j);
+    if (strcmp(e, "ok") == 0) return e;
+    snprintf(buf, sizeof buf, "%s %u %s: %s", where_.field >= JOB_FIELD_FROM ? "edge" : "vertex", where_.index,
+             fields[where_.field], e);
+    return buf;
 }
 
 static void test_job_check_names_the_first_problem(void **state) {
@@ -56,12 +69,99 @@ static void test_job_check_names_the_first_problem(void **state) {
         char name[8];
         snprintf(name, sizeof name, "out%d", i);
         job_add_edge(&j, s, job_add_vertex(&j, name, JOB_SINK, 64, 0), JOB_HASH);
-        assert_string_equal(check(&j), i < 4 ? "ok" : "src: a task would have more than 256 input or output channels");
+        assert_string_equal(check(&j), i < 4 ? "ok" : "src: a task would have more than 256 output channels");
     }
     job_init(&j);
     s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
     for (int i = 0; i < 3; i++) job_add_edge(&j, s, job_add_vertex(&j, "out", JOB_SINK, 64, 0), JOB_HASH);
     assert_string_equal(check(&j), "12288 channels, more than the limit of 8192");
+}
+
+/* Each problem names the vertex or edge that causes it, so that a scenario
+ * file's reader can point at its statement: a rule broken by an edge is
+ * that edge's, a missing edge the vertex's, a limit the vertex's or edge's
+ * that goes past it. */
+static void test_job_check_says_where_each_problem_lies(void **state) {
+    (void)state;
+    job j;
+    job_init(&j);
+    assert_string_equal(check_at(&j), "vertex 0 job: the job has no vertices");
+    uint32_t s = job_add_vertex(&j, "src", JOB_SOURCE, 2, 0);
+    uint32_t m = job_add_vertex(&j, "m", JOB_MAP, 2, 0);
+    uint32_t k = job_add_vertex(&j, "out", JOB_SINK, 1, 0);
+    assert_string_equal(check_at(&j), "vertex 0 name: src: its output goes nowhere (add an edge to a sink)");
+    job_add_edge(&j, s, m, JOB_FORWARD);          /* edge 0 */
+    assert_string_equal(check_at(&j), "vertex 1 name: m: its output goes nowhere (add an edge to a sink)");
+    job_add_edge(&j, m, k, JOB_FORWARD);          /* edge 1 */
+    assert_string_equal(check_at(&j), "edge 1 part: m -> out: forward needs equal parallelism (2 and 1)");
+    j.edges[1].part = JOB_REBALANCE;
+    assert_string_equal(check_at(&j), "ok");
+    job_add_edge(&j, s, k, JOB_HASH);             /* edge 2: a sink may take two inputs */
+    assert_string_equal(check_at(&j), "ok");
+    j.vertices[k].kind = JOB_MAP;                 /* a map may not, and its output goes nowhere */
+    assert_string_equal(check_at(&j), "vertex 2 name: out: its output goes nowhere (add an edge to a sink)");
+    j.vertices[k].kind = JOB_SINK;
+    j.vertices[m].kind = JOB_KEYED_JOIN;          /* one input: the join is missing one */
+    assert_string_equal(check_at(&j), "vertex 1 name: m: a keyed join takes exactly two inputs, not 1");
+    j.vertices[m].kind = JOB_SOURCE;              /* a second source, with an input */
+    assert_string_equal(check_at(&j), "edge 0 to: m: a source takes no input");
+    j.edges[0].to = k;                            /* src -> out twice; m is a second source */
+    assert_string_equal(check_at(&j), "vertex 1 kind: m: a second source (the job reads the broker through exactly "
+                                      "one source vertex)");
+    j.vertices[m].kind = JOB_MAP;
+    j.edges[0].to = m;
+    j.vertices[k].parallelism = 0;
+    assert_string_equal(check_at(&j), "vertex 2 parallelism: out: parallelism 0 out of range [1, 64]");
+    j.vertices[k].parallelism = 1;
+    j.vertices[m].cost_ns = 2 * SIM_NS_PER_S;
+    assert_string_equal(check_at(&j), "vertex 1 cost: m: a record costing more than 1 s is not a stream");
+    j.vertices[m].cost_ns = 0;
+
+    job_init(&j);                                 /* the edge that breaks an input or output rule */
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 1, 0);
+    m = job_add_vertex(&j, "m", JOB_MAP, 1, 0);
+    uint32_t x = job_add_vertex(&j, "x", JOB_KEYED_JOIN, 1, 0);
+    k = job_add_vertex(&j, "out", JOB_SINK, 1, 0);
+    uint32_t k2 = job_add_vertex(&j, "out2", JOB_SINK, 1, 0);
+    job_add_edge(&j, s, m, JOB_FORWARD);          /* 0 */
+    job_add_edge(&j, m, x, JOB_FORWARD);          /* 1 */
+    job_add_edge(&j, s, x, JOB_FORWARD);          /* 2 */
+    job_add_edge(&j, x, k, JOB_FORWARD);          /* 3 */
+    job_add_edge(&j, k, k2, JOB_FORWARD);         /* 4: out of a sink */
+    assert_string_equal(check_at(&j), "edge 4 from: out: a sink has no output");
+    j.edges[4].from = x;
+    assert_string_equal(check_at(&j), "ok");
+    job_add_edge(&j, m, x, JOB_HASH);             /* 5: a join's third input */
+    assert_string_equal(check_at(&j), "edge 5 to: x: a keyed join takes exactly two inputs, not 3");
+    j.vertices[x].kind = JOB_FILTER;              /* a filter's second input: edge 2 */
+    assert_string_equal(check_at(&j), "edge 2 to: x: a filter takes one input (use a union)");
+    j.vertices[x].kind = JOB_UNION;
+    assert_string_equal(check_at(&j), "ok");
+    j.edges[5] = (job_edge){ .from = x, .to = x, .part = JOB_HASH };   /* a cycle */
+    assert_string_equal(check_at(&j), "edge 5 to: x -> x: edges go from earlier to later vertices (no cycles)");
+
+    job_init(&j);                                 /* limits: the vertex or edge that goes past them */
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
+    for (uint32_t i = 0; i < 8; i++) job_add_edge(&j, i == 0 ? s : i, job_add_vertex(&j, "m", JOB_MAP, 64, 0), JOB_FORWARD);
+    assert_string_equal(check_at(&j), "vertex 8 name: m: its output goes nowhere (add an edge to a sink)");
+    job_add_edge(&j, 8, job_add_vertex(&j, "out", JOB_SINK, 1, 0), JOB_HASH);
+    assert_string_equal(check_at(&j), "vertex 8 parallelism: 577 tasks, more than the limit of 512");
+    job_init(&j);
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
+    for (int i = 0; i < 3; i++) job_add_edge(&j, s, job_add_vertex(&j, "out", JOB_SINK, 64, 0), JOB_HASH);
+    assert_string_equal(check_at(&j), "edge 2 part: 12288 channels, more than the limit of 8192");
+    job_init(&j);
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
+    uint32_t a = job_add_vertex(&j, "a", JOB_MAP, 64, 0), b = job_add_vertex(&j, "b", JOB_MAP, 64, 0);
+    uint32_t u = job_add_vertex(&j, "u", JOB_UNION, 1, 0);
+    k = job_add_vertex(&j, "out", JOB_SINK, 1, 0);
+    job_add_edge(&j, s, a, JOB_FORWARD);
+    job_add_edge(&j, s, b, JOB_FORWARD);
+    for (int i = 0; i < 4; i++) job_add_edge(&j, i % 2 ? b : a, u, JOB_HASH);   /* 4 x 64 inputs: at the limit */
+    job_add_edge(&j, u, k, JOB_FORWARD);
+    assert_string_equal(check_at(&j), "ok");
+    job_add_edge(&j, a, u, JOB_HASH);             /* edge 7: the 257th input channel */
+    assert_string_equal(check_at(&j), "edge 7 part: u: a task would have more than 256 input channels");
 }
 
 static void test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order(void **state) {
@@ -119,6 +219,7 @@ static void test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_orde
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_check_names_the_first_problem),
+        cmocka_unit_test(test_job_check_says_where_each_problem_lies),
         cmocka_unit_test(test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order),
     };
     return cmocka_run_group_tests_name("job", tests, NULL, NULL);

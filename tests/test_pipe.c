@@ -555,6 +555,30 @@ static void test_invalid_jobs_are_refused_with_a_message(void **state) {
     assert_string_equal(err, "max concurrent checkpoints out of range [1, 8]");
 }
 
+/* The plan is what the run takes: its parts add up to the arena
+ * pipe_create carves, and a refusal names the part that outgrew the limit. */
+static void test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part(void **state) {
+    (void)state;
+    char err[400];
+    pipe_cfg c = three_stage(1, 2, 100);
+    pipe_mem m;
+    assert_true(pipe_memory(&c, &m, err, sizeof err));
+    assert_int_equal(m.bytes[PIPE_MEM_CHECKERS], 0);
+    assert_true(m.bytes[PIPE_MEM_KEYED] > 0 && m.bytes[PIPE_MEM_STORE] > 0 && m.bytes[PIPE_MEM_KERNEL] > 0);
+    assert_int_equal(m.tasks, 7);
+    pipeline *p = pipe_create(&c, err, sizeof err);
+    assert_non_null(p);
+    assert_int_equal(pipe_sim(p)->arena.size_bytes, m.total_bytes);
+    pipe_destroy(p);
+    c = three_stage(1, 8, 100);
+    c.broker.keys = 4000000;                          /* 8 keyed tasks, each sized for every key */
+    assert_true(pipe_memory(&c, &m, err, sizeof err));
+    assert_true(m.total_bytes > PIPE_MEMORY_MAX_BYTES);
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_non_null(strstr(err, "more than the limit of 16.0 GiB: keyed state "));
+    assert_non_null(strstr(err, "the largest part, keyed state, shrinks with `broker ... keys`"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pipeline_without_faults_checkpoints_and_reaches_the_end),
@@ -572,6 +596,7 @@ int main(void) {
         cmocka_unit_test(test_observed_protocol_is_safe_under_crashes),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other_run),
         cmocka_unit_test(test_invalid_jobs_are_refused_with_a_message),
+        cmocka_unit_test(test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part),
     };
     int rc = cmocka_run_group_tests_name("pipe", tests, NULL, NULL);
     sim_run_destroy(holder_);

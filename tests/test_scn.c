@@ -101,7 +101,7 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
     assert_string_equal(parse(JOB "fault at 1s partition 0 | 0 for 1s\n"),
                         "t.scn:6:27: a machine cannot be on both sides of a partition");
     assert_string_equal(parse(JOB "fault at 1s delay link out[0] -> src[0] by 1ms for 1s\n"),
-                        "t.scn:6: there is no channel out[0] -> src[0] in this job");
+                        "t.scn:6:24: there is no channel out[0] -> src[0] in this job");
     assert_string_equal(parse(JOB "fault at 1s lose rpc agg[0] 150% for 1s\n"),
                         "t.scn:6:29: '150%' is not a percentage such as 30% or 2.5%");
     assert_string_equal(parse(JOB "fault at 1s crash machine 0 for\n"), "t.scn:6:32: expected a duration such as 200ms");
@@ -111,7 +111,7 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
                         "t.scn:6:20: unknown comparison '=>' (did you mean '>='?)");
     assert_string_equal(parse(JOB "restart none delay 1s\n"), "t.scn:6:14: restart none takes no options");
     assert_string_equal(parse(JOB "restart fixed-delay initial 1s\n"), "t.scn:6:21: 'initial' is not an option of fixed-delay");
-    assert_string_equal(parse("vertex a source\n"), "t.scn: the job is not valid: a: its output goes nowhere (add an edge to a sink)");
+    assert_string_equal(parse("vertex a source\n"), "t.scn:1:8: a: its output goes nowhere (add an edge to a sink)");
     assert_string_equal(parse("seed 1 \x01\n"), "t.scn:1:8: unexpected byte 0x01 (scenario files are ASCII)");
     assert_string_equal(parse(JOB "fault when agg[1] algning 3 crash machine 0\n"),
                         "t.scn:6:19: unknown task point 'algning' (did you mean 'aligning'?)");
@@ -123,6 +123,88 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
     assert_int_equal(s_.faults[0].point, SCN_WHEN_ALIGNING);
     assert_int_equal(s_.faults[0].point_subtask, 1);
     assert_int_equal(s_.faults[0].point_ckpt, 3);
+}
+
+/* A broker line, a source of parallelism 64 (vertex m0), `maps` maps of
+ * parallelism 64 chained by forward edges, and a sink. */
+static const char *wide_chain(uint32_t maps) {
+    static char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text, "broker partitions 64\nvertex m0 source parallelism 64\n");
+    for (uint32_t i = 1; i <= maps; i++) n += (size_t)snprintf(text + n, sizeof text - n, "vertex m%u map parallelism 64\n", i);
+    n += (size_t)snprintf(text + n, sizeof text - n, "vertex out sink\n");
+    for (uint32_t i = 1; i <= maps; i++) n += (size_t)snprintf(text + n, sizeof text - n, "edge m%u -> m%u forward\n", i - 1, i);
+    snprintf(text + n, sizeof text - n, "edge m%u -> out rebalance\n", maps);
+    return text;
+}
+
+/* Problems of the whole job show only once the file is read; each is
+ * named at the statement that causes it, as a mistake in one statement is:
+ * the vertex's or the edge's line and the column of what is at fault (a
+ * missing input or output: the vertex's name). */
+static void test_scn_job_errors_name_the_statement_that_causes_them(void **state) {
+    (void)state;
+    assert_string_equal(parse("# no job\n"), "t.scn:1:1: the job has no vertices");
+    assert_string_equal(parse("vertex j source parallelism 2\nvertex out sink\nedge j -> out forward\n"),
+                        "t.scn:3:15: j -> out: forward needs equal parallelism (2 and 1)");
+    assert_string_equal(parse("vertex a source\nvertex m map\nvertex out sink\nedge a -> out forward\n"),
+                        "t.scn:2:8: m: a map needs an input");
+    assert_string_equal(parse("vertex a source\nvertex b source\nvertex out sink\nedge a -> b forward\nedge b -> out forward\n"),
+                        "t.scn:4:11: b: a source takes no input");
+    assert_string_equal(parse("vertex a source\nvertex o sink\nvertex o2 sink\nedge a -> o forward\nedge o -> o2 forward\n"),
+                        "t.scn:5:6: o: a sink has no output");
+    assert_string_equal(parse("vertex a source\nvertex j keyed-join\nvertex out sink\nedge a -> j hash\nedge j -> out forward\n"),
+                        "t.scn:2:8: j: a keyed join takes exactly two inputs, not 1");
+    assert_string_equal(parse("vertex a source\nvertex b map\nvertex c map\nvertex out sink\nedge a -> b forward\n"
+                              "edge a -> c forward\nedge b -> c forward\nedge c -> out forward\n"),
+                        "t.scn:7:11: c: a map takes one input (use a union)");
+    assert_string_equal(parse("vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n"),
+                        "t.scn:2:10: b: a second source (the job reads the broker through exactly one source vertex)");
+    assert_string_equal(parse("broker partitions 2\nvertex a source parallelism 4\nvertex out sink\nedge a -> out rebalance\n"),
+                        "t.scn:2:17: a: parallelism 4 above the 2 partitions (a source task would read nothing)");
+    assert_string_equal(parse(wide_chain(6)), "ok");   /* 449 tasks */
+    assert_string_equal(parse(wide_chain(7)), "t.scn:10:8: 513 tasks, more than the limit of 512");   /* the sink's */
+    assert_string_equal(parse(wide_chain(8)), "t.scn:10:15: 577 tasks, more than the limit of 512");  /* the 8th map's */
+    assert_string_equal(parse("vertex a source parallelism 4\nvertex o1 sink parallelism 64\nvertex o2 sink parallelism 64\n"
+                              "vertex o3 sink parallelism 64\nedge a -> o1 broadcast\nedge a -> o2 broadcast\nedge a -> o3 broadcast\n"),
+                        "ok");
+    char text[1024];
+    size_t n = (size_t)snprintf(text, sizeof text, "vertex a source\n");
+    for (int i = 0; i < 5; i++) n += (size_t)snprintf(text + n, sizeof text - n, "vertex o%d sink parallelism 64\n", i);
+    for (int i = 0; i < 5; i++) n += (size_t)snprintf(text + n, sizeof text - n, "edge a -> o%d hash\n", i);
+    assert_string_equal(parse(text), "t.scn:11:14: a: a task would have more than 256 output channels");
+    /* Settings checked on the statement that completes them. */
+    assert_string_equal(parse("broker partitions 1024 records 2000000\n"),
+                        "t.scn:1:24: 2048000000 records in all (partitions x records), more than 2^30 (the sinks count each one)");
+    assert_string_equal(parse(JOB "broker partitions 1024 records 1048576\n"), "ok");   /* 2^30 */
+    assert_string_equal(parse("broker records 2000000\nbroker partitions 1024\n"),
+                        "t.scn:2:8: 2048000000 records in all (partitions x records), more than 2^30 (the sinks count each one)");
+    assert_string_equal(parse(JOB "checkpoint max-concurrent 2\ncheckpoint alignment-timeout 5ms\n"),
+                        "t.scn:7:12: an alignment timeout allows one checkpoint at a time (max-concurrent 1), as in Flink "
+                        "(it may turn a checkpoint unaligned)");
+    /* A fault reads machine numbers (and jm's) from the count declared before it. */
+    assert_string_equal(parse(JOB "fault at 1s crash machine 1\nmachines 3\n"),
+                        "t.scn:7:1: declare machines before the faults that name machines (line 6 names some)");
+    assert_string_equal(parse(JOB "fault at 1s partition 0 | jm for 1s\nmachines 1\n"),
+                        "t.scn:7:1: declare machines before the faults that name machines (line 6 names some)");
+    assert_string_equal(parse(JOB "fault at 1s crash task agg[1]\nmachines 3\n"), "ok");
+}
+
+/* The reader's checks of the whole job stop where pipe_create's do: what
+ * the reader accepts at the limits, pipe_create accepts too, so its
+ * messages (which have no place) never reach a user of a scenario file. */
+static void test_scn_accepted_jobs_at_the_limits_are_accepted_by_pipe_create(void **state) {
+    (void)state;
+    static const char *const ok[] = {
+        JOB "checkpoint mode aligned alignment-timeout 5ms max-concurrent 1\n",
+        "broker partitions 2\nvertex a source parallelism 2\nvertex out sink\nedge a -> out rebalance\n",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        assert_string_equal(parse(ok[i]), "ok");
+        char err[SCN_ERR_BYTES] = "";
+        pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+        assert_string_equal(err, "");
+        pipe_destroy(p);
+    }
 }
 
 /* A job with a two-phase-commit sink (vertices 0, 1, 2: src, agg, out). */
@@ -256,7 +338,7 @@ static void test_scn_new_statements_report_mistakes_with_suggestions(void **stat
     assert_string_equal(parse(JOB "state backend durable\nfault at 1s fail stores 3% for 1s\n"),
                         "t.scn:7:18: expected 'store', not 'stores'");
     assert_string_equal(parse(JOB "fault at 1s fail store 30% for 1s\n"),
-                        "t.scn:6: the fail store fault needs 'state backend durable' (the memory backend keeps snapshots "
+                        "t.scn:6:13: the fail store fault needs 'state backend durable' (the memory backend keeps snapshots "
                         "at the coordinator, not in the store)");
     assert_string_equal(parse(JOB "fault at 1s slow store 3x for 1s\nstate backend durable\n"), "ok");   /* any order */
     assert_string_equal(parse(JOB "fault when out[0] commits 2 crash coordinator\n"),
@@ -520,7 +602,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "fault when agg[1] aligning 3 crash machine 0 for 1ms\n"
         "fault when checkpoint 4 completes after 2ms cut link m[1] -> agg[0] for 1ms\n"
         "vertex out2 sink parallelism 2 output two-phase-commit\nedge agg -> out2 forward\n"
-        "checkpoint mode aligned alignment-timeout 15ms\n"
+        "checkpoint mode aligned alignment-timeout 15ms max-concurrent 1\n"
         "state backend durable sync incremental full-every 7 sync-cost 3us store-latency 4ms store-bandwidth 50MiB/s\n"
         "state memory-latency 1ms memory-bandwidth 3Gbit/s\n"
         "fault at 7s crash coordinator for 50ms\nfault at 8s crash coordinator\n"
@@ -544,13 +626,14 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     fclose(f);
     assert_string_equal(first, second);
     assert_non_null(strstr(first, "fault at 6s lose rpc out[0] 12.5% for 1s\n"));
-    assert_non_null(strstr(first, "bounds time 120000000000ns"));
+    assert_non_null(strstr(first, "bounds time 120s events "));   /* durations and bandwidths in human units */
+    assert_null(strstr(first, "000ns"));
+    assert_null(strstr(first, "000B/s"));
     assert_int_equal(s_.cfg.time_max_ns, 120 * SIM_NS_PER_S);
-    assert_non_null(strstr(first, "vertex out sink parallelism 1 cost 0ns cost-dist uniform output plain\n"));
-    assert_non_null(strstr(first, " retained 2 legacy-eop alignment-timeout 15000000ns\n"));
-    assert_non_null(strstr(first, "state backend durable sync incremental full-every 7 sync-cost 3000ns store-latency "
-                                  "4000000ns store-bandwidth 52428800B/s memory-latency 1000000ns memory-bandwidth "
-                                  "375000000B/s\n"));
+    assert_non_null(strstr(first, "vertex out sink parallelism 1 cost 0ms cost-dist uniform output plain\n"));
+    assert_non_null(strstr(first, " retained 2 legacy-eop alignment-timeout 15ms\n"));
+    assert_non_null(strstr(first, "state backend durable sync incremental full-every 7 sync-cost 3us store-latency "
+                                  "4ms store-bandwidth 50MiB/s memory-latency 1ms memory-bandwidth 3Gbit/s\n"));
     assert_non_null(strstr(first, "fault at 10s fail store 2.5% for 30ms\n"));
     assert_non_null(strstr(first, "fault at 11s slow task m[2] 1000000x for 5ms\n"));
     assert_non_null(strstr(first, "fault when agg[0] snapshot-sync 2 after 1us crash task agg[0]\n"));
@@ -783,6 +866,22 @@ static void test_scn_unfired_reports_a_time_fault_after_the_job_ended(void **sta
     assert_string_equal(why, "");
 }
 
+/* A fault drawn at random has no line (shrink scripts such faults): its
+ * message names the file alone, never "file:0:". */
+static void test_scn_unfired_names_no_line_for_a_drawn_fault(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB_WIDE "fault at 10s crash machine 1\n"), "ok");
+    s_.faults[0].line = 0;
+    char err[256], why[512];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    scn_arm_faults(&s_, p, &arm_, NULL, NULL);
+    pipe_run(p);
+    assert_int_equal(scn_unfired(&arm_, pipe_sim(p)->now_ns, why, sizeof why), 1);
+    pipe_destroy(p);
+    assert_non_null(strstr(why, "t.scn: fault at 10s crash machine 1 never fired (the job ended at "));
+}
+
 static void test_scn_unfired_reports_a_slow_task_window_after_the_job_ended(void **state) {
     (void)state;
     char why[1024];
@@ -920,6 +1019,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reads_every_statement_with_units),
         cmocka_unit_test(test_scn_errors_name_file_line_column_and_suggest),
+        cmocka_unit_test(test_scn_job_errors_name_the_statement_that_causes_them),
+        cmocka_unit_test(test_scn_accepted_jobs_at_the_limits_are_accepted_by_pipe_create),
         cmocka_unit_test(test_scn_reads_state_modes_sinks_faults_and_expectations),
         cmocka_unit_test(test_scn_new_statements_report_mistakes_with_suggestions),
         cmocka_unit_test(test_scn_new_faults_resolve_on_a_created_pipe),
@@ -939,6 +1040,7 @@ int main(void) {
         cmocka_unit_test(test_scn_store_faults_act_on_the_store_device_only),
         cmocka_unit_test(test_scn_unfired_reports_a_time_fault_after_the_job_ended),
         cmocka_unit_test(test_scn_unfired_reports_a_slow_task_window_after_the_job_ended),
+        cmocka_unit_test(test_scn_unfired_names_no_line_for_a_drawn_fault),
         cmocka_unit_test(test_scn_unfired_reports_a_point_never_reached),
         cmocka_unit_test(test_scn_unfired_reports_a_point_reached_too_late),
         cmocka_unit_test(test_scn_unfired_joins_messages_and_counts_past_a_full_buffer),

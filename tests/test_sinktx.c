@@ -115,6 +115,14 @@ static void test_plain_sink_shows_duplicates_and_idempotent_sink_does_not(void *
     assert_int_equal(plain.out.lost, 0);          /* but at least once */
     assert_int_equal(idem.out.duplicated, 0);
     assert_int_equal(idem.out.lost, 0);
+    /* The counters say the same: a plain sink's duplicates are visible
+     * again, an idempotent sink's replays overwrite and show once. */
+    assert_int_equal(plain.stats.visible_records, plain.stats.sink_records);
+    assert_true(plain.stats.visible_records > 80000);
+    assert_int_equal(plain.stats.overwrites, 0);
+    assert_int_equal(idem.stats.visible_records, 80000);
+    assert_true(idem.stats.overwrites > 0);
+    assert_int_equal(idem.stats.visible_records + idem.stats.overwrites, idem.stats.sink_records);
 }
 
 /* The deliberate bug commit-before-complete: output visible at pre-commit
