@@ -404,8 +404,10 @@ void cli_story_faults(FILE *out, const scn *s, const cli_story *st) {
         if (x->begun && x->ended) {
             fprintf(out, "    t=%.3fms fired, ended t=%.3fms: ", ms(x->begun_ns), ms(x->ended_ns));
         } else if (x->begun) {
-            bool window = s->faults[i].duration_ns > 0;
-            fprintf(out, "    t=%.3fms fired%s: ", ms(x->begun_ns), window ? ", still on at the end" : "");
+            scn_fault_kind kind = s->faults[i].kind;     /* a crash without `for` keeps its target down */
+            bool window = s->faults[i].duration_ns > 0, down = kind == SCN_CRASH_MACHINE || kind == SCN_CRASH_COORDINATOR;
+            fprintf(out, "    t=%.3fms fired%s: ", ms(x->begun_ns),
+                    window ? ", still on at the end" : down ? ", never brought back" : "");
         } else if (x->due || s->faults[i].point == SCN_AT_TIME) {
             fprintf(out, "    t=%.3fms did not fire (the run ended first): ", ms(due_key(s, st, i)));
         } else {
@@ -445,14 +447,16 @@ static void fault_cause(FILE *out, const scn *s, const cli_story *st, uint32_t i
     case SCN_CRASH_TASK:        fprintf(out, "%s crashed", target); break;
     case SCN_PARTITION:         fprintf(out, "a partition split machines %s", target); break;
     case SCN_CUT_LINK:          fprintf(out, "the link %s was cut", target); break;
-    case SCN_DELAY_LINK:        fprintf(out, "the link %s was slowed down", target); break;
-    case SCN_LOSE_RPC:          fprintf(out, "messages %s were lost", target); break;
+    case SCN_DELAY_LINK:        fprintf(out, "the link %s was being slowed down", target); break;
+    case SCN_LOSE_RPC:          fprintf(out, "messages %s were being lost", target); break;
     case SCN_CRASH_COORDINATOR: fprintf(out, "the coordinator crashed"); break;
-    case SCN_SLOW_STORE:        fprintf(out, "the store was slowed down"); break;
-    case SCN_FAIL_STORE:        fprintf(out, "the store failed writes"); break;
-    case SCN_SLOW_TASK:         fprintf(out, "%s was slowed down", target); break;
+    case SCN_SLOW_STORE:        fprintf(out, "the store was being slowed down"); break;
+    case SCN_FAIL_STORE:        fprintf(out, "the store was failing writes"); break;
+    case SCN_SLOW_TASK:         fprintf(out, "%s was being slowed down", target); break;
     }
-    fprintf(out, " at t=%.3fms", ms(x->begun_ns));
+    bool crash = f->kind == SCN_CRASH_MACHINE || f->kind == SCN_CRASH_TASK || f->kind == SCN_CRASH_COORDINATOR;
+    fprintf(out, " %s t=%.3fms", crash || f->kind == SCN_PARTITION || f->kind == SCN_CUT_LINK ? "at" : "from",
+            ms(x->begun_ns));
     if (x->victims[0] != '\0') fprintf(out, " (%s)", x->victims);
 }
 
@@ -468,7 +472,7 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
                 x->culprit);
         break;
     case PIPE_FAIL_CHECKPOINTS:
-        fprintf(out, "checkpoint %" PRIu64 " %s, one failed checkpoint in a row more than the %u tolerable", x->ckpt,
+        fprintf(out, "checkpoint %" PRIu64 " %s: more failed checkpoints in a row than the %u tolerable", x->ckpt,
                 x->ckpt_end == PIPE_CKPT_TIMED_OUT ? "timed out" : "was declined", s->cfg.ckpt.tolerable_failures);
         break;
     case CLI_FAILOVER: fprintf(out, "a new coordinator took over"); break;

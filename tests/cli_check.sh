@@ -216,6 +216,10 @@ check "run: event-time latency when the sources keep to event time" 0 "event-tim
 check "run: a cut link's failure names the task that reported it and the cut" 0 \
     "map[0] failed and reported it (it lost a connection it needs); cause: the link map[0] -> agg[1] was cut at t=45.000ms" \
     "$absim" run scenarios/faults/cut-link.scn
+sed 's/^checkpoint \(.*\)/checkpoint \1 tolerable 0/' scenarios/faults/lost-acks.scn > "$bad"
+check "run: too many failed checkpoints in a row: the checkpoint, the tolerance, and the lost messages behind it" 1 \
+    "failure at t=35.000ms: checkpoint 5 timed out: more failed checkpoints in a row than the 0 tolerable; cause: messages out[0] -> coordinator were being lost from t=20.000ms" \
+    "$absim" run "$bad"
 check "run: a failover with the memory backend restarts from the beginning, and says why" 0 \
     "restart 1 at t=100.200ms from the beginning (the memory backend's checkpoints died with the coordinator)" \
     "$absim" run scenarios/faults/crash-coordinator-memory.scn
