@@ -55,6 +55,88 @@ void cli_failures_json(FILE *out, const cli_failures *f);
 void cli_json_string(FILE *f, const char *s);
 void cli_xml_string(FILE *f, const char *s, bool attr);
 
+/* What happened in a run (cli/story.c), for its summary and --json: each
+ * fault of the script (when it was due, began and ended, which tasks a
+ * machine crash took down), each failure of the job (when, which task,
+ * why, the fault behind it) and each restart (when, from which
+ * checkpoint, how many records the sources rewound). Gathered by
+ * observing the run's fault steps (fault_observe) and protocol steps,
+ * never by acting on it: the run, and its trace hash, stay the same. */
+#define CLI_STORY_MAX 32u             /* failures and restarts told; the rest counted */
+#define CLI_STORY_NAME 48u
+#define CLI_STORY_VICTIMS 160u
+
+typedef struct cli_fault_fate {
+    bool        due, begun, ended;    /* due: handed to the run (a point fault: its point was reached) */
+    sim_time_ns due_ns, begun_ns, ended_ns;
+    char        victims[CLI_STORY_VICTIMS];   /* crash machine: its tasks, "source[1] map[1]" */
+} cli_fault_fate;
+
+enum { CLI_FAILOVER = 100 };          /* a cli_incident cause besides pipe_fail_cause */
+
+typedef struct cli_incident {
+    sim_time_ns at_ns;
+    uint32_t    cause;                /* pipe_fail_cause, or CLI_FAILOVER */
+    char        culprit[CLI_STORY_NAME];   /* the task, "" when none */
+    uint32_t    fault;                /* the script's fault behind it, or UINT32_MAX */
+    uint64_t    ckpt;                 /* checkpoint failures: the one that was one too many */
+    pipe_ckpt_end ckpt_end;
+    bool        txn_full;             /* the culprit's transaction log was full */
+    uint32_t    restart;              /* the restart that followed (1, 2, ...), 0: none */
+} cli_incident;
+
+typedef struct cli_restart {
+    sim_time_ns at_ns;
+    uint64_t    restored;             /* the checkpoint restored, 0: from the beginning */
+    sim_time_ns restored_ns;          /* when it completed */
+    uint64_t    rewound;              /* records the sources rewound (read again) */
+} cli_restart;
+
+typedef struct cli_story {
+    cli_fault_fate faults[SCN_FAULTS_MAX];         /* by the script's index */
+    uint8_t        order[SCN_FAULTS_MAX];          /* the script's faults in the order they were due */
+    uint32_t       faults_count, scripted;         /* scripted: not drawn by --faults random */
+    cli_incident   incidents[CLI_STORY_MAX];
+    uint32_t       incidents_count, incidents_all;
+    cli_restart    restarts[CLI_STORY_MAX];
+    uint32_t       restarts_count, restarts_all;
+    uint64_t       pending[8];                     /* checkpoints pending at the end */
+    uint32_t       pending_count;
+    bool           drawn;                          /* vary drew settings (--faults random) */
+    sim_time_ns    end_ns;
+} cli_story;
+
+/* The run-time side: what the observers need while the run goes on. */
+typedef struct cli_story_run {
+    cli_story       *st;
+    const scn       *s;
+    pipeline        *p;
+    const scn_armed *arm;
+    rpt_recorder    *rec;             /* --trace (and --dot): steps go on to rpt_observe; NULL: none */
+    bool             has_slow;        /* the script has slow task windows (told as the run passes them) */
+    bool             slow_begun[SCN_FAULTS_MAX], slow_ended[SCN_FAULTS_MAX];   /* slow task windows told */
+    uint64_t         rewound_sum;
+    sim_time_ns      last_recovery_ns;
+    uint64_t         abort_ckpt;      /* the last checkpoint aborted, and how */
+    pipe_ckpt_end    abort_end;
+    uint64_t         txn_overflows;
+} cli_story_run;
+
+/* Before the run: scn_arm_faults(s, p, arm, cli_story_observe, r) after
+ * cli_story_begin(r, ...) (rec NULL when there is no --trace or --dot). */
+void cli_story_begin(cli_story_run *r, cli_story *st, const scn *s, pipeline *p, const scn_armed *arm,
+                     rpt_recorder *rec, bool drawn);
+void cli_story_observe(void *ctx, const pipe_event *e);
+/* After the run, with the pipeline still there. */
+void cli_story_end(cli_story_run *r);
+/* The summary's lines: the faults (sorted by time), the settings vary
+ * drew; then the failures and restarts, and checkpoints pending at the
+ * end. */
+void cli_story_faults(FILE *out, const scn *s, const cli_story *st);
+void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_status status);
+/* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"drawn":{...} */
+void cli_story_json(FILE *out, const scn *s, const cli_story *st);
+
 /* One run of a scenario with its expectations checked (absim run, replay,
  * and each seed of swarm). With random_faults, the seed's fault profile is
  * added first (scn_random_faults). `out` gets the summary, or NULL. */
@@ -64,6 +146,7 @@ typedef struct cli_outcome {
     uint64_t    trace_hash;
     uint64_t    completed, restarts;
     uint32_t    random_faults;
+    cli_story   story;            /* faults, failures and restarts, for the summary and --json */
     pipe_stats  stats;
     check_report report;          /* the checkers' verdicts, violations structured */
     uint32_t    failed_line;      /* the first expect line that failed, 0: none */

@@ -65,20 +65,44 @@ static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
             c->state.incremental ? "incremental" : "full", c->state.async ? "asynchronous" : "synchronous",
             st->snapshots, st->sync_parts ? ms(st->sync_ns_sum) / (double)st->sync_parts : 0.0, ms(st->sync_ns_max),
             st->snapshots ? ms(st->async_ns_sum) / (double)st->snapshots : 0.0, ms(st->async_ns_max));
-    fprintf(out, "  files: %" PRIu64 " written, %" PRIu64 " references to shared files; %" PRIu64
-            " bytes in completed checkpoints; %" PRIu64 " snapshots declined by the backend\n",
-            st->files_created, st->files_shared, st->bytes_written, st->async_failures);
+    if (c->state.backend == PIPE_BACKEND_DURABLE) {
+        fprintf(out, "  files: %" PRIu64 " written, %" PRIu64 " references to shared files; %" PRIu64
+                " bytes in completed checkpoints; %" PRIu64 " snapshots declined by the backend\n",
+                st->files_created, st->files_shared, st->bytes_written, st->async_failures);
+    } else {                                     /* the coordinator's heap: no files to speak of */
+        fprintf(out, "  held by the coordinator: %" PRIu64 " bytes in completed checkpoints", st->bytes_written);
+        if (c->state.incremental) fprintf(out, "; %" PRIu64 " references to earlier increments", st->files_shared);
+        if (st->async_failures > 0) fprintf(out, "; %" PRIu64 " snapshots declined", st->async_failures);
+        fputc('\n', out);
+    }
     if (st->unaligned_triggers > 0 || c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0) {
         fprintf(out, "  unaligned: %" PRIu64 " task triggers, %" PRIu64 " alignment timeouts, %" PRIu64
                 " bytes of in-flight data persisted\n", st->unaligned_triggers, st->alignment_timeouts, st->cs_bytes);
     }
 }
 
+/* Event-time latency means something only when the sources read no
+ * faster than the broker's event time goes (the model counts a record
+ * read ahead of its event time as 0): paced, and no partition read at
+ * more than one record per gap. A source task with the fewest partitions
+ * reads each fastest. */
+static bool latency_measured(const pipe_cfg *c) {
+    uint32_t sources = 0;
+    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {
+        if (c->graph.vertices[v].kind == JOB_SOURCE) sources = c->graph.vertices[v].parallelism;
+    }
+    uint64_t fewest = sources > 0 && c->broker.partitions >= sources ? c->broker.partitions / sources : 1;
+    return c->source_rate_per_s > 0 &&
+           (unsigned __int128)c->source_rate_per_s * c->broker.event_gap_ns <= (unsigned __int128)SIM_NS_PER_S * fewest;
+}
+
 /* The run's summary lines (checkpoints, durations, state, records). */
-static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats *st, pipe_status status) {
+static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats *st, pipe_status status,
+                    const cli_story *story) {
     const sim_run *run = pipe_sim((pipeline *)p);
     fprintf(out, "%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", s->path, s->cfg.seed,
             pipe_status_name(status), (double)run->now_ns / 1e6, run->stats.dispatched);
+    cli_story_faults(out, s, story);
     fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
             " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt)\n",
             st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
@@ -98,7 +122,8 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
     fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
             ", visible %" PRIu64 "%s\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
             st->visible_records, over);
-    if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {   /* paced sources: latency means something */
+    cli_story_recovery(out, s, story, status);
+    if (latency_measured(&s->cfg) && st->visible_records > 0) {
         fprintf(out, "  event-time latency of the visible output: mean %.3fms, max %.3fms\n",
                 (double)st->latency_ns_sum / (double)st->visible_records / 1e6, (double)st->latency_ns_max / 1e6);
     }
@@ -327,10 +352,13 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     }
     check_attach(cs);                            /* the checkers observe first */
     scn_armed arm;                               /* faults at times and at protocol points */
+    cli_story_run story;                         /* what happened, told by the summary, --json and --trace */
     bool reporting = trace != NULL || dot != NULL;
-    scn_arm_faults(s, p, &arm, reporting ? rpt_observe : NULL, reporting ? &rec : NULL);
+    cli_story_begin(&story, &o->story, s, p, &arm, reporting ? &rec : NULL, random_faults);
+    scn_arm_faults(s, p, &arm, cli_story_observe, &story);
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
+    cli_story_end(&story);
     if (dot != NULL) {
         char title[320];
         snprintf(title, sizeof title, "%s, seed %" PRIu64, s->path, s->cfg.seed);
@@ -346,7 +374,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     o->report = *r;
     memcpy(o->reach, pipe_reached(p), sizeof o->reach);
     if (out != NULL) {
-        summary(out, s, p, &o->stats, o->status);
+        summary(out, s, p, &o->stats, o->status, &o->story);
         summary_invariants(out, r);
     }
     int rc = verdicts(s, out, r, o);
@@ -371,18 +399,20 @@ static void run_usage(FILE *f, bool replay) {
                "                 [--trace FILE] [--dot FILE] [--coverage FILE]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
-               "run (checkpoints, restarts, records, trace hash) and checks the file's\n"
-               "expect lines. The invariants I1-I6 are checked on every run against the\n"
-               "input folded through the job's operators; a violation of one the\n"
-               "configuration promises fails the run, and so does a scripted fault that\n"
-               "never fired.\n"
+               "run (its faults, checkpoints, failures and the restarts that followed,\n"
+               "records, trace hash) and checks the file's expect lines. The invariants\n"
+               "I1-I6 are checked on every run against the input folded through the\n"
+               "job's operators; a violation of one the configuration promises fails\n"
+               "the run, and so does a scripted fault that never fired.\n"
                "  --seed S         overrides the file's seed\n"
                "  --faults random  adds the fault profile swarm draws for the seed\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list):\n"
                "                   the checks must catch it\n"
-               "  --json           prints one JSON line instead of the summary\n"
+               "  --json           prints one JSON line instead of the summary (the faults,\n"
+               "                   failures and restarts too)\n"
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
-               "  --trace FILE     writes every protocol step as a JSON line ('-': stdout)\n"
+               "  --trace FILE     writes every protocol step and each fault's beginning and\n"
+               "                   end as a JSON line ('-': stdout)\n"
                "  --dot FILE       writes the first 32 checkpoints as a Graphviz picture\n"
                "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
                "  --coverage FILE  writes the count of every protocol reach point (absim\n"
@@ -437,8 +467,8 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
     const pipe_stats *st = &o->stats;
     uint64_t n = st->completed ? st->completed : 1, k = st->snapshots ? st->snapshots : 1;
     uint64_t ks = st->sync_parts ? st->sync_parts : 1;
-    char latency[32] = "null";                   /* sources not paced: event time says nothing (as in the summary) */
-    if (s->cfg.source_rate_per_s > 0 && st->visible_records > 0) {
+    char latency[32] = "null";                   /* null: the sources read ahead of event time (as in the summary) */
+    if (latency_measured(&s->cfg) && st->visible_records > 0) {
         snprintf(latency, sizeof latency, "%.3f", (double)st->latency_ns_sum / (double)st->visible_records / 1e6);
     }
     printf("{\"file\":");
@@ -449,13 +479,15 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
            ",\"sync_ms_mean\":%.3f,\"async_ms_mean\":%.3f,\"bytes_written\":%" PRIu64
            ",\"files_created\":%" PRIu64 ",\"files_shared\":%" PRIu64 ",\"inflight_bytes\":%" PRIu64
            ",\"unaligned_triggers\":%" PRIu64 ",\"visible_records\":%" PRIu64 ",\"overwrites\":%" PRIu64
-           ",\"latency_ms_mean\":%s,\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\",",
+           ",\"latency_ms_mean\":%s,\"random_faults\":%u,\"bug\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\"",
            s->cfg.seed, o->ok ? "true" : "false", pipe_status_name(o->status), o->completed, st->aborted,
            o->restarts, st->failovers, (double)st->ckpt_duration_ns_sum / (double)n / 1e6,
            (double)st->ckpt_duration_ns_max / 1e6, (double)st->alignment_ns_max / 1e6,
            (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
            st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
            st->visible_records, st->overwrites, latency, o->random_faults, pipe_bug_name(bug), o->trace_hash);
+    cli_story_json(stdout, s, &o->story);
+    fputc(',', stdout);
     cli_failures_json(stdout, &o->failures);
     printf("}\n");
 }

@@ -101,7 +101,7 @@ static void ack_finished(pipeline *p, rt_slot *s, uint32_t task) {
     s->acks++;
 }
 
-static void job_fail(pipeline *p);
+static void job_fail(pipeline *p, pipe_fail_cause why, uint32_t culprit);
 
 static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     uint64_t ckpt = s->ckpt;
@@ -114,7 +114,7 @@ static void abort_ckpt(pipeline *p, rt_slot *s, pipe_ckpt_end why) {
     notify_all(p, MSG_ABORTED, ckpt);
     if (failure && ++p->coord.consecutive_failures > p->cfg.ckpt.tolerable_failures) {
         REACHED(p, TOLERABLE_EXCEEDED);
-        job_fail(p);
+        job_fail(p, PIPE_FAIL_CHECKPOINTS, PIPE_NO_TASK);
     }
 }
 
@@ -288,10 +288,19 @@ static void reach_strategy(pipeline *p, bool again) {
     }
 }
 
-static void job_fail(pipeline *p) {
+/* Observers learn why and who (the run summary names the failing task);
+ * the note changes nothing in the run. */
+static void note_failed(pipeline *p, pipe_fail_cause why, uint32_t culprit) {
+    if (!pipe_observed(p)) return;
+    pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .channel = why, .chan = PIPE_NO_CHAN,
+                     .culprit = culprit };
+    pipe_note_ev(p, &e);
+}
+
+static void job_fail(pipeline *p, pipe_fail_cause why, uint32_t culprit) {
     rt_coord *co = coord_of(p);
     if (co->status != PIPE_RUNNING) return;
-    pipe_note(p, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0);
+    note_failed(p, why, culprit);
     /* The deliberate bug restore-from-pending: the newest triggered
      * checkpoint is kept for the restore although it never completed. */
     uint32_t keep = UINT32_MAX;
@@ -390,7 +399,7 @@ static void on_msg(pipeline *p, const sim_msg *m) {
         abort_ckpt(p, s, PIPE_CKPT_DECLINED);
         break;
     case MSG_FAILED:
-        job_fail(p);
+        job_fail(p, PIPE_FAIL_REPORTED, task);
         break;
     case MSG_FINISHED:
         if (co->finished[task]) break;
@@ -494,7 +503,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     case SIM_EV_LINK_DOWN: {                     /* a TaskManager connection broke */
         const sim_link *l = &p->run->links[ev->aux];
         SIM_ASSERT(l->src < pipe_job(p)->tasks_count);
-        if (ev->gen > co->deploy_gen[l->src]) job_fail(p);   /* not a break we caused */
+        if (ev->gen > co->deploy_gen[l->src]) job_fail(p, PIPE_FAIL_CONNECTION, l->src);   /* not a break we caused */
         break;
     }
     case SIM_EV_TIMER:

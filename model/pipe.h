@@ -288,6 +288,13 @@ typedef enum pipe_ev_kind {
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
+/* Why the coordinator failed the job (PIPE_EV_JOB_FAILED's `channel`). */
+typedef enum pipe_fail_cause {
+    PIPE_FAIL_REPORTED = 1,           /* `culprit` reported it failed: it lost a connection, or its transaction log was full */
+    PIPE_FAIL_CONNECTION,             /* the coordinator's connection to `culprit` broke (Flink: its TaskManager was lost) */
+    PIPE_FAIL_CHECKPOINTS,            /* more consecutive failed checkpoints than tolerable (no culprit) */
+} pipe_fail_cause;
+
 #define PIPE_NO_TASK UINT32_MAX
 #define PIPE_NO_CHAN UINT32_MAX
 
@@ -303,7 +310,8 @@ typedef struct pipe_event {
     uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END/CONSUME;
                                          the pipe_ckpt_end, for CKPT_COMPLETE/CKPT_ABORT;
                                          1 for an unaligned TRIGGER, and for a DECLINE of a
-                                         checkpoint known to be aborted (no decline sent) */
+                                         checkpoint known to be aborted (no decline sent);
+                                         the pipe_fail_cause, for JOB_FAILED */
     uint64_t     ckpt;
     uint32_t     blocked;             /* channels the task's gate blocks after the step (control steps) */
     uint32_t     waiting;             /* buffers queued on those blocked channels */
@@ -315,6 +323,7 @@ typedef struct pipe_event {
     bool         ok;                  /* WRITE_DONE, RESTORE */
     uint64_t     first_id;            /* CONSUME: the first record's id */
     bool         priority;            /* BARRIER: an unaligned barrier that overtook the channel's data */
+    uint32_t     culprit;             /* JOB_FAILED: the task that failed it, or PIPE_NO_TASK */
 } pipe_event;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);

@@ -135,11 +135,33 @@ void rpt_observe(void *ctx, const pipe_event *e) {
     case PIPE_EV_RESTORE:
         fprintf(r->trace, ",\"ok\":%s", e->ok ? "true" : "false");
         break;
+    case PIPE_EV_JOB_FAILED:                      /* who failed the job, and how the coordinator learnt it */
+        fprintf(r->trace, ",\"cause\":\"%s\"", rpt_fail_cause_name((pipe_fail_cause)e->channel));
+        if (e->culprit != PIPE_NO_TASK) {
+            task_label(r->p, e->culprit, who, sizeof who);
+            fprintf(r->trace, ",\"culprit\":\"%s\"", who);
+        }
+        break;
     default:
         break;
     }
     fputs("}\n", r->trace);
     r->lines++;
+}
+
+void rpt_fault(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *fields) {
+    if (r->trace == NULL) return;
+    fprintf(r->trace, "{\"t_ns\":%" PRIu64 ",\"step\":\"%s\"%s}\n", at_ns, begin ? "fault-begin" : "fault-end", fields);
+    r->lines++;
+}
+
+const char *rpt_fail_cause_name(pipe_fail_cause c) {
+    switch (c) {
+    case PIPE_FAIL_REPORTED:    return "task-reported";
+    case PIPE_FAIL_CONNECTION:  return "connection-lost";
+    case PIPE_FAIL_CHECKPOINTS: return "checkpoint-failures";
+    }
+    return "?";
 }
 
 static double ms(sim_time_ns ns) { return (double)ns / 1e6; }

@@ -6,7 +6,13 @@
  * - rpt_recorder is a pipe_observe_fn context: rpt_observe() takes every
  *   step; with a trace file set it writes one JSON object per line at
  *   once (t_ns, step, task, input, ckpt, blocked, waiting, epoch), in
- *   step order. Nothing else is kept for the trace.
+ *   step order. Nothing else is kept for the trace. A job-failed step
+ *   also says why (cause: task-reported, connection-lost,
+ *   checkpoint-failures) and which task (culprit), when one did.
+ * - rpt_fault() adds a fault's beginning or end to the trace (step
+ *   fault-begin or fault-end, t_ns, then the fields the caller gives: what
+ *   the fault is and what it acts on); the caller calls it in time order
+ *   with the steps, so the trace stays in time order.
  * - For the DOT picture it keeps, for the first RPT_CKPTS_MAX checkpoints,
  *   when the coordinator started and ended each one and when every task
  *   triggered and acknowledged it, in fixed arrays sized at rpt_init (no
@@ -58,5 +64,8 @@ void rpt_observe(void *ctx, const pipe_event *e);
 void rpt_write_dot(const rpt_recorder *r, FILE *f, const char *title);
 
 const char *rpt_step_name(pipe_ev_kind kind);
+const char *rpt_fail_cause_name(pipe_fail_cause c);
+/* fields: ",\"name\":value,..." (JSON members, each with a leading comma). */
+void        rpt_fault(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *fields);
 
 #endif

@@ -5,6 +5,8 @@
  * faults of any kinds compose and heal in any order. */
 #include "run.h"
 
+#include <stdio.h>
+
 static const char *const names[FAULT_KIND_COUNT] = {
     [FAULT_ACTOR_CRASH] = "crash-actor",     [FAULT_ACTOR_RESTART] = "restart-actor",
     [FAULT_MACHINE_CRASH] = "crash-machine", [FAULT_MACHINE_RESTART] = "restart-machine",
@@ -16,6 +18,54 @@ static const char *const names[FAULT_KIND_COUNT] = {
 const char *fault_kind_name(fault_kind kind) {
     SIM_ASSERT(kind >= FAULT_ACTOR_CRASH && kind < FAULT_KIND_COUNT);
     return names[kind];
+}
+
+void fault_observe(sim_run *run, fault_observe_fn fn, void *ctx) {
+    run->fault_fn = fn;
+    run->fault_ctx = ctx;
+}
+
+/* "tm0,tm1": the machines of a partition side, by name. */
+static size_t machines_text(const sim_run *run, uint64_t mask, char *buf, size_t n) {
+    size_t used = 0;
+    for (uint32_t m = 0; m < run->machines_count && used < n; m++) {
+        if (!(mask & (1ull << m))) continue;
+        int w = snprintf(buf + used, n - used, "%s%s", used > 0 ? "," : "", run->machines[m].name);
+        used = w < 0 ? n : used + (size_t)w;
+    }
+    return used < n ? used : n;
+}
+
+const char *fault_target_text(const sim_run *run, uint32_t fault_id, char *buf, size_t n) {
+    SIM_ASSERT(fault_id < run->faults_count && n > 0);
+    const fault_spec *s = &run->faults[fault_id].spec;
+    buf[0] = '\0';
+    switch (s->kind) {
+    case FAULT_ACTOR_CRASH:
+    case FAULT_ACTOR_RESTART:   snprintf(buf, n, "%s", sim_actor_name(run, s->target)); break;
+    case FAULT_MACHINE_CRASH:
+    case FAULT_MACHINE_RESTART: snprintf(buf, n, "%s", run->machines[s->target].name); break;
+    case FAULT_PARTITION: {
+        size_t used = machines_text(run, s->machines_a, buf, n);
+        if (used + 1 < n) {
+            buf[used++] = '|';
+            buf[used] = '\0';
+            machines_text(run, s->machines_b, buf + used, n - used);
+        }
+        break;
+    }
+    case FAULT_LINK_CUT:
+    case FAULT_LINK_DELAY:
+    case FAULT_LINK_LOSS: {
+        const sim_link *l = &run->links[s->target];
+        snprintf(buf, n, "%s->%s", sim_actor_name(run, l->src), sim_actor_name(run, l->dst));
+        break;
+    }
+    case FAULT_DEV_SLOW:
+    case FAULT_DEV_FAIL:        snprintf(buf, n, "%s", run->devs[s->target].name); break;
+    default:                    SIM_ASSERT(!"unknown fault kind");
+    }
+    return buf;
 }
 
 static bool has_window(const fault_spec *s) {
@@ -155,6 +205,7 @@ void fault_begin(sim_run *run, uint32_t fault_id) {
     }
     default: SIM_ASSERT(!"unknown fault kind");
     }
+    if (run->fault_fn != NULL) run->fault_fn(run->fault_ctx, run, fault_id, true);
 }
 
 /* The strongest other open window of the same kind on the same target
@@ -227,4 +278,5 @@ void fault_end(sim_run *run, uint32_t fault_id) {
     }
     default: SIM_ASSERT(!"windowless fault has no end");
     }
+    if (run->fault_fn != NULL) run->fault_fn(run->fault_ctx, run, fault_id, false);
 }

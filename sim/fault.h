@@ -28,6 +28,10 @@
  *   when the last message sent inside it arrives (FIFO: later ones cannot
  *   overtake it); for the others, the window's end. Only recorded, never
  *   folded into the hash.
+ * - An observer (fault_observe(), at most one: absim run's --trace and
+ *   summary) is called after a fault's beginning and after its end took
+ *   effect. It may read the run, never change it (no event, no draw, no
+ *   crash), so a run has the same trace hash with or without it.
  */
 #ifndef SIM_FAULT_H
 #define SIM_FAULT_H
@@ -81,6 +85,15 @@ bool        fault_begun(const sim_run *run, uint32_t fault_id);
 /* When fault_id's effects are over (settled_ns once it ended; while its
  * window is open, the window's planned end, which is later than now). */
 sim_time_ns fault_settled(const sim_run *run, uint32_t fault_id);
+
+/* The observer of fault steps (begin: true at the beginning, false at the
+ * end; windowless faults have a beginning only), or fn NULL: none. */
+typedef void (*fault_observe_fn)(void *ctx, const sim_run *run, uint32_t fault_id, bool begin);
+void        fault_observe(sim_run *run, fault_observe_fn fn, void *ctx);
+/* What fault_id acts on, by the kernel's names: an actor ("agg[1]"), a
+ * machine ("tm1"), a link ("map[0]->agg[1]"), a device ("store"), or a
+ * partition's two sides ("tm0|tm1,jm"). Returns buf (cut to n bytes). */
+const char *fault_target_text(const sim_run *run, uint32_t fault_id, char *buf, size_t n);
 
 /* Kernel side: run a fault's beginning or end (called from dispatch). */
 void fault_begin(sim_run *run, uint32_t fault_id);

@@ -331,9 +331,12 @@ static void log_event(const sim_run *run, const sim_event *ev, trace_outcome o) 
                 ev->msg.type == DEV_OP_WRITE ? "write" : "read", ev->gen == DEV_OK ? "ok" : "failed",
                 ev->msg.a, ev->msg.b);
         break;
-    default:
-        fprintf(f, " fault=%" PRIu32 " %s", ev->aux, fault_kind_name(run->faults[ev->aux].spec.kind));
+    default: {                            /* the kernel's own event: name what the fault acts on */
+        char target[512];                 /* a partition names up to 64 machines */
+        fprintf(f, " fault=%" PRIu32 " %s target=%s", ev->aux, fault_kind_name(run->faults[ev->aux].spec.kind),
+                fault_target_text(run, ev->aux, target, sizeof target));
         break;
+    }
     }
     fprintf(f, " %s\n", outcome_names[o]);
 }

@@ -168,6 +168,8 @@ struct sim_run {
     rng             kernel_rng;    /* the kernel's own decisions (tie order) */
     sim_event      *ties;          /* order_ties: scratch for ready events */
     uint64_t        ties_reordered;
+    fault_observe_fn fault_fn;     /* fault_observe(): sees fault steps, changes nothing */
+    void           *fault_ctx;
 };
 
 /* A configuration with room for small runs; callers raise what they need. */

@@ -342,6 +342,85 @@ check "run: the summary prints every failure, past the list's limit too" 1 "$bad
 check "run: each fault that never fired is a line of its own" 1 "$(printf 'the job ended at 156.932ms)\nscenarios/faults/snapshot-and-commit-points.scn:33: fault when')" \
     "$absim" run scenarios/faults/snapshot-and-commit-points.scn --bug no-alignment --faults random --seed 3
 rm -f "$bad.many"
+# The summary tells what happened: the faults (fired or not), which task
+# failed, when and why, the checkpoint each restart restored and the
+# records the sources rewound; it leaves out figures that mean nothing.
+cm=scenarios/faults/crash-machine.scn
+check "run: the summary lists the faults and what a machine crash took down" 0 \
+    "t=47.000ms fired, ended t=67.000ms: fault at 47ms crash machine 1 for 20ms (line 25); machine 1 held source[1] map[1] agg[1]" \
+    "$absim" run $cm
+check "run: the summary names the failed task, why, and the fault behind it" 0 \
+    "failure at t=47.200ms: source[1] failed, the coordinator lost its connection to it (as a TaskManager heartbeat times out); cause: machine 1 crashed at t=47.000ms (source[1] map[1] agg[1])" \
+    "$absim" run $cm
+check "run: the summary names the checkpoint a restart restored and the records rewound" 0 \
+    "restart 1 at t=147.200ms from checkpoint 2 (completed at t=40.966ms); the sources rewound 2720 records" \
+    "$absim" run $cm
+lacks "run: no event-time latency when the sources read ahead of event time" "event-time latency" "$absim" run $cm
+lacks "run: no files for the memory backend" "files:" "$absim" run $cm
+sed 's/gap 1ms/gap 10us/' $cm > "$bad"
+check "run: event-time latency when the sources keep to event time" 0 "event-time latency of the visible output: mean 83.177ms" \
+    "$absim" run "$bad"
+check "run: a cut link's failure names the task that reported it and the cut" 0 \
+    "map[0] failed and reported it (it lost a connection it needs); cause: the link map[0] -> agg[1] was cut at t=45.000ms" \
+    "$absim" run scenarios/faults/cut-link.scn
+sed 's/^checkpoint \(.*\)/checkpoint \1 tolerable 0/' scenarios/faults/lost-acks.scn > "$bad"
+check "run: too many failed checkpoints in a row: the checkpoint, the tolerance, and the lost messages behind it" 1 \
+    "failure at t=35.000ms: checkpoint 5 timed out: more failed checkpoints in a row than the 0 tolerable; cause: messages out[0] -> coordinator were being lost from t=20.000ms" \
+    "$absim" run "$bad"
+check "run: a failover with the memory backend restarts from the beginning, and says why" 0 \
+    "restart 1 at t=100.200ms from the beginning (the memory backend's checkpoints died with the coordinator)" \
+    "$absim" run scenarios/faults/crash-coordinator-memory.scn
+check "run: a checkpoint still pending at the end is named" 0 "checkpoint 8 was still pending at the end" \
+    "$absim" run scenarios/faults/store-slow-and-failing.scn
+check "run: a failure the restart strategy does not survive says so" 0 "no restart: the restart strategy gave up" \
+    "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random
+check "run: a random profile is listed, fired or not" 0 \
+    "t=23.198ms did not fire (the run ended first): fault at 23.198173ms delay link join[1] -> out[0] by 17ms for 13.034247ms optional" \
+    "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random
+check "run: the settings vary drew are shown" 0 "$(printf '  drawn by vary for seed 3:\n    checkpoint mode aligned interval 3ms min-pause 0ms timeout 160ms max-concurrent 3 tolerable 1000\n    restart fixed-delay attempts 0 delay 27ms\n    network rpc-latency 200us')" \
+    "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random
+check "run: --log names a fault's target" 0 "fault=0 crash-machine target=tm1" "$absim" run $cm --log -
+story_json() {   # the --json line's faults, recovery and drawn settings
+    "$absim" run $cm --json | /usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.stdin.readline())
+f, r = d["faults"][0], d["recovery"][0]
+assert f["kind"] == "crash-machine" and f["target"] == "machine 1" and f["tasks"] == ["source[1]", "map[1]", "agg[1]"], f
+assert f["at_ns"] == 47000000 and f["duration_ns"] == 20000000 and f["fired"] and f["text"] == "fault at 47ms crash machine 1 for 20ms", f
+assert r["cause"] == "connection-lost" and r["task"] == "source[1]" and r["fault"] == 0, r
+assert r["restart"]["restored_checkpoint"] == 2 and r["restart"]["rewound_records"] == 2720, r
+assert d["latency_ms_mean"] is None and d["drawn"] is None and d["pending_checkpoints"] == [], d
+print("json tells the story")'
+    "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random --json | /usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.stdin.readline())
+assert d["drawn"]["restart"] == "restart fixed-delay attempts 0 delay 27ms", d["drawn"]
+assert len(d["faults"]) == 10 and sum(x["fired"] for x in d["faults"]) == 1, d["faults"]
+print("json tells the drawn settings")'
+}
+check "run --json: the faults, each failure and restart, and the settings vary drew" 0 "json tells the drawn settings" story_json
+trace_faults() {   # every fault of a random profile that fired begins (and, if it ended, ends) in --trace, its target named
+    for seed in 5 11; do
+        "$absim" run scenarios/swarm/durable-unaligned-2pc.scn --seed $seed --faults random --json --trace "$bad.tr" |
+            /usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.stdin.readline())
+steps = [json.loads(l) for l in open(sys.argv[1])]
+assert all(a["t_ns"] <= b["t_ns"] for a, b in zip(steps, steps[1:])), "in time order"
+edges = {(s["fault"], s["step"]): s for s in steps if s["step"].startswith("fault-")}
+assert d["faults"] and any(f["fired"] for f in d["faults"]), d["faults"]
+for f in d["faults"]:
+    b = edges.get((f["fault"], "fault-begin"))
+    assert (b is not None) == f["fired"], f
+    if b: assert b["t_ns"] == f["began_ns"] and b["target"] == f["target"] and b["kind"] == f["kind"] and b["text"] == f["text"], (b, f)
+    e = edges.get((f["fault"], "fault-end"))
+    assert (e is not None) == (f["ended_ns"] is not None), f
+    if e: assert e["t_ns"] == f["ended_ns"] and e["target"] == f["target"], (e, f)
+print("seed", d["seed"], len(edges), "fault steps")' "$bad.tr" || return 1
+    done
+}
+check "run --trace: each fault of a random profile begins and ends in the trace with its target" 0 "seed 11" trace_faults
+rm -f "$bad.tr"
 check "run: an unknown bug is named" 2 "--bug 'foo': unknown; the deliberate bugs are no-alignment" \
     "$absim" run scenarios/faults/crash-machine.scn --bug foo
 cov=$(mktemp)

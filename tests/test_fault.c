@@ -381,9 +381,26 @@ static void gossip(sim_run *run, sim_actor *self, const sim_event *ev) {
     }
 }
 
-static uint64_t gossip_run(uint64_t seed, uint64_t *dropped) {
+/* What a fault observer saw: each step's fault, edge, time and target. */
+typedef struct fault_seen {
+    uint32_t count;
+    struct { uint32_t id; bool begin; sim_time_ns at_ns; char target[64]; } steps[32];
+} fault_seen;
+
+static void see_fault(void *ctx, const sim_run *run, uint32_t id, bool begin) {
+    fault_seen *w = ctx;
+    assert_true(w->count < 32);
+    w->steps[w->count].id = id;
+    w->steps[w->count].begin = begin;
+    w->steps[w->count].at_ns = run->now_ns;
+    fault_target_text(run, id, w->steps[w->count].target, sizeof w->steps[w->count].target);
+    w->count++;
+}
+
+static uint64_t gossip_run_seen(uint64_t seed, uint64_t *dropped, fault_seen *seen) {
     sim_cfg c = test_cfg(seed);
     sim_run *run = sim_run_create(&c);
+    if (seen != NULL) fault_observe(run, see_fault, seen);
     uint32_t m[3], a[3];
     for (int i = 0; i < 3; i++) {
         char name[8];
@@ -414,6 +431,32 @@ static uint64_t gossip_run(uint64_t seed, uint64_t *dropped) {
     *dropped = run->stats.dropped_down + run->stats.dropped_link + run->links[1].lost + run->devs[0].failed_writes;
     sim_run_destroy(run);
     return h;
+}
+
+static uint64_t gossip_run(uint64_t seed, uint64_t *dropped) { return gossip_run_seen(seed, dropped, NULL); }
+
+/* The observer sees every fault begin and end, at its time, with its
+ * target named, and the run is the same run (the golden hash). */
+static void test_fault_observer_sees_every_step_with_its_target_and_changes_nothing(void **state) {
+    (void)state;
+    static fault_seen seen;
+    memset(&seen, 0, sizeof seen);
+    uint64_t dropped;
+    assert_int_equal(gossip_run_seen(11, &dropped, &seen), GOSSIP_GOLDEN_HASH);
+    assert_int_equal(seen.count, 16);                  /* 8 windows: a begin and an end each */
+    static const char *const targets[8] = { "m0|m1,m2", "m1", "m2", "m0->m1", "m1->m2", "m0->m2", "store", "store" };
+    for (uint32_t id = 0; id < 8; id++) {
+        uint32_t begins = 0, ends = 0;
+        for (uint32_t i = 0; i < seen.count; i++) {
+            if (seen.steps[i].id != id) continue;
+            assert_string_equal(seen.steps[i].target, targets[id]);
+            if (seen.steps[i].begin) begins++; else ends++;
+        }
+        assert_int_equal(begins, 1);
+        assert_int_equal(ends, 1);
+    }
+    assert_true(seen.steps[0].begin && seen.steps[0].id == 0 && seen.steps[0].at_ns == 5 * SIM_NS_PER_MS);
+    assert_true(!seen.steps[1].begin && seen.steps[1].id == 0 && seen.steps[1].at_ns == 10 * SIM_NS_PER_MS);
 }
 
 static void test_run_with_every_fault_kind_is_deterministic_per_seed(void **state) {
@@ -447,6 +490,7 @@ int main(void) {
         cmocka_unit_test(test_nested_windows_leave_the_outer_one_in_force_when_the_inner_ends),
         cmocka_unit_test(test_fault_begun_only_once_its_begin_event_ran),
         cmocka_unit_test(test_run_with_every_fault_kind_is_deterministic_per_seed),
+        cmocka_unit_test(test_fault_observer_sees_every_step_with_its_target_and_changes_nothing),
     };
     return cmocka_run_group_tests_name("fault", tests, NULL, NULL);
 }

@@ -265,6 +265,63 @@ static void test_intolerable_checkpoint_failure_restarts_the_job(void **state) {
     pipe_destroy(p);
 }
 
+/* The job-failed step says why and which task (the run summary names
+ * them): a machine crash fails a task on it or one that lost a connection
+ * to it; too many failed checkpoints name no task. Observing changes
+ * nothing: the same trace hash as the unobserved run. */
+typedef struct failed_seen {
+    const pipeline *p;
+    uint32_t count, cause, culprit, machine;
+} failed_seen;
+
+static void see_failed(void *ctx, const pipe_event *e) {
+    failed_seen *w = ctx;
+    if (e->kind != PIPE_EV_JOB_FAILED || w->count++ > 0) return;
+    w->cause = e->channel;
+    w->culprit = e->culprit;
+    if (e->culprit != PIPE_NO_TASK) w->machine = pipe_job(w->p)->tasks[e->culprit].machine;
+}
+
+static failed_seen first_failure(const pipe_cfg *c, uint32_t lose_task, uint64_t *hash) {
+    char err[200];
+    failed_seen w = { .p = NULL };
+    pipeline *p = pipe_create(c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    if (lose_task != PIPE_NO_TASK) {
+        fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 30 * SIM_NS_PER_MS,
+                                              .duration_ns = 20 * SIM_NS_PER_MS, .ratio = SIM_RATIO_ALWAYS,
+                                              .target = pipe_task_rpc_link(p, lose_task) });
+    }
+    w.p = p;
+    pipe_observe(p, see_failed, &w);
+    pipe_run(p);
+    *hash = pipe_sim(p)->trace_hash;
+    pipe_destroy(p);
+    return w;
+}
+
+static void test_job_failed_step_says_why_and_which_task(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(1, 2, 20000);
+    c.source_rate_per_s = 200000;
+    add_crash(&c, 1, 47 * SIM_NS_PER_MS, 20 * SIM_NS_PER_MS);
+    uint64_t hash;
+    failed_seen w = first_failure(&c, PIPE_NO_TASK, &hash);
+    assert_int_equal(w.count, 1);
+    assert_true(w.cause == PIPE_FAIL_CONNECTION || w.cause == PIPE_FAIL_REPORTED);
+    assert_true(w.culprit < 7);                       /* 2 + 2 + 2 + 1 tasks */
+    if (w.cause == PIPE_FAIL_CONNECTION) assert_int_equal(w.machine, 1);   /* the coordinator lost a task on it */
+    assert_int_equal(hash, run_job(&c).trace_hash);
+    pipe_cfg k = three_stage(5, 2, 20000);           /* as the intolerable-failure test above */
+    k.source_rate_per_s = 200000;
+    k.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+    k.ckpt.timeout_ns = 15 * SIM_NS_PER_MS;
+    w = first_failure(&k, 0, &hash);
+    assert_true(w.count >= 1);
+    assert_int_equal(w.cause, PIPE_FAIL_CHECKPOINTS);
+    assert_int_equal(w.culprit, PIPE_NO_TASK);
+}
+
 /* A crash before any checkpoint completed: everything starts over. */
 static void test_crash_before_the_first_checkpoint_restarts_from_the_beginning(void **state) {
     (void)state;
@@ -588,6 +645,7 @@ int main(void) {
         cmocka_unit_test(test_coordinator_keeps_interval_min_pause_and_max_concurrent),
         cmocka_unit_test(test_lost_acks_time_out_checkpoints_within_the_concurrency_limit),
         cmocka_unit_test(test_intolerable_checkpoint_failure_restarts_the_job),
+        cmocka_unit_test(test_job_failed_step_says_why_and_which_task),
         cmocka_unit_test(test_crash_before_the_first_checkpoint_restarts_from_the_beginning),
         cmocka_unit_test(test_restart_strategies_give_up_or_back_off_as_configured),
         cmocka_unit_test(test_end_of_input_declines_pending_checkpoints_only_in_legacy_mode),

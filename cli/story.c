@@ -1,0 +1,611 @@
+/* cli/story.c: what happened in a run, told in its summary, its --json
+ * line and its --trace: the faults of the script (scripted or drawn by
+ * --faults random), when each began and ended and what it acted on; each
+ * failure of the job, which task, why and the fault behind it; each
+ * restart, from which checkpoint and how many records the sources
+ * rewound; the settings `vary` drew. Everything comes from observers (the
+ * kernel's fault observer, the model's protocol steps) and read-only
+ * views, so the run is the run it would be without them. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const kind_names[] = {
+    [SCN_CRASH_MACHINE] = "crash-machine", [SCN_CRASH_TASK] = "crash-task", [SCN_PARTITION] = "partition",
+    [SCN_DELAY_LINK] = "delay-link", [SCN_CUT_LINK] = "cut-link", [SCN_LOSE_RPC] = "lose-rpc",
+    [SCN_CRASH_COORDINATOR] = "crash-coordinator", [SCN_SLOW_STORE] = "slow-store",
+    [SCN_FAIL_STORE] = "fail-store", [SCN_SLOW_TASK] = "slow-task",
+};
+
+#define TARGET_BYTES 600u                   /* a partition may name 64 machines a side */
+
+static double ms(sim_time_ns ns) { return (double)ns / 1e6; }
+
+static void task_text(const job *j, uint32_t v, uint32_t i, char *buf, size_t n) {
+    snprintf(buf, n, "%s[%u]", j->vertices[v].name, i);
+}
+
+/* "0,1" or "jm": a partition side as the scenario writes it. */
+static void machines_text(uint64_t mask, uint32_t machines, char *buf, size_t n) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t m = 0; m <= machines && used < n; m++) {
+        if (!(mask & (1ull << m))) continue;
+        int w = m == machines ? snprintf(buf + used, n - used, "%sjm", used ? "," : "")
+                              : snprintf(buf + used, n - used, "%s%u", used ? "," : "", m);
+        used = w < 0 ? n : used + (size_t)w;
+    }
+}
+
+/* What a fault acts on, in the scenario's words: "machine 1", "agg[1]",
+ * "map[0] -> agg[1]", "out[0] -> coordinator", "0 | 1,jm", "store". */
+static void target_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
+    const job *j = &s->cfg.graph;
+    char a[TARGET_BYTES / 2 - 8], b[TARGET_BYTES / 2 - 8];
+    switch (f->kind) {
+    case SCN_CRASH_MACHINE: snprintf(buf, n, "machine %u", f->machine); return;
+    case SCN_CRASH_TASK:
+    case SCN_SLOW_TASK:     task_text(j, f->vertex, f->subtask, buf, n); return;
+    case SCN_LOSE_RPC:
+        task_text(j, f->vertex, f->subtask, a, sizeof a);
+        snprintf(buf, n, "%s -> coordinator", a);
+        return;
+    case SCN_DELAY_LINK:
+    case SCN_CUT_LINK:
+        task_text(j, f->vertex, f->subtask, a, sizeof a);
+        task_text(j, f->vertex2, f->subtask2, b, sizeof b);
+        snprintf(buf, n, "%s -> %s", a, b);
+        return;
+    case SCN_PARTITION:
+        machines_text(f->machines_a, s->cfg.machines, a, sizeof a);
+        machines_text(f->machines_b, s->cfg.machines, b, sizeof b);
+        snprintf(buf, n, "%s | %s", a, b);
+        return;
+    case SCN_CRASH_COORDINATOR: snprintf(buf, n, "coordinator"); return;
+    case SCN_SLOW_STORE:
+    case SCN_FAIL_STORE:        snprintf(buf, n, "store"); return;
+    }
+    snprintf(buf, n, "?");
+}
+
+static uint32_t task_of(const pipeline *p, uint32_t vertex, uint32_t subtask) {
+    return pipe_job(p)->vertex_first_task[vertex] + subtask;
+}
+
+/* The tasks a machine holds, "source[1] map[1] agg[1]" (cut with "..."). */
+static void victims_text(const pipeline *p, uint32_t machine, char *buf, size_t n) {
+    const job *j = pipe_job(p);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        if (j->tasks[t].machine != machine) continue;
+        char name[CLI_STORY_NAME];
+        task_text(j, j->tasks[t].vertex, j->tasks[t].subtask, name, sizeof name);
+        if (used + strlen(name) + 5 >= n) {
+            snprintf(buf + used, n - used, "%s...", used ? " " : "");
+            return;
+        }
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "", name);
+    }
+}
+
+/* A JSON string: the names and texts here hold no quote, but say so safely. */
+static void json_str(FILE *out, const char *text) {
+    fputc('"', out);
+    for (const char *q = text; *q; q++) {
+        if (*q == '"' || *q == '\\') fputc('\\', out);
+        fputc(*q, out);
+    }
+    fputc('"', out);
+}
+
+/* ---- during the run -------------------------------------------------------- */
+
+/* The trace's fault step: kind, target, the tasks a machine crash took,
+ * the scenario line and its text. */
+static void trace_fault(cli_story_run *r, uint32_t i, sim_time_ns at_ns, bool begin) {
+    if (r->rec == NULL || r->rec->trace == NULL) return;
+    const scn_fault *f = &r->s->faults[i];
+    char target[TARGET_BYTES], text[SCN_FAULT_TEXT_BYTES], tasks[2 * CLI_STORY_VICTIMS] = "", fields[2048];
+    target_text(r->s, f, target, sizeof target);
+    scn_fault_text(r->s, f, text, sizeof text);
+    const char *v = r->st->faults[i].victims;
+    if (f->kind == SCN_CRASH_MACHINE) {                   /* ["source[1]","map[1]"] */
+        size_t used = (size_t)snprintf(tasks, sizeof tasks, ",\"tasks\":[\"");
+        for (; *v && used + 4 < sizeof tasks; v++) {
+            if (*v == ' ') used += (size_t)snprintf(tasks + used, sizeof tasks - used, "\",\"");
+            else tasks[used++] = *v;
+        }
+        snprintf(tasks + used, sizeof tasks - used, "\"]");
+    }
+    snprintf(fields, sizeof fields, ",\"fault\":%u,\"kind\":\"%s\",\"target\":\"%s\"%s,\"line\":%u,\"text\":\"%s\"", i,
+             kind_names[f->kind], target, tasks, f->line, text);
+    rpt_fault(r->rec, at_ns, begin, fields);
+}
+
+/* Slow task windows are the model's, not the kernel's: no event marks
+ * them, so they are told once the run has passed their edges (before the
+ * next step at or after it), which keeps the trace in time order. */
+static void flush_slow(cli_story_run *r, sim_time_ns now) {
+    if (!r->has_slow) return;                             /* the common case, at every step */
+    for (uint32_t i = 0; i < r->s->faults_count; i++) {
+        const scn_fault *f = &r->s->faults[i];
+        if (f->kind != SCN_SLOW_TASK || !r->arm->added[i]) continue;
+        sim_time_ns at = r->arm->begin_ns[i], end = at + f->duration_ns;
+        cli_fault_fate *x = &r->st->faults[i];
+        if (!r->slow_begun[i] && at <= now) {
+            r->slow_begun[i] = x->begun = true;
+            x->begun_ns = at;
+            trace_fault(r, i, at, true);
+        }
+        if (r->slow_begun[i] && !r->slow_ended[i] && end <= now) {
+            r->slow_ended[i] = x->ended = true;
+            x->ended_ns = end;
+            trace_fault(r, i, end, false);
+        }
+    }
+}
+
+static void on_fault(void *ctx, const sim_run *run, uint32_t id, bool begin) {
+    cli_story_run *r = ctx;
+    flush_slow(r, run->now_ns);
+    uint32_t i = 0;
+    while (i < r->s->faults_count && !(r->arm->added[i] && r->arm->kernel_id[i] == id)) i++;
+    if (i == r->s->faults_count) return;                  /* not the script's (none such today) */
+    cli_fault_fate *x = &r->st->faults[i];
+    if (begin) {
+        x->begun = true;
+        x->begun_ns = run->now_ns;
+        if (r->s->faults[i].kind == SCN_CRASH_MACHINE) victims_text(r->p, r->s->faults[i].machine, x->victims, sizeof x->victims);
+    } else {
+        x->ended = true;
+        x->ended_ns = run->now_ns;
+    }
+    trace_fault(r, i, run->now_ns, begin);
+}
+
+void cli_story_begin(cli_story_run *r, cli_story *st, const scn *s, pipeline *p, const scn_armed *arm,
+                     rpt_recorder *rec, bool drawn) {
+    memset(r, 0, sizeof *r);
+    memset(st, 0, sizeof *st);
+    r->st = st;
+    r->s = s;
+    r->p = p;
+    r->arm = arm;
+    r->rec = rec;
+    st->drawn = drawn && s->vary != 0;
+    st->faults_count = s->faults_count;
+    for (uint32_t i = 0; i < s->faults_count; i++) {
+        st->scripted += s->faults[i].line > 0;
+        r->has_slow |= s->faults[i].kind == SCN_SLOW_TASK;
+    }
+    fault_observe(pipe_sim(p), on_fault, r);
+}
+
+static bool breaks_connections(scn_fault_kind k) {
+    return k == SCN_CRASH_MACHINE || k == SCN_CRASH_TASK || k == SCN_PARTITION || k == SCN_CUT_LINK;
+}
+
+/* Whether fault i touches task t: its crash, its machine's, a cut of one
+ * of its links, a partition with its machine on one side. */
+static bool touches(const cli_story_run *r, uint32_t i, uint32_t t) {
+    const scn_fault *f = &r->s->faults[i];
+    uint32_t m = pipe_job(r->p)->tasks[t].machine;
+    switch (f->kind) {
+    case SCN_CRASH_MACHINE: return f->machine == m;
+    case SCN_CRASH_TASK:    return task_of(r->p, f->vertex, f->subtask) == t;
+    case SCN_CUT_LINK:      return task_of(r->p, f->vertex, f->subtask) == t || task_of(r->p, f->vertex2, f->subtask2) == t;
+    case SCN_PARTITION:     return ((f->machines_a | f->machines_b) >> m) & 1;
+    default:                return false;
+    }
+}
+
+/* The fault behind a failure at `at`: of those begun by then and either
+ * begun since the last recovery or still open, the latest that can cause
+ * this kind of failure, preferring one that touches the culprit; for a
+ * failover the first coordinator crash since then (a nested one inside
+ * it changed nothing). */
+static uint32_t blame(const cli_story_run *r, sim_time_ns at, uint32_t cause, uint32_t culprit) {
+    uint32_t best = UINT32_MAX;
+    bool best_touches = false;
+    for (uint32_t i = 0; i < r->s->faults_count; i++) {
+        const cli_fault_fate *x = &r->st->faults[i];
+        scn_fault_kind k = r->s->faults[i].kind;
+        bool open = x->begun && (!x->ended || x->ended_ns >= at);
+        if (!x->begun || x->begun_ns > at || (x->begun_ns < r->last_recovery_ns && !open)) continue;
+        if (cause == CLI_FAILOVER ? k != SCN_CRASH_COORDINATOR
+            : cause == PIPE_FAIL_CHECKPOINTS ? k == SCN_CRASH_COORDINATOR : !breaks_connections(k)) continue;
+        bool t = culprit != PIPE_NO_TASK && touches(r, i, culprit);
+        bool later = best != UINT32_MAX && (cause == CLI_FAILOVER ? x->begun_ns < r->st->faults[best].begun_ns
+                                                                   : x->begun_ns >= r->st->faults[best].begun_ns);
+        if (best == UINT32_MAX || (t && !best_touches) || (t == best_touches && later)) {
+            best = i;
+            best_touches = t;
+        }
+    }
+    return best;
+}
+
+static void incident(cli_story_run *r, const pipe_event *e) {
+    cli_story *st = r->st;
+    st->incidents_all++;
+    uint32_t cause = e->kind == PIPE_EV_COORD_FAILOVER ? CLI_FAILOVER : e->channel;
+    uint32_t culprit = e->kind == PIPE_EV_JOB_FAILED ? e->culprit : PIPE_NO_TASK;
+    uint64_t overflows = pipe_get_stats(r->p)->txn_overflows;
+    bool txn_full = overflows > r->txn_overflows;
+    r->txn_overflows = overflows;
+    if (st->incidents_count == CLI_STORY_MAX) return;     /* counted, not told */
+    cli_incident *x = &st->incidents[st->incidents_count++];
+    memset(x, 0, sizeof *x);
+    x->at_ns = e->at_ns;
+    x->cause = cause;
+    x->fault = blame(r, e->at_ns, cause, culprit);
+    x->txn_full = txn_full && cause == PIPE_FAIL_REPORTED;
+    if (culprit != PIPE_NO_TASK) {
+        const job *j = pipe_job(r->p);
+        task_text(j, j->tasks[culprit].vertex, j->tasks[culprit].subtask, x->culprit, sizeof x->culprit);
+    }
+    if (cause == PIPE_FAIL_CHECKPOINTS) {
+        x->ckpt = r->abort_ckpt;
+        x->ckpt_end = r->abort_end;
+    }
+}
+
+/* A restart: the checkpoint it restores, and the records the sources
+ * rewind: where they are (what they read, less what earlier restarts
+ * rewound) less that checkpoint's offsets. */
+static void restarted(cli_story_run *r, const pipe_event *e) {
+    cli_story *st = r->st;
+    const pipe_stats *ps = pipe_get_stats(r->p);
+    uint64_t ckpt = pipe_restore_ckpt(r->p), to = 0;
+    const uint64_t *offsets = ckpt > 0 ? pipe_ckpt_offsets(r->p, ckpt) : NULL;
+    for (uint32_t i = 0; offsets != NULL && i < pipe_config(r->p)->broker.partitions; i++) to += offsets[i];
+    uint64_t at = ps->records_read - r->rewound_sum, rewound = at > to ? at - to : 0;
+    r->rewound_sum += rewound;
+    r->last_recovery_ns = e->at_ns;
+    uint32_t n = ++st->restarts_all;
+    for (uint32_t i = 0; i < st->incidents_count; i++) {
+        if (st->incidents[i].restart == 0) st->incidents[i].restart = n;
+    }
+    if (st->restarts_count == CLI_STORY_MAX) return;
+    cli_restart *x = &st->restarts[st->restarts_count++];
+    *x = (cli_restart){ .at_ns = e->at_ns, .restored = ckpt, .rewound = rewound };
+    uint32_t count = 0;
+    const pipe_ckpt_rec *h = pipe_history(r->p, &count);
+    if (ckpt > 0 && ckpt <= count) x->restored_ns = h[ckpt - 1].ended_ns;
+}
+
+void cli_story_observe(void *ctx, const pipe_event *e) {
+    cli_story_run *r = ctx;
+    flush_slow(r, e->at_ns);
+    switch (e->kind) {
+    case PIPE_EV_CKPT_ABORT:
+        r->abort_ckpt = e->ckpt;
+        r->abort_end = (pipe_ckpt_end)e->channel;
+        break;
+    case PIPE_EV_JOB_FAILED:
+    case PIPE_EV_COORD_FAILOVER: incident(r, e); break;
+    case PIPE_EV_JOB_RESTARTED:  restarted(r, e); break;
+    default: break;
+    }
+    if (r->rec != NULL) rpt_observe(r->rec, e);
+}
+
+/* The sort key: when the fault began, else when it was due, else its
+ * time; a point never reached goes last. */
+static sim_time_ns due_key(const scn *s, const cli_story *st, uint32_t i) {
+    const cli_fault_fate *x = &st->faults[i];
+    if (x->begun) return x->begun_ns;
+    if (x->due) return x->due_ns;
+    return s->faults[i].point == SCN_AT_TIME ? s->faults[i].at_ns : SIM_TIME_NS_MAX;
+}
+
+void cli_story_end(cli_story_run *r) {
+    cli_story *st = r->st;
+    const scn *s = r->s;
+    st->end_ns = pipe_sim(r->p)->now_ns;
+    flush_slow(r, st->end_ns);
+    fault_observe(pipe_sim(r->p), NULL, NULL);
+    for (uint32_t i = 0; i < s->faults_count; i++) {
+        st->faults[i].due = r->arm->added[i];
+        st->faults[i].due_ns = r->arm->begin_ns[i];
+    }
+    for (uint32_t i = 0; i < s->faults_count; i++) {      /* insertion sort: stable, a few dozen */
+        uint32_t k = i;
+        while (k > 0 && due_key(s, st, st->order[k - 1]) > due_key(s, st, i)) {
+            st->order[k] = st->order[k - 1];
+            k--;
+        }
+        st->order[k] = (uint8_t)i;
+    }
+    uint32_t count = 0;
+    const pipe_ckpt_rec *h = pipe_history(r->p, &count);
+    for (uint32_t i = 0; i < count; i++) {
+        if (h[i].end != PIPE_CKPT_PENDING) continue;
+        if (st->pending_count < 8) st->pending[st->pending_count] = h[i].id;
+        st->pending_count++;
+    }
+}
+
+/* ---- telling it ------------------------------------------------------------ */
+
+/* A duration as the scenario reader takes it: 12ms, 1.5s, 250us. */
+static void dur_text(sim_time_ns ns, char *buf, size_t n) {
+    static const struct { const char *name; uint64_t ns; int digits; } units[] = {
+        { "s", SIM_NS_PER_S, 9 }, { "ms", SIM_NS_PER_MS, 6 }, { "us", SIM_NS_PER_US, 3 }, { "ns", 1, 0 },
+    };
+    uint32_t u = 0;
+    while (ns > 0 && ns < units[u].ns) u++;
+    if (ns == 0) u = 1;
+    uint64_t whole = ns / units[u].ns, frac = ns % units[u].ns;
+    int digits = units[u].digits;
+    while (frac > 0 && frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    if (frac == 0) snprintf(buf, n, "%" PRIu64 "%s", whole, units[u].name);
+    else snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64 "%s", whole, digits, frac, units[u].name);
+}
+
+/* The statements `vary` drew, as scenario lines (without the newline). */
+static void drawn_checkpoint(const pipe_ckpt_cfg *k, char *buf, size_t n) {
+    static const char *const modes[] = { "", "aligned", "at-least-once", "unaligned" };
+    char iv[32], mp[32], to[32], at[32];
+    dur_text(k->interval_ns, iv, sizeof iv);
+    dur_text(k->min_pause_ns, mp, sizeof mp);
+    dur_text(k->timeout_ns, to, sizeof to);
+    dur_text(k->alignment_timeout_ns, at, sizeof at);
+    snprintf(buf, n, "checkpoint mode %s interval %s min-pause %s timeout %s max-concurrent %u tolerable %u%s%s",
+             modes[k->mode], iv, mp, to, k->max_concurrent, k->tolerable_failures,
+             k->alignment_timeout_ns > 0 ? " alignment-timeout " : "", k->alignment_timeout_ns > 0 ? at : "");
+}
+
+static void drawn_restart(const pipe_restart_cfg *x, char *buf, size_t n) {
+    char a[32], b[32], c[32];
+    switch (x->kind) {
+    case PIPE_RESTART_NONE: snprintf(buf, n, "restart none"); return;
+    case PIPE_RESTART_FIXED_DELAY:
+        dur_text(x->delay_ns, a, sizeof a);
+        snprintf(buf, n, "restart fixed-delay attempts %u delay %s", x->attempts, a);
+        return;
+    case PIPE_RESTART_FAILURE_RATE:
+        dur_text(x->interval_ns, a, sizeof a);
+        dur_text(x->delay_ns, b, sizeof b);
+        snprintf(buf, n, "restart failure-rate max %u per %s delay %s", x->max_failures, a, b);
+        return;
+    case PIPE_RESTART_EXPONENTIAL:
+        dur_text(x->initial_ns, a, sizeof a);
+        dur_text(x->max_ns, b, sizeof b);
+        dur_text(x->reset_ns, c, sizeof c);
+        snprintf(buf, n, "restart exponential initial %s max %s multiplier %u.%03u reset %s", a, b,
+                 x->multiplier_milli / 1000, x->multiplier_milli % 1000, c);
+        return;
+    }
+    snprintf(buf, n, "restart ?");
+}
+
+/* Line by line, what the run's faults did, in the order they were due. */
+void cli_story_faults(FILE *out, const scn *s, const cli_story *st) {
+    uint32_t fired = 0;
+    for (uint32_t i = 0; i < st->faults_count; i++) fired += st->faults[i].begun;
+    uint32_t drawn = st->faults_count - st->scripted;
+    if (st->faults_count == 0) fprintf(out, "  faults: none\n");
+    else if (drawn == 0) fprintf(out, "  faults: %u scripted, %u fired\n", st->scripted, fired);
+    else if (st->scripted == 0) fprintf(out, "  faults: %u drawn by --faults random for seed %" PRIu64 ", %u fired\n",
+                                        drawn, s->cfg.seed, fired);
+    else fprintf(out, "  faults: %u scripted and %u drawn by --faults random for seed %" PRIu64 ", %u fired\n",
+                 st->scripted, drawn, s->cfg.seed, fired);
+    for (uint32_t k = 0; k < st->faults_count; k++) {
+        uint32_t i = st->order[k];
+        const cli_fault_fate *x = &st->faults[i];
+        char text[SCN_FAULT_TEXT_BYTES];
+        scn_fault_text(s, &s->faults[i], text, sizeof text);
+        if (x->begun && x->ended) {
+            fprintf(out, "    t=%.3fms fired, ended t=%.3fms: ", ms(x->begun_ns), ms(x->ended_ns));
+        } else if (x->begun) {
+            scn_fault_kind kind = s->faults[i].kind;     /* a crash without `for` keeps its target down */
+            bool window = s->faults[i].duration_ns > 0, down = kind == SCN_CRASH_MACHINE || kind == SCN_CRASH_COORDINATOR;
+            fprintf(out, "    t=%.3fms fired%s: ", ms(x->begun_ns),
+                    window ? ", still on at the end" : down ? ", never brought back" : "");
+        } else if (x->due || s->faults[i].point == SCN_AT_TIME) {
+            fprintf(out, "    t=%.3fms did not fire (the run ended first): ", ms(due_key(s, st, i)));
+        } else {
+            fprintf(out, "    did not fire (its point was never reached): ");
+        }
+        fprintf(out, "%s", text);
+        if (s->faults[i].line > 0) fprintf(out, " (line %u)", s->faults[i].line);
+        if (x->victims[0] != '\0') fprintf(out, "; machine %u held %s", s->faults[i].machine, x->victims);
+        fputc('\n', out);
+    }
+    if (!st->drawn) return;
+    char line[256];
+    fprintf(out, "  drawn by vary for seed %" PRIu64 ":\n", s->cfg.seed);
+    if (s->vary & SCN_VARY_CHECKPOINT) {
+        drawn_checkpoint(&s->cfg.ckpt, line, sizeof line);
+        fprintf(out, "    %s\n", line);
+    }
+    if (s->vary & SCN_VARY_RESTART) {
+        drawn_restart(&s->cfg.restart, line, sizeof line);
+        fprintf(out, "    %s\n", line);
+    }
+    if (s->vary & SCN_VARY_NETWORK) {
+        dur_text(s->cfg.rpc_latency_ns, line, sizeof line);
+        fprintf(out, "    network rpc-latency %s\n", line);
+    }
+}
+
+/* "machine 1 crashed at t=47.000ms (source[1] map[1] agg[1])": the fault
+ * behind a failure, in a Flink user's words. */
+static void fault_cause(FILE *out, const scn *s, const cli_story *st, uint32_t i) {
+    const scn_fault *f = &s->faults[i];
+    const cli_fault_fate *x = &st->faults[i];
+    char target[TARGET_BYTES];
+    target_text(s, f, target, sizeof target);
+    switch (f->kind) {
+    case SCN_CRASH_MACHINE:     fprintf(out, "machine %u crashed", f->machine); break;
+    case SCN_CRASH_TASK:        fprintf(out, "%s crashed", target); break;
+    case SCN_PARTITION:         fprintf(out, "a partition split machines %s", target); break;
+    case SCN_CUT_LINK:          fprintf(out, "the link %s was cut", target); break;
+    case SCN_DELAY_LINK:        fprintf(out, "the link %s was being slowed down", target); break;
+    case SCN_LOSE_RPC:          fprintf(out, "messages %s were being lost", target); break;
+    case SCN_CRASH_COORDINATOR: fprintf(out, "the coordinator crashed"); break;
+    case SCN_SLOW_STORE:        fprintf(out, "the store was being slowed down"); break;
+    case SCN_FAIL_STORE:        fprintf(out, "the store was failing writes"); break;
+    case SCN_SLOW_TASK:         fprintf(out, "%s was being slowed down", target); break;
+    }
+    bool crash = f->kind == SCN_CRASH_MACHINE || f->kind == SCN_CRASH_TASK || f->kind == SCN_CRASH_COORDINATOR;
+    fprintf(out, " %s t=%.3fms", crash || f->kind == SCN_PARTITION || f->kind == SCN_CUT_LINK ? "at" : "from",
+            ms(x->begun_ns));
+    if (x->victims[0] != '\0') fprintf(out, " (%s)", x->victims);
+}
+
+static void incident_line(FILE *out, const scn *s, const cli_story *st, const cli_incident *x) {
+    fprintf(out, "  %s at t=%.3fms: ", x->cause == CLI_FAILOVER ? "failover" : "failure", ms(x->at_ns));
+    switch (x->cause) {
+    case PIPE_FAIL_REPORTED:
+        fprintf(out, "%s failed and reported it (%s)", x->culprit,
+                x->txn_full ? "its transaction log was full" : "it lost a connection it needs");
+        break;
+    case PIPE_FAIL_CONNECTION:
+        fprintf(out, "%s failed, the coordinator lost its connection to it (as a TaskManager heartbeat times out)",
+                x->culprit);
+        break;
+    case PIPE_FAIL_CHECKPOINTS:
+        fprintf(out, "checkpoint %" PRIu64 " %s: more failed checkpoints in a row than the %u tolerable", x->ckpt,
+                x->ckpt_end == PIPE_CKPT_TIMED_OUT ? "timed out" : "was declined", s->cfg.ckpt.tolerable_failures);
+        break;
+    case CLI_FAILOVER: fprintf(out, "a new coordinator took over"); break;
+    default: break;
+    }
+    if (x->fault != UINT32_MAX) {
+        fprintf(out, "; cause: ");
+        fault_cause(out, s, st, x->fault);
+    }
+    fputc('\n', out);
+}
+
+static void restart_line(FILE *out, const scn *s, const cli_story *st, const cli_incident *x) {
+    const cli_restart *r = &st->restarts[x->restart - 1];
+    fprintf(out, "    restart %u at t=%.3fms ", x->restart, ms(r->at_ns));
+    if (r->restored > 0) {
+        fprintf(out, "from checkpoint %" PRIu64 " (completed at t=%.3fms)", r->restored, ms(r->restored_ns));
+    } else if (x->cause == CLI_FAILOVER && s->cfg.state.backend == PIPE_BACKEND_MEMORY) {
+        fprintf(out, "from the beginning (the memory backend's checkpoints died with the coordinator)");
+    } else {
+        fprintf(out, "from the beginning (no checkpoint to restore)");
+    }
+    fprintf(out, "; the sources rewound %" PRIu64 " records\n", r->rewound);
+}
+
+/* Each failure of the job, then the restart it led to (the last of
+ * several that one restart followed), or why none came. */
+void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_status status) {
+    for (uint32_t i = 0; i < st->incidents_count; i++) {
+        const cli_incident *x = &st->incidents[i];
+        incident_line(out, s, st, x);
+        bool last = i + 1 == st->incidents_count || st->incidents[i + 1].restart != x->restart;
+        if (x->restart > 0 && x->restart <= st->restarts_count && last) restart_line(out, s, st, x);
+        if (x->restart == 0 && i + 1 == st->incidents_count) {
+            fprintf(out, "    no restart: %s\n", status == PIPE_FAILED ? "the restart strategy gave up"
+                                                                          : "the run ended first");
+        }
+    }
+    if (st->incidents_all > st->incidents_count) {
+        fprintf(out, "  ... %u failures in all, the first %u told\n", st->incidents_all, st->incidents_count);
+    }
+    for (uint32_t i = 0; i < st->pending_count && i < 8; i++) {
+        fprintf(out, "  checkpoint %" PRIu64 " was still pending at the end\n", st->pending[i]);
+    }
+}
+
+/* ---- --json ---------------------------------------------------------------- */
+
+static void json_ns(FILE *out, const char *name, bool known, sim_time_ns ns) {
+    if (known) fprintf(out, ",\"%s\":%" PRIu64, name, ns);
+    else fprintf(out, ",\"%s\":null", name);
+}
+
+static void json_fault(FILE *out, const scn *s, const cli_story *st, uint32_t i) {
+    const scn_fault *f = &s->faults[i];
+    const cli_fault_fate *x = &st->faults[i];
+    char target[TARGET_BYTES], text[SCN_FAULT_TEXT_BYTES];
+    target_text(s, f, target, sizeof target);
+    fprintf(out, "{\"fault\":%u,\"kind\":\"%s\",\"target\":", i, kind_names[f->kind]);
+    json_str(out, target);
+    if (f->kind == SCN_CRASH_MACHINE) {
+        fprintf(out, ",\"tasks\":[");
+        for (const char *v = x->victims; *v; v++) {
+            if (v == x->victims || v[-1] == ' ') fputc('"', out);
+            if (*v != ' ') fputc(*v, out);
+            if (v[1] == ' ' || v[1] == '\0') fprintf(out, "\"%s", v[1] == ' ' ? "," : "");
+        }
+        fputc(']', out);
+    }
+    json_ns(out, "at_ns", x->due || f->point == SCN_AT_TIME, x->due ? x->due_ns : f->at_ns);
+    fprintf(out, ",\"duration_ns\":%" PRIu64 ",\"fired\":%s", f->duration_ns, x->begun ? "true" : "false");
+    json_ns(out, "began_ns", x->begun, x->begun_ns);
+    json_ns(out, "ended_ns", x->ended, x->ended_ns);
+    fprintf(out, ",\"optional\":%s,\"line\":%u,\"text\":", f->optional ? "true" : "false", f->line);
+    json_str(out, scn_fault_text(s, f, text, sizeof text));
+    fputc('}', out);
+}
+
+static const char *cause_name(uint32_t cause) {
+    return cause == CLI_FAILOVER ? "coordinator-failover" : rpt_fail_cause_name((pipe_fail_cause)cause);
+}
+
+/* "fault": the script's number of the fault behind it, as in "faults". */
+static void json_incident(FILE *out, const cli_story *st, const cli_incident *x) {
+    fprintf(out, "{\"at_ns\":%" PRIu64 ",\"cause\":\"%s\",\"task\":", x->at_ns, cause_name(x->cause));
+    if (x->culprit[0] != '\0') json_str(out, x->culprit); else fprintf(out, "null");
+    if (x->fault != UINT32_MAX) fprintf(out, ",\"fault\":%u", x->fault); else fprintf(out, ",\"fault\":null");
+    if (x->cause == PIPE_FAIL_CHECKPOINTS) fprintf(out, ",\"checkpoint\":%" PRIu64, x->ckpt);
+    if (x->cause == PIPE_FAIL_REPORTED) fprintf(out, ",\"transaction_log_full\":%s", x->txn_full ? "true" : "false");
+    if (x->restart == 0 || x->restart > st->restarts_count) {
+        fprintf(out, ",\"restart\":null}");
+        return;
+    }
+    const cli_restart *r = &st->restarts[x->restart - 1];
+    fprintf(out, ",\"restart\":{\"n\":%u,\"at_ns\":%" PRIu64 ",\"restored_checkpoint\":%" PRIu64, x->restart,
+            r->at_ns, r->restored);
+    json_ns(out, "restored_completed_ns", r->restored > 0, r->restored_ns);
+    fprintf(out, ",\"rewound_records\":%" PRIu64 "}}", r->rewound);
+}
+
+void cli_story_json(FILE *out, const scn *s, const cli_story *st) {
+    fprintf(out, ",\"faults\":[");
+    for (uint32_t k = 0; k < st->faults_count; k++) {
+        if (k > 0) fputc(',', out);
+        json_fault(out, s, st, st->order[k]);
+    }
+    fprintf(out, "],\"recovery\":[");
+    for (uint32_t i = 0; i < st->incidents_count; i++) {
+        if (i > 0) fputc(',', out);
+        json_incident(out, st, &st->incidents[i]);
+    }
+    fprintf(out, "],\"pending_checkpoints\":[");
+    for (uint32_t i = 0; i < st->pending_count && i < 8; i++) fprintf(out, "%s%" PRIu64, i ? "," : "", st->pending[i]);
+    fprintf(out, "],\"drawn\":");
+    if (!st->drawn) {
+        fprintf(out, "null");
+        return;
+    }
+    char line[256];
+    const char *sep = "{";
+    if (s->vary & SCN_VARY_CHECKPOINT) {
+        drawn_checkpoint(&s->cfg.ckpt, line, sizeof line);
+        fprintf(out, "%s\"checkpoint\":\"%s\"", sep, line);
+        sep = ",";
+    }
+    if (s->vary & SCN_VARY_RESTART) {
+        drawn_restart(&s->cfg.restart, line, sizeof line);
+        fprintf(out, "%s\"restart\":\"%s\"", sep, line);
+        sep = ",";
+    }
+    if (s->vary & SCN_VARY_NETWORK) {
+        dur_text(s->cfg.rpc_latency_ns, line, sizeof line);
+        fprintf(out, "%s\"network\":\"network rpc-latency %s\"", sep, line);
+    }
+    fputc('}', out);
+}
