@@ -94,9 +94,19 @@ static void narrate(void *ctx, const pipe_event *e) {
     case PIPE_EV_CKPT_ABORT:
         fprintf(n->out, "aborts checkpoint %" PRIu64 " (%s)", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
         break;
-    case PIPE_EV_JOB_FAILED:
-        fprintf(n->out, "hears that a task failed: cancels every task; pending checkpoints die with this attempt");
+    case PIPE_EV_JOB_FAILED: {
+        char culprit[48] = "a task";
+        if (e->culprit != PIPE_NO_TASK) task_name(p, e->culprit, culprit, sizeof culprit);
+        if (e->channel == PIPE_FAIL_REPORTED) {
+            fprintf(n->out, "hears from %s that it failed", culprit);
+        } else if (e->channel == PIPE_FAIL_CONNECTION) {
+            fprintf(n->out, "lost its connection to %s (its TaskManager is gone)", culprit);
+        } else {
+            fprintf(n->out, "has seen more checkpoints fail in a row than tolerable");
+        }
+        fprintf(n->out, ": cancels every task; pending checkpoints die with this attempt");
         break;
+    }
     case PIPE_EV_JOB_RESTARTED:
         if (pipe_restore_ckpt(p) > 0) {
             fprintf(n->out, "restarts every task from checkpoint %" PRIu64 "; sources rewind to its offsets",

@@ -492,98 +492,107 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
     printf("}\n");
 }
 
-static int run_or_replay(int argc, char **argv, bool replay) {
+typedef struct run_opts {
+    uint64_t    seed, hash;
+    bool        seed_given, hash_given, random_faults, json;
+    pipe_bug    bug;
+    const char *paths[4];             /* --log, --trace, --dot, --coverage */
+} run_opts;
+
+static bool parse_hash(const char *prog, const char *text, uint64_t *hash) {
+    char *end = NULL;
+    *hash = strtoull(text, &end, 16);
+    if (end == text || *end != '\0' || strlen(text) > 16) {
+        fprintf(stderr, "%s: --hash '%s': expected up to 16 hex digits\n", prog, text);
+        return false;
+    }
+    return true;
+}
+
+/* The options; returns -1 when the run goes on, else the exit status. */
+static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, run_opts *x) {
     static const struct option opts[] = {
-        { "seed", required_argument, NULL, 's' },
-        { "hash", required_argument, NULL, 'H' },
-        { "faults", required_argument, NULL, 'f' },
-        { "bug", required_argument, NULL, 'b' },
-        { "json", no_argument, NULL, 'j' },
-        { "log", required_argument, NULL, 'l' },
-        { "trace", required_argument, NULL, 't' },
-        { "dot", required_argument, NULL, 'd' },
-        { "coverage", required_argument, NULL, 'c' },
-        { "help", no_argument, NULL, 'h' },
+        { "seed", required_argument, NULL, 's' },  { "hash", required_argument, NULL, 'H' },
+        { "faults", required_argument, NULL, 'f' }, { "bug", required_argument, NULL, 'b' },
+        { "json", no_argument, NULL, 'j' },         { "log", required_argument, NULL, 'l' },
+        { "trace", required_argument, NULL, 't' },  { "dot", required_argument, NULL, 'd' },
+        { "coverage", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *prog = replay ? "absim replay" : "absim run";
-    uint64_t seed = 0, hash = 0;
-    bool seed_given = false, hash_given = false, random_faults = false;
-    pipe_bug bug = PIPE_BUG_NONE;
-    bool json = false;
-    const char *log_path = NULL, *trace_path = NULL, *dot_path = NULL, *cov_path = NULL;
+    *x = (run_opts){ .bug = PIPE_BUG_NONE };
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE;
-            seed_given = true;
+            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &x->seed)) return CLI_USAGE;
+            x->seed_given = true;
             break;
-        case 'H': {
-            char *end = NULL;
-            hash = strtoull(optarg, &end, 16);
-            if (end == optarg || *end != '\0' || strlen(optarg) > 16) {
-                fprintf(stderr, "%s: --hash '%s': expected up to 16 hex digits\n", prog, optarg);
-                return CLI_USAGE;
-            }
-            hash_given = true;
+        case 'H':
+            if (!parse_hash(prog, optarg, &x->hash)) return CLI_USAGE;
+            x->hash_given = true;
             break;
-        }
-        case 'f':
-            if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE;
-            break;
-        case 'b':
-            if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE;
-            break;
-        case 'l': log_path = optarg; break;
-        case 't': trace_path = optarg; break;
-        case 'd': dot_path = optarg; break;
-        case 'c': cov_path = optarg; break;
-        case 'j': json = true; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
+        case 'l': x->paths[0] = optarg; break;
+        case 't': x->paths[1] = optarg; break;
+        case 'd': x->paths[2] = optarg; break;
+        case 'c': x->paths[3] = optarg; break;
+        case 'j': x->json = true; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
     }
-    if (replay && !seed_given) {
+    if (replay && !x->seed_given) {
         fprintf(stderr, "%s: --seed is required\n", prog);
         return CLI_USAGE;
     }
-    scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
+    return -1;
+}
+
+/* A replay's verdict: the trace hash as recorded, or which options the
+ * hash depends on and which this run had. */
+static bool hash_as_recorded(const char *path, const run_opts *x, uint64_t got) {
+    if (got == x->hash) {
+        printf("  replay: trace hash %016" PRIx64 " as recorded\n", x->hash);
+        return true;
+    }
+    printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s); the hash"
+           " is of the file, --seed, --faults random and --bug: give the ones the recorded run had (swarm"
+           " prints its replay command), with the same build\n", path, got, x->hash,
+           x->random_faults ? " with --faults random" : " without --faults random", x->bug ? ", --bug " : ", no --bug",
+           x->bug ? pipe_bug_name(x->bug) : "");
+    return false;
+}
+
+static int run_or_replay(int argc, char **argv, bool replay) {
+    const char *prog = replay ? "absim replay" : "absim run";
+    run_opts x;
+    int rc = parse_run_opts(prog, argc, argv, replay, &x);
+    if (rc >= 0) return rc;
+    scn *s = cli_load_scenario(prog, argc, argv, x.seed_given, x.seed);
     if (s == NULL) return CLI_USAGE;
-    s->cfg.bug = bug;
+    s->cfg.bug = x.bug;
     run_outputs w;
-    const char *const paths[4] = { log_path, trace_path, dot_path, cov_path };
-    if (!open_outputs(prog, paths, &w)) {
+    if (!open_outputs(prog, x.paths, &w)) {
         free(s);
         return CLI_USAGE;
     }
     cli_outcome o;
-    int rc = cli_run_scenario(s, random_faults, w.log.f, json ? NULL : stdout, w.trace.f, w.dot.f, &o);
+    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, &o);
     if (rc == CLI_USAGE) {
         fprintf(stderr, "%s\n", o.failures.text[0]);
         abandon_outputs(&w);
         free(s);
         return CLI_USAGE;
     }
-    if (cov_path != NULL) {
-        cli_cov_report(json ? stderr : stdout, o.reach);
+    if (x.paths[3] != NULL) {
+        cli_cov_report(x.json ? stderr : stdout, o.reach);
         cli_cov_write(w.cov.f, o.reach);          /* a failed write shows at the commit */
     }
-    if (json) json_line(s, &o, bug);
-    if (hash_given) {
-        if (o.trace_hash == hash) {
-            printf("  replay: trace hash %016" PRIx64 " as recorded\n", hash);
-        } else {
-            printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s); the hash"
-                   " is of the file, --seed, --faults random and --bug: give the ones the recorded run had (swarm"
-                   " prints its replay command), with the same build\n", argv[optind], o.trace_hash, hash,
-                   random_faults ? " with --faults random" : " without --faults random", bug ? ", --bug " : ", no --bug",
-                   bug ? pipe_bug_name(bug) : "");
-            rc = CLI_FAIL;
-        }
-    }
+    if (x.json) json_line(s, &o, x.bug);
+    if (x.hash_given && !hash_as_recorded(argv[optind], &x, o.trace_hash)) rc = CLI_FAIL;
     free(s);
     bool written = commit_outputs(prog, &w);
     if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;

@@ -194,14 +194,20 @@ static void work(void *ctx, uint64_t task, cli_task_result *out) {
     cli_task_run(&w->files[task % w->nfiles], task_seed(w, task), w->opt->bug, w->opt->random_faults, out);
 }
 
-/* The commands that reproduce, narrate and minimise a failing run. */
+/* The commands that reproduce, narrate and minimise a failing run (a run
+ * that died or could not start has no trace hash: `run` shows it again). */
 static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *r, char cmd[3][1024]) {
     const char *path = w->files[task % w->nfiles].path;
     uint64_t seed = task_seed(w, task);
     char opts[96];
     snprintf(opts, sizeof opts, "%s%s%s", w->opt->random_faults ? " --faults random" : "",
              w->opt->bug ? " --bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "");
-    snprintf(cmd[0], 1024, "absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", path, seed, r->trace_hash, opts);
+    if (r->died || r->rc == CLI_USAGE) {          /* no trace hash to check: running it again shows what happened */
+        snprintf(cmd[0], 1024, "absim run %s --seed %" PRIu64 "%s", path, seed, opts);
+    } else {
+        snprintf(cmd[0], 1024, "absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", path, seed, r->trace_hash,
+                 opts);
+    }
     snprintf(cmd[1], 1024, "absim explain %s --seed %" PRIu64 "%s", path, seed, opts);
     snprintf(cmd[2], 1024, "absim shrink %s --seed %" PRIu64 "%s", path, seed, opts);
 }

@@ -148,6 +148,8 @@ sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate para
 check "swarm: a run that cannot start is a JUnit error" 0 'failures="0" errors="2" skipped="0"' cat "$bad.err.xml"
 check "swarm: ... of type bad input, and the report validates" 0 "validates" \
     sh -c "grep -q '<error message=\"$bad.huge.scn: the run needs .* of memory, .* type=\"bad input\">' \"$bad.err.xml\" && xmllint --noout --schema $xsd \"$bad.err.xml\""
+check "swarm: ... whose follow-up runs it again (no trace hash to replay)" 0 "replay: absim run $bad.huge.scn --seed 1" cat "$bad.err.xml"
+lacks "swarm: ... and never names a hash of zeros" "0000000000000000" cat "$bad.err.xml"
 rm -f "$bad.huge.scn" "$bad.err.xml"
 json_tally() {   # swarm ARGS... --json: every stdout line is JSON; the failing runs in seed order, the tally last
     "$absim" swarm "$@" --json 2>/dev/null | /usr/bin/python3 -c '
@@ -204,6 +206,9 @@ check "swarm: bad seed range" 2 "--seeds '5': expected A..B" "$absim" swarm "$ba
 check "explain: narrates alignment for one checkpoint" 0 "agg[1] got barrier 2 on input 0 (from map[0]); 1 of 2 inputs blocked" \
     "$absim" explain scenarios/faults/crash-machine.scn --checkpoint 2
 check "explain: the coordinator restarts from the latest checkpoint" 0 "coordinator restarts every task from checkpoint 2; sources rewind to its offsets" \
+    "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
+check "explain: a job failure names the task and how the coordinator learnt it" 0 \
+    "coordinator lost its connection to source[1] (its TaskManager is gone): cancels every task" \
     "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
 check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
     "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[7]'
