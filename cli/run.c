@@ -67,12 +67,12 @@ static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
             st->snapshots ? ms(st->async_ns_sum) / (double)st->snapshots : 0.0, ms(st->async_ns_max));
     if (c->state.backend == PIPE_BACKEND_DURABLE) {
         fprintf(out, "  files: %" PRIu64 " written, %" PRIu64 " references to shared files; %" PRIu64
-                " bytes in completed checkpoints; %" PRIu64 " snapshots declined by the backend\n",
+                " bytes in completed checkpoints; %" PRIu64 " snapshots failed at their task\n",
                 st->files_created, st->files_shared, st->bytes_written, st->async_failures);
     } else {                                     /* the coordinator's heap: no files to speak of */
         fprintf(out, "  held by the coordinator: %" PRIu64 " bytes in completed checkpoints", st->bytes_written);
         if (c->state.incremental) fprintf(out, "; %" PRIu64 " references to earlier increments", st->files_shared);
-        if (st->async_failures > 0) fprintf(out, "; %" PRIu64 " snapshots declined", st->async_failures);
+        if (st->async_failures > 0) fprintf(out, "; %" PRIu64 " snapshots failed at their task", st->async_failures);
         fputc('\n', out);
     }
     if (st->unaligned_triggers > 0 || c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0) {

@@ -235,7 +235,9 @@ typedef struct pipe_stats {
     uint64_t    sync_parts;            /* synchronous parts ended (declined snapshots too) */
     sim_time_ns sync_ns_sum, sync_ns_max;     /* trigger to the task going on */
     sim_time_ns async_ns_sum, async_ns_max;   /* background write to acknowledgement */
-    uint64_t    async_failures;        /* snapshots declined: failed write, full store */
+    uint64_t    async_failures;        /* snapshots that failed at their task: a failed write (a full
+                                          store too), channel state past its bound, too many at once
+                                          (each declined), or a finished task's final state not written */
     uint64_t    bytes_written;         /* state files of completed checkpoints */
     uint64_t    files_created, files_shared;  /* shared: references to earlier files */
     uint64_t    cs_bytes;              /* in-flight data persisted as channel state */
