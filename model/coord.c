@@ -96,7 +96,21 @@ static void history_end(pipeline *p, uint64_t ckpt, pipe_ckpt_end end) {
 static void ack_finished(pipeline *p, rt_slot *s, uint32_t task) {
     if (s->acked[task]) return;
     REACHED(p, FINISHED_ACKED_FOR);
-    snap_ack_finished(p, &p->tasks[task], s);
+    const job *j = pipe_job(p);
+    const job_task *jt = &j->tasks[task];
+    const job_vertex *v = &j->vertices[jt->vertex];
+    if (v->kind == JOB_SOURCE) {                  /* read to the end, as its FINISHED said */
+        for (uint32_t part = jt->subtask; part < p->cfg.broker.partitions; part += v->parallelism) {
+            s->offsets[part] = p->cfg.broker.records_per_partition;
+        }
+    }
+    if (v->kind == JOB_SINK) sinktx_final_ack(p, &p->tasks[task], s->ckpt);   /* still task code: to move */
+    uint64_t f = p->coord.final_file[task];
+    if (f != 0 && store_alive(&p->files, f)) {
+        store_ref(&p->files, f);
+        s->chains[task] = (rt_chain){ .ckpt = s->ckpt, .count = 1, .files = { f } };
+        s->files_shared++;
+    }
     s->acked[task] = 1;
     s->acks++;
 }
@@ -358,6 +372,7 @@ static void restart(pipeline *p) {
     co->status = PIPE_RUNNING;
     p->stats.restarts++;
     memset(co->finished, 0, j->tasks_count);
+    memset(co->final_file, 0, sizeof(uint64_t) * j->tasks_count);
     co->finished_count = 0;
     co->sources_running = 0;
     /* All down first (a task a machine restart woke up goes too), so no
@@ -374,7 +389,7 @@ static void restart(pipeline *p) {
     arm_trigger(p, p->cfg.ckpt.interval_ns);
 }
 
-static void on_msg(pipeline *p, const sim_msg *m) {
+static void on_msg(pipeline *p, const sim_msg *m, const void *payload) {
     rt_coord *co = coord_of(p);
     uint64_t epoch = m->b >> 32;
     uint32_t task = (uint32_t)(m->b & 0xffffffffu);
@@ -404,6 +419,8 @@ static void on_msg(pipeline *p, const sim_msg *m) {
     case MSG_FINISHED:
         if (co->finished[task]) break;
         co->finished[task] = 1;
+        SIM_ASSERT(payload != NULL);
+        co->final_file[task] = ((const msg_finished *)payload)->final_file;
         co->finished_count++;
         if (p->tasks[task].v->kind == JOB_SOURCE) co->sources_running--;
         /* The task triggered (or declined) every checkpoint up to m->a
@@ -467,6 +484,9 @@ static void failover(pipeline *p) {
     p->stats.checkpoints_lost += co->completed_count;
     co->completed_count = 0;
     co->restore_slot = 0;
+    memset(co->final_file, 0, sizeof(uint64_t) * j->tasks_count);
+    /* The tasks' own handles name files of the wiped heap: still cleared
+     * here, not by a message (a step still to take). */
     for (uint32_t t = 0; t < j->tasks_count; t++) p->tasks[t].final_file = 0;
     store_wipe(&p->files);
     sim_timer_set(p->run, co->actor, p->cfg.rpc_latency_ns, TIMER_RESTART);
@@ -498,7 +518,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         }
         break;
     case SIM_EV_MSG:
-        on_msg(p, &ev->msg);
+        on_msg(p, &ev->msg, sim_payload(run, ev));
         break;
     case SIM_EV_LINK_DOWN: {                     /* a TaskManager connection broke */
         const sim_link *l = &p->run->links[ev->aux];

@@ -196,7 +196,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC) continue;
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + (pl->records * pl->copies[g->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
     }
-    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 8) + pl->records
+    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 16 + 8) + pl->records
                         + (uint64_t)pl->slots * (sizeof(rt_slot) + pl->tasks * (1 + sizeof(rt_chain))
                                                  + cfg->broker.partitions * 8 + 64)
                         + cfg->broker.partitions * 8 + cfg->broker.keys * 8
@@ -216,6 +216,10 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->events_pending_max = pl->chans * (pl->ring + 4) + pl->tasks * 16 + 4096;
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
+    /* Payloads in flight: a task's FINISHED, repeated every 50 RPC
+     * latencies, has at most a couple in flight; room for eight each. */
+    sc->payloads_max = pl->tasks * 8 + 64;
+    sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
     sc->model_bytes = (size_t)model;
@@ -344,6 +348,7 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->coord.finished = sim_alloc(run, pl->tasks, 1);
+    p->coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->coord.next_ckpt = 1;

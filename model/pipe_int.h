@@ -16,23 +16,10 @@
 #define MODEL_PIPE_INT_H
 
 #include "pipe.h"
+#include "proto.h"
 #include "store.h"
 
 #define CHAN_BUF_RECORDS 32u
-
-enum {                               /* sim_msg.type of the model's messages */
-    MSG_DATA = 1,                    /* a = channel, b = buffer number */
-    MSG_CREDIT,                      /* a = channel, b = buffers consumed */
-    MSG_TRIGGER,                     /* coord -> source: a = ckpt, b = epoch */
-    MSG_ACK,                         /* task -> coord: a = ckpt, b = epoch << 32 | task */
-    MSG_DECLINE,
-    MSG_COMPLETE,                    /* coord -> task: a = ckpt, b = epoch */
-    MSG_ABORTED,
-    MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task */
-    MSG_FINISHED,                    /* task -> coord: a = last checkpoint it triggered or declined,
-                                        b = epoch << 32 | task */
-    MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = channel, b = ckpt */
-};
 
 enum {                               /* timer tags */
     TIMER_WORK_DONE = 1,
@@ -228,6 +215,7 @@ typedef struct rt_coord {
     bool        started;              /* the first coordinator started (a later START is a failover) */
     uint32_t    completed_count;
     uint8_t    *finished;             /* by task, this attempt */
+    uint64_t   *final_file;           /* by task: the final state a FINISHED message named (0: none) */
     uint32_t    finished_count;
     uint32_t    sources_running;
     /* restart strategy */
@@ -300,7 +288,6 @@ void snap_output_timeout(pipeline *p, rt_task *t, uint64_t ckpt);   /* it waited
 void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt);    /* notifyCheckpointComplete */
 void snap_finish(pipeline *p, rt_task *t);                      /* final state of a finished task */
 void snap_reset(pipeline *p, rt_task *t);                       /* restore: state, channel state */
-void snap_ack_finished(pipeline *p, const rt_task *t, rt_slot *s);   /* coordinator, for a finished task */
 void snap_slot_release(pipeline *p, rt_slot *s);                /* its files' references go */
 
 /* model/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */

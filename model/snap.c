@@ -526,21 +526,6 @@ void snap_finish(pipeline *p, rt_task *t) {
     t->final_file = f;
 }
 
-void snap_ack_finished(pipeline *p, const rt_task *t, rt_slot *s) {
-    if (t->v->kind == JOB_SOURCE) {
-        for (uint32_t i = 0; i < t->parts_count; i++) {
-            uint32_t part = t->jt->subtask + i * t->v->parallelism;
-            s->offsets[part] = p->offsets[part];
-        }
-    }
-    if (t->v->kind == JOB_SINK) sinktx_final_ack(p, &p->tasks[t->id], s->ckpt);
-    if (!t->stateful || t->final_file == 0 || !store_alive(&p->files, t->final_file)) return;
-    rt_chain c = { .ckpt = s->ckpt, .count = 1, .files = { t->final_file } };
-    store_ref(&p->files, t->final_file);
-    s->chains[t->id] = c;
-    s->files_shared++;
-}
-
 void snap_slot_release(pipeline *p, rt_slot *s) {
     uint32_t tasks = pipe_job(p)->tasks_count;
     for (uint32_t t = 0; t < tasks; t++) {

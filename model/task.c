@@ -177,6 +177,19 @@ static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
     task_rpc(p, t, MSG_DECLINE, ckpt);
 }
 
+/* FINISHED carries the final state's handle: the coordinator acknowledges
+ * later checkpoints for the task with it, and with the ends of a source's
+ * partitions, which it has read to the end (asserted: the message claims it). */
+static void send_finished(pipeline *p, rt_task *t) {
+    for (uint32_t i = 0; i < t->parts_count; i++) {
+        uint32_t part = t->jt->subtask + i * t->v->parallelism;
+        SIM_ASSERT(p->offsets[part] == p->cfg.broker.records_per_partition);
+    }
+    msg_finished f = { .final_file = t->final_file };
+    sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
+    link_send_payload(p->run, t->rpc_to_coord, &m, 64, &f, sizeof f);
+}
+
 static void finish(pipeline *p, rt_task *t) {
     SIM_ASSERT(!t->finished);
     flush_all(p, t);
@@ -184,7 +197,7 @@ static void finish(pipeline *p, rt_task *t) {
     t->finished = true;
     snap_finish(p, t);
     pipe_note(p, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
-    task_rpc(p, t, MSG_FINISHED, t->last_seen_ckpt);
+    send_finished(p, t);
     /* An RPC can be lost, and the job cannot finish without it: say it
      * again until the job ends or restarts (the coordinator ignores
      * repeats), as Flink retries task state updates. */
@@ -686,7 +699,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         } else if (ev->msg.a == TIMER_SOURCE_NEXT) {
             source_read(p, t);
         } else if (ev->msg.a == TIMER_FINISHED_RETRY) {
-            task_rpc(p, t, MSG_FINISHED, t->last_seen_ckpt);
+            send_finished(p, t);
             sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
         } else if (ev->msg.a == TIMER_SYNC_DONE) {
             snap_sync_done(p, t);

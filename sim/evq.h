@@ -54,7 +54,7 @@ typedef struct sim_event {
     uint16_t flags;
     uint32_t aux;      /* link id, timer slot, device id or fault index */
     uint32_t gen;      /* link connection / timer generation, or I/O status */
-    uint32_t reserved;
+    uint32_t payload;  /* SIM_EV_MSG: payload slot + 1 (link_send_payload), 0: none; not in the trace hash */
     sim_msg  msg;
 } sim_event;
 

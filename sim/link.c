@@ -6,6 +6,8 @@
  * messages in send order, equal arrival times keep send order too. */
 #include "run.h"
 
+#include <string.h>
+
 static sim_time_ns transfer_ns(uint64_t size_bytes, uint64_t bandwidth_bytes_per_s) {
     if (bandwidth_bytes_per_s == 0) return 0;
     unsigned __int128 ns = (unsigned __int128)size_bytes * SIM_NS_PER_S;
@@ -37,7 +39,7 @@ bool link_is_up(const sim_run *run, uint32_t link_id) {
     return run->links[link_id].cut_count == 0;
 }
 
-bool link_send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_bytes) {
+static bool send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_bytes, const void *data, uint32_t data_bytes) {
     SIM_ASSERT(link_id < run->links_count);
     sim_link *l = &run->links[link_id];
     SIM_ASSERT(run->actors[l->src].up);
@@ -68,8 +70,19 @@ bool link_send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_b
     ev->gen = l->gen;
     ev->msg = *m;
     ev->msg.src = l->src;
+    if (data != NULL) memcpy(sim_payload_take(run, ev, data_bytes), data, data_bytes);   /* the receiver's copy */
     SIM_ASSERT(arrive >= now);
     return true;
+}
+
+bool link_send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_bytes) {
+    return send(run, link_id, m, size_bytes, NULL, 0);
+}
+
+bool link_send_payload(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_bytes, const void *data,
+                       uint32_t data_bytes) {
+    SIM_ASSERT(data != NULL && data_bytes > 0);
+    return send(run, link_id, m, size_bytes, data, data_bytes);
 }
 
 void link_break(sim_run *run, sim_link *l, uint32_t crashed) {

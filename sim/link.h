@@ -67,6 +67,11 @@ uint32_t link_add(sim_run *run, uint32_t src_actor, uint32_t dst_actor, const li
  * the wire (it may still be dropped in flight), false when it was dropped at
  * once (link cut, loss). Must be called while the source actor is up. */
 bool link_send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_bytes);
+/* link_send with data_bytes of data copied into the message's payload
+ * (sim_payload() at the receiver); nothing is taken when the message is
+ * dropped at once. size_bytes, what the wire carries, includes it. */
+bool link_send_payload(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size_bytes, const void *data,
+                       uint32_t data_bytes);
 
 void link_cut(sim_run *run, uint32_t link_id);
 void link_heal(sim_run *run, uint32_t link_id);

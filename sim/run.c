@@ -39,6 +39,10 @@ sim_cfg sim_cfg_default(uint64_t seed) {
     };
 }
 
+/* A payload slot: the largest payload, rounded up so that every slot is
+ * aligned for any struct a model sends. */
+static size_t slot_bytes(const sim_cfg *c) { return ((size_t)c->payload_bytes + 15) & ~(size_t)15; }
+
 static size_t kernel_bytes(const sim_cfg *c) {
     size_t slack = 64 * 16;   /* alignment padding of the arrays below */
     return sizeof(sim_run) + slack
@@ -50,7 +54,8 @@ static size_t kernel_bytes(const sim_cfg *c) {
          + (size_t)c->faults_max * sizeof(sim_fault)
          + ((size_t)c->events_pending_max + 7) * sizeof(evq_key)
          + (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint32_t))
-         + (c->order_ties ? (size_t)c->events_pending_max * sizeof(sim_event) : 0);
+         + (c->order_ties ? (size_t)c->events_pending_max * sizeof(sim_event) : 0)
+         + (size_t)c->payloads_max * (slot_bytes(c) + sizeof(uint32_t));
 }
 
 size_t sim_run_bytes(const sim_cfg *cfg) { return kernel_bytes(cfg) + cfg->model_bytes; }
@@ -85,6 +90,13 @@ sim_run *sim_run_create(const sim_cfg *cfg) {
     evq_init(&run->events, ar, cfg->events_pending_max);
     run->kernel_rng = rng_stream(cfg->seed, rng_stream_id(RNG_DOMAIN_KERNEL, 0));
     if (cfg->order_ties) run->ties = ARENA_NEW(ar, sim_event, cfg->events_pending_max);
+    if (cfg->payloads_max > 0) {
+        SIM_ASSERT(cfg->payload_bytes > 0);
+        run->payloads = arena_alloc(ar, (size_t)cfg->payloads_max * slot_bytes(cfg), 16);
+        run->payload_free = ARENA_NEW(ar, uint32_t, cfg->payloads_max);
+        for (uint32_t i = 0; i < cfg->payloads_max; i++) run->payload_free[i] = cfg->payloads_max - 1 - i;
+        run->payload_free_count = cfg->payloads_max;
+    }
     SIM_ASSERT(arena_mark(ar) <= kernel_bytes(cfg));
     return run;
 }
@@ -148,7 +160,7 @@ sim_event *sim_schedule(sim_run *run, sim_time_ns at_ns, uint32_t dst, sim_ev_ki
     ev->flags = 0;
     ev->aux = SIM_NO_LINK;
     ev->gen = 0;
-    ev->reserved = 0;
+    ev->payload = 0;
     ev->msg = (sim_msg){ 0 };
     return ev;
 }
@@ -341,6 +353,25 @@ static void log_event(const sim_run *run, const sim_event *ev, trace_outcome o) 
     fprintf(f, " %s\n", outcome_names[o]);
 }
 
+static void payload_release(sim_run *run, uint32_t slot) {
+    SIM_ASSERT(slot < run->cfg.payloads_max && run->payload_free_count < run->cfg.payloads_max);
+    run->payload_free[run->payload_free_count++] = slot;
+}
+
+void *sim_payload_take(sim_run *run, sim_event *ev, uint32_t bytes) {
+    SIM_ASSERT(ev->payload == 0 && bytes > 0 && bytes <= run->cfg.payload_bytes);
+    SIM_ASSERT(run->payload_free_count > 0);   /* more payloads in flight than the run was sized for */
+    uint32_t slot = run->payload_free[--run->payload_free_count];
+    ev->payload = slot + 1;
+    return run->payloads + (size_t)slot * slot_bytes(&run->cfg);
+}
+
+const void *sim_payload(const sim_run *run, const sim_event *ev) {
+    if (ev->payload == 0) return NULL;
+    SIM_ASSERT(ev->payload <= run->cfg.payloads_max);
+    return run->payloads + (size_t)(ev->payload - 1) * slot_bytes(&run->cfg);
+}
+
 static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
     if (ev->dst == SIM_KERNEL) return TRACE_KERNEL;
     if (ev->kind == SIM_EV_TIMER) {        /* cancelled: stale, whoever it was for */
@@ -453,6 +484,7 @@ static inline bool step(sim_run *run) {
         }
         break;
     }
+    if (ev.payload != 0) payload_release(run, ev.payload - 1);   /* delivered or dropped: its slot is free */
     return true;
 }
 

@@ -124,6 +124,8 @@ typedef struct sim_cfg {
     uint64_t    events_max;        /* bound: events dispatched */
     sim_time_ns time_max_ns;       /* bound: virtual time */
     size_t      model_bytes;       /* arena room for the model */
+    uint32_t    payloads_max;      /* message payloads in flight at once (link_send_payload) */
+    uint32_t    payload_bytes;     /* the largest payload */
     bool        order_ties;        /* let the choice point order simultaneous events */
     FILE       *log;               /* human-readable event log, or NULL */
 } sim_cfg;
@@ -168,6 +170,9 @@ struct sim_run {
     rng             kernel_rng;    /* the kernel's own decisions (tie order) */
     sim_event      *ties;          /* order_ties: scratch for ready events */
     uint64_t        ties_reordered;
+    uint8_t        *payloads;      /* payloads_max slots of payload_bytes: what messages carry */
+    uint32_t       *payload_free;  /* free slots, a stack */
+    uint32_t        payload_free_count;
     fault_observe_fn fault_fn;     /* fault_observe(): sees fault steps, changes nothing */
     void           *fault_ctx;
 };
@@ -177,6 +182,17 @@ sim_cfg sim_cfg_default(uint64_t seed);
 
 sim_run *sim_run_create(const sim_cfg *cfg);    /* NULL when memory is short */
 size_t   sim_run_bytes(const sim_cfg *cfg);     /* the arena sim_run_create takes: kernel + model_bytes */
+
+/* Message payloads: what a message carries beyond its type and two words
+ * (a state handle, a list of offsets). sim_payload_take() gives ev, a
+ * message being scheduled, a slot of cfg.payload_bytes to fill now; the
+ * receiver reads it with sim_payload() during its handler, and the slot is
+ * free again once the event was dispatched, delivered or dropped. The
+ * sender keeps no reference: what it sent is the receiver's copy. Taking
+ * more than cfg.payloads_max at once asserts (a sizing bug of the model).
+ * Payloads are not in the trace hash: the hash folds the message words. */
+void       *sim_payload_take(sim_run *run, sim_event *ev, uint32_t bytes);
+const void *sim_payload(const sim_run *run, const sim_event *ev);   /* NULL: the message has none */
 void     sim_run_destroy(sim_run *run);
 void    *sim_alloc(sim_run *run, size_t size_bytes, size_t align);   /* before start */
 

@@ -1,0 +1,44 @@
+/* model/proto.h: the messages of a job run, with what each carries.
+ *
+ * Between tasks (data channels, LINK_STREAM): DATA, CREDIT, PRIORITY.
+ * Between the JobManager's coordinator and the tasks (LINK_RPC, lossy):
+ * TRIGGER, COMPLETE, ABORTED down; ACK, DECLINE, FAILED, FINISHED up.
+ * Every message has a type and two words (sim_msg.a, .b); the ones with a
+ * payload struct here carry it too (link_send_payload, sim_payload at the
+ * receiver): what the receiver learns of the sender is in the message.
+ *
+ * Not every piece of knowledge goes by message yet: acknowledgements
+ * still leave their state handles in the coordinator's checkpoint slot,
+ * a restore reads that slot, and deployment is a kernel call. Those are
+ * the next steps of moving the JobManager and the TaskManagers apart.
+ */
+#ifndef MODEL_PROTO_H
+#define MODEL_PROTO_H
+
+#include <stdint.h>
+
+enum {                               /* sim_msg.type of the model's messages */
+    MSG_DATA = 1,                    /* a = channel, b = buffer number */
+    MSG_CREDIT,                      /* a = channel, b = buffers consumed */
+    MSG_TRIGGER,                     /* coord -> source: a = ckpt, b = epoch */
+    MSG_ACK,                         /* task -> coord: a = ckpt, b = epoch << 32 | task */
+    MSG_DECLINE,
+    MSG_COMPLETE,                    /* coord -> task: a = ckpt, b = epoch */
+    MSG_ABORTED,
+    MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task */
+    MSG_FINISHED,                    /* task -> coord: a = last checkpoint it triggered or declined,
+                                        b = epoch << 32 | task */
+    MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = channel, b = ckpt */
+};
+
+/* FINISHED's payload: what the coordinator acknowledges with on the
+ * finished task's behalf for checkpoints the task will never see (FLIP-147).
+ * A finished source has read each of its partitions to the end, so its
+ * offsets are the partitions' ends: the message says so by being sent. */
+typedef struct msg_finished {
+    uint64_t final_file;             /* the task's final keyed state in the store, 0: none */
+} msg_finished;
+
+#define PROTO_PAYLOAD_BYTES_MAX ((uint32_t)sizeof(msg_finished))
+
+#endif
