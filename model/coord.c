@@ -389,6 +389,21 @@ static void restart(pipeline *p) {
     arm_trigger(p, p->cfg.ckpt.interval_ns);
 }
 
+/* The checkpoint takes the task's keyed state as the ack names it, with
+ * references of its own (the task drops its own when told the outcome). */
+static void accept_ack(pipeline *p, rt_slot *s, uint32_t task, const msg_ack *a) {
+    s->acked[task] = 1;
+    s->acks++;
+    if (a->chain.count == 0) return;
+    for (uint32_t i = 0; i < a->chain.count; i++) {   /* the task holds them until told, unless a bug deleted one */
+        if (store_alive(&p->files, a->chain.files[i])) store_ref(&p->files, a->chain.files[i]);
+    }
+    s->chains[task] = a->chain;
+    s->files_new++;
+    s->files_shared += a->chain.count - 1;
+    s->bytes += a->bytes;
+}
+
 static void on_msg(pipeline *p, const sim_msg *m, const void *payload) {
     rt_coord *co = coord_of(p);
     uint64_t epoch = m->b >> 32;
@@ -402,8 +417,8 @@ static void on_msg(pipeline *p, const sim_msg *m, const void *payload) {
         s = coord_pending_slot(p, m->a);
         if (s == NULL) REACHED(p, LATE_ACK);
         if (s == NULL || s->acked[task]) break;  /* late: aborted or subsumed meanwhile */
-        s->acked[task] = 1;
-        s->acks++;
+        SIM_ASSERT(payload != NULL);
+        accept_ack(p, s, task, payload);
         maybe_complete(p, s);
         break;
     case MSG_DECLINE:

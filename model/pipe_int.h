@@ -41,7 +41,6 @@ enum {                               /* storage operation tags: ckpt << 2 | what
     IO_METADATA = 2,                 /* the coordinator's checkpoint metadata */
 };
 
-#define SNAP_CHAIN_MAX 65u           /* a full file + at most 64 increments */
 
 typedef enum buf_kind {
     BUF_DATA = 1,
@@ -85,15 +84,10 @@ typedef struct rt_snap {
     bool     out_waiting;            /* aligned with a timeout: a barrier is still in an output queue */
     sim_time_ns sync_start_ns, async_start_ns;
     uint64_t cs_records;             /* channel state persisted so far */
+    rt_chain chain;                  /* its keyed state's files once written (count 0: none yet) */
+    uint64_t chain_bytes;            /* what the newest of them holds */
 } rt_snap;
 
-/* A snapshot of the task's keyed state as files: base for increments. */
-typedef struct rt_chain {
-    uint64_t ckpt;
-    uint32_t version;                /* the kstate version it holds (increments: keys written after) */
-    uint32_t count;
-    uint64_t files[SNAP_CHAIN_MAX];
-} rt_chain;
 
 /* Two-phase-commit sink: its transactions in the external system, which
  * outlive the task. Records are kept as sink_seen indexes in a ring;
@@ -157,7 +151,7 @@ typedef struct rt_task {
     rt_snap           snaps[PIPE_CONCURRENT_MAX + 1];
     uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
     rt_chain          base;           /* last confirmed (or restored) keyed-state chain */
-    rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed */
+    rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed: the task's references */
     uint64_t          final_file;     /* finished: its final state (held by the task) */
     uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
     uint32_t          prio_count;

@@ -7,9 +7,10 @@
  * payload struct here carry it too (link_send_payload, sim_payload at the
  * receiver): what the receiver learns of the sender is in the message.
  *
- * Not every piece of knowledge goes by message yet: acknowledgements
- * still leave their state handles in the coordinator's checkpoint slot,
- * a restore reads that slot, and deployment is a kernel call. Those are
+ * Not every piece of knowledge goes by message yet: a source's offsets
+ * and a task's channel state still go straight into the coordinator's
+ * checkpoint slot, a restore reads that slot, and deployment is a kernel
+ * call. Those are
  * the next steps of moving the JobManager and the TaskManagers apart.
  */
 #ifndef MODEL_PROTO_H
@@ -31,6 +32,27 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = channel, b = ckpt */
 };
 
+#define SNAP_CHAIN_MAX 65u           /* a full file + at most 64 increments */
+
+/* A snapshot of the task's keyed state as files: base for increments. */
+typedef struct rt_chain {
+    uint64_t ckpt;
+    uint32_t version;                /* the kstate version it holds (increments: keys written after) */
+    uint32_t count;
+    uint64_t files[SNAP_CHAIN_MAX];
+} rt_chain;
+
+/* ACK's payload: the handle of the task's keyed state for the checkpoint
+ * (its chain of files in the store; count 0: no keyed state) and the
+ * bytes it wrote. The coordinator takes its own references to the files
+ * when it accepts the acknowledgement; the task keeps its own until the
+ * checkpoint is confirmed or aborted, so a lost or late ack frees nothing
+ * twice and keeps nothing forever. */
+typedef struct msg_ack {
+    rt_chain chain;
+    uint64_t bytes;                  /* keyed state written for this checkpoint */
+} msg_ack;
+
 /* FINISHED's payload: what the coordinator acknowledges with on the
  * finished task's behalf for checkpoints the task will never see (FLIP-147).
  * A finished source has read each of its partitions to the end, so its
@@ -39,6 +61,7 @@ typedef struct msg_finished {
     uint64_t final_file;             /* the task's final keyed state in the store, 0: none */
 } msg_finished;
 
-#define PROTO_PAYLOAD_BYTES_MAX ((uint32_t)sizeof(msg_finished))
+#define PROTO_PAYLOAD_BYTES_MAX \
+    ((uint32_t)(sizeof(msg_ack) > sizeof(msg_finished) ? sizeof(msg_ack) : sizeof(msg_finished)))
 
 #endif

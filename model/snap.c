@@ -68,9 +68,21 @@ static void write_part(pipeline *p, rt_task *t, rt_snap *sn, pipe_write what, ui
     sn->io_pending++;
 }
 
-static void send_ack(pipeline *p, rt_task *t, uint64_t ckpt) {
-    note(p, t, PIPE_EV_ACK, ckpt, PIPE_WRITE_KEYED, 0, true);
-    task_rpc(p, t, MSG_ACK, ckpt);
+/* The acknowledgement carries the snapshot's keyed-state handle. */
+static void send_ack(pipeline *p, rt_task *t, const rt_snap *sn) {
+    note(p, t, PIPE_EV_ACK, sn->ckpt, PIPE_WRITE_KEYED, 0, true);
+    msg_ack a = { .chain = sn->chain, .bytes = sn->chain_bytes };
+    sim_msg m = { .type = MSG_ACK, .a = sn->ckpt, .b = (t->epoch << 32) | t->id };
+    link_send_payload(p->run, t->rpc_to_coord, &m, 64, &a, sizeof a);
+}
+
+/* The task's own references to a chain it wrote go (confirmed, aborted,
+ * or the task restored): the coordinator holds its own. */
+static void release_chain(pipeline *p, rt_chain *c) {
+    for (uint32_t i = 0; i < c->count; i++) {
+        if (store_alive(&p->files, c->files[i])) store_unref(&p->files, c->files[i]);
+    }
+    memset(c, 0, sizeof *c);
 }
 
 /* ---- channel state (unaligned) ----------------------------------------- */
@@ -144,7 +156,7 @@ static void decline_snap(pipeline *p, rt_task *t, rt_snap *sn) {
 static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
     if (p->cfg.bug == PIPE_BUG_EARLY_ACK && !sn->syncing && !sn->acked) {   /* deliberate bug */
         sn->acked = true;
-        send_ack(p, t, sn->ckpt);
+        send_ack(p, t, sn);                       /* before its files exist: no handle in it */
     }
     if (sn->syncing || sn->io_pending > 0 || sn->collecting || sn->out_waiting) return;
     rt_slot *s = slot_for(p, t, sn->ckpt);
@@ -161,9 +173,9 @@ static void maybe_ack(pipeline *p, rt_task *t, rt_snap *sn) {
     if (async > p->stats.async_ns_max) p->stats.async_ns_max = async;
     p->stats.snapshots++;
     bool acked = sn->acked;
-    snap_free(t, sn);
     pipe_note(p, PIPE_EV_SNAPSHOT_ASYNC, t->id, 0, ckpt);
-    if (!acked) send_ack(p, t, ckpt);
+    if (!acked) send_ack(p, t, sn);
+    snap_free(t, sn);
 }
 
 static void write_channel_state(pipeline *p, rt_task *t, rt_snap *sn) {
@@ -301,10 +313,11 @@ static uint64_t registered_as(const pipeline *p, const rt_task *t, uint64_t ckpt
 }
 
 /* Write the marked version into a new file (full, or the keys changed
- * since the base) and hand the chain to the pending checkpoint. */
+ * since the base); the chain goes to the coordinator with the ack, and
+ * the task keeps its references until the checkpoint is confirmed or
+ * aborted. The task cannot know whether the coordinator still waits for
+ * it: it writes anyway, as a TaskManager does. */
 static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
-    rt_slot *s = slot_for(p, t, sn->ckpt);
-    if (s == NULL) return;                        /* aborted meanwhile: nothing to keep */
     bool incr = incremental(p, t) && p->cfg.bug != PIPE_BUG_NO_COW;
     reach_kind(p, t, incr);
     uint64_t f = incr && p->cfg.bug == PIPE_BUG_REGISTRY_BY_NAME ? registered_as(p, t, sn->ckpt) : 0;   /* deliberate bug */
@@ -319,19 +332,15 @@ static void materialize(pipeline *p, rt_task *t, rt_snap *sn) {
         memcpy(c.files, t->base.files, sizeof(uint64_t) * t->base.count);
     }
     c.files[c.count++] = f;
-    for (uint32_t i = 0; i < c.count; i++) store_ref(&p->files, c.files[i]);
-    s->chains[t->id] = c;
-    s->files_new++;
-    s->files_shared += c.count - 1;
-    s->bytes += store_bytes(&p->files, f);
     p->stats.files_created++;
     p->stats.files_shared += c.count - 1;
-    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* remember it until confirmed */
-        if (t->recent[i].ckpt == 0) {
-            t->recent[i] = c;
-            break;
-        }
-    }
+    uint32_t i = 0;                               /* remembered until confirmed or aborted */
+    while (i < PIPE_CONCURRENT_MAX + 1 && t->recent[i].ckpt != 0) i++;
+    SIM_ASSERT(i < PIPE_CONCURRENT_MAX + 1);      /* one per snapshot the task holds at most */
+    for (uint32_t k = 0; k < c.count; k++) store_ref(&p->files, c.files[k]);
+    t->recent[i] = c;
+    sn->chain = c;
+    sn->chain_bytes = store_bytes(&p->files, f);
 }
 
 /* ---- the protocol steps -------------------------------------------------- */
@@ -483,6 +492,9 @@ void snap_io_done(pipeline *p, rt_task *t, const sim_event *ev) {
  * waits for: a caller outside the task's pump loop pumps afterwards (the
  * loop itself re-checks, and pumping from inside it would re-enter it). */
 void snap_abort(rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* its files are no longer the task's to keep */
+        if (t->recent[i].ckpt == ckpt && ckpt != 0) release_chain(t->owner, &t->recent[i]);
+    }
     rt_snap *sn = snap_of(t, ckpt);
     if (sn == NULL) return;
     snap_free(t, sn);
@@ -499,8 +511,8 @@ void snap_confirmed(pipeline *p, rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];
         if (c->ckpt == 0 || c->ckpt > ckpt) continue;
-        if (c->ckpt == ckpt) t->base = *c;
-        memset(c, 0, sizeof *c);
+        if (c->ckpt == ckpt) t->base = *c;       /* the retained checkpoint keeps its files alive */
+        release_chain(p, c);
     }
     if (t->v->kind == JOB_SINK) sinktx_commit(p, t, ckpt);
 }
@@ -546,7 +558,7 @@ void snap_reset(pipeline *p, rt_task *t) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         if (t->snaps[i].ckpt != 0) snap_free(t, &t->snaps[i]);
         t->snaps[i].ksnap = UINT32_MAX;
-        memset(&t->recent[i], 0, sizeof t->recent[i]);
+        release_chain(p, &t->recent[i]);
     }
     t->syncing = 0;
     if (t->final_file != 0 && store_alive(&p->files, t->final_file)) store_unref(&p->files, t->final_file);

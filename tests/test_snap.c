@@ -304,6 +304,81 @@ static void test_no_file_outlives_its_last_reference(void **state) {
     pipe_destroy(p);
 }
 
+/* An acknowledgement carries the task's state handle: when it is lost,
+ * the checkpoint never holds that task's files (it times out), and the
+ * task lets go of its own references when it hears of the abort, so
+ * nothing written for a lost ack outlives the run. */
+typedef struct ack_watch {
+    pipeline *p;
+    uint32_t  task;
+    uint64_t  acks_sent, aborted, held_without_ack;
+    uint64_t  acked[64];              /* bit: the task sent an ack for checkpoint id (< 4096) */
+    uint64_t  aborted_ids[64];        /* bit: checkpoint id aborted */
+} ack_watch;
+
+static void watch_acks(void *ctx, const pipe_event *e) {
+    ack_watch *w = ctx;
+    if (e->kind == PIPE_EV_ACK && e->task == w->task && e->ckpt < 4096) {
+        w->acks_sent++;
+        w->acked[e->ckpt / 64] |= 1ull << (e->ckpt % 64);
+    }
+    if (e->kind == PIPE_EV_CKPT_ABORT && e->ckpt < 4096) {
+        w->aborted++;
+        w->aborted_ids[e->ckpt / 64] |= 1ull << (e->ckpt % 64);
+    }
+    for (uint32_t i = 0; i < w->p->slots_count; i++) {   /* a slot holds the task's chain only from its ack */
+        const rt_slot *s = &w->p->slots[i];
+        bool sent = s->ckpt < 4096 && (w->acked[s->ckpt / 64] >> (s->ckpt % 64) & 1);
+        if (s->ckpt != 0 && s->chains[w->task].count > 0 && !sent) w->held_without_ack++;
+    }
+}
+
+static void test_a_lost_ack_loses_its_state_handle_and_leaks_no_file(void **state) {
+    (void)state;
+    pipe_cfg c = chain(3, 2, 20000, 1000);
+    c.state.backend = PIPE_BACKEND_DURABLE;
+    c.state.incremental = true;
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    c.ckpt.timeout_ns = 15 * SIM_NS_PER_MS;
+    c.ckpt.max_concurrent = 3;
+    c.ckpt.tolerable_failures = 1000;
+    pipeline *p = make(&c);
+    uint32_t agg0 = 4;                                    /* source 0,1; map 2,3; agg 4,5; sink 6 */
+    assert_string_equal(pipe_sim(p)->actor_names[agg0], "agg[0]");
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = p->tasks[agg0].rpc_to_coord,
+                                          .ratio = { 1, 1 }, .at_ns = 12 * SIM_NS_PER_MS,
+                                          .duration_ns = 20 * SIM_NS_PER_MS });
+    ack_watch w = { .p = p, .task = agg0 };
+    pipe_observe(p, watch_acks, &w);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    print_message("acks sent by agg[0] %llu, lost %llu; checkpoints completed %llu, timed out %llu, declined %llu\n",
+                  (unsigned long long)w.acks_sent, (unsigned long long)pipe_sim(p)->links[p->tasks[agg0].rpc_to_coord].lost,
+                  (unsigned long long)pipe_get_stats(p)->completed, (unsigned long long)pipe_get_stats(p)->timed_out,
+                  (unsigned long long)pipe_get_stats(p)->declined);
+    assert_true(pipe_sim(p)->links[p->tasks[agg0].rpc_to_coord].lost >= 2);
+    assert_true(pipe_get_stats(p)->timed_out >= 2);       /* the checkpoints whose acks were lost */
+    assert_true(pipe_get_stats(p)->completed >= 3);
+    assert_int_equal(w.held_without_ack, 0);
+    for (uint32_t i = 0; i < p->slots_count; i++) {
+        if (p->slots[i].ckpt != 0) snap_slot_release(p, &p->slots[i]);
+    }
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        uint64_t f = p->tasks[t].final_file;
+        if (f != 0 && store_alive(&p->files, f)) store_unref(&p->files, f);
+        for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* held still: only the last, unconfirmed ones */
+            rt_chain *r = &p->tasks[t].recent[i];
+            if (r->ckpt == 0) continue;
+            assert_false(w.aborted_ids[r->ckpt / 64] >> (r->ckpt % 64) & 1);
+            for (uint32_t k = 0; k < r->count; k++) {
+                if (store_alive(&p->files, r->files[k])) store_unref(&p->files, r->files[k]);
+            }
+        }
+    }
+    assert_int_equal(store_get_stats(&p->files).files_live, 0);
+    pipe_destroy(p);
+}
+
 /* ---- P5: unaligned checkpoints -------------------------------------------- */
 
 typedef struct bp_result {
@@ -527,6 +602,7 @@ int main(void) {
         cmocka_unit_test(test_failed_writes_decline_the_checkpoint),
         cmocka_unit_test(test_incremental_chains_restore_the_full_state_and_keep_shared_files),
         cmocka_unit_test(test_no_file_outlives_its_last_reference),
+        cmocka_unit_test(test_a_lost_ack_loses_its_state_handle_and_leaks_no_file),
         cmocka_unit_test(test_unaligned_duration_stays_flat_under_backpressure),
         cmocka_unit_test(test_unaligned_recovery_replays_channel_state_exactly_once),
         cmocka_unit_test(test_coordinator_crash_resumes_from_the_latest_checkpoint_with_a_durable_store),
