@@ -262,8 +262,8 @@ static bool restart_delay(pipeline *p, sim_time_ns *delay_ns) {
     switch (r->kind) {
     case PIPE_RESTART_NONE:
         return false;
-    case PIPE_RESTART_FIXED_DELAY:
-        if (p->stats.restarts >= r->attempts) return false;
+    case PIPE_RESTART_FIXED_DELAY:                /* failures this coordinator's strategy saw, this one included */
+        if (++co->strategy_failures > r->attempts) return false;
         *delay_ns = r->delay_ns;
         return true;
     case PIPE_RESTART_FAILURE_RATE: {
@@ -485,6 +485,11 @@ static void failover(pipeline *p) {
         p->stats.lost_with_job++;
     }
     co->pending = 0;
+    /* A new JobMaster starts a new restart strategy: what the old one
+     * counted (attempts, the failure-rate window, the backoff) died with it. */
+    co->strategy_failures = 0;
+    co->failure_count = 0;
+    co->exp_delay_ns = 0;
     for (uint32_t t = 0; t < j->tasks_count; t++) sim_actor_crash(p->run, p->tasks[t].actor);
     co->status = PIPE_RESTARTING;
     pipe_note(p, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);

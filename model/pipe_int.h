@@ -212,7 +212,8 @@ typedef struct rt_coord {
     uint64_t   *final_file;           /* by task: the final state a FINISHED message named (0: none) */
     uint32_t    finished_count;
     uint32_t    sources_running;
-    /* restart strategy */
+    /* restart strategy (this coordinator's: a failover starts a new one) */
+    uint32_t    strategy_failures;    /* fixed delay: failures it saw */
     sim_time_ns failure_times[64];    /* failure rate window */
     uint32_t    failure_count;
     sim_time_ns exp_delay_ns;

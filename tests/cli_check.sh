@@ -344,7 +344,7 @@ check "run --json: the first 16 failures are listed, the others counted" 0 "list
     run_failures "$bad.many"
 check "run: the summary prints every failure, past the list's limit too" 1 "$bad.many:50: expectation failed: checkpoints == 10020 (got 9)" \
     "$absim" run "$bad.many"
-check "run: each fault that never fired is a line of its own" 1 "$(printf 'the job ended at 156.932ms)\nscenarios/faults/snapshot-and-commit-points.scn:33: fault when')" \
+check "run: each fault that never fired is a line of its own" 1 "$(printf 'the job ended at 168.239ms)\nscenarios/faults/snapshot-and-commit-points.scn:33: fault when')" \
     "$absim" run scenarios/faults/snapshot-and-commit-points.scn --bug no-alignment --faults random --seed 3
 rm -f "$bad.many"
 # The summary tells what happened: the faults (fired or not), which task
