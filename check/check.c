@@ -9,7 +9,7 @@
 
 /* Every checker, in the order it observes. */
 static const check_ops *const checkers[] = {
-    &check_safety_ops, &check_cut_ops, &check_live_ops, &check_state_ops, &check_output_ops,
+    &check_safety_ops, &check_cut_ops, &check_live_ops, &check_state_ops, &check_output_ops, &check_restart_ops,
 };
 #define CHECKERS_COUNT (sizeof checkers / sizeof checkers[0])
 _Static_assert(CHECKERS_COUNT <= PIPE_OBSERVERS_MAX - 2, "room for the fault script and a report");

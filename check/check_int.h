@@ -49,6 +49,7 @@ void check_maps(const check_ctx *c, kstate *maps);
 /* Records counted in a map. */
 uint64_t check_records(const kstate *s);
 
-extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops;
+extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops,
+    check_restart_ops;
 
 #endif

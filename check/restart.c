@@ -1,0 +1,135 @@
+/* check/restart.c: the restart strategy, part of invariant I5 (rule P9),
+ * checked against Flink's definitions, not the model's code:
+ *
+ * - none: the first failure fails the job.
+ * - fixed-delay (attempts A, delay D): failures 1..A restart, each no
+ *   sooner than D after it; failure A+1 fails the job.
+ * - failure-rate (max M per interval I, delay D): a failure restarts, no
+ *   sooner than D after it, while at most M failures (this one included)
+ *   fell in the last I; otherwise it fails the job.
+ * - exponential (initial, max, multiplier, reset): never gives up; the
+ *   delay is `initial` at the first failure and after a failure-free
+ *   stretch of `reset`, else the previous delay times the multiplier,
+ *   capped at `max`.
+ *
+ * A failure is a JOB_FAILED step (the coordinator's decision to restart
+ * or give up follows it); a restart is the next JOB_RESTARTED. A restart
+ * may come later than its delay (it waits for machines to come back), not
+ * sooner. A new coordinator (failover) starts with a fresh strategy, as a
+ * new JobMaster does. At the end: a job that failed did so at a failure
+ * the strategy gives up on, and one the strategy gave up on failed. */
+#include "check_int.h"
+
+#include <inttypes.h>
+
+#define RATE_WINDOW_MAX 64u           /* failure-rate: failure times kept (max failures is far below) */
+
+typedef struct restart {
+    const check_ctx *c;
+    uint32_t    failures;             /* since the strategy started (fixed delay) */
+    sim_time_ns window[RATE_WINDOW_MAX];   /* failure rate: the failures inside the interval */
+    uint32_t    window_count;
+    sim_time_ns exp_delay_ns, last_failure_ns;
+    bool        waiting;              /* a failure's restart is due */
+    sim_time_ns failed_ns, due_ns;    /* that failure, and the earliest its restart may come */
+    bool        gave_up;              /* at failure gave_up_ns the strategy gives up */
+    sim_time_ns gave_up_ns;
+} restart;
+
+static void *create(const check_ctx *c) {
+    restart *r = ARENA_NEW(c->mem, restart, 1);
+    r->c = c;
+    return r;
+}
+
+static void fresh(restart *r) {
+    r->failures = 0;
+    r->window_count = 0;
+    r->exp_delay_ns = 0;
+}
+
+/* Flink's decision at a failure at now: false to give up, else the delay. */
+static bool decide(restart *r, sim_time_ns now, sim_time_ns *delay_ns) {
+    const pipe_restart_cfg *k = &r->c->cfg->restart;
+    switch (k->kind) {
+    case PIPE_RESTART_NONE: return false;
+    case PIPE_RESTART_FIXED_DELAY:
+        *delay_ns = k->delay_ns;
+        return ++r->failures <= k->attempts;
+    case PIPE_RESTART_FAILURE_RATE: {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < r->window_count; i++) {
+            if (now - r->window[i] < k->interval_ns) r->window[kept++] = r->window[i];
+        }
+        r->window_count = kept;
+        if (r->window_count < RATE_WINDOW_MAX) r->window[r->window_count++] = now;
+        *delay_ns = k->delay_ns;
+        return r->window_count <= k->max_failures;
+    }
+    case PIPE_RESTART_EXPONENTIAL: {
+        bool reset = r->exp_delay_ns == 0 || now - r->last_failure_ns > k->reset_ns;
+        sim_time_ns d = r->exp_delay_ns * k->multiplier_milli / 1000;
+        r->exp_delay_ns = reset ? k->initial_ns : d > k->max_ns ? k->max_ns : d;
+        r->last_failure_ns = now;
+        *delay_ns = r->exp_delay_ns;
+        return true;
+    }
+    }
+    return false;
+}
+
+static void on_failed(restart *r, sim_time_ns now) {
+    sim_time_ns delay = 0;
+    r->c->report->checks[CHECK_I5]++;
+    if (!decide(r, now, &delay)) {
+        r->gave_up = true;
+        r->gave_up_ns = now;
+        return;
+    }
+    r->waiting = true;
+    r->failed_ns = now;
+    r->due_ns = now + delay;
+}
+
+static void on_restarted(restart *r, sim_time_ns now) {
+    if (r->gave_up) {
+        check_fail(r->c, CHECK_I5, CHECK_AT(now), "the job restarted after the failure at t=%.3fms, where the "
+                   "restart strategy gives up", (double)r->gave_up_ns / 1e6);
+        r->gave_up = false;
+    }
+    if (r->waiting && now < r->due_ns) {
+        check_fail(r->c, CHECK_I5, CHECK_AT(now), "the job restarted %.3fms after the failure at t=%.3fms, "
+                   "sooner than the restart strategy's delay of %.3fms", (double)(now - r->failed_ns) / 1e6,
+                   (double)r->failed_ns / 1e6, (double)(r->due_ns - r->failed_ns) / 1e6);
+    }
+    r->waiting = false;
+}
+
+static void on_event(void *self, const pipe_event *e) {
+    restart *r = self;
+    switch (e->kind) {
+    case PIPE_EV_JOB_FAILED: on_failed(r, e->at_ns); break;
+    case PIPE_EV_JOB_RESTARTED: on_restarted(r, e->at_ns); break;
+    case PIPE_EV_COORD_FAILOVER:              /* a new JobMaster: a new strategy; the pending restart is its own */
+        fresh(r);
+        r->waiting = false;
+        r->gave_up = false;
+        break;
+    default: break;
+    }
+}
+
+static void on_end(void *self, const check_end *end) {
+    restart *r = self;
+    if (r->gave_up && end->status != PIPE_FAILED) {
+        check_fail(r->c, CHECK_I5, CHECK_AT(r->gave_up_ns), "the restart strategy gives up at the failure at "
+                   "t=%.3fms, yet the job did not fail (%s)", (double)r->gave_up_ns / 1e6, pipe_status_name(end->status));
+    }
+    if (!r->gave_up && end->status == PIPE_FAILED) {
+        check_fail(r->c, CHECK_I5, CHECK_AT(end->end_ns), "the job failed, though the restart strategy allows "
+                   "a restart after every failure it saw");
+    }
+}
+
+const check_ops check_restart_ops = { .name = "restart strategy (I5)", .create = create, .on_event = on_event,
+                                      .on_end = on_end };
