@@ -327,6 +327,51 @@ static void test_safety_flags_a_completion_without_every_ack_and_a_commit_before
     fed_free(&f);
 }
 
+/* The restart strategy as Flink defines it (fixed delay: 10 attempts,
+ * 5 ms apart): a restart sooner than the delay is a
+ * violation; so is a job still running after the failure the strategy
+ * gives up on (the 11th); a failover starts the count again. */
+static void test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_ALIGNED);
+    const pipe_restart_cfg *rs = &pipe_config(f.p)->restart;
+    assert_int_equal(rs->kind, PIPE_RESTART_FIXED_DELAY);
+    assert_int_equal(rs->attempts, 10);
+    sim_time_ns t = SIM_NS_PER_MS, delay = rs->delay_ns;
+    step(&f, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0, t);
+    step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0, t + delay / 2);   /* too soon */
+    const check_report *r = check_finish(f.cs);
+    const check_violation *v = first_of(r, CHECK_I5);
+    assert_non_null(v);
+    assert_non_null(strstr(v->what, "sooner than the restart strategy's delay of 5.000ms"));
+    fed_free(&f);
+
+    f = feed_of(PIPE_ALIGNED);
+    for (uint32_t i = 0; i < 4; i++, t += 2 * delay) {   /* a failover in the middle: a fresh count */
+        step(&f, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0, t);
+        step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0, t + delay);
+    }
+    step(&f, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0, t);
+    for (uint32_t i = 0; i < 10; i++, t += 2 * delay) {
+        step(&f, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0, t);
+        step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0, t + delay);
+    }
+    assert_int_equal(check_finish(f.cs)->violations[CHECK_I5], 0);   /* 10 since the failover: all allowed */
+    fed_free(&f);
+
+    f = feed_of(PIPE_ALIGNED);
+    for (uint32_t i = 0; i < 11; i++, t += 2 * delay) {
+        step(&f, PIPE_EV_JOB_FAILED, PIPE_NO_TASK, 0, 0, t);
+        if (i < 10) step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0, t + delay);
+    }
+    r = check_finish(f.cs);                          /* never run: still running, not failed */
+    v = first_of(r, CHECK_I5);
+    assert_non_null(v);
+    assert_non_null(strstr(v->what, "the restart strategy gives up at the failure at"));
+    assert_non_null(strstr(v->what, "yet the job did not fail (running)"));
+    fed_free(&f);
+}
+
 /* A stalled checkpoint: the run stops at a bound with checkpoint 1 waiting
  * for agg[0], which blocks an input; I6 names both. */
 static void test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for(void **state) {
@@ -356,6 +401,7 @@ int main(void) {
         cmocka_unit_test(test_the_tasks_compute_what_the_specification_folds_under_crashes),
         cmocka_unit_test(test_the_specification_folds_maps_filters_and_broadcasts),
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
+        cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
         cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),
         cmocka_unit_test(test_safety_flags_an_ack_before_the_channel_state_is_durable),
         cmocka_unit_test(test_safety_forgets_dropped_snapshots_so_a_live_one_keeps_its_writes),
