@@ -52,6 +52,8 @@ _Static_assert(sizeof(task_rec) + 64 <= 2048, "check/check.c sizes 2048 bytes pe
 typedef struct pending_rec {
     uint64_t ckpt;                    /* 0: free */
     uint64_t acked[TASK_WORDS];
+    bool     metadata_failed;         /* its metadata write failed at metadata_failed_ns */
+    sim_time_ns metadata_failed_ns;
 } pending_rec;
 
 typedef struct safety {
@@ -257,8 +259,23 @@ static void complete_files(safety *s, const pipe_event *e) {
     }
 }
 
+/* Without its metadata a checkpoint cannot be found again: a failed
+ * write aborts it then and there (Flink declines it at once). */
+static void on_metadata(safety *s, const pipe_event *e) {
+    s->c->report->checks[CHECK_I5]++;
+    pending_rec *r = pending_of(s, e->ckpt);
+    if (r == NULL || e->ok) return;
+    r->metadata_failed = true;
+    r->metadata_failed_ns = e->at_ns;
+}
+
 static void on_complete(safety *s, const pipe_event *e) {
     s->c->report->checks[CHECK_I5]++;
+    const pending_rec *r = pending_of(s, e->ckpt);
+    if (r != NULL && r->metadata_failed) {
+        check_fail(s->c, CHECK_I5, CHECK_AT(e->at_ns), "checkpoint %" PRIu64 " completed although its metadata "
+                   "write failed at t=%.3fms", e->ckpt, (double)r->metadata_failed_ns / 1e6);
+    }
     complete_acks(s, e);
     complete_files(s, e);
     s->completed[s->completed_count++ % COMPLETED_RING] = e->ckpt;
@@ -336,8 +353,14 @@ static void on_event(void *self, const pipe_event *e) {
         break;
     }
     case PIPE_EV_CKPT_COMPLETE:  on_complete(s, e); break;
+    case PIPE_EV_METADATA:       on_metadata(s, e); break;
     case PIPE_EV_CKPT_ABORT: {
         pending_rec *r = pending_of(s, e->ckpt);
+        if (r != NULL && r->metadata_failed && e->at_ns != r->metadata_failed_ns) {
+            check_fail(s->c, CHECK_I5, CHECK_AT(e->at_ns), "checkpoint %" PRIu64 " aborted only at t=%.3fms, not "
+                       "when its metadata write failed at t=%.3fms", e->ckpt, (double)e->at_ns / 1e6,
+                       (double)r->metadata_failed_ns / 1e6);
+        }
         if (r != NULL) r->ckpt = 0;
         break;
     }

@@ -36,7 +36,8 @@ static void narrate(void *ctx, const pipe_event *e) {
     if (n->ckpt != 0 && e->ckpt != n->ckpt) return;
     switch (e->kind) {                            /* the finer steps checkers need are not narrated */
     case PIPE_EV_CONSUME: case PIPE_EV_ACK: case PIPE_EV_WRITE: case PIPE_EV_WRITE_DONE:
-    case PIPE_EV_CHANNEL_STATE: case PIPE_EV_RESTORE: case PIPE_EV_SNAPSHOT_DROPPED: case PIPE_EV_KIND_MAX:
+    case PIPE_EV_CHANNEL_STATE: case PIPE_EV_RESTORE: case PIPE_EV_SNAPSHOT_DROPPED: case PIPE_EV_METADATA:
+    case PIPE_EV_KIND_MAX:
         return;
     default:
         break;

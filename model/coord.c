@@ -192,6 +192,11 @@ static void maybe_complete(pipeline *p, rt_slot *s) {
 static void metadata_written(pipeline *p, const sim_event *ev) {
     rt_slot *s = coord_pending_slot(p, ev->msg.a >> 2);
     if (s == NULL || !s->finalizing || p->coord.status != PIPE_RUNNING) return;   /* aborted meanwhile */
+    if (pipe_observed(p)) {
+        pipe_event e = { .kind = PIPE_EV_METADATA, .task = PIPE_NO_TASK, .ckpt = s->ckpt, .chan = PIPE_NO_CHAN,
+                         .ok = ev->gen != DEV_FAILED };
+        pipe_note_ev(p, &e);
+    }
     if (ev->gen == DEV_FAILED) {
         REACHED(p, METADATA_FAILED);
         p->stats.declined++;

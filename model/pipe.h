@@ -287,6 +287,7 @@ typedef enum pipe_ev_kind {
     PIPE_EV_CHANNEL_STATE,            /* task persisted `count` in-flight records of `chan` for `ckpt` */
     PIPE_EV_RESTORE,                  /* task (re)started from `ckpt` (0: from scratch); `ok`: its files were there */
     PIPE_EV_SNAPSHOT_DROPPED,         /* task dropped its unacknowledged snapshot of `ckpt`: aborted or subsumed */
+    PIPE_EV_METADATA,                 /* coordinator: the metadata write of `ckpt` ended (`ok`), durable backend */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 

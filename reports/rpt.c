@@ -30,6 +30,7 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_CHANNEL_STATE:  return "channel-state";
     case PIPE_EV_RESTORE:        return "restore";
     case PIPE_EV_SNAPSHOT_DROPPED: return "snapshot-dropped";
+    case PIPE_EV_METADATA:       return "metadata-written";
     case PIPE_EV_KIND_MAX:       break;
     }
     return "?";

@@ -372,6 +372,34 @@ static void test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up(
     fed_free(&f);
 }
 
+/* A failed metadata write aborts its checkpoint at once: completing it
+ * anyway, or aborting it only later (at the timeout), is a violation. */
+static void test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_ALIGNED);
+    for (uint64_t ckpt = 1; ckpt <= 3; ckpt++) {
+        step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, ckpt, ckpt * 100);
+        for (uint32_t t = 0; t < 8; t++) write_step(&f, PIPE_EV_ACK, t, ckpt, PIPE_WRITE_KEYED, true);
+        pipe_event m = { .kind = PIPE_EV_METADATA, .at_ns = ckpt * 100 + 10, .task = PIPE_NO_TASK, .ckpt = ckpt,
+                         .chan = PIPE_NO_CHAN, .ok = ckpt == 3 };
+        check_feed(f.cs, &m);
+    }
+    step(&f, PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, PIPE_CKPT_DECLINED, 1, 110);   /* at once: fine */
+    step(&f, PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, PIPE_CKPT_TIMED_OUT, 2, 900);  /* only at its timeout */
+    step(&f, PIPE_EV_CKPT_COMPLETE, PIPE_NO_TASK, 0, 3, 310);                /* its write succeeded: fine */
+    const check_report *r = check_finish(f.cs);
+    uint32_t metadata = 0;                           /* the acks without snapshot steps are flagged too: not these */
+    bool late = false;
+    for (uint32_t i = 0; i < r->kept_count; i++) {
+        if (strstr(r->kept[i].what, "metadata") == NULL) continue;
+        metadata++;
+        late |= r->kept[i].ckpt == 2 || strstr(r->kept[i].what, "checkpoint 2 aborted only at t=0.001ms") != NULL;
+    }
+    assert_int_equal(metadata, 1);
+    assert_true(late);
+    fed_free(&f);
+}
+
 /* A stalled checkpoint: the run stops at a bound with checkpoint 1 waiting
  * for agg[0], which blocks an input; I6 names both. */
 static void test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for(void **state) {
@@ -402,6 +430,7 @@ int main(void) {
         cmocka_unit_test(test_the_specification_folds_maps_filters_and_broadcasts),
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
         cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
+        cmocka_unit_test(test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed),
         cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),
         cmocka_unit_test(test_safety_flags_an_ack_before_the_channel_state_is_durable),
         cmocka_unit_test(test_safety_forgets_dropped_snapshots_so_a_live_one_keeps_its_writes),
