@@ -316,8 +316,7 @@ bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char 
     if (!pipe_memory(cfg, &m, err, err_bytes)) return false;
     for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m.bytes[i] *= pipelines;
     m.bytes[PIPE_MEM_CHECKERS] = checkers ? check_memory_bytes(cfg, m.tasks, m.chans) : 0;
-    m.total_bytes = 0;
-    for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m.total_bytes += m.bytes[i];
+    pipe_mem_sum(&m);
     if (m.total_bytes <= PIPE_MEMORY_MAX_BYTES) return true;
     pipe_mem_refusal(&m, PIPE_MEMORY_MAX_BYTES, err, err_bytes);
     return false;

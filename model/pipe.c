@@ -216,9 +216,11 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->events_pending_max = pl->chans * (pl->ring + 4) + pl->tasks * 16 + 4096;
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
-    /* Payloads in flight: a task's FINISHED, repeated every 50 RPC
-     * latencies, has at most a couple in flight; room for eight each. */
-    sc->payloads_max = pl->tasks * 8 + 64;
+    /* Payloads in flight: a task's ACKs (one per checkpoint; at most
+     * max-concurrent are pending, and late ones of aborted checkpoints
+     * are few) and its FINISHED, repeated every 50 RPC latencies. Twice
+     * the concurrency limit and some more each; running out asserts. */
+    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + 64;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
@@ -226,7 +228,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     pl->mem.bytes[PIPE_MEM_KERNEL] = sim_run_bytes(sc) - model;
 }
 
-static void pipe_mem_sum(pipe_mem *m) {
+void pipe_mem_sum(pipe_mem *m) {
     m->total_bytes = 0;
     for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m->total_bytes += m->bytes[i];
 }

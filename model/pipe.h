@@ -360,6 +360,7 @@ typedef struct pipe_mem {
 
 extern const char *const pipe_mem_part_names[PIPE_MEM_PARTS];
 bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes);
+void pipe_mem_sum(pipe_mem *m);       /* total_bytes = the sum of the parts */
 /* "the run needs X of memory, more than the limit of Y: part A, part B, ...;
  * the largest part, P, shrinks with <statements>". */
 void pipe_mem_refusal(const pipe_mem *m, uint64_t limit_bytes, char *err, size_t err_bytes);

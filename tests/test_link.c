@@ -284,24 +284,24 @@ static void test_rpc_loss_loses_the_requested_fraction_only_in_its_window(void *
  * sender's buffer may change after), a slot is free again once its
  * message was delivered or dropped in flight, and a message dropped at
  * once takes none. */
-static uint64_t got_[64];
+static uint32_t got_[64];
 static uint32_t got_count_;
 static void payload_handler(sim_run *run, sim_actor *self, const sim_event *ev) {
     (void)self;
     if (ev->kind != SIM_EV_MSG) return;
-    const uint64_t *v = sim_payload(run, ev);
+    const uint32_t *v = sim_payload(run, ev);
     assert_non_null(v);
-    assert_int_equal(v[0], ev->msg.a);            /* the payload travelled with its message */
-    assert_int_equal((uintptr_t)v % 16, 0);
-    assert_int_equal((uint32_t)v[1], (uint32_t)(ev->msg.a * 3));   /* 12 bytes sent: the low half of v[1] */
-    got_[got_count_++] = (uint32_t)v[1];
+    assert_int_equal((uintptr_t)v % 16, 0);         /* slots are rounded up: payloads stay aligned */
+    assert_int_equal(v[0], ev->msg.a);              /* the payload travelled with its message */
+    assert_int_equal(v[1], ev->msg.a * 3);
+    got_[got_count_++] = v[2];
 }
 
 static void test_payloads_travel_with_their_message_and_their_slots_come_back(void **state) {
     (void)state;
     sim_cfg c = test_cfg(5);
     c.payloads_max = 4;
-    c.payload_bytes = 12;                            /* slots are rounded up: payloads stay aligned */
+    c.payload_bytes = 12;                            /* three words: not a multiple of the slots' alignment */
     sim_run *run = sim_run_create(&c);
     uint32_t m0 = sim_machine_add(run, "m0"), m1 = sim_machine_add(run, "m1");
     uint32_t a = sim_actor_add(run, "a", m0, payload_handler, NULL);
@@ -312,22 +312,22 @@ static void test_payloads_travel_with_their_message_and_their_slots_come_back(vo
     got_count_ = 0;
     for (uint64_t round = 0; round < 5; round++) {   /* 20 payloads through 4 slots */
         for (uint64_t i = 0; i < 4; i++) {
-            uint64_t id = round * 4 + i, buf[2] = { id, id * 3 };
-            assert_true(link_send_payload(run, l, &(sim_msg){ .type = 1, .a = id }, 64, buf, 12));
-            buf[1] = 999;                            /* the sender's buffer is its own again */
+            uint32_t id = (uint32_t)(round * 4 + i), buf[3] = { id, id * 3, id * 5 };
+            assert_true(link_send_payload(run, l, &(sim_msg){ .type = 1, .a = id }, 64, buf, sizeof buf));
+            buf[2] = 999;                            /* the sender's buffer is its own again */
         }
         assert_int_equal(run->payload_free_count, 0);
         sim_run_loop(run);
         assert_int_equal(run->payload_free_count, 4);
     }
     assert_int_equal(got_count_, 20);
-    for (uint32_t i = 0; i < 20; i++) assert_int_equal(got_[i], (uint64_t)i * 3);
-    uint64_t buf[2] = { 7, 21 };
+    for (uint32_t i = 0; i < 20; i++) assert_int_equal(got_[i], i * 5);
+    uint32_t buf[3] = { 7, 21, 35 };
     link_cut(run, l);                                /* dropped at once: no slot taken */
-    assert_false(link_send_payload(run, l, &(sim_msg){ .type = 1, .a = 7 }, 64, buf, 12));
+    assert_false(link_send_payload(run, l, &(sim_msg){ .type = 1, .a = 7 }, 64, buf, sizeof buf));
     assert_int_equal(run->payload_free_count, 4);
     link_heal(run, l);
-    assert_true(link_send_payload(run, l, &(sim_msg){ .type = 1, .a = 7 }, 64, buf, 12));
+    assert_true(link_send_payload(run, l, &(sim_msg){ .type = 1, .a = 7 }, 64, buf, sizeof buf));
     sim_actor_crash(run, b);                         /* dropped at the dead receiver: the slot comes back */
     assert_int_equal(run->payload_free_count, 3);
     sim_run_loop(run);
