@@ -35,7 +35,7 @@ else
 endif
 
 SIM_SRC  := $(sort $(wildcard sim/*.c))
-MODEL_SRC:= $(sort $(wildcard model/*.c))
+MODEL_SRC:= $(sort $(wildcard model/*.c model/*/*.c))
 CHECK_SRC:= $(sort $(wildcard check/*.c))
 SCN_SRC  := $(sort $(wildcard scenarios/*.c))
 RPT_SRC  := $(sort $(wildcard reports/*.c))
@@ -61,12 +61,12 @@ $(BUILD)/absim: $(SIM_OBJ) $(MODEL_OBJ) $(CLI_OBJ)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h check/*.h scenarios/*.h reports/*.h cli/*.h) $(STAMP)
+$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h cli/*.h) $(STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h check/*.h scenarios/*.h reports/*.h tests/*.h) $(STAMP) | deps
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) $(MODEL_OBJ) -lcmocka -lm $(LDLIBS)
@@ -75,12 +75,13 @@ $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h
 deps:
 	@sh tests/deps.sh
 
-# Unit tests (cmocka), the command-line checks, every scenario file (each
+# Unit tests (cmocka), the model's include rule (tests/layout_check.sh), the command-line checks, every scenario file (each
 # checks its own expect lines), then the determinism check
 # across compilers and -O levels and the SimPy cross-check. Under
 # SANITIZE=1 the last two are skipped: they compare builds and peers, which
 # the sanitizers do not change.
 test: deps unit $(BUILD)/absim
+	@sh tests/layout_check.sh
 	@sh tests/cli_check.sh $(BUILD)/absim
 	@sh tests/scenario_check.sh $(BUILD)/absim
 ifneq ($(SANITIZE),1)

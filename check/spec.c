@@ -85,6 +85,6 @@ uint32_t spec_visible(const spec *sp, const model_rec *r) {
     uint64_t plain = 0;
     bool idem = false;
     reach_sinks(sp, sp->source, r, 1, &plain, &idem);
-    if (plain > 127) plain = 127;                 /* the output counts saturate there (model/sinktx.c) */
+    if (plain > 127) plain = 127;                 /* the output counts saturate there (model/tm/sinktx.c) */
     return (uint32_t)plain + idem;
 }

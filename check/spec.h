@@ -2,7 +2,7 @@
  * failure-free run over the same input must produce, computed from the
  * input alone, without simulating.
  *
- * This is written apart from the tasks' code on purpose (model/task.c
+ * This is written apart from the tasks' code on purpose (model/tm/task.c
  * applies operators to records; this file says what applying them means),
  * and the two are tested against each other (tests/test_check.c): a defect
  * in the tasks cannot hide behind a reference run of the same code.

@@ -1,9 +1,9 @@
-/* cli/gate.c: `absim gate`, one input gate by hand (model/gatesim.h). */
+/* cli/gate.c: `absim gate`, one input gate by hand (model/flow/gatesim.h). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/gatesim.h"
+#include "../model/flow/gatesim.h"
 #include "cli.h"
 
 static void gate_usage(FILE *f) {

@@ -57,8 +57,8 @@ const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
 }
 
 const pipe_ckpt_rec *pipe_history(const pipeline *p, uint32_t *count) {
-    *count = p->history_count;
-    return p->history;
+    *count = p->jm.history_count;
+    return p->jm.history;
 }
 
 const char *pipe_status_name(pipe_status s) {
@@ -175,7 +175,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     }
     /* Snapshots a task may hold at once: the concurrent checkpoints, one
      * whose abort notice is still on its way, and one more; a trigger
-     * beyond that declines (model/snap.c). */
+     * beyond that declines (model/tm/snap.c). */
     pl->snaps = cfg->ckpt.max_concurrent + 2 < KSTATE_SNAPS_MAX ? cfg->ckpt.max_concurrent + 2 : KSTATE_SNAPS_MAX;
     /* The backend's files: every live checkpoint (retained, pending, one
      * finishing) holds a chain per stateful task; entries are bounded by
@@ -196,7 +196,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC) continue;
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + (pl->records * pl->copies[g->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
     }
-    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 16 + 8) + pl->records
+    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 16 + 16) + pl->records
                         + (uint64_t)pl->slots * (sizeof(rt_slot) + pl->tasks * (1 + sizeof(rt_chain))
                                                  + cfg->broker.partitions * 8 + 64)
                         + cfg->broker.partitions * 8 + cfg->broker.keys * 8
@@ -305,20 +305,20 @@ void pipe_mem_refusal(const pipe_mem *m, uint64_t limit_bytes, char *err, size_t
 /* ---- building ---------------------------------------------------------------- */
 
 static void build_task(pipeline *p, const plan *pl, uint32_t t) {
-    const pipe_cfg *cfg = &p->cfg;
-    const job *j = &p->cfg.graph;
-    rt_task *k = &p->tasks[t];
-    k->owner = p;
+    const pipe_cfg *cfg = &p->w.cfg;
+    const job *j = &p->w.cfg.graph;
+    rt_task *k = &p->tm.tasks[t];
+    k->owner = &p->tm;
     k->id = t;
     k->jt = &j->tasks[t];
     k->v = &j->vertices[k->jt->vertex];
     k->stateful = k->v->kind == JOB_KEYED_AGG || k->v->kind == JOB_KEYED_JOIN;
-    if (k->stateful) kstate_init_versioned(&k->state, p->run, (uint32_t)pl->keys, pl->snaps);
+    if (k->stateful) kstate_init_versioned(&k->state, p->w.run, (uint32_t)pl->keys, pl->snaps);
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
     if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
-        k->txlog = sim_alloc(p->run, sizeof(rt_txlog), _Alignof(rt_txlog));
+        k->txlog = sim_alloc(p->w.run, sizeof(rt_txlog), _Alignof(rt_txlog));
         k->txlog->cap = pl->records * pl->copies[k->jt->vertex] + 1;
-        k->txlog->recs = sim_alloc(p->run, sizeof(uint32_t) * k->txlog->cap, 4);
+        k->txlog->recs = sim_alloc(p->w.run, sizeof(uint32_t) * k->txlog->cap, 4);
     }
     if (k->v->kind == JOB_SOURCE) {
         k->parts_count = (cfg->broker.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
@@ -335,38 +335,41 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t) {
     }
     char name[SIM_NAME_BYTES + 16];          /* sim_actor_add truncates to a label */
     snprintf(name, sizeof name, "%s[%u]", k->v->name, k->jt->subtask);
-    k->actor = sim_actor_add(p->run, name, k->jt->machine, task_on_event, k);
+    k->actor = sim_actor_add(p->w.run, name, k->jt->machine, task_on_event, k);
     SIM_ASSERT(k->actor == t);
 }
 
 static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
-    const pipe_cfg *cfg = &p->cfg;
-    sim_run *run = p->run;
-    p->coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, p);
-    p->coord.machine = jm;
-    p->store_dev = dev_add(run, "store", &cfg->state.store);
-    store_init(&p->files, run, pl->files_max, pl->entries_max);
-    p->snaps_max = pl->snaps;
-    p->memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
-    p->coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
-    p->coord.finished = sim_alloc(run, pl->tasks, 1);
-    p->coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
-    p->coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
-    p->coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
-    p->coord.next_ckpt = 1;
-    p->coord.status = PIPE_RUNNING;
-    for (uint32_t t = 0; t < pl->tasks; t++) p->coord.sources_running += p->tasks[t].v->kind == JOB_SOURCE;
+    const pipe_cfg *cfg = &p->w.cfg;
+    sim_run *run = p->w.run;
+    p->jm.coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, &p->jm);
+    p->jm.coord.machine = jm;
+    p->w.store_dev = dev_add(run, "store", &cfg->state.store);
+    store_init(&p->w.files, run, pl->files_max, pl->entries_max);
+    p->tm.snaps_max = pl->snaps;
+    p->w.memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
+    p->jm.coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->jm.coord.finished = sim_alloc(run, pl->tasks, 1);
+    p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
+    p->jm.coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->jm.coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->jm.coord.task_actor = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->jm.coord.conn_from_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    for (uint32_t t = 0; t < pl->tasks; t++) p->jm.coord.task_actor[t] = p->tm.tasks[t].actor;
+    p->jm.coord.next_ckpt = 1;
+    p->jm.coord.status = PIPE_RUNNING;
+    for (uint32_t t = 0; t < pl->tasks; t++) p->jm.coord.sources_running += p->tm.tasks[t].v->kind == JOB_SOURCE;
 }
 
 static void build_links(pipeline *p, const plan *pl) {
-    const pipe_cfg *cfg = &p->cfg;
-    const job *j = &p->cfg.graph;
-    sim_run *run = p->run;
+    const pipe_cfg *cfg = &p->w.cfg;
+    const job *j = &p->w.cfg.graph;
+    sim_run *run = p->w.run;
     link_cfg data = { .kind = LINK_STREAM, .latency_ns = cfg->latency_ns, .jitter_ns = cfg->jitter_ns,
                       .bandwidth_bytes_per_s = cfg->bandwidth_bytes_per_s };
     link_cfg rpc = { .kind = LINK_RPC, .latency_ns = cfg->rpc_latency_ns };
     for (uint32_t c = 0; c < pl->chans; c++) {
-        rt_chan *x = &p->chans[c];
+        rt_chan *x = &p->tm.chans[c];
         const job_chan *jc = &j->chans[c];
         x->id = c;
         x->producer = jc->producer;
@@ -375,44 +378,47 @@ static void build_links(pipeline *p, const plan *pl) {
         x->input = jc->input;
         x->ring_size = pl->ring;
         x->ring = sim_alloc(run, sizeof(chan_buf) * pl->ring, _Alignof(chan_buf));
-        x->data_link = link_add(run, p->tasks[jc->producer].actor, p->tasks[jc->consumer].actor, &data);
-        x->credit_link = link_add(run, p->tasks[jc->consumer].actor, p->tasks[jc->producer].actor, &data);
+        x->data_link = link_add(run, p->tm.tasks[jc->producer].actor, p->tm.tasks[jc->consumer].actor, &data);
+        x->credit_link = link_add(run, p->tm.tasks[jc->consumer].actor, p->tm.tasks[jc->producer].actor, &data);
     }
     for (uint32_t t = 0; t < pl->tasks; t++) {
-        p->tasks[t].rpc_to_coord = link_add(run, p->tasks[t].actor, p->coord.actor, &rpc);
-        p->coord.rpc_to_task[t] = link_add(run, p->coord.actor, p->tasks[t].actor, &rpc);
+        p->tm.tasks[t].rpc_to_coord = link_add(run, p->tm.tasks[t].actor, p->jm.coord.actor, &rpc);
+        p->jm.coord.rpc_to_task[t] = link_add(run, p->jm.coord.actor, p->tm.tasks[t].actor, &rpc);
         /* The TaskManager's connection to the JobManager: a crash or a
          * partition breaks it, and the coordinator hears of it. */
         link_cfg conn = { .kind = LINK_STREAM, .latency_ns = cfg->rpc_latency_ns };
-        p->tasks[t].conn_to_coord = link_add(run, p->tasks[t].actor, p->coord.actor, &conn);
+        p->tm.tasks[t].conn_to_coord = link_add(run, p->tm.tasks[t].actor, p->jm.coord.actor, &conn);
+        p->jm.coord.conn_from_task[t] = p->tm.tasks[t].conn_to_coord;
     }
 }
 
 static void build_slots(pipeline *p, const plan *pl) {
-    p->slots_count = pl->slots;
-    p->slots = sim_alloc(p->run, sizeof(rt_slot) * pl->slots, _Alignof(rt_slot));
+    p->jm.slots_count = pl->slots;
+    p->jm.slots = sim_alloc(p->w.run, sizeof(rt_slot) * pl->slots, _Alignof(rt_slot));
     for (uint32_t s = 0; s < pl->slots; s++) {
-        rt_slot *x = &p->slots[s];
-        x->acked = sim_alloc(p->run, pl->tasks, 1);
-        x->offsets = sim_alloc(p->run, sizeof(uint64_t) * p->cfg.broker.partitions, 8);
-        x->chains = sim_alloc(p->run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
+        rt_slot *x = &p->jm.slots[s];
+        x->acked = sim_alloc(p->w.run, pl->tasks, 1);
+        x->offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.cfg.broker.partitions, 8);
+        x->chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
         x->cs_cap = (uint32_t)pl->cs_cap;
-        if (pl->cs_cap > 0) x->cs = sim_alloc(p->run, sizeof(rt_cs_rec) * pl->cs_cap, _Alignof(rt_cs_rec));
+        if (pl->cs_cap > 0) x->cs = sim_alloc(p->w.run, sizeof(rt_cs_rec) * pl->cs_cap, _Alignof(rt_cs_rec));
     }
 }
 
 static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
-    p->cfg = *cfg;
-    p->cfg.graph = *pl->graph;                         /* expanded */
+    p->w.cfg = *cfg;
+    p->w.cfg.graph = *pl->graph;                         /* expanded */
     /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
-    if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->cfg.ckpt.alignment_timeout_ns = 0;
-    p->run = run;
-    broker_init(&p->brk, run, &cfg->broker);
-    p->offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
-    p->sink_seen = sim_alloc(run, pl->records > 0 ? pl->records : 1, 1);
-    p->tasks = sim_alloc(run, sizeof(rt_task) * pl->tasks, _Alignof(rt_task));
-    p->chans = sim_alloc(run, sizeof(rt_chan) * (pl->chans ? pl->chans : 1), _Alignof(rt_chan));
+    if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->w.cfg.ckpt.alignment_timeout_ns = 0;
+    p->w.run = run;
+    p->tm.w = &p->w;
+    p->jm.w = &p->w;
+    broker_init(&p->w.brk, run, &cfg->broker);
+    p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
+    p->w.sink_seen = sim_alloc(run, pl->records > 0 ? pl->records : 1, 1);
+    p->tm.tasks = sim_alloc(run, sizeof(rt_task) * pl->tasks, _Alignof(rt_task));
+    p->tm.chans = sim_alloc(run, sizeof(rt_chan) * (pl->chans ? pl->chans : 1), _Alignof(rt_chan));
     for (uint32_t m = 0; m < cfg->machines; m++) {
         char name[SIM_NAME_BYTES];
         snprintf(name, sizeof name, "tm%u", m);
@@ -423,7 +429,7 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     build_coordinator(p, pl, jm);
     build_links(p, pl);
     build_slots(p, pl);
-    p->history = sim_alloc(run, sizeof(pipe_ckpt_rec) * PIPE_HISTORY_MAX, _Alignof(pipe_ckpt_rec));
+    p->jm.history = sim_alloc(run, sizeof(pipe_ckpt_rec) * PIPE_HISTORY_MAX, _Alignof(pipe_ckpt_rec));
     for (uint32_t f = 0; f < cfg->faults_count; f++) fault_add(run, &cfg->faults[f]);
     return p;
 }
@@ -453,89 +459,62 @@ done:
 }
 
 void pipe_destroy(pipeline *p) {
-    if (p != NULL) sim_run_destroy(p->run);
+    if (p != NULL) sim_run_destroy(p->w.run);
 }
 
 sim_stop_reason pipe_run(pipeline *p) {
-    if (!p->run->started) sim_run_start(p->run);
-    return sim_run_loop(p->run);
+    if (!p->w.run->started) sim_run_start(p->w.run);
+    return sim_run_loop(p->w.run);
 }
 
 bool pipe_add_slow(pipeline *p, const pipe_slow *w) {
-    SIM_ASSERT(w->task < p->cfg.graph.tasks_count && w->factor >= 1);
-    if (p->cfg.slow_count == PIPE_SLOW_MAX) return false;
-    p->cfg.slow[p->cfg.slow_count++] = *w;
+    SIM_ASSERT(w->task < p->w.cfg.graph.tasks_count && w->factor >= 1);
+    if (p->w.cfg.slow_count == PIPE_SLOW_MAX) return false;
+    p->w.cfg.slow[p->w.cfg.slow_count++] = *w;
     return true;
 }
 
 void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx) {
     SIM_ASSERT(fn != NULL);
-    SIM_ASSERT(p->observers < PIPE_OBSERVERS_MAX);
-    p->observe[p->observers] = fn;
-    p->observe_ctx[p->observers] = ctx;
-    p->observers++;
+    SIM_ASSERT(p->w.observers < PIPE_OBSERVERS_MAX);
+    p->w.observe[p->w.observers] = fn;
+    p->w.observe_ctx[p->w.observers] = ctx;
+    p->w.observers++;
 }
 
-void pipe_note_ev(pipeline *p, pipe_event *e) {
-    if (p->observers == 0) return;
-    e->at_ns = p->run->now_ns;
-    e->epoch = p->coord.epoch;
-    for (uint32_t i = 0; i < p->observers; i++) p->observe[i](p->observe_ctx[i], e);   /* in registration order */
+void world_note_ev(pipe_world *w, pipe_event *e) {
+    if (w->observers == 0) return;
+    e->at_ns = w->run->now_ns;
+    for (uint32_t i = 0; i < w->observers; i++) w->observe[i](w->observe_ctx[i], e);   /* in registration order */
 }
 
-/* Control steps at a task with inputs also say what its gate blocks. */
-static bool shows_gate(pipe_ev_kind kind) {
-    return kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END || kind == PIPE_EV_TRIGGER ||
-           kind == PIPE_EV_DECLINE;
-}
-
-void pipe_note(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
-    pipe_note_barrier(p, kind, task, channel, ckpt, false);
-}
-
-void pipe_note_barrier(pipeline *p, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority) {
-    if (p->observers == 0) return;
-    pipe_event e = { .kind = kind, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .priority = priority };
-    if (task != PIPE_NO_TASK && shows_gate(kind) && p->tasks[task].jt->in_count > 0) {
-        const rt_task *t = &p->tasks[task];
-        for (uint32_t i = 0; i < t->jt->in_count; i++) {
-            if (!gate_blocked(&t->g, i)) continue;
-            const rt_chan *c = &p->chans[p->cfg.graph.in_chan[t->jt->in_first + i]];
-            e.blocked++;
-            e.waiting += (uint32_t)(c->received - c->consumed);
-        }
-        if (kind != PIPE_EV_TRIGGER && kind != PIPE_EV_DECLINE) e.chan = p->cfg.graph.in_chan[t->jt->in_first + channel];
-    }
-    pipe_note_ev(p, &e);
-}
-
-sim_run *pipe_sim(pipeline *p) { return p->run; }
-pipe_status pipe_get_status(const pipeline *p) { return p->coord.status; }
-const pipe_stats *pipe_get_stats(const pipeline *p) { return &p->stats; }
-const job *pipe_job(const pipeline *p) { return &p->cfg.graph; }
+sim_run *pipe_sim(pipeline *p) { return p->w.run; }
+pipe_status pipe_get_status(const pipeline *p) { return p->jm.coord.status; }
+const pipe_stats *pipe_get_stats(const pipeline *p) { return &p->w.stats; }
+const job *pipe_job(const pipeline *p) { return &p->w.cfg.graph; }
 
 uint64_t pipe_restore_ckpt(const pipeline *p) {
-    const rt_slot *s = coord_restore(p);
+    const rt_slot *s = coord_restore(&p->jm);
     return s == NULL ? 0 : s->ckpt;
 }
 
 uint32_t pipe_task_actor(const pipeline *p, uint32_t task) {
-    SIM_ASSERT(task < p->cfg.graph.tasks_count);
-    return p->tasks[task].actor;
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
+    return p->tm.tasks[task].actor;
 }
 
 uint32_t pipe_task_rpc_link(const pipeline *p, uint32_t task) {
-    SIM_ASSERT(task < p->cfg.graph.tasks_count);
-    return p->tasks[task].rpc_to_coord;
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
+    return p->tm.tasks[task].rpc_to_coord;
 }
 
-uint32_t pipe_coord_actor(const pipeline *p) { return p->coord.actor; }
-uint32_t pipe_coord_machine(const pipeline *p) { return p->coord.machine; }
-uint32_t pipe_store_dev(const pipeline *p) { return p->store_dev; }
+uint32_t pipe_coord_actor(const pipeline *p) { return p->jm.coord.actor; }
+uint32_t pipe_coord_machine(const pipeline *p) { return p->jm.coord.machine; }
+uint32_t pipe_store_dev(const pipeline *p) { return p->w.store_dev; }
 
 uint32_t pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer) {
-    for (uint32_t c = 0; c < p->cfg.graph.chans_count; c++) {
-        if (p->chans[c].producer == producer && p->chans[c].consumer == consumer) return p->chans[c].data_link;
+    for (uint32_t c = 0; c < p->w.cfg.graph.chans_count; c++) {
+        if (p->tm.chans[c].producer == producer && p->tm.chans[c].consumer == consumer) return p->tm.chans[c].data_link;
     }
     return UINT32_MAX;
 }
@@ -544,11 +523,11 @@ void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
     kstate_clear(out);
     const job *j = pipe_job(p);
     for (uint32_t t = 0; t < j->tasks_count; t++) {
-        if (j->tasks[t].vertex != vertex || !p->tasks[t].stateful) continue;
+        if (j->tasks[t].vertex != vertex || !p->tm.tasks[t].stateful) continue;
         uint32_t slot = 0;
         uint64_t key;
         kagg agg;
-        while (kstate_next(&p->tasks[t].state, &slot, &key, &agg)) {
+        while (kstate_next(&p->tm.tasks[t].state, &slot, &key, &agg)) {
             kagg *o = kstate_upsert(out, key);
             o->count += agg.count;
             o->sum = (int64_t)((uint64_t)o->sum + (uint64_t)agg.sum);
@@ -558,19 +537,19 @@ void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
 }
 
 uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset) {
-    SIM_ASSERT(partition < p->brk.cfg.partitions && offset < p->brk.cfg.records_per_partition);
-    uint8_t v = p->sink_seen[(uint64_t)partition * p->brk.cfg.records_per_partition + offset];
-    return (uint32_t)(v & 0x7f) + (v >> 7);              /* see model/sinktx.c */
+    SIM_ASSERT(partition < p->w.brk.cfg.partitions && offset < p->w.brk.cfg.records_per_partition);
+    uint8_t v = p->w.sink_seen[(uint64_t)partition * p->w.brk.cfg.records_per_partition + offset];
+    return (uint32_t)(v & 0x7f) + (v >> 7);              /* see model/tm/sinktx.c */
 }
 
 void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff *out) {
-    SIM_ASSERT(a->brk.cfg.partitions == b->brk.cfg.partitions);
-    SIM_ASSERT(a->brk.cfg.records_per_partition == b->brk.cfg.records_per_partition);
+    SIM_ASSERT(a->w.brk.cfg.partitions == b->w.brk.cfg.partitions);
+    SIM_ASSERT(a->w.brk.cfg.records_per_partition == b->w.brk.cfg.records_per_partition);
     memset(out, 0, sizeof *out);
-    uint64_t per = a->brk.cfg.records_per_partition;
-    uint64_t n = (uint64_t)a->brk.cfg.partitions * per;
+    uint64_t per = a->w.brk.cfg.records_per_partition;
+    uint64_t n = (uint64_t)a->w.brk.cfg.partitions * per;
     for (uint64_t i = 0; i < n; i++) {
-        uint32_t x = (a->sink_seen[i] & 0x7fu) + (a->sink_seen[i] >> 7), y = (b->sink_seen[i] & 0x7fu) + (b->sink_seen[i] >> 7);
+        uint32_t x = (a->w.sink_seen[i] & 0x7fu) + (a->w.sink_seen[i] >> 7), y = (b->w.sink_seen[i] & 0x7fu) + (b->w.sink_seen[i] >> 7);
         out->records += x > 0;
         uint64_t id = (i / per) << 40 | (i % per);
         if (y < x && out->lost++ == 0) out->first_lost = id;
@@ -593,7 +572,7 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
     out->equal = true;
     /* Scratch memory outside both runs: a small run of its own. */
     sim_cfg sc = sim_cfg_default(0);
-    uint64_t keys = a->cfg.broker.keys * 2;
+    uint64_t keys = a->w.cfg.broker.keys * 2;
     sc.model_bytes = (size_t)(2 * ((keys * 4 / 3 * 2 + 16) * (sizeof(uint64_t) + sizeof(kagg))) + 4096);
     sim_run *scratch = sim_run_create(&sc);
     SIM_ASSERT(scratch != NULL);
@@ -618,15 +597,74 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
     return out->equal;
 }
 
+/* ---- the bridge: shortcuts between the sides still to replace (model/bridge.h) ---- */
+
+bool bridge_deployed(pipe_world *w, uint32_t task, uint32_t inc) {
+    return pipe_of_world(w)->jm.coord.deploy_inc[task] == inc;
+}
+
+uint64_t bridge_attempt(pipe_world *w) { return pipe_of_world(w)->jm.coord.epoch; }
+
+static rt_slot *bridge_slot(pipe_world *w, uint64_t epoch, uint64_t ckpt) {
+    jm_side *jm = &pipe_of_world(w)->jm;
+    return epoch == jm->coord.epoch ? coord_pending_slot(jm, ckpt) : NULL;
+}
+
+bool bridge_pending(pipe_world *w, uint64_t epoch, uint64_t ckpt, sim_time_ns *started_ns) {
+    const rt_slot *s = bridge_slot(w, epoch, ckpt);
+    if (s != NULL) *started_ns = s->started_ns;
+    return s != NULL;
+}
+
+uint64_t *bridge_offsets(pipe_world *w, uint64_t epoch, uint64_t ckpt) {
+    rt_slot *s = bridge_slot(w, epoch, ckpt);
+    return s == NULL ? NULL : s->offsets;
+}
+
+bool bridge_cs_add(pipe_world *w, uint64_t epoch, uint64_t ckpt, const rt_cs_rec *r) {
+    rt_slot *s = bridge_slot(w, epoch, ckpt);
+    if (s == NULL) return false;
+    if (s->cs_count == s->cs_cap) {               /* bounded: the checkpoint will be declined */
+        s->cs_overflow = true;
+        return false;
+    }
+    s->cs[s->cs_count++] = *r;
+    return true;
+}
+
+bool bridge_cs_overflow(pipe_world *w, uint64_t epoch, uint64_t ckpt) {
+    const rt_slot *s = bridge_slot(w, epoch, ckpt);
+    return s != NULL && s->cs_overflow;
+}
+
+bridge_restore_view bridge_restore(pipe_world *w) {
+    const rt_slot *s = coord_restore(&pipe_of_world(w)->jm);
+    if (s == NULL) return (bridge_restore_view){ .ckpt = 0 };
+    return (bridge_restore_view){ .ckpt = s->ckpt, .chains = s->chains, .offsets = s->offsets, .cs = s->cs,
+                                  .cs_count = s->cs_count };
+}
+
+void bridge_sink_final_ack(pipe_world *w, uint32_t task, uint64_t ckpt) {
+    tm_side *tm = &pipe_of_world(w)->tm;
+    sinktx_final_ack(tm, &tm->tasks[task], ckpt);
+}
+
+void bridge_sink_commit_all(pipe_world *w, uint32_t task) {
+    tm_side *tm = &pipe_of_world(w)->tm;
+    sinktx_commit(tm, &tm->tasks[task], UINT64_MAX);
+}
+
+void bridge_clear_final_file(pipe_world *w, uint32_t task) { pipe_of_world(w)->tm.tasks[task].final_file = 0; }
+
 /* ---- read-only views for checkers ------------------------------------------ */
 
-const broker *pipe_broker(const pipeline *p) { return &p->brk; }
-const pipe_cfg *pipe_config(const pipeline *p) { return &p->cfg; }
+const broker *pipe_broker(const pipeline *p) { return &p->w.brk; }
+const pipe_cfg *pipe_config(const pipeline *p) { return &p->w.cfg; }
 
 static const rt_slot *slot_of(const pipeline *p, uint64_t ckpt) {
     if (ckpt == 0) return NULL;
-    for (uint32_t i = 0; i < p->slots_count; i++) {
-        if (p->slots[i].ckpt == ckpt) return &p->slots[i];
+    for (uint32_t i = 0; i < p->jm.slots_count; i++) {
+        if (p->jm.slots[i].ckpt == ckpt) return &p->jm.slots[i];
     }
     return NULL;
 }
@@ -637,7 +675,7 @@ const uint64_t *pipe_ckpt_offsets(const pipeline *p, uint64_t ckpt) {
 }
 
 bool pipe_ckpt_task_state(const pipeline *p, uint64_t ckpt, uint32_t task, kstate *out, uint32_t *files) {
-    SIM_ASSERT(task < p->cfg.graph.tasks_count);
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
     kstate_clear(out);
     *files = 0;
     const rt_slot *s = slot_of(p, ckpt);
@@ -646,9 +684,9 @@ bool pipe_ckpt_task_state(const pipeline *p, uint64_t ckpt, uint32_t task, kstat
     *files = c->count;
     if (c->count == 0) return true;
     for (uint32_t i = 0; i < c->count; i++) {
-        if (!store_alive(&p->files, c->files[i])) return false;
+        if (!store_alive(&p->w.files, c->files[i])) return false;
     }
-    return store_restore(&p->files, c->files, c->count, out);
+    return store_restore(&p->w.files, c->files, c->count, out);
 }
 
 bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, uint32_t i, model_rec *rec, uint32_t *chan) {
@@ -660,19 +698,19 @@ bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, uint32_t i, model_rec 
 }
 
 void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32_t *consumer, uint32_t *input) {
-    SIM_ASSERT(chan < p->cfg.graph.chans_count);
-    *producer = p->chans[chan].producer;
-    *consumer = p->chans[chan].consumer;
-    *input = p->chans[chan].input;
+    SIM_ASSERT(chan < p->w.cfg.graph.chans_count);
+    *producer = p->tm.chans[chan].producer;
+    *consumer = p->tm.chans[chan].consumer;
+    *input = p->tm.chans[chan].input;
 }
 
 uint64_t pipe_retained(const pipeline *p, uint32_t i) {
-    if (i >= p->coord.completed_count) return 0;
-    return p->slots[p->coord.completed_order[i]].ckpt;
+    if (i >= p->jm.coord.completed_count) return 0;
+    return p->jm.slots[p->jm.coord.completed_order[i]].ckpt;
 }
 
 uint32_t pipe_ckpt_task_files(const pipeline *p, uint64_t ckpt, uint32_t task) {
-    SIM_ASSERT(task < p->cfg.graph.tasks_count);
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
     const rt_slot *s = slot_of(p, ckpt);
     return s == NULL ? 0 : s->chains[task].count;
 }
@@ -681,8 +719,8 @@ uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt) {
     const rt_slot *s = slot_of(p, ckpt);
     if (s == NULL) return 0;
     uint32_t dead = 0;
-    for (uint32_t t = 0; t < p->cfg.graph.tasks_count; t++) {
-        for (uint32_t f = 0; f < s->chains[t].count; f++) dead += !store_alive(&p->files, s->chains[t].files[f]);
+    for (uint32_t t = 0; t < p->w.cfg.graph.tasks_count; t++) {
+        for (uint32_t f = 0; f < s->chains[t].count; f++) dead += !store_alive(&p->w.files, s->chains[t].files[f]);
     }
     return dead;
 }

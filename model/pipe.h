@@ -9,21 +9,21 @@
  * - Protocol (rules P1-P10 of README.md): the coordinator triggers
  *   checkpoint n at the sources only; a source records its next offsets and
  *   emits barrier n on every output after the records before it; other
- *   tasks run their input gate (model/gate.h) and, on trigger, forward
+ *   tasks run their input gate (model/flow/gate.h) and, on trigger, forward
  *   barrier n (unaligned: as a priority message that overtakes the queued
  *   output, which becomes channel state with the queued input before the
  *   barrier), take the synchronous part of the snapshot (a copy-on-write
  *   version of the keyed state; a two-phase-commit sink pre-commits) and
  *   acknowledge once the asynchronous part is written to the backend
- *   (model/snap.c: memory at the coordinator, or a durable store; full or
- *   incremental files with a shared-state registry, model/store.h). On
+ *   (model/tm/snap.c: memory at the coordinator, or a durable store; full or
+ *   incremental files with a shared-state registry, model/flow/store.h). On
  *   abort they decline and send a cancel marker downstream; a task told of
  *   an abort before it triggers that checkpoint sends cancel markers
  *   instead of snapshotting (Flink's abortedCheckpointIds). Checkpoint n
  *   completes when every task acknowledged (finished tasks count with
  *   their final state) and, with the durable backend, its metadata is
  *   written; older pending ones are subsumed; tasks are notified and sinks
- *   commit (model/sinktx.c).
+ *   commit (model/tm/sinktx.c).
  * - A task that loses a connection (a crashed peer, a partition) fails: it
  *   stops and reports it (repeatedly: RPCs can be lost); the job restarts
  *   per the restart strategy: every task resets to the latest completed
@@ -39,10 +39,10 @@
 #define MODEL_PIPE_H
 
 #include "../sim/run.h"
-#include "broker.h"
-#include "gate.h"
-#include "job.h"
-#include "kstate.h"
+#include "flow/broker.h"
+#include "flow/gate.h"
+#include "flow/job.h"
+#include "flow/kstate.h"
 
 #define PIPE_MACHINES_MAX 32u
 #define PIPE_RETAINED_MAX 16u
@@ -487,7 +487,7 @@ typedef enum pipe_reach {
     PIPE_REACH_TXN_COMMITTED_ON_RESTORE,   /* recoverAndCommit of a completed checkpoint's */
     PIPE_REACH_COMMIT_COVERS_EARLIER, /* one notice committed several checkpoints' transactions */
     PIPE_REACH_IDEMPOTENT_OVERWRITE,  /* an idempotent sink overwrote a record it had */
-    /* gates, by mode (model/gate.h) */
+    /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,
     PIPE_REACH_CANCEL_UNALIGNED,

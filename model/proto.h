@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "flow/broker.h"
+
 enum {                               /* sim_msg.type of the model's messages */
     MSG_DATA = 1,                    /* a = channel, b = buffer number */
     MSG_CREDIT,                      /* a = channel, b = buffers consumed */
@@ -41,6 +43,13 @@ typedef struct rt_chain {
     uint32_t count;
     uint64_t files[SNAP_CHAIN_MAX];
 } rt_chain;
+
+/* One record of channel state: an in-flight record a checkpoint overtook. */
+typedef struct rt_cs_rec {
+    model_rec rec;
+    uint32_t  chan;
+    uint32_t  output;                 /* 1: the producer re-emits it; 0: the consumer replays it */
+} rt_cs_rec;
 
 /* ACK's payload: the handle of the task's keyed state for the checkpoint
  * (its chain of files in the store; count 0: no keyed state) and the

@@ -74,4 +74,4 @@ const pipe_reach_info *pipe_reach_info_of(pipe_reach r) {
     return &points[r];
 }
 
-const uint64_t *pipe_reached(const pipeline *p) { return p->reach; }
+const uint64_t *pipe_reached(const pipeline *p) { return p->w.reach; }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define TOKS_MAX 64u
-#define SCN_FULL_EVERY_MAX 64u      /* SNAP_CHAIN_MAX - 1 (model/pipe_int.h); pipe_create checks it too */
+#define SCN_FULL_EVERY_MAX 64u      /* SNAP_CHAIN_MAX - 1 (model/proto.h); pipe_create checks it too */
 #define SCN_FACTOR_MAX 1000000u     /* slowdowns: the kernel's and the model's limit */
 
 typedef struct tok {

@@ -18,7 +18,7 @@ Mutation operators (each changes one token or one line):
            `break;` that leaves a loop (not a switch)
 
 Not mutated: model/bugs.c (the deliberate bugs), model/reach.c (the reach
-points' names) and model/gatesim.c (the `absim gate` command's token
+points' names) and model/flow/gatesim.c (the `absim gate` command's token
 driver, which no run or swarm reaches); comments, string literals and
 preprocessor lines; assertions (SIM_ASSERT); protocol coverage (REACHED,
 p->reach[...], the gate's `saw` bits) and the observer calls (pipe_note*,
@@ -57,7 +57,7 @@ of `make test`):
 
     python3 tests/mutate.py --list                 # the candidates
     python3 tests/mutate.py --count 120 --seed 1 --out /tmp/mut_report.json
-    python3 tests/mutate.py --only model/coord.c:262:ror:30  # one mutant (an id of --list)
+    python3 tests/mutate.py --only model/jm/coord.c:262:ror:30  # one mutant (an id of --list)
 
 The unmutated tree must pass every check first.  The report (--out) is
 JSON: the options, the counts, and one entry per mutant (file, line, op,
@@ -81,12 +81,12 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SKIP_FILES = {"model/bugs.c", "model/reach.c", "model/gatesim.c"}
+SKIP_FILES = {"model/bugs.c", "model/reach.c", "model/flow/gatesim.c"}
 # Calls that only feed the observers or the coverage counters.
-OBSERVER_CALLS = {"SIM_ASSERT", "REACHED", "pipe_note", "pipe_note_barrier", "pipe_note_ev",
+OBSERVER_CALLS = {"SIM_ASSERT", "REACHED", "tm_note", "tm_note_barrier", "world_note_ev", "jm_note",
                   "note", "note_failed", "reach_gate", "reach_kind"}
 # Functions whose whole body serves the observers or the coverage counters.
-OBSERVER_FUNCS = {"pipe_note", "pipe_note_barrier", "pipe_note_ev", "shows_gate", "note",
+OBSERVER_FUNCS = {"tm_note", "tm_note_barrier", "world_note_ev", "jm_note", "shows_gate", "note",
                   "note_failed", "reach_gate", "reach_kind"}
 # p->stats fields the model reads back (coord.c: the minimum pause after the
 # first completion, the fixed-delay attempts): their updates are behaviour.
@@ -246,7 +246,7 @@ def candidates_of(path, text):
                         depth += balanced(mlines[j])
                         j += 1
                     skip_until = max(skip_until, j)
-            if ("reach" in names and "[" in names) or "pipe_event" in names or "pipe_observed" in names:
+            if ("reach" in names and "[" in names) or "pipe_event" in names or "world_observed" in names:
                 skip = True                      # p->reach[r]++, an event for the observers
                 depth = balanced(code)           # and the rest of its statement or block
                 j = ln
@@ -257,7 +257,7 @@ def candidates_of(path, text):
             if "saw" in names and ("|=" in names or "!=" in names):
                 skip = True                      # the gate's coverage bits
             for i, t in enumerate(toks):         # p->stats.F updates
-                if (t[1] == "stats" and i >= 2 and toks[i - 1][1] == "->" and toks[i - 2][1] == "p"
+                if (t[1] == "stats" and i >= 1 and toks[i - 1][1] == "->"
                         and i + 2 < len(toks) and toks[i + 1][1] == "."):
                     field = toks[i + 2][1]
                     after = toks[i + 3][1] if i + 3 < len(toks) else ""
@@ -400,9 +400,12 @@ def line_mutants(path, ln, orig, code, toks, prev_code, stack):
 
 def all_candidates(root):
     cands = []
-    for name in sorted(os.listdir(os.path.join(root, "model"))):
-        path = "model/" + name
-        if not name.endswith(".c") or path in SKIP_FILES:
+    paths = []
+    for folder, _, names in os.walk(os.path.join(root, "model")):
+        for name in names:
+            paths.append(os.path.relpath(os.path.join(folder, name), root))
+    for path in sorted(paths):
+        if not path.endswith(".c") or path in SKIP_FILES:
             continue
         with open(os.path.join(root, path)) as f:
             cands.extend(candidates_of(path, f.read()))

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "../model/broker.h"
+#include "../model/flow/broker.h"
 
 /* broker_read(seed 42, Zipf s=1, 1000 keys, partition 1, offset 12345) */
 #define BROKER_GOLDEN_KEY 52

@@ -1,10 +1,10 @@
 /* tests/test_gate.c: the input gate's barrier handling, rule by rule, as
- * `absim gate` prints it (model/gatesim.h runs the real handler). */
+ * `absim gate` prints it (model/flow/gatesim.h runs the real handler). */
 #include "harness.h"
 
 #include <stdlib.h>
 
-#include "../model/gatesim.h"
+#include "../model/flow/gatesim.h"
 
 static gatesim_token tokens_[1024];
 static uint32_t next_[1024];

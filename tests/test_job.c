@@ -2,7 +2,7 @@
  * and channels, and placement. */
 #include "harness.h"
 
-#include "../model/job.h"
+#include "../model/flow/job.h"
 
 static job_where where_;
 

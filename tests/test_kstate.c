@@ -1,7 +1,7 @@
 /* tests/test_kstate.c: keyed aggregates that checkers compare. */
 #include "harness.h"
 
-#include "../model/kstate.h"
+#include "../model/flow/kstate.h"
 #include "../sim/rng.h"
 
 static sim_run *make_run_bytes(size_t model_bytes) {

@@ -3,7 +3,7 @@
 #include "harness.h"
 
 #include "../scenarios/scn.h"
-#include "../model/pipe_int.h"          /* a pipeline's slow operator windows */
+#include "../model/pipe.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -389,11 +389,11 @@ static void test_scn_new_faults_resolve_on_a_created_pipe(void **state) {
     assert_int_equal(x->target, pipe_store_dev(p));
     assert_int_equal(x->ratio.num * 100 / x->ratio.den, 30);
     assert_int_equal(x->duration_ns, 10 * SIM_NS_PER_MS);
-    assert_int_equal(p->cfg.slow_count, 1);
-    assert_int_equal(p->cfg.slow[0].task, pipe_job(p)->vertex_first_task[1] + 1);
-    assert_int_equal(p->cfg.slow[0].at_ns, 40 * SIM_NS_PER_MS);
-    assert_int_equal(p->cfg.slow[0].duration_ns, 200 * SIM_NS_PER_MS);
-    assert_int_equal(p->cfg.slow[0].factor, 10);
+    assert_int_equal(pipe_config(p)->slow_count, 1);
+    assert_int_equal(pipe_config(p)->slow[0].task, pipe_job(p)->vertex_first_task[1] + 1);
+    assert_int_equal(pipe_config(p)->slow[0].at_ns, 40 * SIM_NS_PER_MS);
+    assert_int_equal(pipe_config(p)->slow[0].duration_ns, 200 * SIM_NS_PER_MS);
+    assert_int_equal(pipe_config(p)->slow[0].factor, 10);
     pipe_destroy(p);
 }
 
@@ -439,10 +439,10 @@ static void test_scn_new_points_fire_when_reached(void **state) {
     char why[SCN_ERR_BYTES];
     assert_int_equal(scn_unfired(&arm, pipe_sim(p)->now_ns, why, sizeof why), 0);
     assert_string_equal(why, "");
-    assert_int_equal(p->cfg.slow_count, 1);
-    assert_int_equal(p->cfg.slow[0].task, 2);
-    assert_int_equal(p->cfg.slow[0].at_ns, w.sync2_ns);
-    assert_int_equal(p->cfg.slow[0].factor, 3);
+    assert_int_equal(pipe_config(p)->slow_count, 1);
+    assert_int_equal(pipe_config(p)->slow[0].task, 2);
+    assert_int_equal(pipe_config(p)->slow[0].at_ns, w.sync2_ns);
+    assert_int_equal(pipe_config(p)->slow[0].factor, 3);
     const sim_run *run = pipe_sim(p);
     assert_true(run->faults_count >= 2);
     assert_int_equal(run->faults[0].spec.kind, FAULT_DEV_SLOW);

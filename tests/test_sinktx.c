@@ -1,4 +1,4 @@
-/* tests/test_sinktx.c: how sink output becomes visible (model/sinktx.c):
+/* tests/test_sinktx.c: how sink output becomes visible (model/tm/sinktx.c):
  * plain, idempotent and two-phase-commit sinks under crashes placed
  * between a pre-commit and its completion notice (invariant I3). */
 #include "harness.h"

@@ -1,4 +1,4 @@
-/* tests/test_snap.c: a task's side of checkpoints in whole jobs (model/snap.c):
+/* tests/test_snap.c: a task's side of checkpoints in whole jobs (model/tm/snap.c):
  * asynchronous copy-on-write snapshots, the durable store, incremental
  * checkpoints and their shared files, unaligned checkpoints and the
  * alignment timeout, coordinator failover. White-box where an invariant
@@ -65,11 +65,11 @@ static void watch_store(void *ctx, const pipe_event *e) {
     pipeline *p = w->p;
     if (e->kind != PIPE_EV_CKPT_COMPLETE && e->kind != PIPE_EV_CKPT_ABORT) return;
     w->checks++;
-    for (uint32_t i = 0; i < p->slots_count; i++) {
-        const rt_slot *s = &p->slots[i];
+    for (uint32_t i = 0; i < p->jm.slots_count; i++) {
+        const rt_slot *s = &p->jm.slots[i];
         if (s->ckpt == 0) continue;
         for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
-            for (uint32_t f = 0; f < s->chains[t].count; f++) w->dead_referenced += !store_alive(&p->files, s->chains[t].files[f]);
+            for (uint32_t f = 0; f < s->chains[t].count; f++) w->dead_referenced += !store_alive(&p->w.files, s->chains[t].files[f]);
         }
     }
 }
@@ -285,17 +285,17 @@ static void test_no_file_outlives_its_last_reference(void **state) {
     pipe_run(p);
     assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
     assert_true(pipe_get_stats(p)->restarts >= 6);
-    store_stats before = store_get_stats(&p->files);
+    store_stats before = store_get_stats(&p->w.files);
     assert_true(before.files_deleted > 0);
     /* Drop every checkpoint and every task's own reference. */
-    for (uint32_t i = 0; i < p->slots_count; i++) {
-        if (p->slots[i].ckpt != 0) snap_slot_release(p, &p->slots[i]);
+    for (uint32_t i = 0; i < p->jm.slots_count; i++) {
+        if (p->jm.slots[i].ckpt != 0) coord_slot_release(&p->jm, &p->jm.slots[i]);
     }
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
-        uint64_t f = p->tasks[t].final_file;
-        if (f != 0 && store_alive(&p->files, f)) store_unref(&p->files, f);
+        uint64_t f = p->tm.tasks[t].final_file;
+        if (f != 0 && store_alive(&p->w.files, f)) store_unref(&p->w.files, f);
     }
-    store_stats after = store_get_stats(&p->files);
+    store_stats after = store_get_stats(&p->w.files);
     print_message("files created %llu, deleted during the run %llu, live before the drop %llu, after %llu\n",
                   (unsigned long long)after.files_created, (unsigned long long)before.files_deleted,
                   (unsigned long long)before.files_live, (unsigned long long)after.files_live);
@@ -326,8 +326,8 @@ static void watch_acks(void *ctx, const pipe_event *e) {
         w->aborted++;
         w->aborted_ids[e->ckpt / 64] |= 1ull << (e->ckpt % 64);
     }
-    for (uint32_t i = 0; i < w->p->slots_count; i++) {   /* a slot holds the task's chain only from its ack */
-        const rt_slot *s = &w->p->slots[i];
+    for (uint32_t i = 0; i < w->p->jm.slots_count; i++) {   /* a slot holds the task's chain only from its ack */
+        const rt_slot *s = &w->p->jm.slots[i];
         bool sent = s->ckpt < 4096 && (w->acked[s->ckpt / 64] >> (s->ckpt % 64) & 1);
         if (s->ckpt != 0 && s->chains[w->task].count > 0 && !sent) w->held_without_ack++;
     }
@@ -345,7 +345,7 @@ static void test_a_lost_ack_loses_its_state_handle_and_leaks_no_file(void **stat
     pipeline *p = make(&c);
     uint32_t agg0 = 4;                                    /* source 0,1; map 2,3; agg 4,5; sink 6 */
     assert_string_equal(pipe_sim(p)->actor_names[agg0], "agg[0]");
-    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = p->tasks[agg0].rpc_to_coord,
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = p->tm.tasks[agg0].rpc_to_coord,
                                           .ratio = { 1, 1 }, .at_ns = 12 * SIM_NS_PER_MS,
                                           .duration_ns = 20 * SIM_NS_PER_MS });
     ack_watch w = { .p = p, .task = agg0 };
@@ -353,29 +353,29 @@ static void test_a_lost_ack_loses_its_state_handle_and_leaks_no_file(void **stat
     pipe_run(p);
     assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
     print_message("acks sent by agg[0] %llu, lost %llu; checkpoints completed %llu, timed out %llu, declined %llu\n",
-                  (unsigned long long)w.acks_sent, (unsigned long long)pipe_sim(p)->links[p->tasks[agg0].rpc_to_coord].lost,
+                  (unsigned long long)w.acks_sent, (unsigned long long)pipe_sim(p)->links[p->tm.tasks[agg0].rpc_to_coord].lost,
                   (unsigned long long)pipe_get_stats(p)->completed, (unsigned long long)pipe_get_stats(p)->timed_out,
                   (unsigned long long)pipe_get_stats(p)->declined);
-    assert_true(pipe_sim(p)->links[p->tasks[agg0].rpc_to_coord].lost >= 2);
+    assert_true(pipe_sim(p)->links[p->tm.tasks[agg0].rpc_to_coord].lost >= 2);
     assert_true(pipe_get_stats(p)->timed_out >= 2);       /* the checkpoints whose acks were lost */
     assert_true(pipe_get_stats(p)->completed >= 3);
     assert_int_equal(w.held_without_ack, 0);
-    for (uint32_t i = 0; i < p->slots_count; i++) {
-        if (p->slots[i].ckpt != 0) snap_slot_release(p, &p->slots[i]);
+    for (uint32_t i = 0; i < p->jm.slots_count; i++) {
+        if (p->jm.slots[i].ckpt != 0) coord_slot_release(&p->jm, &p->jm.slots[i]);
     }
     for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
-        uint64_t f = p->tasks[t].final_file;
-        if (f != 0 && store_alive(&p->files, f)) store_unref(&p->files, f);
+        uint64_t f = p->tm.tasks[t].final_file;
+        if (f != 0 && store_alive(&p->w.files, f)) store_unref(&p->w.files, f);
         for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* held still: only the last, unconfirmed ones */
-            rt_chain *r = &p->tasks[t].recent[i];
+            rt_chain *r = &p->tm.tasks[t].recent[i];
             if (r->ckpt == 0) continue;
             assert_false(w.aborted_ids[r->ckpt / 64] >> (r->ckpt % 64) & 1);
             for (uint32_t k = 0; k < r->count; k++) {
-                if (store_alive(&p->files, r->files[k])) store_unref(&p->files, r->files[k]);
+                if (store_alive(&p->w.files, r->files[k])) store_unref(&p->w.files, r->files[k]);
             }
         }
     }
-    assert_int_equal(store_get_stats(&p->files).files_live, 0);
+    assert_int_equal(store_get_stats(&p->w.files).files_live, 0);
     pipe_destroy(p);
 }
 

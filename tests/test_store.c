@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../model/store.h"
+#include "../model/flow/store.h"
 
 static sim_run *make_run(void) {
     sim_cfg c = test_cfg(1);
@@ -480,7 +480,7 @@ static void test_misuse_aborts_with_an_assertion_naming_store(void **state) {
         assert_int_equal(waitpid(pid, &status, 0), pid);
         assert_true(WIFSIGNALED(status));
         assert_int_equal(WTERMSIG(status), SIGABRT);
-        assert_non_null(strstr(out, "model/store.c:"));
+        assert_non_null(strstr(out, "model/flow/store.c:"));
     }
 }
 

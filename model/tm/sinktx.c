@@ -1,4 +1,4 @@
-/* model/sinktx.c: how a sink's output becomes visible (README.md P10).
+/* model/tm/sinktx.c: how a sink's output becomes visible (README.md P10).
  *
  * - plain: every record is visible when the sink processes it, so a
  *   replay after a restore shows it again (at-least-once end to end).
@@ -17,32 +17,32 @@
  * They cover consecutive ranges of a ring of record indexes per sink task
  * and always resolve oldest first; a ring that fills up fails the sink
  * (its transaction would be too large), which restarts the job. */
-#include "pipe_int.h"
+#include "tm.h"
 
-static uint64_t rec_index(const pipeline *p, const model_rec *r) {
-    return (uint64_t)rec_partition(r) * p->brk.cfg.records_per_partition + rec_offset(r);
+static uint64_t rec_index(const tm_side *tm, const model_rec *r) {
+    return (uint64_t)rec_partition(r) * tm->w->brk.cfg.records_per_partition + rec_offset(r);
 }
 
 /* Record i becomes visible now. Its event-time latency is now minus the
  * broker's event time, (offset + 1) * gap: meaningful when the sources
  * read at the rate the broker produces (a source reading ahead of event
  * time counts 0). */
-static void latency(pipeline *p, uint64_t i) {
-    uint64_t offset = i % p->brk.cfg.records_per_partition;
-    sim_time_ns event_ns = (offset + 1) * p->brk.cfg.event_gap_ns, now = p->run->now_ns;
+static void latency(tm_side *tm, uint64_t i) {
+    uint64_t offset = i % tm->w->brk.cfg.records_per_partition;
+    sim_time_ns event_ns = (offset + 1) * tm->w->brk.cfg.event_gap_ns, now = tm->w->run->now_ns;
     sim_time_ns d = now > event_ns ? now - event_ns : 0;
-    p->stats.latency_ns_sum += d;
-    if (d > p->stats.latency_ns_max) p->stats.latency_ns_max = d;
+    tm->w->stats.latency_ns_sum += d;
+    if (d > tm->w->stats.latency_ns_max) tm->w->stats.latency_ns_max = d;
 }
 
 /* sink_seen[i]: the low 7 bits count the copies plain and two-phase-commit
  * sinks made visible (saturating at 127), the top bit says an idempotent
  * sink upserted it (once, however often it is written), so the count does
  * not depend on the order the sinks wrote in. */
-static void visible(pipeline *p, uint64_t i) {
-    if ((p->sink_seen[i] & 0x7f) < 0x7f) p->sink_seen[i]++;
-    p->stats.visible_records++;
-    latency(p, i);
+static void visible(tm_side *tm, uint64_t i) {
+    if ((tm->w->sink_seen[i] & 0x7f) < 0x7f) tm->w->sink_seen[i]++;
+    tm->w->stats.visible_records++;
+    latency(tm, i);
 }
 
 static rt_txn *txn_at(rt_txlog *l, uint32_t k) {     /* k-th oldest */
@@ -58,47 +58,47 @@ static rt_txn *open_txn(rt_txlog *l) {
     return x;
 }
 
-static void resolve_first(pipeline *p, rt_task *t, bool commit) {
+static void resolve_first(tm_side *tm, rt_task *t, bool commit) {
     rt_txlog *l = t->txlog;
     rt_txn *x = txn_at(l, 0);
     SIM_ASSERT(x->first == l->head);
     if (commit) {
-        for (uint64_t i = x->first; i < x->end; i++) visible(p, l->recs[i % l->cap]);
-        p->stats.txn_committed++;
+        for (uint64_t i = x->first; i < x->end; i++) visible(tm, l->recs[i % l->cap]);
+        tm->w->stats.txn_committed++;
     } else {
-        p->stats.txn_aborted++;
+        tm->w->stats.txn_aborted++;
     }
     l->head = x->end;
     l->first = (l->first + 1) % TXN_MAX;
     l->count--;
 }
 
-static void overflow(pipeline *p, rt_task *t) {
-    p->stats.txn_overflows++;
-    task_fail(p, t);
+static void overflow(tm_side *tm, rt_task *t) {
+    tm->w->stats.txn_overflows++;
+    task_fail(tm, t);
 }
 
-void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {
-    uint64_t i = rec_index(p, r);
+void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
+    uint64_t i = rec_index(tm, r);
     switch (t->v->sink) {
     case JOB_SINK_PLAIN:
-        visible(p, i);
+        visible(tm, i);
         return;
     case JOB_SINK_IDEMPOTENT:                     /* upsert: a replay overwrites the same row */
-        if (p->sink_seen[i] & 0x80) {             /* visible already: nothing new to see */
-            REACHED(p, IDEMPOTENT_OVERWRITE);
-            p->stats.overwrites++;
+        if (tm->w->sink_seen[i] & 0x80) {             /* visible already: nothing new to see */
+            REACHED(tm->w, IDEMPOTENT_OVERWRITE);
+            tm->w->stats.overwrites++;
             return;
         }
-        p->sink_seen[i] |= 0x80;
-        p->stats.visible_records++;
-        latency(p, i);
+        tm->w->sink_seen[i] |= 0x80;
+        tm->w->stats.visible_records++;
+        latency(tm, i);
         return;
     case JOB_SINK_2PC: {
         rt_txlog *l = t->txlog;
         rt_txn *x = open_txn(l);
         if (x == NULL || l->tail - l->head == l->cap) {
-            overflow(p, t);
+            overflow(tm, t);
             return;
         }
         l->recs[l->tail++ % l->cap] = (uint32_t)i;
@@ -108,63 +108,63 @@ void sinktx_write(pipeline *p, rt_task *t, const model_rec *r) {
     }
 }
 
-void sinktx_commit(pipeline *p, rt_task *t, uint64_t ckpt) {
+void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (t->v->sink != JOB_SINK_2PC) return;
     rt_txlog *l = t->txlog;
     uint32_t n = 0;
     /* The deliberate bug FLINK-10377: a notice is taken to name exactly
      * one transaction, so one left by an aborted or subsumed checkpoint
      * stays open, and every later one waits behind it. */
-    bool exact = p->cfg.bug == PIPE_BUG_COMMIT_ONLY_NOTIFIED;
+    bool exact = tm->w->cfg.bug == PIPE_BUG_COMMIT_ONLY_NOTIFIED;
     while (l->count > 0 && txn_at(l, 0)->state == TXN_PRECOMMITTED &&
            (exact ? txn_at(l, 0)->ckpt == ckpt : txn_at(l, 0)->ckpt <= ckpt)) {
-        resolve_first(p, t, true);
+        resolve_first(tm, t, true);
         n++;
     }
     bool any = n > 0;
-    if (n > 1) REACHED(p, COMMIT_COVERS_EARLIER);
-    if (any) pipe_note(p, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
+    if (n > 1) REACHED(tm->w, COMMIT_COVERS_EARLIER);
+    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
 }
 
-void sinktx_precommit(pipeline *p, rt_task *t, uint64_t ckpt) {
+void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (t->v->sink != JOB_SINK_2PC) return;
     rt_txlog *l = t->txlog;
     if (l->count == 0 || txn_at(l, l->count - 1)->state != TXN_OPEN) return;   /* nothing written */
     rt_txn *x = txn_at(l, l->count - 1);
     x->state = TXN_PRECOMMITTED;
     x->ckpt = ckpt;
-    if (p->cfg.bug == PIPE_BUG_EARLY_COMMIT) sinktx_commit(p, t, ckpt);   /* deliberate bug */
+    if (tm->w->cfg.bug == PIPE_BUG_EARLY_COMMIT) sinktx_commit(tm, t, ckpt);   /* deliberate bug */
 }
 
-void sinktx_restore(pipeline *p, rt_task *t, uint64_t ckpt) {
+void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (t->v->sink != JOB_SINK_2PC) return;
     rt_txlog *l = t->txlog;
     bool any = false;
     while (l->count > 0) {
         rt_txn *x = txn_at(l, 0);
-        bool commit = x->state == TXN_PRECOMMITTED && (x->ckpt <= ckpt || p->cfg.bug == PIPE_BUG_RESTORE_COMMITS_ALL);
+        bool commit = x->state == TXN_PRECOMMITTED && (x->ckpt <= ckpt || tm->w->cfg.bug == PIPE_BUG_RESTORE_COMMITS_ALL);
         any |= commit;
-        if (commit) REACHED(p, TXN_COMMITTED_ON_RESTORE); else REACHED(p, TXN_ABORTED_ON_RESTORE);
-        resolve_first(p, t, commit);
+        if (commit) REACHED(tm->w, TXN_COMMITTED_ON_RESTORE); else REACHED(tm->w, TXN_ABORTED_ON_RESTORE);
+        resolve_first(tm, t, commit);
     }
     SIM_ASSERT(l->head == l->tail);
-    if (any) pipe_note(p, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
+    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
 }
 
 /* End of input: the last transaction is pre-committed for the first
  * checkpoint the coordinator completes on the finished sink's behalf
  * (sinktx_final_ack), or at the end of the job. */
-void sinktx_finish(pipeline *p, rt_task *t) {
+void sinktx_finish(tm_side *tm, rt_task *t) {
     if (t->v->sink != JOB_SINK_2PC) return;
-    sinktx_precommit(p, t, UINT64_MAX);
+    sinktx_precommit(tm, t, UINT64_MAX);
 }
 
-void sinktx_final_ack(pipeline *p, rt_task *t, uint64_t ckpt) {
+void sinktx_final_ack(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (t->v->sink != JOB_SINK_2PC) return;
     rt_txlog *l = t->txlog;
     for (uint32_t k = 0; k < l->count; k++) {
         rt_txn *x = txn_at(l, k);
         if (x->state == TXN_PRECOMMITTED && x->ckpt == UINT64_MAX) x->ckpt = ckpt;
     }
-    (void)p;
+    (void)tm;
 }

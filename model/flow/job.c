@@ -1,4 +1,4 @@
-/* model/job.c: graph building, validation and expansion. */
+/* model/flow/job.c: graph building, validation and expansion. */
 #include "job.h"
 
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* model/task.c: the task actor: sources, operators and sinks.
+/* model/tm/task.c: the task actor: sources, operators and sinks.
  *
  * A task runs one thing at a time, like Flink's mailbox thread:
  *
@@ -6,8 +6,8 @@
  *     busy --WORK_DONE: apply operator, emit, return credit--> idle
  *
  * Control buffers (barrier, cancel marker, end of partition) cost nothing
- * and go through the input gate (model/gate.h), whose actions the task
- * carries out at once: trigger n = the snapshot of model/snap.c (forward
+ * and go through the input gate (model/flow/gate.h), whose actions the task
+ * carries out at once: trigger n = the snapshot of model/tm/snap.c (forward
  * barrier n, synchronous part, asynchronous write, acknowledge); abort n =
  * decline and send a cancel marker downstream. Inputs are taken in arrival
  * order among the channels the gate does not block; priority (unaligned)
@@ -15,7 +15,7 @@
  * channel state is replayed before anything new. A task in a synchronous
  * snapshot part takes nothing. A source instead reads batches of
  * records from its partitions and handles triggers between batches. */
-#include "pipe_int.h"
+#include "tm.h"
 
 #include <string.h>
 
@@ -23,43 +23,43 @@ chan_buf *task_buf(rt_chan *c, uint64_t n) {
     return &c->ring[n % c->ring_size];
 }
 
-rt_chan *task_out_chan(pipeline *p, const rt_task *t, uint32_t i) {
+rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
     SIM_ASSERT(i < t->jt->out_count);
-    return &p->chans[pipe_job(p)->out_chan[t->jt->out_first + i]];
+    return &tm->chans[world_job(tm->w)->out_chan[t->jt->out_first + i]];
 }
 
-rt_chan *task_in_chan(pipeline *p, const rt_task *t, uint32_t i) {
+rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i) {
     SIM_ASSERT(i < t->jt->in_count);
-    return &p->chans[pipe_job(p)->in_chan[t->jt->in_first + i]];
+    return &tm->chans[world_job(tm->w)->in_chan[t->jt->in_first + i]];
 }
 
-void task_rpc(pipeline *p, rt_task *t, uint32_t type, uint64_t ckpt) {
+void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt) {
     sim_msg m = { .type = type, .a = ckpt, .b = (t->epoch << 32) | t->id };
-    link_send(p->run, t->rpc_to_coord, &m, 64);
+    link_send(tm->w->run, t->rpc_to_coord, &m, 64);
 }
 
 /* A connection the task needs is gone (a cut or partitioned link refuses
  * the send, or a peer broke it): the task fails, once per incarnation, and
  * the coordinator restarts the job. */
-void task_fail(pipeline *p, rt_task *t) {
+void task_fail(tm_side *tm, rt_task *t) {
     if (t->failure_reported) return;
     t->failure_reported = true;
-    task_rpc(p, t, MSG_FAILED, 0);
+    task_rpc(tm, t, MSG_FAILED, 0);
     /* The report is an RPC and may be lost: repeat it until the task is
      * cancelled (Flink retries updateTaskExecutionState the same way). */
-    sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
+    sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
 }
 
 /* ---- producer side of channels ----------------------------------------- */
 
-static void send_ready(pipeline *p, rt_chan *c) {
-    while (c->sent < c->filled && c->sent - c->acked < p->cfg.credits) {
+static void send_ready(tm_side *tm, rt_chan *c) {
+    while (c->sent < c->filled && c->sent - c->acked < tm->w->cfg.credits) {
         const chan_buf *b = task_buf(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
         sim_msg m = { .type = MSG_DATA, .a = c->id, .b = c->sent };
-        if (!link_send(p->run, c->data_link, &m, bytes)) task_fail(p, &p->tasks[c->producer]);
+        if (!link_send(tm->w->run, c->data_link, &m, bytes)) task_fail(tm, &tm->tasks[c->producer]);
         c->sent++;
-        if (b->kind == BUF_BARRIER) snap_barrier_sent(p, &p->tasks[c->producer], b->ckpt);
+        if (b->kind == BUF_BARRIER) snap_barrier_sent(tm, &tm->tasks[c->producer], b->ckpt);
     }
 }
 
@@ -75,21 +75,21 @@ static chan_buf *open_buf(rt_chan *c) {
     return b;
 }
 
-static void close_buf(pipeline *p, rt_chan *c) {
+static void close_buf(tm_side *tm, rt_chan *c) {
     if (!c->filling) return;
     c->filling = false;
     c->filled++;
-    send_ready(p, c);
+    send_ready(tm, c);
 }
 
-static void push_rec(pipeline *p, rt_chan *c, const model_rec *r) {
+static void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
     chan_buf *b = open_buf(c);
     b->recs[b->count++] = *r;
-    if (b->count == CHAN_BUF_RECORDS) close_buf(p, c);
+    if (b->count == CHAN_BUF_RECORDS) close_buf(tm, c);
 }
 
-void task_push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
-    if (p->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
+void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
+    if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
         chan_buf held = *task_buf(c, c->filled);  /* the records before it go after it */
         c->filling = false;
         chan_buf *b = open_buf(c);
@@ -99,67 +99,67 @@ void task_push_event(pipeline *p, rt_chan *c, buf_kind kind, uint64_t ckpt) {
         c->filled++;
         *open_buf(c) = held;
         c->filling = true;
-        send_ready(p, c);
+        send_ready(tm, c);
         return;
     }
-    close_buf(p, c);                              /* the records before it go first */
+    close_buf(tm, c);                              /* the records before it go first */
     chan_buf *b = open_buf(c);
     b->kind = kind;
     b->ckpt = ckpt;
-    close_buf(p, c);
+    close_buf(tm, c);
 }
 
-void task_emit_to(pipeline *p, rt_chan *c, const model_rec *r) {
-    push_rec(p, c, r);
+void task_emit_to(tm_side *tm, rt_chan *c, const model_rec *r) {
+    push_rec(tm, c, r);
 }
 
-static void emit(pipeline *p, rt_task *t, const model_rec *r) {
+static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
     for (uint32_t e = 0; e < t->out_edges_count; e++) {
         rt_out_edge *oe = &t->out_edges[e];
         switch (oe->part) {
         case JOB_FORWARD:
-            push_rec(p, task_out_chan(p, t, oe->first), r);
+            push_rec(tm, task_out_chan(tm, t, oe->first), r);
             break;
         case JOB_REBALANCE:
-            push_rec(p, task_out_chan(p, t, oe->first + oe->rr), r);
+            push_rec(tm, task_out_chan(tm, t, oe->first + oe->rr), r);
             oe->rr = (oe->rr + 1) % oe->count;
             break;
         case JOB_HASH: {
             uint32_t k = (uint32_t)(((unsigned __int128)rng_splitmix64(r->key) * oe->count) >> 64);
-            push_rec(p, task_out_chan(p, t, oe->first + k), r);
+            push_rec(tm, task_out_chan(tm, t, oe->first + k), r);
             break;
         }
         case JOB_BROADCAST:
-            for (uint32_t i = 0; i < oe->count; i++) push_rec(p, task_out_chan(p, t, oe->first + i), r);
+            for (uint32_t i = 0; i < oe->count; i++) push_rec(tm, task_out_chan(tm, t, oe->first + i), r);
             break;
         }
     }
 }
 
-static void emit_event(pipeline *p, rt_task *t, buf_kind kind, uint64_t ckpt) {
-    for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(p, task_out_chan(p, t, i), kind, ckpt);
+static void emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), kind, ckpt);
 }
 
-static void flush_all(pipeline *p, rt_task *t) {
-    for (uint32_t i = 0; i < t->jt->out_count; i++) close_buf(p, task_out_chan(p, t, i));
+static void flush_all(tm_side *tm, rt_task *t) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) close_buf(tm, task_out_chan(tm, t, i));
 }
 
 /* Room for one more input buffer's output: the send queue is below its
  * bound (backpressure) and the ring can take a flush and an event. */
-static bool room(pipeline *p, const rt_task *t, bool data) {
+static bool room(tm_side *tm, const rt_task *t, bool data) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        const rt_chan *c = task_out_chan(p, t, i);
+        const rt_chan *c = task_out_chan(tm, t, i);
         if (c->filled + 3 - c->acked > c->ring_size) return false;
-        if (data && c->filled - c->sent >= p->cfg.out_queue) return false;
+        if (data && c->filled - c->sent >= tm->w->cfg.out_queue) return false;
     }
     return true;
 }
 
-static void arm_flush(pipeline *p, rt_task *t) {
+static void arm_flush(tm_side *tm, rt_task *t) {
     if (t->flush_timer != 0) return;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        if (task_out_chan(p, t, i)->filling) {
-            t->flush_timer = sim_timer_set(p->run, t->actor, p->cfg.buffer_timeout_ns, TIMER_FLUSH);
+        if (task_out_chan(tm, t, i)->filling) {
+            t->flush_timer = sim_timer_set(tm->w->run, t->actor, tm->w->cfg.buffer_timeout_ns, TIMER_FLUSH);
             return;
         }
     }
@@ -169,74 +169,74 @@ static void arm_flush(pipeline *p, rt_task *t) {
 
 /* The gate aborted `ckpt`: the task declines it to the coordinator; its
  * cancel marker goes downstream from carry_out. */
-static void decline(pipeline *p, rt_task *t, uint64_t ckpt) {
+static void decline(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
     snap_abort(t, ckpt);
-    REACHED(p, DECLINE_SENT);
-    pipe_note(p, PIPE_EV_DECLINE, t->id, 0, ckpt);
-    task_rpc(p, t, MSG_DECLINE, ckpt);
+    REACHED(tm->w, DECLINE_SENT);
+    tm_note(tm, PIPE_EV_DECLINE, t->id, 0, ckpt);
+    task_rpc(tm, t, MSG_DECLINE, ckpt);
 }
 
 /* FINISHED carries the final state's handle: the coordinator acknowledges
  * later checkpoints for the task with it, and with the ends of a source's
  * partitions, which it has read to the end (asserted: the message claims it). */
-static void send_finished(pipeline *p, rt_task *t) {
+static void send_finished(tm_side *tm, rt_task *t) {
     for (uint32_t i = 0; i < t->parts_count; i++) {
         uint32_t part = t->jt->subtask + i * t->v->parallelism;
-        SIM_ASSERT(p->offsets[part] == p->cfg.broker.records_per_partition);
+        SIM_ASSERT(tm->offsets[part] == tm->w->cfg.broker.records_per_partition);
     }
     msg_finished f = { .final_file = t->final_file };
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
-    link_send_payload(p->run, t->rpc_to_coord, &m, 64, &f, sizeof f);
+    link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &f, sizeof f);
 }
 
-static void finish(pipeline *p, rt_task *t) {
+static void finish(tm_side *tm, rt_task *t) {
     SIM_ASSERT(!t->finished);
-    flush_all(p, t);
-    emit_event(p, t, BUF_END, 0);
+    flush_all(tm, t);
+    emit_event(tm, t, BUF_END, 0);
     t->finished = true;
-    snap_finish(p, t);
-    pipe_note(p, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
-    send_finished(p, t);
+    snap_finish(tm, t);
+    tm_note(tm, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
+    send_finished(tm, t);
     /* An RPC can be lost, and the job cannot finish without it: say it
      * again until the job ends or restarts (the coordinator ignores
      * repeats), as Flink retries task state updates. */
-    sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
+    sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
 }
 
 /* Processing time of n records, drawn per the vertex's distribution from
  * the task's own stream through the choice point. */
-static sim_time_ns base_cost(pipeline *p, rt_task *t, uint32_t n);
+static sim_time_ns base_cost(tm_side *tm, rt_task *t, uint32_t n);
 
-static uint32_t slowdown(const pipeline *p, const rt_task *t) {
+static uint32_t slowdown(const tm_side *tm, const rt_task *t) {
     uint32_t f = 1;
-    for (uint32_t i = 0; i < p->cfg.slow_count; i++) {   /* a handful at most */
-        const pipe_slow *w = &p->cfg.slow[i];
-        sim_time_ns now = p->run->now_ns;
+    for (uint32_t i = 0; i < tm->w->cfg.slow_count; i++) {   /* a handful at most */
+        const pipe_slow *w = &tm->w->cfg.slow[i];
+        sim_time_ns now = tm->w->run->now_ns;
         if (w->task == t->id && now >= w->at_ns && now - w->at_ns < w->duration_ns) f += w->factor - 1;
     }
     return f;
 }
 
-static sim_time_ns cost_of(pipeline *p, rt_task *t, uint32_t n) {
-    return slowdown(p, t) * base_cost(p, t, n);
+static sim_time_ns cost_of(tm_side *tm, rt_task *t, uint32_t n) {
+    return slowdown(tm, t) * base_cost(tm, t, n);
 }
 
-static sim_time_ns base_cost(pipeline *p, rt_task *t, uint32_t n) {
+static sim_time_ns base_cost(tm_side *tm, rt_task *t, uint32_t n) {
     sim_time_ns mean = t->v->cost_ns;
     if (mean == 0 || n == 0) return 0;
-    rng *r = &p->run->actors[t->actor].rng;
+    rng *r = &tm->w->run->actors[t->actor].rng;
     switch (t->v->cost_dist) {
     case JOB_COST_FIXED:
         return n * mean;
     case JOB_COST_UNIFORM: {                      /* one draw per buffer */
         sim_time_ns total = n * mean, half = total / 2;
         if (2 * half >= UINT32_MAX - 1) return total; /* spread beyond 4.29 s: fixed */
-        return sim_delay_uniform_ns(p->run, r, total - half, total + half);
+        return sim_delay_uniform_ns(tm->w->run, r, total - half, total + half);
     }
     case JOB_COST_EXPONENTIAL: {
         sim_time_ns sum = 0;
-        for (uint32_t i = 0; i < n; i++) sum += sim_delay_exp_ns(p->run, r, mean);
+        for (uint32_t i = 0; i < n; i++) sum += sim_delay_exp_ns(tm->w->run, r, mean);
         return sum;
     }
     }
@@ -245,113 +245,113 @@ static sim_time_ns base_cost(pipeline *p, rt_task *t, uint32_t n) {
 
 /* ---- sources ------------------------------------------------------------ */
 
-static void source_kick(pipeline *p, rt_task *t) {
+static void source_kick(tm_side *tm, rt_task *t) {
     if (t->v->kind != JOB_SOURCE || t->finished || t->source_waiting) return;
     t->source_waiting = true;
-    sim_timer_set(p->run, t->actor, 0, TIMER_SOURCE_NEXT);
+    sim_timer_set(tm->w->run, t->actor, 0, TIMER_SOURCE_NEXT);
 }
 
-static void source_triggers(pipeline *p, rt_task *t) {
-    while (t->triggers_queued > 0 && room(p, t, false)) {
+static void source_triggers(tm_side *tm, rt_task *t) {
+    while (t->triggers_queued > 0 && room(tm, t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
-        snap_trigger(p, t, ckpt, false);
+        snap_trigger(tm, t, ckpt, false);
     }
 }
 
 /* A queued trigger of a checkpoint the coordinator aborted meanwhile is
  * not acted on (Flink skips triggers of checkpoints it knows are aborted):
  * no snapshot, no barrier for a checkpoint that cannot complete. */
-static void withdraw_trigger(pipeline *p, rt_task *t, uint64_t ckpt) {
+static void withdraw_trigger(tm_side *tm, rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < t->triggers_queued; i++) {
         if (t->trigger_queue[i] != ckpt) continue;
         memmove(t->trigger_queue + i, t->trigger_queue + i + 1, sizeof(uint64_t) * (t->triggers_queued - i - 1));
         t->triggers_queued--;
-        REACHED(p, TRIGGER_WITHDRAWN);
+        REACHED(tm->w, TRIGGER_WITHDRAWN);
         return;
     }
 }
 
-static void source_read(pipeline *p, rt_task *t) {
+static void source_read(tm_side *tm, rt_task *t) {
     t->source_waiting = false;
     if (t->finished || t->syncing > 0) return;   /* the sync part's end kicks it */
-    source_triggers(p, t);
+    source_triggers(tm, t);
     if (t->syncing > 0) return;
-    if (t->triggers_queued > 0 || !room(p, t, true)) return;   /* a credit will kick it */
+    if (t->triggers_queued > 0 || !room(tm, t, true)) return;   /* a credit will kick it */
     uint32_t n = 0, ended = 0;
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
         uint32_t part = t->jt->subtask + t->parts_rr * t->v->parallelism;
         t->parts_rr = (t->parts_rr + 1) % t->parts_count;
         model_rec r;
-        if (!broker_read(&p->brk, part, p->offsets[part], &r)) {
+        if (!broker_read(&tm->w->brk, part, tm->offsets[part], &r)) {
             ended++;
             continue;
         }
         ended = 0;
-        p->offsets[part]++;
-        emit(p, t, &r);
+        tm->offsets[part]++;
+        emit(tm, t, &r);
         n++;
     }
-    p->stats.records_read += n;
+    tm->w->stats.records_read += n;
     if (n == 0) {                                 /* every partition is at its end */
-        finish(p, t);
+        finish(tm, t);
         return;
     }
-    sim_time_ns cost = cost_of(p, t, n);
-    if (p->cfg.source_rate_per_s > 0) {
-        sim_time_ns paced = n * SIM_NS_PER_S / p->cfg.source_rate_per_s;
+    sim_time_ns cost = cost_of(tm, t, n);
+    if (tm->w->cfg.source_rate_per_s > 0) {
+        sim_time_ns paced = n * SIM_NS_PER_S / tm->w->cfg.source_rate_per_s;
         if (paced > cost) cost = paced;
     }
     t->source_waiting = true;
-    sim_timer_set(p->run, t->actor, cost, TIMER_SOURCE_NEXT);
-    arm_flush(p, t);
+    sim_timer_set(tm->w->run, t->actor, cost, TIMER_SOURCE_NEXT);
+    arm_flush(tm, t);
 }
 
 /* ---- operators ---------------------------------------------------------- */
 
-static void apply(pipeline *p, rt_task *t, const rt_chan *c, const model_rec *in) {
+static void apply(tm_side *tm, rt_task *t, const rt_chan *c, const model_rec *in) {
     model_rec r = *in;
     switch (t->v->kind) {
     case JOB_MAP:
         r.value += t->v->map_add;
-        emit(p, t, &r);
+        emit(tm, t, &r);
         break;
     case JOB_FILTER:
-        if (kstate_record_mark(r.id) % 100 < t->v->keep_percent) emit(p, t, &r);
+        if (kstate_record_mark(r.id) % 100 < t->v->keep_percent) emit(tm, t, &r);
         break;
     case JOB_KEYED_AGG:
-        if (p->cfg.bug == PIPE_BUG_DROP_RECORDS && kstate_record_mark(r.id) % 1000 == 0) break;   /* deliberate bug */
+        if (tm->w->cfg.bug == PIPE_BUG_DROP_RECORDS && kstate_record_mark(r.id) % 1000 == 0) break;   /* deliberate bug */
         kstate_fold(&t->state, &r);
-        emit(p, t, &r);
+        emit(tm, t, &r);
         break;
     case JOB_UNION:
-        emit(p, t, &r);
+        emit(tm, t, &r);
         break;
     case JOB_KEYED_JOIN: {
         model_rec tagged = r;
         tagged.key = r.key * 2 + c->input;       /* one table, both sides */
         kstate_fold(&t->state, &tagged);
-        emit(p, t, &r);
+        emit(tm, t, &r);
         break;
     }
     case JOB_SINK:
-        sinktx_write(p, t, &r);
-        p->stats.sink_records++;
+        sinktx_write(tm, t, &r);
+        tm->w->stats.sink_records++;
         break;
     case JOB_SOURCE:
         SIM_ASSERT(!"a source has no input");
     }
-    p->stats.records_processed++;
+    tm->w->stats.records_processed++;
 }
 
-static void consumed(pipeline *p, rt_task *t, rt_chan *c) {
+static void consumed(tm_side *tm, rt_task *t, rt_chan *c) {
     c->consumed++;
     sim_msg m = { .type = MSG_CREDIT, .a = c->id, .b = c->consumed };
-    if (!link_send(p->run, c->credit_link, &m, 64)) task_fail(p, t);
+    if (!link_send(tm->w->run, c->credit_link, &m, 64)) task_fail(tm, t);
 }
 
 /* Protocol coverage of a gate step, by the gate's mode. */
-static void reach_gate(pipeline *p, const rt_task *t, uint32_t saw) {
+static void reach_gate(tm_side *tm, const rt_task *t, uint32_t saw) {
     static const pipe_reach table[3][5] = {   /* [mode - 1][bit]: newer, cancel, end, obsolete, two */
         { PIPE_REACH_NEWER_ABORTS_ALIGNED, PIPE_REACH_CANCEL_ENDS_ALIGNED, PIPE_REACH_END_MARKS_ALIGNED,
           PIPE_REACH_OBSOLETE_ALIGNED, PIPE_REACH_COUNT },
@@ -365,7 +365,7 @@ static void reach_gate(pipeline *p, const rt_task *t, uint32_t saw) {
         if (!(saw >> bit & 1)) continue;
         pipe_reach r = table[t->g.mode - GATE_ALIGNED][bit];
         SIM_ASSERT(r != PIPE_REACH_COUNT);        /* the mode cannot see that */
-        p->reach[r]++;
+        tm->w->reach[r]++;
     }
 }
 
@@ -374,87 +374,87 @@ static void reach_gate(pipeline *p, const rt_task *t, uint32_t saw) {
  * marker, for the newest: every gate mode takes it to cancel the older
  * ones as well, and one step then adds at most a partial buffer, a cancel
  * and a barrier to an output, the room the pump made sure of. */
-static void carry_out(pipeline *p, rt_task *t, const gate_acts *acts) {
-    if (acts->saw != 0) reach_gate(p, t, acts->saw);
+static void carry_out(tm_side *tm, rt_task *t, const gate_acts *acts) {
+    if (acts->saw != 0) reach_gate(tm, t, acts->saw);
     uint64_t cancel = 0;                          /* the newest checkpoint aborted, not yet sent */
     for (uint32_t i = 0; i < acts->count; i++) {
         if (acts->items[i].kind == GATE_TRIGGER) {
-            if (cancel != 0) emit_event(p, t, BUF_CANCEL, cancel);
+            if (cancel != 0) emit_event(tm, t, BUF_CANCEL, cancel);
             cancel = 0;
-            snap_trigger(p, t, acts->items[i].ckpt, acts->items[i].unaligned);
+            snap_trigger(tm, t, acts->items[i].ckpt, acts->items[i].unaligned);
         } else {
-            decline(p, t, acts->items[i].ckpt);
+            decline(tm, t, acts->items[i].ckpt);
             if (acts->items[i].ckpt > cancel) cancel = acts->items[i].ckpt;
         }
     }
-    if (cancel != 0) emit_event(p, t, BUF_CANCEL, cancel);
-    snap_inputs_done(p, t);
+    if (cancel != 0) emit_event(tm, t, BUF_CANCEL, cancel);
+    snap_inputs_done(tm, t);
 }
 
 /* The aligned checkpoint being aligned is older than the alignment
  * timeout (from its creation at the coordinator): switch it to unaligned
  * now, or arm a timer for the moment it will be. */
-static void align_check(pipeline *p, rt_task *t) {
-    sim_time_ns timeout = p->cfg.ckpt.alignment_timeout_ns;
+static void align_check(tm_side *tm, rt_task *t) {
+    sim_time_ns timeout = tm->w->cfg.ckpt.alignment_timeout_ns;
     if (timeout == 0 || t->g.mode != GATE_ALIGNED || !gate_pending(&t->g) || t->g.switched) return;
     uint64_t ckpt = t->g.current;
-    const rt_slot *s = t->epoch == p->coord.epoch ? coord_pending_slot(p, ckpt) : NULL;
-    if (s == NULL) return;                        /* aborted at the coordinator: a cancel will come */
-    sim_time_ns due = s->started_ns + timeout;
-    if (p->run->now_ns < due) {
+    sim_time_ns started_ns;
+    if (!bridge_pending(tm->w, t->epoch, ckpt, &started_ns)) return;   /* aborted at the coordinator: a cancel will come */
+    sim_time_ns due = started_ns + timeout;
+    if (tm->w->run->now_ns < due) {
         if (t->align_ckpt == ckpt && t->align_timer != 0) return;
-        if (t->align_timer != 0) sim_timer_cancel(p->run, t->align_timer);
+        if (t->align_timer != 0) sim_timer_cancel(tm->w->run, t->align_timer);
         t->align_ckpt = ckpt;
-        t->align_timer = sim_timer_set(p->run, t->actor, due - p->run->now_ns, TIMER_ALIGN_TIMEOUT);
+        t->align_timer = sim_timer_set(tm->w->run, t->actor, due - tm->w->run->now_ns, TIMER_ALIGN_TIMEOUT);
         return;
     }
     gate_acts acts = { .count = 0 };
     gate_on_alignment_timeout(&t->g, ckpt, &acts);
-    p->stats.alignment_timeouts++;
-    REACHED(p, ALIGNMENT_TIMEOUT);
-    carry_out(p, t, &acts);
+    tm->w->stats.alignment_timeouts++;
+    REACHED(tm->w, ALIGNMENT_TIMEOUT);
+    carry_out(tm, t, &acts);
 }
 
 /* The first barrier of a checkpoint at this task: alignment starts; the
  * time since the coordinator created the checkpoint is Flink's
  * "checkpoint start delay" (barriers travelling behind queued data). */
-static void first_barrier(pipeline *p, rt_task *t, uint64_t ckpt) {
-    t->align_start_ns = p->run->now_ns;
-    const rt_slot *s = t->epoch == p->coord.epoch ? coord_pending_slot(p, ckpt) : NULL;
-    if (s == NULL) return;
-    sim_time_ns d = p->run->now_ns - s->started_ns;
-    p->stats.start_delay_ns_sum += d;
-    p->stats.start_delays++;
-    if (d > p->stats.start_delay_ns_max) p->stats.start_delay_ns_max = d;
+static void first_barrier(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    t->align_start_ns = tm->w->run->now_ns;
+    sim_time_ns started_ns;
+    if (!bridge_pending(tm->w, t->epoch, ckpt, &started_ns)) return;
+    sim_time_ns d = tm->w->run->now_ns - started_ns;
+    tm->w->stats.start_delay_ns_sum += d;
+    tm->w->stats.start_delays++;
+    if (d > tm->w->stats.start_delay_ns_max) tm->w->stats.start_delay_ns_max = d;
 }
 
 /* Priority barriers wait only for the record batch in progress (the
  * mailbox takes them between batches), and for a replay of channel state. */
-static void take_priority(pipeline *p, rt_task *t) {
+static void take_priority(tm_side *tm, rt_task *t) {
     for (uint32_t k = 0; k < t->prio_count && !t->finished; k++) {
-        rt_chan *c = &p->chans[t->prio_queue[k] >> 32];
+        rt_chan *c = &tm->chans[t->prio_queue[k] >> 32];
         uint64_t ckpt = t->prio_queue[k] & 0xffffffffu;
         uint32_t ch = c->gate_index;
         if (gate_ended(&t->g, ch)) continue;
         gate_acts acts = { .count = 0 };
-        if (!gate_pending(&t->g)) first_barrier(p, t, ckpt);
-        if (t->g.mode == GATE_ALIGNED) REACHED(p, ALIGNED_TAKES_PRIORITY);
+        if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
+        if (t->g.mode == GATE_ALIGNED) REACHED(tm->w, ALIGNED_TAKES_PRIORITY);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
-        pipe_note_barrier(p, PIPE_EV_BARRIER, t->id, ch, ckpt, true);
-        carry_out(p, t, &acts);
+        tm_note_barrier(tm, PIPE_EV_BARRIER, t->id, ch, ckpt, true);
+        carry_out(tm, t, &acts);
     }
     t->prio_count = 0;
 }
 
 /* Input channel state of the restored checkpoint: replayed before any new
  * input, a buffer's worth at a time. */
-static bool replay_next(pipeline *p, rt_task *t) {
-    const rt_slot *s = coord_restore(p);
-    SIM_ASSERT(s != NULL);
+static bool replay_next(tm_side *tm, rt_task *t) {
+    bridge_restore_view s = bridge_restore(tm->w);
+    SIM_ASSERT(s.ckpt != 0);
     t->replay_n = 0;
-    while (t->replay_pos < s->cs_count && t->replay_n < CHAN_BUF_RECORDS) {
-        const rt_cs_rec *r = &s->cs[t->replay_pos++];
-        if (r->output || p->chans[r->chan].consumer != t->id) continue;
+    while (t->replay_pos < s.cs_count && t->replay_n < CHAN_BUF_RECORDS) {
+        const rt_cs_rec *r = &s.cs[t->replay_pos++];
+        if (r->output || tm->chans[r->chan].consumer != t->id) continue;
         t->replay_recs[t->replay_n] = r->rec;
         t->replay_chans[t->replay_n++] = r->chan;
     }
@@ -464,98 +464,98 @@ static bool replay_next(pipeline *p, rt_task *t) {
     }
     t->busy = true;
     t->busy_chan = UINT32_MAX;
-    sim_timer_set(p->run, t->actor, cost_of(p, t, t->replay_n), TIMER_WORK_DONE);
+    sim_timer_set(tm->w->run, t->actor, cost_of(tm, t, t->replay_n), TIMER_WORK_DONE);
     return true;
 }
 
-void task_pump(pipeline *p, rt_task *t) {
+void task_pump(tm_side *tm, rt_task *t) {
     if (t->v->kind == JOB_SOURCE) {
-        source_kick(p, t);
+        source_kick(tm, t);
         return;
     }
     while (!t->busy && !t->finished && t->syncing == 0) {
         if (t->replaying) {
-            if (!room(p, t, true)) return;
-            if (replay_next(p, t)) return;
+            if (!room(tm, t, true)) return;
+            if (replay_next(tm, t)) return;
             continue;
         }
         if (t->prio_count > 0) {
-            take_priority(p, t);
+            take_priority(tm, t);
             continue;
         }
         if (t->align_due) {
             t->align_due = false;
-            align_check(p, t);
+            align_check(tm, t);
             continue;
         }
         rt_chan *best = NULL;
         for (uint32_t i = 0; i < t->jt->in_count; i++) {
-            rt_chan *c = task_in_chan(p, t, i);
+            rt_chan *c = task_in_chan(tm, t, i);
             if (c->consumed == c->received || gate_blocked(&t->g, i)) continue;
             if (best == NULL || task_buf(c, c->consumed)->arrival < task_buf(best, best->consumed)->arrival) best = c;
         }
         if (best == NULL) {
-            arm_flush(p, t);
+            arm_flush(tm, t);
             return;
         }
         const chan_buf *b = task_buf(best, best->consumed);
-        if (!room(p, t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
+        if (!room(tm, t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
         if (b->kind == BUF_DATA) {
-            if (pipe_observed(p)) {
+            if (world_observed(tm->w)) {
                 pipe_event e = { .kind = PIPE_EV_CONSUME, .task = t->id, .channel = best->gate_index, .chan = best->id,
                                  .count = b->count, .first_id = b->count > 0 ? b->recs[0].id : 0 };
-                pipe_note_ev(p, &e);
+                tm_note_ev(tm, &e);
             }
             t->busy = true;
             t->busy_chan = best->id;
-            sim_timer_set(p->run, t->actor, cost_of(p, t, b->count), TIMER_WORK_DONE);
+            sim_timer_set(tm->w->run, t->actor, cost_of(tm, t, b->count), TIMER_WORK_DONE);
             return;
         }
         gate_acts acts = { .count = 0 };
         buf_kind kind = b->kind;
         uint64_t ckpt = b->ckpt;
-        consumed(p, t, best);
+        consumed(tm, t, best);
         if (kind == BUF_BARRIER) {
-            if (!gate_pending(&t->g)) first_barrier(p, t, ckpt);
+            if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
             gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
-            pipe_note(p, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
+            tm_note(tm, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
         } else if (kind == BUF_CANCEL) {
-            p->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
+            tm->w->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
                      : t->g.mode == GATE_AT_LEAST_ONCE ? PIPE_REACH_CANCEL_AT_LEAST_ONCE
                                                        : PIPE_REACH_CANCEL_UNALIGNED]++;
             gate_on_cancel(&t->g, best->gate_index, ckpt, &acts);
-            pipe_note(p, PIPE_EV_CANCEL, t->id, best->gate_index, ckpt);
+            tm_note(tm, PIPE_EV_CANCEL, t->id, best->gate_index, ckpt);
         } else {
             gate_on_end(&t->g, best->gate_index, &acts);
-            pipe_note(p, PIPE_EV_END, t->id, best->gate_index, 0);
+            tm_note(tm, PIPE_EV_END, t->id, best->gate_index, 0);
         }
-        carry_out(p, t, &acts);
-        if (kind == BUF_BARRIER) align_check(p, t);
-        if (kind == BUF_END && t->g.open == 0) finish(p, t);
+        carry_out(tm, t, &acts);
+        if (kind == BUF_BARRIER) align_check(tm, t);
+        if (kind == BUF_END && t->g.open == 0) finish(tm, t);
     }
 }
 
-static void work_done(pipeline *p, rt_task *t) {
+static void work_done(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->busy);
     t->busy = false;
     if (t->busy_chan == UINT32_MAX) {             /* a replayed batch of channel state */
-        for (uint32_t i = 0; i < t->replay_n; i++) apply(p, t, &p->chans[t->replay_chans[i]], &t->replay_recs[i]);
+        for (uint32_t i = 0; i < t->replay_n; i++) apply(tm, t, &tm->chans[t->replay_chans[i]], &t->replay_recs[i]);
         t->replay_n = 0;
-        task_pump(p, t);
+        task_pump(tm, t);
         return;
     }
-    rt_chan *c = &p->chans[t->busy_chan];
+    rt_chan *c = &tm->chans[t->busy_chan];
     const chan_buf *b = task_buf(c, c->consumed);
     SIM_ASSERT(b->kind == BUF_DATA);
-    for (uint32_t i = 0; i < b->count; i++) apply(p, t, c, &b->recs[i]);
-    consumed(p, t, c);
-    task_pump(p, t);
+    for (uint32_t i = 0; i < b->count; i++) apply(tm, t, c, &b->recs[i]);
+    consumed(tm, t, c);
+    task_pump(tm, t);
 }
 
 /* ---- life cycle --------------------------------------------------------- */
 
-void task_reset(pipeline *p, rt_task *t) {
-    t->epoch = p->coord.epoch;
+void task_reset(tm_side *tm, rt_task *t) {
+    t->epoch = bridge_attempt(tm->w);
     t->arrivals = 0;
     t->busy = false;
     t->finished = false;
@@ -566,22 +566,22 @@ void task_reset(pipeline *p, rt_task *t) {
     t->parts_rr = 0;
     for (uint32_t e = 0; e < t->out_edges_count; e++) t->out_edges[e].rr = 0;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        rt_chan *c = task_out_chan(p, t, i);
+        rt_chan *c = task_out_chan(tm, t, i);
         c->filling = false;
         c->filled = c->sent = c->acked = 0;
     }
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
-        rt_chan *c = task_in_chan(p, t, i);
+        rt_chan *c = task_in_chan(tm, t, i);
         c->received = c->consumed = 0;
         c->barrier_ckpt = c->barrier_at = 0;
     }
     if (t->jt->in_count > 0) {
         gate_mode mode = GATE_ALIGNED;
-        if (p->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || p->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
-        if (p->cfg.ckpt.mode == PIPE_UNALIGNED) mode = GATE_UNALIGNED;
-        gate_init(&t->g, mode, t->jt->in_count, p->cfg.ckpt.legacy_eop);
-        if (p->cfg.bug == PIPE_BUG_EOP_NO_MARK) t->g.bugs |= GATE_BUG_EOP_NO_MARK;        /* deliberate bugs */
-        if (p->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;
+        if (tm->w->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || tm->w->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
+        if (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED) mode = GATE_UNALIGNED;
+        gate_init(&t->g, mode, t->jt->in_count, tm->w->cfg.ckpt.legacy_eop);
+        if (tm->w->cfg.bug == PIPE_BUG_EOP_NO_MARK) t->g.bugs |= GATE_BUG_EOP_NO_MARK;        /* deliberate bugs */
+        if (tm->w->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;
     }
     t->align_due = false;
     t->align_ckpt = 0;
@@ -589,34 +589,34 @@ void task_reset(pipeline *p, rt_task *t) {
     memset(t->aborted, 0, sizeof t->aborted);
     t->aborted_next = 0;
     t->replay_n = 0;
-    if (t->stateful && p->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
-    const rt_slot *s = coord_restore(p);
-    snap_reset(p, t);                             /* keyed state, sink transactions, channel state */
-    if (t->v->kind == JOB_SOURCE && p->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
+    if (t->stateful && tm->w->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
+    bridge_restore_view s = bridge_restore(tm->w);
+    snap_reset(tm, t);                             /* keyed state, sink transactions, channel state */
+    if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
         for (uint32_t i = 0; i < t->parts_count; i++) {
             uint32_t part = t->jt->subtask + i * t->v->parallelism;
-            p->offsets[part] = s != NULL ? s->offsets[part] : 0;
+            tm->offsets[part] = s.ckpt != 0 ? s.offsets[part] : 0;
         }
     }
 }
 
-static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
+static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m) {
     switch (m->type) {
     case MSG_DATA: {
-        rt_chan *c = &p->chans[m->a];
+        rt_chan *c = &tm->chans[m->a];
         SIM_ASSERT(c->consumer == t->id);
         SIM_ASSERT(m->b == c->received);          /* FIFO link, one connection */
         chan_buf *b = task_buf(c, m->b);
         b->arrival = ++t->arrivals;
         if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
-            snap_on_data(p, t, c, b);             /* unaligned: persist what precedes the barrier */
+            snap_on_data(tm, t, c, b);             /* unaligned: persist what precedes the barrier */
         }
         c->received++;
-        task_pump(p, t);
+        task_pump(tm, t);
         break;
     }
     case MSG_PRIORITY: {                          /* an unaligned barrier overtook the queue */
-        rt_chan *c = &p->chans[m->a];
+        rt_chan *c = &tm->chans[m->a];
         SIM_ASSERT(c->consumer == t->id);
         if (m->b > c->barrier_ckpt) {
             c->barrier_ckpt = m->b;               /* what came before it on this channel precedes it */
@@ -624,16 +624,16 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
             SIM_ASSERT(t->prio_count < GATE_CHANNELS_MAX);
             t->prio_queue[t->prio_count++] = (uint64_t)c->id << 32 | m->b;
         }
-        task_pump(p, t);
+        task_pump(tm, t);
         break;
     }
     case MSG_CREDIT: {
-        rt_chan *c = &p->chans[m->a];
+        rt_chan *c = &tm->chans[m->a];
         SIM_ASSERT(c->producer == t->id);
         if (m->b > c->acked) c->acked = m->b;
         SIM_ASSERT(c->acked <= c->sent);
-        send_ready(p, c);
-        task_pump(p, t);
+        send_ready(tm, c);
+        task_pump(tm, t);
         break;
     }
     case MSG_TRIGGER:
@@ -644,20 +644,20 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
          * checkpoints only: at most max-concurrent. */
         SIM_ASSERT(t->triggers_queued < PIPE_CONCURRENT_MAX + 1);
         t->trigger_queue[t->triggers_queued++] = m->a;
-        source_triggers(p, t);
-        if (t->triggers_queued > 0) REACHED(p, TRIGGER_QUEUED);
+        source_triggers(tm, t);
+        if (t->triggers_queued > 0) REACHED(tm->w, TRIGGER_QUEUED);
         break;
     case MSG_COMPLETE:                            /* notifyCheckpointComplete */
         if (m->b != t->epoch) break;
-        snap_confirmed(p, t, m->a);
+        snap_confirmed(tm, t, m->a);
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
-        withdraw_trigger(p, t, m->a);
+        withdraw_trigger(tm, t, m->a);
         snap_abort(t, m->a);
         snap_note_aborted(t, m->a);
-        if (p->cfg.bug == PIPE_BUG_COMMIT_ON_ABORT && t->v->kind == JOB_SINK) sinktx_commit(p, t, m->a);   /* deliberate bug */
-        task_pump(p, t);
+        if (tm->w->cfg.bug == PIPE_BUG_COMMIT_ON_ABORT && t->v->kind == JOB_SINK) sinktx_commit(tm, t, m->a);   /* deliberate bug */
+        task_pump(tm, t);
         break;
     default:
         break;
@@ -666,60 +666,60 @@ static void on_msg(pipeline *p, rt_task *t, const sim_msg *m) {
 
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     rt_task *t = self->ctx;
-    pipeline *p = t->owner;
-    SIM_ASSERT(p->run == run);
+    tm_side *tm = t->owner;
+    SIM_ASSERT(tm->w->run == run);
     /* A machine that comes back holds no tasks until the coordinator deploys
      * them (Flink's TaskManager registers empty): an incarnation the
      * coordinator did not deploy ignores everything sent to it. */
-    if (self->inc != p->coord.deploy_inc[t->id]) {
-        REACHED(p, UNDEPLOYED);
+    if (!bridge_deployed(tm->w, t->id, self->inc)) {
+        REACHED(tm->w, UNDEPLOYED);
         return;
     }
     /* A task that lost a connection has failed: it stops, and waits to be
      * cancelled and redeployed (its coordinator may be down meanwhile). */
     if (t->failure_reported && ev->kind != SIM_EV_START) {
         if (ev->kind == SIM_EV_TIMER && ev->msg.a == TIMER_FAIL_RETRY) {
-            REACHED(p, FAILURE_REPEATED);
-            task_rpc(p, t, MSG_FAILED, 0);
-            sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
+            REACHED(tm->w, FAILURE_REPEATED);
+            task_rpc(tm, t, MSG_FAILED, 0);
+            sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
         }
         return;
     }
     switch (ev->kind) {
     case SIM_EV_START:
-        task_reset(p, t);
-        source_kick(p, t);
+        task_reset(tm, t);
+        source_kick(tm, t);
         break;
     case SIM_EV_MSG:
-        on_msg(p, t, &ev->msg);
+        on_msg(tm, t, &ev->msg);
         break;
     case SIM_EV_TIMER:
         if (ev->msg.a == TIMER_WORK_DONE) {
-            work_done(p, t);
+            work_done(tm, t);
         } else if (ev->msg.a == TIMER_SOURCE_NEXT) {
-            source_read(p, t);
+            source_read(tm, t);
         } else if (ev->msg.a == TIMER_FINISHED_RETRY) {
-            send_finished(p, t);
-            sim_timer_set(p->run, t->actor, 50 * p->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
+            send_finished(tm, t);
+            sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
         } else if (ev->msg.a == TIMER_SYNC_DONE) {
-            snap_sync_done(p, t);
+            snap_sync_done(tm, t);
         } else if (ev->msg.a >= TIMER_OUTPUT_BASE) {
-            snap_output_timeout(p, t, ev->msg.a - TIMER_OUTPUT_BASE);
+            snap_output_timeout(tm, t, ev->msg.a - TIMER_OUTPUT_BASE);
         } else if (ev->msg.a == TIMER_ALIGN_TIMEOUT) {
             t->align_timer = 0;
             t->align_due = true;
-            task_pump(p, t);
+            task_pump(tm, t);
         } else {
             SIM_ASSERT(ev->msg.a == TIMER_FLUSH);
             t->flush_timer = 0;
-            flush_all(p, t);
+            flush_all(tm, t);
         }
         break;
     case SIM_EV_IO_DONE:
-        snap_io_done(p, t, ev);
+        snap_io_done(tm, t, ev);
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
-        task_fail(p, t);
+        task_fail(tm, t);
         break;
     default:
         break;

@@ -1,6 +1,6 @@
-/* model/gatesim.h: one input gate driven by a written sequence of tokens,
+/* model/flow/gatesim.h: one input gate driven by a written sequence of tokens,
  * consumed the way a task consumes its channels. It runs the real barrier
- * handler (model/gate.c), so `absim gate` and the gate tests are an oracle
+ * handler (model/flow/gate.c), so `absim gate` and the gate tests are an oracle
  * for what tasks do in a full run.
  *
  * Tokens: r@C a record on channel C, b<N>@C the barrier of checkpoint N,

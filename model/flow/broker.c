@@ -1,8 +1,8 @@
-/* model/broker.c: records as a hash of (seed, id); Zipf keys by inverse
+/* model/flow/broker.c: records as a hash of (seed, id); Zipf keys by inverse
  * transform over a cumulative table. */
 #include "broker.h"
 
-#include "../sim/dmath.h"
+#include "../../sim/dmath.h"
 
 #define UNIT53 (1ull << 53)
 

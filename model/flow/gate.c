@@ -1,4 +1,4 @@
-/* model/gate.c: barrier handling in a task's input gate.
+/* model/flow/gate.c: barrier handling in a task's input gate.
  *
  * Aligned and unaligned share Flink's SingleCheckpointBarrierHandler state:
  *

@@ -1,4 +1,4 @@
-/* model/store.c: a slot table of files with generations, and a pool of
+/* model/flow/store.c: a slot table of files with generations, and a pool of
  * fixed-size entry chunks linked per file, both with index free stacks. */
 #include "store.h"
 

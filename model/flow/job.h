@@ -1,4 +1,4 @@
-/* model/job.h: the job graph (vertices with a parallelism, edges with a
+/* model/flow/job.h: the job graph (vertices with a parallelism, edges with a
  * partitioning), its expansion into tasks and channels, and placement.
  *
  * Contract:
@@ -24,7 +24,7 @@
 #ifndef MODEL_JOB_H
 #define MODEL_JOB_H
 
-#include "../sim/base.h"
+#include "../../sim/base.h"
 
 #define JOB_VERTICES_MAX 32u
 #define JOB_EDGES_MAX    64u

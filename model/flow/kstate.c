@@ -1,4 +1,4 @@
-/* model/kstate.c: linear-probing hash map of aggregates. */
+/* model/flow/kstate.c: linear-probing hash map of aggregates. */
 #include "kstate.h"
 
 #include <string.h>

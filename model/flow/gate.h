@@ -1,4 +1,4 @@
-/* model/gate.h: the checkpoint-barrier handler of one task's input gate,
+/* model/flow/gate.h: the checkpoint-barrier handler of one task's input gate,
  * as Flink (1.15+) runs it: SingleCheckpointBarrierHandler for aligned and
  * unaligned checkpoints, CheckpointBarrierTracker for at-least-once.
  *
@@ -38,7 +38,7 @@
 #ifndef MODEL_GATE_H
 #define MODEL_GATE_H
 
-#include "../sim/base.h"
+#include "../../sim/base.h"
 
 #define GATE_CHANNELS_MAX 256u
 #define GATE_TRACKED_MAX  50u    /* Flink's CheckpointBarrierTracker.MAX_CHECKPOINTS_TO_TRACK */

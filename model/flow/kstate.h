@@ -1,4 +1,4 @@
-/* model/kstate.h: keyed state of a stateful operator: per key a count, a
+/* model/flow/kstate.h: keyed state of a stateful operator: per key a count, a
  * sum and a fingerprint of the ids of the records folded in.
  *
  * Contract:
@@ -63,7 +63,7 @@
 #ifndef MODEL_KSTATE_H
 #define MODEL_KSTATE_H
 
-#include "../sim/run.h"
+#include "../../sim/run.h"
 #include "broker.h"
 
 #define KSTATE_CAPACITY_MAX (1u << 24)

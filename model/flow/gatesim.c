@@ -1,4 +1,4 @@
-/* model/gatesim.c: token queues and the consumption loop around a gate. */
+/* model/flow/gatesim.c: token queues and the consumption loop around a gate. */
 #include "gatesim.h"
 
 #include <inttypes.h>

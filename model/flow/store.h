@@ -1,4 +1,4 @@
-/* model/store.h: the file table of a state backend's storage (a durable
+/* model/flow/store.h: the file table of a state backend's storage (a durable
  * HDFS/S3-like store, or the coordinator's memory): checkpoint state files
  * and a shared-state registry that counts references to them, as Flink's
  * SharedStateRegistry does for incremental checkpoints.

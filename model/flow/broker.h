@@ -1,4 +1,4 @@
-/* model/broker.h: a Kafka-like broker: partitions holding finite,
+/* model/flow/broker.h: a Kafka-like broker: partitions holding finite,
  * append-only logs of records, readable from any offset.
  *
  * Contract:
@@ -18,7 +18,7 @@
 #ifndef MODEL_BROKER_H
 #define MODEL_BROKER_H
 
-#include "../sim/run.h"
+#include "../../sim/run.h"
 
 #define BROKER_PARTITIONS_MAX (1u << 16)
 #define BROKER_OFFSET_MAX     ((1ull << 40) - 1)

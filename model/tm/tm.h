@@ -1,0 +1,214 @@
+/* model/tm/tm.h: the TaskManager side of a job run: the tasks (sources,
+ * operators, sinks), their data channels, their snapshots and the sinks'
+ * transactions. Not a public interface: the files of model/tm/ and the assembly
+ * (model/pipe.c) include it; model/jm/ never does.
+ *
+ * What a task knows of the JobManager arrived in a message
+ * (model/proto.h); what it shares with it is the world (model/world.h).
+ *
+ * Channel flow control (credit based, as Flink's network stack): buffers of
+ * a channel are numbered 0, 1, 2, ... in order. The producer fills buffer
+ * `filled` (while `filling`), queues it (filled++), and puts queued buffers
+ * on the wire while sent - acked < credits; `acked` is what the consumer
+ * reported finished (credit messages). Buffer n lives in ring slot
+ * n % ring_size; since queued - sent <= out_queue (+2 for a flush and an
+ * event), sent - acked <= credits and one buffer fills, a slot is never
+ * reused before its buffer was consumed. The ring is the two ends' shared
+ * network buffer pool: the data message carries only the buffer number.
+ */
+#ifndef MODEL_TM_TM_H
+#define MODEL_TM_TM_H
+
+#include "../bridge.h"
+#include "../proto.h"
+#include "../world.h"
+
+#define CHAN_BUF_RECORDS 32u
+
+enum {                               /* a task's timer tags (4, 5: the coordinator's) */
+    TIMER_WORK_DONE = 1,
+    TIMER_SOURCE_NEXT = 2,
+    TIMER_FLUSH = 3,
+    TIMER_SYNC_DONE = 6,             /* the synchronous part of a snapshot ended */
+    TIMER_ALIGN_TIMEOUT = 7,         /* the aligned checkpoint being aligned is too old */
+    TIMER_FAIL_RETRY = 8,            /* report its failure again */
+    TIMER_FINISHED_RETRY = 9,        /* report that it finished again */
+    TIMER_OUTPUT_BASE = 1u << 20,    /* + checkpoint id: its barrier is still queued */
+};
+
+typedef enum buf_kind {
+    BUF_DATA = 1,
+    BUF_BARRIER,
+    BUF_CANCEL,
+    BUF_END,
+} buf_kind;
+
+typedef struct chan_buf {
+    buf_kind  kind;
+    uint32_t  count;                 /* records, for BUF_DATA */
+    uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
+    uint64_t  arrival;               /* consumer's arrival stamp */
+    model_rec recs[CHAN_BUF_RECORDS];
+} chan_buf;
+
+typedef struct rt_chan {
+    uint32_t  id;
+    uint32_t  producer, consumer;    /* task ids */
+    uint32_t  gate_index;
+    uint32_t  input;
+    uint32_t  data_link, credit_link;
+    chan_buf *ring;
+    uint32_t  ring_size;
+    bool      filling;
+    uint64_t  filled, sent, acked;   /* producer's counters */
+    uint64_t  received, consumed;    /* consumer's counters */
+    uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
+    uint64_t  barrier_at;            /* buffers received before it */
+} rt_chan;
+
+/* A checkpoint a task triggered and has not acknowledged yet. */
+typedef struct rt_snap {
+    uint64_t ckpt;                   /* 0: free */
+    uint32_t ksnap;                  /* kstate snapshot index (stateful tasks) */
+    uint32_t io_pending;             /* writes in flight */
+    bool     syncing;                /* in its synchronous part */
+    bool     collecting;             /* unaligned: inputs still owe their barrier */
+    bool     failed;
+    bool     acked;                  /* deliberate bug ack-before-write: acknowledged already */
+    bool     out_waiting;            /* aligned with a timeout: a barrier is still in an output queue */
+    sim_time_ns sync_start_ns, async_start_ns;
+    uint64_t cs_records;             /* channel state persisted so far */
+    rt_chain chain;                  /* its keyed state's files once written (count 0: none yet) */
+    uint64_t chain_bytes;            /* what the newest of them holds */
+} rt_snap;
+
+/* Two-phase-commit sink: its transactions in the external system, which
+ * outlive the task. Records are kept as sink_seen indexes in a ring;
+ * transactions cover consecutive ranges and resolve oldest first. */
+typedef enum txn_state { TXN_OPEN = 1, TXN_PRECOMMITTED } txn_state;
+
+#define TXN_MAX 64u
+
+typedef struct rt_txn {
+    uint64_t  ckpt;                  /* pre-committed for this checkpoint (UINT64_MAX: at the end) */
+    uint64_t  first, end;            /* ring positions */
+    txn_state state;
+} rt_txn;
+
+typedef struct rt_txlog {
+    uint32_t *recs;
+    uint64_t  cap;
+    uint64_t  head, tail;            /* ring positions of the oldest unresolved record, next free */
+    rt_txn    txns[TXN_MAX];
+    uint32_t  first, count;          /* txns ring */
+} rt_txlog;
+
+typedef struct rt_out_edge {          /* a task's outputs of one edge */
+    job_part part;
+    uint32_t first;                   /* index into the task's outputs */
+    uint32_t count;
+    uint32_t rr;                      /* rebalance position */
+} rt_out_edge;
+
+typedef struct tm_side tm_side;
+
+typedef struct rt_task {
+    tm_side          *owner;
+    uint32_t          id;
+    uint32_t          actor;
+    const job_task   *jt;
+    const job_vertex *v;
+    gate              g;
+    kstate            state;          /* keyed aggregate, keyed join */
+    bool              stateful;
+    rt_out_edge       out_edges[JOB_EDGES_MAX];
+    uint32_t          out_edges_count;
+    uint32_t          rpc_to_coord;
+    uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
+    uint64_t          epoch;          /* job attempt this incarnation belongs to */
+    uint64_t          arrivals;
+    bool              busy;           /* processing a data buffer */
+    uint32_t          busy_chan;
+    bool              finished;
+    bool              failure_reported;
+    sim_timer_id      flush_timer;
+    /* sources */
+    uint32_t          parts_first, parts_count;   /* partitions p where p % parallelism == subtask */
+    uint32_t          parts_rr;
+    bool              source_waiting;              /* a read is scheduled */
+    uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
+    uint32_t          triggers_queued;
+    sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
+    uint64_t          last_seen_ckpt; /* newest checkpoint it triggered or declined */
+    uint64_t          aborted[PIPE_CONCURRENT_MAX];   /* notified as aborted before it triggered them (ring) */
+    uint32_t          aborted_next;
+    /* snapshots (model/tm/snap.c) */
+    rt_snap           snaps[PIPE_CONCURRENT_MAX + 1];
+    uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
+    rt_chain          base;           /* last confirmed (or restored) keyed-state chain */
+    rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed: the task's references */
+    uint64_t          final_file;     /* finished: its final state (held by the task) */
+    uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
+    uint32_t          prio_count;
+    sim_timer_id      align_timer;
+    uint64_t          align_ckpt;     /* the aligned checkpoint the timer is for */
+    bool              align_due;      /* its timeout fired: switch when the task is free */
+    model_rec         replay_recs[CHAN_BUF_RECORDS];   /* the batch being replayed */
+    uint32_t          replay_chans[CHAN_BUF_RECORDS];
+    uint32_t          replay_n;
+    /* restore: input channel state to replay before new input */
+    uint32_t          replay_pos;     /* next entry of the restore slot's channel state */
+    bool              replaying;
+    /* sinks */
+    rt_txlog         *txlog;          /* two-phase commit */
+} rt_task;
+
+/* Every TaskManager of the run. */
+struct tm_side {
+    pipe_world *w;
+    rt_task    *tasks;
+    rt_chan    *chans;
+    uint32_t    snaps_max;            /* snapshots a task may hold at once */
+    uint64_t   *offsets;              /* by partition: the next offset its source reads */
+};
+
+/* Protocol steps for the observers: the event's attempt is the task's. */
+void tm_note(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
+void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority);
+void tm_note_ev(tm_side *tm, pipe_event *e);
+
+/* model/tm/task.c */
+void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
+void task_reset(tm_side *tm, rt_task *t);             /* to the restore checkpoint */
+rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i);
+rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i);
+chan_buf *task_buf(rt_chan *c, uint64_t n);
+void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt);
+void task_emit_to(tm_side *tm, rt_chan *c, const model_rec *r);
+void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
+void task_pump(tm_side *tm, rt_task *t);
+void task_fail(tm_side *tm, rt_task *t);             /* the task failed: it stops and reports */
+
+/* model/tm/snap.c: a task's side of a checkpoint (P2, P5, P6, P7). */
+void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned);   /* forward barrier, sync part */
+void snap_sync_done(tm_side *tm, rt_task *t);
+void snap_io_done(tm_side *tm, rt_task *t, const sim_event *ev);
+void snap_inputs_done(tm_side *tm, rt_task *t);                 /* the gate stopped collecting */
+void snap_on_data(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b);   /* unaligned: persist? */
+void snap_abort(rt_task *t, uint64_t ckpt);                     /* declined or aborted: drop what it holds */
+void snap_note_aborted(rt_task *t, uint64_t ckpt);              /* an abort notice before the trigger */
+void snap_barrier_sent(tm_side *tm, rt_task *t, uint64_t ckpt); /* an in-band barrier left a queue */
+void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt);   /* it waited past the timeout */
+void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt);    /* notifyCheckpointComplete */
+void snap_finish(tm_side *tm, rt_task *t);                      /* final state of a finished task */
+void snap_reset(tm_side *tm, rt_task *t);                       /* restore: state, channel state */
+
+/* model/tm/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
+void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);
+void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt);
+void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt);     /* every pre-committed <= ckpt */
+void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest */
+void sinktx_finish(tm_side *tm, rt_task *t);
+void sinktx_final_ack(tm_side *tm, rt_task *t, uint64_t ckpt);
+
+#endif

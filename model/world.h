@@ -1,0 +1,51 @@
+/* model/world.h: what the JobManager and the TaskManagers share without a
+ * message, because neither owns it: the configuration both were started
+ * with, the simulation kernel, the broker the sources read (Kafka), the
+ * checkpoint storage (an HDFS/S3-like store, or the JobManager's heap for
+ * the memory backend: model/flow/store.h), the external system behind the
+ * sinks, and the instrumentation (statistics, coverage counters,
+ * observers), which the model writes and never reads to decide anything.
+ *
+ * Contract: state of a side (a task's, the coordinator's) is never here;
+ * model/tm/ and model/jm/ each see the world and their own structures,
+ * and learn of each other only by messages (model/proto.h) or by reading
+ * the store, which costs device time. */
+#ifndef MODEL_WORLD_H
+#define MODEL_WORLD_H
+
+#include "flow/store.h"
+#include "pipe.h"
+
+struct pipe_world {
+    pipe_cfg   cfg;
+    sim_run   *run;
+    broker     brk;
+    store      files;                 /* checkpoint state files and the shared-state registry */
+    uint32_t   store_dev;             /* durable store */
+    uint32_t   memory_dev;            /* memory backend: the transfer to the JobManager's heap */
+    uint8_t   *sink_seen;             /* the sinks' external system: by partition * records_per_partition + offset */
+    pipe_stats stats;
+    pipe_observe_fn observe[PIPE_OBSERVERS_MAX];
+    void      *observe_ctx[PIPE_OBSERVERS_MAX];
+    uint32_t   observers;
+    uint64_t   reach[PIPE_REACH_COUNT];   /* protocol coverage: written, never read, by the model */
+};
+typedef struct pipe_world pipe_world;
+
+enum {                               /* storage operation tags: ckpt << 2 | what */
+    IO_KEYED = 0,                    /* a task's keyed state */
+    IO_CHANNELS = 1,                 /* a task's channel state (unaligned) */
+    IO_METADATA = 2,                 /* the coordinator's checkpoint metadata */
+};
+
+/* Count a reach point (model/reach.c) in world w. */
+#define REACHED(w, point) ((void)((w)->reach[PIPE_REACH_##point]++))
+
+static inline const job *world_job(const pipe_world *w) { return &w->cfg.graph; }
+static inline bool world_observed(const pipe_world *w) { return w->observers > 0; }
+
+/* Report a protocol step to the observers, in registration order; the
+ * caller fills everything but the time. One branch when nobody observes. */
+void world_note_ev(pipe_world *w, pipe_event *e);
+
+#endif
