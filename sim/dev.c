@@ -1,4 +1,4 @@
-/* sim/dev.c: storage device timing and failure windows. */
+/* sim/dev.c: storage device timing, failure and ambiguity windows. */
 #include "run.h"
 
 #include <string.h>
@@ -12,11 +12,35 @@ uint32_t dev_add(sim_run *run, const char *name, const dev_cfg *cfg) {
     d->id = id;
     d->fail_fault = UINT32_MAX;
     d->fail = SIM_RATIO_NEVER;
+    d->ambiguous_fault = UINT32_MAX;
+    d->ambiguous = SIM_RATIO_NEVER;
     size_t n = strlen(name);
     if (n >= SIM_NAME_BYTES) n = SIM_NAME_BYTES - 1;
     memcpy(d->name, name, n);
     d->name[n] = '\0';
     return id;
+}
+
+/* What the writer is told: fail windows first (the write did not happen,
+ * so there is nothing to be ambiguous about), then ambiguous windows (it
+ * happened; the writer cannot know). Each draws only when its window is
+ * open, from its own fault's stream. */
+static uint32_t write_status(sim_run *run, sim_dev *d) {
+    if (d->fail.num > 0) {
+        SIM_ASSERT(d->fail_fault < run->faults_count);
+        if (sim_chance(run, &run->faults[d->fail_fault].rng, SIM_CHOICE_DROP, d->fail)) {
+            d->failed_writes++;
+            return DEV_FAILED;
+        }
+    }
+    if (SIM_UNLIKELY(d->ambiguous.num > 0)) {
+        SIM_ASSERT(d->ambiguous_fault < run->faults_count);
+        if (sim_chance(run, &run->faults[d->ambiguous_fault].rng, SIM_CHOICE_DROP, d->ambiguous)) {
+            d->ambiguous_writes++;
+            return DEV_AMBIGUOUS;
+        }
+    }
+    return DEV_OK;
 }
 
 static sim_time_ns dev_op(sim_run *run, uint32_t dev_id, uint32_t actor, uint64_t size_bytes,
@@ -41,11 +65,7 @@ static sim_time_ns dev_op(sim_run *run, uint32_t dev_id, uint32_t actor, uint64_
     if (op == DEV_OP_WRITE) {
         d->writes++;
         d->bytes_written += size_bytes;
-        if (d->fail.num > 0) {
-            SIM_ASSERT(d->fail_fault < run->faults_count);
-            if (sim_chance(run, &run->faults[d->fail_fault].rng, SIM_CHOICE_DROP, d->fail)) status = DEV_FAILED;
-        }
-        if (status == DEV_FAILED) d->failed_writes++;
+        status = write_status(run, d);
     } else {
         d->reads++;
         d->bytes_read += size_bytes;

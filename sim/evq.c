@@ -27,14 +27,14 @@ void evq_init(evq *q, arena *a, uint32_t capacity) {
     q->capacity = capacity;
     q->peak = 0;
     q->seq_next = 0;
+    q->last_seq = 0;
 }
 
-sim_event *evq_push(evq *q, sim_time_ns at_ns) {
+static inline sim_event *push(evq *q, sim_time_ns at_ns, uint64_t seq) {
     SIM_ASSERT(q->count < q->capacity);        /* raise events_pending_max */
     SIM_ASSERT(q->free_count > 0);
-    SIM_ASSERT(q->seq_next <= EVQ_SEQ_MAX);
     uint32_t slot = q->free_slots[--q->free_count];
-    evq_key key = { .at_ns = at_ns, .seqslot = (q->seq_next++ << 24) | slot };
+    evq_key key = { .at_ns = at_ns, .seqslot = (seq << 24) | slot };
 
     uint32_t hole = ROOT + q->count++;
     while (hole > ROOT) {
@@ -49,12 +49,25 @@ sim_event *evq_push(evq *q, sim_time_ns at_ns) {
     return &q->bodies[slot];
 }
 
+sim_event *evq_push(evq *q, sim_time_ns at_ns) {
+    SIM_ASSERT(q->seq_next <= EVQ_SEQ_MAX);
+    return push(q, at_ns, q->seq_next++);
+}
+
+sim_event *evq_push_seq(evq *q, sim_time_ns at_ns, uint64_t seq) {
+    /* A named seq was taken before (it is below seq_next), in either class:
+     * the slot keeps keys unique even when a seq is pushed again. */
+    SIM_ASSERT((seq & ~EVQ_SEQ_LATE) < q->seq_next);
+    return push(q, at_ns, seq);
+}
+
 bool evq_pop(evq *q, sim_time_ns *at_ns, sim_event *out) {
     if (q->count == 0) return false;
     evq_key top = q->keys[ROOT];
     uint32_t slot = (uint32_t)(top.seqslot & 0xffffffu);
     SIM_ASSERT(slot < q->capacity);
     *at_ns = top.at_ns;
+    q->last_seq = top.seqslot >> 24;
     *out = q->bodies[slot];
     q->free_slots[q->free_count++] = slot;
 

@@ -5,6 +5,13 @@
  * - evq_pop() yields events in nondecreasing at_ns; events with equal at_ns
  *   pop in push order (seq is a per-queue counter), never in an order that
  *   depends on addresses, slots or the platform.
+ * - A push may name its seq (evq_push_seq): a seq taken earlier with
+ *   evq_seq_take(), or the seq of a popped event (evq.last_seq) to put it
+ *   back in its old place among equals. Seqs with EVQ_SEQ_LATE set form the
+ *   late class: at one at_ns every ordinary event pops before every late
+ *   one, late ones among themselves by seq. The kernel parks the events of
+ *   a paused actor there (sim/run.h). A run that never pushes a named seq
+ *   pops exactly as before.
  * - evq_init() is the only call that allocates (from the run's arena). The
  *   queue holds at most `capacity` pending events; pushing more asserts.
  *   Bodies live in a slot pool with a LIFO free list, so steady state never
@@ -65,7 +72,8 @@ typedef struct evq_key {
     uint64_t    seqslot;   /* seq << 24 | slot: unique, so order is total */
 } evq_key;
 
-#define EVQ_SEQ_MAX ((1ull << 40) - 1)   /* pushes per run: ~1.1e12 */
+#define EVQ_SEQ_LATE (1ull << 39)         /* the late class: after every ordinary key of its time */
+#define EVQ_SEQ_MAX  (EVQ_SEQ_LATE - 1)   /* pushes per run: ~5.5e11 */
 
 typedef struct evq {
     evq_key   *keys;        /* physical index = logical + 3 (cache-line trick) */
@@ -76,6 +84,7 @@ typedef struct evq {
     uint32_t   capacity;
     uint32_t   peak;
     uint64_t   seq_next;
+    uint64_t   last_seq;    /* seq of the event evq_pop() returned last */
 } evq;
 
 void evq_init(evq *q, arena *a, uint32_t capacity);
@@ -83,6 +92,17 @@ void evq_init(evq *q, arena *a, uint32_t capacity);
 /* Reserve an event at at_ns and return its body for the caller to fill
  * before the next evq call. */
 sim_event *evq_push(evq *q, sim_time_ns at_ns);
+
+/* evq_push with a named seq (a fresh one from evq_seq_take(), possibly
+ * with EVQ_SEQ_LATE set, or an old one from last_seq): its order among
+ * events of equal at_ns. */
+sim_event *evq_push_seq(evq *q, sim_time_ns at_ns, uint64_t seq);
+
+/* A fresh seq, after every seq pushed so far. */
+static inline uint64_t evq_seq_take(evq *q) {
+    SIM_ASSERT(q->seq_next <= EVQ_SEQ_MAX);
+    return q->seq_next++;
+}
 
 /* Remove the earliest event: its time into *at_ns and its body into *out.
  * False when the queue is empty. */
@@ -94,6 +114,12 @@ static inline bool evq_empty(const evq *q) { return q->count == 0; }
 static inline sim_time_ns evq_peek_ns(const evq *q) {
     SIM_ASSERT(q->count > 0);
     return q->keys[3].at_ns;
+}
+
+/* Seq of the earliest event; the queue must not be empty. */
+static inline uint64_t evq_peek_seq(const evq *q) {
+    SIM_ASSERT(q->count > 0);
+    return q->keys[3].seqslot >> 24;
 }
 
 #endif

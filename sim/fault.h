@@ -6,13 +6,25 @@
  *   undoes exactly what the beginning did, so overlapping faults compose:
  *   a crash with a duration restarts its target when the window ends and
  *   no other crash window of the same kind on it is still open; of the
- *   loss or fail windows open on a link or device the strongest (highest
- *   ratio) governs, so a weaker one nested inside changes nothing.
+ *   loss, fail or ambiguous windows open on a link or device the strongest
+ *   (highest ratio) governs, so a weaker one nested inside changes
+ *   nothing; a target is paused while any pause window on it is open.
+ * - Pauses (MACHINE_PAUSE, ACTOR_PAUSE) always have a window: the target's
+ *   actors handle nothing inside it and get what was sent to them when it
+ *   ends (sim/run.h says how); nothing is dropped or broken.
+ * - msg_type (LINK_LOSS and LINK_DELAY only; 0 for every other kind): when
+ *   non-zero the window acts only on messages whose sim_msg.type equals
+ *   it. Windows of different types are open on one link at once and act
+ *   independently; of the loss windows that apply to one message (the
+ *   untyped ones and those of its type) the strongest governs, and a
+ *   message pays the untyped delays plus the delays of its type. A link
+ *   stays FIFO, so messages sent behind a delayed one wait for it.
  * - Faults take effect in the kernel's own events, ordered like any other
  *   event by (time, push order), and are folded into the trace hash.
  * - Every fault owns a PCG stream (domain FAULT, its index): probabilistic
- *   faults (RPC loss, failing writes) draw only from it, through the choice
- *   point, so adding a fault never shifts another actor's or link's draws.
+ *   faults (RPC loss, failing and ambiguous writes) draw only from it,
+ *   through the choice point, so adding a fault never shifts another
+ *   actor's or link's draws.
  * - At most cfg.faults_max faults per run; fault_add() may be called before
  *   the run starts or from a handler during it (no allocation: the table is
  *   carved at sim_run_create()).
@@ -26,7 +38,8 @@
  *   completed (its transfer and latency were multiplied; later operations
  *   queued behind it in the FIFO run at normal speed); for a delayed link,
  *   when the last message sent inside it arrives (FIFO: later ones cannot
- *   overtake it); for the others, the window's end. Only recorded, never
+ *   overtake it); for the others, the window's end (for a pause, when what
+ *   waited is delivered, at that same time). Only recorded, never
  *   folded into the hash.
  * - An observer (fault_observe(), at most one: absim run's --trace and
  *   summary) is called after a fault's beginning and after its end took
@@ -51,6 +64,9 @@ typedef enum fault_kind {
     FAULT_LINK_LOSS,         /* target = RPC link, lose with ratio for duration */
     FAULT_DEV_SLOW,          /* target = device, factor x slower for duration */
     FAULT_DEV_FAIL,          /* target = device, writes fail with ratio for duration */
+    FAULT_MACHINE_PAUSE,     /* target = machine, its actors paused for duration (> 0) */
+    FAULT_ACTOR_PAUSE,       /* target = actor, paused for duration (> 0) */
+    FAULT_DEV_AMBIGUOUS,     /* target = device, writes done but reported DEV_AMBIGUOUS with ratio */
     FAULT_KIND_COUNT
 } fault_kind;
 
@@ -62,8 +78,9 @@ typedef struct fault_spec {
     uint64_t    machines_a;    /* partition sides, bit i = machine i */
     uint64_t    machines_b;
     sim_time_ns delay_ns;      /* LINK_DELAY */
-    sim_ratio   ratio;         /* LINK_LOSS, DEV_FAIL */
+    sim_ratio   ratio;         /* LINK_LOSS, DEV_FAIL, DEV_AMBIGUOUS */
     uint32_t    factor;        /* DEV_SLOW, >= 1 */
+    uint32_t    msg_type;      /* LINK_LOSS, LINK_DELAY: only messages of this type; 0: all */
 } fault_spec;
 
 typedef struct sim_fault {
@@ -91,9 +108,14 @@ sim_time_ns fault_settled(const sim_run *run, uint32_t fault_id);
 typedef void (*fault_observe_fn)(void *ctx, const sim_run *run, uint32_t fault_id, bool begin);
 void        fault_observe(sim_run *run, fault_observe_fn fn, void *ctx);
 /* What fault_id acts on, by the kernel's names: an actor ("agg[1]"), a
- * machine ("tm1"), a link ("map[0]->agg[1]"), a device ("store"), or a
+ * machine ("tm1"; a pause names its actor or machine the same way), a link ("map[0]->agg[1]"), a device ("store"), or a
  * partition's two sides ("tm0|tm1,jm"). Returns buf (cut to n bytes). */
 const char *fault_target_text(const sim_run *run, uint32_t fault_id, char *buf, size_t n);
+
+/* a > b, exactly (the ratio of the strongest window governs). */
+static inline bool fault_ratio_stronger(sim_ratio a, sim_ratio b) {
+    return (uint64_t)a.num * b.den > (uint64_t)b.num * a.den;
+}
 
 /* Kernel side: run a fault's beginning or end (called from dispatch). */
 void fault_begin(sim_run *run, uint32_t fault_id);

@@ -34,6 +34,52 @@ uint32_t link_add(sim_run *run, uint32_t src_actor, uint32_t dst_actor, const li
     return id;
 }
 
+void link_typed_open(sim_run *run, uint32_t fault_id) {
+    const fault_spec *s = &run->faults[fault_id].spec;
+    SIM_ASSERT(s->msg_type != 0 && (s->kind == FAULT_LINK_LOSS || s->kind == FAULT_LINK_DELAY));
+    SIM_ASSERT(run->typed_count < run->cfg.faults_max);   /* one entry per open window */
+    run->typed[run->typed_count++] = fault_id;
+    sim_link *l = &run->links[s->target];
+    l->typed++;
+    l->faulted++;
+}
+
+void link_typed_close(sim_run *run, uint32_t fault_id) {
+    uint32_t i = 0;
+    while (i < run->typed_count && run->typed[i] != fault_id) i++;
+    SIM_ASSERT(i < run->typed_count);                     /* it was opened */
+    /* Shift, not swap: begin order decides ties between equal ratios. */
+    memmove(&run->typed[i], &run->typed[i + 1], (run->typed_count - i - 1) * sizeof run->typed[0]);
+    run->typed_count--;
+    sim_link *l = &run->links[run->faults[fault_id].spec.target];
+    SIM_ASSERT(l->typed > 0 && l->faulted > 0);
+    l->typed--;
+    l->faulted--;
+}
+
+/* The loss and delay windows open on l that apply to m: whether m is lost
+ * (one draw, from the governing window's stream: the strongest of the
+ * untyped one and those of m's type; the untyped one wins ties, then the
+ * earliest begun), and into *extra_ns the delays of m's type. Without
+ * typed windows this is exactly the untyped draw. */
+static bool faulted_send(sim_run *run, const sim_link *l, const sim_msg *m, sim_time_ns *extra_ns) {
+    sim_ratio loss = l->loss;
+    uint32_t by = l->loss_fault;
+    for (uint32_t i = 0; l->typed > 0 && i < run->typed_count; i++) {
+        const sim_fault *f = &run->faults[run->typed[i]];
+        if (f->spec.target != l->id || f->spec.msg_type != m->type) continue;
+        if (f->spec.kind == FAULT_LINK_DELAY) {
+            *extra_ns += f->spec.delay_ns;
+        } else if (by == UINT32_MAX || fault_ratio_stronger(f->spec.ratio, loss)) {
+            loss = f->spec.ratio;
+            by = f->id;
+        }
+    }
+    if (loss.num == 0) return false;
+    SIM_ASSERT(by < run->faults_count);
+    return sim_chance(run, &run->faults[by].rng, SIM_CHOICE_DROP, loss);
+}
+
 bool link_is_up(const sim_run *run, uint32_t link_id) {
     SIM_ASSERT(link_id < run->links_count);
     return run->links[link_id].cut_count == 0;
@@ -48,19 +94,17 @@ static bool send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size
         l->dropped_cut++;
         return false;
     }
-    if (l->loss.num > 0) {
-        SIM_ASSERT(l->loss_fault < run->faults_count);
-        if (sim_chance(run, &run->faults[l->loss_fault].rng, SIM_CHOICE_DROP, l->loss)) {
-            l->lost++;
-            return false;
-        }
+    sim_time_ns typed_ns = 0;              /* delays of m's type */
+    if (l->faulted > 0 && faulted_send(run, l, m, &typed_ns)) {
+        l->lost++;
+        return false;
     }
     sim_time_ns now = run->now_ns;
     sim_time_ns start = l->busy_until_ns > now ? l->busy_until_ns : now;
     l->busy_until_ns = start + transfer_ns(size_bytes, l->cfg.bandwidth_bytes_per_s);
     sim_time_ns jitter = l->cfg.jitter_ns == 0
         ? 0 : sim_delay_uniform_ns(run, &l->rng, 0, l->cfg.jitter_ns);
-    sim_time_ns arrive = l->busy_until_ns + l->cfg.latency_ns + l->spike_ns + jitter;
+    sim_time_ns arrive = l->busy_until_ns + l->cfg.latency_ns + l->spike_ns + typed_ns + jitter;
     if (arrive < l->last_arrival_ns) arrive = l->last_arrival_ns;    /* FIFO */
     l->last_arrival_ns = arrive;
     l->bytes_sent += size_bytes;

@@ -16,6 +16,16 @@
  *   notification; a message is lost while the link is cut, or with the
  *   probability of an active loss fault. In-flight messages survive the
  *   crash of their sender but not a cut of the link.
+ * - Loss and delay windows may name a message type (fault_spec.msg_type,
+ *   sim/fault.h): then only messages of that type are lost or delayed.
+ *   Any number of typed windows, of different types, may be open on a
+ *   link at once; they live in one per-run table of open typed windows
+ *   (run->typed, fault ids in begin order, at most faults_max), not in
+ *   the link. A link with no loss or typed window open costs one test of
+ *   `faulted` per send, as before; one with some scans the table.
+ * - A pause of either endpoint (sim/run.h) does not touch a link: what
+ *   arrives for a paused receiver waits, in order, and the connection
+ *   stays up.
  * - A link is cut while its cut count is above zero (a manual cut and any
  *   number of overlapping partitions stack); link_heal() undoes one cut.
  * - Links are created before sim_run_start(); nothing here allocates after.
@@ -48,15 +58,17 @@ typedef struct sim_link {
     uint32_t    dst;
     uint32_t    gen;                /* connection generation: bumped on break */
     uint32_t    cut_count;          /* > 0: cut */
-    uint32_t    loss_fault;         /* fault owning the active loss, or UINT32_MAX */
-    sim_ratio   loss;               /* RPC loss probability while a fault is active */
-    sim_time_ns spike_ns;           /* sum of active delay spikes */
+    uint32_t    loss_fault;         /* fault owning the active untyped loss, or UINT32_MAX */
+    sim_ratio   loss;               /* RPC loss probability while an untyped loss fault is active */
+    uint32_t    faulted;            /* open loss windows + open typed delay windows: > 0, send looks */
+    uint32_t    typed;              /* open typed (msg_type != 0) loss or delay windows */
+    sim_time_ns spike_ns;           /* sum of active untyped delay spikes */
     sim_time_ns busy_until_ns;      /* transmitter free from this time */
     sim_time_ns last_arrival_ns;    /* FIFO floor for the next arrival */
     uint64_t    sent;
     uint64_t    bytes_sent;
     uint64_t    dropped_cut;        /* sent while cut */
-    uint64_t    lost;               /* RPC loss fault */
+    uint64_t    lost;               /* RPC loss fault, typed or not */
     uint64_t    dropped_in_flight;  /* connection broke before arrival */
     uint64_t    breaks;
 } sim_link;
@@ -80,5 +92,10 @@ bool link_is_up(const sim_run *run, uint32_t link_id);
 /* Break the connection of a stream link (called by the kernel on a cut or
  * an endpoint crash; `crashed` is the endpoint that crashed, or UINT32_MAX). */
 void link_break(sim_run *run, sim_link *l, uint32_t crashed);
+
+/* Kernel side (fault.c): a typed loss or delay window opens or closes on
+ * its link (the fault's spec names link and type). */
+void link_typed_open(sim_run *run, uint32_t fault_id);
+void link_typed_close(sim_run *run, uint32_t fault_id);
 
 #endif

@@ -4,10 +4,26 @@
  *   1. pop the earliest event; now_ns = its time (never decreases);
  *   2. decide its outcome: a kernel event runs its fault step; an event to a
  *      down actor or an older incarnation is dropped; a message whose stream
- *      connection broke is dropped; a cancelled timer is skipped;
+ *      connection broke is dropped; a cancelled timer is skipped; an event
+ *      to a paused actor, or queued behind its deferred ones, is deferred
+ *      (only looked at while run->pause_load > 0);
  *   3. fold (time, event, outcome) into the trace hash, log it if asked;
  *   4. call the handler for delivered events.
- * The outcome is decided before the fold so the hash records drops too. */
+ * The outcome is decided before the fold so the hash records drops too.
+ *
+ * Deferral (pauses). A deferred event is pushed back with a late-class seq
+ * (sim/evq.h): at its time it pops after every ordinary event, so after the
+ * end event of the window it waits for, whatever the order in which the
+ * window and the event were scheduled. Its seq is its ticket: taken fresh
+ * at its first deferral and kept when it is deferred again (a window that
+ * began later moved the end), so an actor's deferred events always pop in
+ * the order they were first deferred, which is the order they were due.
+ * An event popped for an actor that is not paused but still has deferred
+ * events waiting (pause_state.waiting > 0) is deferred behind them, at the
+ * same time: it was due after them. When the actor is not paused its
+ * deferred events all wait at the current time (the end of its last
+ * window), so a deferred event popped then is the earliest and is
+ * delivered. */
 #include "run.h"
 
 #include <inttypes.h>
@@ -46,15 +62,15 @@ static size_t slot_bytes(const sim_cfg *c) { return ((size_t)c->payload_bytes + 
 static size_t kernel_bytes(const sim_cfg *c) {
     size_t slack = 64 * 16;   /* alignment padding of the arrays below */
     return sizeof(sim_run) + slack
-         + (size_t)c->actors_max * (sizeof(sim_actor) + SIM_NAME_BYTES)
+         + (size_t)c->actors_max * (sizeof(sim_actor) + sizeof(sim_pause) + SIM_NAME_BYTES)
          + (size_t)c->machines_max * sizeof(sim_machine)
          + (size_t)c->timers_max * (sizeof(sim_timer) + sizeof(uint32_t))
          + (size_t)c->links_max * sizeof(sim_link)
          + (size_t)c->devs_max * sizeof(sim_dev)
-         + (size_t)c->faults_max * sizeof(sim_fault)
+         + (size_t)c->faults_max * (sizeof(sim_fault) + sizeof(uint32_t))
          + ((size_t)c->events_pending_max + 7) * sizeof(evq_key)
          + (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint32_t))
-         + (c->order_ties ? (size_t)c->events_pending_max * sizeof(sim_event) : 0)
+         + (c->order_ties ? (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint64_t)) : 0)
          + (size_t)c->payloads_max * (slot_bytes(c) + sizeof(uint32_t));
 }
 
@@ -87,9 +103,14 @@ sim_run *sim_run_create(const sim_cfg *cfg) {
     run->links = ARENA_NEW(ar, sim_link, cfg->links_max ? cfg->links_max : 1);
     run->devs = ARENA_NEW(ar, sim_dev, cfg->devs_max ? cfg->devs_max : 1);
     run->faults = ARENA_NEW(ar, sim_fault, cfg->faults_max ? cfg->faults_max : 1);
+    run->typed = ARENA_NEW(ar, uint32_t, cfg->faults_max ? cfg->faults_max : 1);
+    run->pauses = ARENA_NEW(ar, sim_pause, cfg->actors_max);
     evq_init(&run->events, ar, cfg->events_pending_max);
     run->kernel_rng = rng_stream(cfg->seed, rng_stream_id(RNG_DOMAIN_KERNEL, 0));
-    if (cfg->order_ties) run->ties = ARENA_NEW(ar, sim_event, cfg->events_pending_max);
+    if (cfg->order_ties) {
+        run->ties = ARENA_NEW(ar, sim_event, cfg->events_pending_max);
+        run->ties_seq = ARENA_NEW(ar, uint64_t, cfg->events_pending_max);
+    }
     if (cfg->payloads_max > 0) {
         SIM_ASSERT(cfg->payload_bytes > 0);
         run->payloads = arena_alloc(ar, (size_t)cfg->payloads_max * slot_bytes(cfg), 16);
@@ -226,6 +247,7 @@ void sim_actor_crash(sim_run *run, uint32_t actor) {
     a->up = false;
     a->inc++;                            /* everything queued for it is now stale */
     a->crashes++;
+    run->pauses[actor].waiting = 0;      /* its deferred events too: they will be dropped, not waited for */
     run->stats.actor_crashes++;
     for (uint32_t i = 0; i < run->links_count; i++) {   /* id order: deterministic */
         sim_link *l = &run->links[i];
@@ -234,6 +256,11 @@ void sim_actor_crash(sim_run *run, uint32_t actor) {
         }
     }
     SIM_ASSERT(!a->up);
+}
+
+bool sim_actor_paused(const sim_run *run, uint32_t actor) {
+    SIM_ASSERT(actor < run->actors_count);
+    return run->pauses[actor].windows > 0 || run->machines[run->actors[actor].machine].pauses > 0;
 }
 
 void sim_actor_restart(sim_run *run, uint32_t actor) {
@@ -315,8 +342,12 @@ static const char *const kind_names[SIM_EV_KIND_COUNT] = {
     [SIM_EV_FAULT_BEGIN] = "fault-begin", [SIM_EV_FAULT_END] = "fault-end",
 };
 static const char *const outcome_names[] = {
-    "delivered", "dropped:down", "dropped:link", "timer:cancelled", "kernel",
+    "delivered", "dropped:down", "dropped:link", "timer:cancelled", "kernel", "deferred:paused",
 };
+
+static const char *io_status_name(uint32_t gen) {
+    return gen == DEV_OK ? "ok" : gen == DEV_AMBIGUOUS ? "ambiguous" : "failed";
+}
 
 /* One line per popped event; fields by kind, so a reader needs no decoder. */
 static void log_event(const sim_run *run, const sim_event *ev, trace_outcome o) {
@@ -340,7 +371,7 @@ static void log_event(const sim_run *run, const sim_event *ev, trace_outcome o) 
         break;
     case SIM_EV_IO_DONE:
         fprintf(f, " dev=%s op=%s status=%s tag=%" PRIu64 " bytes=%" PRIu64, run->devs[ev->aux].name,
-                ev->msg.type == DEV_OP_WRITE ? "write" : "read", ev->gen == DEV_OK ? "ok" : "failed",
+                ev->msg.type == DEV_OP_WRITE ? "write" : "read", io_status_name(ev->gen),
                 ev->msg.a, ev->msg.b);
         break;
     default: {                            /* the kernel's own event: name what the fault acts on */
@@ -372,7 +403,7 @@ const void *sim_payload(const sim_run *run, const sim_event *ev) {
     return run->payloads + (size_t)(ev->payload - 1) * slot_bytes(&run->cfg);
 }
 
-static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
+static inline trace_outcome fate(sim_run *run, const sim_event *ev) {
     if (ev->dst == SIM_KERNEL) return TRACE_KERNEL;
     if (ev->kind == SIM_EV_TIMER) {        /* cancelled: stale, whoever it was for */
         const sim_timer *t = &run->timers[ev->aux];
@@ -386,18 +417,85 @@ static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
     return TRACE_DELIVERED;
 }
 
+/* Where an event to a paused actor waits: the latest planned end of the
+ * windows open on it and on its machine. It may be now, for an event that
+ * popped before a window's end event of the same time; deferred, it pops
+ * after that end event, which is ordinary. */
+static sim_time_ns paused_until(const sim_run *run, uint32_t actor) {
+    const sim_pause *p = &run->pauses[actor];
+    const sim_machine *m = &run->machines[run->actors[actor].machine];
+    sim_time_ns until = 0;
+    if (p->windows > 0) until = p->until_ns;
+    if (m->pauses > 0 && m->paused_until_ns > until) until = m->paused_until_ns;
+    SIM_ASSERT(until >= run->now_ns);
+    return until;
+}
+
+/* fate() while pauses are about (pause_load > 0). A popped deferred event
+ * waits no longer: it leaves the counts first, and is counted again if it
+ * is deferred again. */
+static trace_outcome fate_pausing(sim_run *run, const sim_event *ev) {
+    if (ev->flags & SIM_EVF_DEFERRED) {
+        SIM_ASSERT(run->pause_load > 0);
+        run->pause_load--;
+        sim_pause *p = &run->pauses[ev->dst];
+        if (ev->inc == run->actors[ev->dst].inc) {   /* an older incarnation's were forgotten at its crash */
+            SIM_ASSERT(p->waiting > 0);
+            p->waiting--;
+        }
+    }
+    trace_outcome o = fate(run, ev);
+    if (o != TRACE_DELIVERED) return o;
+    if (sim_actor_paused(run, ev->dst)) return TRACE_DEFERRED_PAUSED;
+    /* Not paused: a deferred event is the earliest waiting (all wait at
+     * now), anything else was due after what still waits. */
+    if (!(ev->flags & SIM_EVF_DEFERRED) && run->pauses[ev->dst].waiting > 0) return TRACE_DEFERRED_PAUSED;
+    return TRACE_DELIVERED;
+}
+
+static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
+    if (SIM_UNLIKELY(run->pause_load != 0)) return fate_pausing(run, ev);
+    return fate(run, ev);
+}
+
+/* Put ev back to wait: to its actor's window end while it is paused, else
+ * behind what waits at now. A deferred event keeps its ticket (its seq),
+ * a new one takes the next. The copy in the queue owns ev's payload. */
+static void defer(sim_run *run, sim_event *ev) {
+    uint32_t actor = ev->dst;
+    sim_time_ns at_ns = sim_actor_paused(run, actor) ? paused_until(run, actor) : run->now_ns;
+    uint64_t seq = (ev->flags & SIM_EVF_DEFERRED) ? run->events.last_seq : (evq_seq_take(&run->events) | EVQ_SEQ_LATE);
+    SIM_ASSERT(seq & EVQ_SEQ_LATE);
+    sim_event *back = evq_push_seq(&run->events, at_ns, seq);
+    *back = *ev;
+    back->flags |= SIM_EVF_DEFERRED;
+    sim_pause *p = &run->pauses[actor];
+    p->waiting++;
+    p->deferred++;
+    run->pause_load++;
+    run->stats.deferred_paused++;
+    ev->payload = 0;
+}
+
 /* Several events are ready at at_ns: pop them all, let the choice point pick
  * one among the first event of each destination, and push the others back
- * in their order. All of them, not a window: an event left in the queue
- * would otherwise overtake re-pushed events of its own destination. */
+ * in their places (their old seqs). All of them, not a window: an event
+ * left in the queue would otherwise overtake re-pushed events of its own
+ * destination; all of one class (ordinary or deferred) at a time, so no
+ * choice puts a deferred event before the window end it waits for. */
 static void order_ties(sim_run *run, sim_time_ns at_ns, sim_event *ev) {
     sim_event *ready = run->ties;
+    uint64_t *seqs = run->ties_seq;
+    uint64_t late = run->events.last_seq & EVQ_SEQ_LATE;
     uint32_t n = 0;
+    seqs[n] = run->events.last_seq;
     ready[n++] = *ev;
     sim_time_ns t;
-    while (!evq_empty(&run->events) && evq_peek_ns(&run->events) == at_ns) {
+    while (!evq_empty(&run->events) && evq_peek_ns(&run->events) == at_ns &&
+           (evq_peek_seq(&run->events) & EVQ_SEQ_LATE) == late) {
         SIM_ASSERT(n < run->cfg.events_pending_max);
-        evq_pop(&run->events, &t, &ready[n++]);
+        evq_pop(&run->events, &t, &ready[n]);
+        seqs[n++] = run->events.last_seq;
     }
     uint32_t eligible = 0, pick_rank, pick = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -415,9 +513,10 @@ static void order_ties(sim_run *run, sim_time_ns at_ns, sim_event *ev) {
         }
     }
     *ev = ready[pick];
+    run->events.last_seq = seqs[pick];   /* as if it had been popped alone: defer() reads it */
     if (pick != 0) run->ties_reordered++;
-    for (uint32_t i = 0; i < n; i++) {
-        if (i != pick) *evq_push(&run->events, at_ns) = ready[i];
+    for (uint32_t i = 0; i < n; i++) {  /* in their old places: before anything pushed from now on */
+        if (i != pick) *evq_push_seq(&run->events, at_ns, seqs[i]) = ready[i];
     }
 }
 
@@ -474,6 +573,9 @@ static inline bool step(sim_run *run) {
         break;
     case TRACE_TIMER_STALE:
         run->stats.timers_stale++;
+        break;
+    case TRACE_DEFERRED_PAUSED:
+        defer(run, &ev);                 /* clears ev.payload: the copy put back holds the slot */
         break;
     case TRACE_KERNEL:
         if (ev.kind == SIM_EV_FAULT_BEGIN) {

@@ -27,6 +27,32 @@
  *   goes first (SIM_CHOICE_ORDER, from the kernel's own stream), among the
  *   earliest event of each destination: events to one actor keep their
  *   order, so links stay FIFO. This is the hook for schedule exploration.
+ *   Deferred events (below) are ordered among themselves, after the others.
+ * - Pause (faults MACHINE_PAUSE, ACTOR_PAUSE; a JVM in a long GC pause, a
+ *   SIGSTOP'd process): an actor is paused while a pause window on it or
+ *   on its machine is open (nested windows: while any is). A paused actor
+ *   handles no event: every event to it (message, timer, I/O completion,
+ *   LINK_DOWN, START) popped while it is paused is deferred, not dropped:
+ *   put back in the queue at the planned end of its open windows, in the
+ *   late class (sim/evq.h), so it pops after the window's end event and
+ *   every other event of that time. Deferred events of one actor keep the
+ *   order in which they were first deferred, which is the order they were
+ *   due, and an event due while its actor still has deferred events waiting
+ *   is deferred behind them: each actor's events, and so each link, stay in
+ *   order. A window that begins while an actor is paused and ends later
+ *   moves what waits to its end. When the last window ends, the deferred
+ *   events are delivered at that same time, in order, marked
+ *   SIM_EVF_DEFERRED in ev->flags.
+ * - A pause changes nothing else: the actor keeps its state, incarnation,
+ *   timers and links (no LINK_DOWN: peers notice only silence); devices and
+ *   links keep working. A crash of a paused actor drops what was deferred
+ *   to its old incarnation, as for any event to it; an actor restarted
+ *   while a window on it or its machine is open is paused too. Each
+ *   deferral is a popped event: folded into the trace hash with outcome
+ *   TRACE_DEFERRED_PAUSED, counted in stats.dispatched (events_max bounds
+ *   it) and in stats.deferred_paused. A run that never pauses pays one
+ *   predictable branch per event (run->pause_load is 0) and keeps its
+ *   trace hash.
  */
 #ifndef SIM_RUN_H
 #define SIM_RUN_H
@@ -54,6 +80,8 @@ typedef enum sim_ev_kind {
     SIM_EV_FAULT_END,     /* kernel: aux = fault id */
     SIM_EV_KIND_COUNT
 } sim_ev_kind;
+
+#define SIM_EVF_DEFERRED 1u       /* ev->flags: the event waited out a pause of its actor */
 
 typedef enum sim_stop_reason {
     SIM_STOP_NONE = 0,
@@ -100,10 +128,21 @@ struct sim_actor {                 /* hot fields first: dispatch reads these */
 };
 
 typedef struct sim_machine {
-    bool     up;
-    uint64_t crashes;
-    char     name[SIM_NAME_BYTES];
+    bool        up;
+    uint32_t    pauses;            /* open pause windows on the machine */
+    sim_time_ns paused_until_ns;   /* the latest planned end of those windows */
+    uint64_t    crashes;
+    char        name[SIM_NAME_BYTES];
 } sim_machine;
+
+/* An actor's pause state, apart from sim_actor so that dispatch without
+ * pauses never touches it. */
+typedef struct sim_pause {
+    uint32_t    windows;           /* open ACTOR_PAUSE windows on the actor */
+    uint32_t    waiting;           /* its deferred events in the queue (current incarnation) */
+    sim_time_ns until_ns;          /* the latest planned end of its windows */
+    uint64_t    deferred;          /* deferrals, all incarnations */
+} sim_pause;
 
 typedef uint64_t sim_timer_id;     /* gen << 32 | (slot + 1); 0 is never a timer */
 
@@ -136,6 +175,7 @@ typedef struct sim_stats {
     uint64_t dropped_down;         /* to a crashed or restarted actor */
     uint64_t dropped_link;         /* on a connection that broke */
     uint64_t timers_stale;         /* cancelled timers popped */
+    uint64_t deferred_paused;      /* popped and put back: the actor was paused (sim_pause) */
     uint64_t choices;              /* decisions taken at the choice point */
     uint64_t actor_crashes;
     uint64_t machine_crashes;
@@ -146,6 +186,7 @@ struct sim_run {
     uint64_t        seed;
     uint64_t        trace_hash;
     sim_actor      *actors;
+    uint64_t        pause_load;    /* open pause windows + deferred events queued; 0: dispatch ignores pauses */
     evq             events;
     sim_chooser     chooser;       /* .choose == NULL: draw from the stream */
     sim_stats       stats;
@@ -167,8 +208,12 @@ struct sim_run {
     uint32_t        devs_count;
     sim_fault      *faults;
     uint32_t        faults_count;
+    sim_pause      *pauses;        /* per actor */
+    uint32_t       *typed;         /* open typed link windows (fault ids, in begin order: sim/link.h) */
+    uint32_t        typed_count;
     rng             kernel_rng;    /* the kernel's own decisions (tie order) */
     sim_event      *ties;          /* order_ties: scratch for ready events */
+    uint64_t       *ties_seq;      /* and their queue seqs, to put them back in place */
     uint64_t        ties_reordered;
     uint8_t        *payloads;      /* payloads_max slots of payload_bytes: what messages carry */
     uint32_t       *payload_free;  /* free slots, a stack */
@@ -215,6 +260,10 @@ void sim_send(sim_run *run, uint32_t src, uint32_t dst, sim_time_ns delay_ns, co
 
 sim_timer_id sim_timer_set(sim_run *run, uint32_t actor, sim_time_ns delay_ns, uint64_t tag);
 bool         sim_timer_cancel(sim_run *run, sim_timer_id id);   /* false: fired or cancelled */
+
+/* Whether actor is paused now (a pause window on it or its machine is
+ * open): what it is sent waits. For the model's observers and checks. */
+bool sim_actor_paused(const sim_run *run, uint32_t actor);
 
 void sim_actor_crash(sim_run *run, uint32_t actor);
 void sim_actor_restart(sim_run *run, uint32_t actor);

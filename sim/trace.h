@@ -1,14 +1,15 @@
 /* sim/trace.h: the run's trace hash.
  *
- * Contract: every event the kernel pops (delivered or dropped) is folded, in
- * dispatch order, into one 64-bit hash together with its time, destination,
- * kind, aux/gen words, message and outcome. Two runs have the same hash when
- * they dispatched the same events in the same order with the same outcomes;
- * any divergence (a different delay, drop, order or payload) changes it with
- * overwhelming probability. The hash is not cryptographic: it detects
- * accidental divergence, it does not resist forgery. It is folded in a fixed
- * sequence of 64-bit integer operations, so it is identical on every
- * compiler, optimisation level and platform.
+ * Contract: every event the kernel pops (delivered, dropped, or deferred by
+ * a pause: sim/run.h; a deferred event is folded each time it is popped) is
+ * folded, in dispatch order, into one 64-bit hash together with its time,
+ * destination, kind, aux/gen words, message and outcome. Two runs have the
+ * same hash when they dispatched the same events in the same order with the
+ * same outcomes; any divergence (a different delay, drop, order or payload)
+ * changes it with overwhelming probability. The hash is not cryptographic:
+ * it detects accidental divergence, it does not resist forgery. It is folded
+ * in a fixed sequence of 64-bit integer operations, so it is identical on
+ * every compiler, optimisation level and platform.
  */
 #ifndef SIM_TRACE_H
 #define SIM_TRACE_H
@@ -23,6 +24,7 @@ typedef enum trace_outcome {
     TRACE_DROPPED_LINK   = 2,   /* the connection it travelled on broke */
     TRACE_TIMER_STALE    = 3,   /* timer was cancelled */
     TRACE_KERNEL         = 4,   /* the kernel's own event (fault step) */
+    TRACE_DEFERRED_PAUSED = 5,  /* its actor is paused: put back, delivered later */
 } trace_outcome;
 
 static inline uint64_t trace_mix(uint64_t h, uint64_t w) {

@@ -303,6 +303,91 @@ static void test_fault_dev_fail_fails_only_its_device(void **state) {
     sim_run_destroy(w->run);
 }
 
+/* Links that start or end on a paused actor, and when their probe
+ * arrives: sent late by a paused sender (its probe timer waits for the
+ * end), or on time and held at a paused receiver until the end. */
+static void check_paused_probes(const world *w, bool (*paused)(uint32_t actor)) {
+    const sim_time_ns end = W_AT_NS + W_FOR_NS;
+    uint32_t held = 0, waiting = 0;
+    for (uint32_t l = 0; l < W_LINKS; l++) {
+        const sim_link *k = &w->run->links[l];
+        sim_time_ns expect = W_PROBE_NS + W_LAT_NS;
+        if (paused(k->src)) {
+            expect = end + W_LAT_NS;
+        } else if (paused(k->dst)) {
+            expect = end;
+            held++;
+        }
+        assert_int_equal(w->got[l], 1);                 /* nothing lost */
+        assert_int_equal(w->got_ns[l], expect);
+        assert_int_equal(k->breaks, 0);                 /* nothing broken */
+    }
+    for (uint32_t a = 0; a < W_ACTORS; a++) waiting += paused(a);   /* each one's probe timer */
+    assert_int_equal(w->run->stats.deferred_paused, held + waiting);
+    assert_int_equal(w->run->stats.dropped_down + w->run->stats.dropped_link, 0);
+}
+
+static bool on_machine_1(uint32_t actor) { return actor / 2 == 1; }
+static bool is_actor_5(uint32_t actor) { return actor == 5; }
+
+static void test_fault_machine_pause_pauses_every_actor_on_its_machine_and_no_other(void **state) {
+    (void)state;
+    world *w = world_create();
+    world_fault(w, (fault_spec){ .kind = FAULT_MACHINE_PAUSE, .target = 1 });
+    world_run_to(w, W_PROBE_NS);
+    for (uint32_t a = 0; a < W_ACTORS; a++) {
+        assert_int_equal(sim_actor_paused(w->run, a), on_machine_1(a));
+        assert_true(w->run->actors[a].up);               /* paused, not down */
+    }
+    world_run_to(w, W_AT_NS + W_FOR_NS + 10 * W_LAT_NS);
+    check_paused_probes(w, on_machine_1);
+    for (uint32_t a = 0; a < W_ACTORS; a++) {
+        assert_false(sim_actor_paused(w->run, a));
+        assert_int_equal(w->run->actors[a].inc, 0);
+    }
+    assert_int_equal(w->io_done[0], 1);                  /* actor 0's writes were not held */
+    assert_int_equal(w->io_ns[0], W_PROBE_NS + W_LAT_NS);
+    sim_run_destroy(w->run);
+}
+
+static void test_fault_actor_pause_pauses_only_its_actor(void **state) {
+    (void)state;
+    world *w = world_create();
+    world_fault(w, (fault_spec){ .kind = FAULT_ACTOR_PAUSE, .target = 5 });
+    world_run_to(w, W_PROBE_NS);
+    for (uint32_t a = 0; a < W_ACTORS; a++) assert_int_equal(sim_actor_paused(w->run, a), a == 5);
+    world_run_to(w, W_AT_NS + W_FOR_NS + 10 * W_LAT_NS);
+    check_paused_probes(w, is_actor_5);
+    sim_run_destroy(w->run);
+}
+
+/* The new kinds have names, name their targets and settle at their
+ * window's end (a pause delivers what waited at that same time). */
+static void test_pause_and_ambiguous_faults_are_named_targeted_and_settle_at_their_window_end(void **state) {
+    (void)state;
+    assert_string_equal(fault_kind_name(FAULT_MACHINE_PAUSE), "machine-pause");
+    assert_string_equal(fault_kind_name(FAULT_ACTOR_PAUSE), "actor-pause");
+    assert_string_equal(fault_kind_name(FAULT_DEV_AMBIGUOUS), "ambiguous-store");
+    world *w = world_create();
+    uint32_t mp = world_fault(w, (fault_spec){ .kind = FAULT_MACHINE_PAUSE, .target = 2 });
+    uint32_t ap = world_fault(w, (fault_spec){ .kind = FAULT_ACTOR_PAUSE, .target = 3 });
+    uint32_t da = world_fault(w, (fault_spec){ .kind = FAULT_DEV_AMBIGUOUS, .target = 1, .ratio = { 1, 2 } });
+    char buf[64];
+    assert_string_equal(fault_target_text(w->run, mp, buf, sizeof buf), "m2");
+    assert_string_equal(fault_target_text(w->run, ap, buf, sizeof buf), "a3");
+    assert_string_equal(fault_target_text(w->run, da, buf, sizeof buf), "d1");
+    world_run_to(w, W_PROBE_NS);
+    assert_int_equal(fault_settled(w->run, mp), W_AT_NS + W_FOR_NS);   /* open: its planned end */
+    world_run_to(w, W_AT_NS + W_FOR_NS + 10 * W_LAT_NS);
+    for (uint32_t id = 0; id < 3; id++) {
+        assert_true(fault_begun(w->run, id) && !w->run->faults[id].active);
+        assert_int_equal(fault_settled(w->run, id), W_AT_NS + W_FOR_NS);
+    }
+    assert_int_equal(w->run->devs[1].ambiguous.num, 0);
+    assert_int_equal(w->run->devs[1].ambiguous_fault, UINT32_MAX);
+    sim_run_destroy(w->run);
+}
+
 /* ---- whether a fault began ------------------------------------------------ */
 
 /* Nested windows compose: of the loss or fail windows open, the strongest
@@ -397,7 +482,20 @@ static void see_fault(void *ctx, const sim_run *run, uint32_t id, bool begin) {
     w->count++;
 }
 
-static uint64_t gossip_run_seen(uint64_t seed, uint64_t *dropped, fault_seen *seen) {
+/* Pauses on top of every other fault kind: a machine paused while an actor
+ * on it is down, an actor paused across the store's slow and failing
+ * windows (its completions wait), and a pause nested in it. */
+static void gossip_pauses(sim_run *run) {
+    sim_time_ns ms = SIM_NS_PER_MS;
+    fault_add(run, &(fault_spec){ .kind = FAULT_MACHINE_PAUSE, .at_ns = 13 * ms, .duration_ns = 4 * ms, .target = 1 });
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_PAUSE, .at_ns = 37 * ms, .duration_ns = 6 * ms, .target = 2 });
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_PAUSE, .at_ns = 38 * ms, .duration_ns = 2 * ms, .target = 2 });
+    fault_add(run, &(fault_spec){ .kind = FAULT_MACHINE_PAUSE, .at_ns = 44 * ms, .duration_ns = 3 * ms, .target = 0 });
+}
+
+static uint64_t deferred_;            /* stats.deferred_paused of the last gossip run */
+
+static uint64_t gossip_run_full(uint64_t seed, uint64_t *dropped, fault_seen *seen, bool pauses) {
     sim_cfg c = test_cfg(seed);
     sim_run *run = sim_run_create(&c);
     if (seen != NULL) fault_observe(run, see_fault, seen);
@@ -425,12 +523,19 @@ static uint64_t gossip_run_seen(uint64_t seed, uint64_t *dropped, fault_seen *se
     fault_add(run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 32 * ms, .duration_ns = 10 * ms, .target = 1, .ratio = { 1, 3 } });
     fault_add(run, &(fault_spec){ .kind = FAULT_DEV_SLOW, .at_ns = 36 * ms, .duration_ns = 5 * ms, .target = 0, .factor = 4 });
     fault_add(run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .at_ns = 40 * ms, .duration_ns = 5 * ms, .target = 0, .ratio = { 1, 2 } });
+    if (pauses) gossip_pauses(run);
     sim_run_start(run);
     assert_int_equal(sim_run_loop(run), SIM_STOP_IDLE);
+    assert_int_equal(run->pause_load, 0);
+    deferred_ = run->stats.deferred_paused;
     uint64_t h = run->trace_hash;
     *dropped = run->stats.dropped_down + run->stats.dropped_link + run->links[1].lost + run->devs[0].failed_writes;
     sim_run_destroy(run);
     return h;
+}
+
+static uint64_t gossip_run_seen(uint64_t seed, uint64_t *dropped, fault_seen *seen) {
+    return gossip_run_full(seed, dropped, seen, false);
 }
 
 static uint64_t gossip_run(uint64_t seed, uint64_t *dropped) { return gossip_run_seen(seed, dropped, NULL); }
@@ -474,6 +579,26 @@ static void test_run_with_every_fault_kind_is_deterministic_per_seed(void **stat
     assert_true(d1 > 0);                       /* the faults did bite */
 }
 
+/* Pauses are as deterministic as the rest: the same seed gives the same
+ * hash, the deferrals are in it (a paused run differs from the same run
+ * without pauses), and a run without pauses keeps its golden hash. */
+static void test_run_with_pauses_is_deterministic_per_seed(void **state) {
+    (void)state;
+    uint64_t d1, d2, d0;
+    uint64_t h1 = gossip_run_full(11, &d1, NULL, true);
+    uint64_t deferred = deferred_;
+    uint64_t h2 = gossip_run_full(11, &d2, NULL, true);
+    assert_true(h1 == h2);
+    assert_int_equal(d1, d2);
+    assert_int_equal(deferred_, deferred);
+    assert_true(deferred > 10);                 /* the pauses did hold events */
+    uint64_t h0 = gossip_run(11, &d0);
+    assert_int_equal(deferred_, 0);
+    assert_int_equal(h0, GOSSIP_GOLDEN_HASH);
+    assert_true(h1 != h0);
+    assert_true(gossip_run_full(12, &d2, NULL, true) != h1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crash_with_a_duration_restarts_the_target_when_it_ends),
@@ -491,6 +616,10 @@ int main(void) {
         cmocka_unit_test(test_fault_begun_only_once_its_begin_event_ran),
         cmocka_unit_test(test_run_with_every_fault_kind_is_deterministic_per_seed),
         cmocka_unit_test(test_fault_observer_sees_every_step_with_its_target_and_changes_nothing),
+        cmocka_unit_test(test_fault_machine_pause_pauses_every_actor_on_its_machine_and_no_other),
+        cmocka_unit_test(test_fault_actor_pause_pauses_only_its_actor),
+        cmocka_unit_test(test_pause_and_ambiguous_faults_are_named_targeted_and_settle_at_their_window_end),
+        cmocka_unit_test(test_run_with_pauses_is_deterministic_per_seed),
     };
     return cmocka_run_group_tests_name("fault", tests, NULL, NULL);
 }

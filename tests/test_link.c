@@ -280,6 +280,191 @@ static void test_rpc_loss_loses_the_requested_fraction_only_in_its_window(void *
     sim_run_destroy(n.run);
 }
 
+/* ---- typed windows --------------------------------------------------------
+ *
+ * a sends on the RPC link every 10 ns for 200 us, message i of type
+ * i % 5 + 1 (types 1 to 5), tagged with its send time. */
+static void typed_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (self->id != 0) return;
+    if (ev->kind == SIM_EV_START) sim_timer_set(run, self->id, 10, 0);
+    if (ev->kind == SIM_EV_TIMER && ev->msg.a < 20000) {
+        link_send(run, 3, &(sim_msg){ .type = (uint32_t)(ev->msg.a % 5) + 1, .a = run->now_ns }, 10);
+        sim_timer_set(run, self->id, 10, ev->msg.a + 1);
+    }
+}
+
+/* Received at b by type (index 1..5), for sends inside [50 us, 150 us) and
+ * outside it. */
+typedef struct by_type {
+    uint32_t in[6], out[6];
+} by_type;
+
+static by_type typed_received(void) {
+    by_type t = { { 0 }, { 0 } };
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->kind != SIM_EV_MSG || r->actor != 1) continue;
+        assert_true(r->msg.type >= 1 && r->msg.type <= 5);
+        if (r->msg.a >= 50000 && r->msg.a < 150000) t.in[r->msg.type]++; else t.out[r->msg.type]++;
+    }
+    return t;
+}
+
+static net typed_net(uint64_t seed, rec_ctx *ctx) {
+    log_.count = 0;
+    *ctx = (rec_ctx){ .log = &log_, .hook = typed_sender };
+    net n;
+    net_build(&n, seed, ctx, &plain_stream, &plain_rpc);
+    return n;
+}
+
+/* A loss window over [50 us, 150 us) on the RPC link; type 0: untyped. */
+static uint32_t add_loss(const net *n, uint32_t type, sim_ratio r) {
+    return fault_add(n->run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 50000, .duration_ns = 100000,
+                                            .target = n->rpc, .ratio = r, .msg_type = type });
+}
+
+/* 2000 sends of each type fall inside the window (10000 in all). */
+static void test_typed_loss_loses_only_messages_of_its_type(void **state) {
+    (void)state;
+    rec_ctx ctx;
+    net n = typed_net(7, &ctx);
+    add_loss(&n, 3, SIM_RATIO_ALWAYS);
+    sim_run_start(n.run);
+    n.run->cfg.time_max_ns = 100000;
+    sim_run_loop(n.run);
+    assert_int_equal(n.run->links[n.rpc].loss.num, 0);       /* untyped traffic sees no loss */
+    assert_int_equal(n.run->links[n.rpc].typed, 1);
+    n.run->cfg.time_max_ns = 1000ull * SIM_NS_PER_S;
+    sim_run_loop(n.run);
+    by_type t = typed_received();
+    for (uint32_t k = 1; k <= 5; k++) {
+        assert_int_equal(t.in[k], k == 3 ? 0 : 2000);
+        assert_int_equal(t.out[k], 2000);
+    }
+    const sim_link *l = &n.run->links[n.rpc];
+    assert_int_equal(l->lost, 2000);
+    assert_int_equal(l->typed + l->faulted + n.run->typed_count, 0);   /* closed: the table is empty */
+    sim_run_destroy(n.run);
+}
+
+/* Type 3 at 100% and type 5 at 50% at once, on one link, each from its own
+ * stream: the others are untouched; then a weaker type-5 window nested in
+ * the 50% one changes nothing (the strongest of a type governs). */
+static void test_two_typed_loss_windows_on_one_link_act_independently(void **state) {
+    (void)state;
+    rec_ctx ctx;
+    net n = typed_net(7, &ctx);
+    add_loss(&n, 3, SIM_RATIO_ALWAYS);
+    add_loss(&n, 5, (sim_ratio){ 1, 2 });
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 60000, .duration_ns = 50000, .target = n.rpc,
+                                    .ratio = { 1, 100 }, .msg_type = 5 });
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    by_type t = typed_received();
+    for (uint32_t k = 1; k <= 5; k++) assert_int_equal(t.out[k], 2000);
+    assert_int_equal(t.in[1] + t.in[2] + t.in[4], 3 * 2000);
+    assert_int_equal(t.in[3], 0);
+    assert_true(t.in[5] > 850 && t.in[5] < 1150);          /* half of 2000, give or take 3 sigma */
+    assert_int_equal(n.run->links[n.rpc].lost, 2000 + (2000 - t.in[5]));
+    assert_int_equal(n.run->typed_count, 0);
+    sim_run_destroy(n.run);
+}
+
+/* An untyped window loses every type as before (the same draws: the golden
+ * hash of test_fault's gossip run covers that); with a typed window open
+ * too, a message of that type is lost by the strongest of the two. */
+static void test_untyped_loss_acts_on_every_type_and_the_strongest_applicable_window_governs(void **state) {
+    (void)state;
+    rec_ctx ctx;
+    net n = typed_net(7, &ctx);
+    add_loss(&n, 0, (sim_ratio){ 3, 10 });
+    add_loss(&n, 2, SIM_RATIO_ALWAYS);
+    add_loss(&n, 4, SIM_RATIO_NEVER);   /* weaker: the untyped one governs */
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    by_type t = typed_received();
+    assert_int_equal(t.in[2], 0);
+    for (uint32_t k = 1; k <= 5; k++) {
+        assert_int_equal(t.out[k], 2000);
+        if (k != 2) assert_true(t.in[k] > 1200 && t.in[k] < 1600);   /* 70% of 2000 */
+    }
+    assert_int_equal(n.run->links[n.rpc].loss_fault, UINT32_MAX);
+    sim_run_destroy(n.run);
+}
+
+/* A typed delay adds to messages of its type only; the link stays FIFO,
+ * so a message sent right behind a delayed one waits for it. */
+static void test_typed_delay_delays_only_its_type_and_the_link_stays_fifo(void **state) {
+    (void)state;
+    rec_ctx ctx;
+    net n = typed_net(7, &ctx);
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 50000, .duration_ns = 100000, .target = n.rpc,
+                                    .delay_ns = 35, .msg_type = 4 });
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    sim_time_ns prev = 0;
+    uint32_t delayed = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->kind != SIM_EV_MSG || r->actor != n.b) continue;
+        bool in = r->msg.a >= 50000 && r->msg.a < 150000;
+        sim_time_ns expect = r->msg.a + 1000 + (in && r->msg.type == 4 ? 35 : 0);
+        if (expect < prev) expect = prev;                    /* behind a delayed one */
+        assert_int_equal(r->at_ns, expect);
+        delayed += r->at_ns > r->msg.a + 1000;
+        prev = r->at_ns;
+    }
+    assert_int_equal(delayed, 2000 * 4);                     /* each type-4 message and the 3 sent behind it */
+    assert_int_equal(n.run->links[n.rpc].spike_ns, 0);
+    assert_int_equal(n.run->typed_count, 0);
+    /* Settled when the last message sent inside the window arrived. */
+    assert_true(fault_settled(n.run, 0) > 150000 && fault_settled(n.run, 0) <= 150000 + 1000 + 35);
+    sim_run_destroy(n.run);
+}
+
+/* A pause of either end leaves the connection up: a paused receiver gets
+ * what arrived meanwhile at the window's end, in order, a paused sender
+ * sends late; no LINK_DOWN, nothing dropped, even under heavy jitter. */
+static void test_pause_of_either_end_keeps_the_stream_up_and_fifo(void **state) {
+    (void)state;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        log_.count = 0;
+        burst_ = 2000;
+        burst_link_ = 0;
+        rec_ctx ctx = { .log = &log_, .hook = burst_hook };
+        link_cfg jittery = { .kind = LINK_STREAM, .latency_ns = 1000, .jitter_ns = 50000 };
+        net n;
+        net_build(&n, seed, &ctx, &jittery, &plain_rpc);
+        fault_add(n.run, &(fault_spec){ .kind = FAULT_ACTOR_PAUSE, .at_ns = 30000, .duration_ns = 60000,
+                                        .target = n.b });
+        fault_add(n.run, &(fault_spec){ .kind = FAULT_MACHINE_PAUSE, .at_ns = 120000, .duration_ns = 30000,
+                                        .target = n.m0 });
+        sim_run_start(n.run);
+        sim_run_loop(n.run);
+        uint64_t expect = 0;
+        sim_time_ns last = 0;
+        uint32_t at_end = 0;
+        for (uint32_t i = 0; i < log_.count; i++) {
+            const rec *r = &log_.items[i];
+            assert_int_not_equal(r->kind, SIM_EV_LINK_DOWN);
+            if (r->kind != SIM_EV_MSG) continue;
+            assert_int_equal(r->msg.a, expect);
+            assert_true(r->at_ns >= last);
+            assert_false(r->at_ns >= 30000 && r->at_ns < 90000);   /* b handled nothing inside its window */
+            at_end += r->at_ns == 90000;
+            last = r->at_ns;
+            expect++;
+        }
+        assert_int_equal(expect, 2000);
+        assert_true(at_end > 100);
+        const sim_link *l = &n.run->links[n.ab];
+        assert_int_equal(l->breaks + l->dropped_in_flight + l->gen, 0);
+        assert_true(n.run->stats.deferred_paused > 100);
+        sim_run_destroy(n.run);
+    }
+}
+
 /* Payloads: the receiver gets the bytes as they were when sent (the
  * sender's buffer may change after), a slot is free again once its
  * message was delivered or dropped in flight, and a message dropped at
@@ -347,6 +532,11 @@ int main(void) {
         cmocka_unit_test(test_endpoint_crash_breaks_stream_links_but_rpc_in_flight_survives),
         cmocka_unit_test(test_delay_spike_adds_latency_only_during_its_window),
         cmocka_unit_test(test_rpc_loss_loses_the_requested_fraction_only_in_its_window),
+        cmocka_unit_test(test_typed_loss_loses_only_messages_of_its_type),
+        cmocka_unit_test(test_two_typed_loss_windows_on_one_link_act_independently),
+        cmocka_unit_test(test_untyped_loss_acts_on_every_type_and_the_strongest_applicable_window_governs),
+        cmocka_unit_test(test_typed_delay_delays_only_its_type_and_the_link_stays_fifo),
+        cmocka_unit_test(test_pause_of_either_end_keeps_the_stream_up_and_fifo),
     };
     return cmocka_run_group_tests_name("link", tests, NULL, NULL);
 }

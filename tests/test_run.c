@@ -306,6 +306,217 @@ static void test_tie_order_is_a_choice_that_keeps_each_actors_fifo(void **state)
     assert_true(seen_213 && seen_123);
 }
 
+/* ---- pauses ------------------------------------------------------------------
+ *
+ * a (on m0) sends b (on m1) ten messages from its START, message i due at
+ * i * 100 ns; c shares b's machine. b is paused from 250 to 600: messages
+ * 3, 4 and 5 are popped inside the window, 6 is due at its very end. */
+
+typedef struct pause_run {
+    sim_run *run;
+    uint32_t m0, m1, a, b, c;
+    rec_ctx  ctx_a, ctx_b;
+} pause_run;
+
+static uint32_t flagged_;          /* deliveries marked SIM_EVF_DEFERRED */
+static fault_spec late_fault_;     /* added by a's START hook after its sends, when kind != 0 */
+
+static void flag_hook(sim_run *run, sim_actor *self, const sim_event *ev) {
+    (void)run;
+    (void)self;
+    flagged_ += (ev->flags & SIM_EVF_DEFERRED) != 0;
+}
+
+static void ten_sends_hook(sim_run *run, sim_actor *self, const sim_event *ev) {
+    flag_hook(run, self, ev);
+    if (ev->kind != SIM_EV_START || self->id != 0) return;
+    for (uint64_t i = 1; i <= 10; i++) sim_send(run, self->id, 1, i * 100, &(sim_msg){ .type = 7, .a = i });
+    if (late_fault_.kind != 0) fault_add(run, &late_fault_);   /* its end is pushed after message 6 */
+}
+
+static void pause_build(pause_run *p, uint64_t seed, bool order_ties, sim_chooser chooser) {
+    p->ctx_a = (rec_ctx){ .log = &log_, .hook = ten_sends_hook };
+    p->ctx_b = (rec_ctx){ .log = &log_, .hook = flag_hook };
+    sim_cfg c = test_cfg(seed);
+    c.order_ties = order_ties;
+    p->run = sim_run_create(&c);
+    p->m0 = sim_machine_add(p->run, "m0");
+    p->m1 = sim_machine_add(p->run, "m1");
+    p->a = sim_actor_add(p->run, "a", p->m0, rec_handler, &p->ctx_a);
+    p->b = sim_actor_add(p->run, "b", p->m1, rec_handler, &p->ctx_b);
+    p->c = sim_actor_add(p->run, "c", p->m1, rec_handler, &p->ctx_b);
+    p->run->chooser = chooser;
+    log_.count = 0;
+    flagged_ = 0;
+}
+
+/* b's messages, in the order handled: their numbers and times. */
+static uint32_t msgs_of(uint32_t actor, uint64_t *nums, sim_time_ns *at, uint32_t *inc) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        if (log_.items[i].actor != actor || log_.items[i].kind != SIM_EV_MSG) continue;
+        nums[n] = log_.items[i].msg.a;
+        at[n] = log_.items[i].at_ns;
+        inc[n++] = log_.items[i].inc;
+    }
+    return n;
+}
+
+/* Whatever the order in which the window and the messages were scheduled,
+ * and whatever order the choice point gives simultaneous events: b gets
+ * 3..6 at the window's end after it ends, in the order they were due, with
+ * the same incarnation, and nothing is lost. */
+static void test_paused_actor_gets_its_messages_after_the_window_in_order_and_keeps_its_incarnation(void **state) {
+    (void)state;
+    static const sim_time_ns expect_at[10] = { 100, 200, 600, 600, 600, 600, 700, 800, 900, 1000 };
+    uint32_t orders = 0;
+    sim_chooser none = { 0 }, last = { .choose = last_choice, .ctx = &orders };
+    const fault_spec pause = { .kind = FAULT_ACTOR_PAUSE, .at_ns = 250, .duration_ns = 350, .target = 1 };
+    for (int variant = 0; variant < 4; variant++) {
+        pause_run p;
+        pause_build(&p, 3, variant >= 2, variant == 3 ? last : none);
+        late_fault_ = variant == 1 ? pause : (fault_spec){ 0 };
+        if (variant != 1) fault_add(p.run, &pause);
+        sim_run_start(p.run);
+        p.run->cfg.time_max_ns = 599;
+        sim_run_loop(p.run);
+        assert_true(sim_actor_paused(p.run, p.b));
+        assert_false(sim_actor_paused(p.run, p.c));      /* an actor pause: its machine runs on */
+        assert_false(sim_actor_paused(p.run, p.a));
+        p.run->cfg.time_max_ns = 1000ull * SIM_NS_PER_S;
+        assert_int_equal(sim_run_loop(p.run), SIM_STOP_IDLE);
+        uint64_t nums[16];
+        sim_time_ns at[16];
+        uint32_t inc[16];
+        assert_int_equal(msgs_of(p.b, nums, at, inc), 10);
+        for (uint32_t i = 0; i < 10; i++) {
+            assert_int_equal(nums[i], i + 1);
+            assert_int_equal(at[i], expect_at[i]);
+            assert_int_equal(inc[i], 0);
+        }
+        assert_int_equal(p.run->stats.deferred_paused, 4);
+        assert_int_equal(flagged_, 4);
+        assert_int_equal(p.run->stats.dropped_down, 0);
+        assert_int_equal(p.run->actors[p.b].inc, 0);
+        assert_int_equal(p.run->pauses[p.b].deferred, 4);
+        assert_int_equal(p.run->pause_load, 0);          /* nothing left waiting */
+        assert_false(sim_actor_paused(p.run, p.b));
+        sim_run_destroy(p.run);
+    }
+    late_fault_ = (fault_spec){ 0 };
+    assert_true(orders > 0);
+}
+
+static void timer_at_300_hook(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (ev->kind == SIM_EV_START && self->id == 1) {
+        sim_timer_set(run, self->id, 300, 42);
+        sim_timer_set(run, self->id, 400, 43);
+        cancel_me = sim_timer_set(run, self->id, 350, 44);
+    }
+    if (ev->kind == SIM_EV_START && self->id == 0) sim_timer_set(run, self->id, 380, 0);
+    if (ev->kind == SIM_EV_TIMER && self->id == 0) assert_true(sim_timer_cancel(run, cancel_me));
+}
+
+/* A timer that fires inside the window is handed over at its end, still
+ * carrying its tag, after the window ended; one cancelled meanwhile (by
+ * another actor: b cannot run) never fires, and every slot comes back. */
+static void test_timer_that_fires_during_a_pause_is_delivered_at_the_window_end(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = timer_at_300_hook };
+    uint32_t a, b;
+    sim_run *run = two_actor_run(1, &ctx, &a, &b);
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_PAUSE, .at_ns = 100, .duration_ns = 400, .target = b });
+    sim_run_start(run);
+    sim_run_loop(run);
+    assert_int_equal(rec_count(&log_, b, SIM_EV_TIMER), 2);
+    uint64_t tags[2];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->actor != b || r->kind != SIM_EV_TIMER) continue;
+        assert_int_equal(r->at_ns, 500);
+        tags[n++] = r->msg.a;
+    }
+    assert_int_equal(tags[0], 42);
+    assert_int_equal(tags[1], 43);
+    assert_int_equal(run->stats.timers_stale, 1);
+    assert_int_equal(run->timer_free_count, run->cfg.timers_max);
+    assert_int_equal(run->pause_load, 0);
+    sim_run_destroy(run);
+}
+
+/* Crashing a paused actor drops what was deferred to it (its old
+ * incarnation's), like anything sent to it; restarted inside the window it
+ * is still paused, so its START waits for the window's end, and messages
+ * due after the end reach the new incarnation. */
+static void test_crash_during_a_pause_drops_the_deferred_events_and_the_restart_waits_for_the_end(void **state) {
+    (void)state;
+    pause_run p;
+    pause_build(&p, 3, false, (sim_chooser){ 0 });
+    fault_add(p.run, &(fault_spec){ .kind = FAULT_MACHINE_PAUSE, .at_ns = 150, .duration_ns = 650, .target = p.m1 });
+    fault_add(p.run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .at_ns = 450, .duration_ns = 200, .target = p.b });
+    sim_run_start(p.run);
+    sim_run_loop(p.run);
+    uint64_t nums[16];
+    sim_time_ns at[16];
+    uint32_t inc[16];
+    /* 1 on time; 2..4 deferred then dropped at the crash's incarnation
+     * change; 5..8 (due 500 to 800) dropped: sent to incarnation 0; 9, 10
+     * too. Messages were stamped with the incarnation they were sent to. */
+    assert_int_equal(msgs_of(p.b, nums, at, inc), 1);
+    assert_int_equal(nums[0], 1);
+    assert_int_equal(p.run->stats.dropped_down, 9);
+    uint32_t starts = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->actor != p.b || r->kind != SIM_EV_START || r->inc != 1) continue;
+        assert_int_equal(r->at_ns, 800);               /* restarted at 650, paused until 800 */
+        starts++;
+    }
+    assert_int_equal(starts, 1);
+    assert_int_equal(p.run->stats.deferred_paused, 3 + 1);   /* messages 2..4, the new START */
+    assert_int_equal(p.run->pause_load, 0);
+    sim_run_destroy(p.run);
+}
+
+/* Nested and overlapping windows: b is paused while any is open, a window
+ * that begins inside another and ends later moves what waits to its end
+ * (messages 2 and 3 move twice: 450, 650, 850), and the order is kept
+ * through every move; machine and actor windows compose the same way. The
+ * last window is added by a's START hook, after message 6 was sent, which
+ * is due as it begins. */
+static void test_nested_pauses_hold_until_the_last_one_ends_and_keep_the_order(void **state) {
+    (void)state;
+    pause_run p;
+    pause_build(&p, 3, false, (sim_chooser){ 0 });
+    fault_kind ap = FAULT_ACTOR_PAUSE, mp = FAULT_MACHINE_PAUSE;
+    fault_add(p.run, &(fault_spec){ .kind = ap, .at_ns = 150, .duration_ns = 300, .target = p.b });    /* to 450 */
+    fault_add(p.run, &(fault_spec){ .kind = ap, .at_ns = 200, .duration_ns = 100, .target = p.b });    /* nested */
+    fault_add(p.run, &(fault_spec){ .kind = mp, .at_ns = 350, .duration_ns = 300, .target = p.m1 });   /* to 650 */
+    late_fault_ = (fault_spec){ .kind = ap, .at_ns = 600, .duration_ns = 250, .target = p.b };         /* to 850 */
+    sim_run_start(p.run);
+    p.run->cfg.time_max_ns = 449;
+    sim_run_loop(p.run);
+    assert_true(sim_actor_paused(p.run, p.b) && sim_actor_paused(p.run, p.c));
+    p.run->cfg.time_max_ns = 1000ull * SIM_NS_PER_S;
+    sim_run_loop(p.run);
+    late_fault_ = (fault_spec){ 0 };
+    uint64_t nums[16];
+    sim_time_ns at[16];
+    uint32_t inc[16];
+    assert_int_equal(msgs_of(p.b, nums, at, inc), 10);
+    for (uint32_t i = 0; i < 10; i++) {
+        assert_int_equal(nums[i], i + 1);
+        assert_int_equal(at[i], i == 0 ? 100 : i < 8 ? 850 : (i + 1) * 100);   /* 2..8 wait for 850 */
+    }
+    assert_true(p.run->stats.deferred_paused > 7);      /* some were moved twice */
+    assert_int_equal(p.run->pauses[p.b].windows, 0);
+    assert_int_equal(p.run->machines[p.m1].pauses, 0);
+    assert_int_equal(p.run->pause_load, 0);
+    sim_run_destroy(p.run);
+}
+
 static void test_event_log_writes_one_readable_line_per_event(void **state) {
     (void)state;
     log_.count = 0;
@@ -386,6 +597,10 @@ int main(void) {
         cmocka_unit_test(test_phold_trace_hash_is_the_recorded_golden_value),
         cmocka_unit_test(test_adding_an_actor_does_not_shift_other_actors_draws),
         cmocka_unit_test(test_tie_order_is_a_choice_that_keeps_each_actors_fifo),
+        cmocka_unit_test(test_paused_actor_gets_its_messages_after_the_window_in_order_and_keeps_its_incarnation),
+        cmocka_unit_test(test_timer_that_fires_during_a_pause_is_delivered_at_the_window_end),
+        cmocka_unit_test(test_crash_during_a_pause_drops_the_deferred_events_and_the_restart_waits_for_the_end),
+        cmocka_unit_test(test_nested_pauses_hold_until_the_last_one_ends_and_keep_the_order),
         cmocka_unit_test(test_event_log_writes_one_readable_line_per_event),
         cmocka_unit_test(test_failed_assertion_reports_seed_and_time_then_aborts),
     };
