@@ -119,7 +119,24 @@ uint64_t check_records(const kstate *s) {
 sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
     const pipe_restart_cfg *r = &cfg->restart;
     sim_time_ns restart = r->kind == PIPE_RESTART_EXPONENTIAL ? r->max_ns : r->kind == PIPE_RESTART_NONE ? 0 : r->delay_ns;
-    return 5 * cfg->ckpt.interval_ns + cfg->ckpt.min_pause_ns + 2 * cfg->ckpt.timeout_ns + restart + 10 * SIM_NS_PER_MS;
+    /* A redeployment: the slots offered again (a retry after the fault
+     * healed, then the RPC), the deployment and its confirmation, and each
+     * task's read of the state it restores from the backend's device (at
+     * most full-every + 1 files of every key, plus every channel ring of
+     * channel state, at the device's bandwidth, after its latency). */
+    const dev_cfg *dev = cfg->state.backend == PIPE_BACKEND_DURABLE ? &cfg->state.store : &cfg->state.memory;
+    uint64_t bytes = (uint64_t)cfg->broker.keys * 2 * 32 * (cfg->state.full_every + 1);
+    if (cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0) {
+        uint32_t ends = 0;                        /* the most channel ends one task has */
+        for (uint32_t t = 0; t < cfg->graph.tasks_count; t++) {
+            uint32_t n = cfg->graph.tasks[t].in_count + cfg->graph.tasks[t].out_count;
+            if (n > ends) ends = n;
+        }
+        bytes += (uint64_t)ends * (cfg->credits + cfg->out_queue + 3) * 32 * 32;
+    }
+    sim_time_ns read = dev->latency_ns + (dev->bandwidth_bytes_per_s > 0 ? bytes * SIM_NS_PER_S / dev->bandwidth_bytes_per_s : 0);
+    sim_time_ns deploy = (PIPE_SLOT_RETRY_RPCS + 4) * cfg->rpc_latency_ns + read;
+    return 5 * cfg->ckpt.interval_ns + cfg->ckpt.min_pause_ns + 2 * cfg->ckpt.timeout_ns + restart + deploy + 10 * SIM_NS_PER_MS;
 }
 
 /* Memory the checkers carve: per keyed vertex at most four maps (cut:

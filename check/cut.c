@@ -86,7 +86,8 @@ static void collect(cut *k, uint64_t ckpt) {
     }
     model_rec r;
     uint32_t chan;
-    for (uint32_t i = 0; pipe_ckpt_inflight(c->p, ckpt, i, &r, &chan); i++) {
+    pipe_cursor cur = { 0, 0 };
+    while (pipe_ckpt_inflight(c->p, ckpt, &cur, &r, &chan)) {
         uint32_t producer, consumer, input;
         pipe_chan_ends(c->p, chan, &producer, &consumer, &input);
         spec_fold(&c->sp, k->actual, c->j->tasks[consumer].vertex, input, r, 1);

@@ -468,8 +468,10 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
                 x->txn_full ? "its transaction log was full" : "it lost a connection it needs");
         break;
     case PIPE_FAIL_CONNECTION:
-        fprintf(out, "%s failed, the coordinator lost its connection to it (as a TaskManager heartbeat times out)",
-                x->culprit);
+        fprintf(out, "%s failed, the coordinator lost its connection to it (its TaskManager went away)", x->culprit);
+        break;
+    case PIPE_FAIL_HEARTBEAT:
+        fprintf(out, "%s's TaskManager answered no heartbeat within the timeout and was declared lost", x->culprit);
         break;
     case PIPE_FAIL_CHECKPOINTS:
         fprintf(out, "checkpoint %" PRIu64 " %s: more failed checkpoints in a row than the %u tolerable", x->ckpt,

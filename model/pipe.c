@@ -6,6 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+void pipe_heartbeat(const pipe_cfg *c, sim_time_ns *interval_ns, sim_time_ns *timeout_ns) {
+    /* Flink's defaults are 10 s and 50 s; a run lasts virtual milliseconds,
+     * so the interval scales with the RPC latency (50 of them: 10 ms at
+     * the default 200 us) and the timeout keeps Flink's ratio of five. */
+    *interval_ns = c->heartbeat_interval_ns != 0 ? c->heartbeat_interval_ns : 50 * c->rpc_latency_ns;
+    *timeout_ns = c->heartbeat_timeout_ns != 0 ? c->heartbeat_timeout_ns : 5 * *interval_ns;
+}
+
 pipe_cfg pipe_cfg_default(uint64_t seed) {
     pipe_cfg c;
     pipe_cfg_init(&c, seed);
@@ -37,6 +45,8 @@ void pipe_cfg_init(pipe_cfg *c, uint64_t seed) {
     c->jitter_ns = 10 * SIM_NS_PER_US;
     c->bandwidth_bytes_per_s = 1250000000ull;    /* 10 Gbit/s */
     c->rpc_latency_ns = 200 * SIM_NS_PER_US;
+    c->heartbeat_interval_ns = 0;                 /* derived at build: see pipe_heartbeat */
+    c->heartbeat_timeout_ns = 0;
     c->credits = 4;
     c->out_queue = 2;
     c->buffer_timeout_ns = SIM_NS_PER_MS;
@@ -82,6 +92,10 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     if (c->credits < 1 || c->credits > 64) BAD("credits out of range [1, 64]");
     if (c->out_queue < 1 || c->out_queue > 64) BAD("out_queue out of range [1, 64]");
     if (c->latency_ns == 0 || c->rpc_latency_ns == 0) BAD("link latencies must be above 0");
+    sim_time_ns hb_interval, hb_timeout;
+    pipe_heartbeat(c, &hb_interval, &hb_timeout);
+    if (hb_timeout <= hb_interval + 2 * c->rpc_latency_ns)
+        BAD("the heartbeat timeout must be longer than its interval and a round trip (2 RPC latencies)");
     if (c->ckpt.enabled) {
         if (c->ckpt.interval_ns == 0) BAD("checkpoint interval must be above 0");
         if (c->ckpt.timeout_ns == 0) BAD("checkpoint timeout must be above 0");
@@ -111,6 +125,10 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
         if (c->graph.vertices[v].kind == JOB_SOURCE && c->graph.vertices[v].parallelism > c->broker.partitions)
             BAD("%s: parallelism %u above the %u partitions (a source task would read nothing)",
                 c->graph.vertices[v].name, c->graph.vertices[v].parallelism, c->broker.partitions);
+        if (c->graph.vertices[v].kind == JOB_SOURCE &&
+            (c->broker.partitions + c->graph.vertices[v].parallelism - 1) / c->graph.vertices[v].parallelism > PROTO_OFFSETS_MAX)
+            BAD("%s: a source task would read more than %u partitions (its acknowledgement carries their offsets): "
+                "raise its parallelism or lower the partitions", c->graph.vertices[v].name, PROTO_OFFSETS_MAX);
     }
     if (c->faults_count > PIPE_FAULTS_MAX) BAD("more than %u faults", PIPE_FAULTS_MAX);
 #undef BAD
@@ -130,8 +148,9 @@ const char *const pipe_mem_part_names[PIPE_MEM_PARTS] = {
  * graph and every size the builders below carve. */
 typedef struct plan {
     job     *graph;                   /* expanded; malloc'd (about 280 KB: not on the stack) */
-    uint32_t tasks, chans, ring, slots, snaps, stateful, files_max;
-    uint64_t keys, records, entries_max, cs_cap;
+    uint32_t tasks, chans, ring, slots, snaps, stateful, files_max, holds_max;
+    uint64_t keys, records, entries_max;
+    bool     unaligned;               /* a snapshot may hold channel state */
     uint64_t copies[JOB_VERTICES_MAX];   /* copies of a record that reach each vertex in one attempt */
     sim_cfg  sc;
     pipe_mem mem;
@@ -160,6 +179,9 @@ static void count_copies(plan *pl) {
     }
 }
 
+/* Channel state one channel end can hold in a snapshot: its ring. */
+static uint64_t cs_cap_of_chan(const plan *pl) { return (uint64_t)pl->ring * CHAN_BUF_RECORDS; }
+
 /* The counts and the model's parts of the memory. */
 static void plan_model(plan *pl, const pipe_cfg *cfg) {
     const job *g = pl->graph;
@@ -182,24 +204,34 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
      * (slots + 2) full copies of every key, twice over for increments. */
     pl->files_max = pl->stateful * (pl->slots + PIPE_CONCURRENT_MAX + 3) * (cfg->state.full_every + 1) + 16;
     pl->entries_max = (uint64_t)pl->stateful * pl->keys * (pl->slots + 2) * 2 + 1024;
-    /* Channel state per checkpoint: every channel's ring at both ends. */
-    bool unaligned = cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0;
-    pl->cs_cap = unaligned ? (uint64_t)pl->chans * pl->ring * 2 * CHAN_BUF_RECORDS : 0;
+    /* Channel state: a file per task and live checkpoint, of at most every
+     * one of its channels' rings (each channel counted at both ends). */
+    pl->unaligned = cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0;
+    uint64_t cs_all = pl->unaligned ? (uint64_t)pl->chans * 2 * cs_cap_of_chan(pl) : 0;
+    /* Directory holds: every snapshot a task keeps (at most one per
+     * checkpoint entry) holds its chain and its channel state until the
+     * checkpoint ends, and every task its final state. */
+    pl->holds_max = pl->tasks * ((PIPE_CONCURRENT_MAX + 1 + pl->slots) * (cfg->state.full_every + 2) + 1) + 64;
+    if (pl->unaligned) {
+        pl->files_max += pl->tasks * (pl->slots + PIPE_CONCURRENT_MAX + 3);
+        pl->entries_max += cs_all * (pl->slots + 2);
+    }
     count_copies(pl);
     uint64_t *b = pl->mem.bytes;
     b[PIPE_MEM_KEYED] = (uint64_t)pl->stateful * keyed_task_bytes(pl->keys, pl->snaps);
-    b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max);
+    b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max, pl->holds_max);
     b[PIPE_MEM_CHANNELS] = (uint64_t)pl->chans * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf));
-    b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->cs_cap * sizeof(rt_cs_rec);
+    b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->tasks * 8;   /* the records are checkpoint files */
     for (uint32_t t = 0; t < pl->tasks; t++) {
         const job_vertex *v = &g->vertices[g->tasks[t].vertex];
         if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC) continue;
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + (pl->records * pl->copies[g->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
     }
-    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 16 + 16) + pl->records
+    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 64) + pl->records
                         + (uint64_t)pl->slots * (sizeof(rt_slot) + pl->tasks * (1 + sizeof(rt_chain))
                                                  + cfg->broker.partitions * 8 + 64)
-                        + cfg->broker.partitions * 8 + cfg->broker.keys * 8
+                        + (uint64_t)cfg->broker.partitions * (8 + 12 + 8 * (PIPE_CONCURRENT_MAX + 1))
+                        + cfg->broker.keys * 8
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
 }
 
@@ -220,7 +252,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
      * max-concurrent are pending, and late ones of aborted checkpoints
      * are few) and its FINISHED, repeated every 50 RPC latencies. Twice
      * the concurrency limit and some more each; running out asserts. */
-    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + 64;
+    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + pl->chans * 4 + 64;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
@@ -322,6 +354,7 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t) {
     }
     if (k->v->kind == JOB_SOURCE) {
         k->parts_count = (cfg->broker.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
+        k->snap_offsets = sim_alloc(p->w.run, sizeof(uint64_t) * (PIPE_CONCURRENT_MAX + 1) * k->parts_count, 8);
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
         if (j->edges[e].from != k->jt->vertex) continue;
@@ -345,20 +378,25 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->jm.coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, &p->jm);
     p->jm.coord.machine = jm;
     p->w.store_dev = dev_add(run, "store", &cfg->state.store);
-    store_init(&p->w.files, run, pl->files_max, pl->entries_max);
+    store_init(&p->w.files, run, pl->files_max, pl->entries_max, pl->holds_max);
     p->tm.snaps_max = pl->snaps;
     p->w.memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     p->jm.coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->jm.coord.finished = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
-    p->jm.coord.deploy_inc = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->jm.coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
-    p->jm.coord.task_actor = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->jm.coord.slot_free = sim_alloc(run, pl->tasks, 1);
+    p->jm.coord.running = sim_alloc(run, pl->tasks, 1);
+    p->jm.coord.alive = sim_alloc(run, pl->tasks, 1);
+    p->jm.coord.process = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
+    p->jm.coord.committed = sim_alloc(run, pl->tasks, 1);
+    p->jm.coord.heard_ns = sim_alloc(run, sizeof(sim_time_ns) * pl->tasks, 8);
+    p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
+    p->jm.coord.end_owner = sim_alloc(run, sizeof(uint32_t) * cfg->broker.partitions, 4);
+    for (uint32_t part = 0; part < cfg->broker.partitions; part++) p->jm.coord.end_owner[part] = UINT32_MAX;
     p->jm.coord.conn_from_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
-    for (uint32_t t = 0; t < pl->tasks; t++) p->jm.coord.task_actor[t] = p->tm.tasks[t].actor;
     p->jm.coord.next_ckpt = 1;
-    p->jm.coord.status = PIPE_RUNNING;
-    for (uint32_t t = 0; t < pl->tasks; t++) p->jm.coord.sources_running += p->tm.tasks[t].v->kind == JOB_SOURCE;
+    p->jm.coord.status = PIPE_RUNNING;              /* submitted; at its start it waits for slots */
 }
 
 static void build_links(pipeline *p, const plan *pl) {
@@ -400,8 +438,7 @@ static void build_slots(pipeline *p, const plan *pl) {
         x->acked = sim_alloc(p->w.run, pl->tasks, 1);
         x->offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.cfg.broker.partitions, 8);
         x->chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
-        x->cs_cap = (uint32_t)pl->cs_cap;
-        if (pl->cs_cap > 0) x->cs = sim_alloc(p->w.run, sizeof(rt_cs_rec) * pl->cs_cap, _Alignof(rt_cs_rec));
+        x->cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
     }
 }
 
@@ -597,65 +634,6 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
     return out->equal;
 }
 
-/* ---- the bridge: shortcuts between the sides still to replace (model/bridge.h) ---- */
-
-bool bridge_deployed(pipe_world *w, uint32_t task, uint32_t inc) {
-    return pipe_of_world(w)->jm.coord.deploy_inc[task] == inc;
-}
-
-uint64_t bridge_attempt(pipe_world *w) { return pipe_of_world(w)->jm.coord.epoch; }
-
-static rt_slot *bridge_slot(pipe_world *w, uint64_t epoch, uint64_t ckpt) {
-    jm_side *jm = &pipe_of_world(w)->jm;
-    return epoch == jm->coord.epoch ? coord_pending_slot(jm, ckpt) : NULL;
-}
-
-bool bridge_pending(pipe_world *w, uint64_t epoch, uint64_t ckpt, sim_time_ns *started_ns) {
-    const rt_slot *s = bridge_slot(w, epoch, ckpt);
-    if (s != NULL) *started_ns = s->started_ns;
-    return s != NULL;
-}
-
-uint64_t *bridge_offsets(pipe_world *w, uint64_t epoch, uint64_t ckpt) {
-    rt_slot *s = bridge_slot(w, epoch, ckpt);
-    return s == NULL ? NULL : s->offsets;
-}
-
-bool bridge_cs_add(pipe_world *w, uint64_t epoch, uint64_t ckpt, const rt_cs_rec *r) {
-    rt_slot *s = bridge_slot(w, epoch, ckpt);
-    if (s == NULL) return false;
-    if (s->cs_count == s->cs_cap) {               /* bounded: the checkpoint will be declined */
-        s->cs_overflow = true;
-        return false;
-    }
-    s->cs[s->cs_count++] = *r;
-    return true;
-}
-
-bool bridge_cs_overflow(pipe_world *w, uint64_t epoch, uint64_t ckpt) {
-    const rt_slot *s = bridge_slot(w, epoch, ckpt);
-    return s != NULL && s->cs_overflow;
-}
-
-bridge_restore_view bridge_restore(pipe_world *w) {
-    const rt_slot *s = coord_restore(&pipe_of_world(w)->jm);
-    if (s == NULL) return (bridge_restore_view){ .ckpt = 0 };
-    return (bridge_restore_view){ .ckpt = s->ckpt, .chains = s->chains, .offsets = s->offsets, .cs = s->cs,
-                                  .cs_count = s->cs_count };
-}
-
-void bridge_sink_final_ack(pipe_world *w, uint32_t task, uint64_t ckpt) {
-    tm_side *tm = &pipe_of_world(w)->tm;
-    sinktx_final_ack(tm, &tm->tasks[task], ckpt);
-}
-
-void bridge_sink_commit_all(pipe_world *w, uint32_t task) {
-    tm_side *tm = &pipe_of_world(w)->tm;
-    sinktx_commit(tm, &tm->tasks[task], UINT64_MAX);
-}
-
-void bridge_clear_final_file(pipe_world *w, uint32_t task) { pipe_of_world(w)->tm.tasks[task].final_file = 0; }
-
 /* ---- read-only views for checkers ------------------------------------------ */
 
 const broker *pipe_broker(const pipeline *p) { return &p->w.brk; }
@@ -689,12 +667,18 @@ bool pipe_ckpt_task_state(const pipeline *p, uint64_t ckpt, uint32_t task, kstat
     return store_restore(&p->w.files, c->files, c->count, out);
 }
 
-bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, uint32_t i, model_rec *rec, uint32_t *chan) {
+bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, pipe_cursor *cur, model_rec *rec, uint32_t *chan) {
     const rt_slot *s = slot_of(p, ckpt);
-    if (s == NULL || i >= s->cs_count) return false;
-    *rec = s->cs[i].rec;
-    *chan = s->cs[i].chan;
-    return true;
+    if (s == NULL) return false;
+    for (; cur->task < p->w.cfg.graph.tasks_count; cur->task++, cur->pos = 0) {
+        uint64_t f = s->cs_files[cur->task];
+        rt_cs_rec r;
+        if (f == 0 || !store_alive(&p->w.files, f) || !csfile_next(&p->w.files, f, &cur->pos, &r)) continue;
+        *rec = r.rec;
+        *chan = r.chan;
+        return true;
+    }
+    return false;
 }
 
 void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32_t *consumer, uint32_t *input) {
@@ -721,6 +705,7 @@ uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt) {
     uint32_t dead = 0;
     for (uint32_t t = 0; t < p->w.cfg.graph.tasks_count; t++) {
         for (uint32_t f = 0; f < s->chains[t].count; f++) dead += !store_alive(&p->w.files, s->chains[t].files[f]);
+        dead += s->cs_files[t] != 0 && !store_alive(&p->w.files, s->cs_files[t]);
     }
     return dead;
 }

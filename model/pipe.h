@@ -24,14 +24,20 @@
  *   their final state) and, with the durable backend, its metadata is
  *   written; older pending ones are subsumed; tasks are notified and sinks
  *   commit (model/tm/sinktx.c).
- * - A task that loses a connection (a crashed peer, a partition) fails: it
- *   stops and reports it (repeatedly: RPCs can be lost); the job restarts
- *   per the restart strategy: every task resets to the latest completed
- *   checkpoint (keyed state, channel state replayed before new input) and
- *   sources rewind to its offsets (from the beginning when none completed).
- *   A crashed coordinator is replaced when it restarts (failover): with the
- *   durable backend it recovers the completed checkpoints, with the memory
- *   backend they are lost and the job starts over.
+ * - The JobManager and the TaskManagers talk by messages only
+ *   (model/proto.h). A task that loses a connection (a crashed peer, a
+ *   partition) fails and reports it (repeatedly: RPCs can be lost); the
+ *   coordinator also notices a broken TaskManager connection at once and a
+ *   silent TaskManager by heartbeat timeout. The attempt is cancelled
+ *   (CANCEL to every task); after the restart strategy's delay, once every
+ *   task's slot is free again, the next attempt is deployed (DEPLOY with
+ *   the handles of the latest completed checkpoint; the tasks read that
+ *   state from the store, channel state is replayed before new input, and
+ *   sources rewind to its offsets, from the beginning when none
+ *   completed). A crashed coordinator is replaced when it restarts
+ *   (failover): with the durable backend it recovers the completed
+ *   checkpoints, with the memory backend they are lost and the job starts
+ *   over.
  * - Everything is deterministic per seed; all random decisions are drawn
  *   through the kernel's choice point from the actors' own streams.
  */
@@ -48,6 +54,7 @@
 #define PIPE_RETAINED_MAX 16u
 #define PIPE_CONCURRENT_MAX 8u
 #define PIPE_FAULTS_MAX 64u
+#define PIPE_SOURCE_PARTS_MAX 64u       /* partitions one source task reads at most (its ack carries their offsets) */
 
 typedef enum pipe_mode {
     PIPE_ALIGNED = 1,
@@ -177,6 +184,8 @@ typedef struct pipe_cfg {
     sim_time_ns      jitter_ns;
     uint64_t         bandwidth_bytes_per_s;
     sim_time_ns      rpc_latency_ns;      /* coordinator <-> tasks */
+    sim_time_ns      heartbeat_interval_ns;   /* the coordinator asks every TaskManager this often (0: 50 RPC latencies) */
+    sim_time_ns      heartbeat_timeout_ns;    /* silent this long: its TaskManager is lost (0: five intervals) */
     uint32_t         credits;             /* receive buffers per channel */
     uint32_t         out_queue;           /* send buffers per channel before backpressure */
     sim_time_ns      buffer_timeout_ns;   /* flush partial buffers after this idle time */
@@ -255,6 +264,9 @@ typedef struct pipe_stats {
     uint64_t    txn_overflows;         /* a sink's transaction log was full: it failed */
     /* coordinator */
     uint64_t    failovers;
+    /* fencing: messages of another attempt dropped (zombies, or sent before a restart) */
+    uint64_t    fenced_data;           /* data, credit and priority messages, at tasks */
+    uint64_t    fenced_rpcs;           /* acknowledgements, declines, reports, at the coordinator */
     uint64_t    checkpoints_lost;      /* completed ones a memory backend lost with the coordinator */
 } pipe_stats;
 
@@ -296,6 +308,7 @@ typedef enum pipe_fail_cause {
     PIPE_FAIL_REPORTED = 1,           /* `culprit` reported it failed: it lost a connection, or its transaction log was full */
     PIPE_FAIL_CONNECTION,             /* the coordinator's connection to `culprit` broke (Flink: its TaskManager was lost) */
     PIPE_FAIL_CHECKPOINTS,            /* more consecutive failed checkpoints than tolerable (no culprit) */
+    PIPE_FAIL_HEARTBEAT,              /* `culprit`'s TaskManager answered no heartbeat within the timeout */
 } pipe_fail_cause;
 
 #define PIPE_NO_TASK UINT32_MAX
@@ -338,6 +351,12 @@ typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
  * which run with a full-size stack). */
 void     pipe_cfg_init(pipe_cfg *c, uint64_t seed);
 pipe_cfg pipe_cfg_default(uint64_t seed);
+/* A free slot is offered again this many RPC latencies after the last
+ * offer (a TaskManager registers again quickly; its offers are small). */
+#define PIPE_SLOT_RETRY_RPCS 5u
+
+/* The heartbeat interval and timeout a configuration runs with. */
+void pipe_heartbeat(const pipe_cfg *c, sim_time_ns *interval_ns, sim_time_ns *timeout_ns);
 
 /* The memory one run of a configuration holds, part by part: what a
  * refusal names, so that a user knows what to lower. pipe_memory fills
@@ -459,9 +478,12 @@ typedef enum pipe_reach {
     PIPE_REACH_GIVE_UP_FIXED_DELAY,
     PIPE_REACH_GIVE_UP_FAILURE_RATE,
     PIPE_REACH_EXPONENTIAL_RESET,     /* a quiet time reset the backoff */
-    PIPE_REACH_RESTART_WAITS,         /* a restart waited for a machine to come back */
+    PIPE_REACH_RESTART_WAITS,         /* a restart waited for free slots (a TaskManager to come back) */
     PIPE_REACH_FAILOVER_MEMORY,       /* a new coordinator, memory backend: start over */
     PIPE_REACH_FAILOVER_DURABLE,      /* a new coordinator read the completed checkpoints back */
+    PIPE_REACH_HEARTBEAT_TIMEOUT,     /* a silent TaskManager was declared lost */
+    PIPE_REACH_CANCEL_REPEATED,       /* a restart waiting for slots cancelled a task again */
+    PIPE_REACH_DEPLOY_REPEATED,       /* a deployment nobody confirmed was sent again */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */
@@ -482,6 +504,8 @@ typedef enum pipe_reach {
     PIPE_REACH_RESTORE_SCRATCH,       /* a restart with no completed checkpoint */
     PIPE_REACH_UNDEPLOYED,            /* an incarnation nobody deployed ignored an event */
     PIPE_REACH_FAILURE_REPEATED,      /* a failed task reported its failure again */
+    PIPE_REACH_LOST_JOBMANAGER,       /* a task whose JobManager connection broke freed its slot */
+    PIPE_REACH_FENCED_DATA,           /* a task dropped a data message of another attempt */
     /* sinks */
     PIPE_REACH_TXN_ABORTED_ON_RESTORE,
     PIPE_REACH_TXN_COMMITTED_ON_RESTORE,   /* recoverAndCommit of a completed checkpoint's */
@@ -525,16 +549,21 @@ const uint64_t *pipe_ckpt_offsets(const pipeline *p, uint64_t ckpt);   /* by par
  * chain into `out` (cleared first). *files: the chain's length (0: the
  * checkpoint holds no state of the task). False when a file is gone. */
 bool pipe_ckpt_task_state(const pipeline *p, uint64_t ckpt, uint32_t task, kstate *out, uint32_t *files);
-/* The in-flight records checkpoint `ckpt` holds as channel state: entry i
- * (false past the end), with the channel it belongs to. */
-bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, uint32_t i, model_rec *rec, uint32_t *chan);
+/* The in-flight records checkpoint `ckpt` holds as channel state, one at
+ * a time from a zeroed cursor (false past the end), with the channel each
+ * belongs to: its tasks' channel-state files in the store, task by task. */
+typedef struct pipe_cursor {
+    uint32_t task;
+    uint64_t pos;
+} pipe_cursor;
+bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, pipe_cursor *cur, model_rec *rec, uint32_t *chan);
 /* The consumer task and its logical input of channel `chan`. */
 void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32_t *consumer, uint32_t *input);
 /* Retained completed checkpoints, oldest first: the i-th, or 0. */
 uint64_t pipe_retained(const pipeline *p, uint32_t i);
 /* The length of task `task`'s file chain in checkpoint `ckpt` (0: none). */
 uint32_t pipe_ckpt_task_files(const pipeline *p, uint64_t ckpt, uint32_t task);
-/* Files of checkpoint `ckpt` (all tasks) that the store has deleted. */
+/* Files of checkpoint `ckpt` (all tasks: keyed state, channel state) that the store has deleted. */
 uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt);
 
 #endif

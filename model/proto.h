@@ -1,29 +1,33 @@
-/* model/proto.h: the messages of a job run, with what each carries.
+/* model/proto.h: every message of a job run, with what each carries.
  *
  * Between tasks (data channels, LINK_STREAM): DATA, CREDIT, PRIORITY.
- * Between the JobManager's coordinator and the tasks (LINK_RPC, lossy):
- * TRIGGER, COMPLETE, ABORTED down; ACK, DECLINE, FAILED, FINISHED up.
- * Every message has a type and two words (sim_msg.a, .b); the ones with a
- * payload struct here carry it too (link_send_payload, sim_payload at the
- * receiver): what the receiver learns of the sender is in the message.
+ * Between the JobManager's coordinator and the tasks (LINK_RPC, lossy and
+ * delayable): DEPLOY, CANCEL, TRIGGER, COMPLETE, ABORTED, END down; SLOT,
+ * ACK, DECLINE, FAILED, FINISHED up. Every message has a type and two
+ * words (sim_msg.a, .b); the ones with a payload struct here carry it too
+ * (link_send_payload, sim_payload at the receiver): what the receiver
+ * learns of the sender is in the message, or in the store (files the
+ * handles name, read with device time).
  *
- * Not every piece of knowledge goes by message yet: a source's offsets
- * and a task's channel state still go straight into the coordinator's
- * checkpoint slot, a restore reads that slot, and deployment is a kernel
- * call. Those are
- * the next steps of moving the JobManager and the TaskManagers apart.
+ * Attempts (fencing): every message names the job attempt of its sender
+ * (the `epoch` of the words below); a receiver in another attempt drops it
+ * and counts it (pipe_stats.fenced_*), so a task of an old attempt that
+ * kept running (a zombie: its cancellation lost, or its machine paused)
+ * changes nothing the new attempt holds.
  */
 #ifndef MODEL_PROTO_H
 #define MODEL_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "flow/broker.h"
+#include "flow/csfile.h"
+#include "pipe.h"
 
 enum {                               /* sim_msg.type of the model's messages */
-    MSG_DATA = 1,                    /* a = channel, b = buffer number */
-    MSG_CREDIT,                      /* a = channel, b = buffers consumed */
-    MSG_TRIGGER,                     /* coord -> source: a = ckpt, b = epoch */
+    MSG_DATA = 1,                    /* a = attempt << 32 | channel, b = buffer number */
+    MSG_CREDIT,                      /* a = attempt << 32 | channel, b = buffers consumed */
+    MSG_TRIGGER,                     /* coord -> source: a = ckpt, b = epoch; msg_trigger */
     MSG_ACK,                         /* task -> coord: a = ckpt, b = epoch << 32 | task */
     MSG_DECLINE,
     MSG_COMPLETE,                    /* coord -> task: a = ckpt, b = epoch */
@@ -31,8 +35,34 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task */
     MSG_FINISHED,                    /* task -> coord: a = last checkpoint it triggered or declined,
                                         b = epoch << 32 | task */
-    MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = channel, b = ckpt */
+    MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = attempt << 32 | channel,
+                                        b = ckpt; msg_trigger (its timestamp) */
+    MSG_DEPLOY,                      /* coord -> task: b = attempt; msg_deploy */
+    MSG_CANCEL,                      /* coord -> task: b = the attempt that replaces the task's */
+    MSG_SLOT,                        /* task -> coord: its slot is free. a = process << 1 | fresh: the
+                                        offering process's start number (its TaskManager's id) and
+                                        fresh = 1 when no CANCEL freed it (a new process, or one that
+                                        lost the JobManager); b = epoch << 32 | task (the attempt that
+                                        cancelled it) */
+    MSG_END,                         /* coord -> two-phase-commit sink: every task finished, commit the rest;
+                                        b = epoch */
+    MSG_COMMITTED,                   /* sink -> coord: it did; b = epoch << 32 | task */
+    MSG_RUNNING,                     /* task -> coord: it took its deployment; b = epoch << 32 | task */
+    MSG_HEARTBEAT,                   /* coord -> task: are you there (b = epoch); task -> coord: yes,
+                                        b = epoch << 32 | task */
 };
+
+/* A data channel's message word: the sender's attempt and the channel. */
+static inline uint64_t proto_chan_word(uint64_t attempt, uint32_t chan) { return attempt << 32 | chan; }
+static inline uint64_t proto_word_attempt(uint64_t word) { return word >> 32; }
+static inline uint32_t proto_word_low(uint64_t word) { return (uint32_t)word; }
+
+/* TRIGGER's payload, and a priority barrier's: what Flink's barrier
+ * carries besides the id. A task learns a checkpoint's timestamp from its
+ * trigger or its first barrier, never from the coordinator's memory. */
+typedef struct msg_trigger {
+    uint64_t timestamp_ns;           /* when the coordinator created the checkpoint */
+} msg_trigger;
 
 #define SNAP_CHAIN_MAX 65u           /* a full file + at most 64 increments */
 
@@ -44,33 +74,59 @@ typedef struct rt_chain {
     uint64_t files[SNAP_CHAIN_MAX];
 } rt_chain;
 
-/* One record of channel state: an in-flight record a checkpoint overtook. */
-typedef struct rt_cs_rec {
-    model_rec rec;
-    uint32_t  chan;
-    uint32_t  output;                 /* 1: the producer re-emits it; 0: the consumer replays it */
-} rt_cs_rec;
+#define PROTO_OFFSETS_MAX PIPE_SOURCE_PARTS_MAX   /* partitions one source task reads at most */
 
-/* ACK's payload: the handle of the task's keyed state for the checkpoint
- * (its chain of files in the store; count 0: no keyed state) and the
- * bytes it wrote. The coordinator takes its own references to the files
- * when it accepts the acknowledgement; the task keeps its own until the
- * checkpoint is confirmed or aborted, so a lost or late ack frees nothing
- * twice and keeps nothing forever. */
+/* A source's position in one partition: the next offset it reads. */
+typedef struct proto_offset {
+    uint32_t partition;
+    uint64_t next;
+} proto_offset;
+
+/* ACK's payload: the snapshot's state handles. Its keyed state (a chain
+ * of files in the store; count 0: no keyed state), its channel state (a
+ * file, 0: none; model/flow/csfile.h) and, for a source, its positions
+ * (operator state, sent as bytes: offsets_count of them). The coordinator
+ * takes its own references to the files when it accepts the
+ * acknowledgement; the task keeps its own until the checkpoint is
+ * confirmed or aborted, so a lost or late ack frees nothing twice and
+ * keeps nothing forever. Only the used part of `offsets` is sent. */
 typedef struct msg_ack {
-    rt_chain chain;
-    uint64_t bytes;                  /* keyed state written for this checkpoint */
+    rt_chain     chain;
+    uint64_t     bytes;              /* keyed state written for this checkpoint */
+    uint64_t     cs_file;
+    uint64_t     cs_bytes;           /* channel state written for it */
+    uint32_t     offsets_count;
+    proto_offset offsets[PROTO_OFFSETS_MAX];
 } msg_ack;
 
 /* FINISHED's payload: what the coordinator acknowledges with on the
- * finished task's behalf for checkpoints the task will never see (FLIP-147).
- * A finished source has read each of its partitions to the end, so its
- * offsets are the partitions' ends: the message says so by being sent. */
+ * finished task's behalf for checkpoints the task will never see
+ * (FLIP-147): its final keyed state and, for a source, the positions it
+ * ended at (each partition read to its end). */
 typedef struct msg_finished {
-    uint64_t final_file;             /* the task's final keyed state in the store, 0: none */
+    uint64_t     final_file;         /* the task's final keyed state in the store, 0: none */
+    uint32_t     offsets_count;
+    proto_offset offsets[PROTO_OFFSETS_MAX];
 } msg_finished;
 
-#define PROTO_PAYLOAD_BYTES_MAX \
-    ((uint32_t)(sizeof(msg_ack) > sizeof(msg_finished) ? sizeof(msg_ack) : sizeof(msg_finished)))
+/* DEPLOY's payload: what the task restores (ckpt 0: start from scratch),
+ * its part of the checkpoint only, as Flink's task deployment descriptor
+ * carries the task's state handles. The task reads the files from the
+ * store before it starts. */
+typedef struct msg_deploy {
+    uint64_t     ckpt;
+    rt_chain     chain;              /* keyed state (count 0: none) */
+    uint64_t     cs_file;            /* channel state, 0: none */
+    uint32_t     offsets_count;      /* a source: where to read from */
+    proto_offset offsets[PROTO_OFFSETS_MAX];
+} msg_deploy;
+
+/* The bytes of a payload with n offsets (what is copied and sent). */
+#define PROTO_WITH_OFFSETS_BYTES(type, n) ((uint32_t)(offsetof(type, offsets) + (n) * sizeof(proto_offset)))
+
+#define PROTO_MAX2(a, b) ((a) > (b) ? (a) : (b))
+#define PROTO_PAYLOAD_BYTES_MAX                                                                                     \
+    ((uint32_t)PROTO_MAX2(PROTO_MAX2(sizeof(msg_ack), sizeof(msg_deploy)),                                         \
+                          PROTO_MAX2(sizeof(msg_finished), sizeof(msg_trigger))))
 
 #endif

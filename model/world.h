@@ -36,6 +36,7 @@ enum {                               /* storage operation tags: ckpt << 2 | what
     IO_KEYED = 0,                    /* a task's keyed state */
     IO_CHANNELS = 1,                 /* a task's channel state (unaligned) */
     IO_METADATA = 2,                 /* the coordinator's checkpoint metadata */
+    IO_RESTORE = 3,                  /* a task reads the state its deployment names */
 };
 
 /* Count a reach point (model/reach.c) in world w. */

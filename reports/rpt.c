@@ -161,6 +161,7 @@ const char *rpt_fail_cause_name(pipe_fail_cause c) {
     case PIPE_FAIL_REPORTED:    return "task-reported";
     case PIPE_FAIL_CONNECTION:  return "connection-lost";
     case PIPE_FAIL_CHECKPOINTS: return "checkpoint-failures";
+    case PIPE_FAIL_HEARTBEAT:   return "heartbeat-timeout";
     }
     return "?";
 }

@@ -1032,10 +1032,18 @@ static bool finish_job(pctx *c) {
     }
     for (uint32_t v = 0; v < g->graph.vertices_count; v++) {
         const job_vertex *x = &g->graph.vertices[v];
-        if (x->kind != JOB_SOURCE || x->parallelism <= g->broker.partitions) continue;
-        return fail_on(c, c->vertex_at[v].line, place_col(&c->vertex_at[v], JOB_FIELD_PARALLELISM, false),
-                       "%s: parallelism %u above the %u partitions (a source task would read nothing)", x->name,
-                       x->parallelism, g->broker.partitions);
+        if (x->kind != JOB_SOURCE) continue;
+        uint32_t col = place_col(&c->vertex_at[v], JOB_FIELD_PARALLELISM, false);
+        if (x->parallelism > g->broker.partitions) {
+            return fail_on(c, c->vertex_at[v].line, col, "%s: parallelism %u above the %u partitions (a source task would read nothing)",
+                           x->name, x->parallelism, g->broker.partitions);
+        }
+        if ((g->broker.partitions + x->parallelism - 1) / x->parallelism > PIPE_SOURCE_PARTS_MAX) {
+            return fail_on(c, c->vertex_at[v].line, col,
+                           "%s: a source task would read more than %u of the %u partitions (its acknowledgement carries "
+                           "their offsets): raise its parallelism or lower the partitions", x->name, PIPE_SOURCE_PARTS_MAX,
+                           g->broker.partitions);
+        }
     }
     return true;
 }
@@ -1160,7 +1168,11 @@ static uint32_t add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
     fault_spec x = { .at_ns = at_ns, .duration_ns = f->duration_ns };
     switch (f->kind) {
     case SCN_CRASH_MACHINE: x.kind = FAULT_MACHINE_CRASH; x.target = f->machine; break;
-    case SCN_CRASH_TASK:    x.kind = FAULT_ACTOR_CRASH; x.target = pipe_task_actor(p, a); break;
+    case SCN_CRASH_TASK:                             /* the task dies; its TaskManager lives on and offers the slot again */
+        x.kind = FAULT_ACTOR_CRASH;
+        x.target = pipe_task_actor(p, a);
+        x.duration_ns = 1;
+        break;
     case SCN_PARTITION:
         x.kind = FAULT_PARTITION;
         x.machines_a = f->machines_a;

@@ -175,7 +175,10 @@ static void test_scn_job_errors_name_the_statement_that_causes_them(void **state
     /* Settings checked on the statement that completes them. */
     assert_string_equal(parse("broker partitions 1024 records 2000000\n"),
                         "t.scn:1:24: 2048000000 records in all (partitions x records), more than 2^30 (the sinks count each one)");
-    assert_string_equal(parse(JOB "broker partitions 1024 records 1048576\n"), "ok");   /* 2^30 */
+    assert_string_equal(parse(JOB "broker partitions 128 records 8388608\n"), "ok");   /* 2^30 */
+    assert_string_equal(parse(JOB "broker partitions 1024 records 1000\n"),
+                        "t.scn:1:19: src: a source task would read more than 64 of the 1024 partitions (its acknowledgement "
+                        "carries their offsets): raise its parallelism or lower the partitions");
     assert_string_equal(parse("broker records 2000000\nbroker partitions 1024\n"),
                         "t.scn:2:8: 2048000000 records in all (partitions x records), more than 2^30 (the sinks count each one)");
     assert_string_equal(parse(JOB "checkpoint max-concurrent 2\ncheckpoint alignment-timeout 5ms\n"),

@@ -51,7 +51,8 @@ static void crash_sinks_on_completion(void *ctx, const pipe_event *e) {
     k->precommit_crashed |= at_precommit;
     for (uint32_t t = 0; t < j->tasks_count; t++) {
         if (j->vertices[j->tasks[t].vertex].kind != JOB_SINK) continue;
-        fault_add(pipe_sim(k->p), &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(k->p, t),
+        /* The task dies; its TaskManager lives on and offers the slot again. */
+        fault_add(pipe_sim(k->p), &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(k->p, t), .duration_ns = 1,
                                                  .at_ns = e->at_ns });
         k->crashes++;
     }

@@ -270,6 +270,24 @@ static void test_incremental_chains_restore_the_full_state_and_keep_shared_files
     pipe_destroy(ref);
 }
 
+/* What holds files at the end of a run goes: the retained checkpoints'
+ * references, the coordinator's on finished tasks' final state, and the
+ * checkpoint directories still open (of checkpoints pending at the end,
+ * and directory 0 of the final state). None may be the directory of an
+ * aborted checkpoint (bit set in aborted[], if given): aborting a
+ * checkpoint releases its directory. */
+static void drop_everything(pipeline *p, const uint64_t *aborted) {
+    for (uint32_t i = 0; i < p->jm.slots_count; i++) {
+        if (p->jm.slots[i].ckpt != 0) coord_slot_release(&p->jm, &p->jm.slots[i]);
+    }
+    coord_forget_finished(&p->jm);
+    while (p->w.files.holds_count > 0) {
+        uint64_t ckpt = p->w.files.holds[0].ckpt;
+        if (aborted != NULL && ckpt > 0 && ckpt < 4096) assert_false(aborted[ckpt / 64] >> (ckpt % 64) & 1);
+        assert_true(store_dir_release(&p->w.files, ckpt) > 0);
+    }
+}
+
 /* Once every checkpoint is dropped, no file is left: restart the job
  * many times and then compare the registry with the live checkpoints. */
 static void test_no_file_outlives_its_last_reference(void **state) {
@@ -287,14 +305,7 @@ static void test_no_file_outlives_its_last_reference(void **state) {
     assert_true(pipe_get_stats(p)->restarts >= 6);
     store_stats before = store_get_stats(&p->w.files);
     assert_true(before.files_deleted > 0);
-    /* Drop every checkpoint and every task's own reference. */
-    for (uint32_t i = 0; i < p->jm.slots_count; i++) {
-        if (p->jm.slots[i].ckpt != 0) coord_slot_release(&p->jm, &p->jm.slots[i]);
-    }
-    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
-        uint64_t f = p->tm.tasks[t].final_file;
-        if (f != 0 && store_alive(&p->w.files, f)) store_unref(&p->w.files, f);
-    }
+    drop_everything(p, NULL);                     /* every checkpoint, final state and directory */
     store_stats after = store_get_stats(&p->w.files);
     print_message("files created %llu, deleted during the run %llu, live before the drop %llu, after %llu\n",
                   (unsigned long long)after.files_created, (unsigned long long)before.files_deleted,
@@ -305,9 +316,9 @@ static void test_no_file_outlives_its_last_reference(void **state) {
 }
 
 /* An acknowledgement carries the task's state handle: when it is lost,
- * the checkpoint never holds that task's files (it times out), and the
- * task lets go of its own references when it hears of the abort, so
- * nothing written for a lost ack outlives the run. */
+ * the checkpoint never holds that task's files (it times out), and its
+ * directory goes with it, so nothing written for a lost ack outlives the
+ * run. */
 typedef struct ack_watch {
     pipeline *p;
     uint32_t  task;
@@ -360,21 +371,7 @@ static void test_a_lost_ack_loses_its_state_handle_and_leaks_no_file(void **stat
     assert_true(pipe_get_stats(p)->timed_out >= 2);       /* the checkpoints whose acks were lost */
     assert_true(pipe_get_stats(p)->completed >= 3);
     assert_int_equal(w.held_without_ack, 0);
-    for (uint32_t i = 0; i < p->jm.slots_count; i++) {
-        if (p->jm.slots[i].ckpt != 0) coord_slot_release(&p->jm, &p->jm.slots[i]);
-    }
-    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
-        uint64_t f = p->tm.tasks[t].final_file;
-        if (f != 0 && store_alive(&p->w.files, f)) store_unref(&p->w.files, f);
-        for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* held still: only the last, unconfirmed ones */
-            rt_chain *r = &p->tm.tasks[t].recent[i];
-            if (r->ckpt == 0) continue;
-            assert_false(w.aborted_ids[r->ckpt / 64] >> (r->ckpt % 64) & 1);
-            for (uint32_t k = 0; k < r->count; k++) {
-                if (store_alive(&p->w.files, r->files[k])) store_unref(&p->w.files, r->files[k]);
-            }
-        }
-    }
+    drop_everything(p, w.aborted_ids);            /* no directory of an aborted checkpoint is left */
     assert_int_equal(store_get_stats(&p->w.files).files_live, 0);
     pipe_destroy(p);
 }

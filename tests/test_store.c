@@ -39,7 +39,7 @@ static void test_restore_of_full_plus_three_increments_equals_the_live_state(voi
     (void)state;
     sim_run *run = make_run();
     store st;
-    store_init(&st, run, 16, 4096);
+    store_init(&st, run, 16, 4096, 64);
     kstate live, out, snap[4];
     kstate_init(&live, run, CHAIN_KEYS);
     kstate_init(&out, run, CHAIN_KEYS);
@@ -99,7 +99,7 @@ static void test_entries_read_back_in_append_order_across_chunk_boundaries(void 
     (void)state;
     sim_run *run = make_run();
     store st;
-    store_init(&st, run, 4, 1000);
+    store_init(&st, run, 4, 1000, 64);
     uint64_t a = store_create(&st, 1, 1, true);
     uint64_t b = store_create(&st, 2, 1, true);
     uint64_t empty = store_create(&st, 3, 1, true);
@@ -211,7 +211,7 @@ static uint64_t mix(uint64_t h, uint64_t x) { return rng_splitmix64(h ^ x); }
 static uint64_t run_registry(uint64_t seed) {
     sim_run *run = make_run();
     reg *g = sim_alloc(run, sizeof *g, _Alignof(reg));
-    store_init(&g->st, run, 128, 40000);
+    store_init(&g->st, run, 128, 40000, 64);
     kstate restored;
     kstate_init(&restored, run, 5000);
     rng r;
@@ -312,8 +312,8 @@ static void test_appends_past_entries_max_and_creates_past_files_max_are_refused
     sim_run *run = make_run();
     size_t before = arena_mark(&run->arena);
     store st;
-    store_init(&st, run, 4, 200);
-    assert_true(arena_mark(&run->arena) - before <= store_arena_bytes(4, 200));
+    store_init(&st, run, 4, 200, 64);
+    assert_true(arena_mark(&run->arena) - before <= store_arena_bytes(4, 200, 64));
     kagg x = agg_of(1);
 
     uint64_t a = store_create(&st, 0, 1, true);
@@ -354,7 +354,7 @@ static void test_restore_fails_for_a_chain_with_a_dead_file_and_leaves_out_alone
     (void)state;
     sim_run *run = make_run();
     store st;
-    store_init(&st, run, 8, 1000);
+    store_init(&st, run, 8, 1000, 64);
     kstate out, before;
     kstate_init(&out, run, 100);
     kstate_init(&before, run, 100);
@@ -386,7 +386,7 @@ static void test_wipe_leaves_no_live_file_and_every_id_dead(void **state) {
     (void)state;
     sim_run *run = make_run();
     store st;
-    store_init(&st, run, 8, 1000);
+    store_init(&st, run, 8, 1000, 64);
     kagg x = agg_of(3);
     uint64_t ids[8];
     for (uint32_t i = 0; i < 8; i++) {
@@ -435,7 +435,7 @@ typedef enum misuse {
 static void do_misuse(misuse m) {
     sim_run *run = make_run();
     store st;
-    store_init(&st, run, 4, 100);
+    store_init(&st, run, 4, 100, 64);
     kagg x = agg_of(1);
     uint64_t f = store_create(&st, 0, 1, true);
     switch (m) {

@@ -14,10 +14,11 @@ static uint64_t chunks_for(uint32_t files_max, uint64_t entries_max) {
     return (entries_max - k) / STORE_CHUNK_ENTRIES + k;
 }
 
-size_t store_arena_bytes(uint32_t files_max, uint64_t entries_max) {
+size_t store_arena_bytes(uint32_t files_max, uint64_t entries_max, uint32_t holds_max) {
     uint64_t chunks = chunks_for(files_max, entries_max);
     /* Each allocation may lose up to align-1 bytes to alignment. */
     return sizeof(store_file) * (size_t)files_max + _Alignof(store_file) - 1
+         + sizeof(store_hold) * (size_t)(holds_max ? holds_max : 1) + _Alignof(store_hold) - 1
          + sizeof(store_entry) * STORE_CHUNK_ENTRIES * (size_t)chunks + _Alignof(store_entry) - 1
          + sizeof(uint32_t) * (size_t)chunks + _Alignof(uint32_t) - 1;
 }
@@ -29,6 +30,7 @@ static void reset_tables(store *st) {
         st->files[i].next_free = i + 1 < st->files_max ? i + 1 : STORE_NONE;
     }
     st->file_free = 0;
+    st->holds_count = 0;
     for (uint32_t c = 0; c < st->chunks_count; c++) {
         st->chunk_next[c] = c + 1 < st->chunks_count ? c + 1 : STORE_NONE;
     }
@@ -39,7 +41,7 @@ static void reset_tables(store *st) {
     st->stats.chunks_free = st->chunks_count;
 }
 
-void store_init(store *st, sim_run *run, uint32_t files_max, uint64_t entries_max) {
+void store_init(store *st, sim_run *run, uint32_t files_max, uint64_t entries_max, uint32_t holds_max) {
     SIM_ASSERT(files_max >= 1 && files_max <= STORE_FILES_MAX);
     SIM_ASSERT(entries_max >= 1);
     uint64_t chunks = chunks_for(files_max, entries_max);
@@ -52,6 +54,8 @@ void store_init(store *st, sim_run *run, uint32_t files_max, uint64_t entries_ma
                          _Alignof(store_entry));
     st->chunk_next = sim_alloc(run, sizeof(uint32_t) * (size_t)chunks, _Alignof(uint32_t));
     st->entries_max = entries_max;
+    st->holds = sim_alloc(run, sizeof(store_hold) * (holds_max ? holds_max : 1), _Alignof(store_hold));
+    st->holds_max = holds_max;
     reset_tables(st);
 }
 
@@ -217,6 +221,44 @@ bool store_restore(const store *st, const uint64_t *files, uint32_t count, kstat
         while (store_next(st, files[i], &cursor, &e)) *kstate_upsert(out, e.key) = e.agg;
     }
     return true;
+}
+
+bool store_dir_hold(store *st, uint64_t ckpt, uint64_t file) {
+    if (!store_alive(st, file) || st->holds_count == st->holds_max) return false;
+    SIM_ASSERT(get(st, file)->sealed);
+    st->holds[st->holds_count++] = (store_hold){ .ckpt = ckpt, .file = file };
+    store_ref(st, file);
+    return true;
+}
+
+/* Hold i goes (the last one takes its place: the table is unordered, and
+ * the order of unrefs is a function of the calls, so ids stay exact). */
+static void drop_hold(store *st, uint32_t i) {
+    store_hold h = st->holds[i];
+    st->holds[i] = st->holds[--st->holds_count];
+    if (store_alive(st, h.file)) store_unref(st, h.file);   /* a deliberate bug may have deleted it */
+}
+
+bool store_dir_drop(store *st, uint64_t ckpt, uint64_t file) {
+    for (uint32_t i = 0; i < st->holds_count; i++) {
+        if (st->holds[i].ckpt != ckpt || st->holds[i].file != file) continue;
+        drop_hold(st, i);
+        return true;
+    }
+    return false;
+}
+
+uint32_t store_dir_release(store *st, uint64_t ckpt) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < st->holds_count;) {
+        if (st->holds[i].ckpt != ckpt) {
+            i++;
+            continue;
+        }
+        drop_hold(st, i);
+        n++;
+    }
+    return n;
 }
 
 void store_wipe(store *st) {

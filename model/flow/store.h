@@ -78,6 +78,11 @@ typedef struct store_file {
     bool     sealed;
 } store_file;
 
+typedef struct store_hold {
+    uint64_t ckpt;
+    uint64_t file;
+} store_hold;
+
 typedef struct store {
     store_file  *files;
     uint32_t     files_max;
@@ -87,14 +92,17 @@ typedef struct store {
     uint32_t     chunks_count;
     uint32_t     chunk_free;         /* top of the free-chunk stack */
     uint64_t     entries_max;
+    store_hold  *holds;              /* checkpoint directories' holds, unordered */
+    uint32_t     holds_count, holds_max;
     store_stats  stats;
 } store;
 
 /* Arena bytes store_init() takes for these limits (for sizing model_bytes). */
-size_t store_arena_bytes(uint32_t files_max, uint64_t entries_max);
+size_t store_arena_bytes(uint32_t files_max, uint64_t entries_max, uint32_t holds_max);
 
-/* Room for files_max live files and entries_max entries in all of them. */
-void store_init(store *st, sim_run *run, uint32_t files_max, uint64_t entries_max);
+/* Room for files_max live files, entries_max entries in all of them and
+ * holds_max directory holds. */
+void store_init(store *st, sim_run *run, uint32_t files_max, uint64_t entries_max, uint32_t holds_max);
 
 /* A new file owned by `task` for checkpoint `ckpt`, full or an increment,
  * with refcount 0 and unsealed; 0 when files_max files are live. */
@@ -110,6 +118,22 @@ void store_discard(store *st, uint64_t file);
 void     store_ref(store *st, uint64_t file);    /* a checkpoint refers to it */
 void     store_unref(store *st, uint64_t file);  /* deleted when the count reaches 0 */
 uint32_t store_refs(const store *st, uint64_t file);   /* 0 for a dead id */
+
+/* Checkpoint directories (Flink's chk-n, in the store itself): a task's
+ * snapshot for checkpoint n puts a hold on every file its handle names
+ * (the new file and the shared ones of its base) in n's directory: a
+ * reference, until the coordinator ends checkpoint n whatever the outcome
+ * (store_dir_release: a completed checkpoint holds its own references by
+ * then, an aborted one none), or the writer abandons the snapshot before
+ * acknowledging it (store_dir_drop). So a file survives the crash of its
+ * writer between the acknowledgement and the coordinator's decision, and
+ * one whose acknowledgement was lost goes with its directory. Directory 0
+ * holds finished tasks' final state until the attempt ends. At most
+ * holds_max holds at once: store_dir_hold is false beyond, and for a dead
+ * file (the snapshot fails, as on a full store). */
+bool     store_dir_hold(store *st, uint64_t ckpt, uint64_t file);
+bool     store_dir_drop(store *st, uint64_t ckpt, uint64_t file);   /* false: no such hold */
+uint32_t store_dir_release(store *st, uint64_t ckpt);               /* holds it let go of */
 
 bool     store_alive(const store *st, uint64_t file);
 uint64_t store_bytes(const store *st, uint64_t file);  /* entries * 32 + the header */

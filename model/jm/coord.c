@@ -1,5 +1,6 @@
-/* model/jm/coord.c: the checkpoint coordinator and the job's restarts (the
- * JobManager). One actor, on a machine of its own.
+/* model/jm/coord.c: the checkpoint coordinator of the JobManager. One
+ * actor, on a machine of its own; deployment, failure detection, restarts
+ * and failover are model/jm/deploy.c's.
  *
  * Checkpoint life: trigger (slot taken, sources told, timeout armed) ->
  * acks from every task (finished tasks are acked for, with their final
@@ -7,12 +8,14 @@
  * or -> abort on a decline or the timeout (slot freed, tasks notified;
  * counted against tolerable_failures).
  *
- * Job life: RUNNING -> (a task reports a failure, or too many failed
- * checkpoints) -> RESTARTING: every task is cancelled (crashed), the
- * attempt number (epoch) goes up so late messages of the old attempt are
- * ignored, and after the restart strategy's delay every task restarts
- * from the latest completed checkpoint -> RUNNING. FAILED when the
- * strategy gives up; FINISHED when every task has finished. */
+ * Job life (model/jm/deploy.c): RUNNING -> (a task reports a failure, a
+ * connection breaks, a heartbeat times out, too many failed checkpoints)
+ * -> RESTARTING: every task is cancelled by message, the attempt number
+ * (epoch) goes up so messages of the old attempt are dropped, and once the
+ * restart strategy's delay is over and every slot is free the next attempt
+ * is deployed from the latest completed checkpoint -> RUNNING. FAILED
+ * when the strategy gives up; FINISHED when every task has finished (and
+ * the two-phase-commit sinks committed the rest). */
 #include "jm.h"
 
 #include <stddef.h>
@@ -32,7 +35,7 @@ void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint32_t channel, ui
     jm_note_ev(jm, &e);
 }
 
-static const job_vertex *vertex_of(const jm_side *jm, uint32_t task) {
+const job_vertex *coord_vertex_of(const jm_side *jm, uint32_t task) {
     const job *j = world_job(jm->w);
     return &j->vertices[j->tasks[task].vertex];
 }
@@ -63,13 +66,15 @@ void coord_slot_release(jm_side *jm, rt_slot *s) {
             if (store_alive(&jm->w->files, c->files[i])) store_unref(&jm->w->files, c->files[i]);
         }
         c->count = 0;
+        uint64_t f = s->cs_files[t];
+        if (f != 0 && store_alive(&jm->w->files, f)) store_unref(&jm->w->files, f);
+        s->cs_files[t] = 0;
     }
-    s->cs_count = 0;
-    s->cs_overflow = false;
     s->bytes = s->files_new = s->files_shared = 0;
 }
 
-static void free_slot(jm_side *jm, rt_slot *s) {
+void coord_free_slot(jm_side *jm, rt_slot *s) {
+    if (!s->complete) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
     coord_slot_release(jm, s);                      /* its files' references go */
     s->ckpt = 0;
     s->complete = false;
@@ -102,18 +107,18 @@ static void discard_all(jm_side *jm, rt_slot *s) {
  * while it fails (a transient error a correct recovery retries through)
  * and removes the checkpoints it "could not read", every retained one
  * but the newest, discarding every file they name, shared ones too. */
-static void drop_unread(jm_side *jm) {
+void coord_drop_unread(jm_side *jm) {
     rt_coord *co = &jm->coord;
     if (jm->w->run->devs[jm->w->store_dev].fail.num == 0) return;   /* the store answered */
     while (co->completed_count > 1) {
         rt_slot *s = &jm->slots[co->completed_order[0]];
         discard_all(jm, s);
-        free_slot(jm, s);
+        coord_free_slot(jm, s);
         memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
     }
 }
 
-static void history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end) {
+void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end) {
     if (ckpt - 1 < jm->history_count) {            /* beyond the recorded ones: only noted */
         pipe_ckpt_rec *h = &jm->history[ckpt - 1];
         SIM_ASSERT(h->end == PIPE_CKPT_PENDING);
@@ -132,11 +137,10 @@ static void ack_finished(jm_side *jm, rt_slot *s, uint32_t task) {
     const job_task *jt = &j->tasks[task];
     const job_vertex *v = &j->vertices[jt->vertex];
     if (v->kind == JOB_SOURCE) {                  /* read to the end, as its FINISHED said */
-        for (uint32_t part = jt->subtask; part < jm->w->cfg.broker.partitions; part += v->parallelism) {
-            s->offsets[part] = jm->w->cfg.broker.records_per_partition;
+        for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {
+            if (jm->coord.end_owner[part] == task) s->offsets[part] = jm->coord.end_offsets[part];
         }
     }
-    if (v->kind == JOB_SINK) bridge_sink_final_ack(jm->w, task, s->ckpt);
     uint64_t f = jm->coord.final_file[task];
     if (f != 0 && store_alive(&jm->w->files, f)) {
         store_ref(&jm->w->files, f);
@@ -147,30 +151,40 @@ static void ack_finished(jm_side *jm, rt_slot *s, uint32_t task) {
     s->acks++;
 }
 
-static void job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit);
+/* A new attempt, or a new coordinator: no task has finished. */
+void coord_forget_finished(jm_side *jm) {
+    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {   /* the coordinator's references go */
+        uint64_t f = jm->coord.final_file[t];
+        if (f != 0 && store_alive(&jm->w->files, f)) store_unref(&jm->w->files, f);
+    }
+    memset(jm->coord.final_file, 0, sizeof(uint64_t) * world_job(jm->w)->tasks_count);
+    (void)store_dir_release(&jm->w->files, 0);   /* the finished tasks' final state of the attempt that ended */
+    for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) jm->coord.end_owner[part] = UINT32_MAX;
+}
+
 
 static void abort_ckpt(jm_side *jm, rt_slot *s, pipe_ckpt_end why) {
     uint64_t ckpt = s->ckpt;
     bool failure = why == PIPE_CKPT_DECLINED || why == PIPE_CKPT_TIMED_OUT;
-    history_end(jm, ckpt, why);
+    coord_history_end(jm, ckpt, why);
     if (failure && jm->w->cfg.bug == PIPE_BUG_ABORT_DISCARDS_SHARED) discard_all(jm, s);   /* deliberate bug */
-    free_slot(jm, s);
+    coord_free_slot(jm, s);
     jm->coord.pending--;
     jm->w->stats.aborted++;
     notify_all(jm, MSG_ABORTED, ckpt);
     if (failure && ++jm->coord.consecutive_failures > jm->w->cfg.ckpt.tolerable_failures) {
         REACHED(jm->w, TOLERABLE_EXCEEDED);
-        job_fail(jm, PIPE_FAIL_CHECKPOINTS, PIPE_NO_TASK);
+        deploy_job_fail(jm, PIPE_FAIL_CHECKPOINTS, PIPE_NO_TASK);
     }
 }
 
 /* The checkpoint in slot idx joins the retained ones (the oldest goes
  * when `retained` are kept already) and is the one a restart restores. */
-static void retain(jm_side *jm, uint32_t idx) {
+void coord_retain(jm_side *jm, uint32_t idx) {
     rt_coord *co = coord_of(jm);
     if (co->completed_count == jm->w->cfg.ckpt.retained) {      /* drop the oldest retained */
         if (jm->w->cfg.bug == PIPE_BUG_SHARED_DELETE) drop_buggy(jm, &jm->slots[co->completed_order[0]]);
-        free_slot(jm, &jm->slots[co->completed_order[0]]);
+        coord_free_slot(jm, &jm->slots[co->completed_order[0]]);
         memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
     }
     co->completed_order[co->completed_count++] = idx;
@@ -183,7 +197,7 @@ static void complete(jm_side *jm, rt_slot *s) {
     s->complete = true;
     s->finalizing = false;
     jm->w->stats.bytes_written += s->bytes;
-    history_end(jm, s->ckpt, PIPE_CKPT_COMPLETED);
+    coord_history_end(jm, s->ckpt, PIPE_CKPT_COMPLETED);
     co->pending--;
     co->consecutive_failures = 0;
     co->last_completed_ns = jm->w->run->now_ns;
@@ -193,7 +207,8 @@ static void complete(jm_side *jm, rt_slot *s) {
     sim_time_ns d = jm->w->run->now_ns - s->started_ns;
     jm->w->stats.ckpt_duration_ns_sum += d;
     if (d > jm->w->stats.ckpt_duration_ns_max) jm->w->stats.ckpt_duration_ns_max = d;
-    retain(jm, (uint32_t)(s - jm->slots));
+    coord_retain(jm, (uint32_t)(s - jm->slots));
+    (void)store_dir_release(&jm->w->files, s->ckpt);   /* it holds its own references now */
     for (uint32_t i = 0; i < jm->slots_count; i++) {          /* subsume older pending ones */
         rt_slot *o = &jm->slots[i];
         if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
@@ -238,7 +253,7 @@ static void metadata_written(jm_side *jm, const sim_event *ev) {
     complete(jm, s);
 }
 
-static void arm_trigger(jm_side *jm, sim_time_ns delay_ns) {
+void coord_arm_trigger(jm_side *jm, sim_time_ns delay_ns) {
     rt_coord *co = coord_of(jm);
     if (!jm->w->cfg.ckpt.enabled || co->trigger_armed) return;
     co->trigger_armed = true;
@@ -253,12 +268,12 @@ static void trigger(jm_side *jm) {
     sim_time_ns now = jm->w->run->now_ns;
     if (jm->w->stats.completed > 0 && now < co->last_completed_ns + cc->min_pause_ns) {
         REACHED(jm->w, TRIGGER_MIN_PAUSE);
-        arm_trigger(jm, co->last_completed_ns + cc->min_pause_ns - now);   /* min pause after a completion */
+        coord_arm_trigger(jm, co->last_completed_ns + cc->min_pause_ns - now);   /* min pause after a completion */
         return;
     }
     if (co->pending >= cc->max_concurrent) {
         REACHED(jm->w, TRIGGER_MAX_CONCURRENT);
-        arm_trigger(jm, cc->interval_ns);
+        coord_arm_trigger(jm, cc->interval_ns);
         return;
     }
     rt_slot *s = NULL;
@@ -281,156 +296,32 @@ static void trigger(jm_side *jm) {
     for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
         if (co->finished[t]) {
             if (jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(jm, s, t);   /* the bug: never */
-        } else if (vertex_of(jm, t)->kind == JOB_SOURCE) {
+        } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE) {
             sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->epoch };
-            link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+            msg_trigger ts = { .timestamp_ns = s->started_ns };
+            link_send_payload(jm->w->run, co->rpc_to_task[t], &m, 64, &ts, sizeof ts);
         }
     }
     sim_timer_set(jm->w->run, co->actor, cc->timeout_ns, TIMER_TIMEOUT_BASE + s->ckpt);
-    arm_trigger(jm, cc->interval_ns);
+    coord_arm_trigger(jm, cc->interval_ns);
 }
 
-/* The restart strategy: the delay before the next attempt, or false when it
- * gives up. */
-static bool restart_delay(jm_side *jm, sim_time_ns *delay_ns) {
-    rt_coord *co = coord_of(jm);
-    const pipe_restart_cfg *r = &jm->w->cfg.restart;
-    sim_time_ns now = jm->w->run->now_ns;
-    switch (r->kind) {
-    case PIPE_RESTART_NONE:
-        return false;
-    case PIPE_RESTART_FIXED_DELAY:                /* failures this coordinator's strategy saw, this one included */
-        if (++co->strategy_failures > r->attempts) return false;
-        *delay_ns = r->delay_ns;
-        return true;
-    case PIPE_RESTART_FAILURE_RATE: {
-        uint32_t kept = 0;                        /* failures inside the window, this one included */
-        for (uint32_t i = 0; i < co->failure_count; i++) {
-            if (co->failure_times[i] + r->interval_ns > now) co->failure_times[kept++] = co->failure_times[i];
-        }
-        co->failure_count = kept;
-        if (co->failure_count < 64) co->failure_times[co->failure_count++] = now;
-        if (co->failure_count > r->max_failures) return false;
-        *delay_ns = r->delay_ns;
-        return true;
-    }
-    case PIPE_RESTART_EXPONENTIAL:
-        if (co->exp_delay_ns != 0 && now - co->last_failure_ns > r->reset_ns) REACHED(jm->w, EXPONENTIAL_RESET);
-        if (co->exp_delay_ns == 0 || now - co->last_failure_ns > r->reset_ns) co->exp_delay_ns = r->initial_ns;
-        *delay_ns = co->exp_delay_ns;
-        co->exp_delay_ns = co->exp_delay_ns * r->multiplier_milli / 1000;
-        if (co->exp_delay_ns > r->max_ns) co->exp_delay_ns = r->max_ns;
-        co->last_failure_ns = now;
-        return true;
-    }
-    return false;
-}
 
-static void reach_strategy(jm_side *jm, bool again) {
-    switch (jm->w->cfg.restart.kind) {
-    case PIPE_RESTART_NONE: REACHED(jm->w, GIVE_UP_NONE); break;
-    case PIPE_RESTART_FIXED_DELAY:
-        if (again) REACHED(jm->w, RESTART_FIXED_DELAY); else REACHED(jm->w, GIVE_UP_FIXED_DELAY);
-        break;
-    case PIPE_RESTART_FAILURE_RATE:
-        if (again) REACHED(jm->w, RESTART_FAILURE_RATE); else REACHED(jm->w, GIVE_UP_FAILURE_RATE);
-        break;
-    case PIPE_RESTART_EXPONENTIAL: REACHED(jm->w, RESTART_EXPONENTIAL); break;
-    }
-}
 
-/* Observers learn why and who (the run summary names the failing task);
- * the note changes nothing in the run. */
-static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
-    if (!world_observed(jm->w)) return;
-    pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .channel = why, .chan = PIPE_NO_CHAN,
-                     .culprit = culprit };
-    jm_note_ev(jm, &e);
-}
 
-static void job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
-    rt_coord *co = coord_of(jm);
-    if (co->status != PIPE_RUNNING) return;
-    note_failed(jm, why, culprit);
-    /* The deliberate bug restore-from-pending: the newest triggered
-     * checkpoint is kept for the restore although it never completed. */
-    uint32_t keep = UINT32_MAX;
-    for (uint32_t i = 0; i < jm->slots_count && jm->w->cfg.bug == PIPE_BUG_RESTORE_PENDING; i++) {
-        const rt_slot *x = &jm->slots[i];
-        if (x->ckpt != 0 && !x->complete && (keep == UINT32_MAX || x->ckpt > jm->slots[keep].ckpt)) keep = i;
-    }
-    for (uint32_t i = 0; i < jm->slots_count; i++) {      /* pending checkpoints die with the attempt */
-        if (jm->slots[i].ckpt != 0 && !jm->slots[i].complete) {
-            REACHED(jm->w, PENDING_LOST);
-            history_end(jm, jm->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
-            if (i != keep) free_slot(jm, &jm->slots[i]);
-            jm->w->stats.aborted++;
-            jm->w->stats.lost_with_job++;
-        }
-    }
-    if (keep != UINT32_MAX) {
-        jm->slots[keep].complete = true;
-        jm->slots[keep].finalizing = false;
-        retain(jm, keep);
-    }
-    co->pending = 0;
-    co->epoch++;
-    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) sim_actor_crash(jm->w->run, co->task_actor[t]);
-    sim_time_ns delay;
-    bool again = restart_delay(jm, &delay);
-    reach_strategy(jm, again);
-    if (!again) {
-        co->status = PIPE_FAILED;
-        sim_stop(jm->w->run);
-        return;
-    }
-    co->status = PIPE_RESTARTING;
-    jm->w->stats.restart_delay_ns_sum += delay;
-    sim_timer_set(jm->w->run, co->actor, delay, TIMER_RESTART);
-}
 
-static void restart(jm_side *jm) {
-    rt_coord *co = coord_of(jm);
-    SIM_ASSERT(co->status == PIPE_RESTARTING);
-    const job *j = world_job(jm->w);
-    for (uint32_t t = 0; t < j->tasks_count; t++) {      /* every slot must be there */
-        if (!jm->w->run->machines[j->tasks[t].machine].up) {
-            REACHED(jm->w, RESTART_WAITS);
-            /* Try again after the strategy's delay (its initial one for
-             * exponential backoff), as a slot request waits for a
-             * TaskManager to register; not a fixed second, which would
-             * leave a healed job idle for most of it. */
-            const pipe_restart_cfg *r = &jm->w->cfg.restart;
-            sim_time_ns delay = r->delay_ns > 0 ? r->delay_ns : r->initial_ns > 0 ? r->initial_ns : 10 * SIM_NS_PER_MS;
-            sim_timer_set(jm->w->run, co->actor, delay, TIMER_RESTART);   /* wait for resources */
-            return;
-        }
-    }
-    co->status = PIPE_RUNNING;
-    jm->w->stats.restarts++;
-    memset(co->finished, 0, j->tasks_count);
-    memset(co->final_file, 0, sizeof(uint64_t) * j->tasks_count);
-    co->finished_count = 0;
-    co->sources_running = 0;
-    /* All down first (a task a machine restart woke up goes too), so no
-     * redeployed task hears of a connection its old peers broke. */
-    for (uint32_t t = 0; t < j->tasks_count; t++) sim_actor_crash(jm->w->run, co->task_actor[t]);
-    for (uint32_t t = 0; t < j->tasks_count; t++) {
-        uint32_t a = co->task_actor[t];
-        co->sources_running += vertex_of(jm, t)->kind == JOB_SOURCE;
-        sim_actor_restart(jm->w->run, a);                /* START: task_reset from the restore slot */
-        co->deploy_inc[t] = jm->w->run->actors[a].inc;
-        co->deploy_gen[t] = jm->w->run->links[co->conn_from_task[t]].gen;
-    }
-    jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0);
-    arm_trigger(jm, jm->w->cfg.ckpt.interval_ns);
-}
 
 /* The checkpoint takes the task's keyed state as the ack names it, with
  * references of its own (the task drops its own when told the outcome). */
 static void accept_ack(jm_side *jm, rt_slot *s, uint32_t task, const msg_ack *a) {
     s->acked[task] = 1;
     s->acks++;
+    for (uint32_t i = 0; i < a->offsets_count; i++) s->offsets[a->offsets[i].partition] = a->offsets[i].next;
+    if (a->cs_file != 0 && store_alive(&jm->w->files, a->cs_file)) {   /* the task holds it until told */
+        store_ref(&jm->w->files, a->cs_file);
+        s->cs_files[task] = a->cs_file;
+        s->bytes += a->cs_bytes;
+    }
     if (a->chain.count == 0) return;
     for (uint32_t i = 0; i < a->chain.count; i++) {   /* the task holds them until told, unless a bug deleted one */
         if (store_alive(&jm->w->files, a->chain.files[i])) store_ref(&jm->w->files, a->chain.files[i]);
@@ -441,11 +332,29 @@ static void accept_ack(jm_side *jm, rt_slot *s, uint32_t task, const msg_ack *a)
     s->bytes += a->bytes;
 }
 
+/* What a FINISHED message says: the task's final state, and where a
+ * source ended in each of its partitions. */
+static void finished_from(jm_side *jm, uint32_t task, const msg_finished *f) {
+    if (f->final_file != 0 && store_alive(&jm->w->files, f->final_file)) {   /* its own reference */
+        store_ref(&jm->w->files, f->final_file);
+        jm->coord.final_file[task] = f->final_file;
+    }
+    SIM_ASSERT(f->offsets_count <= PROTO_OFFSETS_MAX);
+    for (uint32_t i = 0; i < f->offsets_count; i++) {
+        jm->coord.end_offsets[f->offsets[i].partition] = f->offsets[i].next;
+        jm->coord.end_owner[f->offsets[i].partition] = task;
+    }
+}
+
 static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
     rt_coord *co = coord_of(jm);
+    if (deploy_on_msg(jm, m)) return;            /* slots, heartbeats, confirmations */
     uint64_t epoch = m->b >> 32;
     uint32_t task = (uint32_t)(m->b & 0xffffffffu);
-    if (epoch != co->epoch) REACHED(jm->w, COORD_OLD_ATTEMPT);
+    if (epoch != co->epoch) {
+        REACHED(jm->w, COORD_OLD_ATTEMPT);
+        jm->w->stats.fenced_rpcs++;
+    }
     if (epoch != co->epoch || co->status != PIPE_RUNNING) return;   /* an older attempt's */
     SIM_ASSERT(task < world_job(jm->w)->tasks_count);
     rt_slot *s;
@@ -466,15 +375,15 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
         break;
     case MSG_FAILED:
-        job_fail(jm, PIPE_FAIL_REPORTED, task);
+        deploy_job_fail(jm, PIPE_FAIL_REPORTED, task);
         break;
     case MSG_FINISHED:
         if (co->finished[task]) break;
         co->finished[task] = 1;
         SIM_ASSERT(payload != NULL);
-        co->final_file[task] = ((const msg_finished *)payload)->final_file;
+        finished_from(jm, task, payload);
         co->finished_count++;
-        if (vertex_of(jm, task)->kind == JOB_SOURCE) co->sources_running--;
+        if (coord_vertex_of(jm, task)->kind == JOB_SOURCE) co->sources_running--;
         /* The task triggered (or declined) every checkpoint up to m->a
          * itself and acknowledges those on its own. Pending ones after that
          * it never saw (a source that had finished when the trigger came,
@@ -487,14 +396,8 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
             maybe_complete(jm, s);
         }
         if (co->finished_count == world_job(jm->w)->tasks_count) {
-            /* The final checkpoint (FLIP-147): every task finished, its
-             * final state is the job's; sinks commit what is left. */
             REACHED(jm->w, FINAL_CHECKPOINT);
-            for (uint32_t t = 0; t < world_job(jm->w)->tasks_count && jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; t++) {
-                if (vertex_of(jm, t)->kind == JOB_SINK) bridge_sink_commit_all(jm->w, t);
-            }
-            co->status = PIPE_FINISHED;
-            sim_stop(jm->w->run);
+            deploy_job_finished(jm);
         }
         break;
     default:
@@ -502,52 +405,6 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
     }
 }
 
-/* A new coordinator (JobManager failover, after a crash): the tasks lost
- * their JobManager and are cancelled; pending checkpoints are gone. With
- * the durable backend the completed checkpoints are read back from the
- * store and the job restarts from the latest; with the memory backend
- * they died with the old coordinator and the job starts over. */
-static void failover(jm_side *jm) {
-    rt_coord *co = coord_of(jm);
-    const job *j = world_job(jm->w);
-    jm->w->stats.failovers++;
-    co->trigger_armed = false;
-    co->epoch++;
-    for (uint32_t i = 0; i < jm->slots_count; i++) {
-        rt_slot *s = &jm->slots[i];
-        if (s->ckpt == 0 || s->complete) continue;
-        history_end(jm, s->ckpt, PIPE_CKPT_JOB_FAILED);
-        free_slot(jm, s);
-        jm->w->stats.aborted++;
-        jm->w->stats.lost_with_job++;
-    }
-    co->pending = 0;
-    /* A new JobMaster starts a new restart strategy: what the old one
-     * counted (attempts, the failure-rate window, the backoff) died with it. */
-    co->strategy_failures = 0;
-    co->failure_count = 0;
-    co->exp_delay_ns = 0;
-    for (uint32_t t = 0; t < j->tasks_count; t++) sim_actor_crash(jm->w->run, co->task_actor[t]);
-    co->status = PIPE_RESTARTING;
-    jm_note(jm, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);
-    if (jm->w->cfg.state.backend == PIPE_BACKEND_DURABLE) {
-        REACHED(jm->w, FAILOVER_DURABLE);
-        co->recovering = true;                     /* read the completed checkpoints' metadata */
-        dev_read(jm->w->run, jm->w->store_dev, co->actor, 1024 + (uint64_t)j->tasks_count * 64, IO_METADATA);
-        return;
-    }
-    REACHED(jm->w, FAILOVER_MEMORY);
-    for (uint32_t i = 0; i < co->completed_count; i++) free_slot(jm, &jm->slots[co->completed_order[i]]);
-    jm->w->stats.checkpoints_lost += co->completed_count;
-    co->completed_count = 0;
-    co->restore_slot = 0;
-    memset(co->final_file, 0, sizeof(uint64_t) * j->tasks_count);
-    /* The tasks' own handles name files of the wiped heap: still cleared
-     * here, not by a message (a step still to take). */
-    for (uint32_t t = 0; t < j->tasks_count; t++) bridge_clear_final_file(jm->w, t);
-    store_wipe(&jm->w->files);
-    sim_timer_set(jm->w->run, co->actor, jm->w->cfg.rpc_latency_ns, TIMER_RESTART);
-}
 
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     jm_side *jm = self->ctx;
@@ -556,20 +413,16 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     switch (ev->kind) {
     case SIM_EV_START:
         if (co->started) {                         /* restarted after a crash */
-            if (co->status == PIPE_FINISHED || co->status == PIPE_FAILED) break;
-            failover(jm);
+            if (co->status != PIPE_FINISHED && co->status != PIPE_FAILED) deploy_failover(jm);
             break;
         }
         co->started = true;
-        co->status = PIPE_RUNNING;
-        arm_trigger(jm, jm->w->cfg.ckpt.interval_ns);
+        deploy_start(jm);
         break;
     case SIM_EV_IO_DONE:
         if ((ev->msg.a & 3) != IO_METADATA) break;
         if (co->recovering) {                      /* failover: the store's checkpoints are read */
-            co->recovering = false;
-            if (jm->w->cfg.bug == PIPE_BUG_RECOVER_DISCARDS) drop_unread(jm);   /* deliberate bug */
-            restart(jm);
+            deploy_recovered(jm);
         } else {
             metadata_written(jm, ev);
         }
@@ -580,22 +433,21 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     case SIM_EV_LINK_DOWN: {                     /* a TaskManager connection broke */
         const sim_link *l = &jm->w->run->links[ev->aux];
         SIM_ASSERT(l->src < world_job(jm->w)->tasks_count);
-        if (ev->gen > co->deploy_gen[l->src]) job_fail(jm, PIPE_FAIL_CONNECTION, l->src);   /* not a break we caused */
+        deploy_link_down(jm, l->src, ev->gen);
         break;
     }
     case SIM_EV_TIMER:
         if (ev->msg.a == TIMER_TRIGGER) {
             trigger(jm);
-        } else if (ev->msg.a == TIMER_RESTART) {
-            restart(jm);
-        } else {
-            SIM_ASSERT(ev->msg.a > TIMER_TIMEOUT_BASE);
+        } else if ((ev->msg.a & 0xffffffffu) > TIMER_TIMEOUT_BASE) {
             rt_slot *s = coord_pending_slot(jm, ev->msg.a - TIMER_TIMEOUT_BASE);
             if (s != NULL && co->status == PIPE_RUNNING) {
                 jm->w->stats.timed_out++;
                 REACHED(jm->w, CKPT_TIMED_OUT);
                 abort_ckpt(jm, s, PIPE_CKPT_TIMED_OUT);
             }
+        } else {
+            deploy_on_timer(jm, ev->msg.a);
         }
         break;
     default:

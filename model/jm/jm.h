@@ -9,13 +9,15 @@
 #ifndef MODEL_JM_JM_H
 #define MODEL_JM_JM_H
 
-#include "../bridge.h"
 #include "../proto.h"
 #include "../world.h"
 
 enum {                               /* the coordinator's timer tags (the tasks' are others) */
     TIMER_TRIGGER = 4,
     TIMER_RESTART = 5,
+    TIMER_HEARTBEAT = 11,            /* ask every TaskManager, and find the silent ones */
+    TIMER_DEPLOY_RETRY = 12,         /* deployments nobody confirmed go again */
+    TIMER_END_RETRY = 13,            /* end notices nobody answered go again */
     TIMER_TIMEOUT_BASE = 1u << 16,   /* + checkpoint id */
 };
 
@@ -27,10 +29,8 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     uint8_t    *acked;                /* by task */
     uint32_t    acks;
     rt_chain   *chains;               /* by task: keyed state files (refs held by the slot) */
-    uint64_t   *offsets;              /* by partition */
-    rt_cs_rec  *cs;                   /* channel state, all tasks */
-    uint32_t    cs_count, cs_cap;
-    bool        cs_overflow;
+    uint64_t   *cs_files;             /* by task: channel-state files (refs held by the slot), 0: none */
+    uint64_t   *offsets;              /* by partition: the sources' positions the acks carried */
     uint64_t    bytes;                /* state and channel state written for it */
     uint64_t    files_new, files_shared;
 } rt_slot;
@@ -39,10 +39,21 @@ typedef struct rt_coord {
     uint32_t    actor;
     uint32_t    machine;
     uint32_t   *rpc_to_task;          /* by task */
-    uint32_t   *task_actor;           /* by task: the actor it is deployed on */
     uint32_t   *conn_from_task;       /* by task: the stream link whose break says it is lost */
-    uint32_t   *deploy_inc;           /* by task: the incarnation the coordinator deployed */
     uint32_t   *deploy_gen;           /* by task: connection generation at deployment */
+    /* What the coordinator knows of each task's slot, from its messages:
+     * free (offered for this attempt), confirmed running, and when its
+     * TaskManager last answered a heartbeat (silent past the timeout: lost). */
+    uint8_t    *slot_free;            /* by task */
+    uint8_t    *running;              /* by task */
+    uint8_t    *alive;                /* by task: its TaskManager is registered */
+    uint64_t   *process;              /* by task: the process whose slot it last took */
+    sim_time_ns *heard_ns;            /* by task */
+    bool        waiting_slots;        /* the restart's delay is over: deploy once every slot is free */
+    bool        deployed_once;        /* the first deployment happened (later ones are restarts) */
+    bool        deploy_armed;         /* TIMER_DEPLOY_RETRY pending */
+    uint32_t    commits_pending;      /* finished: two-phase-commit sinks yet to say they committed */
+    uint8_t    *committed;            /* by task */
     pipe_status status;
     uint64_t    epoch;
     uint64_t    next_ckpt;
@@ -56,6 +67,8 @@ typedef struct rt_coord {
     uint32_t    completed_count;
     uint8_t    *finished;             /* by task, this attempt */
     uint64_t   *final_file;           /* by task: the final state a FINISHED message named (0: none) */
+    uint64_t   *end_offsets;          /* by partition: where a finished source said it ended */
+    uint32_t   *end_owner;            /* by partition: the finished source that said so (UINT32_MAX: none) */
     uint32_t    finished_count;
     uint32_t    sources_running;
     /* restart strategy (this coordinator's: a failover starts a new one) */
@@ -81,10 +94,28 @@ typedef struct jm_side {
 void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 void jm_note_ev(jm_side *jm, pipe_event *e);
 
-/* model/jm/coord.c */
+/* model/jm/coord.c: checkpoints */
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
 rt_slot *coord_pending_slot(jm_side *jm, uint64_t ckpt);    /* NULL unless ckpt is pending */
 const rt_slot *coord_restore(const jm_side *jm);             /* NULL: start from scratch */
 void coord_slot_release(jm_side *jm, rt_slot *s);            /* its files' references go */
+void coord_free_slot(jm_side *jm, rt_slot *s);
+void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end);
+void coord_retain(jm_side *jm, uint32_t idx);                /* slot idx joins the retained checkpoints */
+void coord_arm_trigger(jm_side *jm, sim_time_ns delay_ns);
+void coord_forget_finished(jm_side *jm);                     /* a new attempt: no task finished */
+void coord_drop_unread(jm_side *jm);                         /* the deliberate bug FLINK-7783 */
+const job_vertex *coord_vertex_of(const jm_side *jm, uint32_t task);
+
+/* model/jm/deploy.c: slots, deployments, failure detection, restarts, failover */
+void deploy_start(jm_side *jm);                               /* the first coordinator starts */
+void deploy_failover(jm_side *jm);                            /* a new coordinator after a crash */
+void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit);
+void deploy_restart_due(jm_side *jm);                         /* the restart strategy's delay is over */
+void deploy_recovered(jm_side *jm);                           /* failover: the store was read */
+void deploy_on_timer(jm_side *jm, uint64_t tag);              /* heartbeat, deploy and end retries */
+void deploy_link_down(jm_side *jm, uint32_t task, uint32_t gen);
+bool deploy_on_msg(jm_side *jm, const sim_msg *m);           /* SLOT, RUNNING, HEARTBEAT, COMMITTED: true if taken */
+void deploy_job_finished(jm_side *jm);                        /* every task finished: sinks commit, then stop */
 
 #endif

@@ -152,19 +152,11 @@ void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
 }
 
 /* End of input: the last transaction is pre-committed for the first
- * checkpoint the coordinator completes on the finished sink's behalf
- * (sinktx_final_ack), or at the end of the job. */
+ * checkpoint the task will not see, last_seen + 1: the coordinator
+ * acknowledges every later one on the finished sink's behalf (FLIP-147),
+ * so any of them that completes holds it, and a restore from one commits
+ * it; the job's end commits it otherwise (MSG_END). */
 void sinktx_finish(tm_side *tm, rt_task *t) {
     if (t->v->sink != JOB_SINK_2PC) return;
-    sinktx_precommit(tm, t, UINT64_MAX);
-}
-
-void sinktx_final_ack(tm_side *tm, rt_task *t, uint64_t ckpt) {
-    if (t->v->sink != JOB_SINK_2PC) return;
-    rt_txlog *l = t->txlog;
-    for (uint32_t k = 0; k < l->count; k++) {
-        rt_txn *x = txn_at(l, k);
-        if (x->state == TXN_PRECOMMITTED && x->ckpt == UINT64_MAX) x->ckpt = ckpt;
-    }
-    (void)tm;
+    sinktx_precommit(tm, t, t->last_seen_ckpt + 1);
 }

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define STATE_ENTRY_BYTES ((uint64_t)sizeof(store_entry))
-#define CS_RECORD_BYTES   ((uint64_t)sizeof(model_rec))
+#define CS_RECORD_BYTES   CSFILE_RECORD_BYTES
 
 
 static rt_snap *snap_of(rt_task *t, uint64_t ckpt) {
@@ -37,6 +37,8 @@ static rt_snap *snap_of(rt_task *t, uint64_t ckpt) {
 }
 
 static void snap_free(rt_task *t, rt_snap *sn) {
+    store *files = &t->owner->w->files;
+    if (sn->cs_file != 0 && !sn->cs_sealed && store_alive(files, sn->cs_file)) store_discard(files, sn->cs_file);   /* its write never ended */
     if (t->stateful && sn->ksnap != UINT32_MAX) kstate_snap_end(&t->state, sn->ksnap);
     if (sn->syncing) {
         SIM_ASSERT(t->syncing > 0);
@@ -44,6 +46,21 @@ static void snap_free(rt_task *t, rt_snap *sn) {
     }
     memset(sn, 0, sizeof *sn);
     sn->ksnap = UINT32_MAX;
+}
+
+/* The held file of checkpoint ckpt (or a free entry with ckpt 0). */
+static rt_held *held_of(rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->held_cs[i].ckpt == ckpt) return &t->held_cs[i];
+    }
+    return NULL;
+}
+
+/* The task lets go of its hold on a file of checkpoint h->ckpt's
+ * directory (the coordinator may have released it already). */
+static void release_held(tm_side *tm, rt_held *h) {
+    (void)store_dir_drop(&tm->w->files, h->ckpt, h->file);
+    *h = (rt_held){ .ckpt = 0 };
 }
 
 static uint32_t device_of(const tm_side *tm) {
@@ -60,24 +77,32 @@ static void note(tm_side *tm, const rt_task *t, pipe_ev_kind kind, uint64_t ckpt
 
 static void write_part(tm_side *tm, rt_task *t, rt_snap *sn, pipe_write what, uint64_t bytes) {
     note(tm, t, PIPE_EV_WRITE, sn->ckpt, what, bytes, true);
-    dev_write(tm->w->run, device_of(tm), t->actor, bytes, sn->ckpt << 2 | (what == PIPE_WRITE_KEYED ? IO_KEYED : IO_CHANNELS));
+    dev_write(tm->w->run, device_of(tm), t->actor, bytes, task_io_tag(t, sn->ckpt << 2 | (what == PIPE_WRITE_KEYED ? IO_KEYED : IO_CHANNELS)));
     sn->io_pending++;
 }
 
-/* The acknowledgement carries the snapshot's keyed-state handle. */
+/* The acknowledgement carries the snapshot's state handles: keyed state,
+ * channel state, and a source's positions. */
 static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
     note(tm, t, PIPE_EV_ACK, sn->ckpt, PIPE_WRITE_KEYED, 0, true);
-    msg_ack a = { .chain = sn->chain, .bytes = sn->chain_bytes };
+    msg_ack a = { .chain = sn->chain, .bytes = sn->chain_bytes, .cs_file = sn->cs_file,
+                  .cs_bytes = sn->cs_file != 0 ? sn->cs_count * CS_RECORD_BYTES : 0 };
+    if (t->snap_offsets != NULL) {
+        const uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
+        for (uint32_t i = 0; i < t->parts_count; i++) {
+            a.offsets[i] = (proto_offset){ .partition = t->jt->subtask + i * t->v->parallelism, .next = at[i] };
+        }
+        a.offsets_count = t->parts_count;
+    }
     sim_msg m = { .type = MSG_ACK, .a = sn->ckpt, .b = (t->epoch << 32) | t->id };
-    link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &a, sizeof a);
+    link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &a, PROTO_WITH_OFFSETS_BYTES(msg_ack, a.offsets_count));
 }
 
-/* The task's own references to a chain it wrote go (confirmed, aborted,
- * or the task restored): the coordinator holds its own. */
+/* The task's holds on a chain it wrote go (confirmed, aborted, or the
+ * task cancelled): the coordinator holds its own references by then, or
+ * released the checkpoint's directory already (store_dir_drop is false). */
 static void release_chain(tm_side *tm, rt_chain *c) {
-    for (uint32_t i = 0; i < c->count; i++) {
-        if (store_alive(&tm->w->files, c->files[i])) store_unref(&tm->w->files, c->files[i]);
-    }
+    for (uint32_t i = 0; i < c->count; i++) (void)store_dir_drop(&tm->w->files, c->ckpt, c->files[i]);
     memset(c, 0, sizeof *c);
 }
 
@@ -88,16 +113,52 @@ static void persist(tm_side *tm, rt_task *t, rt_snap *sn, const rt_chan *c, cons
     if (tm->w->cfg.bug == PIPE_BUG_NO_CHANNEL_STATE) return;                       /* deliberate bugs */
     if (tm->w->cfg.bug == PIPE_BUG_SECOND_INPUT_STATE && !output && c->input == 1) return;
     if (output) REACHED(tm->w, PRIORITY_OVERTOOK); else REACHED(tm->w, INPUT_CHANNEL_STATE);
-    sn->cs_records += b->count;
     tm->w->stats.cs_bytes += b->count * CS_RECORD_BYTES;
     if (world_observed(tm->w)) {
         pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .ckpt = sn->ckpt, .chan = c->id, .count = b->count };
         tm_note_ev(tm, &e);
     }
+    SIM_ASSERT(!sn->cs_sealed);                   /* one channel-state write per snapshot, after the last record */
+    if (sn->cs_overflow) return;
+    if (sn->cs_file == 0) sn->cs_file = store_create(&tm->w->files, t->id, sn->ckpt, true);
+    /* The store full (its files or its entries) declines the snapshot:
+     * channel state of a channel whose barrier is late grows with the
+     * lateness, and this bounds it, as a quota on the checkpoint storage. */
+    if (sn->cs_file == 0 || !store_alive(&tm->w->files, sn->cs_file)) {   /* or wiped with a memory backend */
+        sn->cs_overflow = true;
+        return;
+    }
     for (uint32_t i = 0; i < b->count; i++) {
         rt_cs_rec r = { .rec = b->recs[i], .chan = c->id, .output = output };
-        if (!bridge_cs_add(tm->w, t->epoch, sn->ckpt, &r)) return;
+        if (!csfile_append(&tm->w->files, sn->cs_file, &r)) {
+            sn->cs_overflow = true;
+            return;
+        }
+        sn->cs_count++;
     }
+}
+
+/* The channel state's write ended: its file (filled as records were
+ * persisted) is sealed and put in the checkpoint's directory; the
+ * acknowledgement names it. False when the directory has no room. */
+static bool materialize_cs(tm_side *tm, rt_task *t, rt_snap *sn) {
+    SIM_ASSERT(sn->cs_file != 0 && !sn->cs_sealed);
+    uint64_t f = sn->cs_file;
+    if (!store_alive(&tm->w->files, f)) {         /* the memory backend died with its JobManager */
+        sn->cs_file = 0;
+        return false;
+    }
+    store_seal(&tm->w->files, f);
+    sn->cs_sealed = true;
+    if (!store_dir_hold(&tm->w->files, sn->ckpt, f)) {   /* no room for a hold: as a full store */
+        store_discard(&tm->w->files, f);
+        sn->cs_file = 0;
+        return false;
+    }
+    rt_held *h = held_of(t, 0);
+    SIM_ASSERT(h != NULL);                        /* one per snapshot the task holds at most */
+    *h = (rt_held){ .ckpt = sn->ckpt, .file = f };
+    return true;
 }
 
 /* Buffers of input c that came before checkpoint ckpt's barrier and were
@@ -110,6 +171,20 @@ static void persist_inputs(tm_side *tm, rt_task *t, rt_snap *sn) {
     }
 }
 
+/* A priority barrier carries the checkpoint's timestamp, as an in-band
+ * one does; on a channel its consumer has not asked for yet it waits. */
+void snap_send_priority(tm_side *tm, rt_task *t, rt_chan *c, uint64_t ckpt) {
+    if (!c->requested) {
+        c->prio_held = ckpt;
+        return;
+    }
+    msg_trigger ts = { .timestamp_ns = 0 };
+    (void)task_ts_of(t, ckpt, &ts.timestamp_ns);
+    SIM_ASSERT(ckpt <= UINT32_MAX);               /* the priority queue packs it beside the channel */
+    sim_msg m = { .type = MSG_PRIORITY, .a = proto_chan_word(t->epoch, c->id), .b = ckpt };
+    if (!link_send_payload(tm->w->run, c->data_link, &m, 64, &ts, sizeof ts)) task_fail(tm, t);
+}
+
 /* The barrier overtakes the output queue: what was produced but not sent
  * is channel state; the barrier goes out as a priority message. */
 static void priority_barriers(tm_side *tm, rt_task *t, rt_snap *sn) {
@@ -117,8 +192,7 @@ static void priority_barriers(tm_side *tm, rt_task *t, rt_snap *sn) {
         rt_chan *c = task_out_chan(tm, t, i);
         uint64_t end = c->filled + (c->filling ? 1 : 0);
         for (uint64_t n = c->sent; n < end; n++) persist(tm, t, sn, c, task_buf(c, n), true);
-        sim_msg m = { .type = MSG_PRIORITY, .a = c->id, .b = sn->ckpt };
-        if (!link_send(tm->w->run, c->data_link, &m, 64)) task_fail(tm, t);
+        snap_send_priority(tm, t, c, sn->ckpt);
     }
 }
 
@@ -151,7 +225,7 @@ static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
     }
     if (sn->syncing || sn->io_pending > 0 || sn->collecting || sn->out_waiting) return;
     bool failed = sn->failed && tm->w->cfg.bug != PIPE_BUG_ACK_FAILED_WRITE;   /* the deliberate bug: not looked at */
-    if (failed || bridge_cs_overflow(tm->w, t->epoch, sn->ckpt)) {
+    if (failed || sn->cs_overflow) {
         if (failed) REACHED(tm->w, WRITE_FAILED);
         tm->w->stats.async_failures++;
         decline_snap(tm, t, sn);
@@ -169,8 +243,8 @@ static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
 }
 
 static void write_channel_state(tm_side *tm, rt_task *t, rt_snap *sn) {
-    if (sn->cs_records == 0) return;
-    write_part(tm, t, sn, PIPE_WRITE_CHANNELS, sn->cs_records * CS_RECORD_BYTES);
+    if (sn->cs_count == 0) return;
+    write_part(tm, t, sn, PIPE_WRITE_CHANNELS, sn->cs_count * CS_RECORD_BYTES);
 }
 
 /* ---- aligned barriers stuck in output queues (Flink 1.14+) --------------- */
@@ -212,8 +286,7 @@ void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt) {
         chan_buf *b = task_buf(c, at);
         b->kind = BUF_DATA;                       /* the in-band barrier is gone: an empty buffer */
         b->count = 0;
-        sim_msg m = { .type = MSG_PRIORITY, .a = c->id, .b = ckpt };
-        if (!link_send(tm->w->run, c->data_link, &m, 64)) task_fail(tm, t);
+        snap_send_priority(tm, t, c, ckpt);
     }
     tm->w->stats.alignment_timeouts++;
     tm->w->stats.unaligned_triggers++;
@@ -327,7 +400,14 @@ static void materialize(tm_side *tm, rt_task *t, rt_snap *sn) {
     uint32_t i = 0;                               /* remembered until confirmed or aborted */
     while (i < PIPE_CONCURRENT_MAX + 1 && t->recent[i].ckpt != 0) i++;
     SIM_ASSERT(i < PIPE_CONCURRENT_MAX + 1);      /* one per snapshot the task holds at most */
-    for (uint32_t k = 0; k < c.count; k++) store_ref(&tm->w->files, c.files[k]);
+    for (uint32_t k = 0; k < c.count; k++) {      /* the checkpoint's directory holds its chain */
+        if (store_dir_hold(&tm->w->files, sn->ckpt, c.files[k])) continue;
+        c.count = k;                              /* no room, or a base file is gone: the snapshot fails */
+        release_chain(tm, &c);
+        if (store_alive(&tm->w->files, f) && store_refs(&tm->w->files, f) == 0) store_discard(&tm->w->files, f);
+        sn->failed = true;
+        return;
+    }
     t->recent[i] = c;
     sn->chain = c;
     sn->chain_bytes = store_bytes(&tm->w->files, f);
@@ -405,28 +485,25 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         /* Aligned with a timeout: a barrier stuck behind queued output
          * turns unaligned once the checkpoint is older than the timeout. */
         sim_time_ns started_ns;
-        if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && bridge_pending(tm->w, t->epoch, ckpt, &started_ns) &&
+        if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && task_ts_of(t, ckpt, &started_ns) &&
             barrier_queued(tm, t, ckpt)) {
             sn->out_waiting = true;
             sim_time_ns due = started_ns + tm->w->cfg.ckpt.alignment_timeout_ns, now = tm->w->run->now_ns;
-            sim_timer_set(tm->w->run, t->actor, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
+            task_timer(tm, t, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
         }
     }
     tm_note(tm, PIPE_EV_TRIGGER, t->id, unaligned, ckpt);
     /* The synchronous part. */
-    uint64_t *offsets = t->v->kind == JOB_SOURCE ? bridge_offsets(tm->w, t->epoch, ckpt) : NULL;
-    if (offsets != NULL) {
+    if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
+        uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
         uint64_t skew = tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
-        for (uint32_t i = 0; i < t->parts_count; i++) {
-            uint32_t part = t->jt->subtask + i * t->v->parallelism;
-            offsets[part] = tm->offsets[part] + skew;
-        }
+        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm->offsets[t->jt->subtask + i * t->v->parallelism] + skew;
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
     sn->syncing = true;
     t->syncing++;
-    sim_timer_set(tm->w->run, t->actor, tm->w->cfg.state.sync_ns, TIMER_SYNC_DONE);
+    task_timer(tm, t, tm->w->cfg.state.sync_ns, TIMER_SYNC_DONE);
 }
 
 /* The task stood still from the trigger until now; it goes on. */
@@ -458,17 +535,19 @@ void snap_sync_done(tm_side *tm, rt_task *t) {
     task_pump(tm, t);
 }
 
-void snap_io_done(tm_side *tm, rt_task *t, const sim_event *ev) {
-    uint64_t ckpt = ev->msg.a >> 2, what = ev->msg.a & 3;
+void snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
+    uint64_t ckpt = tag >> 2, what = tag & 3;
     rt_snap *sn = snap_of(t, ckpt);
     if (sn == NULL) return;                       /* declined meanwhile */
     SIM_ASSERT(sn->io_pending > 0);
     sn->io_pending--;
-    note(tm, t, PIPE_EV_WRITE_DONE, ckpt, what == IO_KEYED ? PIPE_WRITE_KEYED : PIPE_WRITE_CHANNELS, 0, ev->gen != DEV_FAILED);
-    if (ev->gen == DEV_FAILED) {
+    note(tm, t, PIPE_EV_WRITE_DONE, ckpt, what == IO_KEYED ? PIPE_WRITE_KEYED : PIPE_WRITE_CHANNELS, 0, ok);
+    if (!ok) {
         sn->failed = true;
     } else if (what == IO_KEYED) {
         materialize(tm, t, sn);
+    } else if (!sn->cs_overflow && !materialize_cs(tm, t, sn)) {
+        sn->failed = true;                        /* the store is full */
     }
     if (sn->syncing && sn->io_pending == 0) {     /* synchronous snapshots: the task resumes */
         sync_part_over(tm, t, sn);
@@ -485,6 +564,7 @@ void snap_io_done(tm_side *tm, rt_task *t, const sim_event *ev) {
 void snap_abort(rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* its files are no longer the task's to keep */
         if (t->recent[i].ckpt == ckpt && ckpt != 0) release_chain(t->owner, &t->recent[i]);
+        if (t->held_cs[i].ckpt == ckpt && ckpt != 0) release_held(t->owner, &t->held_cs[i]);
     }
     rt_snap *sn = snap_of(t, ckpt);
     if (sn == NULL) return;
@@ -504,6 +584,9 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
         if (c->ckpt == 0 || c->ckpt > ckpt) continue;
         if (c->ckpt == ckpt) t->base = *c;       /* the retained checkpoint keeps its files alive */
         release_chain(tm, c);
+    }
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->held_cs[i].ckpt != 0 && t->held_cs[i].ckpt <= ckpt) release_held(tm, &t->held_cs[i]);
     }
     if (t->v->kind == JOB_SINK) sinktx_commit(tm, t, ckpt);
 }
@@ -525,60 +608,112 @@ void snap_finish(tm_side *tm, rt_task *t) {
         return;                                   /* checkpoints acked for it will be declined */
     }
     store_seal(&tm->w->files, f);
-    store_ref(&tm->w->files, f);                      /* the task's own reference */
+    if (!store_dir_hold(&tm->w->files, 0, f)) {   /* directory 0: final state, until the attempt ends */
+        store_discard(&tm->w->files, f);
+        tm->w->stats.async_failures++;
+        return;
+    }
     t->final_file = f;
 }
 
 /* ---- restore ------------------------------------------------------------- */
 
-void snap_reset(tm_side *tm, rt_task *t) {
+void snap_replay_done(tm_side *tm, rt_task *t) {
+    if (t->replay_file != 0 && store_alive(&tm->w->files, t->replay_file)) store_unref(&tm->w->files, t->replay_file);
+    t->replay_file = 0;
+    t->replaying = false;
+}
+
+/* The task's channel state of the restored checkpoint: its output part
+ * goes out again first, its input part is replayed before new input
+ * (task.c reads the file batch by batch). */
+static void restore_channel_state(tm_side *tm, rt_task *t, uint64_t file) {
+    uint64_t cursor = 0;
+    rt_cs_rec r;
+    bool any = false;
+    while (csfile_next(&tm->w->files, file, &cursor, &r)) {
+        any = true;
+        if (r.output) {
+            SIM_ASSERT(tm->chans[r.chan].producer == t->id);
+            task_emit_to(tm, &tm->chans[r.chan], &r.rec);
+        } else {
+            SIM_ASSERT(tm->chans[r.chan].consumer == t->id);
+            t->replaying = tm->w->cfg.bug != PIPE_BUG_NO_REPLAY;
+        }
+    }
+    if (t->replaying) {                           /* read while replaying: the task holds it */
+        store_ref(&tm->w->files, file);
+        t->replay_file = file;
+    }
+    if (any) REACHED(tm->w, RESTORE_CHANNEL_STATE);
+}
+
+void snap_clear(tm_side *tm, rt_task *t, bool died) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         if (t->snaps[i].ckpt != 0) snap_free(t, &t->snaps[i]);
         t->snaps[i].ksnap = UINT32_MAX;
+        /* A dead process lets go of nothing: its files stay in their
+         * checkpoints' directories until the coordinator ends those. */
+        if (died) {
+            memset(&t->recent[i], 0, sizeof t->recent[i]);
+            t->held_cs[i] = (rt_held){ .ckpt = 0 };
+            continue;
+        }
         release_chain(tm, &t->recent[i]);
+        if (t->held_cs[i].ckpt != 0) release_held(tm, &t->held_cs[i]);
     }
     t->syncing = 0;
-    if (t->final_file != 0 && store_alive(&tm->w->files, t->final_file)) store_unref(&tm->w->files, t->final_file);
+    snap_replay_done(tm, t);
+    if (t->final_file != 0 && !died) (void)store_dir_drop(&tm->w->files, 0, t->final_file);
     t->final_file = 0;
     memset(&t->base, 0, sizeof t->base);
     t->prio_count = 0;
     t->align_timer = 0;
-    bridge_restore_view s = bridge_restore(tm->w);
-    bool restored = true;
-    if (t->stateful) {
-        kstate_clear(&t->state);
-        if (s.ckpt != 0 && s.chains[t->id].count > 0) {
-            const rt_chain *c = &s.chains[t->id];
-            if (!store_restore(&tm->w->files, c->files, c->count, &t->state)) {
-                tm->w->stats.restore_failures++;      /* I5: a file the checkpoint needs was deleted */
-                restored = false;
-                kstate_clear(&t->state);
-            } else {
-                t->base = *c;
-                if (c->count > 1) REACHED(tm->w, RESTORE_CHAIN);
-            }
-        }
-        /* Restored entries are version 1; new writes must come after. */
-        kstate_snap_end(&t->state, kstate_snap_begin(&t->state));
-        t->base.version = kstate_version(&t->state) - 1;
+    if (t->stateful) kstate_clear(&t->state);
+}
+
+/* Bytes a restore of d reads from the store (what the device charges). */
+uint64_t snap_restore_bytes(const tm_side *tm, const msg_deploy *d) {
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < d->chain.count; i++) {
+        if (store_alive(&tm->w->files, d->chain.files[i])) bytes += store_bytes(&tm->w->files, d->chain.files[i]);
     }
-    note(tm, t, PIPE_EV_RESTORE, s.ckpt, PIPE_WRITE_KEYED, 0, restored);
-    if (t->v->kind == JOB_SINK) sinktx_restore(tm, t, s.ckpt);
+    if (d->cs_file != 0 && store_alive(&tm->w->files, d->cs_file)) bytes += store_bytes(&tm->w->files, d->cs_file);
+    return bytes;
+}
+
+/* Keyed state from the deployment's chain; false when a file is gone. */
+static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
+    bool ok = true;
+    kstate_clear(&t->state);
+    if (d->chain.count > 0) {
+        if (!store_restore(&tm->w->files, d->chain.files, d->chain.count, &t->state)) {
+            tm->w->stats.restore_failures++;      /* I5: a file the checkpoint needs was deleted */
+            ok = false;
+            kstate_clear(&t->state);
+        } else {
+            t->base = d->chain;
+            if (d->chain.count > 1) REACHED(tm->w, RESTORE_CHAIN);
+        }
+    }
+    /* Restored entries are version 1; new writes must come after. */
+    kstate_snap_end(&t->state, kstate_snap_begin(&t->state));
+    t->base.version = kstate_version(&t->state) - 1;
+    return ok;
+}
+
+void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
+    bool restored = t->stateful ? restore_keyed(tm, t, d) : true;
+    uint64_t cs = d->cs_file;
+    if (cs != 0 && !store_alive(&tm->w->files, cs)) {
+        tm->w->stats.restore_failures++;          /* I5: the checkpoint's channel state was deleted */
+        restored = false;
+        cs = 0;
+    }
+    note(tm, t, PIPE_EV_RESTORE, d->ckpt, PIPE_WRITE_KEYED, 0, restored);
+    if (t->v->kind == JOB_SINK) sinktx_restore(tm, t, d->ckpt);
     t->replaying = false;
     t->replay_pos = 0;
-    if (s.ckpt == 0 && tm->w->stats.restarts > 0) REACHED(tm->w, RESTORE_SCRATCH);
-    if (s.ckpt == 0) return;
-    bool cs = false;
-    for (uint32_t i = 0; i < s.cs_count; i++) {   /* output channel state goes out first */
-        const rt_cs_rec *r = &s.cs[i];
-        if (r->output && tm->chans[r->chan].producer == t->id) {
-            task_emit_to(tm, &tm->chans[r->chan], &r->rec);
-            cs = true;
-        }
-        if (!r->output && tm->chans[r->chan].consumer == t->id) {
-            t->replaying = tm->w->cfg.bug != PIPE_BUG_NO_REPLAY;
-            cs = true;
-        }
-    }
-    if (cs) REACHED(tm->w, RESTORE_CHANNEL_STATE);
+    if (d->ckpt == 0 && t->epoch > 0) REACHED(tm->w, RESTORE_SCRATCH);
+    if (cs != 0) restore_channel_state(tm, t, cs);
 }

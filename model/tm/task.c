@@ -19,6 +19,23 @@
 
 #include <string.h>
 
+void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns) {
+    sim_time_ns known;
+    if (task_ts_of(t, ckpt, &known)) return;
+    t->ts_ckpt[t->ts_next] = ckpt;
+    t->ts_ns[t->ts_next] = ts_ns;
+    t->ts_next = (t->ts_next + 1) % TASK_TS_MAX;
+}
+
+bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns) {
+    for (uint32_t i = 0; i < TASK_TS_MAX; i++) {
+        if (t->ts_ckpt[i] != ckpt || ckpt == 0) continue;
+        *ts_ns = t->ts_ns[i];
+        return true;
+    }
+    return false;
+}
+
 chan_buf *task_buf(rt_chan *c, uint64_t n) {
     return &c->ring[n % c->ring_size];
 }
@@ -47,16 +64,16 @@ void task_fail(tm_side *tm, rt_task *t) {
     task_rpc(tm, t, MSG_FAILED, 0);
     /* The report is an RPC and may be lost: repeat it until the task is
      * cancelled (Flink retries updateTaskExecutionState the same way). */
-    sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
+    task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
 }
 
 /* ---- producer side of channels ----------------------------------------- */
 
 static void send_ready(tm_side *tm, rt_chan *c) {
-    while (c->sent < c->filled && c->sent - c->acked < tm->w->cfg.credits) {
+    while (c->requested && c->sent < c->filled && c->sent - c->acked < tm->w->cfg.credits) {
         const chan_buf *b = task_buf(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
-        sim_msg m = { .type = MSG_DATA, .a = c->id, .b = c->sent };
+        sim_msg m = { .type = MSG_DATA, .a = proto_chan_word(tm->tasks[c->producer].epoch, c->id), .b = c->sent };
         if (!link_send(tm->w->run, c->data_link, &m, bytes)) task_fail(tm, &tm->tasks[c->producer]);
         c->sent++;
         if (b->kind == BUF_BARRIER) snap_barrier_sent(tm, &tm->tasks[c->producer], b->ckpt);
@@ -95,6 +112,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
         chan_buf *b = open_buf(c);
         b->kind = kind;
         b->ckpt = ckpt;
+        (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
         c->filling = false;
         c->filled++;
         *open_buf(c) = held;
@@ -106,6 +124,8 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     chan_buf *b = open_buf(c);
     b->kind = kind;
     b->ckpt = ckpt;
+    b->ts_ns = 0;
+    if (kind == BUF_BARRIER) (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
     close_buf(tm, c);
 }
 
@@ -159,7 +179,7 @@ static void arm_flush(tm_side *tm, rt_task *t) {
     if (t->flush_timer != 0) return;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         if (task_out_chan(tm, t, i)->filling) {
-            t->flush_timer = sim_timer_set(tm->w->run, t->actor, tm->w->cfg.buffer_timeout_ns, TIMER_FLUSH);
+            t->flush_timer = task_timer(tm, t, tm->w->cfg.buffer_timeout_ns, TIMER_FLUSH);
             return;
         }
     }
@@ -181,13 +201,15 @@ static void decline(tm_side *tm, rt_task *t, uint64_t ckpt) {
  * later checkpoints for the task with it, and with the ends of a source's
  * partitions, which it has read to the end (asserted: the message claims it). */
 static void send_finished(tm_side *tm, rt_task *t) {
+    msg_finished f = { .final_file = t->final_file, .offsets_count = t->parts_count };
+    SIM_ASSERT(t->parts_count <= PROTO_OFFSETS_MAX);
     for (uint32_t i = 0; i < t->parts_count; i++) {
         uint32_t part = t->jt->subtask + i * t->v->parallelism;
         SIM_ASSERT(tm->offsets[part] == tm->w->cfg.broker.records_per_partition);
+        f.offsets[i] = (proto_offset){ .partition = part, .next = tm->offsets[part] };
     }
-    msg_finished f = { .final_file = t->final_file };
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
-    link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &f, sizeof f);
+    link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &f, PROTO_WITH_OFFSETS_BYTES(msg_finished, f.offsets_count));
 }
 
 static void finish(tm_side *tm, rt_task *t) {
@@ -201,7 +223,7 @@ static void finish(tm_side *tm, rt_task *t) {
     /* An RPC can be lost, and the job cannot finish without it: say it
      * again until the job ends or restarts (the coordinator ignores
      * repeats), as Flink retries task state updates. */
-    sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
+    task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
 }
 
 /* Processing time of n records, drawn per the vertex's distribution from
@@ -246,13 +268,15 @@ static sim_time_ns base_cost(tm_side *tm, rt_task *t, uint32_t n) {
 /* ---- sources ------------------------------------------------------------ */
 
 static void source_kick(tm_side *tm, rt_task *t) {
-    if (t->v->kind != JOB_SOURCE || t->finished || t->source_waiting) return;
+    if (t->v->kind != JOB_SOURCE || t->finished || t->source_waiting || t->restoring) return;
     t->source_waiting = true;
-    sim_timer_set(tm->w->run, t->actor, 0, TIMER_SOURCE_NEXT);
+    task_timer(tm, t, 0, TIMER_SOURCE_NEXT);
 }
 
+/* Queued triggers, while the outputs have room; a source still reading
+ * its restored state keeps them until it has its positions. */
 static void source_triggers(tm_side *tm, rt_task *t) {
-    while (t->triggers_queued > 0 && room(tm, t, false)) {
+    while (!t->restoring && t->triggers_queued > 0 && room(tm, t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
         snap_trigger(tm, t, ckpt, false);
@@ -303,7 +327,7 @@ static void source_read(tm_side *tm, rt_task *t) {
         if (paced > cost) cost = paced;
     }
     t->source_waiting = true;
-    sim_timer_set(tm->w->run, t->actor, cost, TIMER_SOURCE_NEXT);
+    task_timer(tm, t, cost, TIMER_SOURCE_NEXT);
     arm_flush(tm, t);
 }
 
@@ -346,7 +370,7 @@ static void apply(tm_side *tm, rt_task *t, const rt_chan *c, const model_rec *in
 
 static void consumed(tm_side *tm, rt_task *t, rt_chan *c) {
     c->consumed++;
-    sim_msg m = { .type = MSG_CREDIT, .a = c->id, .b = c->consumed };
+    sim_msg m = { .type = MSG_CREDIT, .a = proto_chan_word(t->epoch, c->id), .b = c->consumed };
     if (!link_send(tm->w->run, c->credit_link, &m, 64)) task_fail(tm, t);
 }
 
@@ -399,13 +423,13 @@ static void align_check(tm_side *tm, rt_task *t) {
     if (timeout == 0 || t->g.mode != GATE_ALIGNED || !gate_pending(&t->g) || t->g.switched) return;
     uint64_t ckpt = t->g.current;
     sim_time_ns started_ns;
-    if (!bridge_pending(tm->w, t->epoch, ckpt, &started_ns)) return;   /* aborted at the coordinator: a cancel will come */
+    if (!task_ts_of(t, ckpt, &started_ns)) return;   /* a barrier always tells it */
     sim_time_ns due = started_ns + timeout;
     if (tm->w->run->now_ns < due) {
         if (t->align_ckpt == ckpt && t->align_timer != 0) return;
         if (t->align_timer != 0) sim_timer_cancel(tm->w->run, t->align_timer);
         t->align_ckpt = ckpt;
-        t->align_timer = sim_timer_set(tm->w->run, t->actor, due - tm->w->run->now_ns, TIMER_ALIGN_TIMEOUT);
+        t->align_timer = task_timer(tm, t, due - tm->w->run->now_ns, TIMER_ALIGN_TIMEOUT);
         return;
     }
     gate_acts acts = { .count = 0 };
@@ -421,7 +445,7 @@ static void align_check(tm_side *tm, rt_task *t) {
 static void first_barrier(tm_side *tm, rt_task *t, uint64_t ckpt) {
     t->align_start_ns = tm->w->run->now_ns;
     sim_time_ns started_ns;
-    if (!bridge_pending(tm->w, t->epoch, ckpt, &started_ns)) return;
+    if (!task_ts_of(t, ckpt, &started_ns)) return;
     sim_time_ns d = tm->w->run->now_ns - started_ns;
     tm->w->stats.start_delay_ns_sum += d;
     tm->w->stats.start_delays++;
@@ -431,7 +455,12 @@ static void first_barrier(tm_side *tm, rt_task *t, uint64_t ckpt) {
 /* Priority barriers wait only for the record batch in progress (the
  * mailbox takes them between batches), and for a replay of channel state. */
 static void take_priority(tm_side *tm, rt_task *t) {
-    for (uint32_t k = 0; k < t->prio_count && !t->finished; k++) {
+    uint32_t k = 0;
+    for (; k < t->prio_count && !t->finished; k++) {
+        /* A step may add a cancel marker and a barrier to every output: it
+         * waits for room, as any control buffer does (outputs whose
+         * consumer has not asked yet hold everything). */
+        if (!room(tm, t, false)) break;
         rt_chan *c = &tm->chans[t->prio_queue[k] >> 32];
         uint64_t ckpt = t->prio_queue[k] & 0xffffffffu;
         uint32_t ch = c->gate_index;
@@ -443,32 +472,34 @@ static void take_priority(tm_side *tm, rt_task *t) {
         tm_note_barrier(tm, PIPE_EV_BARRIER, t->id, ch, ckpt, true);
         carry_out(tm, t, &acts);
     }
-    t->prio_count = 0;
+    if (t->finished) k = t->prio_count;
+    memmove(t->prio_queue, t->prio_queue + k, sizeof(uint64_t) * (t->prio_count - k));
+    t->prio_count -= k;
 }
 
 /* Input channel state of the restored checkpoint: replayed before any new
  * input, a buffer's worth at a time. */
 static bool replay_next(tm_side *tm, rt_task *t) {
-    bridge_restore_view s = bridge_restore(tm->w);
-    SIM_ASSERT(s.ckpt != 0);
+    SIM_ASSERT(t->replay_file != 0);
     t->replay_n = 0;
-    while (t->replay_pos < s.cs_count && t->replay_n < CHAN_BUF_RECORDS) {
-        const rt_cs_rec *r = &s.cs[t->replay_pos++];
-        if (r->output || tm->chans[r->chan].consumer != t->id) continue;
-        t->replay_recs[t->replay_n] = r->rec;
-        t->replay_chans[t->replay_n++] = r->chan;
+    rt_cs_rec r;
+    while (t->replay_n < CHAN_BUF_RECORDS && csfile_next(&tm->w->files, t->replay_file, &t->replay_pos, &r)) {
+        if (r.output) continue;
+        t->replay_recs[t->replay_n] = r.rec;
+        t->replay_chans[t->replay_n++] = r.chan;
     }
     if (t->replay_n == 0) {
-        t->replaying = false;
+        snap_replay_done(tm, t);
         return false;
     }
     t->busy = true;
     t->busy_chan = UINT32_MAX;
-    sim_timer_set(tm->w->run, t->actor, cost_of(tm, t, t->replay_n), TIMER_WORK_DONE);
+    task_timer(tm, t, cost_of(tm, t, t->replay_n), TIMER_WORK_DONE);
     return true;
 }
 
 void task_pump(tm_side *tm, rt_task *t) {
+    if (t->restoring) return;                     /* input waits until the state is read */
     if (t->v->kind == JOB_SOURCE) {
         source_kick(tm, t);
         return;
@@ -480,7 +511,9 @@ void task_pump(tm_side *tm, rt_task *t) {
             continue;
         }
         if (t->prio_count > 0) {
+            uint32_t before = t->prio_count;
             take_priority(tm, t);
+            if (t->prio_count == before) return;  /* no room: a credit or a request will pump */
             continue;
         }
         if (t->align_due) {
@@ -508,7 +541,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             }
             t->busy = true;
             t->busy_chan = best->id;
-            sim_timer_set(tm->w->run, t->actor, cost_of(tm, t, b->count), TIMER_WORK_DONE);
+            task_timer(tm, t, cost_of(tm, t, b->count), TIMER_WORK_DONE);
             return;
         }
         gate_acts acts = { .count = 0 };
@@ -554,60 +587,144 @@ static void work_done(tm_side *tm, rt_task *t) {
 
 /* ---- life cycle --------------------------------------------------------- */
 
-void task_reset(tm_side *tm, rt_task *t) {
-    t->epoch = bridge_attempt(tm->w);
+sim_timer_id task_timer(tm_side *tm, rt_task *t, sim_time_ns delay_ns, uint64_t tag) {
+    SIM_ASSERT(tag <= TASK_TAG_MASK);
+    return sim_timer_set(tm->w->run, t->actor, delay_ns, task_io_tag(t, tag));
+}
+
+/* What a task of any attempt starts from: nothing running, nothing held. */
+static void clear(tm_side *tm, rt_task *t, bool died) {
     t->arrivals = 0;
     t->busy = false;
     t->finished = false;
     t->failure_reported = false;
+    t->restoring = false;
     t->flush_timer = 0;
     t->source_waiting = false;
     t->triggers_queued = 0;
     t->parts_rr = 0;
     for (uint32_t e = 0; e < t->out_edges_count; e++) t->out_edges[e].rr = 0;
-    for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        rt_chan *c = task_out_chan(tm, t, i);
-        c->filling = false;
-        c->filled = c->sent = c->acked = 0;
-    }
-    for (uint32_t i = 0; i < t->jt->in_count; i++) {
-        rt_chan *c = task_in_chan(tm, t, i);
-        c->received = c->consumed = 0;
-        c->barrier_ckpt = c->barrier_at = 0;
-    }
-    if (t->jt->in_count > 0) {
-        gate_mode mode = GATE_ALIGNED;
-        if (tm->w->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || tm->w->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
-        if (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED) mode = GATE_UNALIGNED;
-        gate_init(&t->g, mode, t->jt->in_count, tm->w->cfg.ckpt.legacy_eop);
-        if (tm->w->cfg.bug == PIPE_BUG_EOP_NO_MARK) t->g.bugs |= GATE_BUG_EOP_NO_MARK;        /* deliberate bugs */
-        if (tm->w->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;
-    }
     t->align_due = false;
     t->align_ckpt = 0;
     t->last_seen_ckpt = 0;
     memset(t->aborted, 0, sizeof t->aborted);
     t->aborted_next = 0;
+    memset(t->ts_ckpt, 0, sizeof t->ts_ckpt);
     t->replay_n = 0;
-    if (t->stateful && tm->w->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
-    bridge_restore_view s = bridge_restore(tm->w);
-    snap_reset(tm, t);                             /* keyed state, sink transactions, channel state */
-    if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
-        for (uint32_t i = 0; i < t->parts_count; i++) {
-            uint32_t part = t->jt->subtask + i * t->v->parallelism;
-            tm->offsets[part] = s.ckpt != 0 ? s.offsets[part] : 0;
-        }
+    snap_clear(tm, t, died);
+}
+
+/* The channels of a new attempt: empty, and the inputs ask their
+ * producers for data (Flink's partition request). */
+static void connect(tm_side *tm, rt_task *t) {
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        rt_chan *c = task_out_chan(tm, t, i);
+        c->filling = false;
+        c->filled = c->sent = c->acked = 0;
+        c->requested = c->early_request == t->epoch + 1;
+        c->early_request = 0;
+        c->prio_held = 0;
+    }
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        rt_chan *c = task_in_chan(tm, t, i);
+        c->received = c->consumed = 0;
+        c->barrier_ckpt = c->barrier_at = 0;
+        sim_msg m = { .type = MSG_CREDIT, .a = proto_chan_word(t->epoch, c->id), .b = 0 };
+        if (!link_send(tm->w->run, c->credit_link, &m, 64)) task_fail(tm, t);
     }
 }
 
-static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m) {
+static void init_gate(tm_side *tm, rt_task *t) {
+    if (t->jt->in_count == 0) return;
+    gate_mode mode = GATE_ALIGNED;
+    if (tm->w->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || tm->w->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
+    if (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED) mode = GATE_UNALIGNED;
+    gate_init(&t->g, mode, t->jt->in_count, tm->w->cfg.ckpt.legacy_eop);
+    if (tm->w->cfg.bug == PIPE_BUG_EOP_NO_MARK) t->g.bugs |= GATE_BUG_EOP_NO_MARK;        /* deliberate bugs */
+    if (tm->w->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;
+}
+
+/* The slot is free: say so until a deployment comes (RPCs are lossy).
+ * fresh: not freed by a CANCEL (a new process, or the JobManager lost). */
+static void offer_slot(tm_side *tm, rt_task *t, bool fresh) {
+    uint64_t process = tm->w->run->actors[t->actor].inc;   /* its own start number */
+    sim_msg m = { .type = MSG_SLOT, .a = process << 1 | fresh, .b = (t->epoch << 32) | t->id };
+    link_send(tm->w->run, t->rpc_to_coord, &m, 64);
+    if (t->slot_timer) return;
+    t->slot_timer = true;
+    sim_timer_set(tm->w->run, t->actor, PIPE_SLOT_RETRY_RPCS * tm->w->cfg.rpc_latency_ns, TIMER_SLOT_RETRY);   /* any attempt's */
+}
+
+/* Cancelled, or its JobManager is gone: the task stops and drops what it
+ * held; its slot is free for a new attempt. */
+static void cancel(tm_side *tm, rt_task *t, uint64_t attempt, bool fresh) {
+    if (t->deployed) clear(tm, t, false);
+    t->deployed = false;
+    t->lost_jm = fresh;
+    t->epoch = attempt;
+    offer_slot(tm, t, fresh);
+}
+
+/* The restore read ended (or there was nothing to read): the task takes
+ * its state and starts. */
+static void start(tm_side *tm, rt_task *t) {
+    const msg_deploy *d = &t->deploy;
+    t->restoring = false;
+    if (t->stateful && tm->w->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
+    snap_restore(tm, t, d);                        /* keyed state, sink transactions, channel state */
+    if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
+        for (uint32_t i = 0; i < t->parts_count; i++) tm->offsets[t->jt->subtask + i * t->v->parallelism] = 0;
+        for (uint32_t i = 0; i < d->offsets_count; i++) tm->offsets[d->offsets[i].partition] = d->offsets[i].next;
+    }
+    source_kick(tm, t);
+    task_pump(tm, t);
+}
+
+/* A deployment of attempt `attempt` with what to restore: a newer one
+ * replaces what the task runs (its cancellation may have been lost); a
+ * repeat is confirmed again; an older one is stale. */
+static void deploy(tm_side *tm, rt_task *t, uint64_t attempt, const msg_deploy *d) {
+    if (attempt < t->epoch || (attempt == t->epoch && t->deployed)) {
+        if (attempt == t->epoch) task_rpc(tm, t, MSG_RUNNING, 0);   /* its confirmation was lost */
+        return;
+    }
+    if (t->deployed) clear(tm, t, false);
+    t->epoch = attempt;
+    t->deployed = true;
+    t->lost_jm = false;
+    t->deploy = *d;
+    init_gate(tm, t);
+    connect(tm, t);
+    task_rpc(tm, t, MSG_RUNNING, 0);
+    uint64_t bytes = snap_restore_bytes(tm, d);
+    if (bytes == 0) {
+        start(tm, t);
+        return;
+    }
+    t->restoring = true;                          /* read the state first, as a restoring task does */
+    uint32_t dev = tm->w->cfg.state.backend == PIPE_BACKEND_DURABLE ? tm->w->store_dev : tm->w->memory_dev;
+    dev_read(tm->w->run, dev, t->actor, bytes, task_io_tag(t, IO_RESTORE));
+}
+
+/* Data, credit and priority messages of another attempt of the job: from
+ * a zombie, or sent before a restart. Dropped and counted. */
+static bool fenced(tm_side *tm, const rt_task *t, uint64_t word) {
+    if (proto_word_attempt(word) == t->epoch) return false;
+    REACHED(tm->w, FENCED_DATA);
+    tm->w->stats.fenced_data++;
+    return true;
+}
+
+static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
     switch (m->type) {
     case MSG_DATA: {
-        rt_chan *c = &tm->chans[m->a];
+        rt_chan *c = &tm->chans[proto_word_low(m->a)];
         SIM_ASSERT(c->consumer == t->id);
+        if (fenced(tm, t, m->a)) break;
         SIM_ASSERT(m->b == c->received);          /* FIFO link, one connection */
         chan_buf *b = task_buf(c, m->b);
         b->arrival = ++t->arrivals;
+        if (b->kind == BUF_BARRIER) task_ts_learn(t, b->ckpt, b->ts_ns);
         if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
             snap_on_data(tm, t, c, b);             /* unaligned: persist what precedes the barrier */
         }
@@ -616,8 +733,11 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m) {
         break;
     }
     case MSG_PRIORITY: {                          /* an unaligned barrier overtook the queue */
-        rt_chan *c = &tm->chans[m->a];
+        rt_chan *c = &tm->chans[proto_word_low(m->a)];
         SIM_ASSERT(c->consumer == t->id);
+        if (fenced(tm, t, m->a)) break;
+        SIM_ASSERT(payload != NULL);
+        task_ts_learn(t, m->b, ((const msg_trigger *)payload)->timestamp_ns);
         if (m->b > c->barrier_ckpt) {
             c->barrier_ckpt = m->b;               /* what came before it on this channel precedes it */
             c->barrier_at = c->received;
@@ -628,8 +748,19 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m) {
         break;
     }
     case MSG_CREDIT: {
-        rt_chan *c = &tm->chans[m->a];
+        rt_chan *c = &tm->chans[proto_word_low(m->a)];
         SIM_ASSERT(c->producer == t->id);
+        if (proto_word_attempt(m->a) > t->epoch) {   /* a request of an attempt not deployed here yet */
+            SIM_ASSERT(m->b == 0);
+            c->early_request = proto_word_attempt(m->a) + 1;
+            break;
+        }
+        if (fenced(tm, t, m->a)) break;
+        if (!c->requested) {                      /* the consumer's request: the channel is open */
+            c->requested = true;
+            if (c->prio_held != 0) snap_send_priority(tm, t, c, c->prio_held);
+            c->prio_held = 0;
+        }
         if (m->b > c->acked) c->acked = m->b;
         SIM_ASSERT(c->acked <= c->sent);
         send_ready(tm, c);
@@ -638,6 +769,8 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m) {
     }
     case MSG_TRIGGER:
         if (m->b != t->epoch || t->finished) break;   /* a finished source is acked for */
+        SIM_ASSERT(payload != NULL);
+        task_ts_learn(t, m->a, ((const msg_trigger *)payload)->timestamp_ns);
         /* A source held up by backpressure queues triggers. An abort notice
          * withdraws its checkpoint's (MSG_ABORTED), and it comes on the
          * same link before any later trigger, so the queue holds pending
@@ -664,59 +797,130 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m) {
     }
 }
 
+/* Messages from the coordinator that a task takes whatever it runs
+ * (undeployed, failed or not): true when the message was one of them. */
+static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
+    switch (m->type) {
+    case MSG_DEPLOY:
+        SIM_ASSERT(payload != NULL);
+        deploy(tm, t, m->b, payload);
+        return true;
+    case MSG_CANCEL:                              /* attempt m->b replaces the task's */
+        if (m->b > t->epoch || (m->b == t->epoch && !t->deployed)) cancel(tm, t, m->b, false);
+        return true;
+    case MSG_HEARTBEAT: {                         /* the TaskManager answers whatever its task does */
+        sim_msg r = { .type = MSG_HEARTBEAT, .a = m->a, .b = (t->epoch << 32) | t->id };
+        link_send(tm->w->run, t->rpc_to_coord, &r, 64);
+        return true;
+    }
+    case MSG_CREDIT:                              /* an undeployed producer keeps a consumer's request */
+        if (t->deployed || m->b != 0 || proto_word_attempt(m->a) < t->epoch) return false;
+        SIM_ASSERT(tm->chans[proto_word_low(m->a)].producer == t->id);
+        tm->chans[proto_word_low(m->a)].early_request = proto_word_attempt(m->a) + 1;
+        return true;
+    case MSG_END:                                 /* every task finished: commit what is left */
+        if (!t->deployed || m->b != t->epoch) return true;
+        sinktx_commit(tm, t, UINT64_MAX);
+        task_rpc(tm, t, MSG_COMMITTED, 0);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Timers and storage completions of the current attempt, tag stripped;
+ * false for what an earlier attempt left behind. */
+static bool current(const rt_task *t, uint64_t word, uint64_t *tag) {
+    *tag = word & TASK_TAG_MASK;
+    return word >> TASK_TAG_SHIFT == (t->epoch & 0xffffffu);
+}
+
+static void on_timer(tm_side *tm, rt_task *t, uint64_t tag) {
+    if (tag == TIMER_WORK_DONE) {
+        work_done(tm, t);
+    } else if (tag == TIMER_SOURCE_NEXT) {
+        source_read(tm, t);
+    } else if (tag == TIMER_FINISHED_RETRY) {
+        send_finished(tm, t);
+        task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
+    } else if (tag == TIMER_SYNC_DONE) {
+        snap_sync_done(tm, t);
+    } else if (tag >= TIMER_OUTPUT_BASE) {
+        snap_output_timeout(tm, t, tag - TIMER_OUTPUT_BASE);
+    } else if (tag == TIMER_ALIGN_TIMEOUT) {
+        t->align_timer = 0;
+        t->align_due = true;
+        task_pump(tm, t);
+    } else {
+        SIM_ASSERT(tag == TIMER_FLUSH);
+        t->flush_timer = 0;
+        flush_all(tm, t);
+    }
+}
+
+/* The kernel's events that concern the process rather than the attempt:
+ * true when taken. */
+static bool process_event(tm_side *tm, rt_task *t, const sim_event *ev) {
+    switch (ev->kind) {
+    case SIM_EV_START:                            /* a new process: no task until one is deployed */
+        clear(tm, t, true);
+        t->deployed = false;
+        t->slot_timer = false;
+        t->epoch = 0;
+        offer_slot(tm, t, true);
+        return true;
+    case SIM_EV_TIMER:
+        if (ev->msg.a != TIMER_SLOT_RETRY) return false;
+        t->slot_timer = false;
+        if (!t->deployed) offer_slot(tm, t, t->lost_jm || t->epoch == 0);
+        return true;
+    case SIM_EV_LINK_DOWN:                        /* its JobManager is gone: Flink's TaskManager frees its slots */
+        if (ev->aux != t->conn_to_coord) return false;
+        REACHED(tm->w, LOST_JOBMANAGER);
+        cancel(tm, t, t->epoch, true);
+        return true;
+    case SIM_EV_MSG:
+        return control(tm, t, &ev->msg, sim_payload(tm->w->run, ev));
+    default:
+        return false;
+    }
+}
+
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     rt_task *t = self->ctx;
     tm_side *tm = t->owner;
     SIM_ASSERT(tm->w->run == run);
-    /* A machine that comes back holds no tasks until the coordinator deploys
-     * them (Flink's TaskManager registers empty): an incarnation the
-     * coordinator did not deploy ignores everything sent to it. */
-    if (!bridge_deployed(tm->w, t->id, self->inc)) {
+    if (process_event(tm, t, ev)) return;
+    /* A free slot holds no task: what comes for one is ignored. */
+    if (!t->deployed) {
         REACHED(tm->w, UNDEPLOYED);
         return;
     }
+    uint64_t tag = 0;
+    if ((ev->kind == SIM_EV_TIMER || ev->kind == SIM_EV_IO_DONE) && !current(t, ev->msg.a, &tag)) return;
     /* A task that lost a connection has failed: it stops, and waits to be
      * cancelled and redeployed (its coordinator may be down meanwhile). */
-    if (t->failure_reported && ev->kind != SIM_EV_START) {
-        if (ev->kind == SIM_EV_TIMER && ev->msg.a == TIMER_FAIL_RETRY) {
+    if (t->failure_reported) {
+        if (ev->kind == SIM_EV_TIMER && tag == TIMER_FAIL_RETRY) {
             REACHED(tm->w, FAILURE_REPEATED);
             task_rpc(tm, t, MSG_FAILED, 0);
-            sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
+            task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
         }
         return;
     }
     switch (ev->kind) {
-    case SIM_EV_START:
-        task_reset(tm, t);
-        source_kick(tm, t);
-        break;
     case SIM_EV_MSG:
-        on_msg(tm, t, &ev->msg);
+        on_msg(tm, t, &ev->msg, sim_payload(run, ev));
         break;
     case SIM_EV_TIMER:
-        if (ev->msg.a == TIMER_WORK_DONE) {
-            work_done(tm, t);
-        } else if (ev->msg.a == TIMER_SOURCE_NEXT) {
-            source_read(tm, t);
-        } else if (ev->msg.a == TIMER_FINISHED_RETRY) {
-            send_finished(tm, t);
-            sim_timer_set(tm->w->run, t->actor, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
-        } else if (ev->msg.a == TIMER_SYNC_DONE) {
-            snap_sync_done(tm, t);
-        } else if (ev->msg.a >= TIMER_OUTPUT_BASE) {
-            snap_output_timeout(tm, t, ev->msg.a - TIMER_OUTPUT_BASE);
-        } else if (ev->msg.a == TIMER_ALIGN_TIMEOUT) {
-            t->align_timer = 0;
-            t->align_due = true;
-            task_pump(tm, t);
-        } else {
-            SIM_ASSERT(ev->msg.a == TIMER_FLUSH);
-            t->flush_timer = 0;
-            flush_all(tm, t);
-        }
+        on_timer(tm, t, tag);
         break;
     case SIM_EV_IO_DONE:
-        snap_io_done(tm, t, ev);
+        if (tag == IO_RESTORE) {
+            if (t->restoring) start(tm, t);
+        } else {
+            snap_io_done(tm, t, tag, ev->gen != DEV_FAILED);
+        }
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
         task_fail(tm, t);

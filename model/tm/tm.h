@@ -19,7 +19,6 @@
 #ifndef MODEL_TM_TM_H
 #define MODEL_TM_TM_H
 
-#include "../bridge.h"
 #include "../proto.h"
 #include "../world.h"
 
@@ -33,8 +32,14 @@ enum {                               /* a task's timer tags (4, 5: the coordinat
     TIMER_ALIGN_TIMEOUT = 7,         /* the aligned checkpoint being aligned is too old */
     TIMER_FAIL_RETRY = 8,            /* report its failure again */
     TIMER_FINISHED_RETRY = 9,        /* report that it finished again */
+    TIMER_SLOT_RETRY = 10,           /* offer its slot again */
     TIMER_OUTPUT_BASE = 1u << 20,    /* + checkpoint id: its barrier is still queued */
 };
+
+/* Timer and storage tags carry the attempt that set them in their top
+ * bits: what an earlier attempt left behind is ignored after a redeploy. */
+#define TASK_TAG_SHIFT 40u
+#define TASK_TAG_MASK  ((1ull << TASK_TAG_SHIFT) - 1)
 
 typedef enum buf_kind {
     BUF_DATA = 1,
@@ -47,6 +52,7 @@ typedef struct chan_buf {
     buf_kind  kind;
     uint32_t  count;                 /* records, for BUF_DATA */
     uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
+    sim_time_ns ts_ns;               /* BUF_BARRIER: the checkpoint's timestamp */
     uint64_t  arrival;               /* consumer's arrival stamp */
     model_rec recs[CHAN_BUF_RECORDS];
 } chan_buf;
@@ -64,6 +70,12 @@ typedef struct rt_chan {
     uint64_t  received, consumed;    /* consumer's counters */
     uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
     uint64_t  barrier_at;            /* buffers received before it */
+    /* Connection of an attempt (Flink's partition request): the producer
+     * sends nothing until the consumer of its attempt asked (its first
+     * credit); a request of a newer attempt than the producer's waits. */
+    bool      requested;
+    uint64_t  early_request;         /* attempt + 1 of a request that came before the producer's deployment, 0: none */
+    uint64_t  prio_held;             /* a priority barrier waiting for the request, 0: none */
 } rt_chan;
 
 /* A checkpoint a task triggered and has not acknowledged yet. */
@@ -77,10 +89,19 @@ typedef struct rt_snap {
     bool     acked;                  /* deliberate bug ack-before-write: acknowledged already */
     bool     out_waiting;            /* aligned with a timeout: a barrier is still in an output queue */
     sim_time_ns sync_start_ns, async_start_ns;
-    uint64_t cs_records;             /* channel state persisted so far */
+    bool     cs_overflow;            /* the store had no room for its channel state: declined */
+    bool     cs_sealed;              /* its channel-state write ended: the file is the directory's */
+    uint32_t cs_count;               /* records of channel state */
+    uint64_t cs_file;                /* their file in the store, written as they are persisted (0: none) */
     rt_chain chain;                  /* its keyed state's files once written (count 0: none yet) */
     uint64_t chain_bytes;            /* what the newest of them holds */
 } rt_snap;
+
+/* A file the task holds a reference to until the checkpoint's outcome. */
+typedef struct rt_held {
+    uint64_t ckpt;                   /* 0: free */
+    uint64_t file;
+} rt_held;
 
 /* Two-phase-commit sink: its transactions in the external system, which
  * outlive the task. Records are kept as sink_seen indexes in a ring;
@@ -112,6 +133,8 @@ typedef struct rt_out_edge {          /* a task's outputs of one edge */
 
 typedef struct tm_side tm_side;
 
+#define TASK_TS_MAX (2u * (PIPE_CONCURRENT_MAX + 1))
+
 typedef struct rt_task {
     tm_side          *owner;
     uint32_t          id;
@@ -125,7 +148,12 @@ typedef struct rt_task {
     uint32_t          out_edges_count;
     uint32_t          rpc_to_coord;
     uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
-    uint64_t          epoch;          /* job attempt this incarnation belongs to */
+    uint64_t          epoch;          /* the job attempt it runs (or was cancelled for) */
+    bool              deployed;       /* runs an attempt (else its slot is free) */
+    bool              restoring;      /* deployed, reading its state from the store */
+    bool              lost_jm;        /* its JobManager connection broke: it cancelled itself */
+    bool              slot_timer;     /* a slot offer's retry is armed */
+    msg_deploy        deploy;         /* what the deployment said */
     uint64_t          arrivals;
     bool              busy;           /* processing a data buffer */
     uint32_t          busy_chan;
@@ -139,6 +167,9 @@ typedef struct rt_task {
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
     uint32_t          triggers_queued;
     sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
+    uint64_t          ts_ckpt[TASK_TS_MAX];   /* checkpoints' timestamps the task learned (ring) */
+    sim_time_ns       ts_ns[TASK_TS_MAX];
+    uint32_t          ts_next;
     uint64_t          last_seen_ckpt; /* newest checkpoint it triggered or declined */
     uint64_t          aborted[PIPE_CONCURRENT_MAX];   /* notified as aborted before it triggered them (ring) */
     uint32_t          aborted_next;
@@ -147,6 +178,8 @@ typedef struct rt_task {
     uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
     rt_chain          base;           /* last confirmed (or restored) keyed-state chain */
     rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed: the task's references */
+    rt_held           held_cs[PIPE_CONCURRENT_MAX + 1];  /* channel-state files likewise */
+    uint64_t         *snap_offsets;   /* sources: parts_count positions per snapshot entry */
     uint64_t          final_file;     /* finished: its final state (held by the task) */
     uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
     uint32_t          prio_count;
@@ -157,7 +190,8 @@ typedef struct rt_task {
     uint32_t          replay_chans[CHAN_BUF_RECORDS];
     uint32_t          replay_n;
     /* restore: input channel state to replay before new input */
-    uint32_t          replay_pos;     /* next entry of the restore slot's channel state */
+    uint64_t          replay_file;    /* the restored checkpoint's channel-state file of this task */
+    uint64_t          replay_pos;     /* its cursor */
     bool              replaying;
     /* sinks */
     rt_txlog         *txlog;          /* two-phase commit */
@@ -179,7 +213,6 @@ void tm_note_ev(tm_side *tm, pipe_event *e);
 
 /* model/tm/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
-void task_reset(tm_side *tm, rt_task *t);             /* to the restore checkpoint */
 rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i);
 rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i);
 chan_buf *task_buf(rt_chan *c, uint64_t n);
@@ -187,21 +220,33 @@ void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt);
 void task_emit_to(tm_side *tm, rt_chan *c, const model_rec *r);
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
 void task_pump(tm_side *tm, rt_task *t);
+/* A checkpoint's timestamp as a trigger or a barrier told it: learn it,
+ * look it up (false: the task has not heard of the checkpoint). */
+void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns);
+bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns);
 void task_fail(tm_side *tm, rt_task *t);             /* the task failed: it stops and reports */
+sim_timer_id task_timer(tm_side *tm, rt_task *t, sim_time_ns delay_ns, uint64_t tag);   /* tagged with the attempt */
+static inline uint64_t task_io_tag(const rt_task *t, uint64_t tag) {
+    return (t->epoch & 0xffffffu) << TASK_TAG_SHIFT | tag;
+}
 
 /* model/tm/snap.c: a task's side of a checkpoint (P2, P5, P6, P7). */
 void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned);   /* forward barrier, sync part */
 void snap_sync_done(tm_side *tm, rt_task *t);
-void snap_io_done(tm_side *tm, rt_task *t, const sim_event *ev);
+void snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok);
 void snap_inputs_done(tm_side *tm, rt_task *t);                 /* the gate stopped collecting */
 void snap_on_data(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b);   /* unaligned: persist? */
 void snap_abort(rt_task *t, uint64_t ckpt);                     /* declined or aborted: drop what it holds */
 void snap_note_aborted(rt_task *t, uint64_t ckpt);              /* an abort notice before the trigger */
+void snap_send_priority(tm_side *tm, rt_task *t, rt_chan *c, uint64_t ckpt);   /* a priority barrier */
 void snap_barrier_sent(tm_side *tm, rt_task *t, uint64_t ckpt); /* an in-band barrier left a queue */
 void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt);   /* it waited past the timeout */
 void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt);    /* notifyCheckpointComplete */
 void snap_finish(tm_side *tm, rt_task *t);                      /* final state of a finished task */
-void snap_reset(tm_side *tm, rt_task *t);                       /* restore: state, channel state */
+void snap_clear(tm_side *tm, rt_task *t, bool died);            /* cancelled (or a new process): drop every snapshot */
+uint64_t snap_restore_bytes(const tm_side *tm, const msg_deploy *d);   /* what restoring d reads */
+void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d);  /* keyed state, sink transactions, channel state */
+void snap_replay_done(tm_side *tm, rt_task *t);                 /* the input channel state is replayed */
 
 /* model/tm/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
 void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);
@@ -209,6 +254,5 @@ void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt);
 void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt);     /* every pre-committed <= ckpt */
 void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest */
 void sinktx_finish(tm_side *tm, rt_task *t);
-void sinktx_final_ack(tm_side *tm, rt_task *t, uint64_t ckpt);
 
 #endif

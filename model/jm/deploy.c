@@ -1,0 +1,441 @@
+/* model/jm/deploy.c: the JobManager's side of deployment, failure
+ * detection, restarts and failover (what Flink's scheduler, slot pool and
+ * heartbeat manager do).
+ *
+ * Slots: a task's slot is free when the task said so (MSG_SLOT: a new
+ * process, a task that lost its JobManager, or one cancelled by a CANCEL
+ * of this attempt). Attempt n is deployed (DEPLOY, with the handles of
+ * the checkpoint to restore) once the restart strategy's delay is over
+ * and every slot is free; until then the restart waits, and cancels again
+ * the tasks that have not freed theirs. A deployment is sent again until
+ * the task confirms it (MSG_RUNNING).
+ *
+ * Failure detection: a broken TaskManager connection is noticed at once
+ * (LINK_DOWN); a silent TaskManager by heartbeat timeout. Either fails the
+ * attempt: every task is cancelled (CANCEL n+1), pending checkpoints die,
+ * and the restart strategy decides on the next attempt.
+ *
+ * Failover: a new coordinator knows nothing of the tasks; it waits for
+ * their slot offers (the tasks saw its connection break and cancelled
+ * themselves), and with the durable backend reads the completed
+ * checkpoints back from the store first. */
+#include "jm.h"
+
+#include <string.h>
+
+static rt_coord *coord_of(jm_side *jm) { return &jm->coord; }
+
+static uint32_t tasks_of(const jm_side *jm) { return world_job(jm->w)->tasks_count; }
+
+static sim_time_ns retry_ns(const jm_side *jm) { return 50 * jm->w->cfg.rpc_latency_ns; }
+
+/* A restart timer names its attempt: one left by an earlier failure's
+ * wait for slots must not start a later attempt before its delay. */
+static uint64_t restart_tag(const jm_side *jm) { return jm->coord.epoch << 32 | TIMER_RESTART; }
+
+/* The restart strategy: the delay before the next attempt, or false when it
+ * gives up. */
+static bool restart_delay(jm_side *jm, sim_time_ns *delay_ns) {
+    rt_coord *co = coord_of(jm);
+    const pipe_restart_cfg *r = &jm->w->cfg.restart;
+    sim_time_ns now = jm->w->run->now_ns;
+    switch (r->kind) {
+    case PIPE_RESTART_NONE:
+        return false;
+    case PIPE_RESTART_FIXED_DELAY:                /* failures this coordinator's strategy saw, this one included */
+        if (++co->strategy_failures > r->attempts) return false;
+        *delay_ns = r->delay_ns;
+        return true;
+    case PIPE_RESTART_FAILURE_RATE: {
+        uint32_t kept = 0;                        /* failures inside the window, this one included */
+        for (uint32_t i = 0; i < co->failure_count; i++) {
+            if (co->failure_times[i] + r->interval_ns > now) co->failure_times[kept++] = co->failure_times[i];
+        }
+        co->failure_count = kept;
+        if (co->failure_count < 64) co->failure_times[co->failure_count++] = now;
+        if (co->failure_count > r->max_failures) return false;
+        *delay_ns = r->delay_ns;
+        return true;
+    }
+    case PIPE_RESTART_EXPONENTIAL:
+        if (co->exp_delay_ns != 0 && now - co->last_failure_ns > r->reset_ns) REACHED(jm->w, EXPONENTIAL_RESET);
+        if (co->exp_delay_ns == 0 || now - co->last_failure_ns > r->reset_ns) co->exp_delay_ns = r->initial_ns;
+        *delay_ns = co->exp_delay_ns;
+        co->exp_delay_ns = co->exp_delay_ns * r->multiplier_milli / 1000;
+        if (co->exp_delay_ns > r->max_ns) co->exp_delay_ns = r->max_ns;
+        co->last_failure_ns = now;
+        return true;
+    }
+    return false;
+}
+
+static void reach_strategy(jm_side *jm, bool again) {
+    switch (jm->w->cfg.restart.kind) {
+    case PIPE_RESTART_NONE: REACHED(jm->w, GIVE_UP_NONE); break;
+    case PIPE_RESTART_FIXED_DELAY:
+        if (again) REACHED(jm->w, RESTART_FIXED_DELAY); else REACHED(jm->w, GIVE_UP_FIXED_DELAY);
+        break;
+    case PIPE_RESTART_FAILURE_RATE:
+        if (again) REACHED(jm->w, RESTART_FAILURE_RATE); else REACHED(jm->w, GIVE_UP_FAILURE_RATE);
+        break;
+    case PIPE_RESTART_EXPONENTIAL: REACHED(jm->w, RESTART_EXPONENTIAL); break;
+    }
+}
+
+/* Observers learn why and who (the run summary names the failing task);
+ * the note changes nothing in the run. */
+static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
+    if (!world_observed(jm->w)) return;
+    pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .channel = why, .chan = PIPE_NO_CHAN,
+                     .culprit = culprit };
+    jm_note_ev(jm, &e);
+}
+
+/* ---- deployment ---------------------------------------------------------- */
+
+/* Task t's part of the checkpoint to restore (nothing: from scratch). */
+static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
+    memset(d, 0, offsetof(msg_deploy, offsets));
+    const rt_slot *s = coord_restore(jm);
+    const job *j = world_job(jm->w);
+    const job_vertex *v = coord_vertex_of(jm, t);
+    if (v->kind == JOB_SOURCE) {                  /* its partitions: from the checkpoint's offsets, else 0 */
+        for (uint32_t part = j->tasks[t].subtask; part < jm->w->cfg.broker.partitions; part += v->parallelism) {
+            SIM_ASSERT(d->offsets_count < PROTO_OFFSETS_MAX);
+            d->offsets[d->offsets_count++] = (proto_offset){ .partition = part, .next = s != NULL ? s->offsets[part] : 0 };
+        }
+    }
+    if (s == NULL) return;
+    d->ckpt = s->ckpt;
+    d->chain = s->chains[t];
+    d->cs_file = s->cs_files[t];
+}
+
+static void send_deploy(jm_side *jm, uint32_t t) {
+    msg_deploy d;
+    restore_of(jm, t, &d);
+    sim_msg m = { .type = MSG_DEPLOY, .b = jm->coord.epoch };
+    link_send_payload(jm->w->run, jm->coord.rpc_to_task[t], &m, 64 + 16 * d.chain.count, &d,
+                      PROTO_WITH_OFFSETS_BYTES(msg_deploy, d.offsets_count));
+}
+
+static void arm_deploy_retry(jm_side *jm) {
+    if (jm->coord.deploy_armed) return;
+    jm->coord.deploy_armed = true;
+    sim_timer_set(jm->w->run, jm->coord.actor, retry_ns(jm), TIMER_DEPLOY_RETRY);
+}
+
+/* Every slot is free: attempt `epoch` starts on them. */
+static void deploy_all(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    uint32_t n = tasks_of(jm);
+    co->waiting_slots = false;
+    co->status = PIPE_RUNNING;
+    if (co->deployed_once) {
+        jm->w->stats.restarts++;
+        jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0);
+    }
+    co->deployed_once = true;
+    memset(co->finished, 0, n);
+    coord_forget_finished(jm);
+    co->finished_count = 0;
+    co->sources_running = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
+        co->slot_free[t] = 0;
+        co->running[t] = 0;
+        co->deploy_gen[t] = jm->w->run->links[co->conn_from_task[t]].gen;
+        send_deploy(jm, t);
+    }
+    arm_deploy_retry(jm);
+    coord_arm_trigger(jm, jm->w->cfg.ckpt.interval_ns);
+}
+
+static bool all_free(const jm_side *jm) {
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (!jm->coord.slot_free[t]) return false;
+    }
+    return true;
+}
+
+/* Deploy now if the delay is over, the store is read and every slot free. */
+static void maybe_deploy(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    if (co->status != PIPE_RESTARTING || !co->waiting_slots || co->recovering || !all_free(jm)) return;
+    deploy_all(jm);
+}
+
+/* The slots that are not free yet: their tasks are cancelled again (the
+ * CANCEL or the slot offer may have been lost), and the restart waits. */
+static void cancel_again(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (co->slot_free[t] || !co->alive[t]) continue;
+        REACHED(jm->w, CANCEL_REPEATED);
+        sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
+        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+    }
+}
+
+void deploy_restart_due(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    if (co->status != PIPE_RESTARTING) return;
+    co->waiting_slots = true;
+    maybe_deploy(jm);
+    if (co->status == PIPE_RUNNING) return;
+    REACHED(jm->w, RESTART_WAITS);
+    cancel_again(jm);
+    sim_timer_set(jm->w->run, co->actor, retry_ns(jm), restart_tag(jm));   /* look again */
+}
+
+/* ---- failing an attempt -------------------------------------------------- */
+
+/* Pending checkpoints die with the attempt. The deliberate bug
+ * restore-from-pending keeps the newest for the restore although it never
+ * completed. */
+static void drop_pending(jm_side *jm) {
+    uint32_t keep = UINT32_MAX;
+    for (uint32_t i = 0; i < jm->slots_count && jm->w->cfg.bug == PIPE_BUG_RESTORE_PENDING; i++) {
+        const rt_slot *x = &jm->slots[i];
+        if (x->ckpt != 0 && !x->complete && (keep == UINT32_MAX || x->ckpt > jm->slots[keep].ckpt)) keep = i;
+    }
+    for (uint32_t i = 0; i < jm->slots_count; i++) {
+        if (jm->slots[i].ckpt != 0 && !jm->slots[i].complete) {
+            REACHED(jm->w, PENDING_LOST);
+            coord_history_end(jm, jm->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
+            if (i != keep) coord_free_slot(jm, &jm->slots[i]);
+            jm->w->stats.aborted++;
+            jm->w->stats.lost_with_job++;
+        }
+    }
+    if (keep != UINT32_MAX) {
+        jm->slots[keep].complete = true;
+        jm->slots[keep].finalizing = false;
+        coord_retain(jm, keep);
+    }
+    jm->coord.pending = 0;
+}
+
+void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
+    rt_coord *co = coord_of(jm);
+    if (co->status != PIPE_RUNNING) return;
+    note_failed(jm, why, culprit);
+    drop_pending(jm);
+    co->epoch++;
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {   /* attempt epoch replaces every task's */
+        co->slot_free[t] = 0;
+        co->running[t] = 0;
+        sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
+        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+    }
+    sim_time_ns delay;
+    bool again = restart_delay(jm, &delay);
+    reach_strategy(jm, again);
+    if (!again) {
+        co->status = PIPE_FAILED;
+        sim_stop(jm->w->run);
+        return;
+    }
+    co->status = PIPE_RESTARTING;
+    co->waiting_slots = false;
+    jm->w->stats.restart_delay_ns_sum += delay;
+    sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
+}
+
+/* ---- what the tasks say -------------------------------------------------- */
+
+/* A slot offer, whatever attempt freed it: a deployment of a newer
+ * attempt replaces what a task runs, so an offer that is older than the
+ * truth is safe to take while restarting. */
+static void slot_offered(jm_side *jm, uint32_t t, uint64_t a) {
+    rt_coord *co = coord_of(jm);
+    uint64_t process = a >> 1;
+    if (co->status == PIPE_RUNNING) {
+        /* An offer sent before the deployment arrived is stale; one from a
+         * new process in place of a deployed task means it is gone (its
+         * connection's break is on its way, or was lost with it). */
+        if (process == co->process[t]) return;
+        deploy_job_fail(jm, PIPE_FAIL_CONNECTION, t);
+    }
+    co->alive[t] = 1;
+    co->heard_ns[t] = jm->w->run->now_ns;
+    co->process[t] = process;
+    co->slot_free[t] = 1;
+    maybe_deploy(jm);
+}
+
+bool deploy_on_msg(jm_side *jm, const sim_msg *m) {
+    rt_coord *co = coord_of(jm);
+    uint64_t epoch = m->b >> 32;
+    uint32_t t = (uint32_t)(m->b & 0xffffffffu);
+    switch (m->type) {
+    case MSG_SLOT:
+        SIM_ASSERT(t < tasks_of(jm));
+        slot_offered(jm, t, m->a);
+        return true;
+    case MSG_HEARTBEAT:                           /* its TaskManager is there, whatever the attempt */
+        SIM_ASSERT(t < tasks_of(jm));
+        if (co->alive[t]) co->heard_ns[t] = jm->w->run->now_ns;
+        return true;
+    case MSG_RUNNING:
+        if (epoch == co->epoch && co->status == PIPE_RUNNING) co->running[t] = 1;
+        return true;
+    case MSG_COMMITTED:
+        if (epoch != co->epoch || co->status != PIPE_FINISHED || co->committed[t]) return true;
+        co->committed[t] = 1;
+        if (--co->commits_pending == 0) sim_stop(jm->w->run);
+        return true;
+    default:
+        return false;
+    }
+}
+
+void deploy_link_down(jm_side *jm, uint32_t t, uint32_t gen) {
+    rt_coord *co = coord_of(jm);
+    co->slot_free[t] = 0;                         /* gone with its connection, until it offers again */
+    if (gen > co->deploy_gen[t]) deploy_job_fail(jm, PIPE_FAIL_CONNECTION, t);
+}
+
+/* ---- heartbeats and retries ---------------------------------------------- */
+
+static void heartbeat(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    sim_time_ns interval, timeout, now = jm->w->run->now_ns;
+    pipe_heartbeat(&jm->w->cfg, &interval, &timeout);
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (!co->alive[t]) continue;
+        if (now - co->heard_ns[t] > timeout) {    /* its TaskManager is lost */
+            REACHED(jm->w, HEARTBEAT_TIMEOUT);
+            co->alive[t] = 0;
+            co->slot_free[t] = 0;
+            deploy_job_fail(jm, PIPE_FAIL_HEARTBEAT, t);
+            continue;
+        }
+        sim_msg m = { .type = MSG_HEARTBEAT, .b = co->epoch };
+        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+    }
+    sim_timer_set(jm->w->run, co->actor, interval, TIMER_HEARTBEAT);
+}
+
+static void deploy_retry(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    co->deploy_armed = false;
+    if (co->status != PIPE_RUNNING) return;
+    bool any = false;
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (co->running[t]) continue;
+        REACHED(jm->w, DEPLOY_REPEATED);
+        send_deploy(jm, t);
+        any = true;
+    }
+    if (any) arm_deploy_retry(jm);
+}
+
+static void send_end(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        const job_vertex *v = coord_vertex_of(jm, t);
+        if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC || co->committed[t]) continue;
+        sim_msg m = { .type = MSG_END, .b = co->epoch };
+        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+    }
+    sim_timer_set(jm->w->run, co->actor, retry_ns(jm), TIMER_END_RETRY);
+}
+
+void deploy_on_timer(jm_side *jm, uint64_t tag) {
+    switch (tag & 0xffffffffu) {
+    case TIMER_RESTART:
+        if (tag >> 32 == jm->coord.epoch) deploy_restart_due(jm);
+        break;
+    case TIMER_HEARTBEAT: heartbeat(jm); break;
+    case TIMER_DEPLOY_RETRY: deploy_retry(jm); break;
+    case TIMER_END_RETRY:
+        if (jm->coord.status == PIPE_FINISHED && jm->coord.commits_pending > 0) send_end(jm);
+        break;
+    default: SIM_ASSERT(!"unknown coordinator timer");
+    }
+}
+
+/* The final checkpoint (FLIP-147): every task finished, its final state
+ * is the job's; the two-phase-commit sinks commit what is left, and the
+ * job ends when each said so. */
+void deploy_job_finished(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    co->status = PIPE_FINISHED;
+    co->commits_pending = 0;
+    memset(co->committed, 0, tasks_of(jm));
+    for (uint32_t t = 0; t < tasks_of(jm) && jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; t++) {
+        const job_vertex *v = coord_vertex_of(jm, t);
+        co->commits_pending += v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+    }
+    if (co->commits_pending == 0) {
+        sim_stop(jm->w->run);
+        return;
+    }
+    send_end(jm);
+}
+
+/* ---- the coordinator's life ---------------------------------------------- */
+
+void deploy_start(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    co->status = PIPE_RESTARTING;                 /* attempt 0 waits for its slots */
+    co->waiting_slots = true;
+    sim_time_ns interval, timeout;
+    pipe_heartbeat(&jm->w->cfg, &interval, &timeout);
+    sim_timer_set(jm->w->run, co->actor, interval, TIMER_HEARTBEAT);
+}
+
+/* A new coordinator (JobManager failover, after a crash): it knows no
+ * task and no pending checkpoint; the tasks saw their JobManager go and
+ * offer their slots again. With the durable backend the completed
+ * checkpoints are read back from the store and the job restarts from the
+ * latest; with the memory backend they died with the old coordinator and
+ * the job starts over. */
+void deploy_failover(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    const job *j = world_job(jm->w);
+    jm->w->stats.failovers++;
+    co->trigger_armed = false;
+    co->deploy_armed = false;
+    co->epoch++;
+    for (uint32_t i = 0; i < jm->slots_count; i++) {
+        rt_slot *s = &jm->slots[i];
+        if (s->ckpt == 0 || s->complete) continue;
+        coord_history_end(jm, s->ckpt, PIPE_CKPT_JOB_FAILED);
+        coord_free_slot(jm, s);
+        jm->w->stats.aborted++;
+        jm->w->stats.lost_with_job++;
+    }
+    co->pending = 0;
+    /* A new JobMaster starts a new restart strategy: what the old one
+     * counted (attempts, the failure-rate window, the backoff) died with it. */
+    co->strategy_failures = 0;
+    co->failure_count = 0;
+    co->exp_delay_ns = 0;
+    memset(co->slot_free, 0, j->tasks_count);
+    memset(co->running, 0, j->tasks_count);
+    memset(co->alive, 0, j->tasks_count);
+    memset(co->process, 0, sizeof(uint64_t) * j->tasks_count);
+    deploy_start(jm);
+    jm_note(jm, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);
+    if (jm->w->cfg.state.backend == PIPE_BACKEND_DURABLE) {
+        REACHED(jm->w, FAILOVER_DURABLE);
+        co->recovering = true;                     /* read the completed checkpoints' metadata */
+        dev_read(jm->w->run, jm->w->store_dev, co->actor, 1024 + (uint64_t)j->tasks_count * 64, IO_METADATA);
+        return;
+    }
+    REACHED(jm->w, FAILOVER_MEMORY);
+    for (uint32_t i = 0; i < co->completed_count; i++) coord_free_slot(jm, &jm->slots[co->completed_order[i]]);
+    jm->w->stats.checkpoints_lost += co->completed_count;
+    co->completed_count = 0;
+    co->restore_slot = 0;
+    coord_forget_finished(jm);
+    store_wipe(&jm->w->files);
+}
+
+void deploy_recovered(jm_side *jm) {
+    jm->coord.recovering = false;
+    if (jm->w->cfg.bug == PIPE_BUG_RECOVER_DISCARDS) coord_drop_unread(jm);   /* deliberate bug */
+    maybe_deploy(jm);
+}
