@@ -545,6 +545,28 @@ uint32_t pipe_task_rpc_link(const pipeline *p, uint32_t task) {
     return p->tm.tasks[task].rpc_to_coord;
 }
 
+uint32_t pipe_task_rpc_in_link(const pipeline *p, uint32_t task) {
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
+    return p->jm.coord.rpc_to_task[task];
+}
+
+const char *const pipe_rpc_kind_names[] = { "deploy", "cancel", "trigger", "complete", "abort", "heartbeat", "end",
+                                            "ack", "decline", "failed", "finished", "slot", "running", "committed",
+                                            NULL };
+
+bool pipe_rpc_kind(const char *name, uint32_t *msg_type, bool *to_task) {
+    static const uint32_t types[] = { MSG_DEPLOY, MSG_CANCEL, MSG_TRIGGER, MSG_COMPLETE, MSG_ABORTED, MSG_HEARTBEAT,
+                                      MSG_END, MSG_ACK, MSG_DECLINE, MSG_FAILED, MSG_FINISHED, MSG_SLOT,
+                                      MSG_RUNNING, MSG_COMMITTED };
+    for (uint32_t i = 0; pipe_rpc_kind_names[i] != NULL; i++) {
+        if (strcmp(name, pipe_rpc_kind_names[i]) != 0) continue;
+        *msg_type = types[i];
+        *to_task = i < 7;
+        return true;
+    }
+    return false;
+}
+
 uint32_t pipe_coord_actor(const pipeline *p) { return p->jm.coord.actor; }
 uint32_t pipe_coord_machine(const pipeline *p) { return p->jm.coord.machine; }
 uint32_t pipe_store_dev(const pipeline *p) { return p->w.store_dev; }

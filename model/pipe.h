@@ -406,6 +406,13 @@ const job        *pipe_job(const pipeline *p);
 uint64_t          pipe_restore_ckpt(const pipeline *p);   /* the checkpoint a restart restores; 0: none */
 uint32_t          pipe_task_actor(const pipeline *p, uint32_t task);
 uint32_t          pipe_task_rpc_link(const pipeline *p, uint32_t task);   /* task -> coordinator */
+uint32_t          pipe_task_rpc_in_link(const pipeline *p, uint32_t task); /* coordinator -> task */
+/* The RPCs by name, for faults that lose or delay one kind: `name` is one
+ * of deploy, cancel, trigger, complete, abort, heartbeat, end (coordinator
+ * to task) or ack, decline, failed, finished, slot, running, committed
+ * (task to coordinator). False for another name. */
+bool              pipe_rpc_kind(const char *name, uint32_t *msg_type, bool *to_task);
+extern const char *const pipe_rpc_kind_names[];   /* NULL-terminated, in the order above */
 uint32_t          pipe_coord_actor(const pipeline *p);
 uint32_t          pipe_coord_machine(const pipeline *p);                   /* the machine after the task machines */
 uint32_t          pipe_store_dev(const pipeline *p);                       /* the durable store's device */

@@ -919,7 +919,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         if (tag == IO_RESTORE) {
             if (t->restoring) start(tm, t);
         } else {
-            snap_io_done(tm, t, tag, ev->gen != DEV_FAILED);
+            snap_io_done(tm, t, tag, ev->gen == DEV_OK);   /* an ambiguous write is no success to the writer */
         }
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
