@@ -473,6 +473,9 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
     case PIPE_FAIL_HEARTBEAT:
         fprintf(out, "%s's TaskManager answered no heartbeat within the timeout and was declared lost", x->culprit);
         break;
+    case PIPE_FAIL_CHECKPOINT_STORE:
+        fprintf(out, "a write to the completed-checkpoint store ended ambiguously: the job restarts from what the store holds");
+        break;
     case PIPE_FAIL_CHECKPOINTS:
         fprintf(out, "checkpoint %" PRIu64 " %s: more failed checkpoints in a row than the %u tolerable", x->ckpt,
                 x->ckpt_end == PIPE_CKPT_TIMED_OUT ? "timed out" : "was declined", s->cfg.ckpt.tolerable_failures);

@@ -89,6 +89,18 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
     [PIPE_BUG_RECOVER_DISCARDS] = { PIPE_BUG_RECOVER_DISCARDS, "FLINK-7783",
         "the checkpoint a failover restores refers to deleted shared files", "recovery from a failing store discards every retained checkpoint but the newest, with their files",
         "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 7 },
+    [PIPE_BUG_NO_FENCING] = { PIPE_BUG_NO_FENCING, "no-fencing",
+        "output of an old attempt (a zombie, or data sent before a restart) counts again",
+        "tasks consume data buffers of other attempts and the coordinator takes their messages",
+        "I2", "scenarios/swarm/zombie-data.scn", 1 },
+    [PIPE_BUG_ACK_BEFORE_CS] = { PIPE_BUG_ACK_BEFORE_CS, "ack-before-channel-state",
+        "a checkpoint completes without the in-flight records it overtook",
+        "a task acknowledges before its channel-state write ended, so the ack names no channel state",
+        "I2", "scenarios/swarm/unaligned-join.scn", 1 },
+    [PIPE_BUG_HA_DISCARD] = { PIPE_BUG_HA_DISCARD, "FLINK-22494",
+        "after a coordinator failover the restored checkpoint's files are gone",
+        "an ambiguous write of the completed-checkpoint store is taken as failed and the checkpoint's files are discarded",
+        "I5", "scenarios/faults/ambiguous-metadata.scn", 1 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

@@ -228,8 +228,8 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + (pl->records * pl->copies[g->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
     }
     b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 64) + pl->records
-                        + (uint64_t)pl->slots * (sizeof(rt_slot) + pl->tasks * (1 + sizeof(rt_chain))
-                                                 + cfg->broker.partitions * 8 + 64)
+                        + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
+                              * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + cfg->broker.partitions * 8 + 64)
                         + (uint64_t)cfg->broker.partitions * (8 + 12 + 8 * (PIPE_CONCURRENT_MAX + 1))
                         + cfg->broker.keys * 8
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
@@ -430,6 +430,19 @@ static void build_links(pipeline *p, const plan *pl) {
     }
 }
 
+/* The completed-checkpoint store: the retained checkpoints, one being
+ * written and one an ambiguous write may have left. */
+static void build_ha(pipeline *p, const plan *pl) {
+    ha_store *h = &p->w.ha;
+    h->cap = p->w.cfg.ckpt.retained + 2;
+    h->entries = sim_alloc(p->w.run, sizeof(ha_entry) * h->cap, _Alignof(ha_entry));
+    for (uint32_t i = 0; i < h->cap; i++) {
+        h->entries[i].chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
+        h->entries[i].cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
+        h->entries[i].offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.cfg.broker.partitions, 8);
+    }
+}
+
 static void build_slots(pipeline *p, const plan *pl) {
     p->jm.slots_count = pl->slots;
     p->jm.slots = sim_alloc(p->w.run, sizeof(rt_slot) * pl->slots, _Alignof(rt_slot));
@@ -466,6 +479,7 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     build_coordinator(p, pl, jm);
     build_links(p, pl);
     build_slots(p, pl);
+    build_ha(p, pl);
     p->jm.history = sim_alloc(run, sizeof(pipe_ckpt_rec) * PIPE_HISTORY_MAX, _Alignof(pipe_ckpt_rec));
     for (uint32_t f = 0; f < cfg->faults_count; f++) fault_add(run, &cfg->faults[f]);
     return p;

@@ -153,6 +153,9 @@ typedef enum pipe_bug {
     PIPE_BUG_SWITCH_NO_QUEUED,        /* a switch to unaligned at the alignment timeout persists no queued input */
     PIPE_BUG_COMMIT_ON_ABORT,         /* a sink takes an abort notice for a completion notice */
     PIPE_BUG_RECOVER_DISCARDS,        /* FLINK-7783: a failover discards the checkpoints it could not read, shared files too */
+    PIPE_BUG_NO_FENCING,              /* the coordinator takes messages of old attempts */
+    PIPE_BUG_ACK_BEFORE_CS,           /* a task acknowledges before its channel state is durable */
+    PIPE_BUG_HA_DISCARD,              /* FLINK-22494: an ambiguous metadata write is taken as failed: its files go */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -309,6 +312,7 @@ typedef enum pipe_fail_cause {
     PIPE_FAIL_CONNECTION,             /* the coordinator's connection to `culprit` broke (Flink: its TaskManager was lost) */
     PIPE_FAIL_CHECKPOINTS,            /* more consecutive failed checkpoints than tolerable (no culprit) */
     PIPE_FAIL_HEARTBEAT,              /* `culprit`'s TaskManager answered no heartbeat within the timeout */
+    PIPE_FAIL_CHECKPOINT_STORE,       /* a write to the completed-checkpoint store ended ambiguously (`ckpt`) */
 } pipe_fail_cause;
 
 #define PIPE_NO_TASK UINT32_MAX
@@ -477,6 +481,7 @@ typedef enum pipe_reach {
     PIPE_REACH_FINISHED_ACKED_FOR,    /* acknowledged on behalf of a finished task */
     PIPE_REACH_FINAL_CHECKPOINT,      /* every task finished: sinks commit the rest */
     PIPE_REACH_PENDING_LOST,          /* pending checkpoints died with a failed attempt */
+    PIPE_REACH_METADATA_AMBIGUOUS,    /* a metadata write ended ambiguously: the job fails over to the store */
     /* coordinator: restarts and failover */
     PIPE_REACH_RESTART_FIXED_DELAY,
     PIPE_REACH_RESTART_FAILURE_RATE,

@@ -15,6 +15,24 @@
 
 #include "flow/store.h"
 #include "pipe.h"
+#include "proto.h"
+
+/* The completed-checkpoint store of the high-availability services
+ * (Flink's ZooKeeper/Kubernetes checkpoint store): the handles of the
+ * completed checkpoints, as the coordinator's metadata writes left them,
+ * oldest first, with references of its own to their files. It outlives
+ * the coordinator: a new one reads it back (model/jm/ha.c). */
+typedef struct ha_entry {
+    uint64_t  ckpt;
+    rt_chain *chains;                 /* by task */
+    uint64_t *cs_files;               /* by task */
+    uint64_t *offsets;                /* by partition */
+} ha_entry;
+
+typedef struct ha_store {
+    ha_entry *entries;
+    uint32_t  count, cap;
+} ha_store;
 
 struct pipe_world {
     pipe_cfg   cfg;
@@ -24,6 +42,7 @@ struct pipe_world {
     uint32_t   store_dev;             /* durable store */
     uint32_t   memory_dev;            /* memory backend: the transfer to the JobManager's heap */
     uint8_t   *sink_seen;             /* the sinks' external system: by partition * records_per_partition + offset */
+    ha_store   ha;                    /* durable backend: the completed checkpoints' handles */
     pipe_stats stats;
     pipe_observe_fn observe[PIPE_OBSERVERS_MAX];
     void      *observe_ctx[PIPE_OBSERVERS_MAX];

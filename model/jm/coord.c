@@ -112,6 +112,7 @@ void coord_drop_unread(jm_side *jm) {
     if (jm->w->run->devs[jm->w->store_dev].fail.num == 0) return;   /* the store answered */
     while (co->completed_count > 1) {
         rt_slot *s = &jm->slots[co->completed_order[0]];
+        ha_remove(jm, s->ckpt);
         discard_all(jm, s);
         coord_free_slot(jm, s);
         memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
@@ -184,6 +185,7 @@ void coord_retain(jm_side *jm, uint32_t idx) {
     rt_coord *co = coord_of(jm);
     if (co->completed_count == jm->w->cfg.ckpt.retained) {      /* drop the oldest retained */
         if (jm->w->cfg.bug == PIPE_BUG_SHARED_DELETE) drop_buggy(jm, &jm->slots[co->completed_order[0]]);
+        ha_remove(jm, jm->slots[co->completed_order[0]].ckpt);
         coord_free_slot(jm, &jm->slots[co->completed_order[0]]);
         memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);
     }
@@ -236,6 +238,33 @@ static void maybe_complete(jm_side *jm, rt_slot *s) {
     dev_write(jm->w->run, jm->w->store_dev, jm->coord.actor, bytes, s->ckpt << 2 | IO_METADATA);
 }
 
+/* The deliberate bug FLINK-22494: the checkpoint's own files are deleted
+ * as for a failed checkpoint, though the store may point at them. */
+static void discard_own(jm_side *jm, const rt_slot *s) {
+    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
+        const rt_chain *c = &s->chains[t];
+        uint64_t own[2] = { c->count > 0 ? c->files[c->count - 1] : 0, s->cs_files[t] };
+        for (uint32_t i = 0; i < 2; i++) {
+            while (own[i] != 0 && store_alive(&jm->w->files, own[i])) store_unref(&jm->w->files, own[i]);
+        }
+    }
+}
+
+/* The metadata write ended ambiguously: the checkpoint may be in the
+ * store or not. Since FLINK-22494 the coordinator discards nothing and
+ * fails the job over to what the store holds (a recovery read, as after a
+ * coordinator failover); the bug takes the write for a failed one. */
+static void metadata_unknown(jm_side *jm, rt_slot *s) {
+    REACHED(jm->w, METADATA_AMBIGUOUS);
+    if (jm->w->cfg.bug == PIPE_BUG_HA_DISCARD) {  /* deliberate bug */
+        discard_own(jm, s);
+        jm->w->stats.declined++;
+        abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
+        return;
+    }
+    deploy_job_fail(jm, PIPE_FAIL_CHECKPOINT_STORE, PIPE_NO_TASK);
+}
+
 static void metadata_written(jm_side *jm, const sim_event *ev) {
     rt_slot *s = coord_pending_slot(jm, ev->msg.a >> 2);
     if (s == NULL || !s->finalizing || jm->coord.status != PIPE_RUNNING) return;   /* aborted meanwhile */
@@ -248,6 +277,11 @@ static void metadata_written(jm_side *jm, const sim_event *ev) {
         REACHED(jm->w, METADATA_FAILED);
         jm->w->stats.declined++;
         abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
+        return;
+    }
+    ha_put(jm, s);                                /* done or ambiguous: the store has it */
+    if (ev->gen == DEV_AMBIGUOUS) {
+        metadata_unknown(jm, s);
         return;
     }
     complete(jm, s);
@@ -355,7 +389,8 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         REACHED(jm->w, COORD_OLD_ATTEMPT);
         jm->w->stats.fenced_rpcs++;
     }
-    if (epoch != co->epoch || co->status != PIPE_RUNNING) return;   /* an older attempt's */
+    bool stale = epoch != co->epoch && jm->w->cfg.bug != PIPE_BUG_NO_FENCING;   /* the bug: taken */
+    if (stale || co->status != PIPE_RUNNING) return;   /* an older attempt's */
     SIM_ASSERT(task < world_job(jm->w)->tasks_count);
     rt_slot *s;
     switch (m->type) {
@@ -421,7 +456,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         break;
     case SIM_EV_IO_DONE:
         if ((ev->msg.a & 3) != IO_METADATA) break;
-        if (co->recovering) {                      /* failover: the store's checkpoints are read */
+        if (co->recovering && ev->msg.a >> 2 == 0) {   /* the store's checkpoints are read back */
             deploy_recovered(jm);
         } else {
             metadata_written(jm, ev);

@@ -216,6 +216,13 @@ static void drop_pending(jm_side *jm) {
     jm->coord.pending = 0;
 }
 
+/* Read the completed-checkpoint store back (its metadata: a size that
+ * grows with the tasks); the deployment waits for it. */
+static void read_store(jm_side *jm) {
+    jm->coord.recovering = true;
+    dev_read(jm->w->run, jm->w->store_dev, jm->coord.actor, 1024 + (uint64_t)tasks_of(jm) * 64, IO_METADATA);
+}
+
 void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     rt_coord *co = coord_of(jm);
     if (co->status != PIPE_RUNNING) return;
@@ -238,6 +245,7 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     }
     co->status = PIPE_RESTARTING;
     co->waiting_slots = false;
+    if (why == PIPE_FAIL_CHECKPOINT_STORE) read_store(jm);   /* restart from what the store holds */
     jm->w->stats.restart_delay_ns_sum += delay;
     sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
 }
@@ -421,8 +429,7 @@ void deploy_failover(jm_side *jm) {
     jm_note(jm, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);
     if (jm->w->cfg.state.backend == PIPE_BACKEND_DURABLE) {
         REACHED(jm->w, FAILOVER_DURABLE);
-        co->recovering = true;                     /* read the completed checkpoints' metadata */
-        dev_read(jm->w->run, jm->w->store_dev, co->actor, 1024 + (uint64_t)j->tasks_count * 64, IO_METADATA);
+        read_store(jm);                            /* the completed checkpoints are the store's */
         return;
     }
     REACHED(jm->w, FAILOVER_MEMORY);
@@ -436,6 +443,7 @@ void deploy_failover(jm_side *jm) {
 
 void deploy_recovered(jm_side *jm) {
     jm->coord.recovering = false;
+    ha_recover(jm);
     if (jm->w->cfg.bug == PIPE_BUG_RECOVER_DISCARDS) coord_drop_unread(jm);   /* deliberate bug */
     maybe_deploy(jm);
 }

@@ -62,7 +62,7 @@ typedef struct rt_coord {
     uint32_t    consecutive_failures;
     uint64_t    restore_slot;         /* slot index + 1 of the latest completed, 0: none */
     uint64_t    completed_order[PIPE_RETAINED_MAX];   /* slot indices, oldest first */
-    bool        recovering;           /* a new coordinator is reading the store */
+    bool        recovering;           /* reading the completed-checkpoint store back */
     bool        started;              /* the first coordinator started (a later START is a failover) */
     uint32_t    completed_count;
     uint8_t    *finished;             /* by task, this attempt */
@@ -106,6 +106,12 @@ void coord_arm_trigger(jm_side *jm, sim_time_ns delay_ns);
 void coord_forget_finished(jm_side *jm);                     /* a new attempt: no task finished */
 void coord_drop_unread(jm_side *jm);                         /* the deliberate bug FLINK-7783 */
 const job_vertex *coord_vertex_of(const jm_side *jm, uint32_t task);
+
+/* model/jm/ha.c: the completed-checkpoint store (world.h) */
+void ha_put(jm_side *jm, const rt_slot *s);                   /* a metadata write reached the store */
+void ha_remove(jm_side *jm, uint64_t ckpt);                   /* retention dropped it */
+bool ha_has(const jm_side *jm, uint64_t ckpt);
+void ha_recover(jm_side *jm);                                 /* the retained checkpoints := the store's */
 
 /* model/jm/deploy.c: slots, deployments, failure detection, restarts, failover */
 void deploy_start(jm_side *jm);                               /* the first coordinator starts */

@@ -85,8 +85,9 @@ static void write_part(tm_side *tm, rt_task *t, rt_snap *sn, pipe_write what, ui
  * channel state, and a source's positions. */
 static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
     note(tm, t, PIPE_EV_ACK, sn->ckpt, PIPE_WRITE_KEYED, 0, true);
-    msg_ack a = { .chain = sn->chain, .bytes = sn->chain_bytes, .cs_file = sn->cs_file,
-                  .cs_bytes = sn->cs_file != 0 ? sn->cs_count * CS_RECORD_BYTES : 0 };
+    uint64_t cs = sn->cs_sealed ? sn->cs_file : 0;   /* a handle only once its write ended */
+    msg_ack a = { .chain = sn->chain, .bytes = sn->chain_bytes, .cs_file = cs,
+                  .cs_bytes = cs != 0 ? sn->cs_count * CS_RECORD_BYTES : 0 };
     if (t->snap_offsets != NULL) {
         const uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
         for (uint32_t i = 0; i < t->parts_count; i++) {
@@ -223,6 +224,14 @@ static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
         sn->acked = true;
         send_ack(tm, t, sn);                       /* before its files exist: no handle in it */
     }
+    /* The deliberate bug ack-before-channel-state: the channel-state write
+     * is not waited for (the ack names no channel state). */
+    bool only_cs = sn->cs_writing && sn->io_pending == 1 && !sn->failed;
+    if (tm->w->cfg.bug == PIPE_BUG_ACK_BEFORE_CS && only_cs && !sn->syncing && !sn->collecting && !sn->out_waiting &&
+        !sn->acked) {
+        sn->acked = true;
+        send_ack(tm, t, sn);
+    }
     if (sn->syncing || sn->io_pending > 0 || sn->collecting || sn->out_waiting) return;
     bool failed = sn->failed && tm->w->cfg.bug != PIPE_BUG_ACK_FAILED_WRITE;   /* the deliberate bug: not looked at */
     if (failed || sn->cs_overflow) {
@@ -244,6 +253,7 @@ static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
 
 static void write_channel_state(tm_side *tm, rt_task *t, rt_snap *sn) {
     if (sn->cs_count == 0) return;
+    sn->cs_writing = true;
     write_part(tm, t, sn, PIPE_WRITE_CHANNELS, sn->cs_count * CS_RECORD_BYTES);
 }
 
@@ -542,6 +552,7 @@ void snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
     SIM_ASSERT(sn->io_pending > 0);
     sn->io_pending--;
     note(tm, t, PIPE_EV_WRITE_DONE, ckpt, what == IO_KEYED ? PIPE_WRITE_KEYED : PIPE_WRITE_CHANNELS, 0, ok);
+    if (what != IO_KEYED) sn->cs_writing = false;
     if (!ok) {
         sn->failed = true;
     } else if (what == IO_KEYED) {

@@ -715,12 +715,24 @@ static bool fenced(tm_side *tm, const rt_task *t, uint64_t word) {
     return true;
 }
 
+/* The deliberate bug no-fencing: a data buffer of another attempt is not
+ * dropped but consumed at once (its records applied), as a task that
+ * checks no attempt would take a zombie's output. */
+static void unfenced(tm_side *tm, rt_task *t, rt_chan *c, uint64_t n) {
+    const chan_buf *b = task_buf(c, n);
+    if (b->kind != BUF_DATA) return;
+    for (uint32_t i = 0; i < b->count; i++) apply(tm, t, c, &b->recs[i]);
+}
+
 static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
     switch (m->type) {
     case MSG_DATA: {
         rt_chan *c = &tm->chans[proto_word_low(m->a)];
         SIM_ASSERT(c->consumer == t->id);
-        if (fenced(tm, t, m->a)) break;
+        if (fenced(tm, t, m->a)) {
+            if (tm->w->cfg.bug == PIPE_BUG_NO_FENCING) unfenced(tm, t, c, m->b);   /* deliberate bug */
+            break;
+        }
         SIM_ASSERT(m->b == c->received);          /* FIFO link, one connection */
         chan_buf *b = task_buf(c, m->b);
         b->arrival = ++t->arrivals;

@@ -91,6 +91,7 @@ typedef struct rt_snap {
     sim_time_ns sync_start_ns, async_start_ns;
     bool     cs_overflow;            /* the store had no room for its channel state: declined */
     bool     cs_sealed;              /* its channel-state write ended: the file is the directory's */
+    bool     cs_writing;             /* that write is in flight */
     uint32_t cs_count;               /* records of channel state */
     uint64_t cs_file;                /* their file in the store, written as they are persisted (0: none) */
     rt_chain chain;                  /* its keyed state's files once written (count 0: none yet) */

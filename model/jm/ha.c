@@ -1,0 +1,111 @@
+/* model/jm/ha.c: the coordinator's side of the completed-checkpoint store
+ * (world.h, ha_store): what a metadata write puts there, what retention
+ * removes, and what a coordinator reads back after a failover or after a
+ * write whose outcome it could not know.
+ *
+ * A metadata write that completed at the store (reported done, or
+ * ambiguous: DEV_AMBIGUOUS) put its checkpoint's handles into the store;
+ * one its writer was told failed did not. A write whose writer crashed
+ * before the completion is taken as not done: the store fences a leader
+ * that lost its session. The store holds its own references to the files,
+ * so a coordinator that dies or forgets a checkpoint deletes nothing the
+ * store still names. */
+#include "jm.h"
+
+#include <string.h>
+
+static uint32_t tasks_of(const jm_side *jm) { return world_job(jm->w)->tasks_count; }
+
+static void unref_files(jm_side *jm, const ha_entry *e) {
+    store *st = &jm->w->files;
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        for (uint32_t i = 0; i < e->chains[t].count; i++) {
+            if (store_alive(st, e->chains[t].files[i])) store_unref(st, e->chains[t].files[i]);
+        }
+        if (e->cs_files[t] != 0 && store_alive(st, e->cs_files[t])) store_unref(st, e->cs_files[t]);
+    }
+}
+
+/* Entry i goes (its references too); the later ones move up. */
+static void remove_at(jm_side *jm, uint32_t i) {
+    ha_store *h = &jm->w->ha;
+    SIM_ASSERT(i < h->count);
+    unref_files(jm, &h->entries[i]);
+    ha_entry gone = h->entries[i];                /* its arrays are reused at the end */
+    memmove(h->entries + i, h->entries + i + 1, sizeof(ha_entry) * (h->count - i - 1));
+    h->entries[--h->count] = gone;
+}
+
+void ha_put(jm_side *jm, const rt_slot *s) {
+    ha_store *h = &jm->w->ha;
+    store *st = &jm->w->files;
+    if (h->count == h->cap) remove_at(jm, 0);     /* the store keeps the newest */
+    ha_entry *e = &h->entries[h->count++];
+    e->ckpt = s->ckpt;
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        e->chains[t] = s->chains[t];
+        e->cs_files[t] = s->cs_files[t] != 0 && store_alive(st, s->cs_files[t]) ? s->cs_files[t] : 0;
+        uint32_t kept = 0;                        /* a file a deliberate bug deleted is named no more */
+        for (uint32_t i = 0; i < s->chains[t].count; i++) {
+            if (!store_alive(st, s->chains[t].files[i])) continue;
+            store_ref(st, s->chains[t].files[i]);
+            e->chains[t].files[kept++] = s->chains[t].files[i];
+        }
+        if (kept != e->chains[t].count) e->chains[t].count = 0;   /* broken: restoring it fails */
+        if (e->cs_files[t] != 0) store_ref(st, e->cs_files[t]);
+    }
+    memcpy(e->offsets, s->offsets, sizeof(uint64_t) * jm->w->cfg.broker.partitions);
+}
+
+void ha_remove(jm_side *jm, uint64_t ckpt) {
+    ha_store *h = &jm->w->ha;
+    for (uint32_t i = 0; i < h->count; i++) {
+        if (h->entries[i].ckpt == ckpt) {
+            remove_at(jm, i);
+            return;
+        }
+    }
+}
+
+bool ha_has(const jm_side *jm, uint64_t ckpt) {
+    for (uint32_t i = 0; i < jm->w->ha.count; i++) {
+        if (jm->w->ha.entries[i].ckpt == ckpt) return true;
+    }
+    return false;
+}
+
+/* The coordinator's retained checkpoints become what the store holds: the
+ * newest `retained` of its entries (older ones leave the store), oldest
+ * first, the newest the one to restore. What the coordinator had in
+ * memory is forgotten first (its references go; the store's keep the
+ * files). */
+void ha_recover(jm_side *jm) {
+    rt_coord *co = &jm->coord;
+    ha_store *h = &jm->w->ha;
+    for (uint32_t i = 0; i < co->completed_count; i++) coord_free_slot(jm, &jm->slots[co->completed_order[i]]);
+    co->completed_count = 0;
+    co->restore_slot = 0;
+    while (h->count > jm->w->cfg.ckpt.retained) remove_at(jm, 0);
+    for (uint32_t i = 0; i < h->count; i++) {
+        const ha_entry *e = &h->entries[i];
+        uint32_t k = 0;
+        while (k < jm->slots_count && jm->slots[k].ckpt != 0) k++;
+        SIM_ASSERT(k < jm->slots_count);           /* slots = retained + concurrent + 1, all free but pending ones */
+        rt_slot *s = &jm->slots[k];
+        s->ckpt = e->ckpt;
+        s->complete = true;
+        s->finalizing = false;
+        for (uint32_t t = 0; t < tasks_of(jm); t++) {
+            s->chains[t] = e->chains[t];
+            s->cs_files[t] = e->cs_files[t];
+            for (uint32_t f = 0; f < e->chains[t].count; f++) {   /* a deliberate bug may have deleted one */
+                if (store_alive(&jm->w->files, e->chains[t].files[f])) store_ref(&jm->w->files, e->chains[t].files[f]);
+            }
+            if (e->cs_files[t] != 0 && store_alive(&jm->w->files, e->cs_files[t])) store_ref(&jm->w->files, e->cs_files[t]);
+        }
+        memcpy(s->offsets, e->offsets, sizeof(uint64_t) * jm->w->cfg.broker.partitions);
+        co->completed_order[co->completed_count++] = k;
+        co->restore_slot = k + 1;
+    }
+    if (jm->w->cfg.bug == PIPE_BUG_RESTORE_OLDER && co->completed_count > 0) co->restore_slot = co->completed_order[0] + 1;
+}
