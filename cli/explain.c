@@ -102,6 +102,8 @@ static void narrate(void *ctx, const pipe_event *e) {
             fprintf(n->out, "hears from %s that it failed", culprit);
         } else if (e->channel == PIPE_FAIL_CONNECTION) {
             fprintf(n->out, "lost its connection to %s (its TaskManager is gone)", culprit);
+        } else if (e->channel == PIPE_FAIL_EVENT_LOST) {
+            fprintf(n->out, "heard no acknowledgement of the splits it assigned to %s", culprit);
         } else if (e->channel == PIPE_FAIL_CHECKPOINT_STORE) {
             fprintf(n->out, "cannot tell whether its checkpoint store took a metadata write");
         } else if (e->channel == PIPE_FAIL_HEARTBEAT) {

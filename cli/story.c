@@ -473,6 +473,9 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
     case PIPE_FAIL_HEARTBEAT:
         fprintf(out, "%s's TaskManager answered no heartbeat within the timeout and was declared lost", x->culprit);
         break;
+    case PIPE_FAIL_EVENT_LOST:
+        fprintf(out, "%s never acknowledged the splits assigned to it: the assignment is taken as lost", x->culprit);
+        break;
     case PIPE_FAIL_CHECKPOINT_STORE:
         fprintf(out, "a write to the completed-checkpoint store ended ambiguously: the job restarts from what the store holds");
         break;

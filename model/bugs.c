@@ -101,6 +101,10 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "after a coordinator failover the restored checkpoint's files are gone",
         "an ambiguous write of the completed-checkpoint store is taken as failed and the checkpoint's files are discarded",
         "I5", "scenarios/faults/ambiguous-metadata.scn", 1 },
+    [PIPE_BUG_LOST_ASSIGNMENT] = { PIPE_BUG_LOST_ASSIGNMENT, "FLINK-21996",
+        "splits whose assignment was lost are never read, and checkpoints complete anyway",
+        "the coordinator neither waits for a split assignment's acknowledgement nor fails when none comes",
+        "I4", "scenarios/swarm/aligned-exactly-once.scn", 1 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

@@ -390,6 +390,8 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->jm.coord.alive = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.process = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.committed = sim_alloc(run, pl->tasks, 1);
+    p->jm.coord.assigned = sim_alloc(run, cfg->broker.partitions, 1);
+    p->jm.coord.assign_pending = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.heard_ns = sim_alloc(run, sizeof(sim_time_ns) * pl->tasks, 8);
     p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
     p->jm.coord.end_owner = sim_alloc(run, sizeof(uint32_t) * cfg->broker.partitions, 4);
@@ -440,6 +442,7 @@ static void build_ha(pipeline *p, const plan *pl) {
         h->entries[i].chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
         h->entries[i].cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
         h->entries[i].offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.cfg.broker.partitions, 8);
+        h->entries[i].splits = sim_alloc(p->w.run, p->w.cfg.broker.partitions, 1);
     }
 }
 
@@ -450,6 +453,7 @@ static void build_slots(pipeline *p, const plan *pl) {
         rt_slot *x = &p->jm.slots[s];
         x->acked = sim_alloc(p->w.run, pl->tasks, 1);
         x->offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.cfg.broker.partitions, 8);
+        x->splits = sim_alloc(p->w.run, p->w.cfg.broker.partitions, 1);
         x->chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
         x->cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
     }
@@ -565,17 +569,17 @@ uint32_t pipe_task_rpc_in_link(const pipeline *p, uint32_t task) {
 }
 
 const char *const pipe_rpc_kind_names[] = { "deploy", "cancel", "trigger", "complete", "abort", "heartbeat", "end",
-                                            "ack", "decline", "failed", "finished", "slot", "running", "committed",
-                                            NULL };
+                                            "assign", "ack", "decline", "failed", "finished", "slot", "running",
+                                            "committed", NULL };
 
 bool pipe_rpc_kind(const char *name, uint32_t *msg_type, bool *to_task) {
     static const uint32_t types[] = { MSG_DEPLOY, MSG_CANCEL, MSG_TRIGGER, MSG_COMPLETE, MSG_ABORTED, MSG_HEARTBEAT,
-                                      MSG_END, MSG_ACK, MSG_DECLINE, MSG_FAILED, MSG_FINISHED, MSG_SLOT,
-                                      MSG_RUNNING, MSG_COMMITTED };
+                                      MSG_END, MSG_ASSIGN, MSG_ACK, MSG_DECLINE, MSG_FAILED, MSG_FINISHED,
+                                      MSG_SLOT, MSG_RUNNING, MSG_COMMITTED };
     for (uint32_t i = 0; pipe_rpc_kind_names[i] != NULL; i++) {
         if (strcmp(name, pipe_rpc_kind_names[i]) != 0) continue;
         *msg_type = types[i];
-        *to_task = i < 7;
+        *to_task = i < 8;
         return true;
     }
     return false;

@@ -156,6 +156,7 @@ typedef enum pipe_bug {
     PIPE_BUG_NO_FENCING,              /* the coordinator takes messages of old attempts */
     PIPE_BUG_ACK_BEFORE_CS,           /* a task acknowledges before its channel state is durable */
     PIPE_BUG_HA_DISCARD,              /* FLINK-22494: an ambiguous metadata write is taken as failed: its files go */
+    PIPE_BUG_LOST_ASSIGNMENT,         /* FLINK-21996: a lost split assignment goes unnoticed, checkpoints complete anyway */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -313,6 +314,7 @@ typedef enum pipe_fail_cause {
     PIPE_FAIL_CHECKPOINTS,            /* more consecutive failed checkpoints than tolerable (no culprit) */
     PIPE_FAIL_HEARTBEAT,              /* `culprit`'s TaskManager answered no heartbeat within the timeout */
     PIPE_FAIL_CHECKPOINT_STORE,       /* a write to the completed-checkpoint store ended ambiguously (`ckpt`) */
+    PIPE_FAIL_EVENT_LOST,             /* `culprit`, a source, never acknowledged the splits assigned to it */
 } pipe_fail_cause;
 
 #define PIPE_NO_TASK UINT32_MAX
@@ -412,9 +414,9 @@ uint32_t          pipe_task_actor(const pipeline *p, uint32_t task);
 uint32_t          pipe_task_rpc_link(const pipeline *p, uint32_t task);   /* task -> coordinator */
 uint32_t          pipe_task_rpc_in_link(const pipeline *p, uint32_t task); /* coordinator -> task */
 /* The RPCs by name, for faults that lose or delay one kind: `name` is one
- * of deploy, cancel, trigger, complete, abort, heartbeat, end (coordinator
- * to task) or ack, decline, failed, finished, slot, running, committed
- * (task to coordinator). False for another name. */
+ * of deploy, cancel, trigger, complete, abort, heartbeat, end, assign
+ * (coordinator to task) or ack, decline, failed, finished, slot, running,
+ * committed (task to coordinator). False for another name. */
 bool              pipe_rpc_kind(const char *name, uint32_t *msg_type, bool *to_task);
 extern const char *const pipe_rpc_kind_names[];   /* NULL-terminated, in the order above */
 uint32_t          pipe_coord_actor(const pipeline *p);
@@ -482,6 +484,8 @@ typedef enum pipe_reach {
     PIPE_REACH_FINAL_CHECKPOINT,      /* every task finished: sinks commit the rest */
     PIPE_REACH_PENDING_LOST,          /* pending checkpoints died with a failed attempt */
     PIPE_REACH_METADATA_AMBIGUOUS,    /* a metadata write ended ambiguously: the job fails over to the store */
+    PIPE_REACH_COMPLETION_WAITS_ASSIGN, /* a checkpoint waited for a split assignment to be acknowledged */
+    PIPE_REACH_ASSIGNMENT_LOST,       /* an assignment was never acknowledged: the job fails over */
     /* coordinator: restarts and failover */
     PIPE_REACH_RESTART_FIXED_DELAY,
     PIPE_REACH_RESTART_FAILURE_RATE,

@@ -50,6 +50,8 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_RUNNING,                     /* task -> coord: it took its deployment; b = epoch << 32 | task */
     MSG_HEARTBEAT,                   /* coord -> task: are you there (b = epoch); task -> coord: yes,
                                         b = epoch << 32 | task */
+    MSG_ASSIGN,                      /* coord (split enumerator) -> source: b = epoch; msg_assign */
+    MSG_ASSIGN_ACK,                  /* source -> coord: it has them; b = epoch << 32 | task */
 };
 
 /* A data channel's message word: the sender's attempt and the channel. */
@@ -121,12 +123,22 @@ typedef struct msg_deploy {
     proto_offset offsets[PROTO_OFFSETS_MAX];
 } msg_deploy;
 
+/* ASSIGN's payload: splits (partitions) the enumerator gives a source
+ * reader, to read from their beginning; final: no more will come, so
+ * the reader finishes when these and those it restored are read. An
+ * operator event in Flink's terms (the SplitEnumerator's assignSplits). */
+typedef struct msg_assign {
+    uint32_t partitions_count;
+    uint32_t final;
+    uint32_t partitions[PROTO_OFFSETS_MAX];
+} msg_assign;
+
 /* The bytes of a payload with n offsets (what is copied and sent). */
 #define PROTO_WITH_OFFSETS_BYTES(type, n) ((uint32_t)(offsetof(type, offsets) + (n) * sizeof(proto_offset)))
 
 #define PROTO_MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define PROTO_PAYLOAD_BYTES_MAX                                                                                     \
     ((uint32_t)PROTO_MAX2(PROTO_MAX2(sizeof(msg_ack), sizeof(msg_deploy)),                                         \
-                          PROTO_MAX2(sizeof(msg_finished), sizeof(msg_trigger))))
+                          PROTO_MAX2(PROTO_MAX2(sizeof(msg_finished), sizeof(msg_trigger)), sizeof(msg_assign))))
 
 #endif

@@ -27,6 +27,7 @@ typedef struct ha_entry {
     rt_chain *chains;                 /* by task */
     uint64_t *cs_files;               /* by task */
     uint64_t *offsets;                /* by partition */
+    uint8_t  *splits;                 /* by partition: model/jm/jm.h SPLIT_* */
 } ha_entry;
 
 typedef struct ha_store {

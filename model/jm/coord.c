@@ -139,7 +139,9 @@ static void ack_finished(jm_side *jm, rt_slot *s, uint32_t task) {
     const job_vertex *v = &j->vertices[jt->vertex];
     if (v->kind == JOB_SOURCE) {                  /* read to the end, as its FINISHED said */
         for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {
-            if (jm->coord.end_owner[part] == task) s->offsets[part] = jm->coord.end_offsets[part];
+            if (jm->coord.end_owner[part] != task) continue;
+            s->offsets[part] = jm->coord.end_offsets[part];
+            s->splits[part] = SPLIT_READ;
         }
     }
     uint64_t f = jm->coord.final_file[task];
@@ -229,6 +231,10 @@ static void maybe_complete(jm_side *jm, rt_slot *s) {
     uint32_t needed = world_job(jm->w)->tasks_count;
     if (jm->w->cfg.bug == PIPE_BUG_PARTIAL_ACKS) needed = (needed + 1) / 2;   /* deliberate bug: half will do */
     if (s->acks < needed || s->finalizing) return;
+    if (deploy_assign_unacked(jm, s->ckpt)) {     /* FLINK-21996: its enumerator state is not the readers' yet */
+        REACHED(jm->w, COMPLETION_WAITS_ASSIGN);
+        return;
+    }
     if (jm->w->cfg.state.backend != PIPE_BACKEND_DURABLE) {
         complete(jm, s);
         return;
@@ -263,6 +269,13 @@ static void metadata_unknown(jm_side *jm, rt_slot *s) {
         return;
     }
     deploy_job_fail(jm, PIPE_FAIL_CHECKPOINT_STORE, PIPE_NO_TASK);
+}
+
+void coord_retry_completion(jm_side *jm) {
+    for (uint32_t i = 0; i < jm->slots_count; i++) {
+        rt_slot *s = &jm->slots[i];
+        if (s->ckpt != 0 && !s->complete) maybe_complete(jm, s);
+    }
 }
 
 static void metadata_written(jm_side *jm, const sim_event *ev) {
@@ -320,6 +333,10 @@ static void trigger(jm_side *jm) {
     s->started_ns = now;
     s->acks = 0;
     memset(s->acked, 0, world_job(jm->w)->tasks_count);
+    for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {   /* the enumerator checkpoints first */
+        s->splits[part] = co->assigned[part] ? SPLIT_ASSIGNED : SPLIT_FREE;
+        s->offsets[part] = 0;
+    }
     if (co->pending > 0) REACHED(jm->w, CKPT_CONCURRENT);
     co->pending++;
     jm->w->stats.triggered++;
@@ -350,7 +367,10 @@ static void trigger(jm_side *jm) {
 static void accept_ack(jm_side *jm, rt_slot *s, uint32_t task, const msg_ack *a) {
     s->acked[task] = 1;
     s->acks++;
-    for (uint32_t i = 0; i < a->offsets_count; i++) s->offsets[a->offsets[i].partition] = a->offsets[i].next;
+    for (uint32_t i = 0; i < a->offsets_count; i++) {
+        s->offsets[a->offsets[i].partition] = a->offsets[i].next;
+        s->splits[a->offsets[i].partition] = SPLIT_READ;
+    }
     if (a->cs_file != 0 && store_alive(&jm->w->files, a->cs_file)) {   /* the task holds it until told */
         store_ref(&jm->w->files, a->cs_file);
         s->cs_files[task] = a->cs_file;

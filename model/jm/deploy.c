@@ -99,10 +99,11 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     const rt_slot *s = coord_restore(jm);
     const job *j = world_job(jm->w);
     const job_vertex *v = coord_vertex_of(jm, t);
-    if (v->kind == JOB_SOURCE) {                  /* its partitions: from the checkpoint's offsets, else 0 */
+    if (v->kind == JOB_SOURCE && s != NULL) {     /* the splits its state in the checkpoint holds */
         for (uint32_t part = j->tasks[t].subtask; part < jm->w->cfg.broker.partitions; part += v->parallelism) {
+            if (s->splits[part] != SPLIT_READ) continue;
             SIM_ASSERT(d->offsets_count < PROTO_OFFSETS_MAX);
-            d->offsets[d->offsets_count++] = (proto_offset){ .partition = part, .next = s != NULL ? s->offsets[part] : 0 };
+            d->offsets[d->offsets_count++] = (proto_offset){ .partition = part, .next = s->offsets[part] };
         }
     }
     if (s == NULL) return;
@@ -117,6 +118,62 @@ static void send_deploy(jm_side *jm, uint32_t t) {
     sim_msg m = { .type = MSG_DEPLOY, .b = jm->coord.epoch };
     link_send_payload(jm->w->run, jm->coord.rpc_to_task[t], &m, 64 + 16 * d.chain.count, &d,
                       PROTO_WITH_OFFSETS_BYTES(msg_deploy, d.offsets_count));
+}
+
+/* ---- the split enumerator ------------------------------------------------ */
+
+/* The enumerator gives reader t the partitions of its share (p mod the
+ * parallelism) no one was assigned; the message says no more will come.
+ * Sent again with a repeated deployment (the reader takes it once). */
+static void send_assign(jm_side *jm, uint32_t t) {
+    rt_coord *co = coord_of(jm);
+    const job *j = world_job(jm->w);
+    const job_vertex *v = coord_vertex_of(jm, t);
+    msg_assign a = { .final = 1 };
+    for (uint32_t part = j->tasks[t].subtask; part < jm->w->cfg.broker.partitions; part += v->parallelism) {
+        uint8_t mine = (uint8_t)(1 + co->epoch % 254);   /* this attempt's mark; 255: the checkpoint's */
+        if (co->assigned[part] == mine || co->assigned[part] == 0) {
+            co->assigned[part] = mine;
+            a.partitions[a.partitions_count++] = part;
+        }
+    }
+    sim_msg m = { .type = MSG_ASSIGN, .b = co->epoch };
+    link_send_payload(jm->w->run, co->rpc_to_task[t], &m, 64, &a, (uint32_t)(offsetof(msg_assign, partitions) +
+                                                                         a.partitions_count * sizeof(uint32_t)));
+}
+
+static void assign_all(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    bool any = false;
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (coord_vertex_of(jm, t)->kind != JOB_SOURCE) continue;
+        send_assign(jm, t);
+        co->assign_pending[t] = co->next_ckpt;    /* checkpoints from this id on wait for its ack */
+        any = true;
+    }
+    /* An operator event is an RPC with an answer: none within twice the
+     * deployment's retry interval means it was lost (Flink fails the
+     * reader then, since FLINK-21996). The bug checks nothing. */
+    if (any && jm->w->cfg.bug != PIPE_BUG_LOST_ASSIGNMENT) {
+        sim_timer_set(jm->w->run, co->actor, 2 * retry_ns(jm), co->epoch << 32 | TIMER_ASSIGN_TIMEOUT);
+    }
+}
+
+bool deploy_assign_unacked(const jm_side *jm, uint64_t ckpt) {
+    if (jm->w->cfg.bug == PIPE_BUG_LOST_ASSIGNMENT) return false;   /* deliberate bug */
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (jm->coord.assign_pending[t] != 0 && jm->coord.assign_pending[t] <= ckpt) return true;
+    }
+    return false;
+}
+
+static void assign_timeout(jm_side *jm) {
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (jm->coord.assign_pending[t] == 0) continue;
+        REACHED(jm->w, ASSIGNMENT_LOST);
+        deploy_job_fail(jm, PIPE_FAIL_EVENT_LOST, t);
+        return;
+    }
 }
 
 static void arm_deploy_retry(jm_side *jm) {
@@ -140,13 +197,19 @@ static void deploy_all(jm_side *jm) {
     coord_forget_finished(jm);
     co->finished_count = 0;
     co->sources_running = 0;
+    const rt_slot *restored = coord_restore(jm);  /* the enumerator's state: the checkpoint's */
+    for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {
+        co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
+    }
     for (uint32_t t = 0; t < n; t++) {
         co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
+        co->assign_pending[t] = 0;
         co->slot_free[t] = 0;
         co->running[t] = 0;
         co->deploy_gen[t] = jm->w->run->links[co->conn_from_task[t]].gen;
         send_deploy(jm, t);
     }
+    assign_all(jm);
     arm_deploy_retry(jm);
     coord_arm_trigger(jm, jm->w->cfg.ckpt.interval_ns);
 }
@@ -288,6 +351,11 @@ bool deploy_on_msg(jm_side *jm, const sim_msg *m) {
     case MSG_RUNNING:
         if (epoch == co->epoch && co->status == PIPE_RUNNING) co->running[t] = 1;
         return true;
+    case MSG_ASSIGN_ACK:
+        if (epoch != co->epoch || co->status != PIPE_RUNNING || co->assign_pending[t] == 0) return true;
+        co->assign_pending[t] = 0;
+        coord_retry_completion(jm);
+        return true;
     case MSG_COMMITTED:
         if (epoch != co->epoch || co->status != PIPE_FINISHED || co->committed[t]) return true;
         co->committed[t] = 1;
@@ -334,6 +402,7 @@ static void deploy_retry(jm_side *jm) {
         if (co->running[t]) continue;
         REACHED(jm->w, DEPLOY_REPEATED);
         send_deploy(jm, t);
+        if (co->assign_pending[t] != 0) send_assign(jm, t);   /* it came to no task */
         any = true;
     }
     if (any) arm_deploy_retry(jm);
@@ -356,6 +425,9 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
         if (tag >> 32 == jm->coord.epoch) deploy_restart_due(jm);
         break;
     case TIMER_HEARTBEAT: heartbeat(jm); break;
+    case TIMER_ASSIGN_TIMEOUT:
+        if (tag >> 32 == jm->coord.epoch && jm->coord.status == PIPE_RUNNING) assign_timeout(jm);
+        break;
     case TIMER_DEPLOY_RETRY: deploy_retry(jm); break;
     case TIMER_END_RETRY:
         if (jm->coord.status == PIPE_FINISHED && jm->coord.commits_pending > 0) send_end(jm);

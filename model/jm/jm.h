@@ -18,7 +18,14 @@ enum {                               /* the coordinator's timer tags (the tasks'
     TIMER_HEARTBEAT = 11,            /* ask every TaskManager, and find the silent ones */
     TIMER_DEPLOY_RETRY = 12,         /* deployments nobody confirmed go again */
     TIMER_END_RETRY = 13,            /* end notices nobody answered go again */
+    TIMER_ASSIGN_TIMEOUT = 14,       /* an assignment nobody acknowledged: the event was lost */
     TIMER_TIMEOUT_BASE = 1u << 16,   /* + checkpoint id */
+};
+
+enum {                               /* a partition in a checkpoint (rt_slot.splits) */
+    SPLIT_FREE = 0,                  /* the enumerator had not assigned it */
+    SPLIT_ASSIGNED = 1,              /* assigned, but no reader's state holds it (its assignment in flight) */
+    SPLIT_READ = 2,                  /* a reader's state holds it, with its offset */
 };
 
 typedef struct rt_slot {              /* one checkpoint's snapshot at the coordinator */
@@ -31,6 +38,7 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     rt_chain   *chains;               /* by task: keyed state files (refs held by the slot) */
     uint64_t   *cs_files;             /* by task: channel-state files (refs held by the slot), 0: none */
     uint64_t   *offsets;              /* by partition: the sources' positions the acks carried */
+    uint8_t    *splits;               /* by partition: SPLIT_* (the enumerator's state, then the readers') */
     uint64_t    bytes;                /* state and channel state written for it */
     uint64_t    files_new, files_shared;
 } rt_slot;
@@ -54,6 +62,10 @@ typedef struct rt_coord {
     bool        deploy_armed;         /* TIMER_DEPLOY_RETRY pending */
     uint32_t    commits_pending;      /* finished: two-phase-commit sinks yet to say they committed */
     uint8_t    *committed;            /* by task */
+    /* The split enumerator (Flink's SplitEnumerator of the sources): */
+    uint8_t    *assigned;             /* by partition: 0 free, 255 assigned in the restored checkpoint,
+                                         1 + epoch % 254 assigned by this attempt */
+    uint64_t   *assign_pending;       /* by task: next_ckpt when an ASSIGN went unacknowledged, 0: none */
     pipe_status status;
     uint64_t    epoch;
     uint64_t    next_ckpt;
@@ -123,5 +135,9 @@ void deploy_on_timer(jm_side *jm, uint64_t tag);              /* heartbeat, depl
 void deploy_link_down(jm_side *jm, uint32_t task, uint32_t gen);
 bool deploy_on_msg(jm_side *jm, const sim_msg *m);           /* SLOT, RUNNING, HEARTBEAT, COMMITTED: true if taken */
 void deploy_job_finished(jm_side *jm);                        /* every task finished: sinks commit, then stop */
+/* A split assignment sent before checkpoint ckpt was triggered is not
+ * acknowledged yet (always false with the deliberate bug FLINK-21996). */
+bool deploy_assign_unacked(const jm_side *jm, uint64_t ckpt);
+void coord_retry_completion(jm_side *jm);                     /* pending checkpoints may complete now */
 
 #endif

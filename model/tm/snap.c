@@ -88,12 +88,13 @@ static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
     uint64_t cs = sn->cs_sealed ? sn->cs_file : 0;   /* a handle only once its write ended */
     msg_ack a = { .chain = sn->chain, .bytes = sn->chain_bytes, .cs_file = cs,
                   .cs_bytes = cs != 0 ? sn->cs_count * CS_RECORD_BYTES : 0 };
-    if (t->snap_offsets != NULL) {
-        const uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
+    if (t->snap_offsets != NULL) {                /* the splits it had, with their positions */
+        size_t k = (size_t)(sn - t->snaps);
+        const uint64_t *at = t->snap_offsets + k * t->parts_count;
         for (uint32_t i = 0; i < t->parts_count; i++) {
-            a.offsets[i] = (proto_offset){ .partition = t->jt->subtask + i * t->v->parallelism, .next = at[i] };
+            if (!(t->snap_splits[k] >> i & 1)) continue;
+            a.offsets[a.offsets_count++] = (proto_offset){ .partition = t->jt->subtask + i * t->v->parallelism, .next = at[i] };
         }
-        a.offsets_count = t->parts_count;
     }
     sim_msg m = { .type = MSG_ACK, .a = sn->ckpt, .b = (t->epoch << 32) | t->id };
     link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &a, PROTO_WITH_OFFSETS_BYTES(msg_ack, a.offsets_count));
@@ -506,6 +507,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     /* The synchronous part. */
     if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
+        t->snap_splits[sn - t->snaps] = t->splits;
         uint64_t skew = tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
         for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm->offsets[t->jt->subtask + i * t->v->parallelism] + skew;
     }

@@ -201,12 +201,13 @@ static void decline(tm_side *tm, rt_task *t, uint64_t ckpt) {
  * later checkpoints for the task with it, and with the ends of a source's
  * partitions, which it has read to the end (asserted: the message claims it). */
 static void send_finished(tm_side *tm, rt_task *t) {
-    msg_finished f = { .final_file = t->final_file, .offsets_count = t->parts_count };
+    msg_finished f = { .final_file = t->final_file, .offsets_count = 0 };
     SIM_ASSERT(t->parts_count <= PROTO_OFFSETS_MAX);
     for (uint32_t i = 0; i < t->parts_count; i++) {
+        if (!(t->splits >> i & 1)) continue;
         uint32_t part = t->jt->subtask + i * t->v->parallelism;
         SIM_ASSERT(tm->offsets[part] == tm->w->cfg.broker.records_per_partition);
-        f.offsets[i] = (proto_offset){ .partition = part, .next = tm->offsets[part] };
+        f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm->offsets[part] };
     }
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
     link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &f, PROTO_WITH_OFFSETS_BYTES(msg_finished, f.offsets_count));
@@ -304,10 +305,10 @@ static void source_read(tm_side *tm, rt_task *t) {
     if (t->triggers_queued > 0 || !room(tm, t, true)) return;   /* a credit will kick it */
     uint32_t n = 0, ended = 0;
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
-        uint32_t part = t->jt->subtask + t->parts_rr * t->v->parallelism;
+        uint32_t i = t->parts_rr, part = t->jt->subtask + i * t->v->parallelism;
         t->parts_rr = (t->parts_rr + 1) % t->parts_count;
         model_rec r;
-        if (!broker_read(&tm->w->brk, part, tm->offsets[part], &r)) {
+        if (!(t->splits >> i & 1) || !broker_read(&tm->w->brk, part, tm->offsets[part], &r)) {   /* not its, or at its end */
             ended++;
             continue;
         }
@@ -317,8 +318,8 @@ static void source_read(tm_side *tm, rt_task *t) {
         n++;
     }
     tm->w->stats.records_read += n;
-    if (n == 0) {                                 /* every partition is at its end */
-        finish(tm, t);
+    if (n == 0) {                                 /* every split it has is at its end */
+        if (t->splits_final) finish(tm, t);      /* else the enumerator's assignment will kick it */
         return;
     }
     sim_time_ns cost = cost_of(tm, t, n);
@@ -603,6 +604,8 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
     t->source_waiting = false;
     t->triggers_queued = 0;
     t->parts_rr = 0;
+    t->splits = 0;
+    t->splits_final = false;
     for (uint32_t e = 0; e < t->out_edges_count; e++) t->out_edges[e].rr = 0;
     t->align_due = false;
     t->align_ckpt = 0;
@@ -675,6 +678,9 @@ static void start(tm_side *tm, rt_task *t) {
     if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
         for (uint32_t i = 0; i < t->parts_count; i++) tm->offsets[t->jt->subtask + i * t->v->parallelism] = 0;
         for (uint32_t i = 0; i < d->offsets_count; i++) tm->offsets[d->offsets[i].partition] = d->offsets[i].next;
+    }
+    for (uint32_t i = 0; i < d->offsets_count; i++) {   /* the splits its restored state holds */
+        t->splits |= 1ull << ((d->offsets[i].partition - t->jt->subtask) / t->v->parallelism);
     }
     source_kick(tm, t);
     task_pump(tm, t);
@@ -809,6 +815,20 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
     }
 }
 
+static void take_splits(tm_side *tm, rt_task *t, const msg_assign *a) {
+    for (uint32_t k = 0; k < a->partitions_count; k++) {
+        uint32_t part = a->partitions[k];
+        SIM_ASSERT(part % t->v->parallelism == t->jt->subtask);
+        uint64_t bit = 1ull << ((part - t->jt->subtask) / t->v->parallelism);
+        if (t->splits & bit) continue;            /* a repeated assignment */
+        t->splits |= bit;
+        if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm->offsets[part] = 0;
+    }
+    t->splits_final |= a->final != 0;
+    task_rpc(tm, t, MSG_ASSIGN_ACK, 0);
+    source_kick(tm, t);
+}
+
 /* Messages from the coordinator that a task takes whatever it runs
  * (undeployed, failed or not): true when the message was one of them. */
 static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
@@ -829,6 +849,11 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
         if (t->deployed || m->b != 0 || proto_word_attempt(m->a) < t->epoch) return false;
         SIM_ASSERT(tm->chans[proto_word_low(m->a)].producer == t->id);
         tm->chans[proto_word_low(m->a)].early_request = proto_word_attempt(m->a) + 1;
+        return true;
+    case MSG_ASSIGN:                              /* splits from the enumerator, to read from their start */
+        if (!t->deployed || m->b != t->epoch) return true;
+        SIM_ASSERT(payload != NULL && t->v->kind == JOB_SOURCE);
+        take_splits(tm, t, payload);
         return true;
     case MSG_END:                                 /* every task finished: commit what is left */
         if (!t->deployed || m->b != t->epoch) return true;

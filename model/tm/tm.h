@@ -164,6 +164,8 @@ typedef struct rt_task {
     /* sources */
     uint32_t          parts_first, parts_count;   /* partitions p where p % parallelism == subtask */
     uint32_t          parts_rr;
+    uint64_t          splits;         /* bit i: partition subtask + i * parallelism is assigned to it */
+    bool              splits_final;   /* the enumerator will assign no more */
     bool              source_waiting;              /* a read is scheduled */
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
     uint32_t          triggers_queued;
@@ -181,6 +183,7 @@ typedef struct rt_task {
     rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed: the task's references */
     rt_held           held_cs[PIPE_CONCURRENT_MAX + 1];  /* channel-state files likewise */
     uint64_t         *snap_offsets;   /* sources: parts_count positions per snapshot entry */
+    uint64_t          snap_splits[PIPE_CONCURRENT_MAX + 1];   /* sources: the splits each snapshot holds */
     uint64_t          final_file;     /* finished: its final state (held by the task) */
     uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
     uint32_t          prio_count;
