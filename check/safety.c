@@ -261,8 +261,26 @@ static void complete_files(safety *s, const pipe_event *e) {
 
 /* Without its metadata a checkpoint cannot be found again: a failed
  * write aborts it then and there (Flink declines it at once). */
+/* Checkpoint ckpt joins the retained ones the store holds (the oldest
+ * goes when `retained` are kept). */
+static void retain(safety *s, uint64_t ckpt) {
+    uint32_t keep = s->c->cfg->ckpt.retained;
+    if (s->retained_count == keep) {
+        memmove(s->retained, s->retained + 1, sizeof(uint64_t) * (keep - 1));
+        s->retained_count--;
+    }
+    s->retained[s->retained_count++] = ckpt;
+}
+
 static void on_metadata(safety *s, const pipe_event *e) {
     s->c->report->checks[CHECK_I5]++;
+    /* The store took a write its writer cannot know of: the checkpoint is
+     * one a recovery may restore, whatever the coordinator decides. */
+    if (e->ok && e->ambiguous) {
+        s->completed[s->completed_count++ % COMPLETED_RING] = e->ckpt;
+        if (e->ckpt > s->latest_completed) s->latest_completed = e->ckpt;
+        retain(s, e->ckpt);
+    }
     pending_rec *r = pending_of(s, e->ckpt);
     if (r == NULL || e->ok) return;
     r->metadata_failed = true;
@@ -280,12 +298,7 @@ static void on_complete(safety *s, const pipe_event *e) {
     complete_files(s, e);
     s->completed[s->completed_count++ % COMPLETED_RING] = e->ckpt;
     if (e->ckpt > s->latest_completed) s->latest_completed = e->ckpt;
-    uint32_t keep = s->c->cfg->ckpt.retained;
-    if (s->retained_count == keep) {
-        memmove(s->retained, s->retained + 1, sizeof(uint64_t) * (keep - 1));
-        s->retained_count--;
-    }
-    s->retained[s->retained_count++] = e->ckpt;
+    retain(s, e->ckpt);
 }
 
 static void on_restore(safety *s, const pipe_event *e) {

@@ -243,7 +243,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->machines_max = cfg->machines + 1;
     sc->links_max = pl->chans * 2 + pl->tasks * 3;
     sc->timers_max = pl->tasks * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
-    sc->devs_max = 2;
+    sc->devs_max = 3;
     sc->faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
     sc->events_pending_max = pl->chans * (pl->ring + 4) + pl->tasks * 16 + 4096;
     sc->events_max = cfg->events_max;
@@ -381,6 +381,9 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     store_init(&p->w.files, run, pl->files_max, pl->entries_max, pl->holds_max);
     p->tm.snaps_max = pl->snaps;
     p->w.memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
+    /* The high-availability services' store (ZooKeeper): small writes at
+     * a round trip's latency. */
+    p->w.ha_dev = dev_add(run, "ha", &(dev_cfg){ .latency_ns = 2 * cfg->rpc_latency_ns });
     p->jm.coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->jm.coord.finished = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
@@ -588,6 +591,7 @@ bool pipe_rpc_kind(const char *name, uint32_t *msg_type, bool *to_task) {
 uint32_t pipe_coord_actor(const pipeline *p) { return p->jm.coord.actor; }
 uint32_t pipe_coord_machine(const pipeline *p) { return p->jm.coord.machine; }
 uint32_t pipe_store_dev(const pipeline *p) { return p->w.store_dev; }
+uint32_t pipe_ha_dev(const pipeline *p) { return p->w.ha_dev; }
 
 uint32_t pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer) {
     for (uint32_t c = 0; c < p->w.cfg.graph.chans_count; c++) {

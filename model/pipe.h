@@ -303,7 +303,8 @@ typedef enum pipe_ev_kind {
     PIPE_EV_CHANNEL_STATE,            /* task persisted `count` in-flight records of `chan` for `ckpt` */
     PIPE_EV_RESTORE,                  /* task (re)started from `ckpt` (0: from scratch); `ok`: its files were there */
     PIPE_EV_SNAPSHOT_DROPPED,         /* task dropped its unacknowledged snapshot of `ckpt`: aborted or subsumed */
-    PIPE_EV_METADATA,                 /* coordinator: the metadata write of `ckpt` ended (`ok`), durable backend */
+    PIPE_EV_METADATA,                 /* coordinator: the metadata of `ckpt` reached the completed-checkpoint store
+                                         (`ok`; `ambiguous`: its writer could not know), or a write of it failed */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
@@ -345,6 +346,7 @@ typedef struct pipe_event {
     bool         ok;                  /* WRITE_DONE, RESTORE */
     uint64_t     first_id;            /* CONSUME: the first record's id */
     bool         priority;            /* BARRIER: an unaligned barrier that overtook the channel's data */
+    bool         ambiguous;           /* METADATA: the store took the write, its writer was told it failed */
     uint32_t     culprit;             /* JOB_FAILED: the task that failed it, or PIPE_NO_TASK */
 } pipe_event;
 
@@ -422,6 +424,7 @@ extern const char *const pipe_rpc_kind_names[];   /* NULL-terminated, in the ord
 uint32_t          pipe_coord_actor(const pipeline *p);
 uint32_t          pipe_coord_machine(const pipeline *p);                   /* the machine after the task machines */
 uint32_t          pipe_store_dev(const pipeline *p);                       /* the durable store's device */
+uint32_t          pipe_ha_dev(const pipeline *p);                          /* the completed-checkpoint store's (ZooKeeper) */
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
 uint32_t          pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer);
 

@@ -2,8 +2,9 @@
  *
  * Between tasks (data channels, LINK_STREAM): DATA, CREDIT, PRIORITY.
  * Between the JobManager's coordinator and the tasks (LINK_RPC, lossy and
- * delayable): DEPLOY, CANCEL, TRIGGER, COMPLETE, ABORTED, END down; SLOT,
- * ACK, DECLINE, FAILED, FINISHED up. Every message has a type and two
+ * delayable): DEPLOY, CANCEL, ASSIGN, TRIGGER, COMPLETE, ABORTED, END,
+ * HEARTBEAT down; SLOT, RUNNING, ASSIGN_ACK, ACK, DECLINE, FAILED,
+ * FINISHED, COMMITTED, HEARTBEAT up. Every message has a type and two
  * words (sim_msg.a, .b); the ones with a payload struct here carry it too
  * (link_send_payload, sim_payload at the receiver): what the receiver
  * learns of the sender is in the message, or in the store (files the

@@ -42,6 +42,7 @@ struct pipe_world {
     store      files;                 /* checkpoint state files and the shared-state registry */
     uint32_t   store_dev;             /* durable store */
     uint32_t   memory_dev;            /* memory backend: the transfer to the JobManager's heap */
+    uint32_t   ha_dev;                /* the completed-checkpoint store of the HA services (ZooKeeper) */
     uint8_t   *sink_seen;             /* the sinks' external system: by partition * records_per_partition + offset */
     ha_store   ha;                    /* durable backend: the completed checkpoints' handles */
     pipe_stats stats;

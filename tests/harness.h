@@ -73,21 +73,37 @@ typedef struct checked_run {
     pipe_status  status;
     pipe_stats   stats;
     check_report report;
+    uint64_t     reach[PIPE_REACH_COUNT];
+    uint32_t     fail_causes;        /* bit c: a job failure of pipe_fail_cause c */
 } checked_run;
 
-static inline checked_run run_checked(const pipe_cfg *c) {
+static inline void checked_see(void *ctx, const pipe_event *e) {
+    if (e->kind == PIPE_EV_JOB_FAILED && e->channel < 32) ((checked_run *)ctx)->fail_causes |= 1u << e->channel;
+}
+
+/* run_checked, with setup(p, ctx) called before the run (faults that name
+ * the pipeline's links or actors). */
+static inline checked_run run_checked_with(const pipe_cfg *c, void (*setup)(pipeline *p, void *ctx), void *ctx) {
     char err[256];
     pipeline *p = pipe_create(c, err, sizeof err);
     if (p == NULL) fail_msg("pipe_create: %s", err);
     check_set *cs = check_create(p, &(check_cfg){ .liveness_ns = 0 }, err, sizeof err);
     if (cs == NULL) fail_msg("check_create: %s", err);
     check_attach(cs);
+    checked_run r = { .fail_causes = 0 };
+    pipe_observe(p, checked_see, &r);
+    if (setup != NULL) setup(p, ctx);
     pipe_run(p);
-    checked_run r = { .status = pipe_get_status(p), .stats = *pipe_get_stats(p), .report = *check_finish(cs) };
+    r.status = pipe_get_status(p);
+    r.stats = *pipe_get_stats(p);
+    r.report = *check_finish(cs);
+    memcpy(r.reach, pipe_reached(p), sizeof r.reach);
     check_destroy(cs);
     pipe_destroy(p);
     return r;
 }
+
+static inline checked_run run_checked(const pipe_cfg *c) { return run_checked_with(c, NULL, NULL); }
 
 /* The first kept violation of invariant inv, or NULL. */
 static inline const check_violation *first_of(const check_report *r, check_inv inv) {

@@ -272,7 +272,8 @@ static void test_incremental_chains_restore_the_full_state_and_keep_shared_files
 
 /* What holds files at the end of a run goes: the retained checkpoints'
  * references, the coordinator's on finished tasks' final state, and the
- * checkpoint directories still open (of checkpoints pending at the end,
+ * completed-checkpoint store's entries, the checkpoint directories still
+ * open (of checkpoints pending at the end,
  * and directory 0 of the final state). None may be the directory of an
  * aborted checkpoint (bit set in aborted[], if given): aborting a
  * checkpoint releases its directory. */
@@ -281,6 +282,7 @@ static void drop_everything(pipeline *p, const uint64_t *aborted) {
         if (p->jm.slots[i].ckpt != 0) coord_slot_release(&p->jm, &p->jm.slots[i]);
     }
     coord_forget_finished(&p->jm);
+    while (p->w.ha.count > 0) ha_remove(&p->jm, p->w.ha.entries[0].ckpt);   /* the checkpoint store's references */
     while (p->w.files.holds_count > 0) {
         uint64_t ckpt = p->w.files.holds[0].ckpt;
         if (aborted != NULL && ckpt > 0 && ckpt < 4096) assert_false(aborted[ckpt / 64] >> (ckpt % 64) & 1);

@@ -73,7 +73,13 @@ void coord_slot_release(jm_side *jm, rt_slot *s) {
     s->bytes = s->files_new = s->files_shared = 0;
 }
 
+static void end_timeout(jm_side *jm, rt_slot *s) {
+    if (s->timeout_timer != 0) (void)sim_timer_cancel(jm->w->run, s->timeout_timer);
+    s->timeout_timer = 0;
+}
+
 void coord_free_slot(jm_side *jm, rt_slot *s) {
+    end_timeout(jm, s);
     if (!s->complete) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
     coord_slot_release(jm, s);                      /* its files' references go */
     s->ckpt = 0;
@@ -200,6 +206,7 @@ static void complete(jm_side *jm, rt_slot *s) {
     rt_coord *co = coord_of(jm);
     s->complete = true;
     s->finalizing = false;
+    end_timeout(jm, s);
     jm->w->stats.bytes_written += s->bytes;
     coord_history_end(jm, s->ckpt, PIPE_CKPT_COMPLETED);
     co->pending--;
@@ -281,15 +288,21 @@ void coord_retry_completion(jm_side *jm) {
 static void metadata_written(jm_side *jm, const sim_event *ev) {
     rt_slot *s = coord_pending_slot(jm, ev->msg.a >> 2);
     if (s == NULL || !s->finalizing || jm->coord.status != PIPE_RUNNING) return;   /* aborted meanwhile */
-    if (world_observed(jm->w)) {
+    bool to_ha = ev->aux == jm->w->ha_dev;
+    bool failed = ev->gen == DEV_FAILED || (ev->gen == DEV_AMBIGUOUS && !to_ha);   /* no file, no pointer */
+    if (world_observed(jm->w) && (failed || to_ha)) {
         pipe_event e = { .kind = PIPE_EV_METADATA, .task = PIPE_NO_TASK, .ckpt = s->ckpt, .chan = PIPE_NO_CHAN,
-                         .ok = ev->gen != DEV_FAILED };
+                         .ok = !failed, .ambiguous = !failed && ev->gen == DEV_AMBIGUOUS };
         jm_note_ev(jm, &e);
     }
-    if (ev->gen == DEV_FAILED) {
+    if (failed) {
         REACHED(jm->w, METADATA_FAILED);
         jm->w->stats.declined++;
         abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
+        return;
+    }
+    if (!to_ha) {                                 /* the _metadata file is written: now the pointer */
+        dev_write(jm->w->run, jm->w->ha_dev, jm->coord.actor, 256, s->ckpt << 2 | IO_METADATA);
         return;
     }
     ha_put(jm, s);                                /* done or ambiguous: the store has it */
@@ -353,7 +366,7 @@ static void trigger(jm_side *jm) {
             link_send_payload(jm->w->run, co->rpc_to_task[t], &m, 64, &ts, sizeof ts);
         }
     }
-    sim_timer_set(jm->w->run, co->actor, cc->timeout_ns, TIMER_TIMEOUT_BASE + s->ckpt);
+    s->timeout_timer = sim_timer_set(jm->w->run, co->actor, cc->timeout_ns, TIMER_TIMEOUT_BASE + s->ckpt);
     coord_arm_trigger(jm, cc->interval_ns);
 }
 

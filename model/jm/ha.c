@@ -3,9 +3,13 @@
  * removes, and what a coordinator reads back after a failover or after a
  * write whose outcome it could not know.
  *
- * A metadata write that completed at the store (reported done, or
- * ambiguous: DEV_AMBIGUOUS) put its checkpoint's handles into the store;
- * one its writer was told failed did not. A write whose writer crashed
+ * A checkpoint's metadata goes in two writes, as in Flink: the _metadata
+ * file to the checkpoint storage, then its pointer to the HA services'
+ * store (its own device, pipe_ha_dev). A pointer write that completed at
+ * the store (reported done, or ambiguous: DEV_AMBIGUOUS) put the
+ * checkpoint's handles there; one its writer was told failed did not. A
+ * pointer write that ends after the coordinator abandoned the checkpoint
+ * is taken as not done. A write whose writer crashed
  * before the completion is taken as not done: the store fences a leader
  * that lost its session. The store holds its own references to the files,
  * so a coordinator that dies or forgets a checkpoint deletes nothing the

@@ -33,6 +33,7 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     bool        complete;
     bool        finalizing;           /* every ack in; metadata being written */
     sim_time_ns started_ns;
+    sim_timer_id timeout_timer;       /* cancelled when it ends: a run has only so many timers */
     uint8_t    *acked;                /* by task */
     uint32_t    acks;
     rt_chain   *chains;               /* by task: keyed state files (refs held by the slot) */

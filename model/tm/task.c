@@ -931,6 +931,11 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     /* A free slot holds no task: what comes for one is ignored. */
     if (!t->deployed) {
         REACHED(tm->w, UNDEPLOYED);
+        uint32_t type = ev->kind == SIM_EV_MSG ? ev->msg.type : 0;
+        if (type == MSG_DATA || type == MSG_CREDIT || type == MSG_PRIORITY) {   /* of an attempt not running here */
+            REACHED(tm->w, FENCED_DATA);
+            tm->w->stats.fenced_data++;
+        }
         return;
     }
     uint64_t tag = 0;

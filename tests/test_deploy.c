@@ -1,0 +1,187 @@
+/* tests/test_deploy.c: the JobManager and the TaskManagers by message
+ * (model/jm/deploy.c, model/jm/ha.c, model/proto.h): lost deployments
+ * and cancellations are sent again, a silent TaskManager is declared lost
+ * by heartbeat timeout and its zombie is fenced, a paused coordinator
+ * recovers, a lost split assignment fails the job over (FLINK-21996), an
+ * ambiguous write of the completed-checkpoint store is resolved by
+ * recovering from the store (FLINK-22494). Every verdict comes from the
+ * checkers (the input fold), never from a second run. */
+#include "harness.h"
+
+#include "../model/pipe.h"
+
+/* source(2) -> map(2, forward) -> keyed aggregate(2, hash) -> 2PC sink(1) on 3 machines */
+static pipe_cfg three_machines(uint64_t seed) {
+    pipe_cfg c = pipe_cfg_default(seed);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 2, 1 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_REBALANCE },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
+    c.graph.vertices[3].sink = JOB_SINK_2PC;
+    c.broker.partitions = 4;
+    c.broker.records_per_partition = 5000;
+    c.broker.keys = 300;
+    c.source_rate_per_s = 100000;
+    c.machines = 3;
+    c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
+    c.restart.delay_ns = 5 * SIM_NS_PER_MS;
+    c.heartbeat_interval_ns = 5 * SIM_NS_PER_MS;
+    c.heartbeat_timeout_ns = 25 * SIM_NS_PER_MS;
+    return c;
+}
+
+static void assert_exactly_once(const checked_run *r) {
+    assert_int_equal(r->status, PIPE_FINISHED);
+    for (uint32_t i = 0; i < CHECK_INV_COUNT; i++) {
+        if (r->report.violations[i] == 0) continue;
+        fail_msg("I%u violated: %s", i + 1, r->report.kept_count > 0 ? r->report.kept[0].what : "?");
+    }
+    assert_true(r->report.applies[CHECK_I1] && r->report.applies[CHECK_I3]);
+}
+
+typedef struct fault_at {
+    const char *kind;                 /* an RPC kind (pipe_rpc_kind), or NULL */
+    uint32_t    task;
+    fault_kind  what;                 /* when kind is NULL */
+    uint32_t    target;               /* when kind is NULL: a machine, or UINT32_MAX for the coordinator */
+    sim_time_ns at_ns, for_ns;
+} fault_at;
+
+static void add_faults(pipeline *p, void *ctx) {
+    for (const fault_at *f = ctx; f->for_ns != 0; f++) {
+        fault_spec x = { .at_ns = f->at_ns, .duration_ns = f->for_ns };
+        if (f->kind != NULL) {
+            bool to_task;
+            assert_true(pipe_rpc_kind(f->kind, &x.msg_type, &to_task));
+            x.kind = FAULT_LINK_LOSS;
+            x.ratio = (sim_ratio){ 1, 1 };
+            x.target = to_task ? pipe_task_rpc_in_link(p, f->task) : pipe_task_rpc_link(p, f->task);
+        } else {
+            x.kind = f->what;
+            x.target = f->target == UINT32_MAX ? pipe_coord_actor(p) : f->target;
+            if (f->what == FAULT_DEV_AMBIGUOUS) {   /* every write of the HA store, for the window */
+                x.target = pipe_ha_dev(p);
+                x.ratio = (sim_ratio){ 1, 1 };
+            }
+        }
+        fault_add(pipe_sim(p), &x);
+    }
+}
+
+static void test_a_lost_deployment_is_sent_again_and_the_job_stays_exactly_once(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(1);
+    fault_at f[] = { { .kind = "deploy", .task = 4, .at_ns = 0, .for_ns = SIM_NS_PER_MS }, { 0 } };
+    checked_run r = run_checked_with(&c, add_faults, f);
+    assert_exactly_once(&r);
+    assert_true(r.reach[PIPE_REACH_DEPLOY_REPEATED] >= 1);
+    assert_int_equal(r.stats.restarts, 0);   /* a lost deployment is no failure: it goes again */
+}
+
+/* A machine crash fails the attempt; the cancellation of a task on
+ * another machine is lost, so the restart waits for its slot and cancels
+ * it again. */
+static void test_a_lost_cancellation_is_sent_again_while_the_restart_waits(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(2);
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 1, .at_ns = 30 * SIM_NS_PER_MS,
+                                               .duration_ns = 2 * SIM_NS_PER_MS };
+    fault_at f[] = { { .kind = "cancel", .task = 6, .at_ns = 30 * SIM_NS_PER_MS, .for_ns = 20 * SIM_NS_PER_MS }, { 0 } };
+    checked_run r = run_checked_with(&c, add_faults, f);
+    assert_exactly_once(&r);
+    assert_true(r.reach[PIPE_REACH_CANCEL_REPEATED] >= 1);
+    assert_true(r.stats.restarts >= 1);
+}
+
+/* Paused past the heartbeat timeout, machine 1's TaskManager is declared
+ * lost; when it wakes up its tasks first handle what waited for them as
+ * the old attempt, and what they send is dropped and counted. */
+static void test_a_machine_paused_past_the_heartbeat_timeout_is_lost_and_its_zombie_fenced(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(3);
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_PAUSE, .target = 1, .at_ns = 30 * SIM_NS_PER_MS,
+                                               .duration_ns = 60 * SIM_NS_PER_MS };
+    checked_run r = run_checked(&c);
+    assert_exactly_once(&r);
+    assert_true(r.fail_causes >> PIPE_FAIL_HEARTBEAT & 1);
+    assert_true(r.reach[PIPE_REACH_HEARTBEAT_TIMEOUT] >= 1);
+    print_message("fenced: %llu data, %llu rpcs\n", (unsigned long long)r.stats.fenced_data,
+                  (unsigned long long)r.stats.fenced_rpcs);
+    assert_true(r.stats.fenced_data + r.stats.fenced_rpcs >= 1);
+}
+
+/* A pause below the timeout is silence, not loss: nothing restarts. */
+static void test_a_short_pause_is_no_failure(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(3);
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_PAUSE, .target = 1, .at_ns = 30 * SIM_NS_PER_MS,
+                                               .duration_ns = 10 * SIM_NS_PER_MS };
+    checked_run r = run_checked(&c);
+    assert_exactly_once(&r);
+    assert_int_equal(r.stats.restarts, 0);
+}
+
+/* A coordinator paused longer than the timeout finds every TaskManager
+ * silent when it wakes (as a JobManager after a long GC pause) and
+ * restarts the job; nothing is lost or counted twice. */
+static void test_a_paused_coordinator_restarts_the_job_and_stays_exactly_once(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(4);
+    c.state.backend = PIPE_BACKEND_DURABLE;
+    fault_at f[] = { { .what = FAULT_ACTOR_PAUSE, .target = UINT32_MAX, .at_ns = 30 * SIM_NS_PER_MS,
+                       .for_ns = 40 * SIM_NS_PER_MS }, { 0 } };
+    checked_run r = run_checked_with(&c, add_faults, f);
+    assert_exactly_once(&r);
+    assert_true(r.fail_causes >> PIPE_FAIL_HEARTBEAT & 1);
+}
+
+/* The enumerator's first assignment to source[0] is lost: the first
+ * checkpoints wait for its acknowledgement, none comes, and the job fails
+ * over; with the deliberate bug FLINK-21996 the checkpoints complete
+ * without it and source[0]'s partitions are never read. */
+static void test_a_lost_split_assignment_fails_the_job_over_and_loses_no_split(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(5);
+    fault_at f[] = { { .kind = "assign", .task = 0, .at_ns = 0, .for_ns = SIM_NS_PER_MS }, { 0 } };
+    checked_run r = run_checked_with(&c, add_faults, f);
+    assert_exactly_once(&r);
+    assert_true(r.fail_causes >> PIPE_FAIL_EVENT_LOST & 1);
+    assert_true(r.reach[PIPE_REACH_COMPLETION_WAITS_ASSIGN] >= 1);
+    c.bug = PIPE_BUG_LOST_ASSIGNMENT;
+    checked_run b = run_checked_with(&c, add_faults, f);
+    assert_true(b.report.violations[CHECK_I3] + b.report.violations[CHECK_I4] + b.report.violations[CHECK_I6] > 0);
+}
+
+/* The metadata write of a checkpoint ends ambiguously (done at the store,
+ * reported failed), then the coordinator crashes. Fixed Flink fails over
+ * to the store, which holds the checkpoint, and restores it; the bug
+ * FLINK-22494 discards the checkpoint's files although the store names
+ * them, and the new coordinator's restore finds them gone. */
+static void test_an_ambiguous_store_write_is_recovered_from_the_store_not_discarded(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(6);
+    c.state.backend = PIPE_BACKEND_DURABLE;
+    fault_at f[] = { { .what = FAULT_DEV_AMBIGUOUS, .at_ns = 25 * SIM_NS_PER_MS, .for_ns = 25 * SIM_NS_PER_MS },
+                     { .what = FAULT_ACTOR_CRASH, .target = UINT32_MAX, .at_ns = 60 * SIM_NS_PER_MS,
+                       .for_ns = 5 * SIM_NS_PER_MS }, { 0 } };
+    checked_run r = run_checked_with(&c, add_faults, f);
+    assert_exactly_once(&r);
+    assert_true(r.reach[PIPE_REACH_METADATA_AMBIGUOUS] >= 1);
+    assert_true(r.fail_causes >> PIPE_FAIL_CHECKPOINT_STORE & 1);
+    c.bug = PIPE_BUG_HA_DISCARD;
+    checked_run b = run_checked_with(&c, add_faults, f);
+    assert_true(b.stats.restore_failures > 0);
+    assert_true(b.report.violations[CHECK_I5] > 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_lost_deployment_is_sent_again_and_the_job_stays_exactly_once),
+        cmocka_unit_test(test_a_lost_cancellation_is_sent_again_while_the_restart_waits),
+        cmocka_unit_test(test_a_machine_paused_past_the_heartbeat_timeout_is_lost_and_its_zombie_fenced),
+        cmocka_unit_test(test_a_short_pause_is_no_failure),
+        cmocka_unit_test(test_a_paused_coordinator_restarts_the_job_and_stays_exactly_once),
+        cmocka_unit_test(test_a_lost_split_assignment_fails_the_job_over_and_loses_no_split),
+        cmocka_unit_test(test_an_ambiguous_store_write_is_recovered_from_the_store_not_discarded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
