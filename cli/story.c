@@ -578,9 +578,11 @@ void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_statu
     /* Receivers drop what an attempt they no longer run sends: a paused
      * TaskManager's zombies after it resumes, messages sent before a
      * restart and delivered after it. */
-    if (st->fenced_data + st->fenced_rpcs > 0) {
-        fprintf(out, "  fencing: %" PRIu64 " messages of old attempts dropped (%" PRIu64 " data at tasks, %" PRIu64
-                " RPCs at the coordinator)\n", st->fenced_data + st->fenced_rpcs, st->fenced_data, st->fenced_rpcs);
+    uint64_t fenced = st->fenced_data + st->fenced_rpcs;
+    if (fenced > 0) {
+        fprintf(out, "  fencing: %" PRIu64 " message%s of old attempts dropped (%" PRIu64 " data at tasks, %" PRIu64
+                " RPC%s at the coordinator)\n", fenced, fenced == 1 ? "" : "s", st->fenced_data, st->fenced_rpcs,
+                st->fenced_rpcs == 1 ? "" : "s");
     }
 }
 
