@@ -104,6 +104,7 @@ typedef struct cli_story {
     uint32_t       pending_count;
     bool           drawn;                          /* vary drew settings (--faults random) */
     sim_time_ns    end_ns;
+    uint64_t       fenced_data, fenced_rpcs;       /* messages of old attempts dropped (pipe_stats), at the end */
 } cli_story;
 
 /* The run-time side: what the observers need while the run goes on. */
@@ -134,7 +135,7 @@ void cli_story_end(cli_story_run *r);
  * end. */
 void cli_story_faults(FILE *out, const scn *s, const cli_story *st);
 void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_status status);
-/* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"drawn":{...} */
+/* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"fenced_data":N,"fenced_rpcs":N,"drawn":{...} */
 void cli_story_json(FILE *out, const scn *s, const cli_story *st);
 
 /* One run of a scenario with its expectations checked (absim run, replay,

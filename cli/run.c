@@ -171,6 +171,7 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     case SCN_EXPECT_ABORTED:     *got = st->aborted; return true;
     case SCN_EXPECT_FAILOVERS:   *got = st->failovers; return true;
     case SCN_EXPECT_UNALIGNED:   *got = st->unaligned_triggers; return true;
+    case SCN_EXPECT_FENCED:      *got = st->fenced_data + st->fenced_rpcs; return true;
     default: return false;
     }
 }

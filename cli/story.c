@@ -15,7 +15,9 @@ static const char *const kind_names[] = {
     [SCN_CRASH_MACHINE] = "crash-machine", [SCN_CRASH_TASK] = "crash-task", [SCN_PARTITION] = "partition",
     [SCN_DELAY_LINK] = "delay-link", [SCN_CUT_LINK] = "cut-link", [SCN_LOSE_RPC] = "lose-rpc",
     [SCN_CRASH_COORDINATOR] = "crash-coordinator", [SCN_SLOW_STORE] = "slow-store",
-    [SCN_FAIL_STORE] = "fail-store", [SCN_SLOW_TASK] = "slow-task",
+    [SCN_FAIL_STORE] = "fail-store", [SCN_SLOW_TASK] = "slow-task", [SCN_PAUSE_MACHINE] = "pause-machine",
+    [SCN_PAUSE_COORDINATOR] = "pause-coordinator", [SCN_PAUSE_TASK] = "pause-task", [SCN_DELAY_RPC] = "delay-rpc",
+    [SCN_AMBIGUOUS_STORE] = "ambiguous-store",
 };
 
 #define TARGET_BYTES 600u                   /* a partition may name 64 machines a side */
@@ -38,19 +40,37 @@ static void machines_text(uint64_t mask, uint32_t machines, char *buf, size_t n)
     }
 }
 
+/* The RPCs a lose or delay rpc fault acts on: "out[0] -> coordinator"
+ * (every message), "coordinator -> agg[1] (deploy)", "out[0] ->
+ * coordinator (ack)": the direction is the kind's. */
+static void rpc_text(const job *j, const scn_fault *f, char *buf, size_t n) {
+    char a[CLI_STORY_NAME];
+    task_text(j, f->vertex, f->subtask, a, sizeof a);
+    if (f->rpc == 0) {
+        snprintf(buf, n, "%s -> coordinator", a);
+        return;
+    }
+    const char *kind = pipe_rpc_kind_names[f->rpc - 1];
+    uint32_t type = 0;
+    bool to_task = false;
+    pipe_rpc_kind(kind, &type, &to_task);
+    if (to_task) snprintf(buf, n, "coordinator -> %s (%s)", a, kind);
+    else snprintf(buf, n, "%s -> coordinator (%s)", a, kind);
+}
+
 /* What a fault acts on, in the scenario's words: "machine 1", "agg[1]",
  * "map[0] -> agg[1]", "out[0] -> coordinator", "0 | 1,jm", "store". */
 static void target_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
     const job *j = &s->cfg.graph;
     char a[TARGET_BYTES / 2 - 8], b[TARGET_BYTES / 2 - 8];
     switch (f->kind) {
-    case SCN_CRASH_MACHINE: snprintf(buf, n, "machine %u", f->machine); return;
+    case SCN_CRASH_MACHINE:
+    case SCN_PAUSE_MACHINE: snprintf(buf, n, "machine %u", f->machine); return;
     case SCN_CRASH_TASK:
+    case SCN_PAUSE_TASK:
     case SCN_SLOW_TASK:     task_text(j, f->vertex, f->subtask, buf, n); return;
     case SCN_LOSE_RPC:
-        task_text(j, f->vertex, f->subtask, a, sizeof a);
-        snprintf(buf, n, "%s -> coordinator", a);
-        return;
+    case SCN_DELAY_RPC:     rpc_text(j, f, buf, n); return;
     case SCN_DELAY_LINK:
     case SCN_CUT_LINK:
         task_text(j, f->vertex, f->subtask, a, sizeof a);
@@ -62,12 +82,17 @@ static void target_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
         machines_text(f->machines_b, s->cfg.machines, b, sizeof b);
         snprintf(buf, n, "%s | %s", a, b);
         return;
-    case SCN_CRASH_COORDINATOR: snprintf(buf, n, "coordinator"); return;
+    case SCN_CRASH_COORDINATOR:
+    case SCN_PAUSE_COORDINATOR: snprintf(buf, n, "coordinator"); return;
     case SCN_SLOW_STORE:
-    case SCN_FAIL_STORE:        snprintf(buf, n, "store"); return;
+    case SCN_FAIL_STORE:
+    case SCN_AMBIGUOUS_STORE:   snprintf(buf, n, "store"); return;
     }
     snprintf(buf, n, "?");
 }
+
+/* A machine crash or pause names the tasks it stopped. */
+static bool on_machine(scn_fault_kind k) { return k == SCN_CRASH_MACHINE || k == SCN_PAUSE_MACHINE; }
 
 static uint32_t task_of(const pipeline *p, uint32_t vertex, uint32_t subtask) {
     return pipe_job(p)->vertex_first_task[vertex] + subtask;
@@ -111,7 +136,7 @@ static void trace_fault(cli_story_run *r, uint32_t i, sim_time_ns at_ns, bool be
     target_text(r->s, f, target, sizeof target);
     scn_fault_text(r->s, f, text, sizeof text);
     const char *v = r->st->faults[i].victims;
-    if (f->kind == SCN_CRASH_MACHINE) {                   /* ["source[1]","map[1]"] */
+    if (on_machine(f->kind)) {                            /* ["source[1]","map[1]"] */
         size_t used = (size_t)snprintf(tasks, sizeof tasks, ",\"tasks\":[\"");
         for (; *v && used + 4 < sizeof tasks; v++) {
             if (*v == ' ') used += (size_t)snprintf(tasks + used, sizeof tasks - used, "\",\"");
@@ -157,7 +182,7 @@ static void on_fault(void *ctx, const sim_run *run, uint32_t id, bool begin) {
     if (begin) {
         x->begun = true;
         x->begun_ns = run->now_ns;
-        if (r->s->faults[i].kind == SCN_CRASH_MACHINE) victims_text(r->p, r->s->faults[i].machine, x->victims, sizeof x->victims);
+        if (on_machine(r->s->faults[i].kind)) victims_text(r->p, r->s->faults[i].machine, x->victims, sizeof x->victims);
     } else {
         x->ended = true;
         x->ended_ns = run->now_ns;
@@ -187,14 +212,37 @@ static bool breaks_connections(scn_fault_kind k) {
     return k == SCN_CRASH_MACHINE || k == SCN_CRASH_TASK || k == SCN_PARTITION || k == SCN_CUT_LINK;
 }
 
-/* Whether fault i touches task t: its crash, its machine's, a cut of one
- * of its links, a partition with its machine on one side. */
+/* Whether a fault of kind k can be behind a failure of this cause. A
+ * heartbeat timeout needs a TaskManager that stays silent (a paused
+ * machine or task) or whose answers do not come in time (lost or delayed
+ * RPCs, a paused coordinator that reads them late); a paused machine or
+ * task also fails the tasks it leaves waiting, and its zombies. Too many
+ * failed checkpoints: any fault but a coordinator crash (which starts a
+ * new count); a failover: only a coordinator crash. */
+static bool can_cause(scn_fault_kind k, uint32_t cause) {
+    bool pause = k == SCN_PAUSE_MACHINE || k == SCN_PAUSE_TASK;
+    switch (cause) {
+    case CLI_FAILOVER:          return k == SCN_CRASH_COORDINATOR;
+    case PIPE_FAIL_CHECKPOINTS: return k != SCN_CRASH_COORDINATOR;
+    case PIPE_FAIL_HEARTBEAT:                     /* a broken connection may be noticed by heartbeat too */
+        return pause || k == SCN_PAUSE_COORDINATOR || k == SCN_LOSE_RPC || k == SCN_DELAY_RPC || breaks_connections(k);
+    default:                    return breaks_connections(k) || pause;
+    }
+}
+
+/* Whether fault i touches task t: its crash or pause, its machine's, a
+ * cut of one of its links, its RPCs lost or delayed, a partition with its
+ * machine on one side. */
 static bool touches(const cli_story_run *r, uint32_t i, uint32_t t) {
     const scn_fault *f = &r->s->faults[i];
     uint32_t m = pipe_job(r->p)->tasks[t].machine;
     switch (f->kind) {
-    case SCN_CRASH_MACHINE: return f->machine == m;
-    case SCN_CRASH_TASK:    return task_of(r->p, f->vertex, f->subtask) == t;
+    case SCN_CRASH_MACHINE:
+    case SCN_PAUSE_MACHINE: return f->machine == m;
+    case SCN_CRASH_TASK:
+    case SCN_PAUSE_TASK:
+    case SCN_LOSE_RPC:
+    case SCN_DELAY_RPC:     return task_of(r->p, f->vertex, f->subtask) == t;
     case SCN_CUT_LINK:      return task_of(r->p, f->vertex, f->subtask) == t || task_of(r->p, f->vertex2, f->subtask2) == t;
     case SCN_PARTITION:     return ((f->machines_a | f->machines_b) >> m) & 1;
     default:                return false;
@@ -214,8 +262,7 @@ static uint32_t blame(const cli_story_run *r, sim_time_ns at, uint32_t cause, ui
         scn_fault_kind k = r->s->faults[i].kind;
         bool open = x->begun && (!x->ended || x->ended_ns >= at);
         if (!x->begun || x->begun_ns > at || (x->begun_ns < r->last_recovery_ns && !open)) continue;
-        if (cause == CLI_FAILOVER ? k != SCN_CRASH_COORDINATOR
-            : cause == PIPE_FAIL_CHECKPOINTS ? k == SCN_CRASH_COORDINATOR : !breaks_connections(k)) continue;
+        if (!can_cause(k, cause)) continue;
         bool t = culprit != PIPE_NO_TASK && touches(r, i, culprit);
         bool later = best != UINT32_MAX && (cause == CLI_FAILOVER ? x->begun_ns < r->st->faults[best].begun_ns
                                                                    : x->begun_ns >= r->st->faults[best].begun_ns);
@@ -305,6 +352,8 @@ void cli_story_end(cli_story_run *r) {
     cli_story *st = r->st;
     const scn *s = r->s;
     st->end_ns = pipe_sim(r->p)->now_ns;
+    st->fenced_data = pipe_get_stats(r->p)->fenced_data;
+    st->fenced_rpcs = pipe_get_stats(r->p)->fenced_rpcs;
     flush_slow(r, st->end_ns);
     fault_observe(pipe_sim(r->p), NULL, NULL);
     for (uint32_t i = 0; i < s->faults_count; i++) {
@@ -453,10 +502,17 @@ static void fault_cause(FILE *out, const scn *s, const cli_story *st, uint32_t i
     case SCN_SLOW_STORE:        fprintf(out, "the store was being slowed down"); break;
     case SCN_FAIL_STORE:        fprintf(out, "the store was failing writes"); break;
     case SCN_SLOW_TASK:         fprintf(out, "%s was being slowed down", target); break;
+    case SCN_PAUSE_MACHINE:     fprintf(out, "machine %u was paused", f->machine); break;
+    case SCN_PAUSE_COORDINATOR: fprintf(out, "the coordinator was paused"); break;
+    case SCN_PAUSE_TASK:        fprintf(out, "%s was paused", target); break;
+    case SCN_DELAY_RPC:         fprintf(out, "messages %s were being delayed", target); break;
+    case SCN_AMBIGUOUS_STORE:   fprintf(out, "the store was reporting committed writes as failed"); break;
     }
     bool crash = f->kind == SCN_CRASH_MACHINE || f->kind == SCN_CRASH_TASK || f->kind == SCN_CRASH_COORDINATOR;
     fprintf(out, " %s t=%.3fms", crash || f->kind == SCN_PARTITION || f->kind == SCN_CUT_LINK ? "at" : "from",
             ms(x->begun_ns));
+    bool pause = f->kind == SCN_PAUSE_MACHINE || f->kind == SCN_PAUSE_TASK || f->kind == SCN_PAUSE_COORDINATOR;
+    if (pause) fprintf(out, " for %.3fms", ms(f->duration_ns));
     if (x->victims[0] != '\0') fprintf(out, " (%s)", x->victims);
 }
 
@@ -525,6 +581,15 @@ void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_statu
     for (uint32_t i = 0; i < st->pending_count && i < 8; i++) {
         fprintf(out, "  checkpoint %" PRIu64 " was still pending at the end\n", st->pending[i]);
     }
+    /* Receivers drop what an attempt they no longer run sends: a paused
+     * TaskManager's zombies after it resumes, messages sent before a
+     * restart and delivered after it. */
+    uint64_t fenced = st->fenced_data + st->fenced_rpcs;
+    if (fenced > 0) {
+        fprintf(out, "  fencing: %" PRIu64 " message%s of old attempts dropped (%" PRIu64 " data at tasks, %" PRIu64
+                " RPC%s at the coordinator)\n", fenced, fenced == 1 ? "" : "s", st->fenced_data, st->fenced_rpcs,
+                st->fenced_rpcs == 1 ? "" : "s");
+    }
 }
 
 /* ---- --json ---------------------------------------------------------------- */
@@ -541,7 +606,7 @@ static void json_fault(FILE *out, const scn *s, const cli_story *st, uint32_t i)
     target_text(s, f, target, sizeof target);
     fprintf(out, "{\"fault\":%u,\"kind\":\"%s\",\"target\":", i, kind_names[f->kind]);
     json_str(out, target);
-    if (f->kind == SCN_CRASH_MACHINE) {
+    if (on_machine(f->kind)) {
         fprintf(out, ",\"tasks\":[");
         for (const char *v = x->victims; *v; v++) {
             if (v == x->victims || v[-1] == ' ') fputc('"', out);
@@ -594,7 +659,7 @@ void cli_story_json(FILE *out, const scn *s, const cli_story *st) {
     }
     fprintf(out, "],\"pending_checkpoints\":[");
     for (uint32_t i = 0; i < st->pending_count && i < 8; i++) fprintf(out, "%s%" PRIu64, i ? "," : "", st->pending[i]);
-    fprintf(out, "],\"drawn\":");
+    fprintf(out, "],\"fenced_data\":%" PRIu64 ",\"fenced_rpcs\":%" PRIu64 ",\"drawn\":", st->fenced_data, st->fenced_rpcs);
     if (!st->drawn) {
         fprintf(out, "null");
         return;

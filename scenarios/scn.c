@@ -14,6 +14,12 @@
 #define SCN_FULL_EVERY_MAX 64u      /* SNAP_CHAIN_MAX - 1 (model/proto.h); pipe_create checks it too */
 #define SCN_FACTOR_MAX 1000000u     /* slowdowns: the kernel's and the model's limit */
 
+/* The coordinator's RPC latencies `vary network` draws from. */
+static const sim_time_ns vary_rpc_ns[] = { 50 * SIM_NS_PER_US, 200 * SIM_NS_PER_US, SIM_NS_PER_MS, 3 * SIM_NS_PER_MS };
+#define VARY_RPC_CHOICES (sizeof vary_rpc_ns / sizeof vary_rpc_ns[0])
+
+static const char *dur(char *buf, size_t n, sim_time_ns ns);
+
 typedef struct tok {
     const char *s;
     uint32_t    len;
@@ -40,6 +46,7 @@ typedef struct pctx {
     place       vertex_at[JOB_VERTICES_MAX];
     place       edge_at[JOB_EDGES_MAX];
     bool        saw_source_rate;
+    uint32_t    heartbeat_line, heartbeat_col;   /* the last network statement that set a heartbeat key, 0: none */
 } pctx;
 
 static bool vfail(pctx *c, uint32_t line, uint32_t col, const char *fmt, va_list ap) {
@@ -93,8 +100,8 @@ static uint32_t edit_distance(const char *a, uint32_t la, const char *b) {
     return d[la][lb];
 }
 
-/* "unknown X 'foo' (did you mean 'bar'?)" or with the list of choices. */
-static bool unknown(pctx *c, const tok *t, const char *what, const char *const *choices) {
+/* The choice nearest to t, if near enough to be what was meant, or NULL. */
+static const char *nearest(const tok *t, const char *const *choices) {
     const char *best = NULL;
     uint32_t best_d = 99;
     for (const char *const *w = choices; *w != NULL; w++) {
@@ -104,14 +111,25 @@ static bool unknown(pctx *c, const tok *t, const char *what, const char *const *
             best = *w;
         }
     }
-    if (best != NULL && best_d <= 2 + t->len / 4) {
+    return best != NULL && best_d <= 2 + t->len / 4 ? best : NULL;
+}
+
+static void choice_list(const char *const *choices, char *list, size_t n) {
+    list[0] = '\0';
+    for (const char *const *w = choices; *w != NULL; w++) {
+        strncat(list, w == choices ? "" : ", ", n - strlen(list) - 1);
+        strncat(list, *w, n - strlen(list) - 1);
+    }
+}
+
+/* "unknown X 'foo' (did you mean 'bar'?)" or with the list of choices. */
+static bool unknown(pctx *c, const tok *t, const char *what, const char *const *choices) {
+    const char *best = nearest(t, choices);
+    if (best != NULL) {
         return fail_at(c, t->col, "unknown %s '%.*s' (did you mean '%s'?)", what, (int)t->len, t->s, best);
     }
-    char list[256] = "";
-    for (const char *const *w = choices; *w != NULL; w++) {
-        strncat(list, w == choices ? "" : ", ", sizeof list - strlen(list) - 1);
-        strncat(list, *w, sizeof list - strlen(list) - 1);
-    }
+    char list[256];
+    choice_list(choices, list, sizeof list);
     return fail_at(c, t->col, "unknown %s '%.*s' (expected one of: %s)", what, (int)t->len, t->s, list);
 }
 
@@ -345,7 +363,7 @@ static bool st_machines(pctx *c) {
      * count then (jm is the machine after the last one). */
     for (uint32_t i = 0; i < c->s->faults_count; i++) {
         const scn_fault *f = &c->s->faults[i];
-        if (f->kind != SCN_CRASH_MACHINE && f->kind != SCN_PARTITION) continue;
+        if (f->kind != SCN_CRASH_MACHINE && f->kind != SCN_PAUSE_MACHINE && f->kind != SCN_PARTITION) continue;
         return fail_at(c, 1, "declare machines before the faults that name machines (line %u names some)", f->line);
     }
     if (!opt_count(c, 1, PIPE_MACHINES_MAX, &n)) return false;
@@ -353,12 +371,29 @@ static bool st_machines(pctx *c) {
     return true;
 }
 
+/* heartbeat-interval D, heartbeat-timeout D: above 0 (0 means derived
+ * from the RPC latency, which is what leaving the key out says). Checked
+ * against each other once the whole file is read (finish_heartbeat), as
+ * the RPC latency may come later. */
+static bool heartbeat_key(pctx *c, const tok *k, sim_time_ns *out) {
+    if (!opt_duration(c, out)) return false;
+    if (*out == 0) return fail_at(c, k->col, "%.*s must be above 0 (leave it out for the default)", (int)k->len, k->s);
+    c->heartbeat_line = c->line;
+    c->heartbeat_col = k->col;
+    return true;
+}
+
 static bool st_network(pctx *c) {
-    static const char *const keys[] = { "latency", "jitter", "bandwidth", "rpc-latency", NULL };
+    static const char *const keys[] = { "latency", "jitter", "bandwidth", "rpc-latency", "heartbeat-interval",
+                                        "heartbeat-timeout", NULL };
     pipe_cfg *g = &c->s->cfg;
     while (more(c)) {
         const tok *k = next(c, "an option");
-        if (is(k, "latency")) {
+        if (is(k, "heartbeat-interval")) {
+            if (!heartbeat_key(c, k, &g->heartbeat_interval_ns)) return false;
+        } else if (is(k, "heartbeat-timeout")) {
+            if (!heartbeat_key(c, k, &g->heartbeat_timeout_ns)) return false;
+        } else if (is(k, "latency")) {
             if (!opt_duration(c, &g->latency_ns)) return false;
         } else if (is(k, "jitter")) {
             if (!opt_duration(c, &g->jitter_ns)) return false;
@@ -814,100 +849,196 @@ static bool point(pctx *c, scn_fault *f) {
     return true;
 }
 
-static bool st_fault(pctx *c) {
-    static const char *const kinds[] = { "crash", "partition", "delay", "cut", "lose", "slow", "fail", NULL };
-    scn *s = c->s;
-    if (s->faults_count == SCN_FAULTS_MAX) return fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
-    scn_fault f = { .line = c->line };
+/* The next word, a task (vertex[subtask]). */
+static bool task_arg(pctx *c, const char *what, uint32_t *vertex, uint32_t *subtask) {
+    const tok *t = next(c, what);
+    return t != NULL && task_ref(c, t, vertex, subtask);
+}
+
+static bool machine_arg(pctx *c, scn_fault *f) {
+    uint64_t m;
+    if (!opt_count(c, 0, c->s->cfg.machines - 1, &m)) return false;
+    f->machine = (uint32_t)m;
+    return true;
+}
+
+static bool fault_crash(pctx *c, scn_fault *f) {
+    static const char *const what_kinds[] = { "machine", "task", "coordinator", NULL };
+    const tok *what = next(c, "machine, task or coordinator");
+    if (what == NULL) return false;
+    if (is(what, "machine")) {
+        f->kind = SCN_CRASH_MACHINE;
+        return machine_arg(c, f) && for_duration(c, f, false);
+    }
+    if (is(what, "task")) {
+        f->kind = SCN_CRASH_TASK;
+        return task_arg(c, "a task, as agg[1]", &f->vertex, &f->subtask);
+    }
+    if (is(what, "coordinator")) {
+        f->kind = SCN_CRASH_COORDINATOR;
+        return for_duration(c, f, false);
+    }
+    return unknown(c, what, "crash target", what_kinds);
+}
+
+/* A pause stops its target handling anything and resumes it with its
+ * state, so it always has a window: without one it would be a crash. */
+static bool fault_pause(pctx *c, scn_fault *f) {
+    static const char *const what_kinds[] = { "machine", "task", "coordinator", NULL };
+    const tok *what = next(c, "machine, task or coordinator");
+    if (what == NULL) return false;
+    if (is(what, "machine")) {
+        f->kind = SCN_PAUSE_MACHINE;
+        if (!machine_arg(c, f)) return false;
+    } else if (is(what, "task")) {
+        f->kind = SCN_PAUSE_TASK;
+        if (!task_arg(c, "a task, as agg[1]", &f->vertex, &f->subtask)) return false;
+    } else if (is(what, "coordinator")) {
+        f->kind = SCN_PAUSE_COORDINATOR;
+    } else {
+        return unknown(c, what, "pause target", what_kinds);
+    }
+    return for_duration(c, f, true);
+}
+
+static bool fault_partition(pctx *c, scn_fault *f) {
+    f->kind = SCN_PARTITION;
+    const tok *a = next(c, "machines, as 0,1");
+    if (a == NULL || !machine_set(c, a, &f->machines_a)) return false;
+    if (!expect_word(c, "|")) return false;
+    const tok *b = next(c, "machines, as 2 or jm");
+    if (b == NULL || !machine_set(c, b, &f->machines_b)) return false;
+    if (f->machines_a & f->machines_b) return fail_at(c, b->col, "a machine cannot be on both sides of a partition");
+    return for_duration(c, f, true);
+}
+
+/* The kinds are few and not guessable: list them even with a suggestion. */
+static bool unknown_rpc_kind(pctx *c, const tok *t) {
+    const char *best = nearest(t, pipe_rpc_kind_names);
+    char list[256], mean[64] = "";
+    choice_list(pipe_rpc_kind_names, list, sizeof list);
+    if (best != NULL) snprintf(mean, sizeof mean, "did you mean '%s'? ", best);
+    return fail_at(c, t->col, "unknown RPC kind '%.*s' (%sexpected a task, as agg[1], or one of the kinds: %s)",
+                   (int)t->len, t->s, mean, list);
+}
+
+/* After "rpc": an optional RPC kind (pipe_rpc_kind_names), then the task.
+ * A word without a subscript that names no vertex is taken for a kind, so
+ * a mistyped kind is reported as one, with the kinds listed. */
+static bool rpc_ref(pctx *c, scn_fault *f) {
+    const tok *t = next(c, "a task, as agg[1], or an RPC kind such as ack");
+    if (t == NULL) return false;
+    f->rpc = 0;
+    if (memchr(t->s, '[', t->len) == NULL && find_vertex(c, t->s, t->len) < 0) {   /* a vertex: a task was meant */
+        for (uint32_t i = 0; pipe_rpc_kind_names[i] != NULL && f->rpc == 0; i++) {
+            if (is(t, pipe_rpc_kind_names[i])) f->rpc = i + 1;
+        }
+        if (f->rpc == 0) return unknown_rpc_kind(c, t);
+        t = next(c, "a task, as agg[1] (the RPCs of this kind between it and the coordinator)");
+        if (t == NULL) return false;
+    }
+    return task_ref(c, t, &f->vertex, &f->subtask);
+}
+
+static bool fault_delay_cut(pctx *c, scn_fault *f, bool delay) {
+    const tok *what = next(c, delay ? "link or rpc" : "link");
+    if (what == NULL) return false;
+    if (delay && is(what, "rpc")) {
+        f->kind = SCN_DELAY_RPC;
+        if (!rpc_ref(c, f)) return false;
+    } else if (is(what, "link")) {
+        f->kind = delay ? SCN_DELAY_LINK : SCN_CUT_LINK;
+        if (!link_ref(c, f)) return false;
+    } else if (delay) {
+        static const char *const delay_kinds[] = { "link", "rpc", NULL };
+        return unknown(c, what, "delay target", delay_kinds);
+    } else {
+        return fail_at(c, what->col, "expected 'link', not '%.*s'", (int)what->len, what->s);
+    }
+    if (delay && (!expect_word(c, "by") || !opt_duration(c, &f->delay_ns))) return false;
+    return for_duration(c, f, true);
+}
+
+static bool fault_lose(pctx *c, scn_fault *f) {
+    f->kind = SCN_LOSE_RPC;
+    if (!expect_word(c, "rpc") || !rpc_ref(c, f)) return false;
+    const tok *p = next(c, "a percentage such as 30%");
+    if (p == NULL || !percent(c, p, &f->ratio)) return false;
+    return for_duration(c, f, true);
+}
+
+static bool fault_slow(pctx *c, scn_fault *f) {
+    static const char *const slow_kinds[] = { "store", "task", NULL };
+    const tok *what = next(c, "store or task");
+    if (what == NULL) return false;
+    if (is(what, "store")) {
+        f->kind = SCN_SLOW_STORE;
+    } else if (is(what, "task")) {
+        f->kind = SCN_SLOW_TASK;
+        uint32_t slow = 0;
+        for (uint32_t i = 0; i < c->s->faults_count; i++) slow += c->s->faults[i].kind == SCN_SLOW_TASK;
+        if (slow == PIPE_SLOW_MAX) return fail_at(c, what->col, "more than %u slow tasks", PIPE_SLOW_MAX);
+        if (!task_arg(c, "a task, as agg[1]", &f->vertex, &f->subtask)) return false;
+    } else {
+        return unknown(c, what, "slow target", slow_kinds);
+    }
+    return factor(c, &f->factor) && for_duration(c, f, true);
+}
+
+/* fail store P% / ambiguous store P%: a share of the store's writes. */
+static bool fault_store_ratio(pctx *c, scn_fault *f, scn_fault_kind kind) {
+    f->kind = kind;
+    if (!expect_word(c, "store")) return false;
+    const tok *p = next(c, "a percentage of writes such as 30%");
+    if (p == NULL || !percent(c, p, &f->ratio)) return false;
+    return for_duration(c, f, true);
+}
+
+/* The head of a fault line: `optional` at its end, then `at T` or `when
+ * POINT [after D]`. */
+static bool fault_head(pctx *c, scn_fault *f) {
     if (c->n > c->i && is(&c->t[c->n - 1], "optional")) {   /* allowed not to fire */
-        f.optional = true;
+        f->optional = true;
         c->eol_col = c->t[c->n - 1].col;           /* what is missing goes where 'optional' is */
         c->n--;
     }
     const tok *w = next(c, "'at' and a time, or 'when' and a protocol point");
     if (w == NULL) return false;
     if (is(w, "when")) {                          /* a named protocol point */
-        if (!point(c, &f)) return false;
+        if (!point(c, f)) return false;
         if (c->i < c->n && is(&c->t[c->i], "after")) {   /* optional delay after the point */
             c->i++;
-            if (!opt_duration(c, &f.at_ns)) return false;
+            if (!opt_duration(c, &f->at_ns)) return false;
         }
-    } else if (!is(w, "at")) {
-        return fail_at(c, w->col, "expected 'at' and a time, or 'when' and a protocol point, not '%.*s'", (int)w->len, w->s);
-    } else if (!opt_duration(c, &f.at_ns)) {
-        return false;
+        return true;
     }
-    const tok *k = next(c, "a fault (crash, partition, delay, cut, lose, slow, fail)");
+    if (!is(w, "at")) {
+        return fail_at(c, w->col, "expected 'at' and a time, or 'when' and a protocol point, not '%.*s'", (int)w->len, w->s);
+    }
+    return opt_duration(c, &f->at_ns);
+}
+
+static bool st_fault(pctx *c) {
+    static const char *const kinds[] = { "crash", "partition", "delay", "cut", "lose", "slow", "fail", "pause",
+                                         "ambiguous", NULL };
+    scn *s = c->s;
+    if (s->faults_count == SCN_FAULTS_MAX) return fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
+    scn_fault f = { .line = c->line };
+    if (!fault_head(c, &f)) return false;
+    const tok *k = next(c, "a fault (crash, partition, delay, cut, lose, slow, fail, pause, ambiguous)");
     if (k == NULL) return false;
     f.col = k->col;
-    if (is(k, "crash")) {
-        const tok *what = next(c, "machine, task or coordinator");
-        if (what == NULL) return false;
-        if (is(what, "machine")) {
-            f.kind = SCN_CRASH_MACHINE;
-            uint64_t m;
-            if (!opt_count(c, 0, s->cfg.machines - 1, &m)) return false;
-            f.machine = (uint32_t)m;
-            if (!for_duration(c, &f, false)) return false;
-        } else if (is(what, "task")) {
-            f.kind = SCN_CRASH_TASK;
-            const tok *t = next(c, "a task, as agg[1]");
-            if (t == NULL || !task_ref(c, t, &f.vertex, &f.subtask)) return false;
-        } else if (is(what, "coordinator")) {
-            f.kind = SCN_CRASH_COORDINATOR;
-            if (!for_duration(c, &f, false)) return false;
-        } else {
-            static const char *const what_kinds[] = { "machine", "task", "coordinator", NULL };
-            return unknown(c, what, "crash target", what_kinds);
-        }
-    } else if (is(k, "partition")) {
-        f.kind = SCN_PARTITION;
-        const tok *a = next(c, "machines, as 0,1");
-        if (a == NULL || !machine_set(c, a, &f.machines_a)) return false;
-        if (!expect_word(c, "|")) return false;
-        const tok *b = next(c, "machines, as 2 or jm");
-        if (b == NULL || !machine_set(c, b, &f.machines_b)) return false;
-        if (f.machines_a & f.machines_b) return fail_at(c, b->col, "a machine cannot be on both sides of a partition");
-        if (!for_duration(c, &f, true)) return false;
-    } else if (is(k, "delay") || is(k, "cut")) {
-        f.kind = is(k, "delay") ? SCN_DELAY_LINK : SCN_CUT_LINK;
-        if (!expect_word(c, "link") || !link_ref(c, &f)) return false;
-        if (f.kind == SCN_DELAY_LINK && (!expect_word(c, "by") || !opt_duration(c, &f.delay_ns))) return false;
-        if (!for_duration(c, &f, true)) return false;
-    } else if (is(k, "lose")) {
-        f.kind = SCN_LOSE_RPC;
-        if (!expect_word(c, "rpc")) return false;
-        const tok *t = next(c, "a task, as agg[1] (its messages to the coordinator)");
-        if (t == NULL || !task_ref(c, t, &f.vertex, &f.subtask)) return false;
-        const tok *p = next(c, "a percentage such as 30%");
-        if (p == NULL || !percent(c, p, &f.ratio)) return false;
-        if (!for_duration(c, &f, true)) return false;
-    } else if (is(k, "slow")) {
-        static const char *const slow_kinds[] = { "store", "task", NULL };
-        const tok *what = next(c, "store or task");
-        if (what == NULL) return false;
-        if (is(what, "store")) {
-            f.kind = SCN_SLOW_STORE;
-        } else if (is(what, "task")) {
-            f.kind = SCN_SLOW_TASK;
-            uint32_t slow = 0;
-            for (uint32_t i = 0; i < s->faults_count; i++) slow += s->faults[i].kind == SCN_SLOW_TASK;
-            if (slow == PIPE_SLOW_MAX) return fail_at(c, what->col, "more than %u slow tasks", PIPE_SLOW_MAX);
-            const tok *t = next(c, "a task, as agg[1]");
-            if (t == NULL || !task_ref(c, t, &f.vertex, &f.subtask)) return false;
-        } else {
-            return unknown(c, what, "slow target", slow_kinds);
-        }
-        if (!factor(c, &f.factor) || !for_duration(c, &f, true)) return false;
-    } else if (is(k, "fail")) {
-        f.kind = SCN_FAIL_STORE;
-        if (!expect_word(c, "store")) return false;
-        const tok *p = next(c, "a percentage of writes such as 30%");
-        if (p == NULL || !percent(c, p, &f.ratio)) return false;
-        if (!for_duration(c, &f, true)) return false;
-    } else {
-        return unknown(c, k, "fault", kinds);
-    }
+    bool ok;
+    if (is(k, "crash")) ok = fault_crash(c, &f);
+    else if (is(k, "pause")) ok = fault_pause(c, &f);
+    else if (is(k, "partition")) ok = fault_partition(c, &f);
+    else if (is(k, "delay") || is(k, "cut")) ok = fault_delay_cut(c, &f, is(k, "delay"));
+    else if (is(k, "lose")) ok = fault_lose(c, &f);
+    else if (is(k, "slow")) ok = fault_slow(c, &f);
+    else if (is(k, "fail")) ok = fault_store_ratio(c, &f, SCN_FAIL_STORE);
+    else if (is(k, "ambiguous")) ok = fault_store_ratio(c, &f, SCN_AMBIGUOUS_STORE);
+    else return unknown(c, k, "fault", kinds);
+    if (!ok) return false;
     if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s' at the end of the fault", (int)c->t[c->i].len, c->t[c->i].s);
     s->faults[s->faults_count++] = f;
     return true;
@@ -915,7 +1046,7 @@ static bool st_fault(pctx *c) {
 
 static bool compares(scn_expect_kind k) {
     return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
-           k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED;
+           k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -935,11 +1066,11 @@ static bool liveness_bound(pctx *c, uint64_t *ns) {
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
-                                         NULL };
+                                         "fenced", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
-                                               SCN_EXPECT_LIVENESS };
+                                               SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -1074,17 +1205,52 @@ static bool finish_faults(pctx *c) {
     free(j);
     for (uint32_t f = 0; f < s->faults_count && ok; f++) {
         const scn_fault *x = &s->faults[f];
-        if ((x->kind == SCN_SLOW_STORE || x->kind == SCN_FAIL_STORE) && s->cfg.state.backend != PIPE_BACKEND_DURABLE) {
+        bool store = x->kind == SCN_SLOW_STORE || x->kind == SCN_FAIL_STORE || x->kind == SCN_AMBIGUOUS_STORE;
+        if (store && s->cfg.state.backend != PIPE_BACKEND_DURABLE) {
             ok = fail_on(c, x->line, x->col, "the %s store fault needs 'state backend durable' (the memory backend "
-                         "keeps snapshots at the coordinator, not in the store)", x->kind == SCN_SLOW_STORE ? "slow" : "fail");
+                         "keeps snapshots at the coordinator, not in the store)",
+                         x->kind == SCN_SLOW_STORE ? "slow" : x->kind == SCN_FAIL_STORE ? "fail" : "ambiguous");
         }
     }
     return ok;
 }
 
+/* The coordinator declares a TaskManager lost when it heard nothing for
+ * the timeout; an answer takes an interval to be asked for and a round
+ * trip to come, so a timeout not longer than that loses healthy ones.
+ * With `vary network` it must hold for every latency that may be drawn.
+ * Reported at the network statement that set a heartbeat key last. */
+static bool finish_heartbeat(pctx *c) {
+    if (c->heartbeat_line == 0) return true;      /* derived: 250 RPC latencies > 50 + 2 */
+    pipe_cfg *g = &c->s->cfg;                     /* large: asked as it is, with the latency put back */
+    sim_time_ns rpc = g->rpc_latency_ns, interval, timeout;
+    bool varied = false;
+    for (uint32_t i = 0; i < VARY_RPC_CHOICES && (c->s->vary & SCN_VARY_NETWORK); i++) {
+        if (vary_rpc_ns[i] > rpc) {
+            rpc = vary_rpc_ns[i];
+            varied = true;
+        }
+    }
+    sim_time_ns written = g->rpc_latency_ns;
+    g->rpc_latency_ns = rpc;
+    pipe_heartbeat(g, &interval, &timeout);
+    g->rpc_latency_ns = written;
+    if (timeout > interval + 2 * rpc) return true;
+    char t[32], i[32], r[32];
+    dur(t, sizeof t, timeout);
+    dur(i, sizeof i, interval);
+    dur(r, sizeof r, rpc);
+    return fail_on(c, c->heartbeat_line, c->heartbeat_col,
+                   "network: heartbeat-timeout %s%s must be longer than heartbeat-interval %s%s plus a round trip "
+                   "(2 x rpc-latency %s%s), or every TaskManager is declared lost", t,
+                   g->heartbeat_timeout_ns == 0 ? " (five intervals)" : "", i,
+                   g->heartbeat_interval_ns == 0 ? " (50 RPC latencies)" : "", r,
+                   varied ? ", the largest that vary network draws" : "");
+}
+
 /* After the whole file: what one statement alone could not tell. */
 static bool finish(pctx *c) {
-    return finish_job(c) && finish_faults(c);      /* pipe_create checks the rest */
+    return finish_job(c) && finish_faults(c) && finish_heartbeat(c);   /* pipe_create checks the rest */
 }
 
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes) {
@@ -1153,18 +1319,24 @@ bool scn_load(scn *s, const char *path, char *err, size_t err_bytes) {
     return ok;
 }
 
-/* Hand one fault to the kernel (its fault id) or, a slow task, to the
- * model (UINT32_MAX). */
-static uint32_t add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+/* The RPC link a lose or delay rpc fault acts on, and the message type it
+ * is limited to (0: all): a kind the coordinator sends travels on its
+ * link to the task, the others (and every message, untyped) on the
+ * task's link to the coordinator. */
+static uint32_t rpc_link(const pipeline *p, const scn_fault *f, uint32_t task, uint32_t *msg_type) {
+    *msg_type = 0;
+    if (f->rpc == 0) return pipe_task_rpc_link(p, task);
+    bool to_task = false;
+    bool known = pipe_rpc_kind(pipe_rpc_kind_names[f->rpc - 1], msg_type, &to_task);
+    SIM_ASSERT(known);                               /* the reader took it from the same table */
+    return to_task ? pipe_task_rpc_in_link(p, task) : pipe_task_rpc_link(p, task);
+}
+
+/* The kernel fault of a scenario fault (any but a slow task). */
+static fault_spec kernel_spec(const pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
     const job *j = pipe_job(p);
     uint32_t a = j->vertex_first_task[f->vertex] + f->subtask;
     uint32_t b = j->vertex_first_task[f->vertex2] + f->subtask2;
-    if (f->kind == SCN_SLOW_TASK) {                  /* the model's, not the kernel's */
-        bool added = pipe_add_slow(p, &(pipe_slow){ .task = a, .at_ns = at_ns, .duration_ns = f->duration_ns,
-                                                    .factor = f->factor });
-        SIM_ASSERT(added);                           /* the reader allows PIPE_SLOW_MAX */
-        return UINT32_MAX;
-    }
     fault_spec x = { .at_ns = at_ns, .duration_ns = f->duration_ns };
     switch (f->kind) {
     case SCN_CRASH_MACHINE: x.kind = FAULT_MACHINE_CRASH; x.target = f->machine; break;
@@ -1180,13 +1352,36 @@ static uint32_t add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
         break;
     case SCN_DELAY_LINK: x.kind = FAULT_LINK_DELAY; x.target = pipe_chan_link(p, a, b); x.delay_ns = f->delay_ns; break;
     case SCN_CUT_LINK:   x.kind = FAULT_LINK_CUT; x.target = pipe_chan_link(p, a, b); break;
-    case SCN_LOSE_RPC:   x.kind = FAULT_LINK_LOSS; x.target = pipe_task_rpc_link(p, a); x.ratio = f->ratio; break;
+    case SCN_LOSE_RPC:   x.kind = FAULT_LINK_LOSS; x.target = rpc_link(p, f, a, &x.msg_type); x.ratio = f->ratio; break;
+    case SCN_DELAY_RPC:
+        x.kind = FAULT_LINK_DELAY;
+        x.target = rpc_link(p, f, a, &x.msg_type);
+        x.delay_ns = f->delay_ns;
+        break;
     case SCN_CRASH_COORDINATOR: x.kind = FAULT_ACTOR_CRASH; x.target = pipe_coord_actor(p); break;
+    case SCN_PAUSE_MACHINE:     x.kind = FAULT_MACHINE_PAUSE; x.target = f->machine; break;
+    case SCN_PAUSE_COORDINATOR: x.kind = FAULT_ACTOR_PAUSE; x.target = pipe_coord_actor(p); break;
+    case SCN_PAUSE_TASK:        x.kind = FAULT_ACTOR_PAUSE; x.target = pipe_task_actor(p, a); break;
     case SCN_SLOW_STORE: x.kind = FAULT_DEV_SLOW; x.target = pipe_store_dev(p); x.factor = f->factor; break;
     case SCN_FAIL_STORE: x.kind = FAULT_DEV_FAIL; x.target = pipe_store_dev(p); x.ratio = f->ratio; break;
-    case SCN_SLOW_TASK:  break;                      /* above */
+    case SCN_AMBIGUOUS_STORE: x.kind = FAULT_DEV_AMBIGUOUS; x.target = pipe_store_dev(p); x.ratio = f->ratio; break;
+    case SCN_SLOW_TASK:  SIM_ASSERT(!"the model's, not the kernel's"); break;
     }
     SIM_ASSERT(x.target != UINT32_MAX);              /* links were checked in finish() */
+    return x;
+}
+
+/* Hand one fault to the kernel (its fault id) or, a slow task, to the
+ * model (UINT32_MAX). */
+static uint32_t add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+    if (f->kind == SCN_SLOW_TASK) {                  /* the model's, not the kernel's */
+        uint32_t task = pipe_job(p)->vertex_first_task[f->vertex] + f->subtask;
+        bool added = pipe_add_slow(p, &(pipe_slow){ .task = task, .at_ns = at_ns, .duration_ns = f->duration_ns,
+                                                    .factor = f->factor });
+        SIM_ASSERT(added);                           /* the reader allows PIPE_SLOW_MAX */
+        return UINT32_MAX;
+    }
+    fault_spec x = kernel_spec(p, f, at_ns);
     return fault_add(pipe_sim(p), &x);
 }
 
@@ -1284,30 +1479,46 @@ uint32_t scn_unfired(const scn_armed *a, sim_time_ns end_ns, char *out, size_t o
     return unfired;
 }
 
-uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
-    SIM_ASSERT(horizon_ns >= 10 * SIM_NS_PER_MS);
-    rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5ca1ab1e));
-    job *j = malloc(sizeof *j);
-    SIM_ASSERT(j != NULL);
-    *j = s->cfg.graph;
-    job_expand(j, s->cfg.machines);
-    uint32_t added = 0;
-    sim_time_ns lo = horizon_ns / 10, span = horizon_ns * 7 / 10, dur_max = horizon_ns / 8;
+/* Where a profile's faults fall: from lo, over span, windows of 1 ms up
+ * to 1 ms + dur_max. */
+typedef struct draw_span {
+    sim_time_ns lo, span, dur_max;
+} draw_span;
+
+/* A fault of `kind`, optional, with its time and window drawn (in that
+ * order: every profile draws them so). */
+static scn_fault draw_window(rng *r, const draw_span *w, scn_fault_kind kind) {
+    scn_fault f = { .kind = kind, .optional = true, .line = 0 };
+    f.at_ns = w->lo + (sim_time_ns)(((unsigned __int128)rng_u32(r) * w->span) >> 32);
+    f.duration_ns = SIM_NS_PER_MS + (sim_time_ns)(((unsigned __int128)rng_u32(r) * w->dur_max) >> 32);
+    return f;
+}
+
+static void draw_task(rng *r, const job *j, scn_fault *f) {
+    const job_task *t = &j->tasks[rng_below(r, j->tasks_count)];
+    f->vertex = t->vertex;
+    f->subtask = t->subtask;
+}
+
+static bool room(const scn *s) { return s->faults_count < SCN_FAULTS_MAX; }
+
+/* The first kinds, crash machine to lose rpc (of every message): each
+ * fault draws a task and a channel whether it uses them or not, as it
+ * always did, so seeds keep their profiles. */
+static void draw_first_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
     for (uint32_t kind = SCN_CRASH_MACHINE; kind <= SCN_LOSE_RPC; kind++) {
-        if (rng_below(&r, 2) == 0) continue;            /* this kind is off for this seed */
-        uint32_t n = 1 + rng_below(&r, 2);
-        for (uint32_t i = 0; i < n && s->faults_count < SCN_FAULTS_MAX; i++) {
-            scn_fault f = { .kind = (scn_fault_kind)kind, .optional = true, .line = 0 };
-            f.at_ns = lo + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * span) >> 32);
-            f.duration_ns = SIM_NS_PER_MS + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * dur_max) >> 32);
-            const job_task *t = &j->tasks[rng_below(&r, j->tasks_count)];
-            const job_chan *c = &j->chans[rng_below(&r, j->chans_count)];
+        if (rng_below(r, 2) == 0) continue;             /* this kind is off for this seed */
+        uint32_t n = 1 + rng_below(r, 2);
+        for (uint32_t i = 0; i < n && room(s); i++) {
+            scn_fault f = draw_window(r, w, (scn_fault_kind)kind);
+            const job_task *t = &j->tasks[rng_below(r, j->tasks_count)];
+            const job_chan *c = &j->chans[rng_below(r, j->chans_count)];
             switch (f.kind) {
-            case SCN_CRASH_MACHINE: f.machine = rng_below(&r, s->cfg.machines); break;
+            case SCN_CRASH_MACHINE: f.machine = rng_below(r, s->cfg.machines); break;
             case SCN_CRASH_TASK: f.vertex = t->vertex; f.subtask = t->subtask; f.duration_ns = 0; break;
             case SCN_PARTITION: {
                 uint32_t m = s->cfg.machines + 1;       /* the coordinator's machine too */
-                uint32_t a = rng_below(&r, m), b = rng_below(&r, m - 1);
+                uint32_t a = rng_below(r, m), b = rng_below(r, m - 1);
                 if (b >= a) b++;
                 f.machines_a = 1ull << a;
                 f.machines_b = 1ull << b;
@@ -1319,63 +1530,129 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
                 f.subtask = j->tasks[c->producer].subtask;
                 f.vertex2 = j->tasks[c->consumer].vertex;
                 f.subtask2 = j->tasks[c->consumer].subtask;
-                f.delay_ns = SIM_NS_PER_MS * (1 + rng_below(&r, 20));
+                f.delay_ns = SIM_NS_PER_MS * (1 + rng_below(r, 20));
+                if (f.kind == SCN_CUT_LINK) f.delay_ns = 0;   /* drawn to keep the stream, meaningless: as a cut reads back */
                 break;
             case SCN_LOSE_RPC:
                 f.vertex = t->vertex;
                 f.subtask = t->subtask;
-                f.ratio = (sim_ratio){ .num = 1 + rng_below(&r, 100), .den = 100 };
+                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
                 break;
             default: SIM_ASSERT(!"drawn below");
             }
             s->faults[s->faults_count++] = f;
-            added++;
         }
     }
-    /* The kinds added since draw after all of the above, so a seed keeps
-     * the profile of those kinds it had. The store is only used by the
-     * durable backend: its faults are drawn either way (the draws stay the
-     * same for both backends) but kept only there. */
+}
+
+/* The kinds added second, crash coordinator to slow task. The store is
+ * only used by the durable backend: its faults are drawn either way (the
+ * draws stay the same for both backends) but kept only there. */
+static void draw_second_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
     uint32_t slow = 0;
     for (uint32_t i = 0; i < s->faults_count; i++) slow += s->faults[i].kind == SCN_SLOW_TASK;
     bool durable = s->cfg.state.backend == PIPE_BACKEND_DURABLE;
     for (uint32_t kind = SCN_CRASH_COORDINATOR; kind <= SCN_SLOW_TASK; kind++) {
-        if (rng_below(&r, 2) == 0) continue;            /* this kind is off for this seed */
-        uint32_t n = 1 + rng_below(&r, 2);
-        for (uint32_t i = 0; i < n && s->faults_count < SCN_FAULTS_MAX; i++) {
-            scn_fault f = { .kind = (scn_fault_kind)kind, .optional = true, .line = 0 };
-            f.at_ns = lo + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * span) >> 32);
-            f.duration_ns = SIM_NS_PER_MS + (sim_time_ns)(((unsigned __int128)rng_u32(&r) * dur_max) >> 32);
+        if (rng_below(r, 2) == 0) continue;             /* this kind is off for this seed */
+        uint32_t n = 1 + rng_below(r, 2);
+        for (uint32_t i = 0; i < n && room(s); i++) {
+            scn_fault f = draw_window(r, w, (scn_fault_kind)kind);
             bool keep = true;
             switch (f.kind) {
             case SCN_CRASH_COORDINATOR: break;          /* a new one takes over after the window */
             case SCN_SLOW_STORE:
-                f.factor = 2 + rng_below(&r, 19);
+                f.factor = 2 + rng_below(r, 19);
                 keep = durable;
                 break;
             case SCN_FAIL_STORE:
-                f.ratio = (sim_ratio){ .num = 1 + rng_below(&r, 100), .den = 100 };
+                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
                 keep = durable;
                 break;
-            case SCN_SLOW_TASK: {
-                const job_task *t = &j->tasks[rng_below(&r, j->tasks_count)];
-                f.vertex = t->vertex;
-                f.subtask = t->subtask;
-                f.factor = 2 + rng_below(&r, 19);
+            case SCN_SLOW_TASK:
+                draw_task(r, j, &f);
+                f.factor = 2 + rng_below(r, 19);
                 keep = slow < PIPE_SLOW_MAX;
                 slow += keep;
                 break;
-            }
             default: SIM_ASSERT(!"drawn above");
             }
-            if (!keep) continue;
-            s->faults[s->faults_count++] = f;
-            added++;
+            if (keep) s->faults[s->faults_count++] = f;
         }
     }
+}
+
+/* The kinds added third, in this order: pauses (machine, coordinator,
+ * task), lost RPCs of one kind, delayed RPCs (of every message from a
+ * task, or of one kind), ambiguous store writes (kept with the durable
+ * backend only, drawn either way). A machine pause is one time in four
+ * longer than the heartbeat timeout, so the coordinator declares its
+ * TaskManager lost and restarts the job. No pause lasts more than twice
+ * the timeout: past one timeout a TaskManager is lost whatever the length,
+ * and a long coordinator pause piles up what the tasks keep sending it
+ * (their finished reports repeat every 50 RPC latencies) beyond the
+ * message payloads a run holds (model/pipe.c sizes them for messages in
+ * flight, not for seconds of them). The timeout is the file's (its RPC
+ * latency, before `vary network` draws another), so that a seed's faults
+ * stay the same with or without `vary`. */
+static void draw_third_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
+    static const scn_fault_kind kinds[] = { SCN_PAUSE_MACHINE, SCN_PAUSE_COORDINATOR, SCN_PAUSE_TASK, SCN_LOSE_RPC,
+                                            SCN_DELAY_RPC, SCN_AMBIGUOUS_STORE };
+    uint32_t rpc_kinds = 0;
+    while (pipe_rpc_kind_names[rpc_kinds] != NULL) rpc_kinds++;
+    sim_time_ns interval, timeout;
+    pipe_heartbeat(&s->cfg, &interval, &timeout);
+    bool durable = s->cfg.state.backend == PIPE_BACKEND_DURABLE;
+    for (uint32_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        if (rng_below(r, 2) == 0) continue;             /* this kind is off for this seed */
+        uint32_t n = 1 + rng_below(r, 2);
+        for (uint32_t i = 0; i < n && room(s); i++) {
+            scn_fault f = draw_window(r, w, kinds[k]);
+            bool pause = f.kind == SCN_PAUSE_MACHINE || f.kind == SCN_PAUSE_COORDINATOR || f.kind == SCN_PAUSE_TASK;
+            if (pause && f.duration_ns > 2 * timeout) f.duration_ns = 2 * timeout;
+            switch (f.kind) {
+            case SCN_PAUSE_MACHINE:
+                f.machine = rng_below(r, s->cfg.machines);
+                if (rng_below(r, 4) == 0) {              /* beyond the timeout, within twice it */
+                    f.duration_ns = timeout + 1 + (sim_time_ns)(((unsigned __int128)rng_u32(r) * (timeout - 1)) >> 32);
+                }
+                break;
+            case SCN_PAUSE_COORDINATOR: break;
+            case SCN_PAUSE_TASK: draw_task(r, j, &f); break;
+            case SCN_LOSE_RPC:
+                draw_task(r, j, &f);
+                f.rpc = 1 + rng_below(r, rpc_kinds);
+                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
+                break;
+            case SCN_DELAY_RPC:
+                draw_task(r, j, &f);
+                f.rpc = rng_below(r, rpc_kinds + 1);    /* 0: every message from the task */
+                f.delay_ns = SIM_NS_PER_MS * (1 + rng_below(r, 20));
+                break;
+            case SCN_AMBIGUOUS_STORE: f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 }; break;
+            default: SIM_ASSERT(!"not drawn here");
+            }
+            if (f.kind != SCN_AMBIGUOUS_STORE || durable) s->faults[s->faults_count++] = f;
+        }
+    }
+}
+
+uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
+    SIM_ASSERT(horizon_ns >= 10 * SIM_NS_PER_MS);
+    rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5ca1ab1e));
+    job *j = malloc(sizeof *j);
+    SIM_ASSERT(j != NULL);
+    *j = s->cfg.graph;
+    job_expand(j, s->cfg.machines);
+    uint32_t before = s->faults_count;
+    draw_span w = { .lo = horizon_ns / 10, .span = horizon_ns * 7 / 10, .dur_max = horizon_ns / 8 };
+    /* Each group of kinds draws after the ones before it, from the same
+     * stream, so a seed keeps the faults of the older kinds it had. */
+    draw_first_kinds(s, &r, j, &w);
+    draw_second_kinds(s, &r, j, &w);
+    draw_third_kinds(s, &r, j, &w);
     free(j);
-    scn_random_settings(s, seed);
-    return added;
+    scn_random_settings(s, seed);                 /* after: the faults are drawn against the file's settings */
+    return s->faults_count - before;
 }
 
 /* Uniform on [lo, hi]. */
@@ -1433,11 +1710,10 @@ static void draw_restart(rng *r, pipe_restart_cfg *x) {
 }
 
 void scn_random_settings(scn *s, uint64_t seed) {
-    static const sim_time_ns rpc_ns[] = { 50 * SIM_NS_PER_US, 200 * SIM_NS_PER_US, SIM_NS_PER_MS, 3 * SIM_NS_PER_MS };
     rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5e7711e5));
     if (s->vary & SCN_VARY_CHECKPOINT) draw_checkpoint(&r, &s->cfg.ckpt);
     if (s->vary & SCN_VARY_RESTART) draw_restart(&r, &s->cfg.restart);
-    if (s->vary & SCN_VARY_NETWORK) s->cfg.rpc_latency_ns = rpc_ns[rng_below(&r, 4)];
+    if (s->vary & SCN_VARY_NETWORK) s->cfg.rpc_latency_ns = vary_rpc_ns[rng_below(&r, VARY_RPC_CHOICES)];
 }
 
 /* ---- fault text ------------------------------------------------------------ */
@@ -1500,9 +1776,9 @@ static void put_duration(wbuf *b, sim_time_ns ns) {
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
     static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output exactly-once", "output at-least-once",
-                                         "output duplicates", "failovers", "unaligned", "liveness" };
+                                         "output duplicates", "failovers", "unaligned", "liveness", "fenced" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_LIVENESS);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_FENCED);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
@@ -1560,23 +1836,30 @@ static void put_when(wbuf *b, const job *j, const scn_fault *x) {
     }
 }
 
-static void put_what(wbuf *b, const scn *s, const scn_fault *x) {
+/* "lose rpc ack out[0] 50%" / "delay rpc out[0] by 3ms": the RPCs of a task. */
+static void put_rpc(wbuf *b, const job *j, const scn_fault *x) {
+    put(b, "%s rpc ", x->kind == SCN_LOSE_RPC ? "lose" : "delay");
+    if (x->rpc > 0) put(b, "%s ", pipe_rpc_kind_names[x->rpc - 1]);
+    put_task(b, j, x->vertex, x->subtask);
+    if (x->kind == SCN_LOSE_RPC) {
+        put(b, " ");
+        put_percent(b, x->ratio);
+    } else {
+        put(b, " by ");
+        put_duration(b, x->delay_ns);
+    }
+    put_for(b, x->duration_ns);
+}
+
+/* A fault of a target with a window: what it does, then "for D". */
+static void put_windowed(wbuf *b, const scn *s, const scn_fault *x) {
     const job *j = &s->cfg.graph;
     switch (x->kind) {
-    case SCN_CRASH_MACHINE:
-        put(b, "crash machine %u", x->machine);
-        if (x->duration_ns > 0) put_for(b, x->duration_ns);
-        break;
-    case SCN_CRASH_TASK:
-        put(b, "crash task ");
-        put_task(b, j, x->vertex, x->subtask);
-        break;
     case SCN_PARTITION:
         put(b, "partition ");
         put_machines(b, x->machines_a, s->cfg.machines);
         put(b, " | ");
         put_machines(b, x->machines_b, s->cfg.machines);
-        put_for(b, x->duration_ns);
         break;
     case SCN_DELAY_LINK:
     case SCN_CUT_LINK:
@@ -1588,34 +1871,47 @@ static void put_what(wbuf *b, const scn *s, const scn_fault *x) {
             put(b, " by ");
             put_duration(b, x->delay_ns);
         }
-        put_for(b, x->duration_ns);
         break;
-    case SCN_LOSE_RPC:
-        put(b, "lose rpc ");
-        put_task(b, j, x->vertex, x->subtask);
-        put(b, " ");
-        put_percent(b, x->ratio);
-        put_for(b, x->duration_ns);
-        break;
-    case SCN_CRASH_COORDINATOR:
-        put(b, "crash coordinator");
-        if (x->duration_ns > 0) put_for(b, x->duration_ns);
-        break;
-    case SCN_SLOW_STORE:
-        put(b, "slow store %ux", x->factor);
-        put_for(b, x->duration_ns);
-        break;
+    case SCN_SLOW_STORE: put(b, "slow store %ux", x->factor); break;
     case SCN_FAIL_STORE:
-        put(b, "fail store ");
+    case SCN_AMBIGUOUS_STORE:
+        put(b, "%s store ", x->kind == SCN_FAIL_STORE ? "fail" : "ambiguous");
         put_percent(b, x->ratio);
-        put_for(b, x->duration_ns);
         break;
     case SCN_SLOW_TASK:
         put(b, "slow task ");
         put_task(b, j, x->vertex, x->subtask);
         put(b, " %ux", x->factor);
-        put_for(b, x->duration_ns);
         break;
+    case SCN_PAUSE_MACHINE: put(b, "pause machine %u", x->machine); break;
+    case SCN_PAUSE_COORDINATOR: put(b, "pause coordinator"); break;
+    case SCN_PAUSE_TASK:
+        put(b, "pause task ");
+        put_task(b, j, x->vertex, x->subtask);
+        break;
+    default: SIM_ASSERT(!"told by put_what"); break;
+    }
+    put_for(b, x->duration_ns);
+}
+
+static void put_what(wbuf *b, const scn *s, const scn_fault *x) {
+    const job *j = &s->cfg.graph;
+    switch (x->kind) {
+    case SCN_CRASH_MACHINE:
+        put(b, "crash machine %u", x->machine);
+        if (x->duration_ns > 0) put_for(b, x->duration_ns);
+        break;
+    case SCN_CRASH_TASK:
+        put(b, "crash task ");
+        put_task(b, j, x->vertex, x->subtask);
+        break;
+    case SCN_CRASH_COORDINATOR:
+        put(b, "crash coordinator");
+        if (x->duration_ns > 0) put_for(b, x->duration_ns);
+        break;
+    case SCN_LOSE_RPC:
+    case SCN_DELAY_RPC: put_rpc(b, j, x); break;
+    default: put_windowed(b, s, x); break;
     }
 }
 
@@ -1655,9 +1951,14 @@ static void write_head(const scn *s, FILE *f) {
     fprintf(f, "seed %" PRIu64 "\n", c->seed);
     fprintf(f, "bounds time %s events %" PRIu64 "\n", dur(d1, sizeof d1, c->time_max_ns), c->events_max);
     fprintf(f, "machines %u\n", c->machines);
-    fprintf(f, "network latency %s jitter %s bandwidth %s rpc-latency %s\n", dur(d1, sizeof d1, c->latency_ns),
+    fprintf(f, "network latency %s jitter %s bandwidth %s rpc-latency %s", dur(d1, sizeof d1, c->latency_ns),
             dur(d2, sizeof d2, c->jitter_ns), bw(b1, sizeof b1, c->bandwidth_bytes_per_s),
             dur(d3, sizeof d3, c->rpc_latency_ns));
+    /* Only when set: 0 is "derived from the RPC latency", which the
+     * reader takes as the key left out, and is what vary may change. */
+    if (c->heartbeat_interval_ns > 0) fprintf(f, " heartbeat-interval %s", dur(d1, sizeof d1, c->heartbeat_interval_ns));
+    if (c->heartbeat_timeout_ns > 0) fprintf(f, " heartbeat-timeout %s", dur(d1, sizeof d1, c->heartbeat_timeout_ns));
+    fprintf(f, "\n");
     fprintf(f, "channels credits %u queue %u buffer-timeout %s\n", c->credits, c->out_queue,
             dur(d1, sizeof d1, c->buffer_timeout_ns));
     fprintf(f, "broker partitions %u records %" PRIu64 " keys %" PRIu64, c->broker.partitions,

@@ -43,6 +43,11 @@ typedef enum scn_fault_kind {
     SCN_SLOW_STORE,             /* the durable store, factor x slower */
     SCN_FAIL_STORE,             /* the durable store fails writes with a probability */
     SCN_SLOW_TASK,              /* a slow operator: its processing cost x factor */
+    SCN_PAUSE_MACHINE,          /* a TaskManager stops (GC pause, SIGSTOP) and resumes with its state */
+    SCN_PAUSE_COORDINATOR,      /* the JobManager's coordinator stops and resumes */
+    SCN_PAUSE_TASK,             /* one task stops and resumes */
+    SCN_DELAY_RPC,              /* RPCs of a task (all to the coordinator, or of one kind) delayed */
+    SCN_AMBIGUOUS_STORE,        /* the durable store commits writes but reports them failed, with a probability */
 } scn_fault_kind;
 
 /* A fault at a named protocol point instead of a time. */
@@ -68,6 +73,8 @@ typedef struct scn_fault {
     uint64_t       machines_a, machines_b;
     sim_ratio      ratio;
     uint32_t       factor;                     /* slow store, slow task */
+    uint32_t       rpc;                        /* lose or delay rpc: 1 + the kind's index in pipe_rpc_kind_names,
+                                                  0: every message from the task to the coordinator */
     bool           optional;                   /* the line ends with 'optional': it may not fire */
     uint32_t       line;                       /* for messages */
     uint32_t       col;                        /* of what the checks after the file may refuse: a link's producer, else the fault's kind */
@@ -87,6 +94,7 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_FAILOVERS,             /* coordinator failovers compared with a number */
     SCN_EXPECT_UNALIGNED,             /* tasks that triggered unaligned, compared with a number */
     SCN_EXPECT_LIVENESS,              /* I6 with this bound (value, ns) held; at most one per file */
+    SCN_EXPECT_FENCED,                /* messages of old attempts dropped (fenced_data + fenced_rpcs) compared */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

@@ -53,6 +53,23 @@ check "run: a mistake of the whole job names the edge's line and column" 2 \
 printf 'vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n' > "$bad"
 check "swarm: a second source names its vertex's line" 2 "$bad:2:10: b: a second source" "$absim" swarm "$bad" --seeds 1..2
 check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
+{ cat scenarios/faults/crash-machine.scn; printf 'fault at 20ms lose rpc dploy agg[1] 100%% for 10ms\n'; } > "$bad"
+check "run: an unknown RPC kind names its line and column and lists the kinds" 2 \
+    "$bad:31:24: unknown RPC kind 'dploy' (did you mean 'deploy'? expected a task, as agg[1], or one of the kinds: deploy, cancel," \
+    "$absim" run "$bad"
+{ cat scenarios/faults/crash-machine.scn; printf 'network heartbeat-interval 10ms heartbeat-timeout 10ms\n'; } > "$bad"
+check "run: a heartbeat timeout within its interval names the network statement" 2 \
+    "$bad:31:33: network: heartbeat-timeout 10ms must be longer than heartbeat-interval 10ms plus a round trip" \
+    "$absim" run "$bad"
+check "run: a paused machine's zombies are fenced and the summary says so" 0 \
+    "fencing: 6 messages of old attempts dropped (6 data at tasks, 0 RPCs at the coordinator)" \
+    "$absim" run scenarios/faults/pause-machine.scn
+check "run: the heartbeat failure names the pause behind it" 0 \
+    "answered no heartbeat within the timeout and was declared lost; cause: machine 1 was paused from t=40.000ms for 60.000ms" \
+    "$absim" run scenarios/faults/pause-machine.scn
+check "run --json counts fenced messages" 0 '"fenced_data":6,"fenced_rpcs":0' \
+    "$absim" run scenarios/faults/pause-machine.scn --json
+lacks "run: no fencing line when nothing was fenced" "fencing:" "$absim" run scenarios/faults/pause-coordinator.scn
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
@@ -215,7 +232,7 @@ check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
 check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
     "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn
 check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn --modes aligned,exact
-check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 2 of 6 faults and 7500 of 30000 records" \
+check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 2 of 11 faults and 15000 of 30000 records" \
     "$absim" shrink "$bad" --seed 33 --faults random --out "$bad.min.scn"
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
@@ -393,14 +410,15 @@ f, r = d["faults"][0], d["recovery"][0]
 assert f["kind"] == "crash-machine" and f["target"] == "machine 1" and f["tasks"] == ["source[1]", "map[1]", "agg[1]"], f
 assert f["at_ns"] == 47000000 and f["duration_ns"] == 20000000 and f["fired"] and f["text"] == "fault at 47ms crash machine 1 for 20ms", f
 assert r["cause"] == "connection-lost" and r["task"] == "source[1]" and r["fault"] == 0, r
-assert r["restart"]["restored_checkpoint"] == 2 and r["restart"]["rewound_records"] == 2720, r
-assert d["latency_ms_mean"] is None and d["drawn"] is None and d["pending_checkpoints"] == [], d
-print("json tells the story")'
+assert r["restart"]["restored_checkpoint"] == 2 and r["restart"]["rewound_records"] == 2752, r
+assert d["latency_ms_mean"] is None and d["drawn"] is None and d["pending_checkpoints"] == [10], d
+assert d["fenced_data"] == 0 and d["fenced_rpcs"] == 3, d
+print("json tells the story")' &&
     "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random --json | /usr/bin/python3 -c '
 import json, sys
 d = json.loads(sys.stdin.readline())
 assert d["drawn"]["restart"] == "restart fixed-delay attempts 0 delay 27ms", d["drawn"]
-assert len(d["faults"]) == 10 and sum(x["fired"] for x in d["faults"]) == 1, d["faults"]
+assert len(d["faults"]) == 17 and sum(x["fired"] for x in d["faults"]) == 1, d["faults"]
 print("json tells the drawn settings")'
 }
 check "run --json: the faults, each failure and restart, and the settings vary drew" 0 "json tells the drawn settings" story_json
