@@ -68,6 +68,7 @@ typedef struct safety {
     uint64_t     completed[COMPLETED_RING];   /* the last completions, a ring */
     uint32_t     completed_count;
     uint64_t     latest_completed;
+    uint64_t     attempt;             /* the coordinator's newest attempt (its events' epoch) */
 } safety;
 
 static void *create(const check_ctx *c) {
@@ -310,7 +311,10 @@ static void on_restore(safety *s, const pipe_event *e) {
         s->last_barrier[chan] = s->last_inband[chan] = 0;
     }
     char who[64];
-    if (e->ckpt == 0) return;
+    /* A zombie (a task of an attempt the coordinator has left, its machine
+     * paused) that restores changes nothing the new attempt holds: its
+     * restore is not checked against the retained checkpoints. */
+    if (e->ckpt == 0 || e->epoch < s->attempt) return;
     bool retained = false;
     for (uint32_t i = 0; i < s->retained_count; i++) retained |= s->retained[i] == e->ckpt;
     if (!retained) {
@@ -331,6 +335,7 @@ static void on_commit(safety *s, const pipe_event *e) {
 
 static void on_event(void *self, const pipe_event *e) {
     safety *s = self;
+    if (e->task == PIPE_NO_TASK && e->epoch > s->attempt) s->attempt = e->epoch;
     switch (e->kind) {
     case PIPE_EV_BARRIER:        on_barrier(s, e); break;
     case PIPE_EV_CANCEL:         on_cancel(s, e); break;

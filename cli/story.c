@@ -86,7 +86,7 @@ static void target_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
     case SCN_PAUSE_COORDINATOR: snprintf(buf, n, "coordinator"); return;
     case SCN_SLOW_STORE:
     case SCN_FAIL_STORE:
-    case SCN_AMBIGUOUS_STORE:   snprintf(buf, n, "store"); return;
+    case SCN_AMBIGUOUS_STORE:   snprintf(buf, n, "%s", f->ha ? "ha" : "store"); return;
     }
     snprintf(buf, n, "?");
 }
@@ -506,7 +506,9 @@ static void fault_cause(FILE *out, const scn *s, const cli_story *st, uint32_t i
     case SCN_PAUSE_COORDINATOR: fprintf(out, "the coordinator was paused"); break;
     case SCN_PAUSE_TASK:        fprintf(out, "%s was paused", target); break;
     case SCN_DELAY_RPC:         fprintf(out, "messages %s were being delayed", target); break;
-    case SCN_AMBIGUOUS_STORE:   fprintf(out, "the store was reporting committed writes as failed"); break;
+    case SCN_AMBIGUOUS_STORE:
+        fprintf(out, "the %s was reporting committed writes as failed", f->ha ? "HA services' checkpoint store" : "store");
+        break;
     }
     bool crash = f->kind == SCN_CRASH_MACHINE || f->kind == SCN_CRASH_TASK || f->kind == SCN_CRASH_COORDINATOR;
     fprintf(out, " %s t=%.3fms", crash || f->kind == SCN_PARTITION || f->kind == SCN_CUT_LINK ? "at" : "from",

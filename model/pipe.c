@@ -382,8 +382,8 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->tm.snaps_max = pl->snaps;
     p->w.memory_dev = dev_add(run, "jm-memory", &cfg->state.memory);
     /* The high-availability services' store (ZooKeeper): small writes at
-     * a round trip's latency. */
-    p->w.ha_dev = dev_add(run, "ha", &(dev_cfg){ .latency_ns = 2 * cfg->rpc_latency_ns });
+     * an RPC latency (a quorum write next to the JobManager). */
+    p->w.ha_dev = dev_add(run, "ha", &(dev_cfg){ .latency_ns = cfg->rpc_latency_ns });
     p->jm.coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->jm.coord.finished = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);

@@ -19,6 +19,7 @@
 #ifndef MODEL_PROTO_H
 #define MODEL_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,19 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_ASSIGN,                      /* coord (split enumerator) -> source: b = epoch; msg_assign */
     MSG_ASSIGN_ACK,                  /* source -> coord: it has them; b = epoch << 32 | task */
 };
+
+/* A coordinator command's word (b of DEPLOY, CANCEL, ASSIGN, TRIGGER,
+ * COMPLETE, ABORTED, END, HEARTBEAT): the attempt, and the generation of
+ * the task's connection to the JobManager when it was sent. Commands are
+ * scoped to a connection, as RPCs to a registered JobMaster are: one sent
+ * before the connection broke (by a coordinator that died, or across a
+ * partition) is dropped, and a new coordinator's cannot be confused with
+ * its predecessor's. */
+static inline uint64_t proto_cmd_word(uint64_t epoch, uint32_t conn_gen) { return (uint64_t)conn_gen << 32 | epoch; }
+static inline bool proto_is_cmd(uint32_t type) {
+    return type == MSG_DEPLOY || type == MSG_CANCEL || type == MSG_ASSIGN || type == MSG_TRIGGER ||
+           type == MSG_COMPLETE || type == MSG_ABORTED || type == MSG_END || type == MSG_HEARTBEAT;
+}
 
 /* A data channel's message word: the sender's attempt and the channel. */
 static inline uint64_t proto_chan_word(uint64_t attempt, uint32_t chan) { return attempt << 32 | chan; }

@@ -985,10 +985,16 @@ static bool fault_slow(pctx *c, scn_fault *f) {
     return factor(c, &f->factor) && for_duration(c, f, true);
 }
 
-/* fail store P% / ambiguous store P%: a share of the store's writes. */
+/* fail store P% / ambiguous store|ha P%: a share of the store's writes
+ * (ha: the HA services' completed-checkpoint store, ambiguous only). */
 static bool fault_store_ratio(pctx *c, scn_fault *f, scn_fault_kind kind) {
     f->kind = kind;
-    if (!expect_word(c, "store")) return false;
+    if (kind == SCN_AMBIGUOUS_STORE && c->i < c->n && is(&c->t[c->i], "ha")) {
+        f->ha = true;
+        c->i++;
+    } else if (!expect_word(c, "store")) {
+        return false;
+    }
     const tok *p = next(c, "a percentage of writes such as 30%");
     if (p == NULL || !percent(c, p, &f->ratio)) return false;
     return for_duration(c, f, true);
@@ -1364,7 +1370,11 @@ static fault_spec kernel_spec(const pipeline *p, const scn_fault *f, sim_time_ns
     case SCN_PAUSE_TASK:        x.kind = FAULT_ACTOR_PAUSE; x.target = pipe_task_actor(p, a); break;
     case SCN_SLOW_STORE: x.kind = FAULT_DEV_SLOW; x.target = pipe_store_dev(p); x.factor = f->factor; break;
     case SCN_FAIL_STORE: x.kind = FAULT_DEV_FAIL; x.target = pipe_store_dev(p); x.ratio = f->ratio; break;
-    case SCN_AMBIGUOUS_STORE: x.kind = FAULT_DEV_AMBIGUOUS; x.target = pipe_store_dev(p); x.ratio = f->ratio; break;
+    case SCN_AMBIGUOUS_STORE:
+        x.kind = FAULT_DEV_AMBIGUOUS;
+        x.target = f->ha ? pipe_ha_dev(p) : pipe_store_dev(p);
+        x.ratio = f->ratio;
+        break;
     case SCN_SLOW_TASK:  SIM_ASSERT(!"the model's, not the kernel's"); break;
     }
     SIM_ASSERT(x.target != UINT32_MAX);              /* links were checked in finish() */
@@ -1628,7 +1638,10 @@ static void draw_third_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
                 f.rpc = rng_below(r, rpc_kinds + 1);    /* 0: every message from the task */
                 f.delay_ns = SIM_NS_PER_MS * (1 + rng_below(r, 20));
                 break;
-            case SCN_AMBIGUOUS_STORE: f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 }; break;
+            case SCN_AMBIGUOUS_STORE:
+                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
+                f.ha = rng_below(r, 2) == 0;        /* the checkpoint storage, or the HA store */
+                break;
             default: SIM_ASSERT(!"not drawn here");
             }
             if (f.kind != SCN_AMBIGUOUS_STORE || durable) s->faults[s->faults_count++] = f;
@@ -1875,7 +1888,7 @@ static void put_windowed(wbuf *b, const scn *s, const scn_fault *x) {
     case SCN_SLOW_STORE: put(b, "slow store %ux", x->factor); break;
     case SCN_FAIL_STORE:
     case SCN_AMBIGUOUS_STORE:
-        put(b, "%s store ", x->kind == SCN_FAIL_STORE ? "fail" : "ambiguous");
+        put(b, "%s %s ", x->kind == SCN_FAIL_STORE ? "fail" : "ambiguous", x->ha ? "ha" : "store");
         put_percent(b, x->ratio);
         break;
     case SCN_SLOW_TASK:

@@ -72,6 +72,7 @@ typedef struct scn_fault {
     uint32_t       vertex2, subtask2;          /* a link's consumer */
     uint64_t       machines_a, machines_b;
     sim_ratio      ratio;
+    bool           ha;                         /* ambiguous: the HA services' checkpoint store, not the storage */
     uint32_t       factor;                     /* slow store, slow task */
     uint32_t       rpc;                        /* lose or delay rpc: 1 + the kind's index in pipe_rpc_kind_names,
                                                   0: every message from the task to the coordinator */

@@ -464,7 +464,7 @@ static bool same_fault(const scn_fault *a, const scn_fault *b) {   /* all but th
            a->vertex == b->vertex && a->subtask == b->subtask && a->vertex2 == b->vertex2 &&
            a->subtask2 == b->subtask2 && a->machines_a == b->machines_a && a->machines_b == b->machines_b &&
            (uint64_t)a->ratio.num * b->ratio.den == (uint64_t)b->ratio.num * a->ratio.den && a->factor == b->factor &&
-           a->rpc == b->rpc;
+           a->rpc == b->rpc && a->ha == b->ha;
 }
 
 /* Swarm profiles: the kinds drawn before the new ones are unchanged (the
@@ -1066,6 +1066,11 @@ static void test_scn_ambiguous_store_maps_to_ambiguous_writes_on_the_store_and_n
     assert_int_equal(x->at_ns, 40 * SIM_NS_PER_MS);
     assert_int_equal(x->duration_ns, 20 * SIM_NS_PER_MS);
     pipe_destroy(p);
+    p = wide_with("fault at 40ms ambiguous ha 30% for 20ms\n");   /* the HA services' store: metadata pointers */
+    assert_int_equal(pipe_sim(p)->faults[0].spec.kind, FAULT_DEV_AMBIGUOUS);
+    assert_int_equal(pipe_sim(p)->faults[0].spec.target, pipe_ha_dev(p));
+    assert_true(pipe_ha_dev(p) != pipe_store_dev(p));
+    pipe_destroy(p);
     assert_string_equal(parse(JOB "fault at 40ms ambiguous store 30% for 20ms\n"),
                         "t.scn:6:15: the ambiguous store fault needs 'state backend durable' (the memory backend keeps "
                         "snapshots at the coordinator, not in the store)");
@@ -1090,6 +1095,7 @@ static void test_scn_write_round_trips_every_new_fault_to_the_same_kernel_fault(
         "fault at 20ms delay rpc finished a[0] by 30ms for 10ms",
         "fault at 20ms delay rpc a[0] by 30ms for 10ms",
         "fault at 40ms ambiguous store 30% for 20ms",
+        "fault at 40ms ambiguous ha 30% for 20ms",
     };
     static scn back;
     char text[4096] = "", buf[SCN_FAULT_TEXT_BYTES], err[SCN_ERR_BYTES];
@@ -1111,8 +1117,8 @@ static void test_scn_write_round_trips_every_new_fault_to_the_same_kernel_fault(
     assert_non_null(q);
     scn_add_faults(&back, q);
     const sim_run *a = pipe_sim(p), *b = pipe_sim(q);
-    assert_int_equal(b->faults_count, a->faults_count);          /* the point's fault is armed at its point: 9 */
-    assert_int_equal(a->faults_count, 9);
+    assert_int_equal(b->faults_count, a->faults_count);          /* the point's fault is armed at its point: 10 */
+    assert_int_equal(a->faults_count, 10);
     for (uint32_t i = 0; i < b->faults_count; i++) {
         const fault_spec *x = &a->faults[i].spec, *y = &b->faults[i].spec;
         assert_true(x->kind == y->kind && x->at_ns == y->at_ns && x->duration_ns == y->duration_ns &&

@@ -24,6 +24,13 @@
 
 static rt_coord *coord_of(jm_side *jm) { return &jm->coord; }
 
+void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes) {
+    SIM_ASSERT(proto_is_cmd(m->type) && m->b <= UINT32_MAX);
+    m->b = proto_cmd_word(m->b, jm->w->run->links[jm->coord.conn_from_task[t]].gen);
+    if (data != NULL) link_send_payload(jm->w->run, jm->coord.rpc_to_task[t], m, bytes, data, data_bytes);
+    else link_send(jm->w->run, jm->coord.rpc_to_task[t], m, bytes);
+}
+
 void jm_note_ev(jm_side *jm, pipe_event *e) {
     e->epoch = jm->coord.epoch;
     world_note_ev(jm->w, e);
@@ -43,7 +50,7 @@ const job_vertex *coord_vertex_of(const jm_side *jm, uint32_t task) {
 static void notify_all(jm_side *jm, uint32_t type, uint64_t ckpt) {
     for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
         sim_msg m = { .type = type, .a = ckpt, .b = jm->coord.epoch };
-        link_send(jm->w->run, jm->coord.rpc_to_task[t], &m, 64);
+        jm_send(jm, t, &m, 64, NULL, 0);
     }
 }
 
@@ -363,7 +370,7 @@ static void trigger(jm_side *jm) {
         } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE) {
             sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->epoch };
             msg_trigger ts = { .timestamp_ns = s->started_ns };
-            link_send_payload(jm->w->run, co->rpc_to_task[t], &m, 64, &ts, sizeof ts);
+            jm_send(jm, t, &m, 64, &ts, sizeof ts);
         }
     }
     s->timeout_timer = sim_timer_set(jm->w->run, co->actor, cc->timeout_ns, TIMER_TIMEOUT_BASE + s->ckpt);

@@ -116,7 +116,7 @@ static void send_deploy(jm_side *jm, uint32_t t) {
     msg_deploy d;
     restore_of(jm, t, &d);
     sim_msg m = { .type = MSG_DEPLOY, .b = jm->coord.epoch };
-    link_send_payload(jm->w->run, jm->coord.rpc_to_task[t], &m, 64 + 16 * d.chain.count, &d,
+    jm_send(jm, t, &m, 64 + 16 * d.chain.count, &d,
                       PROTO_WITH_OFFSETS_BYTES(msg_deploy, d.offsets_count));
 }
 
@@ -138,7 +138,7 @@ static void send_assign(jm_side *jm, uint32_t t) {
         }
     }
     sim_msg m = { .type = MSG_ASSIGN, .b = co->epoch };
-    link_send_payload(jm->w->run, co->rpc_to_task[t], &m, 64, &a, (uint32_t)(offsetof(msg_assign, partitions) +
+    jm_send(jm, t, &m, 64, &a, (uint32_t)(offsetof(msg_assign, partitions) +
                                                                          a.partitions_count * sizeof(uint32_t)));
 }
 
@@ -176,10 +176,13 @@ static void assign_timeout(jm_side *jm) {
     }
 }
 
+/* Unconfirmed deployments go again after a wait that doubles (to 64
+ * times the first): a machine paused for long gets a handful of repeats. */
 static void arm_deploy_retry(jm_side *jm) {
     if (jm->coord.deploy_armed) return;
     jm->coord.deploy_armed = true;
-    sim_timer_set(jm->w->run, jm->coord.actor, retry_ns(jm), TIMER_DEPLOY_RETRY);
+    sim_timer_set(jm->w->run, jm->coord.actor, retry_ns(jm) << jm->coord.deploy_retries, TIMER_DEPLOY_RETRY);
+    if (jm->coord.deploy_retries < 6) jm->coord.deploy_retries++;
 }
 
 /* Every slot is free: attempt `epoch` starts on them. */
@@ -193,6 +196,7 @@ static void deploy_all(jm_side *jm) {
         jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0);
     }
     co->deployed_once = true;
+    co->deploy_retries = 0;
     memset(co->finished, 0, n);
     coord_forget_finished(jm);
     co->finished_count = 0;
@@ -236,7 +240,7 @@ static void cancel_again(jm_side *jm) {
         if (co->slot_free[t] || !co->alive[t]) continue;
         REACHED(jm->w, CANCEL_REPEATED);
         sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
-        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+        jm_send(jm, t, &m, 64, NULL, 0);
     }
 }
 
@@ -296,7 +300,7 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
         co->slot_free[t] = 0;
         co->running[t] = 0;
         sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
-        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+        jm_send(jm, t, &m, 64, NULL, 0);
     }
     sim_time_ns delay;
     bool again = restart_delay(jm, &delay);
@@ -388,7 +392,7 @@ static void heartbeat(jm_side *jm) {
             continue;
         }
         sim_msg m = { .type = MSG_HEARTBEAT, .b = co->epoch };
-        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+        jm_send(jm, t, &m, 64, NULL, 0);
     }
     sim_timer_set(jm->w->run, co->actor, interval, TIMER_HEARTBEAT);
 }
@@ -414,7 +418,7 @@ static void send_end(jm_side *jm) {
         const job_vertex *v = coord_vertex_of(jm, t);
         if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC || co->committed[t]) continue;
         sim_msg m = { .type = MSG_END, .b = co->epoch };
-        link_send(jm->w->run, co->rpc_to_task[t], &m, 64);
+        jm_send(jm, t, &m, 64, NULL, 0);
     }
     sim_timer_set(jm->w->run, co->actor, retry_ns(jm), TIMER_END_RETRY);
 }

@@ -61,6 +61,7 @@ typedef struct rt_coord {
     bool        waiting_slots;        /* the restart's delay is over: deploy once every slot is free */
     bool        deployed_once;        /* the first deployment happened (later ones are restarts) */
     bool        deploy_armed;         /* TIMER_DEPLOY_RETRY pending */
+    uint32_t    deploy_retries;       /* of this attempt: the wait doubles */
     uint32_t    commits_pending;      /* finished: two-phase-commit sinks yet to say they committed */
     uint8_t    *committed;            /* by task */
     /* The split enumerator (Flink's SplitEnumerator of the sources): */
@@ -106,6 +107,9 @@ typedef struct jm_side {
 /* Protocol steps for the observers: the event's attempt is the coordinator's. */
 void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 void jm_note_ev(jm_side *jm, pipe_event *e);
+
+/* Send a command to task t (proto_cmd_word: its b names the connection). */
+void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes);
 
 /* model/jm/coord.c: checkpoints */
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev);

@@ -224,6 +224,7 @@ static void finish(tm_side *tm, rt_task *t) {
     /* An RPC can be lost, and the job cannot finish without it: say it
      * again until the job ends or restarts (the coordinator ignores
      * repeats), as Flink retries task state updates. */
+    t->finished_retries = 0;
     task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
 }
 
@@ -625,7 +626,7 @@ static void connect(tm_side *tm, rt_task *t) {
         c->filling = false;
         c->filled = c->sent = c->acked = 0;
         c->requested = c->early_request == t->epoch + 1;
-        c->early_request = 0;
+        if (c->early_request <= t->epoch + 1) c->early_request = 0;   /* one of a newer attempt waits for it */
         c->prio_held = 0;
     }
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
@@ -878,8 +879,11 @@ static void on_timer(tm_side *tm, rt_task *t, uint64_t tag) {
     } else if (tag == TIMER_SOURCE_NEXT) {
         source_read(tm, t);
     } else if (tag == TIMER_FINISHED_RETRY) {
+        /* Backing off (to 64 times the first wait): a coordinator paused
+         * for long gets a handful of repeats, not one every few ms. */
         send_finished(tm, t);
-        task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
+        if (t->finished_retries < 6) t->finished_retries++;
+        task_timer(tm, t, (50 * tm->w->cfg.rpc_latency_ns) << t->finished_retries, TIMER_FINISHED_RETRY);
     } else if (tag == TIMER_SYNC_DONE) {
         snap_sync_done(tm, t);
     } else if (tag >= TIMER_OUTPUT_BASE) {
@@ -923,10 +927,30 @@ static bool process_event(tm_side *tm, rt_task *t, const sim_event *ev) {
     }
 }
 
-void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
+/* A coordinator command sent on another connection than the task's
+ * current one (before it broke): dropped, counted. Else its word is
+ * reduced to the attempt, as the handlers read it. */
+static bool stale_command(tm_side *tm, const rt_task *t, const sim_event *ev, sim_event *copy) {
+    if (ev->kind != SIM_EV_MSG || !proto_is_cmd(ev->msg.type)) return false;
+    if (ev->msg.b >> 32 != tm->w->run->links[t->conn_to_coord].gen) {
+        tm->w->stats.fenced_rpcs++;
+        return true;
+    }
+    *copy = *ev;
+    copy->msg.b &= 0xffffffffu;
+    return false;
+}
+
+void task_on_event(sim_run *run, sim_actor *self, const sim_event *raw) {
     rt_task *t = self->ctx;
     tm_side *tm = t->owner;
     SIM_ASSERT(tm->w->run == run);
+    sim_event copy;
+    const sim_event *ev = raw;
+    if (raw->kind == SIM_EV_MSG && proto_is_cmd(raw->msg.type)) {   /* data, the hot path, copies nothing */
+        if (stale_command(tm, t, raw, &copy)) return;
+        ev = &copy;
+    }
     if (process_event(tm, t, ev)) return;
     /* A free slot holds no task: what comes for one is ignored. */
     if (!t->deployed) {

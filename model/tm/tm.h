@@ -154,6 +154,7 @@ typedef struct rt_task {
     bool              restoring;      /* deployed, reading its state from the store */
     bool              lost_jm;        /* its JobManager connection broke: it cancelled itself */
     bool              slot_timer;     /* a slot offer's retry is armed */
+    uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
     msg_deploy        deploy;         /* what the deployment said */
     uint64_t          arrivals;
     bool              busy;           /* processing a data buffer */
