@@ -135,7 +135,10 @@ sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
         bytes += (uint64_t)ends * (cfg->credits + cfg->out_queue + 3) * 32 * 32;
     }
     sim_time_ns read = dev->latency_ns + (dev->bandwidth_bytes_per_s > 0 ? bytes * SIM_NS_PER_S / dev->bandwidth_bytes_per_s : 0);
+    /* ... and one lost split assignment (or its lost answer), noticed at
+     * its timeout, which fails the new attempt once more. */
     sim_time_ns deploy = (PIPE_SLOT_RETRY_RPCS + 4) * cfg->rpc_latency_ns + read;
+    deploy += PIPE_ASSIGN_TIMEOUT_RPCS * cfg->rpc_latency_ns + restart + deploy;
     return 5 * cfg->ckpt.interval_ns + cfg->ckpt.min_pause_ns + 2 * cfg->ckpt.timeout_ns + restart + deploy + 10 * SIM_NS_PER_MS;
 }
 

@@ -100,7 +100,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
     [PIPE_BUG_HA_DISCARD] = { PIPE_BUG_HA_DISCARD, "FLINK-22494",
         "after a coordinator failover the restored checkpoint's files are gone",
         "an ambiguous write of the completed-checkpoint store is taken as failed and the checkpoint's files are discarded",
-        "I5", "scenarios/swarm/control-plane.scn", 10 },
+        "I5", "scenarios/swarm/control-plane.scn", 11 },
     [PIPE_BUG_LOST_ASSIGNMENT] = { PIPE_BUG_LOST_ASSIGNMENT, "FLINK-21996",
         "splits whose assignment was lost are never read, and checkpoints complete anyway",
         "the coordinator neither waits for a split assignment's acknowledgement nor fails when none comes",

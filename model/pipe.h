@@ -363,6 +363,10 @@ pipe_cfg pipe_cfg_default(uint64_t seed);
  * offer (a TaskManager registers again quickly; its offers are small). */
 #define PIPE_SLOT_RETRY_RPCS 5u
 
+/* A split assignment (an operator event) not acknowledged within this many
+ * RPC latencies is lost: the job fails over. */
+#define PIPE_ASSIGN_TIMEOUT_RPCS 20u
+
 /* The heartbeat interval and timeout a configuration runs with. */
 void pipe_heartbeat(const pipe_cfg *c, sim_time_ns *interval_ns, sim_time_ns *timeout_ns);
 

@@ -80,13 +80,7 @@ void coord_slot_release(jm_side *jm, rt_slot *s) {
     s->bytes = s->files_new = s->files_shared = 0;
 }
 
-static void end_timeout(jm_side *jm, rt_slot *s) {
-    if (s->timeout_timer != 0) (void)sim_timer_cancel(jm->w->run, s->timeout_timer);
-    s->timeout_timer = 0;
-}
-
 void coord_free_slot(jm_side *jm, rt_slot *s) {
-    end_timeout(jm, s);
     if (!s->complete) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
     coord_slot_release(jm, s);                      /* its files' references go */
     s->ckpt = 0;
@@ -213,7 +207,6 @@ static void complete(jm_side *jm, rt_slot *s) {
     rt_coord *co = coord_of(jm);
     s->complete = true;
     s->finalizing = false;
-    end_timeout(jm, s);
     jm->w->stats.bytes_written += s->bytes;
     coord_history_end(jm, s->ckpt, PIPE_CKPT_COMPLETED);
     co->pending--;
@@ -327,6 +320,43 @@ void coord_arm_trigger(jm_side *jm, sim_time_ns delay_ns) {
     sim_timer_set(jm->w->run, co->actor, delay_ns, TIMER_TRIGGER);
 }
 
+/* The timer of the earliest deadline among the pending checkpoints, if
+ * none is armed (a later one is armed when it fires). */
+static void arm_timeout(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    if (co->timeout_armed || co->status != PIPE_RUNNING) return;   /* a restart drops what is pending */
+    sim_time_ns due = SIM_TIME_NS_MAX;
+    for (uint32_t i = 0; i < jm->slots_count; i++) {
+        const rt_slot *s = &jm->slots[i];
+        if (s->ckpt == 0 || s->complete) continue;
+        sim_time_ns d = s->started_ns + jm->w->cfg.ckpt.timeout_ns;
+        if (d < due) due = d;
+    }
+    if (due == SIM_TIME_NS_MAX) return;
+    co->timeout_armed = true;
+    sim_timer_set(jm->w->run, co->actor, due > jm->w->run->now_ns ? due - jm->w->run->now_ns : 0, TIMER_TIMEOUT);
+}
+
+/* Pending checkpoints past their deadline are aborted, oldest first. */
+static void timeouts(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    co->timeout_armed = false;
+    for (bool again = true; again && co->status == PIPE_RUNNING;) {
+        rt_slot *oldest = NULL;
+        for (uint32_t i = 0; i < jm->slots_count; i++) {
+            rt_slot *s = &jm->slots[i];
+            if (s->ckpt == 0 || s->complete || s->started_ns + jm->w->cfg.ckpt.timeout_ns > jm->w->run->now_ns) continue;
+            if (oldest == NULL || s->ckpt < oldest->ckpt) oldest = s;
+        }
+        again = oldest != NULL;
+        if (!again) break;
+        jm->w->stats.timed_out++;
+        REACHED(jm->w, CKPT_TIMED_OUT);
+        abort_ckpt(jm, oldest, PIPE_CKPT_TIMED_OUT);
+    }
+    arm_timeout(jm);
+}
+
 static void trigger(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     const pipe_ckpt_cfg *cc = &jm->w->cfg.ckpt;
@@ -373,7 +403,7 @@ static void trigger(jm_side *jm) {
             jm_send(jm, t, &m, 64, &ts, sizeof ts);
         }
     }
-    s->timeout_timer = sim_timer_set(jm->w->run, co->actor, cc->timeout_ns, TIMER_TIMEOUT_BASE + s->ckpt);
+    arm_timeout(jm);
     coord_arm_trigger(jm, cc->interval_ns);
 }
 
@@ -514,13 +544,8 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     case SIM_EV_TIMER:
         if (ev->msg.a == TIMER_TRIGGER) {
             trigger(jm);
-        } else if ((ev->msg.a & 0xffffffffu) > TIMER_TIMEOUT_BASE) {
-            rt_slot *s = coord_pending_slot(jm, ev->msg.a - TIMER_TIMEOUT_BASE);
-            if (s != NULL && co->status == PIPE_RUNNING) {
-                jm->w->stats.timed_out++;
-                REACHED(jm->w, CKPT_TIMED_OUT);
-                abort_ckpt(jm, s, PIPE_CKPT_TIMED_OUT);
-            }
+        } else if (ev->msg.a == TIMER_TIMEOUT) {
+            timeouts(jm);
         } else {
             deploy_on_timer(jm, ev->msg.a);
         }

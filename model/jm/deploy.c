@@ -151,11 +151,13 @@ static void assign_all(jm_side *jm) {
         co->assign_pending[t] = co->next_ckpt;    /* checkpoints from this id on wait for its ack */
         any = true;
     }
-    /* An operator event is an RPC with an answer: none within twice the
-     * deployment's retry interval means it was lost (Flink fails the
-     * reader then, since FLINK-21996). The bug checks nothing. */
+    /* An operator event is an RPC with an answer: none within
+     * PIPE_ASSIGN_TIMEOUT_RPCS latencies (ten round trips) means it was
+     * lost (Flink fails the reader then, since FLINK-21996). The bug
+     * checks nothing. */
     if (any && jm->w->cfg.bug != PIPE_BUG_LOST_ASSIGNMENT) {
-        sim_timer_set(jm->w->run, co->actor, 2 * retry_ns(jm), co->epoch << 32 | TIMER_ASSIGN_TIMEOUT);
+        sim_timer_set(jm->w->run, co->actor, PIPE_ASSIGN_TIMEOUT_RPCS * jm->w->cfg.rpc_latency_ns,
+                      co->epoch << 32 | TIMER_ASSIGN_TIMEOUT);
     }
 }
 
@@ -481,6 +483,7 @@ void deploy_failover(jm_side *jm) {
     const job *j = world_job(jm->w);
     jm->w->stats.failovers++;
     co->trigger_armed = false;
+    co->timeout_armed = false;                   /* its timer died with the old process */
     co->deploy_armed = false;
     co->epoch++;
     for (uint32_t i = 0; i < jm->slots_count; i++) {

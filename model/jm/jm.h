@@ -19,7 +19,7 @@ enum {                               /* the coordinator's timer tags (the tasks'
     TIMER_DEPLOY_RETRY = 12,         /* deployments nobody confirmed go again */
     TIMER_END_RETRY = 13,            /* end notices nobody answered go again */
     TIMER_ASSIGN_TIMEOUT = 14,       /* an assignment nobody acknowledged: the event was lost */
-    TIMER_TIMEOUT_BASE = 1u << 16,   /* + checkpoint id */
+    TIMER_TIMEOUT = 15,              /* the earliest deadline of a pending checkpoint */
 };
 
 enum {                               /* a partition in a checkpoint (rt_slot.splits) */
@@ -33,7 +33,6 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     bool        complete;
     bool        finalizing;           /* every ack in; metadata being written */
     sim_time_ns started_ns;
-    sim_timer_id timeout_timer;       /* cancelled when it ends: a run has only so many timers */
     uint8_t    *acked;                /* by task */
     uint32_t    acks;
     rt_chain   *chains;               /* by task: keyed state files (refs held by the slot) */
@@ -92,6 +91,9 @@ typedef struct rt_coord {
     sim_time_ns exp_delay_ns;
     sim_time_ns last_failure_ns;
     bool        trigger_armed;
+    bool        timeout_armed;        /* one timer for the earliest deadline of the pending checkpoints: a
+                                         run of many short checkpoints with a long timeout holds one
+                                         event for it, not one per checkpoint */
 } rt_coord;
 
 /* The JobManager. */
