@@ -588,8 +588,8 @@ void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_statu
      * restart and delivered after it. */
     uint64_t fenced = st->fenced_data + st->fenced_rpcs;
     if (fenced > 0) {
-        fprintf(out, "  fencing: %" PRIu64 " message%s of old attempts dropped (%" PRIu64 " data at tasks, %" PRIu64
-                " RPC%s at the coordinator)\n", fenced, fenced == 1 ? "" : "s", st->fenced_data, st->fenced_rpcs,
+        fprintf(out, "  fencing: %" PRIu64 " message%s of old attempts or connections dropped (%" PRIu64
+                " data at tasks, %" PRIu64 " RPC%s)\n", fenced, fenced == 1 ? "" : "s", st->fenced_data, st->fenced_rpcs,
                 st->fenced_rpcs == 1 ? "" : "s");
     }
 }

@@ -270,7 +270,8 @@ typedef struct pipe_stats {
     uint64_t    failovers;
     /* fencing: messages of another attempt dropped (zombies, or sent before a restart) */
     uint64_t    fenced_data;           /* data, credit and priority messages, at tasks */
-    uint64_t    fenced_rpcs;           /* acknowledgements, declines, reports, at the coordinator */
+    uint64_t    fenced_rpcs;           /* reports at the coordinator, and commands at tasks sent on a
+                                          connection to the JobManager that broke since */
     uint64_t    checkpoints_lost;      /* completed ones a memory backend lost with the coordinator */
 } pipe_stats;
 

@@ -146,6 +146,12 @@ void link_break(sim_run *run, sim_link *l, uint32_t crashed) {
     }
 }
 
+void link_close(sim_run *run, uint32_t link_id) {
+    SIM_ASSERT(link_id < run->links_count);
+    SIM_ASSERT(run->links[link_id].cfg.kind == LINK_STREAM);
+    link_break(run, &run->links[link_id], UINT32_MAX);
+}
+
 void link_cut(sim_run *run, uint32_t link_id) {
     SIM_ASSERT(link_id < run->links_count);
     sim_link *l = &run->links[link_id];

@@ -89,6 +89,12 @@ void link_cut(sim_run *run, uint32_t link_id);
 void link_heal(sim_run *run, uint32_t link_id);
 bool link_is_up(const sim_run *run, uint32_t link_id);
 
+/* An endpoint closes a stream link's connection (as a JobManager closes
+ * the connection of a TaskManager it declared lost): what is in flight is
+ * dropped, both ends get SIM_EV_LINK_DOWN one latency later, and the next
+ * send opens a new connection. */
+void link_close(sim_run *run, uint32_t link_id);
+
 /* Break the connection of a stream link (called by the kernel on a cut or
  * an endpoint crash; `crashed` is the endpoint that crashed, or UINT32_MAX). */
 void link_break(sim_run *run, sim_link *l, uint32_t crashed);

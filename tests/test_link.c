@@ -133,6 +133,31 @@ static void test_link_cut_drops_in_flight_and_new_messages_and_notifies_both_end
     sim_run_destroy(n.run);
 }
 
+/* Closing a connection (a JobManager disconnecting a TaskManager it
+ * declared lost) drops what is in flight and tells both ends, and the
+ * link is usable at once: no cut is left behind. */
+static void test_link_close_drops_in_flight_tells_both_ends_and_leaves_the_link_up(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_ };
+    net n;
+    net_build(&n, 1, &ctx, &plain_stream, &plain_rpc);
+    sim_run_start(n.run);
+    for (int i = 0; i < 3; i++) sim_step(n.run);   /* the three STARTs */
+    assert_true(link_send(n.run, n.ab, &(sim_msg){ .a = 1 }, 10));
+    uint32_t gen = n.run->links[n.ab].gen;
+    link_close(n.run, n.ab);
+    assert_int_equal(n.run->links[n.ab].gen, gen + 1);
+    assert_true(link_is_up(n.run, n.ab));
+    assert_true(link_send(n.run, n.ab, &(sim_msg){ .a = 2 }, 10));   /* a new connection */
+    sim_run_loop(n.run);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_MSG), 1);
+    assert_int_equal(rec_count(&log_, n.a, SIM_EV_LINK_DOWN), 1);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_LINK_DOWN), 1);
+    assert_int_equal(n.run->links[n.ab].dropped_in_flight, 1);
+    sim_run_destroy(n.run);
+}
+
 static void sender_every_100(sim_run *run, sim_actor *self, const sim_event *ev) {
     if (self->id != 0) return;
     if (ev->kind == SIM_EV_START) {
@@ -527,6 +552,7 @@ int main(void) {
         cmocka_unit_test(test_payloads_travel_with_their_message_and_their_slots_come_back),
         cmocka_unit_test(test_link_bandwidth_serialises_messages),
         cmocka_unit_test(test_link_cut_drops_in_flight_and_new_messages_and_notifies_both_ends),
+        cmocka_unit_test(test_link_close_drops_in_flight_tells_both_ends_and_leaves_the_link_up),
         cmocka_unit_test(test_partition_cuts_only_links_between_the_sets_for_its_duration),
         cmocka_unit_test(test_overlapping_partitions_heal_only_when_both_end),
         cmocka_unit_test(test_endpoint_crash_breaks_stream_links_but_rpc_in_flight_survives),

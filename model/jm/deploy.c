@@ -239,7 +239,7 @@ static void maybe_deploy(jm_side *jm) {
 static void cancel_again(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (co->slot_free[t] || !co->alive[t]) continue;
+        if (co->slot_free[t]) continue;           /* a lost TaskManager too: it may be back, silent */
         REACHED(jm->w, CANCEL_REPEATED);
         sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
         jm_send(jm, t, &m, 64, NULL, 0);
@@ -390,6 +390,9 @@ static void heartbeat(jm_side *jm) {
             REACHED(jm->w, HEARTBEAT_TIMEOUT);
             co->alive[t] = 0;
             co->slot_free[t] = 0;
+            /* Disconnect it, as Flink's JobMaster does: when it hears of it,
+             * it cancels what it runs and registers its slot again. */
+            link_close(jm->w->run, co->conn_from_task[t]);
             deploy_job_fail(jm, PIPE_FAIL_HEARTBEAT, t);
             continue;
         }

@@ -731,61 +731,67 @@ static void unfenced(tm_side *tm, rt_task *t, rt_chan *c, uint64_t n) {
     for (uint32_t i = 0; i < b->count; i++) apply(tm, t, c, &b->recs[i]);
 }
 
+/* A data buffer arrived: it waits for the pump in arrival order. */
+static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
+    rt_chan *c = &tm->chans[proto_word_low(m->a)];
+    SIM_ASSERT(c->consumer == t->id);
+    if (fenced(tm, t, m->a)) {
+        if (tm->w->cfg.bug == PIPE_BUG_NO_FENCING) unfenced(tm, t, c, m->b);   /* deliberate bug */
+        return;
+    }
+    SIM_ASSERT(m->b == c->received);              /* FIFO link, one connection */
+    chan_buf *b = task_buf(c, m->b);
+    b->arrival = ++t->arrivals;
+    if (b->kind == BUF_BARRIER) task_ts_learn(t, b->ckpt, b->ts_ns);
+    if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
+        snap_on_data(tm, t, c, b);                 /* unaligned: persist what precedes the barrier */
+    }
+    c->received++;
+    task_pump(tm, t);
+}
+
+/* An unaligned barrier overtook the queue: taken between batches. */
+static void on_priority(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
+    rt_chan *c = &tm->chans[proto_word_low(m->a)];
+    SIM_ASSERT(c->consumer == t->id);
+    if (fenced(tm, t, m->a)) return;
+    SIM_ASSERT(payload != NULL);
+    task_ts_learn(t, m->b, ((const msg_trigger *)payload)->timestamp_ns);
+    if (m->b > c->barrier_ckpt) {
+        c->barrier_ckpt = m->b;                   /* what came before it on this channel precedes it */
+        c->barrier_at = c->received;
+        SIM_ASSERT(t->prio_count < GATE_CHANNELS_MAX);
+        t->prio_queue[t->prio_count++] = (uint64_t)c->id << 32 | m->b;
+    }
+    task_pump(tm, t);
+}
+
+/* Credit, or the consumer's first one: its request, which opens the channel. */
+static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
+    rt_chan *c = &tm->chans[proto_word_low(m->a)];
+    SIM_ASSERT(c->producer == t->id);
+    if (proto_word_attempt(m->a) > t->epoch) {    /* a request of an attempt not deployed here yet */
+        SIM_ASSERT(m->b == 0);
+        c->early_request = proto_word_attempt(m->a) + 1;
+        return;
+    }
+    if (fenced(tm, t, m->a)) return;
+    if (!c->requested) {
+        c->requested = true;
+        if (c->prio_held != 0) snap_send_priority(tm, t, c, c->prio_held);
+        c->prio_held = 0;
+    }
+    if (m->b > c->acked) c->acked = m->b;
+    SIM_ASSERT(c->acked <= c->sent);
+    send_ready(tm, c);
+    task_pump(tm, t);
+}
+
 static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
     switch (m->type) {
-    case MSG_DATA: {
-        rt_chan *c = &tm->chans[proto_word_low(m->a)];
-        SIM_ASSERT(c->consumer == t->id);
-        if (fenced(tm, t, m->a)) {
-            if (tm->w->cfg.bug == PIPE_BUG_NO_FENCING) unfenced(tm, t, c, m->b);   /* deliberate bug */
-            break;
-        }
-        SIM_ASSERT(m->b == c->received);          /* FIFO link, one connection */
-        chan_buf *b = task_buf(c, m->b);
-        b->arrival = ++t->arrivals;
-        if (b->kind == BUF_BARRIER) task_ts_learn(t, b->ckpt, b->ts_ns);
-        if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
-            snap_on_data(tm, t, c, b);             /* unaligned: persist what precedes the barrier */
-        }
-        c->received++;
-        task_pump(tm, t);
-        break;
-    }
-    case MSG_PRIORITY: {                          /* an unaligned barrier overtook the queue */
-        rt_chan *c = &tm->chans[proto_word_low(m->a)];
-        SIM_ASSERT(c->consumer == t->id);
-        if (fenced(tm, t, m->a)) break;
-        SIM_ASSERT(payload != NULL);
-        task_ts_learn(t, m->b, ((const msg_trigger *)payload)->timestamp_ns);
-        if (m->b > c->barrier_ckpt) {
-            c->barrier_ckpt = m->b;               /* what came before it on this channel precedes it */
-            c->barrier_at = c->received;
-            SIM_ASSERT(t->prio_count < GATE_CHANNELS_MAX);
-            t->prio_queue[t->prio_count++] = (uint64_t)c->id << 32 | m->b;
-        }
-        task_pump(tm, t);
-        break;
-    }
-    case MSG_CREDIT: {
-        rt_chan *c = &tm->chans[proto_word_low(m->a)];
-        SIM_ASSERT(c->producer == t->id);
-        if (proto_word_attempt(m->a) > t->epoch) {   /* a request of an attempt not deployed here yet */
-            SIM_ASSERT(m->b == 0);
-            c->early_request = proto_word_attempt(m->a) + 1;
-            break;
-        }
-        if (fenced(tm, t, m->a)) break;
-        if (!c->requested) {                      /* the consumer's request: the channel is open */
-            c->requested = true;
-            if (c->prio_held != 0) snap_send_priority(tm, t, c, c->prio_held);
-            c->prio_held = 0;
-        }
-        if (m->b > c->acked) c->acked = m->b;
-        SIM_ASSERT(c->acked <= c->sent);
-        send_ready(tm, c);
-        task_pump(tm, t);
-        break;
-    }
+    case MSG_DATA: on_data(tm, t, m); break;
+    case MSG_PRIORITY: on_priority(tm, t, m, payload); break;
+    case MSG_CREDIT: on_credit(tm, t, m); break;
     case MSG_TRIGGER:
         if (m->b != t->epoch || t->finished) break;   /* a finished source is acked for */
         SIM_ASSERT(payload != NULL);
