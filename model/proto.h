@@ -41,11 +41,9 @@ enum {                               /* sim_msg.type of the model's messages */
                                         b = ckpt; msg_trigger (its timestamp) */
     MSG_DEPLOY,                      /* coord -> task: b = attempt; msg_deploy */
     MSG_CANCEL,                      /* coord -> task: b = the attempt that replaces the task's */
-    MSG_SLOT,                        /* task -> coord: its slot is free. a = process << 1 | fresh: the
-                                        offering process's start number (its TaskManager's id) and
-                                        fresh = 1 when no CANCEL freed it (a new process, or one that
-                                        lost the JobManager); b = epoch << 32 | task (the attempt that
-                                        cancelled it) */
+    MSG_SLOT,                        /* task -> coord: its slot is free (a new process, a CANCEL, or the
+                                        JobManager lost). a = the offering process's start number (its
+                                        TaskManager's id); b = epoch << 32 | task */
     MSG_END,                         /* coord -> two-phase-commit sink: every task finished, commit the rest;
                                         b = epoch */
     MSG_COMMITTED,                   /* sink -> coord: it did; b = epoch << 32 | task */

@@ -324,9 +324,8 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
 /* A slot offer, whatever attempt freed it: a deployment of a newer
  * attempt replaces what a task runs, so an offer that is older than the
  * truth is safe to take while restarting. */
-static void slot_offered(jm_side *jm, uint32_t t, uint64_t a) {
+static void slot_offered(jm_side *jm, uint32_t t, uint64_t process) {
     rt_coord *co = coord_of(jm);
-    uint64_t process = a >> 1;
     if (co->status == PIPE_RUNNING) {
         /* An offer sent before the deployment arrived is stale; one from a
          * new process in place of a deployed task means it is gone (its

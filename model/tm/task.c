@@ -648,11 +648,10 @@ static void init_gate(tm_side *tm, rt_task *t) {
     if (tm->w->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;
 }
 
-/* The slot is free: say so until a deployment comes (RPCs are lossy).
- * fresh: not freed by a CANCEL (a new process, or the JobManager lost). */
-static void offer_slot(tm_side *tm, rt_task *t, bool fresh) {
+/* The slot is free: say so until a deployment comes (RPCs are lossy). */
+static void offer_slot(tm_side *tm, rt_task *t) {
     uint64_t process = tm->w->run->actors[t->actor].inc;   /* its own start number */
-    sim_msg m = { .type = MSG_SLOT, .a = process << 1 | fresh, .b = (t->epoch << 32) | t->id };
+    sim_msg m = { .type = MSG_SLOT, .a = process, .b = (t->epoch << 32) | t->id };
     link_send(tm->w->run, t->rpc_to_coord, &m, 64);
     if (t->slot_timer) return;
     t->slot_timer = true;
@@ -661,12 +660,11 @@ static void offer_slot(tm_side *tm, rt_task *t, bool fresh) {
 
 /* Cancelled, or its JobManager is gone: the task stops and drops what it
  * held; its slot is free for a new attempt. */
-static void cancel(tm_side *tm, rt_task *t, uint64_t attempt, bool fresh) {
+static void cancel(tm_side *tm, rt_task *t, uint64_t attempt) {
     if (t->deployed) clear(tm, t, false);
     t->deployed = false;
-    t->lost_jm = fresh;
     t->epoch = attempt;
-    offer_slot(tm, t, fresh);
+    offer_slot(tm, t);
 }
 
 /* The restore read ended (or there was nothing to read): the task takes
@@ -698,7 +696,6 @@ static void deploy(tm_side *tm, rt_task *t, uint64_t attempt, const msg_deploy *
     if (t->deployed) clear(tm, t, false);
     t->epoch = attempt;
     t->deployed = true;
-    t->lost_jm = false;
     t->deploy = *d;
     init_gate(tm, t);
     connect(tm, t);
@@ -845,7 +842,7 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
         deploy(tm, t, m->b, payload);
         return true;
     case MSG_CANCEL:                              /* attempt m->b replaces the task's */
-        if (m->b > t->epoch || (m->b == t->epoch && !t->deployed)) cancel(tm, t, m->b, false);
+        if (m->b > t->epoch || (m->b == t->epoch && !t->deployed)) cancel(tm, t, m->b);
         return true;
     case MSG_HEARTBEAT: {                         /* the TaskManager answers whatever its task does */
         sim_msg r = { .type = MSG_HEARTBEAT, .a = m->a, .b = (t->epoch << 32) | t->id };
@@ -914,17 +911,17 @@ static bool process_event(tm_side *tm, rt_task *t, const sim_event *ev) {
         t->deployed = false;
         t->slot_timer = false;
         t->epoch = 0;
-        offer_slot(tm, t, true);
+        offer_slot(tm, t);
         return true;
     case SIM_EV_TIMER:
         if (ev->msg.a != TIMER_SLOT_RETRY) return false;
         t->slot_timer = false;
-        if (!t->deployed) offer_slot(tm, t, t->lost_jm || t->epoch == 0);
+        if (!t->deployed) offer_slot(tm, t);
         return true;
     case SIM_EV_LINK_DOWN:                        /* its JobManager is gone: Flink's TaskManager frees its slots */
         if (ev->aux != t->conn_to_coord) return false;
         REACHED(tm->w, LOST_JOBMANAGER);
-        cancel(tm, t, t->epoch, true);
+        cancel(tm, t, t->epoch);
         return true;
     case SIM_EV_MSG:
         return control(tm, t, &ev->msg, sim_payload(tm->w->run, ev));

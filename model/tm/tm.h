@@ -152,7 +152,6 @@ typedef struct rt_task {
     uint64_t          epoch;          /* the job attempt it runs (or was cancelled for) */
     bool              deployed;       /* runs an attempt (else its slot is free) */
     bool              restoring;      /* deployed, reading its state from the store */
-    bool              lost_jm;        /* its JobManager connection broke: it cancelled itself */
     bool              slot_timer;     /* a slot offer's retry is armed */
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
     msg_deploy        deploy;         /* what the deployment said */
