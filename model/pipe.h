@@ -530,6 +530,9 @@ typedef enum pipe_reach {
     PIPE_REACH_FAILURE_REPEATED,      /* a failed task reported its failure again */
     PIPE_REACH_LOST_JOBMANAGER,       /* a task whose JobManager connection broke freed its slot */
     PIPE_REACH_FENCED_DATA,           /* a task dropped a data message of another attempt */
+    PIPE_REACH_STALE_COMMAND,         /* a task dropped a command sent on a JobManager connection that broke */
+    PIPE_REACH_EARLY_REQUEST,         /* a producer kept a partition request of an attempt not yet deployed there */
+    PIPE_REACH_PRIORITY_HELD,         /* a priority barrier waited for its channel's partition request */
     /* sinks */
     PIPE_REACH_TXN_ABORTED_ON_RESTORE,
     PIPE_REACH_TXN_COMMITTED_ON_RESTORE,   /* recoverAndCommit of a completed checkpoint's */

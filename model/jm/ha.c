@@ -47,16 +47,12 @@ void ha_put(jm_side *jm, const rt_slot *s) {
     ha_entry *e = &h->entries[h->count++];
     e->ckpt = s->ckpt;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        e->chains[t] = s->chains[t];
-        e->cs_files[t] = s->cs_files[t] != 0 && store_alive(st, s->cs_files[t]) ? s->cs_files[t] : 0;
-        uint32_t kept = 0;                        /* a file a deliberate bug deleted is named no more */
+        e->chains[t] = s->chains[t];              /* as the metadata names them: a file a deliberate */
+        e->cs_files[t] = s->cs_files[t];          /* bug deleted stays named, and its restore fails */
         for (uint32_t i = 0; i < s->chains[t].count; i++) {
-            if (!store_alive(st, s->chains[t].files[i])) continue;
-            store_ref(st, s->chains[t].files[i]);
-            e->chains[t].files[kept++] = s->chains[t].files[i];
+            if (store_alive(st, s->chains[t].files[i])) store_ref(st, s->chains[t].files[i]);
         }
-        if (kept != e->chains[t].count) e->chains[t].count = 0;   /* broken: restoring it fails */
-        if (e->cs_files[t] != 0) store_ref(st, e->cs_files[t]);
+        if (e->cs_files[t] != 0 && store_alive(st, e->cs_files[t])) store_ref(st, e->cs_files[t]);
     }
     memcpy(e->offsets, s->offsets, sizeof(uint64_t) * jm->w->cfg.broker.partitions);
     memcpy(e->splits, s->splits, jm->w->cfg.broker.partitions);

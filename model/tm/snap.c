@@ -177,6 +177,7 @@ static void persist_inputs(tm_side *tm, rt_task *t, rt_snap *sn) {
  * one does; on a channel its consumer has not asked for yet it waits. */
 void snap_send_priority(tm_side *tm, rt_task *t, rt_chan *c, uint64_t ckpt) {
     if (!c->requested) {
+        REACHED(tm->w, PRIORITY_HELD);
         c->prio_held = ckpt;
         return;
     }

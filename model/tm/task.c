@@ -769,6 +769,7 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
     SIM_ASSERT(c->producer == t->id);
     if (proto_word_attempt(m->a) > t->epoch) {    /* a request of an attempt not deployed here yet */
         SIM_ASSERT(m->b == 0);
+        REACHED(tm->w, EARLY_REQUEST);
         c->early_request = proto_word_attempt(m->a) + 1;
         return;
     }
@@ -852,6 +853,7 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
     case MSG_CREDIT:                              /* an undeployed producer keeps a consumer's request */
         if (t->deployed || m->b != 0 || proto_word_attempt(m->a) < t->epoch) return false;
         SIM_ASSERT(tm->chans[proto_word_low(m->a)].producer == t->id);
+        REACHED(tm->w, EARLY_REQUEST);
         tm->chans[proto_word_low(m->a)].early_request = proto_word_attempt(m->a) + 1;
         return true;
     case MSG_ASSIGN:                              /* splits from the enumerator, to read from their start */
@@ -936,6 +938,7 @@ static bool process_event(tm_side *tm, rt_task *t, const sim_event *ev) {
 static bool stale_command(tm_side *tm, const rt_task *t, const sim_event *ev, sim_event *copy) {
     if (ev->kind != SIM_EV_MSG || !proto_is_cmd(ev->msg.type)) return false;
     if (ev->msg.b >> 32 != tm->w->run->links[t->conn_to_coord].gen) {
+        REACHED(tm->w, STALE_COMMAND);
         tm->w->stats.fenced_rpcs++;
         return true;
     }
