@@ -231,7 +231,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + cfg->broker.partitions * 8 + 64)
                         + (uint64_t)cfg->broker.partitions * (8 + 12 + 8 * (PIPE_CONCURRENT_MAX + 1))
-                        + cfg->broker.keys * 8
+                        + cfg->broker.keys * 16           /* the Zipf table and its guide */
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
 }
 

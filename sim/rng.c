@@ -19,13 +19,6 @@ void rng_seed(rng *r, uint64_t initstate, uint64_t initseq) {
     (void)rng_u32(r);
 }
 
-uint64_t rng_splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* The stream id picks the LCG increment (63 bits of it), which makes streams
  * distinct sequences; the start state is scrambled from both seed and id so
  * streams of one seed do not start at related points of their cycles. */

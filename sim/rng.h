@@ -44,7 +44,15 @@ static inline uint64_t rng_stream_id(uint32_t domain, uint32_t index) {
 
 void     rng_seed(rng *r, uint64_t initstate, uint64_t initseq);
 rng      rng_stream(uint64_t run_seed, uint64_t stream_id);
-uint64_t rng_splitmix64(uint64_t x);
+
+/* SplitMix64's finaliser: a bijective 64-bit hash. Inline: the model calls
+ * it several times per record (keys, marks, partitioning, the broker). */
+static inline uint64_t rng_splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
 
 static inline uint32_t rng_u32(rng *r) {
     uint64_t old = r->state;

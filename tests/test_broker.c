@@ -120,6 +120,48 @@ static void test_broker_zipf_keys_follow_the_power_law(void **state) {
     sim_run_destroy(run);
 }
 
+/* The guide table finds what a binary search of the whole cumulative table
+ * finds: for random uniforms, for every table entry and the values next to
+ * it, and at every bucket edge, on tables of several sizes (1 key, fewer
+ * keys than buckets, a power of two, many keys and a steep exponent). */
+static uint64_t first_above(const broker *b, uint64_t u53) {
+    uint64_t lo = 0, hi = b->cfg.keys - 1;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (u53 < b->zipf_cdf[mid]) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+static void test_broker_zipf_guide_finds_the_key_a_full_search_finds(void **state) {
+    (void)state;
+    static const struct { uint32_t keys, s_milli; } cases[] = { { 1, 1100 }, { 3, 1100 }, { 256, 1000 }, { 300, 1100 }, { 70000, 2500 } };
+    for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sim_run *run = make_run(5 + c);
+        broker b;
+        broker_cfg cfg = cfg_of(BROKER_ZIPF, cases[c].keys);
+        cfg.zipf_s_milli = cases[c].s_milli;
+        broker_init(&b, run, &cfg);
+        const uint64_t top = 1ull << 53;
+        rng g = rng_stream(11, c);
+        for (uint32_t i = 0; i < 100000; i++) {
+            uint64_t u = ((uint64_t)rng_u32(&g) << 32 | rng_u32(&g)) >> 11;
+            assert_int_equal(broker_zipf_key(&b, u), first_above(&b, u));
+        }
+        for (uint64_t k = 0; k < cfg.keys; k++) {
+            uint64_t e = b.zipf_cdf[k];
+            for (uint64_t u = e > 0 ? e - 1 : 0; u <= e + 1 && u < top; u++) assert_int_equal(broker_zipf_key(&b, u), first_above(&b, u));
+        }
+        for (uint64_t i = 0; i < (1ull << b.guide_bits); i++) {
+            uint64_t edge = i << (53 - b.guide_bits);
+            assert_int_equal(broker_zipf_key(&b, edge), first_above(&b, edge));
+            if (edge > 0) assert_int_equal(broker_zipf_key(&b, edge - 1), first_above(&b, edge - 1));
+        }
+        assert_int_equal(broker_zipf_key(&b, top - 1), cfg.keys - 1);
+        sim_run_destroy(run);
+    }
+}
+
 /* Golden record: the same under every compiler and -O level. */
 static void test_broker_records_have_fixed_values(void **state) {
     (void)state;
@@ -138,6 +180,7 @@ static void test_broker_records_have_fixed_values(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broker_rereads_the_same_record_after_a_rewind),
+        cmocka_unit_test(test_broker_zipf_guide_finds_the_key_a_full_search_finds),
         cmocka_unit_test(test_broker_other_seed_gives_other_data_same_seed_same_data),
         cmocka_unit_test(test_broker_uniform_keys_are_uniform),
         cmocka_unit_test(test_broker_zipf_keys_follow_the_power_law),

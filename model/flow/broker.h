@@ -53,9 +53,14 @@ typedef struct broker {
     broker_cfg cfg;
     uint64_t   seed;
     uint64_t  *zipf_cdf;         /* cdf[k] = P(key <= k) x 2^53, cdf[keys-1] = 2^53 */
+    uint32_t  *zipf_guide;       /* guide[i]: the first k with cdf[k] > i x 2^53 / 2^guide_bits (i <= 2^guide_bits) */
+    uint32_t   guide_bits;       /* 2^guide_bits >= keys, so a lookup searches about one key */
 } broker;
 
 void broker_init(broker *b, sim_run *run, const broker_cfg *cfg);
+
+/* Zipf: the key of uniform u53 (< 2^53), the first k with u53 < cdf[k]. */
+uint64_t broker_zipf_key(const broker *b, uint64_t u53);
 
 /* The record at (partition, offset); false past the end of the log. */
 bool broker_read(const broker *b, uint32_t partition, uint64_t offset, model_rec *out);

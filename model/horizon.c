@@ -1,0 +1,120 @@
+/* model/horizon.c: how long a failure-free run of a configuration takes,
+ * estimated from the job's input, rates and costs, without simulating.
+ *
+ * The random fault profiles place their faults inside this horizon. It
+ * used to be measured by a failure-free run before every seed's run, which
+ * cost a third of a swarm seed; the estimate costs microseconds and does
+ * not depend on the seed beyond what the configuration says.
+ *
+ * The model: tasks work in a pipeline, so the run lasts about as long as
+ * its busiest task is busy, plus the time a record needs to cross the job
+ * and the deployment before the first one. The busiest task of a vertex
+ * gets: a source, its partitions (partition i goes to subtask i % p); a
+ * forward edge, the busiest upstream task's output; a rebalance edge, an
+ * even share; a hash edge, the share of the task that owns the most
+ * frequent keys (the same routing as the tasks', model/tm/task.c); a
+ * broadcast edge, everything. Filters keep their percentage. Where several
+ * edges feed a vertex their busiest shares are added, which can only
+ * overestimate. A channel also bounds the rate: credit-based flow control
+ * lets `credits` buffers be on their way per round trip, and the link's
+ * bandwidth caps the bytes. tests/test_horizon.c holds the estimate against measured
+ * failure-free runs of every scenario file. */
+#include "tm/tm.h"                /* CHAN_BUF_RECORDS */
+
+#include "../sim/dmath.h"
+
+#define HZ_EXACT_KEYS 256u   /* keys whose share is computed one by one; the rest spread evenly */
+
+/* The share of all records that the busiest of p hash-routed tasks gets. */
+static double hash_share_max(const broker_cfg *b, uint32_t p) {
+    double share[JOB_PARALLELISM_MAX] = { 0 };
+    uint64_t exact = b->keys < HZ_EXACT_KEYS ? b->keys : HZ_EXACT_KEYS;
+    double s = b->dist == BROKER_ZIPF ? (double)b->zipf_s_milli / 1000.0 : 0.0;
+    double head = 0.0, total;
+    for (uint64_t k = 0; k < exact; k++) head += s > 0.0 ? dmath_pow((double)(k + 1), -s) : 1.0;
+    if (s > 0.0 && exact < b->keys) {             /* the tail's sum as an integral: int x^-s dx */
+        double a = (double)exact + 0.5, z = (double)b->keys + 0.5;
+        total = head + (s == 1.0 ? dmath_ln(z / a) : (dmath_pow(z, 1.0 - s) - dmath_pow(a, 1.0 - s)) / (1.0 - s));
+    } else {
+        total = head + (double)(b->keys - exact);
+    }
+    for (uint64_t k = 0; k < exact; k++) {
+        uint32_t t = (uint32_t)(((unsigned __int128)rng_splitmix64(k) * p) >> 64);
+        share[t] += (s > 0.0 ? dmath_pow((double)(k + 1), -s) : 1.0) / total;
+    }
+    double tail = (total - head) / total / p, best = 0.0;
+    for (uint32_t t = 0; t < p; t++) best = share[t] + tail > best ? share[t] + tail : best;
+    return best;
+}
+
+/* Records into vertex v in all (total) and into its busiest task (busiest),
+ * in vertex order: edges go from earlier to later vertices (job_check). */
+static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *chan) {
+    const job *j = &cfg->graph;
+    const broker_cfg *b = &cfg->broker;
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        const job_vertex *x = &j->vertices[v];
+        if (x->kind == JOB_SOURCE) {              /* every source reads the whole topic (one source per job today) */
+            total[v] = (double)b->partitions * (double)b->records_per_partition;
+            busiest[v] = (double)((b->partitions + x->parallelism - 1) / x->parallelism) * (double)b->records_per_partition;
+        }
+        double kept = x->kind == JOB_FILTER ? x->keep_percent / 100.0 : 1.0;
+        for (uint32_t e = 0; e < j->edges_count; e++) {
+            const job_edge *d = &j->edges[e];
+            if (d->from != v) continue;
+            uint32_t p = j->vertices[d->to].parallelism;
+            double out = total[v] * kept, load = 0.0, per_producer = busiest[v] * kept;
+            switch (d->part) {
+            case JOB_FORWARD:   load = per_producer; chan[e] = load; break;
+            case JOB_REBALANCE: load = out / p; chan[e] = per_producer / p; break;
+            case JOB_HASH:      load = out * hash_share_max(b, p); chan[e] = per_producer * hash_share_max(b, p); break;
+            case JOB_BROADCAST: load = out; out *= p; chan[e] = per_producer; break;
+            }
+            total[d->to] += out;
+            busiest[d->to] += load;
+        }
+    }
+}
+
+sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg) {
+    const job *j = &cfg->graph;
+    double total[JOB_VERTICES_MAX] = { 0 }, busiest[JOB_VERTICES_MAX] = { 0 }, chan[JOB_EDGES_MAX] = { 0 };
+    uint32_t n = j->vertices_count;
+    for (uint32_t v = 0; v < n; v++) {            /* an invalid job: pipe_create() will say what is wrong */
+        if (j->vertices[v].parallelism == 0 || j->vertices[v].parallelism > JOB_PARALLELISM_MAX) return 0;
+    }
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        if (j->edges[e].from >= j->edges[e].to || j->edges[e].to >= n) return 0;
+    }
+    if (cfg->broker.keys == 0 || cfg->broker.partitions == 0 || cfg->credits == 0) return 0;
+    flow(cfg, total, busiest, chan);
+    double busy_ns = 0.0;
+    for (uint32_t v = 0; v < n; v++) {
+        const job_vertex *x = &j->vertices[v];
+        double per_ns = (double)x->cost_ns;
+        if (x->kind == JOB_SOURCE && cfg->source_rate_per_s > 0) {
+            double paced = 1e9 / (double)cfg->source_rate_per_s;
+            if (paced > per_ns) per_ns = paced;
+        }
+        if (busiest[v] * per_ns > busy_ns) busy_ns = busiest[v] * per_ns;
+    }
+    /* A buffer out, its credit back. Links are FIFO: a message waits for
+     * the one before it, so a direction's delay averages about three
+     * quarters of the jitter rather than half (measured on p4a). */
+    double rtt_ns = 2.0 * (double)cfg->latency_ns + 1.5 * (double)cfg->jitter_ns;
+    double buf_ns = rtt_ns / (double)cfg->credits;
+    if (cfg->bandwidth_bytes_per_s > 0) {
+        double wire_ns = 1e9 * (double)(CHAN_BUF_RECORDS * sizeof(model_rec)) / (double)cfg->bandwidth_bytes_per_s;
+        if (wire_ns > buf_ns) buf_ns = wire_ns;
+    }
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        double ns = chan[e] / CHAN_BUF_RECORDS * buf_ns;
+        if (ns > busy_ns) busy_ns = ns;
+    }
+    /* Crossing the job: a hop per vertex, each a latency and at worst a
+     * buffer's timeout; before it, deployment and the first assignment. */
+    double cross_ns = (double)n * (double)(cfg->latency_ns + cfg->jitter_ns + cfg->buffer_timeout_ns);
+    double start_ns = 4.0 * (double)cfg->rpc_latency_ns;
+    double h = busy_ns + cross_ns + start_ns;
+    return h >= 1e15 ? (sim_time_ns)1e15 : (sim_time_ns)h;
+}
