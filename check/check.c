@@ -75,6 +75,27 @@ void check_maps(const check_ctx *c, kstate *maps) {
     }
 }
 
+const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets) {
+    check_prefix *x = c->prefix;
+    const broker *b = pipe_broker(c->p);
+    uint32_t parts = b->cfg.partitions;
+    bool back = false;
+    for (uint32_t i = 0; i < parts && offsets != NULL; i++) back |= offsets[i] < x->offsets[i];
+    if (back) {                                   /* a restart from the beginning: start over */
+        for (uint32_t v = 0; v < c->j->vertices_count; v++) {
+            if (spec_keyed(&c->sp, v)) kstate_clear(&x->expected[v]);
+        }
+        memset(x->offsets, 0, sizeof(uint64_t) * parts);
+    }
+    for (uint32_t i = 0; i < parts; i++) {
+        uint64_t to = offsets != NULL ? offsets[i] : b->cfg.records_per_partition;
+        model_rec r;
+        for (uint64_t o = x->offsets[i]; o < to && broker_read(b, i, o, &r); o++) spec_fold_input(&c->sp, x->expected, &r);
+        if (to > x->offsets[i]) x->offsets[i] = to;
+    }
+    return x->expected;
+}
+
 uint64_t check_records(const kstate *s) {
     uint64_t n = 0, key;
     uint32_t slot = 0;
@@ -142,9 +163,9 @@ sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
     return 5 * cfg->ckpt.interval_ns + cfg->ckpt.min_pause_ns + 2 * cfg->ckpt.timeout_ns + restart + deploy + 10 * SIM_NS_PER_MS;
 }
 
-/* Memory the checkers carve: per keyed vertex at most four maps (cut:
- * expected, actual; state: expected, actual), a scratch map, and per-task
- * tables of the safety and liveness checkers. */
+/* Memory the checkers carve: per keyed vertex two maps (the shared prefix
+ * fold, the cut's actual), two more (state's actual, the cut's scratch),
+ * and per-task tables of the safety and liveness checkers. */
 uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans) {
     uint64_t keys = cfg->broker.keys * 2;         /* as check_create: a join tags keys by input */
     uint64_t need = keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1, cap = 8;
@@ -155,7 +176,7 @@ uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans)
         keyed += cfg->graph.vertices[v].kind == JOB_KEYED_AGG || cfg->graph.vertices[v].kind == JOB_KEYED_JOIN;
     }
     uint64_t per_task = 2048;                     /* safety's task record and liveness's counters, rounded up */
-    return (4ull * keyed + 1) * map + (uint64_t)tasks * per_task + (uint64_t)chans * 24
+    return (2ull * keyed + 2) * map + (uint64_t)tasks * per_task + (uint64_t)chans * 24
          + cfg->broker.partitions * 16ull + (1u << 16);
 }
 
@@ -179,6 +200,9 @@ check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err
     c->ctx.mem = &c->mem;
     c->ctx.report = &c->report;
     spec_init(&c->ctx.sp, c->ctx.j, pipe_broker(p));
+    c->ctx.prefix = ARENA_NEW(&c->mem, check_prefix, 1);
+    c->ctx.prefix->offsets = ARENA_NEW(&c->mem, uint64_t, pc->broker.partitions);
+    check_maps(&c->ctx, c->ctx.prefix->expected);
     c->report.seed = pc->seed;
     c->report.liveness_ns = cfg->liveness_ns > 0 ? cfg->liveness_ns : check_liveness_default(pc);
     for (size_t i = 0; i < CHECKERS_COUNT; i++) c->self[i] = checkers[i]->create(&c->ctx);

@@ -7,6 +7,16 @@
 #include "check.h"
 #include "spec.h"
 
+/* The fold of source prefixes S (by partition) through the specification,
+ * shared by the checkers: I2 advances it to each completed checkpoint's
+ * offsets, I1 to the end of the input. Prefixes only grow, except after a
+ * restart from the beginning, when it starts over; so a run folds its
+ * input about once. */
+typedef struct check_prefix {
+    uint64_t *offsets;                /* by partition: records folded into expected */
+    kstate    expected[JOB_VERTICES_MAX];
+} check_prefix;
+
 typedef struct check_ctx {
     pipeline       *p;                /* observed; checkers only read it (pipe.h views) */
     const pipe_cfg *cfg;
@@ -15,6 +25,7 @@ typedef struct check_ctx {
     arena          *mem;
     check_report   *report;
     uint32_t        keys;             /* keys a keyed map must hold (a join tags keys by input) */
+    check_prefix   *prefix;
 } check_ctx;
 
 typedef struct check_end {
@@ -46,6 +57,9 @@ void check_fail(const check_ctx *c, check_inv inv, check_where w, const char *fm
 const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t n);
 /* Keyed state of every stateful vertex: one map each in `maps` (by vertex). */
 void check_maps(const check_ctx *c, kstate *maps);
+/* Advance the shared prefix fold to `offsets` (NULL: the whole input);
+ * returns its maps, by vertex. */
+const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets);
 /* Records counted in a map. */
 uint64_t check_records(const kstate *s);
 

@@ -10,9 +10,8 @@
  * the channel's consumer (they are part of the cut: a restore replays
  * them).
  *
- * The expected state advances with the prefixes (completions come in id
- * order and prefixes only grow, except after a restart from the
- * beginning, when it starts over), so a run folds its input about once. */
+ * The expected state is the checkers' shared prefix fold (check_int.h),
+ * advanced to the checkpoint's offsets. */
 #include "check_int.h"
 
 #include <inttypes.h>
@@ -21,8 +20,7 @@
 typedef struct cut {
     const check_ctx *c;
     bool      on;
-    uint64_t *prefix;                 /* by partition: records folded into expected */
-    kstate    expected[JOB_VERTICES_MAX], actual[JOB_VERTICES_MAX];
+    kstate    actual[JOB_VERTICES_MAX];
     kstate    scratch;
 } cut;
 
@@ -32,32 +30,9 @@ static void *create(const check_ctx *c) {
     k->on = c->cfg->ckpt.enabled && c->cfg->ckpt.mode != PIPE_AT_LEAST_ONCE;
     c->report->applies[CHECK_I2] = k->on;
     if (!k->on) return k;
-    k->prefix = ARENA_NEW(c->mem, uint64_t, c->cfg->broker.partitions);
-    check_maps(c, k->expected);
     check_maps(c, k->actual);
     kstate_init_in(&k->scratch, c->mem, c->keys);
     return k;
-}
-
-static void advance(cut *k, const uint64_t *offsets) {
-    const check_ctx *c = k->c;
-    uint32_t parts = c->cfg->broker.partitions;
-    bool back = false;
-    for (uint32_t i = 0; i < parts; i++) back |= offsets[i] < k->prefix[i];
-    if (back) {                                   /* a restart from the beginning: start over */
-        for (uint32_t v = 0; v < c->j->vertices_count; v++) {
-            if (spec_keyed(&c->sp, v)) kstate_clear(&k->expected[v]);
-        }
-        memset(k->prefix, 0, sizeof(uint64_t) * parts);
-    }
-    for (uint32_t i = 0; i < parts; i++) {
-        for (uint64_t o = k->prefix[i]; o < offsets[i]; o++) {
-            model_rec r;
-            if (!broker_read(pipe_broker(c->p), i, o, &r)) break;
-            spec_fold_input(&c->sp, k->expected, &r);
-        }
-        if (offsets[i] > k->prefix[i]) k->prefix[i] = offsets[i];
-    }
 }
 
 static void merge(kstate *into, const kstate *from) {
@@ -100,13 +75,13 @@ static void on_event(void *self, const pipe_event *e) {
     const check_ctx *c = k->c;
     const uint64_t *offsets = pipe_ckpt_offsets(c->p, e->ckpt);
     if (offsets == NULL) return;                  /* a step fed by hand, not the pipe's: nothing to read */
-    advance(k, offsets);
+    const kstate *expected = check_prefix_to(c, offsets);
     collect(k, e->ckpt);
     c->report->checks[CHECK_I2]++;
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
         uint64_t key;
-        if (!spec_keyed(&c->sp, v) || kstate_equal(&k->expected[v], &k->actual[v], &key)) continue;
-        const kagg *want = kstate_find(&k->expected[v], key), *got = kstate_find(&k->actual[v], key);
+        if (!spec_keyed(&c->sp, v) || kstate_equal(&expected[v], &k->actual[v], &key)) continue;
+        const kagg *want = kstate_find(&expected[v], key), *got = kstate_find(&k->actual[v], key);
         check_where w = CHECK_AT(e->at_ns);
         w.vertex = v;
         w.ckpt = e->ckpt;

@@ -57,8 +57,8 @@ static void on_end(void *self, const check_end *end) {
     rep->checks[CHECK_I3] += rep->applies[CHECK_I3];
     const broker *b = pipe_broker(c->p);
     for (uint32_t part = 0; part < b->cfg.partitions; part++) {
-        model_rec r;
-        for (uint64_t off = 0; broker_read(b, part, off, &r); off++) {
+        for (uint64_t off = 0; off < b->cfg.records_per_partition; off++) {
+            model_rec r = { .id = (uint64_t)part << 40 | off };   /* visibility depends on the id alone (spec.h) */
             uint32_t want = spec_visible(&c->sp, &r), got = pipe_sink_count(c->p, part, off);
             rep->out_records += want > 0;
             if (got < want && rep->out_lost++ == 0) rep->out_first_lost = r.id;

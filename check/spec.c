@@ -3,6 +3,67 @@
 
 #include <string.h>
 
+/* Adds the way (to vertex, input, keep, add) with its copies, merged with
+ * an equal one of the same start; false when the table is full. */
+static bool add_term(spec *sp, uint32_t start, spec_term t) {
+    for (uint32_t i = sp->term_first[start]; i < sp->terms_count; i++) {
+        spec_term *u = &sp->terms[i];
+        if (u->vertex == t.vertex && u->input == t.input && u->keep == t.keep && u->add == t.add) {
+            u->copies += t.copies;
+            return true;
+        }
+    }
+    if (sp->terms_count == SPEC_TERMS_MAX) return false;
+    sp->terms[sp->terms_count++] = t;
+    return true;
+}
+
+/* The ways from `start` through v on, as spec_walk goes; false when the
+ * table is full or the ways are too many to walk (*budget). */
+static bool flatten(spec *sp, uint32_t start, uint32_t v, spec_term t, uint32_t *budget) {
+    const job_vertex *x = &sp->j->vertices[v];
+    if ((*budget)-- == 0) return false;
+    switch (x->kind) {
+    case JOB_MAP:    t.add += x->map_add; break;
+    case JOB_FILTER: if (x->keep_percent < t.keep) t.keep = x->keep_percent; break;
+    case JOB_KEYED_AGG:
+    case JOB_KEYED_JOIN:
+        t.vertex = v;
+        if (!add_term(sp, start, t)) return false;
+        break;
+    case JOB_SINK:   return true;
+    case JOB_UNION:
+    case JOB_SOURCE: break;
+    }
+    for (uint32_t i = 0; i < sp->out_count[v]; i++) {
+        const job_edge *d = &sp->j->edges[sp->out_edge[sp->out_first[v] + i]];
+        spec_term n = t;
+        n.input = d->input;
+        n.copies *= d->part == JOB_BROADCAST ? sp->j->vertices[d->to].parallelism : 1;
+        if (!flatten(sp, start, d->to, n, budget)) return false;
+    }
+    return true;
+}
+
+static void reach_sinks(const spec *sp, uint32_t v, uint32_t mark, uint64_t copies, uint64_t *plain, bool *idem);
+
+static void flatten_all(spec *sp) {
+    sp->flat = true;
+    for (uint32_t v = 0; v < sp->j->vertices_count && sp->flat; v++) {
+        uint32_t budget = 64 * SPEC_TERMS_MAX;
+        sp->term_first[v] = sp->terms_count;
+        sp->flat = flatten(sp, v, v, (spec_term){ .input = SPEC_INPUT_START, .keep = 100, .copies = 1 }, &budget);
+        sp->term_count[v] = sp->terms_count - sp->term_first[v];
+    }
+    for (uint32_t m = 0; m < 100; m++) {
+        uint64_t plain = 0;
+        bool idem = false;
+        reach_sinks(sp, sp->source, m, 1, &plain, &idem);
+        if (plain > 127) plain = 127;             /* the output counts saturate there (model/tm/sinktx.c) */
+        sp->visible[m] = (uint8_t)(plain + idem);
+    }
+}
+
 void spec_init(spec *sp, const job *j, const broker *b) {
     memset(sp, 0, sizeof *sp);
     sp->j = j;
@@ -19,6 +80,7 @@ void spec_init(spec *sp, const job *j, const broker *b) {
     }
     SIM_ASSERT(sp->source != UINT32_MAX);
     SIM_ASSERT(n == j->edges_count);
+    flatten_all(sp);
 }
 
 bool spec_keyed(const spec *sp, uint32_t vertex) {
@@ -26,14 +88,14 @@ bool spec_keyed(const spec *sp, uint32_t vertex) {
     return k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
 }
 
-static void aggregate(kstate *s, uint64_t key, const model_rec *r, uint64_t copies) {
+static void aggregate(kstate *s, uint64_t key, int64_t value, uint64_t mark, uint64_t copies) {
     kagg *a = kstate_upsert(s, key);
     a->count += copies;
-    a->sum = (int64_t)((uint64_t)a->sum + (uint64_t)r->value * copies);   /* modulo 2^64, as the tasks */
-    a->fingerprint += kstate_record_mark(r->id) * copies;
+    a->sum = (int64_t)((uint64_t)a->sum + (uint64_t)value * copies);   /* modulo 2^64, as the tasks */
+    a->fingerprint += mark * copies;
 }
 
-void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies) {
+void spec_walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies) {
     const job *j = sp->j;
     const job_vertex *x = &j->vertices[v];
     switch (x->kind) {
@@ -44,10 +106,10 @@ void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
         if (kstate_record_mark(r.id) % 100 >= x->keep_percent) return;
         break;
     case JOB_KEYED_AGG:
-        aggregate(&into[v], r.key, &r, copies);
+        aggregate(&into[v], r.key, r.value, kstate_record_mark(r.id), copies);
         break;
     case JOB_KEYED_JOIN:
-        aggregate(&into[v], r.key * 2 + input, &r, copies);
+        aggregate(&into[v], r.key * 2 + input, r.value, kstate_record_mark(r.id), copies);
         break;
     case JOB_SINK:
         return;
@@ -58,7 +120,22 @@ void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
     for (uint32_t i = 0; i < sp->out_count[v]; i++) {
         const job_edge *d = &j->edges[sp->out_edge[sp->out_first[v] + i]];
         uint64_t fan = d->part == JOB_BROADCAST ? j->vertices[d->to].parallelism : 1;
-        spec_fold(sp, into, d->to, d->input, r, copies * fan);
+        spec_walk(sp, into, d->to, d->input, r, copies * fan);
+    }
+}
+
+void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies) {
+    if (!sp->flat) {
+        spec_walk(sp, into, v, input, r, copies);
+        return;
+    }
+    uint64_t mark = kstate_record_mark(r.id);
+    const spec_term *t = &sp->terms[sp->term_first[v]];
+    for (uint32_t i = 0; i < sp->term_count[v]; i++, t++) {
+        if (mark % 100 >= t->keep) continue;
+        uint64_t key = r.key;
+        if (sp->j->vertices[t->vertex].kind == JOB_KEYED_JOIN) key = key * 2 + (t->input == SPEC_INPUT_START ? input : t->input);
+        aggregate(&into[t->vertex], key, r.value + t->add, mark, copies * t->copies);
     }
 }
 
@@ -66,10 +143,11 @@ void spec_fold_input(const spec *sp, kstate *into, const model_rec *r) {
     spec_fold(sp, into, sp->source, 0, *r, 1);
 }
 
-/* Copies of r reaching each sink vertex, from vertex v on. */
-static void reach_sinks(const spec *sp, uint32_t v, const model_rec *r, uint64_t copies, uint64_t *plain, bool *idem) {
+/* Copies of a record with filter mark `mark` reaching each sink vertex,
+ * from vertex v on. */
+static void reach_sinks(const spec *sp, uint32_t v, uint32_t mark, uint64_t copies, uint64_t *plain, bool *idem) {
     const job_vertex *x = &sp->j->vertices[v];
-    if (x->kind == JOB_FILTER && kstate_record_mark(r->id) % 100 >= x->keep_percent) return;
+    if (x->kind == JOB_FILTER && mark >= x->keep_percent) return;
     if (x->kind == JOB_SINK) {
         if (x->sink == JOB_SINK_IDEMPOTENT) *idem = true; else *plain += copies;
         return;
@@ -77,14 +155,10 @@ static void reach_sinks(const spec *sp, uint32_t v, const model_rec *r, uint64_t
     for (uint32_t i = 0; i < sp->out_count[v]; i++) {
         const job_edge *d = &sp->j->edges[sp->out_edge[sp->out_first[v] + i]];
         uint64_t fan = d->part == JOB_BROADCAST ? sp->j->vertices[d->to].parallelism : 1;
-        reach_sinks(sp, d->to, r, copies * fan, plain, idem);
+        reach_sinks(sp, d->to, mark, copies * fan, plain, idem);
     }
 }
 
 uint32_t spec_visible(const spec *sp, const model_rec *r) {
-    uint64_t plain = 0;
-    bool idem = false;
-    reach_sinks(sp, sp->source, r, 1, &plain, &idem);
-    if (plain > 127) plain = 127;                 /* the output counts saturate there (model/tm/sinktx.c) */
-    return (uint32_t)plain + idem;
+    return sp->visible[kstate_record_mark(r->id) % 100];
 }

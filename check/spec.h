@@ -20,12 +20,32 @@
  * records does not depend on their order.
  *
  * Contract: spec_init() takes the expanded job and the broker; nothing is
- * allocated. Folding a record costs O(paths through the graph).
+ * allocated. It flattens the graph once: from each vertex, the keyed
+ * vertices a record reaches, each with what the way there does to it
+ * (maps' constants added, the strictest filter's percentage, broadcast
+ * copies), equal ways merged; and the visibility of a record at the sinks
+ * for each of the 100 filter marks. Folding a record then costs one step
+ * per keyed vertex it reaches, and spec_visible() one lookup. A graph with
+ * more ways than SPEC_TERMS_MAX folds by walking it (spec_walk), the
+ * definition the flattened form is tested against.
  */
 #ifndef CHECK_SPEC_H
 #define CHECK_SPEC_H
 
 #include "../model/pipe.h"
+
+#define SPEC_TERMS_MAX 512u
+#define SPEC_INPUT_START UINT32_MAX       /* a term's input: the one the record entered its start vertex on */
+
+/* A record entering vertex v folds into term.vertex when its filter mark
+ * (kstate_record_mark(id) % 100) is below keep. */
+typedef struct spec_term {
+    uint32_t vertex;                  /* a keyed vertex */
+    uint32_t input;                   /* its logical input there, or SPEC_INPUT_START */
+    uint32_t keep;                    /* 100: no filter on the way */
+    int64_t  add;                     /* maps' constants on the way */
+    uint64_t copies;                  /* broadcast copies, summed over equal ways */
+} spec_term;
 
 typedef struct spec {
     const job    *j;
@@ -34,6 +54,12 @@ typedef struct spec {
     uint32_t      out_first[JOB_VERTICES_MAX];    /* edges leaving v: edges[out_first[v] ..] */
     uint32_t      out_count[JOB_VERTICES_MAX];
     uint32_t      out_edge[JOB_EDGES_MAX];
+    bool          flat;                           /* the terms cover every vertex */
+    uint32_t      term_first[JOB_VERTICES_MAX];   /* terms of a record entering v */
+    uint32_t      term_count[JOB_VERTICES_MAX];
+    spec_term     terms[SPEC_TERMS_MAX];
+    uint32_t      terms_count;
+    uint8_t       visible[100];                   /* by filter mark: spec_visible() */
 } spec;
 
 void spec_init(spec *sp, const job *j, const broker *b);
@@ -45,10 +71,14 @@ bool spec_keyed(const spec *sp, uint32_t vertex);     /* keyed aggregate or keye
  * touched), and follow it downstream. */
 void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies);
 
+/* spec_fold by walking the graph record by record: the definition. */
+void spec_walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies);
+
 /* Fold input record r from the source on. */
 void spec_fold_input(const spec *sp, kstate *into, const model_rec *r);
 
-/* How many times record r must be visible in the sinks' output. */
+/* How many times record r must be visible in the sinks' output: a
+ * function of r->id alone (filters look at its mark). */
 uint32_t spec_visible(const spec *sp, const model_rec *r);
 
 #endif

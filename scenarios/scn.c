@@ -1416,7 +1416,7 @@ void scn_add_faults(const scn *s, pipeline *p) { add_time_faults(s, p, NULL); }
 static void armed_observe(void *ctx, const pipe_event *e) {
     scn_armed *a = ctx;
     const job *j = pipe_job(a->p);
-    for (uint32_t i = 0; i < a->s->faults_count; i++) {
+    for (uint32_t i = 0; i < a->s->faults_count && a->points_waiting > 0; i++) {
         const scn_fault *f = &a->s->faults[i];
         if (f->point == SCN_AT_TIME || a->reached[i]) continue;
         bool hit = false, same = e->ckpt == f->point_ckpt;
@@ -1434,6 +1434,7 @@ static void armed_observe(void *ctx, const pipe_event *e) {
         }
         if (!hit) continue;
         a->reached[i] = true;                     /* once, the first time the point is reached */
+        a->points_waiting--;
         add_tracked(a, a->s, a->p, i, e->at_ns + f->at_ns);
     }
     if (a->next != NULL) a->next(a->next_ctx, e);
@@ -1446,6 +1447,7 @@ void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn t
     arm->next = then;
     arm->next_ctx = then_ctx;
     add_time_faults(s, p, arm);
+    for (uint32_t i = 0; i < s->faults_count; i++) arm->points_waiting += s->faults[i].point != SCN_AT_TIME;
     pipe_observe(p, armed_observe, arm);
 }
 

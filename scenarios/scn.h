@@ -154,6 +154,7 @@ typedef struct scn_armed {
     bool            added[SCN_FAULTS_MAX];       /* handed to the kernel, or to the model (slow task) */
     uint32_t        kernel_id[SCN_FAULTS_MAX];   /* if added: its kernel fault, UINT32_MAX for a slow task */
     sim_time_ns     begin_ns[SCN_FAULTS_MAX];    /* if added: when it was due to begin */
+    uint32_t        points_waiting;              /* protocol points' faults not reached yet: 0, no event is looked at */
     pipe_observe_fn next;
     void           *next_ctx;
 } scn_armed;
