@@ -163,9 +163,9 @@ typedef struct cli_outcome {
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o);
 
 /* --faults random: append the fault profile swarm draws for s's seed
- * (its horizon from a failure-free run of s); false with err when s's
- * job is not valid. */
-bool cli_random_faults(scn *s, uint32_t *added, char *err, size_t err_bytes);
+ * (inside its horizon: how long a failure-free run of s takes, estimated
+ * by pipe_horizon_ns); returns how many faults it appended. */
+uint32_t cli_random_faults(scn *s);
 /* Whether everything a command holds at once for cfg (that many pipelines
  * and, if checkers, the invariant checkers) fits PIPE_MEMORY_MAX_BYTES;
  * false and a message naming the largest part and what to lower. */

@@ -202,9 +202,8 @@ int cli_explain(int argc, char **argv) {
     if (s == NULL) return CLI_USAGE;
     char err[SCN_ERR_BYTES];
     s->cfg.bug = bug;
-    uint32_t added = 0;
-    bool ready = cli_memory_ok(&s->cfg, 1, false, err, sizeof err) &&
-                 (!random_faults || cli_random_faults(s, &added, err, sizeof err));
+    if (random_faults) cli_random_faults(s);
+    bool ready = cli_memory_ok(&s->cfg, 1, false, err, sizeof err);
     pipeline *p = ready ? pipe_create(&s->cfg, err, sizeof err) : NULL;
     if (p == NULL) {
         fprintf(stderr, "%s: %s\n", argv[optind], err);

@@ -391,6 +391,11 @@ typedef struct pipe_mem {
 #define PIPE_MEMORY_MAX_BYTES (16ull << 30)
 
 extern const char *const pipe_mem_part_names[PIPE_MEM_PARTS];
+
+/* How long a failure-free run of cfg takes, estimated from its input, rates
+ * and costs without simulating (model/horizon.c): where random fault
+ * profiles place their faults. */
+sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg);
 bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes);
 void pipe_mem_sum(pipe_mem *m);       /* total_bytes = the sum of the parts */
 /* "the run needs X of memory, more than the limit of Y: part A, part B, ...;

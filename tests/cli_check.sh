@@ -74,11 +74,11 @@ sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-mach
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
 # The memory guard counts the whole run: this pipeline alone fits in 16 GiB
-# (15.3), with the invariant checkers it does not (17.9).
+# (15.5), with the invariant checkers it does not (17.5).
 sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 3/' \
     scenarios/faults/crash-machine.scn > "$bad"
 check "run: the memory guard counts the checkers and names what to lower" 2 \
-    "more than the limit of 16.0 GiB: keyed state 7.9 GiB, checkpoint files 7.5 GiB, per-record tables 33.6 MiB, invariant checkers 2.5 GiB; the largest part, keyed state, shrinks with \`broker ... keys\`" \
+    "more than the limit of 16.0 GiB: keyed state 7.9 GiB, checkpoint files 7.5 GiB, per-record tables 65.6 MiB, invariant checkers 2.0 GiB; the largest part, keyed state, shrinks with \`broker ... keys\`" \
     "$absim" run "$bad"
 sed 's/^expect output exactly-once$/expect output duplicates/' scenarios/teach/p10c-idempotent-sink.scn > "$bad"
 check "run: an output expectation names a first lost or duplicated record only when there is one" 1 \
@@ -232,7 +232,7 @@ check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
 check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
     "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn
 check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn --modes aligned,exact
-check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 2 of 11 faults and 15000 of 30000 records" \
+check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 1 of 11 faults and 25000 of 30000 records" \
     "$absim" shrink "$bad" --seed 33 --faults random --out "$bad.min.scn"
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
@@ -361,7 +361,7 @@ check "run --json: the first 16 failures are listed, the others counted" 0 "list
     run_failures "$bad.many"
 check "run: the summary prints every failure, past the list's limit too" 1 "$bad.many:50: expectation failed: checkpoints == 10020 (got 9)" \
     "$absim" run "$bad.many"
-check "run: each fault that never fired is a line of its own" 1 "$(printf 'the job ended at 202.042ms)\nscenarios/faults/snapshot-and-commit-points.scn:33: fault when')" \
+check "run: each fault that never fired is a line of its own" 1 "$(printf 'the job ended at 204.761ms)\nscenarios/faults/snapshot-and-commit-points.scn:33: fault when')" \
     "$absim" run scenarios/faults/snapshot-and-commit-points.scn --bug no-alignment --faults random --seed 1
 rm -f "$bad.many"
 # The summary tells what happened: the faults (fired or not), which task
@@ -397,7 +397,7 @@ check "run: a checkpoint still pending at the end is named" 0 "checkpoint 8 was 
 check "run: a failure the restart strategy does not survive says so" 0 "no restart: the restart strategy gave up" \
     "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random
 check "run: a random profile is listed, fired or not" 0 \
-    "t=23.281ms did not fire (the run ended first): fault at 23.280626ms delay link join[1] -> out[0] by 17ms for 13.07702ms optional" \
+    "t=23.678ms did not fire (the run ended first): fault at 23.67783ms delay link join[1] -> out[0] by 17ms for 13.283073ms optional" \
     "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random
 check "run: the settings vary drew are shown" 0 "$(printf '  drawn by vary for seed 3:\n    checkpoint mode aligned interval 3ms min-pause 0ms timeout 160ms max-concurrent 3 tolerable 1000\n    restart fixed-delay attempts 0 delay 27ms\n    network rpc-latency 200us')" \
     "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random

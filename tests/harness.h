@@ -113,4 +113,34 @@ static inline const check_violation *first_of(const check_report *r, check_inv i
     return NULL;
 }
 
+/* Calls each(path, ctx) for every shipped scenario file (scenarios/DIR/
+ * *.scn, run from the repository root, as make does), in directory order;
+ * returns how many. */
+#include <dirent.h>
+static inline uint32_t each_shipped_scenario(void (*each)(const char *path, void *ctx), void *ctx) {
+    DIR *top = opendir("scenarios");
+    assert_non_null(top);
+    uint32_t files = 0;
+    struct dirent *d;
+    while ((d = readdir(top)) != NULL) {
+        if (d->d_name[0] == '.') continue;
+        char dir[300];
+        snprintf(dir, sizeof dir, "scenarios/%s", d->d_name);
+        DIR *sub = opendir(dir);
+        if (sub == NULL) continue;                /* a file, not a folder */
+        struct dirent *e;
+        while ((e = readdir(sub)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 4, ".scn") != 0) continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            files++;
+            each(path, ctx);
+        }
+        closedir(sub);
+    }
+    closedir(top);
+    return files;
+}
+
 #endif

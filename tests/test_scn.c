@@ -5,7 +5,6 @@
 #include "../scenarios/scn.h"
 #include "../model/pipe.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -1321,33 +1320,16 @@ static uint32_t unfired_in(const char *path, char *why, size_t why_bytes) {
 
 /* Every shipped scenario's faults fire: a scripted fault that never fires
  * would fail `absim run` (run from the repository root, as make does). */
+static void count_unfired(const char *path, void *ctx) {
+    char why[2048];
+    if (unfired_in(path, why, sizeof why) == 0) return;
+    print_error("%s\n", why);
+    ++*(uint32_t *)ctx;
+}
+
 static void test_scn_every_shipped_scenario_fault_fires(void **state) {
     (void)state;
-    DIR *top = opendir("scenarios");
-    assert_non_null(top);
-    uint32_t files = 0, bad = 0;
-    struct dirent *d;
-    while ((d = readdir(top)) != NULL) {
-        if (d->d_name[0] == '.') continue;
-        char dir[300];
-        snprintf(dir, sizeof dir, "scenarios/%s", d->d_name);
-        DIR *sub = opendir(dir);
-        if (sub == NULL) continue;                       /* a file, not a folder */
-        struct dirent *e;
-        while ((e = readdir(sub)) != NULL) {
-            size_t len = strlen(e->d_name);
-            if (len < 5 || strcmp(e->d_name + len - 4, ".scn") != 0) continue;
-            char path[600], why[2048];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            files++;
-            if (unfired_in(path, why, sizeof why) > 0) {
-                print_error("%s\n", why);
-                bad++;
-            }
-        }
-        closedir(sub);
-    }
-    closedir(top);
+    uint32_t bad = 0, files = each_shipped_scenario(count_unfired, &bad);
     assert_true(files >= 30);
     assert_int_equal(bad, 0);
 }
