@@ -172,6 +172,7 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     case SCN_EXPECT_FAILOVERS:   *got = st->failovers; return true;
     case SCN_EXPECT_UNALIGNED:   *got = st->unaligned_triggers; return true;
     case SCN_EXPECT_FENCED:      *got = st->fenced_data + st->fenced_rpcs; return true;
+    case SCN_EXPECT_DURATION:    *got = st->completed > 0 ? st->ckpt_duration_ns_sum / st->completed : 0; return true;
     default: return false;
     }
 }
@@ -223,6 +224,13 @@ static void expectation(const scn_expect *e, const cli_outcome *o, const check_r
         output_got(r, got, n);
         return;
     case SCN_EXPECT_LIVENESS:    liveness(r, ok, got, n); return;
+    case SCN_EXPECT_DURATION: {                   /* the summary's mean, to the microsecond */
+        uint64_t mean = 0;
+        *ok = st->completed > 0 && counted(e, st, &mean) && compare(mean, e->cmp, e->value);
+        if (st->completed == 0) snprintf(got, n, "no checkpoint completed");
+        else snprintf(got, n, "%.3fms", (double)mean / 1e6);
+        return;
+    }
     default: {
         uint64_t count = 0;
         *ok = counted(e, st, &count) && compare(count, e->cmp, e->value);

@@ -47,6 +47,7 @@ typedef struct pctx {
     place       edge_at[JOB_EDGES_MAX];
     bool        saw_source_rate;
     uint32_t    heartbeat_line, heartbeat_col;   /* the last network statement that set a heartbeat key, 0: none */
+    uint32_t    incremental_line, incremental_col;   /* the last `state ... incremental`, 0: none */
 } pctx;
 
 static bool vfail(pctx *c, uint32_t line, uint32_t col, const char *fmt, va_list ap) {
@@ -693,6 +694,8 @@ static bool st_state(pctx *c) {
             st->async = false;
         } else if (is(o, "incremental")) {
             st->incremental = true;
+            c->incremental_line = c->line;
+            c->incremental_col = o->col;
         } else if (is(o, "full")) {
             st->incremental = false;
         } else if (is(o, "full-every")) {
@@ -714,6 +717,16 @@ static bool st_state(pctx *c) {
         }
     }
     return true;
+}
+
+/* Incremental checkpoints with the memory backend: Flink's HashMapStateBackend
+ * has none (only RocksDB and the changelog backend do), so the file says
+ * something Flink cannot do; the line that asked for them is named. */
+static bool finish_incremental(pctx *c) {
+    if (!c->s->cfg.state.incremental || c->s->cfg.state.backend != PIPE_BACKEND_MEMORY) return true;
+    return fail_on(c, c->incremental_line, c->incremental_col, "incremental checkpoints need 'state backend durable' (Flink offers them with "
+                   "RocksDB or the changelog backend, whose files are in durable storage; the memory backend keeps full "
+                   "snapshots)");
 }
 
 static bool st_vary(pctx *c) {
@@ -1052,7 +1065,7 @@ static bool st_fault(pctx *c) {
 
 static bool compares(scn_expect_kind k) {
     return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
-           k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED;
+           k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -1072,11 +1085,11 @@ static bool liveness_bound(pctx *c, uint64_t *ns) {
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
-                                         "fenced", NULL };
+                                         "fenced", "duration", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
-                                               SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED };
+                                               SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED, SCN_EXPECT_DURATION };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -1113,7 +1126,12 @@ static bool st_expect(pctx *c) {
         }
         if (o < 0) return unknown(c, op, "comparison", ops);
         e.cmp = cmp_of[o];
-        if (!opt_count(c, 0, UINT64_MAX, &e.value)) return false;
+        if (e.kind == SCN_EXPECT_DURATION) {      /* a duration such as 5ms */
+            const tok *d = next(c, "a duration such as 5ms");
+            if (d == NULL || !duration(c, d, &e.value)) return false;
+        } else if (!opt_count(c, 0, UINT64_MAX, &e.value)) {
+            return false;
+        }
     }
     if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s'", (int)c->t[c->i].len, c->t[c->i].s);
     s->expects[s->expects_count++] = e;
@@ -1256,7 +1274,7 @@ static bool finish_heartbeat(pctx *c) {
 
 /* After the whole file: what one statement alone could not tell. */
 static bool finish(pctx *c) {
-    return finish_job(c) && finish_faults(c) && finish_heartbeat(c);   /* pipe_create checks the rest */
+    return finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c);   /* pipe_create checks the rest */
 }
 
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes) {
@@ -1791,13 +1809,19 @@ static void put_duration(wbuf *b, sim_time_ns ns) {
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
     static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output exactly-once", "output at-least-once",
-                                         "output duplicates", "failovers", "unaligned", "liveness", "fenced" };
+                                         "output duplicates", "failovers", "unaligned", "liveness", "fenced",
+                                         "duration" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_FENCED);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_DURATION);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
         put(&b, "liveness ");
+        put_duration(&b, e->value);
+    } else if (e->kind == SCN_EXPECT_DURATION) {
+        wbuf b = { .s = buf, .n = size_bytes };
+        buf[0] = '\0';
+        put(&b, "duration %s ", ops[e->cmp]);
         put_duration(&b, e->value);
     } else if (compares(e->kind)) {
         snprintf(buf, size_bytes, "%s %s %llu", names[e->kind], ops[e->cmp], (unsigned long long)e->value);

@@ -96,6 +96,7 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_UNALIGNED,             /* tasks that triggered unaligned, compared with a number */
     SCN_EXPECT_LIVENESS,              /* I6 with this bound (value, ns) held; at most one per file */
     SCN_EXPECT_FENCED,                /* messages of old attempts dropped (fenced_data + fenced_rpcs) compared */
+    SCN_EXPECT_DURATION,              /* mean duration of the completed checkpoints (value, ns) compared */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

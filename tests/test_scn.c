@@ -288,6 +288,11 @@ static void test_scn_reads_state_modes_sinks_faults_and_expectations(void **stat
     assert_string_equal(scn_expect_text(&s_.expects[1], text, sizeof text), "output at-least-once");
     assert_string_equal(scn_expect_text(&s_.expects[3], text, sizeof text), "failovers == 1");
     assert_string_equal(scn_expect_text(&s_.expects[4], text, sizeof text), "unaligned >= 4");
+    assert_string_equal(parse(JOB "expect duration < 2500us\n"), "ok");   /* compared in ns, written back in units */
+    assert_int_equal(s_.expects[0].kind, SCN_EXPECT_DURATION);
+    assert_int_equal(s_.expects[0].cmp, SCN_LT);
+    assert_int_equal(s_.expects[0].value, 2500 * SIM_NS_PER_US);
+    assert_string_equal(scn_expect_text(&s_.expects[0], text, sizeof text), "duration < 2.5ms");
 
     assert_string_equal(parse(JOB "checkpoint mode aligned alignment-timeout 20ms\nstate backend memory async full\n"), "ok");
     assert_int_equal(s_.cfg.ckpt.mode, PIPE_ALIGNED);
@@ -306,6 +311,18 @@ static void test_scn_new_statements_report_mistakes_with_suggestions(void **stat
     assert_string_equal(parse("state incremantal\n"),
                         "t.scn:1:7: unknown state option 'incremantal' (did you mean 'incremental'?)");
     assert_string_equal(parse("state full-every 65\n"), "t.scn:1:18: 65 is out of range [1, 64]");
+    /* Flink's HashMapStateBackend has no incremental checkpoints: refused
+     * on the line that asked, whatever order the state lines come in. */
+    assert_string_equal(parse(JOB "state backend memory incremental\n"),
+                        "t.scn:6:22: incremental checkpoints need 'state backend durable' (Flink offers them with RocksDB "
+                        "or the changelog backend, whose files are in durable storage; the memory backend keeps full snapshots)");
+    assert_string_equal(parse(JOB "state incremental\nstate backend durable\n"), "ok");
+    assert_string_equal(parse(JOB "state backend durable incremental\nstate backend memory\n"),
+                        "t.scn:6:23: incremental checkpoints need 'state backend durable' (Flink offers them with RocksDB "
+                        "or the changelog backend, whose files are in durable storage; the memory backend keeps full snapshots)");
+    assert_string_equal(parse(JOB "expect duration < 5\n"), "t.scn:6:19: '5' needs a unit (duration)");
+    assert_string_equal(parse(JOB "expect duration 5ms\n"),
+                        "t.scn:6:17: unknown comparison '5ms' (expected one of: >=, <=, ==, >, <)");
     assert_string_equal(parse("state store-bandwidth 10KB/s\n"), "t.scn:1:23: a store's bandwidth must be at least 1MB/s");
     assert_string_equal(parse("state store-bandwidth 10MBps\n"),
                         "t.scn:1:25: unknown unit 'MBps' (did you mean 'MB/s'?)");
