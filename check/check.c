@@ -147,9 +147,7 @@ sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
  * tables of the safety and liveness checkers. */
 uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans) {
     uint64_t keys = cfg->broker.keys * 2;         /* as check_create: a join tags keys by input */
-    uint64_t need = keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1, cap = 8;
-    while (cap < need) cap *= 2;
-    uint64_t map = cap * (sizeof(uint64_t) + sizeof(kagg)) + 64;
+    uint64_t map = kstate_bytes(keys, 0) + 64;
     uint32_t keyed = 0;
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {
         keyed += cfg->graph.vertices[v].kind == JOB_KEYED_AGG || cfg->graph.vertices[v].kind == JOB_KEYED_JOIN;

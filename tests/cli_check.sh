@@ -74,11 +74,21 @@ sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-mach
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
 # The memory guard counts the whole run: this pipeline alone fits in 16 GiB
-# (15.3), with the invariant checkers it does not (17.9).
-sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 3/' \
+# (14.8), with the invariant checkers it does not (17.5). Behind a
+# rebalance edge each of the 7 keyed tasks is sized for every key.
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 7/; s/edge map -> agg hash/edge map -> agg rebalance/' \
     scenarios/faults/crash-machine.scn > "$bad"
 check "run: the memory guard counts the checkers and names what to lower" 2 \
-    "more than the limit of 16.0 GiB: keyed state 7.9 GiB, checkpoint files 7.5 GiB, per-record tables 33.6 MiB, invariant checkers 2.5 GiB; the largest part, keyed state, shrinks with \`broker ... keys\`" \
+    "more than the limit of 16.0 GiB: keyed state 6.0 GiB, checkpoint files 8.8 GiB, per-record tables 33.7 MiB, " \
+    "$absim" run "$bad"
+check "run: ... with the checkers, and the largest part's statements" 2 \
+    "invariant checkers 2.7 GiB; the largest part, checkpoint files, shrinks with \`broker ... keys\`" \
+    "$absim" run "$bad"
+# Behind a hash edge the keyed state grows with the keys, not the tasks:
+# the same job fits.
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 7/; s/^fault .*$//; s/^expect .*$//' \
+    scenarios/faults/crash-machine.scn > "$bad"
+check "run: keyed tasks behind a hash edge hold the keys routed to them" 0 "invariants: I1 exactly-once state held" \
     "$absim" run "$bad"
 sed 's/^expect output exactly-once$/expect output duplicates/' scenarios/teach/p10c-idempotent-sink.scn > "$bad"
 check "run: an output expectation names a first lost or duplicated record only when there is one" 1 \
@@ -159,7 +169,7 @@ check "swarm: a failure's message is the first failure, the body lists them all,
 check "swarm: ... and the output has the replay command" 0 "replay: absim replay $s1 --seed 3 --hash" cat "$bad.fail.xml"
 # A run that cannot start (this job needs more than 16 GiB: refused before
 # anything is allocated) is an error, not a failure.
-sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 4/' \
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 8/; s/edge map -> agg hash/edge map -> agg rebalance/' \
     scenarios/faults/crash-machine.scn > "$bad.huge.scn"
 "$absim" swarm "$bad.huge.scn" --seeds 1..2 --jobs 2 --quiet --junit "$bad.err.xml" > /dev/null
 check "swarm: a run that cannot start is a JUnit error" 0 'failures="0" errors="2" skipped="0"' cat "$bad.err.xml"

@@ -25,6 +25,7 @@
 #define MODEL_JOB_H
 
 #include "../../sim/base.h"
+#include "../../sim/rng.h"
 
 #define JOB_VERTICES_MAX 32u
 #define JOB_EDGES_MAX    64u
@@ -115,6 +116,13 @@ typedef struct job_chain {
     job_part    into[4];             /* into[1..3]: the edge into that stage */
     sim_time_ns cost_ns[4];
 } job_chain;
+
+/* The hash partitioner: the subtask of a vertex of that parallelism that
+ * a record with this key goes to over a hash edge (what each producer
+ * computes, and what sizes each keyed task's state at set-up). */
+static inline uint32_t job_key_subtask(uint64_t key, uint32_t parallelism) {
+    return (uint32_t)(((unsigned __int128)rng_splitmix64(key) * parallelism) >> 64);
+}
 
 void     job_init(job *j);
 void     job_add_chain(job *j, const job_chain *c);
