@@ -176,7 +176,7 @@ static int bench_pipeline(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'n': if (!cli_parse_u64(prog, "--records", optarg, 1, 1u << 30, &records)) return CLI_USAGE; break;
-        case 'p': if (!cli_parse_u64(prog, "--parallelism", optarg, 1, 32, &par)) return CLI_USAGE; break;
+        case 'p': if (!cli_parse_u64(prog, "--parallelism", optarg, 1, JOB_PARALLELISM_MAX, &par)) return CLI_USAGE; break;
         case 's': if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE; break;
         case 'i': if (!cli_parse_u64(prog, "--interval-ns", optarg, 1, 1ull << 50, &interval)) return CLI_USAGE; break;
         case 'm':
@@ -203,7 +203,7 @@ static int bench_pipeline(int argc, char **argv) {
     cfg.broker.partitions = 2 * p;
     cfg.broker.records_per_partition = (records + 2 * p - 1) / (2 * p);
     cfg.broker.keys = 10000;
-    cfg.machines = p;
+    cfg.machines = p < PIPE_MACHINES_MAX ? p : PIPE_MACHINES_MAX;
     cfg.ckpt.mode = mode;
     cfg.ckpt.interval_ns = interval;
     char err[256];

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(GATE_CHANNELS_MAX >= JOB_TASK_CHANNELS_MAX, "a task's inputs are its gate's channels");
+
 void pipe_heartbeat(const pipe_cfg *c, sim_time_ns *interval_ns, sim_time_ns *timeout_ns) {
     /* Flink's defaults are 10 s and 50 s; a run lasts virtual milliseconds,
      * so the interval scales with the RPC latency (50 of them: 10 ms at
@@ -147,7 +149,9 @@ const char *const pipe_mem_part_names[PIPE_MEM_PARTS] = {
 /* What the plan of a run fixes before anything is allocated: the expanded
  * graph and every size the builders below carve. */
 typedef struct plan {
-    job     *graph;                   /* expanded; malloc'd (about 280 KB: not on the stack) */
+    job     *graph;                   /* expanded: &graph_job, its expansion in graph_mem */
+    job      graph_job;
+    arena    graph_mem;
     uint32_t tasks, chans, ring, slots, snaps, stateful, files_max, holds_max;
     uint64_t keys_sum, records, entries_max;     /* keys_sum: over the keyed tasks' maps */
     uint32_t task_keys[JOB_TASKS_MAX];           /* keys a keyed task's map is sized for (0: not keyed) */
@@ -257,7 +261,10 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         if (pl->task_keys[t] > 0) b[PIPE_MEM_KEYED] += keyed_task_bytes(pl->task_keys[t], pl->snaps);
     }
     b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max, pl->holds_max);
-    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->chans * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf));
+    /* A channel: its ring (the buffers both ends share), and its place in
+     * the expanded graph (copied into the run). */
+    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->chans * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf))
+                         + job_expand_bytes(g);
     b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->tasks * 8;   /* the records are checkpoint files */
     for (uint32_t t = 0; t < pl->tasks; t++) {
         const job_vertex *v = &g->vertices[g->tasks[t].vertex];
@@ -288,8 +295,12 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     /* Payloads in flight: a task's ACKs (one per checkpoint; at most
      * max-concurrent are pending, and late ones of aborted checkpoints
      * are few) and its FINISHED, repeated every 50 RPC latencies. Twice
-     * the concurrency limit and some more each; running out asserts. */
-    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + pl->chans * 4 + 64;
+     * the concurrency limit and some more each; running out asserts. A
+     * channel carries one only as a priority barrier (unaligned
+     * checkpoints, or aligned ones that may switch): a slot is as big as
+     * the largest payload (a deployment), so aligned-only jobs reserve
+     * none per channel. */
+    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->chans * 4 : 0) + 64;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
@@ -297,28 +308,52 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     pl->mem.bytes[PIPE_MEM_KERNEL] = sim_run_bytes(sc) - model;
 }
 
+/* The kernel's own limits (sim/base.h) the plan's counts must fit: a job
+ * past one is refused with what to lower, never asserted at creation.
+ * Within the job's limits only the pending events can exceed theirs:
+ * every channel may hold a ring's worth of buffers and credits. */
+static bool kernel_fits(const plan *pl, const pipe_cfg *cfg, char *err, size_t n) {
+    const sim_cfg *sc = &pl->sc;
+    if ((uint64_t)pl->chans * (pl->ring + 4) + pl->tasks * 16ull + 4096 > SIM_EVENTS_PENDING_MAX) {
+        snprintf(err, n, "%u channels with `channels credits %u queue %u` may hold %llu events at once, more than the "
+                 "kernel's %u: lower `channels ... credits` or `queue`, or the parallelism of vertices joined by "
+                 "edges other than forward", pl->chans, cfg->credits, cfg->out_queue,
+                 (unsigned long long)pl->chans * (pl->ring + 4) + pl->tasks * 16ull + 4096, SIM_EVENTS_PENDING_MAX);
+        return false;
+    }
+    SIM_ASSERT(sc->actors_max <= SIM_ACTORS_MAX && sc->links_max <= SIM_LINKS_MAX);   /* JOB_*_MAX keep them */
+    SIM_ASSERT(sc->timers_max <= SIM_TIMERS_MAX && sc->faults_max <= SIM_FAULTS_MAX);
+    SIM_ASSERT(sc->machines_max <= SIM_MACHINES_MAX);
+    return true;
+}
+
 void pipe_mem_sum(pipe_mem *m) {
     m->total_bytes = 0;
     for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m->total_bytes += m->bytes[i];
 }
 
-/* pl->graph malloc'd (the caller frees it) unless the result is false. */
+/* pl->graph_mem created (plan_free frees it) unless the result is false. */
 static bool plan_run(plan *pl, const pipe_cfg *cfg, char *err, size_t err_bytes) {
     memset(pl, 0, sizeof *pl);
     if (check_cfg(cfg, err, err_bytes) != NULL) return false;
-    pl->graph = malloc(sizeof *pl->graph);
-    if (pl->graph == NULL) {
+    pl->graph = &pl->graph_job;
+    *pl->graph = cfg->graph;
+    if (!arena_create(&pl->graph_mem, job_expand_bytes(pl->graph))) {
         snprintf(err, err_bytes, "out of memory");
         return false;
     }
-    *pl->graph = cfg->graph;
-    job_expand(pl->graph, cfg->machines);
+    job_expand(pl->graph, cfg->machines, &pl->graph_mem);
     plan_model(pl, cfg);
     plan_kernel(pl, cfg);
     pl->mem.tasks = pl->tasks;
     pl->mem.chans = pl->chans;
     pipe_mem_sum(&pl->mem);
-    return true;
+    return kernel_fits(pl, cfg, err, err_bytes);
+}
+
+static void plan_free(plan *pl) {
+    if (pl->graph_mem.base != NULL) arena_destroy(&pl->graph_mem);
+    free(pl);
 }
 
 bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes) {
@@ -329,8 +364,7 @@ bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes) 
     }
     bool ok = plan_run(pl, cfg, err, err_bytes);
     if (ok) *m = pl->mem;
-    free(pl->graph);
-    free(pl);
+    plan_free(pl);
     return ok;
 }
 
@@ -508,7 +542,7 @@ static void build_slots(pipeline *p, const plan *pl) {
 static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
     p->w.cfg = *cfg;
-    p->w.cfg.graph = *pl->graph;                         /* expanded */
+    job_expand(&p->w.cfg.graph, cfg->machines, &run->arena);   /* as the plan's, in the run's memory */
     /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
     if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->w.cfg.ckpt.alignment_timeout_ns = 0;
     p->w.run = run;
@@ -554,8 +588,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     }
     p = build(pl, cfg, run);
 done:
-    free(pl->graph);
-    free(pl);
+    plan_free(pl);
     return p;
 }
 
