@@ -42,6 +42,14 @@ check "bench rejects a bad number" 2 "--events 'ten': not a whole number" "$absi
 check "bench rejects a bad probability" 2 "--remote '1.5'" "$absim" bench phold --remote 1.5
 check "bench rejects an unknown option" 2 "unknown option or missing value: '--frob'" "$absim" bench phold --frob
 check "bench phold prints its JSON line" 0 '"trace_hash":"' "$absim" bench phold --lps 10 --events 1000
+check "bench bigjob: a small one finishes exactly-once after two restarts, its verdicts in JSON" 0 \
+    '"restarts":2,"checkpoints":16,"verdicts":{"I1":"held","I2":"held","I3":"held","I4":"held","I5":"held","I6":"held"},"expectations":"held"' \
+    "$absim" bench bigjob --parallelism 8 --keys 1000 --records 20000
+bj=$(mktemp)
+"$absim" bench bigjob --parallelism 8 --keys 1000 --records 20000 --scenario > "$bj"
+check "bench bigjob --scenario: the same job as a file absim run takes" 0 "expect restarts == 2: held" "$absim" run "$bj"
+rm -f "$bj"
+check "bench bigjob rejects a parallelism past the limit" 2 "--parallelism 257: out of range [8, 256]" "$absim" bench bigjob --parallelism 257
 check "demo runs to the end" 0 "delivered 200/200 messages" "$absim" demo --messages 200
 check "unknown command" 2 "unknown command 'frob'" "$absim" frob
 bad=$(mktemp); printf 'seed 1\nvertex a sourze\n' > "$bad"
