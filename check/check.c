@@ -69,9 +69,23 @@ const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t
     return buf;
 }
 
+/* Keys a map of vertex v's state holds: a join tags each key by its input. */
+static uint32_t vertex_keys(const pipe_cfg *cfg, uint32_t v) {
+    return (uint32_t)(cfg->broker.keys * (cfg->graph.vertices[v].kind == JOB_KEYED_JOIN ? 2 : 1));
+}
+
+/* The most any one vertex's map holds (the scratch maps hold one at a time). */
+static uint32_t most_keys(const pipe_cfg *cfg) {
+    uint32_t most = 0;
+    for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {
+        if (vertex_keys(cfg, v) > most) most = vertex_keys(cfg, v);
+    }
+    return most;
+}
+
 void check_maps(const check_ctx *c, kstate *maps) {
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
-        if (spec_keyed(&c->sp, v)) kstate_init_in(&maps[v], c->mem, c->keys);
+        if (spec_keyed(&c->sp, v)) kstate_init_in(&maps[v], c->mem, vertex_keys(c->cfg, v));
     }
 }
 
@@ -167,16 +181,13 @@ sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
  * fold, the cut's actual), two more (state's actual, the cut's scratch),
  * and per-task tables of the safety and liveness checkers. */
 uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans) {
-    uint64_t keys = cfg->broker.keys * 2;         /* as check_create: a join tags keys by input */
-    uint64_t need = keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1, cap = 8;
-    while (cap < need) cap *= 2;
-    uint64_t map = cap * (sizeof(uint64_t) + sizeof(kagg)) + 64;
-    uint32_t keyed = 0;
-    for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {
-        keyed += cfg->graph.vertices[v].kind == JOB_KEYED_AGG || cfg->graph.vertices[v].kind == JOB_KEYED_JOIN;
+    uint64_t maps = 2 * (kstate_bytes(most_keys(cfg), 0) + 64);   /* state's actual, the cut's scratch */
+    for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {    /* the shared prefix fold, the cut's actual */
+        job_kind k = cfg->graph.vertices[v].kind;
+        if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN) maps += 2 * (kstate_bytes(vertex_keys(cfg, v), 0) + 64);
     }
     uint64_t per_task = 2048;                     /* safety's task record and liveness's counters, rounded up */
-    return (2ull * keyed + 2) * map + (uint64_t)tasks * per_task + (uint64_t)chans * 24
+    return maps + (uint64_t)tasks * per_task + (uint64_t)chans * 24
          + cfg->broker.partitions * 16ull + (1u << 16);
 }
 
@@ -190,7 +201,7 @@ check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err
     c->ctx.p = p;
     c->ctx.cfg = pc;
     c->ctx.j = pipe_job(p);
-    c->ctx.keys = (uint32_t)(pc->broker.keys * 2);
+    c->ctx.keys = most_keys(pc);
     size_t bytes = (size_t)check_memory_bytes(pc, c->ctx.j->tasks_count, c->ctx.j->chans_count);
     if (!arena_create(&c->mem, bytes)) {
         snprintf(err, err_bytes, "out of memory for the checkers (%zu MiB)", bytes >> 20);

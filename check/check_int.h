@@ -24,7 +24,7 @@ typedef struct check_ctx {
     spec            sp;
     arena          *mem;
     check_report   *report;
-    uint32_t        keys;             /* keys a keyed map must hold (a join tags keys by input) */
+    uint32_t        keys;             /* the most keys one vertex's map holds (a join tags keys by input) */
     check_prefix   *prefix;
 } check_ctx;
 

@@ -1,4 +1,6 @@
-/* cli/bench.c: `absim bench phold`: the kernel benchmark.
+/* cli/bench.c: `absim bench phold`: the kernel benchmark; `pipeline` and
+ * `snapshots`: the job model's; `bigjob`: a Flink-sized job checked end to
+ * end (the time and memory a whole checked run takes).
  *
  * Wall-clock time is read here, around sim_run_loop() only (setup and
  * teardown excluded), never inside the run: it measures the run, it does not
@@ -7,7 +9,9 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "../model/pipe.h"
@@ -176,7 +180,7 @@ static int bench_pipeline(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'n': if (!cli_parse_u64(prog, "--records", optarg, 1, 1u << 30, &records)) return CLI_USAGE; break;
-        case 'p': if (!cli_parse_u64(prog, "--parallelism", optarg, 1, 32, &par)) return CLI_USAGE; break;
+        case 'p': if (!cli_parse_u64(prog, "--parallelism", optarg, 1, JOB_PARALLELISM_MAX, &par)) return CLI_USAGE; break;
         case 's': if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE; break;
         case 'i': if (!cli_parse_u64(prog, "--interval-ns", optarg, 1, 1ull << 50, &interval)) return CLI_USAGE; break;
         case 'm':
@@ -203,7 +207,7 @@ static int bench_pipeline(int argc, char **argv) {
     cfg.broker.partitions = 2 * p;
     cfg.broker.records_per_partition = (records + 2 * p - 1) / (2 * p);
     cfg.broker.keys = 10000;
-    cfg.machines = p;
+    cfg.machines = p < PIPE_MACHINES_MAX ? p : PIPE_MACHINES_MAX;
     cfg.ckpt.mode = mode;
     cfg.ckpt.interval_ns = interval;
     char err[256];
@@ -322,16 +326,143 @@ static int bench_snapshots(int argc, char **argv) {
     return CLI_OK;
 }
 
+
+static void bigjob_usage(FILE *f) {
+    fprintf(f,
+            "usage: absim bench bigjob [--parallelism P] [--keys K] [--records N] [--seed S]\n"
+            "                          [--scenario]\n"
+            "\n"
+            "A Flink-sized job, run as absim run runs a scenario, with every invariant\n"
+            "checker attached: source -> map (forward) -> keyed aggregate (hash: the\n"
+            "keyBy) -> two-phase-commit sink (forward), each with parallelism P, on 16\n"
+            "machines, over N records in P partitions with K keys (the sources paced to\n"
+            "read them in 80 ms of virtual time), aligned checkpoints every 5 ms. A\n"
+            "machine crashes when checkpoint 1 completes, a keyed task when checkpoint 3\n"
+            "(the first after that restart) does; the job must finish exactly-once\n"
+            "(state and output) after two restarts. Prints one JSON line: wall_s (the\n"
+            "whole checked run, set-up included), peak_rss_mib (getrusage), the\n"
+            "verdicts of I1-I6 and of the expectations; exit 1 when one failed.\n"
+            "  --parallelism P   tasks per vertex (default 64)\n"
+            "  --keys K          distinct keys (default 1000000)\n"
+            "  --records N       records in all (default 1000000)\n"
+            "  --seed S          run seed (default 1)\n"
+            "  --scenario        print the scenario file instead (absim run takes it)\n");
+}
+
+/* The scenario. Sources are paced to read their partition in 80 ms of
+ * virtual time whatever the job's size, and the crashes come at protocol
+ * points, so that each fails an attempt that made progress: a machine
+ * when the first checkpoint completes, a keyed task when the first one
+ * after that restart (id 3) completes. */
+static int bigjob_text(char *buf, size_t n, uint64_t par, uint64_t keys, uint64_t records, uint64_t seed) {
+    uint64_t per = (records + par - 1) / par;    /* records of a partition, and of a source task */
+    return snprintf(buf, n,
+                    "# absim bench bigjob: parallelism %" PRIu64 ", %" PRIu64 " keys, %" PRIu64 " records\n"
+                    "seed %" PRIu64 "\nmachines 16\n"
+                    "broker partitions %" PRIu64 " records %" PRIu64 " keys %" PRIu64 "\n"
+                    "vertex source source parallelism %" PRIu64 " cost 2us rate %" PRIu64 "/s\n"
+                    "vertex map map parallelism %" PRIu64 " cost 1us\n"
+                    "vertex agg keyed-aggregate parallelism %" PRIu64 " cost 3us\n"
+                    "vertex out sink parallelism %" PRIu64 " cost 1us output two-phase-commit\n"
+                    "edge source -> map forward\nedge map -> agg hash\nedge agg -> out forward\n"
+                    "checkpoint mode aligned interval 5ms timeout 1s\n"
+                    "restart fixed-delay attempts 10 delay 5ms\n"
+                    "fault when checkpoint 1 completes crash machine 3 for 5ms\n"
+                    "fault when checkpoint 3 completes crash task agg[7]\n"
+                    "expect finished\nexpect exactly-once\nexpect output exactly-once\nexpect restarts == 2\n",
+                    par, keys, records, seed, par, per, keys, par, per * 25 / 2 + 1, par, par, par);
+}
+
+static const char *verdict_of(const check_report *r, check_inv i) {
+    return !r->applies[i] ? "not promised" : r->violations[i] > 0 ? "violated" : r->checks[i] == 0 ? "not reached" : "held";
+}
+
+static void bigjob_print(const scn *s, const cli_outcome *o, double wall_s, int rc) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);                   /* ru_maxrss: KiB on Linux */
+    uint64_t tasks, chans;
+    job_counts(&s->cfg.graph, &tasks, &chans);
+    const job_vertex *v = &s->cfg.graph.vertices[0];
+    printf("{\"impl\":\"absim\",\"model\":\"bigjob\",\"parallelism\":%u,\"keys\":%" PRIu64 ",\"records\":%" PRIu64
+           ",\"tasks\":%" PRIu64 ",\"channels\":%" PRIu64 ",\"status\":\"%s\",\"wall_s\":%.3f,\"peak_rss_mib\":%.1f"
+           ",\"virtual_s\":%.6f,\"restarts\":%" PRIu64 ",\"checkpoints\":%" PRIu64 ",\"verdicts\":{",
+           v->parallelism, s->cfg.broker.keys, (uint64_t)s->cfg.broker.partitions * s->cfg.broker.records_per_partition,
+           tasks, chans, pipe_status_name(o->status), wall_s, (double)ru.ru_maxrss / 1024.0,
+           (double)o->story.end_ns / 1e9, o->restarts, o->completed);
+    for (check_inv i = CHECK_I1; i < CHECK_INV_COUNT; i++)
+        printf("%s\"%s\":\"%s\"", i == CHECK_I1 ? "" : ",", check_inv_name(i), verdict_of(&o->report, i));
+    printf("},\"expectations\":\"%s\",\"trace_hash\":\"%016" PRIx64 "\"}\n", rc == CLI_OK ? "held" : "failed",
+           o->trace_hash);
+}
+
+static int bench_bigjob(int argc, char **argv) {
+    static const struct option opts[] = {
+        { "parallelism", required_argument, NULL, 'p' },
+        { "keys", required_argument, NULL, 'k' },
+        { "records", required_argument, NULL, 'n' },
+        { "seed", required_argument, NULL, 's' },
+        { "scenario", no_argument, NULL, 'S' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *prog = "absim bench bigjob";
+    uint64_t par = 64, keys = 1000000, records = 1000000, seed = 1;
+    bool text_only = false;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': if (!cli_parse_u64(prog, "--parallelism", optarg, 8, JOB_PARALLELISM_MAX, &par)) return CLI_USAGE; break;
+        case 'k': if (!cli_parse_u64(prog, "--keys", optarg, 1, BROKER_KEYS_MAX, &keys)) return CLI_USAGE; break;
+        case 'n': if (!cli_parse_u64(prog, "--records", optarg, 1, 1u << 30, &records)) return CLI_USAGE; break;
+        case 's': if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE; break;
+        case 'S': text_only = true; break;
+        case 'h': bigjob_usage(stdout); return CLI_OK;
+        default: return cli_bad_option(prog, argv);
+        }
+    }
+    if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
+    char text[2048];
+    int len = bigjob_text(text, sizeof text, par, keys, records, seed);
+    SIM_ASSERT(len > 0 && (size_t)len < sizeof text);
+    if (text_only) {
+        fputs(text, stdout);
+        return cli_stdout_ok(prog) ? CLI_OK : CLI_USAGE;
+    }
+    scn *s = malloc(sizeof *s);                   /* large: not on the stack */
+    cli_outcome *o = malloc(sizeof *o);
+    char err[SCN_ERR_BYTES];
+    int rc = CLI_USAGE;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (s == NULL || o == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+    } else if (!scn_parse(s, "bigjob.scn", text, (size_t)len, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+    } else {
+        rc = cli_run_scenario(s, false, NULL, NULL, NULL, NULL, o);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        for (uint32_t i = 0; i < o->failures.count; i++) fprintf(stderr, "%s: %s\n", prog, o->failures.text[i]);
+        if (rc != CLI_USAGE) bigjob_print(s, o, seconds_between(&t0, &t1), rc);
+    }
+    free(o);
+    free(s);
+    return rc;
+}
+
 int cli_bench(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         bench_usage(argc < 2 ? stderr : stdout);
         pipeline_usage(argc < 2 ? stderr : stdout);
         snapshots_usage(argc < 2 ? stderr : stdout);
+        bigjob_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
     if (strcmp(argv[1], "phold") == 0) return bench_phold(argc - 1, argv + 1);
     if (strcmp(argv[1], "pipeline") == 0) return bench_pipeline(argc - 1, argv + 1);
     if (strcmp(argv[1], "snapshots") == 0) return bench_snapshots(argc - 1, argv + 1);
-    fprintf(stderr, "absim bench: unknown benchmark '%s' (known: phold, pipeline, snapshots)\n", argv[1]);
+    if (strcmp(argv[1], "bigjob") == 0) return bench_bigjob(argc - 1, argv + 1);
+    fprintf(stderr, "absim bench: unknown benchmark '%s' (known: phold, pipeline, snapshots, bigjob)\n", argv[1]);
     return CLI_USAGE;
 }

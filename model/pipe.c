@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(GATE_CHANNELS_MAX >= JOB_TASK_CHANNELS_MAX, "a task's inputs are its gate's channels");
+
 void pipe_heartbeat(const pipe_cfg *c, sim_time_ns *interval_ns, sim_time_ns *timeout_ns) {
     /* Flink's defaults are 10 s and 50 s; a run lasts virtual milliseconds,
      * so the interval scales with the RPC latency (50 of them: 10 ms at
@@ -147,9 +149,12 @@ const char *const pipe_mem_part_names[PIPE_MEM_PARTS] = {
 /* What the plan of a run fixes before anything is allocated: the expanded
  * graph and every size the builders below carve. */
 typedef struct plan {
-    job     *graph;                   /* expanded; malloc'd (about 280 KB: not on the stack) */
+    job     *graph;                   /* expanded: &graph_job, its expansion in graph_mem */
+    job      graph_job;
+    arena    graph_mem;
     uint32_t tasks, chans, ring, slots, snaps, stateful, files_max, holds_max;
-    uint64_t keys, records, entries_max;
+    uint64_t keys_sum, records, entries_max;     /* keys_sum: over the keyed tasks' maps */
+    uint32_t task_keys[JOB_TASKS_MAX];           /* keys a keyed task's map is sized for (0: not keyed) */
     bool     unaligned;               /* a snapshot may hold channel state */
     uint64_t copies[JOB_VERTICES_MAX];   /* copies of a record that reach each vertex in one attempt */
     sim_cfg  sc;
@@ -157,9 +162,7 @@ typedef struct plan {
 } plan;
 
 static uint64_t keyed_task_bytes(uint64_t keys, uint32_t snaps) {
-    uint64_t cap = 8;
-    while (cap < keys * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1) cap *= 2;
-    return cap * (sizeof(uint64_t) + sizeof(kagg) + 4 + (uint64_t)snaps * (sizeof(kshadow) + 4)) + 64;
+    return kstate_bytes(keys, snaps) + 64;
 }
 
 /* A two-phase-commit sink task holds at most every copy of every record
@@ -179,6 +182,45 @@ static void count_copies(plan *pl) {
     }
 }
 
+static bool keyed_kind(job_kind k) { return k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN; }
+
+/* The keys task t's map may take: for each input of its vertex, those the
+ * hash partitioner routes to its subtask when the input is a hash edge,
+ * else every key; a join's map holds key * 2 + input. */
+static kstate_owner task_owner(const job *g, uint32_t t) {
+    const job_task *x = &g->tasks[t];
+    kstate_owner o = { .parallelism = g->vertices[x->vertex].parallelism, .subtask = x->subtask,
+                       .tag_bits = g->vertices[x->vertex].kind == JOB_KEYED_JOIN };
+    for (uint32_t e = 0; e < g->edges_count; e++) {
+        if (g->edges[e].to == x->vertex && g->edges[e].part == JOB_HASH) o.hashed |= 1u << g->edges[e].input;
+    }
+    return o;
+}
+
+/* Per keyed task, the keys its map must hold (task_owner's), exactly:
+ * the partitioner is fixed at set-up, so the keys of each subtask are
+ * counted, once per keyed vertex, over the broker's key range. */
+static void plan_keys(plan *pl, const pipe_cfg *cfg) {
+    const job *g = pl->graph;
+    uint64_t keys = cfg->broker.keys;
+    for (uint32_t v = 0; v < g->vertices_count; v++) {
+        const job_vertex *x = &g->vertices[v];
+        if (!keyed_kind(x->kind)) continue;
+        kstate_owner o = task_owner(g, g->vertex_first_task[v]);
+        uint32_t routed[JOB_PARALLELISM_MAX] = { 0 };
+        if (o.hashed != 0) {
+            for (uint64_t k = 0; k < keys; k++) routed[job_key_subtask(k, x->parallelism)]++;
+        }
+        for (uint32_t s = 0; s < x->parallelism; s++) {
+            uint64_t n = 0;
+            for (uint32_t in = 0; in < (1u << o.tag_bits); in++) n += (o.hashed >> in & 1) ? routed[s] : keys;
+            uint32_t t = g->vertex_first_task[v] + s;
+            pl->task_keys[t] = n > 0 ? (uint32_t)n : 1;   /* a subtask no key goes to still has a map */
+            pl->keys_sum += pl->task_keys[t];
+        }
+    }
+}
+
 /* Channel state one channel end can hold in a snapshot: its ring. */
 static uint64_t cs_cap_of_chan(const plan *pl) { return (uint64_t)pl->ring * CHAN_BUF_RECORDS; }
 
@@ -189,12 +231,9 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     pl->chans = g->chans_count;
     pl->ring = cfg->credits + cfg->out_queue + 3;
     pl->slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
-    pl->keys = cfg->broker.keys * 2;                  /* a join tags keys by input */
     pl->records = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
-    for (uint32_t t = 0; t < pl->tasks; t++) {
-        job_kind k = g->vertices[g->tasks[t].vertex].kind;
-        pl->stateful += k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
-    }
+    for (uint32_t t = 0; t < pl->tasks; t++) pl->stateful += keyed_kind(g->vertices[g->tasks[t].vertex].kind);
+    plan_keys(pl, cfg);
     /* Snapshots a task may hold at once: the concurrent checkpoints, one
      * whose abort notice is still on its way, and one more; a trigger
      * beyond that declines (model/tm/snap.c). */
@@ -203,7 +242,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
      * finishing) holds a chain per stateful task; entries are bounded by
      * (slots + 2) full copies of every key, twice over for increments. */
     pl->files_max = pl->stateful * (pl->slots + PIPE_CONCURRENT_MAX + 3) * (cfg->state.full_every + 1) + 16;
-    pl->entries_max = (uint64_t)pl->stateful * pl->keys * (pl->slots + 2) * 2 + 1024;
+    pl->entries_max = pl->keys_sum * (pl->slots + 2) * 2 + 1024;
     /* Channel state: a file per task and live checkpoint, of at most every
      * one of its channels' rings (each channel counted at both ends). */
     pl->unaligned = cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0;
@@ -218,9 +257,14 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     }
     count_copies(pl);
     uint64_t *b = pl->mem.bytes;
-    b[PIPE_MEM_KEYED] = (uint64_t)pl->stateful * keyed_task_bytes(pl->keys, pl->snaps);
+    for (uint32_t t = 0; t < pl->tasks; t++) {
+        if (pl->task_keys[t] > 0) b[PIPE_MEM_KEYED] += keyed_task_bytes(pl->task_keys[t], pl->snaps);
+    }
     b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max, pl->holds_max);
-    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->chans * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf));
+    /* A channel: its ring (the buffers both ends share), and its place in
+     * the expanded graph (copied into the run). */
+    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->chans * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf))
+                         + job_expand_bytes(g);
     b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->tasks * 8;   /* the records are checkpoint files */
     for (uint32_t t = 0; t < pl->tasks; t++) {
         const job_vertex *v = &g->vertices[g->tasks[t].vertex];
@@ -251,8 +295,12 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     /* Payloads in flight: a task's ACKs (one per checkpoint; at most
      * max-concurrent are pending, and late ones of aborted checkpoints
      * are few) and its FINISHED, repeated every 50 RPC latencies. Twice
-     * the concurrency limit and some more each; running out asserts. */
-    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + pl->chans * 4 + 64;
+     * the concurrency limit and some more each; running out asserts. A
+     * channel carries one only as a priority barrier (unaligned
+     * checkpoints, or aligned ones that may switch): a slot is as big as
+     * the largest payload (a deployment), so aligned-only jobs reserve
+     * none per channel. */
+    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->chans * 4 : 0) + 64;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
@@ -260,28 +308,52 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     pl->mem.bytes[PIPE_MEM_KERNEL] = sim_run_bytes(sc) - model;
 }
 
+/* The kernel's own limits (sim/base.h) the plan's counts must fit: a job
+ * past one is refused with what to lower, never asserted at creation.
+ * Within the job's limits only the pending events can exceed theirs:
+ * every channel may hold a ring's worth of buffers and credits. */
+static bool kernel_fits(const plan *pl, const pipe_cfg *cfg, char *err, size_t n) {
+    const sim_cfg *sc = &pl->sc;
+    if ((uint64_t)pl->chans * (pl->ring + 4) + pl->tasks * 16ull + 4096 > SIM_EVENTS_PENDING_MAX) {
+        snprintf(err, n, "%u channels with `channels credits %u queue %u` may hold %llu events at once, more than the "
+                 "kernel's %u: lower `channels ... credits` or `queue`, or the parallelism of vertices joined by "
+                 "edges other than forward", pl->chans, cfg->credits, cfg->out_queue,
+                 (unsigned long long)pl->chans * (pl->ring + 4) + pl->tasks * 16ull + 4096, SIM_EVENTS_PENDING_MAX);
+        return false;
+    }
+    SIM_ASSERT(sc->actors_max <= SIM_ACTORS_MAX && sc->links_max <= SIM_LINKS_MAX);   /* JOB_*_MAX keep them */
+    SIM_ASSERT(sc->timers_max <= SIM_TIMERS_MAX && sc->faults_max <= SIM_FAULTS_MAX);
+    SIM_ASSERT(sc->machines_max <= SIM_MACHINES_MAX);
+    return true;
+}
+
 void pipe_mem_sum(pipe_mem *m) {
     m->total_bytes = 0;
     for (uint32_t i = 0; i < PIPE_MEM_PARTS; i++) m->total_bytes += m->bytes[i];
 }
 
-/* pl->graph malloc'd (the caller frees it) unless the result is false. */
+/* pl->graph_mem created (plan_free frees it) unless the result is false. */
 static bool plan_run(plan *pl, const pipe_cfg *cfg, char *err, size_t err_bytes) {
     memset(pl, 0, sizeof *pl);
     if (check_cfg(cfg, err, err_bytes) != NULL) return false;
-    pl->graph = malloc(sizeof *pl->graph);
-    if (pl->graph == NULL) {
+    pl->graph = &pl->graph_job;
+    *pl->graph = cfg->graph;
+    if (!arena_create(&pl->graph_mem, job_expand_bytes(pl->graph))) {
         snprintf(err, err_bytes, "out of memory");
         return false;
     }
-    *pl->graph = cfg->graph;
-    job_expand(pl->graph, cfg->machines);
+    job_expand(pl->graph, cfg->machines, &pl->graph_mem);
     plan_model(pl, cfg);
     plan_kernel(pl, cfg);
     pl->mem.tasks = pl->tasks;
     pl->mem.chans = pl->chans;
     pipe_mem_sum(&pl->mem);
-    return true;
+    return kernel_fits(pl, cfg, err, err_bytes);
+}
+
+static void plan_free(plan *pl) {
+    if (pl->graph_mem.base != NULL) arena_destroy(&pl->graph_mem);
+    free(pl);
 }
 
 bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes) {
@@ -292,15 +364,16 @@ bool pipe_memory(const pipe_cfg *cfg, pipe_mem *m, char *err, size_t err_bytes) 
     }
     bool ok = plan_run(pl, cfg, err, err_bytes);
     if (ok) *m = pl->mem;
-    free(pl->graph);
-    free(pl);
+    plan_free(pl);
     return ok;
 }
 
 /* What to lower for each part: the statement whose figures it grows with. */
 static const char *const lower_what[PIPE_MEM_PARTS] = {
-    [PIPE_MEM_KEYED] = "`broker ... keys` or the parallelism of the keyed vertices",
-    [PIPE_MEM_STORE] = "`broker ... keys`, `checkpoint ... retained` or `state ... full-every`",
+    [PIPE_MEM_KEYED] = ("`broker ... keys`, or the parallelism of keyed vertices whose input is not a hash edge "
+                        "(each of their tasks holds every key)"),
+    [PIPE_MEM_STORE] = ("`broker ... keys`, `checkpoint ... retained` or `state ... full-every` (or the parallelism "
+                        "of keyed vertices whose input is not a hash edge)"),
     [PIPE_MEM_CHANNELS] = ("the parallelism of vertices joined by hash, rebalance or broadcast edges, "
                            "or `channels ... credits`"),
     [PIPE_MEM_CHANNEL_STATE] = "`channels ... credits`, `checkpoint ... retained`, or the channels' count (parallelism)",
@@ -344,8 +417,12 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t) {
     k->id = t;
     k->jt = &j->tasks[t];
     k->v = &j->vertices[k->jt->vertex];
-    k->stateful = k->v->kind == JOB_KEYED_AGG || k->v->kind == JOB_KEYED_JOIN;
-    if (k->stateful) kstate_init_versioned(&k->state, p->w.run, (uint32_t)pl->keys, pl->snaps);
+    k->stateful = keyed_kind(k->v->kind);
+    if (k->stateful) {
+        kstate_init_versioned(&k->state, p->w.run, pl->task_keys[t], pl->snaps);
+        kstate_owner own = task_owner(j, t);
+        kstate_own(&k->state, &own);
+    }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
     if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
         k->txlog = sim_alloc(p->w.run, sizeof(rt_txlog), _Alignof(rt_txlog));
@@ -465,7 +542,7 @@ static void build_slots(pipeline *p, const plan *pl) {
 static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
     p->w.cfg = *cfg;
-    p->w.cfg.graph = *pl->graph;                         /* expanded */
+    job_expand(&p->w.cfg.graph, cfg->machines, &run->arena);   /* as the plan's, in the run's memory */
     /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
     if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->w.cfg.ckpt.alignment_timeout_ns = 0;
     p->w.run = run;
@@ -511,8 +588,7 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     }
     p = build(pl, cfg, run);
 done:
-    free(pl->graph);
-    free(pl);
+    plan_free(pl);
     return p;
 }
 

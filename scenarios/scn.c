@@ -479,7 +479,12 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
     static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     uint64_t n;
     if (is(o, "parallelism")) {
-        if (!opt_count(c, 1, JOB_PARALLELISM_MAX, &n)) return false;
+        const tok *t = next(c, "a number");
+        if (t == NULL || !count(c, t, 1, UINT32_MAX, &n)) return false;
+        if (n > JOB_PARALLELISM_MAX) {
+            return fail_at(c, t->col, "%s: parallelism %llu is above the limit of %u tasks per vertex (lower it)",
+                           x->name, (unsigned long long)n, JOB_PARALLELISM_MAX);
+        }
         x->parallelism = (uint32_t)n;
         at->col[JOB_FIELD_PARALLELISM] = o->col;
     } else if (is(o, "cost")) {
@@ -1203,17 +1208,25 @@ static bool finish_job(pctx *c) {
     return true;
 }
 
+/* The file's job, expanded into mem (created here: the caller destroys
+ * it); false when memory is short. */
+static bool expand_job(const scn *s, job *j, arena *mem) {
+    *j = s->cfg.graph;
+    if (!arena_create(mem, job_expand_bytes(j))) return false;
+    job_expand(j, s->cfg.machines, mem);
+    return true;
+}
+
 /* Every link a fault names must be a channel of the expanded job, and a
  * store fault needs the store (the memory backend never touches it). */
 static bool finish_faults(pctx *c) {
     scn *s = c->s;
-    job *j = malloc(sizeof *j);
-    if (j == NULL) {
+    job graph, *j = &graph;
+    arena mem;
+    if (!expand_job(s, j, &mem)) {
         snprintf(c->err, c->err_bytes, "%s: out of memory", c->path);
         return false;
     }
-    *j = s->cfg.graph;
-    job_expand(j, s->cfg.machines);
     bool ok = true;
     for (uint32_t f = 0; f < s->faults_count && ok; f++) {
         const scn_fault *x = &s->faults[f];
@@ -1226,7 +1239,7 @@ static bool finish_faults(pctx *c) {
                          j->vertices[x->vertex].name, x->subtask, j->vertices[x->vertex2].name, x->subtask2);
         }
     }
-    free(j);
+    arena_destroy(&mem);
     for (uint32_t f = 0; f < s->faults_count && ok; f++) {
         const scn_fault *x = &s->faults[f];
         bool store = x->kind == SCN_SLOW_STORE || x->kind == SCN_FAIL_STORE || x->kind == SCN_AMBIGUOUS_STORE;
@@ -1672,10 +1685,10 @@ static void draw_third_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
 uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
     SIM_ASSERT(horizon_ns >= 10 * SIM_NS_PER_MS);
     rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5ca1ab1e));
-    job *j = malloc(sizeof *j);
-    SIM_ASSERT(j != NULL);
-    *j = s->cfg.graph;
-    job_expand(j, s->cfg.machines);
+    job graph, *j = &graph;
+    arena mem;
+    bool expanded = expand_job(s, j, &mem);
+    SIM_ASSERT(expanded);                         /* a job of a few MiB at most */
     uint32_t before = s->faults_count;
     draw_span w = { .lo = horizon_ns / 10, .span = horizon_ns * 7 / 10, .dur_max = horizon_ns / 8 };
     /* Each group of kinds draws after the ones before it, from the same
@@ -1683,7 +1696,7 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
     draw_first_kinds(s, &r, j, &w);
     draw_second_kinds(s, &r, j, &w);
     draw_third_kinds(s, &r, j, &w);
-    free(j);
+    arena_destroy(&mem);
     scn_random_settings(s, seed);                 /* after: the faults are drawn against the file's settings */
     return s->faults_count - before;
 }

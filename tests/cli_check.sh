@@ -42,10 +42,25 @@ check "bench rejects a bad number" 2 "--events 'ten': not a whole number" "$absi
 check "bench rejects a bad probability" 2 "--remote '1.5'" "$absim" bench phold --remote 1.5
 check "bench rejects an unknown option" 2 "unknown option or missing value: '--frob'" "$absim" bench phold --frob
 check "bench phold prints its JSON line" 0 '"trace_hash":"' "$absim" bench phold --lps 10 --events 1000
+check "bench bigjob: a small one finishes exactly-once after two restarts, its verdicts in JSON" 0 \
+    '"restarts":2,"checkpoints":16,"verdicts":{"I1":"held","I2":"held","I3":"held","I4":"held","I5":"held","I6":"held"},"expectations":"held"' \
+    "$absim" bench bigjob --parallelism 8 --keys 1000 --records 20000
+bj=$(mktemp)
+"$absim" bench bigjob --parallelism 8 --keys 1000 --records 20000 --scenario > "$bj"
+check "bench bigjob --scenario: the same job as a file absim run takes" 0 "expect restarts == 2: held" "$absim" run "$bj"
+rm -f "$bj"
+check "bench bigjob rejects a parallelism past the limit" 2 "--parallelism 257: out of range [8, 256]" "$absim" bench bigjob --parallelism 257
 check "demo runs to the end" 0 "delivered 200/200 messages" "$absim" demo --messages 200
 check "unknown command" 2 "unknown command 'frob'" "$absim" frob
 bad=$(mktemp); printf 'seed 1\nvertex a sourze\n' > "$bad"
 check "run: a bad scenario names file, line and column" 2 "$bad:2:10: unknown vertex kind 'sourze' (did you mean 'source'?)" \
+    "$absim" run "$bad"
+printf 'broker partitions 256\nvertex a source parallelism 257\nvertex out sink\nedge a -> out rebalance\n' > "$bad"
+check "run: a parallelism past the limit names its statement and what to lower" 2 \
+    "$bad:2:29: a: parallelism 257 is above the limit of 256 tasks per vertex (lower it)" "$absim" run "$bad"
+printf 'broker partitions 256\nvertex a source parallelism 256\nvertex b sink parallelism 256\nvertex c sink parallelism 256\nedge a -> b hash\nedge a -> c hash\nedge a -> b hash\n' > "$bad"
+check "run: a task's channels past the limit are the edge's" 2 \
+    "$bad:7:13: a: a task would have more than 512 output channels (lower the parallelism of the vertices it feeds)" \
     "$absim" run "$bad"
 printf 'vertex j source parallelism 2\nvertex out sink\nedge j -> out forward\n' > "$bad"
 check "run: a mistake of the whole job names the edge's line and column" 2 \
@@ -74,11 +89,18 @@ sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-mach
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
 # The memory guard counts the whole run: this pipeline alone fits in 16 GiB
-# (15.5), with the invariant checkers it does not (17.5).
-sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 3/' \
+# (15.6), with the invariant checkers it does not (16.7). Behind a
+# rebalance edge each of the 8 keyed tasks is sized for every key.
+sed 's/records 20000 keys 500/records 1000 keys 3800000/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 8/; s/edge map -> agg hash/edge map -> agg rebalance/' \
     scenarios/faults/crash-machine.scn > "$bad"
 check "run: the memory guard counts the checkers and names what to lower" 2 \
-    "more than the limit of 16.0 GiB: keyed state 7.9 GiB, checkpoint files 7.5 GiB, per-record tables 65.6 MiB, invariant checkers 2.0 GiB; the largest part, keyed state, shrinks with \`broker ... keys\`" \
+    "more than the limit of 16.0 GiB: keyed state 6.5 GiB, checkpoint files 9.1 GiB, per-record tables 59.5 MiB, invariant checkers 1.1 GiB; the largest part, checkpoint files, shrinks with \`broker ... keys\`" \
+    "$absim" run "$bad"
+# Behind a hash edge the keyed state grows with the keys, not the tasks:
+# the same job fits.
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 7/; s/^fault .*$//; s/^expect .*$//' \
+    scenarios/faults/crash-machine.scn > "$bad"
+check "run: keyed tasks behind a hash edge hold the keys routed to them" 0 "invariants: I1 exactly-once state held" \
     "$absim" run "$bad"
 sed 's/^expect output exactly-once$/expect output duplicates/' scenarios/teach/p10c-idempotent-sink.scn > "$bad"
 check "run: an output expectation names a first lost or duplicated record only when there is one" 1 \
@@ -159,7 +181,7 @@ check "swarm: a failure's message is the first failure, the body lists them all,
 check "swarm: ... and the output has the replay command" 0 "replay: absim replay $s1 --seed 3 --hash" cat "$bad.fail.xml"
 # A run that cannot start (this job needs more than 16 GiB: refused before
 # anything is allocated) is an error, not a failure.
-sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 4/' \
+sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 8/; s/edge map -> agg hash/edge map -> agg rebalance/' \
     scenarios/faults/crash-machine.scn > "$bad.huge.scn"
 "$absim" swarm "$bad.huge.scn" --seeds 1..2 --jobs 2 --quiet --junit "$bad.err.xml" > /dev/null
 check "swarm: a run that cannot start is a JUnit error" 0 'failures="0" errors="2" skipped="0"' cat "$bad.err.xml"

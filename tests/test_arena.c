@@ -1,5 +1,9 @@
 /* tests/test_arena.c: the run arena. */
+#define _DEFAULT_SOURCE                      /* mincore */
 #include "harness.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../sim/arena.h"
 
@@ -54,6 +58,42 @@ static void test_arena_zeroes_reused_memory_across_the_high_water_mark(void **st
     arena_destroy(&a);
 }
 
+
+/* Resident pages of [p, p + n), whole pages inside it only. */
+static size_t resident_pages(const void *p, size_t n) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1), hi = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+    static unsigned char vec[1u << 16];
+    assert_true(hi > lo && (hi - lo) / page <= sizeof vec);
+    assert_int_equal(mincore((void *)lo, hi - lo, vec), 0);
+    size_t in = 0;
+    for (size_t i = 0; i < (hi - lo) / page; i++) in += vec[i] & 1;
+    return in;
+}
+
+/* Lazy zeroing: memory never handed out before comes zero from the
+ * system when first touched, so carving a large block touches none of
+ * its pages (a run sized for the worst case pays for what it uses); only
+ * memory handed out before a reset is cleared by hand, and is zero. */
+static void test_arena_hands_out_fresh_memory_without_touching_it_and_reused_memory_zeroed(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 64u << 20));  /* beyond malloc's mmap threshold: fresh pages */
+    uint8_t *big = arena_alloc(&a, 32u << 20, 64);
+    uint8_t *more = arena_alloc(&a, 16u << 20, 64);
+    /* Checked before anything is read: a huge page faulted in by a read
+     * could spill over into a neighbour. */
+    assert_int_equal(resident_pages(big, 32u << 20), 0);
+    assert_int_equal(resident_pages(more, 16u << 20), 0);
+    for (size_t i = 0; i < (32u << 20); i += 4096) assert_int_equal(big[i], 0);
+    memset(big, 0x5a, 1u << 20);               /* dirty the first MiB */
+    arena_reset(&a, 0);
+    uint8_t *again = arena_alloc(&a, 2u << 20, 64);
+    assert_ptr_equal(again, big);
+    for (size_t i = 0; i < (2u << 20); i++) if (again[i] != 0) fail_msg("byte %zu handed out again is not zero", i);
+    arena_destroy(&a);
+}
+
 static void test_arena_try_alloc_fails_cleanly_when_full(void **state) {
     (void)state;
     arena a;
@@ -92,6 +132,7 @@ int main(void) {
         cmocka_unit_test(test_arena_returns_aligned_zeroed_memory),
         cmocka_unit_test(test_arena_reset_reuses_memory_and_rezeroes_it),
         cmocka_unit_test(test_arena_zeroes_reused_memory_across_the_high_water_mark),
+        cmocka_unit_test(test_arena_hands_out_fresh_memory_without_touching_it_and_reused_memory_zeroed),
         cmocka_unit_test(test_arena_try_alloc_fails_cleanly_when_full),
         cmocka_unit_test(test_arena_injected_failure_hits_the_nth_allocation),
         cmocka_unit_test(test_run_creation_fails_without_memory_instead_of_crashing),

@@ -166,7 +166,9 @@ static void test_the_specification_folds_maps_filters_and_broadcasts(void **stat
     job_add_edge(j, src, mp, JOB_FORWARD);
     job_add_edge(j, mp, agg, JOB_HASH);
     job_add_edge(j, agg, snk, JOB_BROADCAST);
-    job_expand(j, 1);
+    arena mem;
+    assert_true(arena_create(&mem, job_expand_bytes(j)));
+    job_expand(j, 1, &mem);
     spec sp;
     spec_init(&sp, j, NULL);
     sim_cfg sc = sim_cfg_default(1);
@@ -183,6 +185,7 @@ static void test_the_specification_folds_maps_filters_and_broadcasts(void **stat
     assert_int_equal(a->sum, 15);
     assert_int_equal(spec_visible(&sp, &r), 3);
     sim_run_destroy(run);
+    arena_destroy(&mem);
 }
 
 /* The flattened fold (spec_fold, spec_visible) against the walk that

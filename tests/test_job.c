@@ -39,7 +39,7 @@ static void test_job_check_names_the_first_problem(void **state) {
     j.edges[0].part = JOB_HASH;
     assert_string_equal(check(&j), "ok");
     j.vertices[k].parallelism = 0;
-    assert_string_equal(check(&j), "out: parallelism 0 out of range [1, 64]");
+    assert_string_equal(check(&j), "out: parallelism 0 out of range [1, 256]");
     j.vertices[k].parallelism = 3;
     j.vertices[s].cost_ns = 2 * SIM_NS_PER_S;
     assert_string_equal(check(&j), "src: a record costing more than 1 s is not a stream");
@@ -68,13 +68,16 @@ static void test_job_check_names_the_first_problem(void **state) {
     for (int i = 0; i < 5; i++) {
         char name[8];
         snprintf(name, sizeof name, "out%d", i);
-        job_add_edge(&j, s, job_add_vertex(&j, name, JOB_SINK, 64, 0), JOB_HASH);
-        assert_string_equal(check(&j), i < 4 ? "ok" : "src: a task would have more than 256 output channels");
+        job_add_edge(&j, s, job_add_vertex(&j, name, JOB_SINK, 128, 0), JOB_HASH);
+        assert_string_equal(check(&j), i < 4 ? "ok" : "src: a task would have more than 512 output channels (lower "
+                                                      "the parallelism of the vertices it feeds)");
     }
     job_init(&j);
-    s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
-    for (int i = 0; i < 3; i++) job_add_edge(&j, s, job_add_vertex(&j, "out", JOB_SINK, 64, 0), JOB_HASH);
-    assert_string_equal(check(&j), "12288 channels, more than the limit of 8192");
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 256, 0);
+    for (int i = 0; i < 5; i++) job_add_edge(&j, s, job_add_vertex(&j, "out", JOB_SINK, 256, 0), JOB_HASH);
+    assert_string_equal(check(&j), "327680 channels in all, more than the limit of 262144 (an edge other than forward "
+                                   "joins every task of one vertex to every task of the other: lower their parallelism, "
+                                   "or use forward edges)");
 }
 
 /* Each problem names the vertex or edge that causes it, so that a scenario
@@ -111,7 +114,7 @@ static void test_job_check_says_where_each_problem_lies(void **state) {
     j.vertices[m].kind = JOB_MAP;
     j.edges[0].to = m;
     j.vertices[k].parallelism = 0;
-    assert_string_equal(check_at(&j), "vertex 2 parallelism: out: parallelism 0 out of range [1, 64]");
+    assert_string_equal(check_at(&j), "vertex 2 parallelism: out: parallelism 0 out of range [1, 256]");
     j.vertices[k].parallelism = 1;
     j.vertices[m].cost_ns = 2 * SIM_NS_PER_S;
     assert_string_equal(check_at(&j), "vertex 1 cost: m: a record costing more than 1 s is not a stream");
@@ -141,27 +144,38 @@ static void test_job_check_says_where_each_problem_lies(void **state) {
     assert_string_equal(check_at(&j), "edge 5 to: x -> x: edges go from earlier to later vertices (no cycles)");
 
     job_init(&j);                                 /* limits: the vertex or edge that goes past them */
-    s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
-    for (uint32_t i = 0; i < 8; i++) job_add_edge(&j, i == 0 ? s : i, job_add_vertex(&j, "m", JOB_MAP, 64, 0), JOB_FORWARD);
-    assert_string_equal(check_at(&j), "vertex 8 name: m: its output goes nowhere (add an edge to a sink)");
-    job_add_edge(&j, 8, job_add_vertex(&j, "out", JOB_SINK, 1, 0), JOB_HASH);
-    assert_string_equal(check_at(&j), "vertex 8 parallelism: 577 tasks, more than the limit of 512");
-    job_init(&j);
-    s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
-    for (int i = 0; i < 3; i++) job_add_edge(&j, s, job_add_vertex(&j, "out", JOB_SINK, 64, 0), JOB_HASH);
-    assert_string_equal(check_at(&j), "edge 2 part: 12288 channels, more than the limit of 8192");
-    job_init(&j);
-    s = job_add_vertex(&j, "src", JOB_SOURCE, 64, 0);
-    uint32_t a = job_add_vertex(&j, "a", JOB_MAP, 64, 0), b = job_add_vertex(&j, "b", JOB_MAP, 64, 0);
-    uint32_t u = job_add_vertex(&j, "u", JOB_UNION, 1, 0);
-    k = job_add_vertex(&j, "out", JOB_SINK, 1, 0);
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 256, 0);
+    for (uint32_t i = 0; i < 15; i++) job_add_edge(&j, i == 0 ? s : i, job_add_vertex(&j, "m", JOB_MAP, 256, 0), JOB_FORWARD);
+    assert_string_equal(check_at(&j), "vertex 15 name: m: its output goes nowhere (add an edge to a sink)");
+    job_add_edge(&j, 15, job_add_vertex(&j, "out", JOB_SINK, 1, 0), JOB_HASH);
+    assert_string_equal(check_at(&j), "vertex 16 parallelism: out: 4097 tasks in all, more than the limit of 4096 "
+                                      "(lower the parallelism of this or another vertex)");
+    j.vertices[16].parallelism = 0;
+    assert_string_equal(check_at(&j), "vertex 16 parallelism: out: parallelism 0 out of range [1, 256]");
+    job_init(&j);                                 /* four hash edges between 256-parallel vertices fit, a fifth not */
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 256, 0);
+    for (int i = 0; i < 5; i++) job_add_edge(&j, s, job_add_vertex(&j, "out", JOB_SINK, 256, 0), JOB_HASH);
+    assert_string_equal(check_at(&j), "edge 4 part: 327680 channels in all, more than the limit of 262144 (an edge "
+                                      "other than forward joins every task of one vertex to every task of the other: "
+                                      "lower their parallelism, or use forward edges)");
+    j.edges_count = 4;
+    j.vertices_count = 5;
+    assert_string_equal(check_at(&j), "edge 2 part: src: a task would have more than 512 output channels (lower the "
+                                      "parallelism of the vertices it feeds)");
+    job_init(&j);                                 /* a join of two hash inputs from 256-parallel vertices */
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 256, 0);
+    uint32_t a = job_add_vertex(&j, "a", JOB_MAP, 256, 0), b = job_add_vertex(&j, "b", JOB_MAP, 256, 0);
+    uint32_t u = job_add_vertex(&j, "u", JOB_UNION, 256, 0);
+    k = job_add_vertex(&j, "out", JOB_SINK, 256, 0);
     job_add_edge(&j, s, a, JOB_FORWARD);
     job_add_edge(&j, s, b, JOB_FORWARD);
-    for (int i = 0; i < 4; i++) job_add_edge(&j, i % 2 ? b : a, u, JOB_HASH);   /* 4 x 64 inputs: at the limit */
+    job_add_edge(&j, a, u, JOB_HASH);
+    job_add_edge(&j, b, u, JOB_HASH);             /* 2 x 256 inputs: at the limit */
     job_add_edge(&j, u, k, JOB_FORWARD);
     assert_string_equal(check_at(&j), "ok");
-    job_add_edge(&j, a, u, JOB_HASH);             /* edge 7: the 257th input channel */
-    assert_string_equal(check_at(&j), "edge 7 part: u: a task would have more than 256 input channels");
+    job_add_edge(&j, s, u, JOB_HASH);             /* edge 5: the 513th input channel */
+    assert_string_equal(check_at(&j), "edge 5 part: u: a task would have more than 512 input channels (lower the "
+                                      "parallelism of the vertices feeding it)");
 }
 
 static void test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order(void **state) {
@@ -177,7 +191,10 @@ static void test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_orde
     job_add_edge(&j, s, u, JOB_BROADCAST);        /* 6, input 1 */
     job_add_edge(&j, u, k, JOB_REBALANCE);        /* 3 */
     assert_string_equal(check(&j), "ok");
-    job_expand(&j, 3);
+    arena mem;
+    assert_true(arena_create(&mem, job_expand_bytes(&j)));
+    job_expand(&j, 3, &mem);
+    assert_int_equal(arena_mark(&mem) <= job_expand_bytes(&j), true);
     assert_int_equal(j.tasks_count, 8);
     assert_int_equal(j.chans_count, 17);
     assert_int_equal(j.tasks[4].vertex, u);       /* uni[0] */
@@ -214,6 +231,7 @@ static void test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_orde
     assert_string_equal(job_kind_name(JOB_KEYED_JOIN), "keyed-join");
     assert_string_equal(job_part_name(JOB_BROADCAST), "broadcast");
     assert_string_equal(job_cost_name(JOB_COST_EXPONENTIAL), "exponential");
+    arena_destroy(&mem);
 }
 
 int main(void) {

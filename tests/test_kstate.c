@@ -1,6 +1,9 @@
 /* tests/test_kstate.c: keyed aggregates that checkers compare. */
 #include "harness.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "../model/flow/kstate.h"
 #include "../sim/rng.h"
 
@@ -374,6 +377,125 @@ static void test_kstate_random_snapshots_match_plain_copies(void **state) {
     sim_run_destroy(run);
 }
 
+
+/* Iteration, clearing and copying walk the occupied slots in insertion
+ * order: a map sized for 100000 keys holding three yields exactly those,
+ * in the order they came, and a clear leaves the whole table zero. */
+static void test_kstate_scans_walk_the_live_entries_in_insertion_order(void **state) {
+    (void)state;
+    sim_run *run = make_run_bytes(64u << 20);
+    kstate s, small;
+    kstate_init_versioned(&s, run, 100000, 2);
+    kstate_init(&small, run, 3);
+    const uint64_t keys[3] = { 77777, 5, 4242 };
+    for (uint32_t i = 0; i < 3; i++) put(&s, i, keys[i]);
+    put(&s, 9, 5);                                 /* an update keeps its place */
+    uint32_t pos = 0, n = 0;
+    uint64_t key;
+    kagg agg;
+    while (kstate_next(&s, &pos, &key, &agg)) assert_int_equal(key, keys[n++]);
+    assert_int_equal(n, 3);
+    assert_int_equal(pos, 3);                      /* the cursor counts entries, not slots */
+    uint32_t snap = kstate_snap_begin(&s);
+    put(&s, 10, 1);                                /* after the begin: not in the snapshot */
+    uint32_t ver;
+    for (pos = 0, n = 0; kstate_snap_next(&s, snap, &pos, &key, &agg, &ver);) assert_int_equal(key, keys[n++]);
+    assert_int_equal(n, 3);
+    kstate_snap_copy(&s, snap, &small);            /* other capacity, exactly its three keys */
+    assert_int_equal(small.count, 3);
+    assert_int_equal(kstate_find(&small, 5)->count, 2);
+    kstate_snap_end(&s, snap);
+    kstate_clear(&s);
+    for (uint32_t i = 0; i < s.capacity; i++) {
+        assert_int_equal(s.keys[i], 0);
+        assert_int_equal(s.aggs[i].count, 0);
+        assert_int_equal(s.vers[i], 0);
+    }
+    assert_null(kstate_find(&s, 77777));
+    sim_run_destroy(run);
+}
+
+/* Runs fn in a child and reports whether it died of an assertion of
+ * model/flow/kstate.c. */
+static bool dies_in_kstate(void (*fn)(void)) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    char out[1024] = { 0 };
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof out - 1 && (n = read(fds[0], out + got, sizeof out - 1 - got)) > 0) got += (size_t)n;
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && strstr(out, "model/flow/kstate.c:") != NULL;
+}
+
+/* Subtask 1 of 4 behind a hash edge: the keys job_key_subtask sends it. */
+static void own_subtask_1_of_4(kstate *s) {
+    kstate_own(s, &(kstate_owner){ .parallelism = 4, .subtask = 1, .hashed = 1 });
+}
+
+static uint64_t key_routed_to(uint32_t subtask, uint64_t from) {
+    while (job_key_subtask(from, 4) != subtask) from++;
+    return from;
+}
+
+static void insert_a_key_of_subtask_2(void) {
+    sim_run *run = make_run();
+    kstate s;
+    kstate_init(&s, run, 100);
+    own_subtask_1_of_4(&s);
+    put(&s, 1, key_routed_to(2, 0));
+}
+
+static void insert_one_key_past_keys_max(void) {
+    sim_run *run = make_run();
+    kstate s;
+    kstate_init(&s, run, 5);
+    for (uint64_t k = 0; k < 6; k++) put(&s, k, k);
+}
+
+/* A task's map holds exactly the keys routed to it: they all fit, an
+ * update of one costs no room, and a key the partitioner sends to another
+ * subtask, or one key more than the map was sized for, is a bug that
+ * asserts (in a child process). */
+static void test_kstate_an_owned_map_takes_its_keys_and_refuses_a_key_routed_elsewhere(void **state) {
+    (void)state;
+    sim_run *run = make_run();
+    uint32_t mine = 0;
+    for (uint64_t k = 0; k < 1000; k++) mine += job_key_subtask(k, 4) == 1;
+    kstate s;
+    kstate_init_versioned(&s, run, mine, 1);
+    own_subtask_1_of_4(&s);
+    for (uint64_t round = 0; round < 2; round++) {
+        for (uint64_t k = 0; k < 1000; k++) {
+            if (kstate_owns(&s, k)) put(&s, round * 1000 + k, k);
+        }
+    }
+    assert_int_equal(s.count, mine);
+    assert_int_equal(s.keys_max, mine);
+    assert_false(kstate_owns(&s, key_routed_to(2, 0)));
+    /* A join's map: input 0 by hash (owned keys only), input 1 not. */
+    kstate join;
+    kstate_init(&join, run, 10);
+    kstate_own(&join, &(kstate_owner){ .parallelism = 4, .subtask = 1, .tag_bits = 1, .hashed = 1 });
+    assert_true(kstate_owns(&join, key_routed_to(1, 0) * 2));
+    assert_false(kstate_owns(&join, key_routed_to(2, 0) * 2));
+    assert_true(kstate_owns(&join, key_routed_to(2, 0) * 2 + 1));
+    sim_run_destroy(run);
+    assert_true(dies_in_kstate(insert_a_key_of_subtask_2));
+    assert_true(dies_in_kstate(insert_one_key_past_keys_max));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kstate_aggregates_do_not_depend_on_fold_order),
@@ -385,6 +507,8 @@ int main(void) {
         cmocka_unit_test(test_kstate_snapshot_versions_name_exactly_the_keys_written_since_a_base),
         cmocka_unit_test(test_kstate_clear_or_restore_starts_a_new_version_history),
         cmocka_unit_test(test_kstate_random_snapshots_match_plain_copies),
+        cmocka_unit_test(test_kstate_scans_walk_the_live_entries_in_insertion_order),
+        cmocka_unit_test(test_kstate_an_owned_map_takes_its_keys_and_refuses_a_key_routed_elsewhere),
     };
     return cmocka_run_group_tests_name("kstate", tests, NULL, NULL);
 }

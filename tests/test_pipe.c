@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../model/pipe.h"
+#include "../model/pipe_int.h"                /* white-box: a task's keyed state */
 
 /* source(p) -> map(p, forward) -> keyed aggregate(p, hash) -> sink(1, rebalance) */
 static pipe_cfg three_stage(uint64_t seed, uint32_t p, uint64_t records_per_partition) {
@@ -612,6 +613,56 @@ static void test_invalid_jobs_are_refused_with_a_message(void **state) {
     assert_string_equal(err, "max concurrent checkpoints out of range [1, 8]");
 }
 
+
+/* Keys of [0, keys) the partitioner sends to subtask s of p. */
+static uint32_t routed_keys(uint64_t keys, uint32_t s, uint32_t p) {
+    uint32_t n = 0;
+    for (uint64_t k = 0; k < keys; k++) n += job_key_subtask(k, p) == s;
+    return n;
+}
+
+/* Each keyed task's map is sized for exactly the keys routed to it, and
+ * after a run (a crash and a restore included) holds exactly those: a
+ * join's keys of a hash input are its subtask's, those of a rebalance
+ * input every key (tagged by input). */
+static void test_each_keyed_task_map_holds_exactly_the_keys_routed_to_it(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(2, 3, 10000);
+    c.source_rate_per_s = 200000;                        /* 50 ms of input per task */
+    add_crash(&c, 1, 30 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    pipeline *p = run_pipe(&c);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_true(pipe_get_stats(p)->restarts >= 1);
+    const job *j = pipe_job(p);
+    for (uint32_t s = 0; s < 3; s++) {
+        const kstate *m = &p->tm.tasks[j->vertex_first_task[2] + s].state;
+        assert_int_equal(m->keys_max, routed_keys(500, s, 3));
+        assert_int_equal(m->count, m->keys_max);          /* 60000 records: every key came */
+    }
+    pipe_destroy(p);
+    pipe_cfg d = pipe_cfg_default(3);
+    uint32_t src = job_add_vertex(&d.graph, "source", JOB_SOURCE, 2, 1000);
+    uint32_t join = job_add_vertex(&d.graph, "join", JOB_KEYED_JOIN, 4, 1000);
+    uint32_t out = job_add_vertex(&d.graph, "out", JOB_SINK, 1, 100);
+    job_add_edge(&d.graph, src, join, JOB_HASH);          /* input 0 */
+    job_add_edge(&d.graph, src, join, JOB_REBALANCE);     /* input 1 */
+    job_add_edge(&d.graph, join, out, JOB_REBALANCE);
+    d.broker.partitions = 2;
+    d.broker.records_per_partition = 5000;
+    d.broker.keys = 200;
+    p = run_pipe(&d);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    for (uint32_t s = 0; s < 4; s++) {
+        const kstate *m = &p->tm.tasks[pipe_job(p)->vertex_first_task[join] + s].state;
+        assert_int_equal(m->keys_max, routed_keys(200, s, 4) + 200);
+        uint32_t pos = 0;
+        uint64_t key;
+        kagg agg;
+        while (kstate_next(m, &pos, &key, &agg)) assert_true(key % 2 == 1 || job_key_subtask(key / 2, 4) == s);
+    }
+    pipe_destroy(p);
+}
+
 /* The plan is what the run takes: its parts add up to the arena
  * pipe_create carves, and a refusal names the part that outgrew the limit. */
 static void test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part(void **state) {
@@ -628,12 +679,35 @@ static void test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part(v
     assert_int_equal(pipe_sim(p)->arena.size_bytes, m.total_bytes);
     pipe_destroy(p);
     c = three_stage(1, 8, 100);
-    c.broker.keys = 4000000;                          /* 8 keyed tasks, each sized for every key */
+    c.graph.edges[1].part = JOB_REBALANCE;            /* 8 keyed tasks, each sized for every key */
+    c.broker.keys = 4000000;
     assert_true(pipe_memory(&c, &m, err, sizeof err));
     assert_true(m.total_bytes > PIPE_MEMORY_MAX_BYTES);
     assert_null(pipe_create(&c, err, sizeof err));
     assert_non_null(strstr(err, "more than the limit of 16.0 GiB: keyed state "));
-    assert_non_null(strstr(err, "the largest part, keyed state, shrinks with `broker ... keys`"));
+    assert_non_null(strstr(err, "the largest part, checkpoint files, shrinks with `broker ... keys`"));
+}
+
+/* Behind a hash edge each keyed task holds the keys the partitioner sends
+ * it, so the keyed state grows with the keys, not with the parallelism;
+ * behind a rebalance edge every task may see every key. */
+static void test_keyed_state_behind_a_hash_edge_grows_with_the_keys_not_the_parallelism(void **state) {
+    (void)state;
+    char err[400];
+    pipe_mem two, eight, spread;
+    pipe_cfg c = three_stage(1, 2, 100);
+    c.broker.keys = 1000000;
+    assert_true(pipe_memory(&c, &two, err, sizeof err));
+    c = three_stage(1, 8, 100);
+    c.broker.keys = 1000000;
+    assert_true(pipe_memory(&c, &eight, err, sizeof err));
+    c.graph.edges[1].part = JOB_REBALANCE;
+    assert_true(pipe_memory(&c, &spread, err, sizeof err));
+    /* Four times the tasks, each with a quarter of the keys (tables are
+     * powers of two: within a factor of two of the same size). */
+    assert_true(eight.bytes[PIPE_MEM_KEYED] < 2 * two.bytes[PIPE_MEM_KEYED]);
+    assert_true(eight.bytes[PIPE_MEM_STORE] < 2 * two.bytes[PIPE_MEM_STORE]);
+    assert_true(spread.bytes[PIPE_MEM_KEYED] > 3 * eight.bytes[PIPE_MEM_KEYED]);
 }
 
 int main(void) {
@@ -655,6 +729,8 @@ int main(void) {
         cmocka_unit_test(test_same_seed_same_run_other_seed_other_run),
         cmocka_unit_test(test_invalid_jobs_are_refused_with_a_message),
         cmocka_unit_test(test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part),
+        cmocka_unit_test(test_keyed_state_behind_a_hash_edge_grows_with_the_keys_not_the_parallelism),
+        cmocka_unit_test(test_each_keyed_task_map_holds_exactly_the_keys_routed_to_it),
     };
     int rc = cmocka_run_group_tests_name("pipe", tests, NULL, NULL);
     sim_run_destroy(holder_);

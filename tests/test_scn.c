@@ -128,8 +128,8 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
  * parallelism 64 chained by forward edges, and a sink. */
 static const char *wide_chain(uint32_t maps) {
     static char text[4096];
-    size_t n = (size_t)snprintf(text, sizeof text, "broker partitions 64\nvertex m0 source parallelism 64\n");
-    for (uint32_t i = 1; i <= maps; i++) n += (size_t)snprintf(text + n, sizeof text - n, "vertex m%u map parallelism 64\n", i);
+    size_t n = (size_t)snprintf(text, sizeof text, "broker partitions 256\nvertex m0 source parallelism 256\n");
+    for (uint32_t i = 1; i <= maps; i++) n += (size_t)snprintf(text + n, sizeof text - n, "vertex m%u map parallelism 256\n", i);
     n += (size_t)snprintf(text + n, sizeof text - n, "vertex out sink\n");
     for (uint32_t i = 1; i <= maps; i++) n += (size_t)snprintf(text + n, sizeof text - n, "edge m%u -> m%u forward\n", i - 1, i);
     snprintf(text + n, sizeof text - n, "edge m%u -> out rebalance\n", maps);
@@ -160,17 +160,22 @@ static void test_scn_job_errors_name_the_statement_that_causes_them(void **state
                         "t.scn:2:10: b: a second source (the job reads the broker through exactly one source vertex)");
     assert_string_equal(parse("broker partitions 2\nvertex a source parallelism 4\nvertex out sink\nedge a -> out rebalance\n"),
                         "t.scn:2:17: a: parallelism 4 above the 2 partitions (a source task would read nothing)");
-    assert_string_equal(parse(wide_chain(6)), "ok");   /* 449 tasks */
-    assert_string_equal(parse(wide_chain(7)), "t.scn:10:8: 513 tasks, more than the limit of 512");   /* the sink's */
-    assert_string_equal(parse(wide_chain(8)), "t.scn:10:15: 577 tasks, more than the limit of 512");  /* the 8th map's */
+    assert_string_equal(parse(wide_chain(14)), "ok");   /* 3841 tasks */
+    assert_string_equal(parse(wide_chain(15)), "t.scn:18:8: out: 4097 tasks in all, more than the limit of 4096 "
+                                               "(lower the parallelism of this or another vertex)");   /* the sink's */
+    assert_string_equal(parse(wide_chain(16)), "t.scn:18:16: m16: 4353 tasks in all, more than the limit of 4096 "
+                                               "(lower the parallelism of this or another vertex)");   /* the 16th map's */
+    assert_string_equal(parse("broker partitions 256\nvertex a source parallelism 257\nvertex out sink\nedge a -> out rebalance\n"),
+                        "t.scn:2:29: a: parallelism 257 is above the limit of 256 tasks per vertex (lower it)");
     assert_string_equal(parse("vertex a source parallelism 4\nvertex o1 sink parallelism 64\nvertex o2 sink parallelism 64\n"
                               "vertex o3 sink parallelism 64\nedge a -> o1 broadcast\nedge a -> o2 broadcast\nedge a -> o3 broadcast\n"),
                         "ok");
     char text[1024];
     size_t n = (size_t)snprintf(text, sizeof text, "vertex a source\n");
-    for (int i = 0; i < 5; i++) n += (size_t)snprintf(text + n, sizeof text - n, "vertex o%d sink parallelism 64\n", i);
-    for (int i = 0; i < 5; i++) n += (size_t)snprintf(text + n, sizeof text - n, "edge a -> o%d hash\n", i);
-    assert_string_equal(parse(text), "t.scn:11:14: a: a task would have more than 256 output channels");
+    for (int i = 0; i < 3; i++) n += (size_t)snprintf(text + n, sizeof text - n, "vertex o%d sink parallelism 256\n", i);
+    for (int i = 0; i < 3; i++) n += (size_t)snprintf(text + n, sizeof text - n, "edge a -> o%d hash\n", i);
+    assert_string_equal(parse(text), "t.scn:7:14: a: a task would have more than 512 output channels (lower the "
+                                     "parallelism of the vertices it feeds)");
     /* Settings checked on the statement that completes them. */
     assert_string_equal(parse("broker partitions 1024 records 2000000\n"),
                         "t.scn:1:24: 2048000000 records in all (partitions x records), more than 2^30 (the sinks count each one)");

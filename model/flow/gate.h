@@ -40,7 +40,7 @@
 
 #include "../../sim/base.h"
 
-#define GATE_CHANNELS_MAX 256u
+#define GATE_CHANNELS_MAX 512u   /* a task's inputs: JOB_TASK_CHANNELS_MAX (two hash inputs from 256-parallel vertices) */
 #define GATE_TRACKED_MAX  50u    /* Flink's CheckpointBarrierTracker.MAX_CHECKPOINTS_TO_TRACK */
 #define GATE_ACTS_MAX     (GATE_TRACKED_MAX + 2u)
 

@@ -144,22 +144,30 @@ static uint64_t edge_chans(const job *j, const job_edge *d) {
     return d->part == JOB_FORWARD ? pa : pa * pb;
 }
 
+void job_counts(const job *j, uint64_t *tasks, uint64_t *chans) {
+    *tasks = 0;
+    *chans = 0;
+    for (uint32_t v = 0; v < j->vertices_count; v++) *tasks += j->vertices[v].parallelism;
+    for (uint32_t e = 0; e < j->edges_count; e++) *chans += edge_chans(j, &j->edges[e]);
+}
+
 /* The job's limits on tasks and channels, and each task's on its channels:
- * blamed on the vertex or edge that goes past them. */
+ * blamed on the vertex or edge that goes past them, with what to lower. */
 static const char *check_limits(const job *j, job_where *w, char *buf, size_t n) {
-    uint64_t tasks = 0, chans = 0, sum = 0;
-    for (uint32_t v = 0; v < j->vertices_count; v++) tasks += j->vertices[v].parallelism;
+    uint64_t tasks, chans, sum = 0;
+    job_counts(j, &tasks, &chans);
     for (uint32_t v = 0; v < j->vertices_count && tasks > JOB_TASKS_MAX; v++) {
         if ((sum += j->vertices[v].parallelism) > JOB_TASKS_MAX)
-            return bad(w, JOB_FIELD_PARALLELISM, v, buf, n, "%llu tasks, more than the limit of %u",
+            return bad(w, JOB_FIELD_PARALLELISM, v, buf, n, "%s: %llu tasks in all, more than the limit of %u "
+                       "(lower the parallelism of this or another vertex)", j->vertices[v].name,
                        (unsigned long long)tasks, JOB_TASKS_MAX);
     }
-    for (uint32_t e = 0; e < j->edges_count; e++) chans += edge_chans(j, &j->edges[e]);
     sum = 0;
     for (uint32_t e = 0; e < j->edges_count && chans > JOB_CHANNELS_MAX; e++) {
         if ((sum += edge_chans(j, &j->edges[e])) > JOB_CHANNELS_MAX)
-            return bad(w, JOB_FIELD_PART, e, buf, n, "%llu channels, more than the limit of %u",
-                       (unsigned long long)chans, JOB_CHANNELS_MAX);
+            return bad(w, JOB_FIELD_PART, e, buf, n, "%llu channels in all, more than the limit of %u (an edge other "
+                       "than forward joins every task of one vertex to every task of the other: lower their "
+                       "parallelism, or use forward edges)", (unsigned long long)chans, JOB_CHANNELS_MAX);
     }
     uint64_t in[JOB_VERTICES_MAX] = { 0 }, out[JOB_VERTICES_MAX] = { 0 };   /* per task of the vertex */
     for (uint32_t e = 0; e < j->edges_count; e++) {
@@ -167,11 +175,11 @@ static const char *check_limits(const job *j, job_where *w, char *buf, size_t n)
         in[d->to] += d->part == JOB_FORWARD ? 1 : j->vertices[d->from].parallelism;
         out[d->from] += d->part == JOB_FORWARD ? 1 : j->vertices[d->to].parallelism;
         if (in[d->to] > JOB_TASK_CHANNELS_MAX)
-            return bad(w, JOB_FIELD_PART, e, buf, n, "%s: a task would have more than %u input channels",
-                       j->vertices[d->to].name, JOB_TASK_CHANNELS_MAX);
+            return bad(w, JOB_FIELD_PART, e, buf, n, "%s: a task would have more than %u input channels (lower the "
+                       "parallelism of the vertices feeding it)", j->vertices[d->to].name, JOB_TASK_CHANNELS_MAX);
         if (out[d->from] > JOB_TASK_CHANNELS_MAX)
-            return bad(w, JOB_FIELD_PART, e, buf, n, "%s: a task would have more than %u output channels",
-                       j->vertices[d->from].name, JOB_TASK_CHANNELS_MAX);
+            return bad(w, JOB_FIELD_PART, e, buf, n, "%s: a task would have more than %u output channels (lower the "
+                       "parallelism of the vertices it feeds)", j->vertices[d->from].name, JOB_TASK_CHANNELS_MAX);
     }
     return NULL;
 }
@@ -195,10 +203,14 @@ const char *job_check(const job *j, job_where *w, char *buf, size_t n) {
     return check_limits(j, w, buf, n);
 }
 
-void job_expand(job *j, uint32_t machines) {
-    char buf[160];
-    SIM_ASSERT(job_check(j, NULL, buf, sizeof buf) == NULL);
-    SIM_ASSERT(machines >= 1);
+size_t job_expand_bytes(const job *j) {
+    uint64_t tasks, chans;
+    job_counts(j, &tasks, &chans);
+    SIM_ASSERT(tasks <= JOB_TASKS_MAX && chans <= JOB_CHANNELS_MAX);
+    return (size_t)(tasks * sizeof(job_task) + chans * (sizeof(job_chan) + 2 * sizeof(uint32_t)) + 4 * 16);
+}
+
+static void expand_tasks(job *j, uint32_t machines) {
     j->tasks_count = 0;
     for (uint32_t v = 0; v < j->vertices_count; v++) {
         j->vertex_first_task[v] = j->tasks_count;
@@ -207,7 +219,10 @@ void job_expand(job *j, uint32_t machines) {
             j->tasks[t] = (job_task){ .vertex = v, .subtask = s, .machine = t % machines };
         }
     }
-    /* Channels edge by edge; then index them per consumer and per producer. */
+}
+
+/* Channels edge by edge, producer by producer, consumer by consumer. */
+static void expand_chans(job *j) {
     j->chans_count = 0;
     for (uint32_t e = 0; e < j->edges_count; e++) {
         const job_edge *d = &j->edges[e];
@@ -224,24 +239,49 @@ void job_expand(job *j, uint32_t machines) {
             }
         }
     }
+}
+
+/* Each task's inputs and outputs, in channel id order, by counting: the
+ * counts give every task's first index, one pass in id order fills them. */
+static void index_chans(job *j) {
+    for (uint32_t t = 0; t < j->tasks_count; t++) j->tasks[t].in_count = j->tasks[t].out_count = 0;
+    for (uint32_t c = 0; c < j->chans_count; c++) {
+        j->tasks[j->chans[c].consumer].in_count++;
+        j->tasks[j->chans[c].producer].out_count++;
+    }
     uint32_t n_in = 0, n_out = 0;
     for (uint32_t t = 0; t < j->tasks_count; t++) {
         job_task *k = &j->tasks[t];
+        SIM_ASSERT(k->in_count <= JOB_TASK_CHANNELS_MAX && k->out_count <= JOB_TASK_CHANNELS_MAX);
         k->in_first = n_in;
         k->out_first = n_out;
-        for (uint32_t c = 0; c < j->chans_count; c++) {
-            if (j->chans[c].consumer == t) {
-                j->chans[c].gate_index = n_in - k->in_first;
-                j->in_chan[n_in++] = c;
-            }
-            if (j->chans[c].producer == t) {
-                j->chans[c].out_index = n_out - k->out_first;
-                j->out_chan[n_out++] = c;
-            }
-        }
-        k->in_count = n_in - k->in_first;
-        k->out_count = n_out - k->out_first;
-        SIM_ASSERT(k->in_count <= JOB_TASK_CHANNELS_MAX && k->out_count <= JOB_TASK_CHANNELS_MAX);
+        n_in += k->in_count;
+        n_out += k->out_count;
+        k->in_count = k->out_count = 0;           /* counted again as they are placed */
     }
     SIM_ASSERT(n_in == j->chans_count && n_out == j->chans_count);
+    for (uint32_t c = 0; c < j->chans_count; c++) {
+        job_chan *x = &j->chans[c];
+        job_task *to = &j->tasks[x->consumer], *from = &j->tasks[x->producer];
+        x->gate_index = to->in_count++;
+        j->in_chan[to->in_first + x->gate_index] = c;
+        x->out_index = from->out_count++;
+        j->out_chan[from->out_first + x->out_index] = c;
+    }
+}
+
+void job_expand(job *j, uint32_t machines, arena *a) {
+    char buf[200];
+    SIM_ASSERT(job_check(j, NULL, buf, sizeof buf) == NULL);
+    SIM_ASSERT(machines >= 1);
+    uint64_t tasks, chans;
+    job_counts(j, &tasks, &chans);
+    j->tasks = ARENA_NEW(a, job_task, tasks);
+    j->chans = ARENA_NEW(a, job_chan, chans > 0 ? chans : 1);
+    j->in_chan = ARENA_NEW(a, uint32_t, chans > 0 ? chans : 1);
+    j->out_chan = ARENA_NEW(a, uint32_t, chans > 0 ? chans : 1);
+    expand_tasks(j, machines);
+    expand_chans(j);
+    index_chans(j);
+    SIM_ASSERT(j->tasks_count == tasks && j->chans_count == chans);
 }

@@ -11,8 +11,15 @@
  * - job_expand() numbers tasks vertex by vertex, subtask by subtask, and
  *   channels edge by edge, producer by producer, consumer by consumer; a
  *   task's input channels are indexed in that order (the gate's channel
- *   numbers) and so are its output channels. Everything is in arrays with
- *   fixed limits; the order depends on nothing but the graph.
+ *   numbers) and so are its output channels. The graph as written
+ *   (vertices, edges) is a fixed-size value; the expansion (tasks,
+ *   channels and their indexes) is carved from an arena of the caller's,
+ *   sized by job_expand_bytes(), so a job holds what it uses: a hash edge
+ *   between two 256-parallel vertices is 65,536 channels. The order
+ *   depends on nothing but the graph, and expansion costs O(tasks +
+ *   channels).
+ * - Copying a job copies the expansion's pointers, not the memory: an
+ *   expanded copy lives as long as the arena it was expanded in.
  * - Placement: tasks go round robin over the machines' slots in task order,
  *   so a machine hosts several tasks and its crash takes them all down.
  * - job_check() validates a graph written by a user and returns a message
@@ -24,14 +31,21 @@
 #ifndef MODEL_JOB_H
 #define MODEL_JOB_H
 
+#include "../../sim/arena.h"
 #include "../../sim/base.h"
+#include "../../sim/rng.h"
 
+/* Flink-sized limits. A hash (rebalance, broadcast) edge between vertices
+ * of parallelism a and b has a * b channels, so two 256-parallel vertices
+ * take 65,536 channels per edge; the channels' limit allows four of
+ * them, and a task's inputs two (a join of two hash inputs). Every limit
+ * is checked by job_check with a message saying what to lower. */
 #define JOB_VERTICES_MAX 32u
 #define JOB_EDGES_MAX    64u
-#define JOB_PARALLELISM_MAX 64u
-#define JOB_TASKS_MAX    512u
-#define JOB_CHANNELS_MAX 8192u
-#define JOB_TASK_CHANNELS_MAX 256u     /* a task's inputs, and its outputs: the gate's limit */
+#define JOB_PARALLELISM_MAX 256u
+#define JOB_TASKS_MAX    4096u
+#define JOB_CHANNELS_MAX (1u << 18)
+#define JOB_TASK_CHANNELS_MAX 512u     /* a task's inputs, and its outputs: the gate's limit */
 
 typedef enum job_kind {
     JOB_SOURCE = 1,
@@ -99,11 +113,11 @@ typedef struct job {
     job_vertex vertices[JOB_VERTICES_MAX];
     job_edge   edges[JOB_EDGES_MAX];
     uint32_t   vertices_count, edges_count;
-    /* filled by job_expand */
-    job_task   tasks[JOB_TASKS_MAX];
-    job_chan   chans[JOB_CHANNELS_MAX];
-    uint32_t   in_chan[JOB_CHANNELS_MAX];    /* channel ids grouped by consumer */
-    uint32_t   out_chan[JOB_CHANNELS_MAX];   /* channel ids grouped by producer */
+    /* filled by job_expand, in the arena it was given (NULL before) */
+    job_task  *tasks;                 /* tasks_count */
+    job_chan  *chans;                 /* chans_count */
+    uint32_t  *in_chan;               /* channel ids grouped by consumer */
+    uint32_t  *out_chan;              /* channel ids grouped by producer */
     uint32_t   vertex_first_task[JOB_VERTICES_MAX];
     uint32_t   tasks_count, chans_count;
 } job;
@@ -115,6 +129,13 @@ typedef struct job_chain {
     job_part    into[4];             /* into[1..3]: the edge into that stage */
     sim_time_ns cost_ns[4];
 } job_chain;
+
+/* The hash partitioner: the subtask of a vertex of that parallelism that
+ * a record with this key goes to over a hash edge (what each producer
+ * computes, and what sizes each keyed task's state at set-up). */
+static inline uint32_t job_key_subtask(uint64_t key, uint32_t parallelism) {
+    return (uint32_t)(((unsigned __int128)rng_splitmix64(key) * parallelism) >> 64);
+}
 
 void     job_init(job *j);
 void     job_add_chain(job *j, const job_chain *c);
@@ -147,8 +168,15 @@ typedef struct job_where {
  * (when not NULL) says where. */
 const char *job_check(const job *j, job_where *where, char *buf, size_t size_bytes);
 
-/* Tasks, channels and placement over `machines` machines. */
-void job_expand(job *j, uint32_t machines);
+/* The tasks and channels a graph expands to (valid or not: sums of its
+ * vertices' parallelism and of its edges' channels, in 64 bits). */
+void job_counts(const job *j, uint64_t *tasks, uint64_t *chans);
+/* Arena bytes job_expand carves for j (a valid graph), alignment included. */
+size_t job_expand_bytes(const job *j);
+/* Tasks, channels and placement over `machines` machines, carved from a
+ * (which must have job_expand_bytes(j) free); an earlier expansion of j
+ * is forgotten, not freed. */
+void job_expand(job *j, uint32_t machines, arena *a);
 
 const char *job_kind_name(job_kind kind);
 const char *job_part_name(job_part part);

@@ -1,4 +1,5 @@
-/* model/flow/kstate.c: linear-probing hash map of aggregates. */
+/* model/flow/kstate.c: linear-probing hash map of aggregates, its occupied
+ * slots also listed in insertion order (scans cost the live entries). */
 #include "kstate.h"
 
 #include <string.h>
@@ -11,6 +12,20 @@ static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max
 
 /* The header's memory figures assume this layout. */
 _Static_assert(sizeof(kshadow) == 40, "kshadow layout changed: update the memory cost in kstate.h");
+
+static uint64_t capacity_for(uint64_t keys_max) {
+    uint64_t need = keys_max * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1;
+    uint64_t cap = 8;
+    while (cap < need) cap *= 2;
+    return cap;
+}
+
+uint64_t kstate_bytes(uint64_t keys_max, uint32_t snaps_max) {
+    uint64_t cap = capacity_for(keys_max);
+    uint64_t plain = cap * (sizeof(uint64_t) + sizeof(kagg)) + keys_max * sizeof(uint32_t);
+    uint64_t versioned = snaps_max == 0 ? 0 : cap * 4 + snaps_max * (keys_max * sizeof(kshadow) + cap * 4);
+    return plain + versioned + 16 * (3 + 1 + 2 * (uint64_t)snaps_max);   /* each carve's alignment */
+}
 
 void kstate_init(kstate *s, sim_run *run, uint32_t keys_max) {
     kstate_init_versioned(s, run, keys_max, 0);
@@ -28,40 +43,64 @@ void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t 
 static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max) {
     SIM_ASSERT(keys_max >= 1);
     SIM_ASSERT(snaps_max <= KSTATE_SNAPS_MAX);
-    uint64_t need = (uint64_t)keys_max * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1;
-    uint32_t cap = 8;
-    while (cap < need) cap *= 2;
+    uint64_t cap = capacity_for(keys_max);
     SIM_ASSERT(cap <= KSTATE_CAPACITY_MAX);
     memset(s, 0, sizeof *s);
     s->keys = arena_alloc(a, sizeof(uint64_t) * cap, _Alignof(uint64_t));
     s->aggs = arena_alloc(a, sizeof(kagg) * cap, _Alignof(kagg));
-    s->capacity = cap;
+    s->order = arena_alloc(a, sizeof(uint32_t) * keys_max, _Alignof(uint32_t));
+    s->capacity = (uint32_t)cap;
+    s->keys_max = keys_max;
     s->count = 0;
     s->version = 1;
     s->snaps_max = snaps_max;
-    /* A plain map keeps vers NULL: pipe.c sizes its arena for keys and aggs
-     * only, and a map nobody snapshots has no use for versions. */
+    /* A plain map keeps vers NULL: a map nobody snapshots has no use for
+     * versions. */
     if (snaps_max == 0) return;
     s->vers = arena_alloc(a, sizeof(uint32_t) * cap, _Alignof(uint32_t));   /* zeroed */
     for (uint32_t n = 0; n < snaps_max; n++) {
-        s->snaps[n].shadows = arena_alloc(a, sizeof(kshadow) * cap, _Alignof(kshadow));
+        s->snaps[n].shadows = arena_alloc(a, sizeof(kshadow) * keys_max, _Alignof(kshadow));
         s->snaps[n].shadow_of_slot = arena_alloc(a, sizeof(uint32_t) * cap, _Alignof(uint32_t));
     }
 }
 
-/* A new version history: no snapshot may still read the old one. */
-static void versions_reset(kstate *s) {
-    if (s->vers == NULL) return;
-    SIM_ASSERT(s->snaps_active == 0);
-    memset(s->vers, 0, sizeof(uint32_t) * s->capacity);
+void kstate_own(kstate *s, const kstate_owner *owner) {
+    SIM_ASSERT(owner->parallelism <= JOB_PARALLELISM_MAX && owner->tag_bits <= 1);
+    SIM_ASSERT(owner->parallelism == 0 || owner->subtask < owner->parallelism);
+    s->owner = *owner;
+    for (uint32_t n = 0; n < s->count; n++) SIM_ASSERT(kstate_owns(s, s->keys[s->order[n]] - 1));
+}
+
+bool kstate_owns(const kstate *s, uint64_t key) {
+    const kstate_owner *o = &s->owner;
+    if (o->parallelism == 0) return true;
+    uint64_t tag = key & ((1u << o->tag_bits) - 1);
+    if (((o->hashed >> tag) & 1) == 0) return true;   /* that input is not partitioned by key */
+    return job_key_subtask(key >> o->tag_bits, o->parallelism) == o->subtask;
+}
+
+/* Empties every occupied slot: the table is all zero again (unoccupied
+ * slots never hold anything, versions included), in O(count). */
+void kstate_clear(kstate *s) {
+    SIM_ASSERT(s->snaps_active == 0);             /* no snapshot may still read the old history */
+    for (uint32_t n = 0; n < s->count; n++) {
+        uint32_t i = s->order[n];
+        s->keys[i] = 0;
+        s->aggs[i] = (kagg){ 0 };
+        if (s->vers != NULL) s->vers[i] = 0;
+    }
+    s->count = 0;
     s->version = 1;
 }
 
-void kstate_clear(kstate *s) {
-    versions_reset(s);
-    memset(s->keys, 0, sizeof(uint64_t) * s->capacity);
-    memset(s->aggs, 0, sizeof(kagg) * s->capacity);
-    s->count = 0;
+/* Slot i, found empty on key's probe path, takes key. */
+static void take_slot(kstate *s, uint32_t i, uint64_t key) {
+    SIM_ASSERT(s->keys[i] == 0);
+    /* Sized for the keys it owns: one more is a sizing or a routing bug. */
+    SIM_ASSERT(s->count < s->keys_max);
+    SIM_ASSERT(kstate_owns(s, key));
+    s->keys[i] = key + 1;
+    s->order[s->count++] = i;
 }
 
 /* Slot of key, inserting it when absent; no version bookkeeping (callers
@@ -72,9 +111,7 @@ static uint32_t slot_of(kstate *s, uint64_t key) {
     for (uint32_t i = home(s, key);; i = (i + 1) & mask) {
         if (s->keys[i] == key + 1) return i;
         if (s->keys[i] == 0) {
-            SIM_ASSERT((uint64_t)(s->count + 1) * KSTATE_LOAD_DEN <= (uint64_t)s->capacity * KSTATE_LOAD_NUM);
-            s->keys[i] = key + 1;
-            s->count++;
+            take_slot(s, i, key);
             return i;
         }
     }
@@ -82,13 +119,16 @@ static uint32_t slot_of(kstate *s, uint64_t key) {
 
 /* The copy-on-write check, before slot i changes: every active snapshot
  * that still sees the slot's current content (written at or before its
- * version) keeps a copy. Cold: runs only while a snapshot is active. */
+ * version) keeps a copy. A slot empty before the write needs none: its
+ * key comes after every snapshot's entries in order[]. Cold: runs only
+ * while a snapshot is active. */
 static void cow_slot(kstate *s, uint32_t i, uint64_t key_before) {
+    if (key_before == 0) return;
     uint32_t v = s->vers[i];
     for (uint32_t n = 0; n < s->snaps_max; n++) {
         ksnap *sn = &s->snaps[n];
         if (!sn->active || v > sn->version) continue;
-        SIM_ASSERT(sn->shadows_count < s->capacity);   /* one per slot at most */
+        SIM_ASSERT(sn->shadows_count < s->keys_max);   /* one per key at most */
         sn->shadow_of_slot[i] = sn->shadows_count;
         sn->shadows[sn->shadows_count++] = (kshadow){
             .slot = i, .ver = v, .key = key_before, .agg = s->aggs[i],
@@ -109,11 +149,7 @@ kagg *kstate_upsert(kstate *s, uint64_t key) {
      * of a present key skips the version stamp, so the next incremental
      * snapshot (the keys written since its base) leaves it out. */
     if (s->snaps_active == 0 && (s->bugs & KSTATE_BUG_NO_BUMP) && s->keys[i] != 0) return &s->aggs[i];
-    if (s->keys[i] == 0) {
-        SIM_ASSERT((uint64_t)(s->count + 1) * KSTATE_LOAD_DEN <= (uint64_t)s->capacity * KSTATE_LOAD_NUM);
-        s->keys[i] = key + 1;
-        s->count++;
-    }
+    if (s->keys[i] == 0) take_slot(s, i, key);
     s->vers[i] = s->version;
     return &s->aggs[i];
 }
@@ -139,33 +175,30 @@ void kstate_fold(kstate *s, const model_rec *r) {
 
 void kstate_copy(kstate *dst, const kstate *src) {
     SIM_ASSERT(dst != src);
-    if (dst->capacity == src->capacity) {       /* same layout: copy the table */
-        versions_reset(dst);
-        memcpy(dst->keys, src->keys, sizeof(uint64_t) * src->capacity);
-        memcpy(dst->aggs, src->aggs, sizeof(kagg) * src->capacity);
-        dst->count = src->count;
-        return;
-    }
-    SIM_ASSERT(dst->capacity > src->capacity);
     kstate_clear(dst);
-    uint32_t slot = 0;
-    uint64_t key;
-    kagg agg;
-    /* slot_of, not kstate_upsert: restored entries stay at version 0. */
-    while (kstate_next(src, &slot, &key, &agg)) dst->aggs[slot_of(dst, key)] = agg;
+    /* Same capacity: same home slots, and src's layout is a valid probe
+     * layout of its keys, so the entries go where they are in src. */
+    bool same = dst->capacity == src->capacity;
+    for (uint32_t n = 0; n < src->count; n++) {
+        uint32_t i = src->order[n];
+        uint64_t key = src->keys[i] - 1;
+        uint32_t j = i;
+        if (same) take_slot(dst, i, key);
+        else j = slot_of(dst, key);
+        dst->aggs[j] = src->aggs[i];              /* restored entries stay at version 0 */
+    }
     SIM_ASSERT(dst->count == src->count);
 }
 
-bool kstate_next(const kstate *s, uint32_t *slot, uint64_t *key, kagg *agg) {
-    for (uint32_t i = *slot; i < s->capacity; i++) {
-        if (s->keys[i] == 0) continue;
-        *key = s->keys[i] - 1;
-        *agg = s->aggs[i];
-        *slot = i + 1;
-        return true;
+bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg) {
+    if (*pos >= s->count) {
+        *pos = s->count;
+        return false;
     }
-    *slot = s->capacity;
-    return false;
+    uint32_t i = s->order[(*pos)++];
+    *key = s->keys[i] - 1;
+    *agg = s->aggs[i];
+    return true;
 }
 
 static bool agg_equal(const kagg *x, const kagg *y) {
@@ -207,6 +240,7 @@ uint32_t kstate_snap_begin(kstate *s) {
     ksnap *sn = &s->snaps[n];
     sn->active = true;
     sn->version = s->version;
+    sn->count = s->count;
     sn->shadows_count = 0;
     /* From now on every write stamps a version above sn->version, which is
      * what marks a slot as shadowed for sn: no slot needs touching here. */
@@ -236,50 +270,49 @@ uint32_t kstate_snap_version(const kstate *s, uint32_t snap) { return snap_get(s
 
 uint32_t kstate_version(const kstate *s) { return s->version; }
 
-bool kstate_snap_next(const kstate *s, uint32_t snap, uint32_t *slot,
+/* Entry pos of the snapshot: its slot, key, aggregate and version then. */
+static uint32_t snap_entry(const kstate *s, const ksnap *sn, uint32_t pos, uint64_t *key, kagg *agg, uint32_t *ver) {
+    uint32_t i = s->order[pos];
+    if (s->vers[i] > sn->version) {               /* written since: the shadow */
+        SIM_ASSERT(sn->shadow_of_slot[i] < sn->shadows_count);
+        const kshadow *sh = &sn->shadows[sn->shadow_of_slot[i]];
+        SIM_ASSERT(sh->slot == i && sh->key != 0);   /* present at the begin */
+        *key = sh->key - 1;
+        *agg = sh->agg;
+        *ver = sh->ver;
+    } else {                                      /* unchanged: the live slot */
+        *key = s->keys[i] - 1;
+        *agg = s->aggs[i];
+        *ver = s->vers[i];
+    }
+    return i;
+}
+
+bool kstate_snap_next(const kstate *s, uint32_t snap, uint32_t *pos,
                       uint64_t *key, kagg *agg, uint32_t *ver) {
     const ksnap *sn = snap_get(s, snap);
-    for (uint32_t i = *slot; i < s->capacity; i++) {
-        uint64_t k;
-        if (s->vers[i] > sn->version) {             /* written since: the shadow */
-            SIM_ASSERT(sn->shadow_of_slot[i] < sn->shadows_count);
-            const kshadow *sh = &sn->shadows[sn->shadow_of_slot[i]];
-            SIM_ASSERT(sh->slot == i);
-            k = sh->key;
-            if (k == 0) continue;
-            *agg = sh->agg;
-            *ver = sh->ver;
-        } else {                                     /* unchanged: the live slot */
-            k = s->keys[i];
-            if (k == 0) continue;
-            *agg = s->aggs[i];
-            *ver = s->vers[i];
-        }
-        *key = k - 1;
-        *slot = i + 1;
-        return true;
+    if (*pos >= sn->count) {
+        *pos = sn->count;
+        return false;
     }
-    *slot = s->capacity;
-    return false;
+    (void)snap_entry(s, sn, (*pos)++, key, agg, ver);
+    return true;
 }
 
 void kstate_snap_copy(const kstate *s, uint32_t snap, kstate *out) {
     SIM_ASSERT(out != s);
-    SIM_ASSERT(out->capacity >= s->capacity);
+    const ksnap *sn = snap_get(s, snap);
     kstate_clear(out);
-    uint32_t slot = 0, ver;
-    uint64_t key;
-    kagg agg;
-    /* Same capacity: same home slots, and the snapshot's layout is a valid
-     * probe layout of its keys, so the entries go back where they were. */
+    /* Same capacity: the snapshot's keys were a valid probe layout at its
+     * begin (no deletions since), so the entries go back where they were. */
     bool same = out->capacity == s->capacity;
-    while (kstate_snap_next(s, snap, &slot, &key, &agg, &ver)) {
-        if (same) {
-            out->keys[slot - 1] = key + 1;
-            out->aggs[slot - 1] = agg;
-            out->count++;
-        } else {
-            out->aggs[slot_of(out, key)] = agg;    /* like a restore: version 0 */
-        }
+    for (uint32_t pos = 0; pos < sn->count; pos++) {
+        uint64_t key;
+        kagg agg;
+        uint32_t ver;
+        uint32_t i = snap_entry(s, sn, pos, &key, &agg, &ver);
+        if (same) take_slot(out, i, key);
+        else i = slot_of(out, key);               /* like a restore: version 0 */
+        out->aggs[i] = agg;
     }
 }

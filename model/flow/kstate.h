@@ -10,10 +10,19 @@
  *   hashes, not an xor, so a record folded twice changes it (a duplicate
  *   never cancels out).
  * - The map is open addressing with linear probing over a power-of-two
- *   table carved from the run's arena at kstate_init(); it never grows:
- *   inserting past KSTATE_LOAD_MAX of the capacity asserts.
- * - Iteration (kstate_next) goes by slot, which depends only on the keys
- *   inserted and their order, never on addresses.
+ *   table carved from the run's arena at kstate_init(); it never grows. It
+ *   is sized for keys_max keys (a task's map for the keys the hash
+ *   partitioner sends it, fixed at set-up): inserting one more asserts.
+ * - Occupied slots are also listed densely in insertion order (order[]),
+ *   so iteration, clearing, copying and snapshot reads cost the live
+ *   entries, never the table's capacity. There are no deletions, so a
+ *   position in order[] never changes until kstate_clear().
+ * - Iteration (kstate_next) goes by insertion order, which depends only on
+ *   the keys inserted and their order, never on addresses.
+ * - An owner (kstate_own) restricts the keys a map takes to those the hash
+ *   partitioner routes to one subtask: a key routed elsewhere asserts when
+ *   it would be inserted (a routing bug, or a restore of another task's
+ *   state, never an operating condition).
  * - kstate_copy() is the synchronous snapshot (the memory backend's copy).
  *
  * Copy-on-write snapshots (the heap backend's CopyOnWriteStateMap):
@@ -26,17 +35,18 @@
  * - Every write to a slot (kstate_upsert, hence kstate_fold) first does the
  *   copy-on-write check: for every active snapshot with vers[i] <= its
  *   version, the slot's content and version as they were before the write
- *   are saved as a shadow of that snapshot (a slot that was empty is saved
- *   with key 0). Then vers[i] = s->version, which is above every active
+ *   are saved as a shadow of that snapshot (a slot that was empty needs
+ *   none: the snapshot never reads a key inserted after its begin). Then vers[i] = s->version, which is above every active
  *   snapshot's version, so a slot is shadowed at most once per snapshot and
  *   later writes never leak into it. The cost of a snapshot is thus paid by
  *   the first write to each slot after it, never by kstate_snap_begin.
  * - kstate_snap_next()/kstate_snap_copy() read a snapshot (the asynchronous
- *   part) while the live map keeps changing: slot i is taken from the
- *   snapshot's shadow when vers[i] > V (written since), otherwise from the
- *   live table (unchanged since). There are no deletions and the table never
- *   grows, so the snapshot has the live table's slot layout and iterates in
- *   the order kstate_next would have given at kstate_snap_begin.
+ *   part) while the live map keeps changing: they walk the first `count`
+ *   positions of order[] (the keys present at kstate_snap_begin; keys
+ *   inserted later come after them), and take slot i from the snapshot's
+ *   shadow when vers[i] > V (written since), otherwise from the live table
+ *   (unchanged since). So a snapshot iterates in the order kstate_next
+ *   would have given at kstate_snap_begin, in O(1) per entry.
  * - kstate_snap_next also gives each entry's version at snapshot time: for
  *   snapshots A before B of one history, the entries of B with ver >
  *   A.version are exactly the keys written between A's and B's begin (the
@@ -53,18 +63,21 @@
  *   (a versioned map with no active snapshot pays a second branch, on
  *   snaps_active, and a 4-byte version store). kstate_snap_begin asserts on
  *   a plain map.
- * - Memory, all carved at init (nothing is allocated later): a plain map
- *   takes capacity * (8 + sizeof(kagg)) = 32 bytes per slot; a versioned
- *   one adds capacity * 4 (vers) plus, per snapshot record, capacity *
- *   (sizeof(kshadow) + 4) = 44 bytes per slot (a shadow per slot at most,
- *   and shadow_of_slot, the slot -> shadow index that makes reading a
- *   snapshot O(1) per slot). In all: capacity * (36 + 44 * snaps_max) bytes.
+ * - Memory, all carved at init (nothing is allocated later), for capacity
+ *   C (the power of two above keys_max * 4/3) and K = keys_max: a plain map
+ *   takes C * (8 + sizeof(kagg)) + K * 4 = 32 bytes per slot and 4 per key
+ *   (order); a versioned one adds C * 4 (vers) plus, per snapshot record,
+ *   K * sizeof(kshadow) (a shadow per key at most) and C * 4
+ *   (shadow_of_slot, the slot -> shadow index that makes reading a
+ *   snapshot O(1) per entry). kstate_bytes() is the total, what sizing
+ *   code must use.
  */
 #ifndef MODEL_KSTATE_H
 #define MODEL_KSTATE_H
 
 #include "../../sim/run.h"
 #include "broker.h"
+#include "job.h"
 
 #define KSTATE_CAPACITY_MAX (1u << 24)
 #define KSTATE_LOAD_NUM 3u            /* at most 3/4 full */
@@ -89,18 +102,32 @@ typedef struct kshadow {
 typedef struct ksnap {
     bool      active;
     uint32_t  version;                /* V: the snapshot holds writes <= V */
-    kshadow  *shadows;                /* capacity entries, in write order */
+    uint32_t  count;                  /* keys present at its begin: order[0 .. count) */
+    kshadow  *shadows;                /* keys_max entries, in write order */
     uint32_t  shadows_count;          /* slots written since the begin */
     uint32_t *shadow_of_slot;         /* capacity entries: slot -> index in
                                          shadows; valid only where vers[slot]
                                          > version, so never needs clearing */
 } ksnap;
 
+/* The keys one task's map takes: those the hash partitioner routes to
+ * its subtask (job_key_subtask). A join's map holds key * 2 + input
+ * (tag_bits 1), and each input may come by a hash edge or not. */
+typedef struct kstate_owner {
+    uint32_t parallelism;             /* the vertex's; 0: the map takes every key */
+    uint32_t subtask;
+    uint32_t tag_bits;                /* low bits of a map key that are a tag, not the key */
+    uint32_t hashed;                  /* bit t: keys tagged t came by a hash edge (else: any key) */
+} kstate_owner;
+
 typedef struct kstate {
     uint64_t *keys;                   /* key + 1; 0 marks an empty slot */
     kagg     *aggs;
+    uint32_t *order;                  /* occupied slots in insertion order: order[0 .. count) */
     uint32_t  capacity;               /* slots, a power of two */
     uint32_t  count;                  /* keys present */
+    uint32_t  keys_max;               /* keys it was sized for: one more asserts */
+    kstate_owner owner;               /* parallelism 0: any key */
     uint32_t *vers;                   /* per slot: version of the last write,
                                          0 = never; NULL on a plain map */
     uint32_t  version;                /* the version the next write gets */
@@ -114,6 +141,10 @@ enum {                                /* deliberate bugs a task's map can switch
     KSTATE_BUG_NO_BUMP = 1,           /* FLINK-26968: an update while no snapshot is active keeps its version */
 };
 
+/* Arena bytes a map for keys_max keys and snaps_max snapshot records
+ * takes, alignment included (for sizing an arena before carving). */
+uint64_t kstate_bytes(uint64_t keys_max, uint32_t snaps_max);
+
 /* Room for keys_max keys at the load limit. A plain map: no versions, no
  * snapshots; same as kstate_init_versioned(s, run, keys_max, 0). */
 void kstate_init(kstate *s, sim_run *run, uint32_t keys_max);
@@ -122,8 +153,12 @@ void kstate_init(kstate *s, sim_run *run, uint32_t keys_max);
 void kstate_init_in(kstate *s, arena *a, uint32_t keys_max);
 /* Also carves vers and snaps_max (<= KSTATE_SNAPS_MAX) snapshot records. */
 void kstate_init_versioned(kstate *s, sim_run *run, uint32_t keys_max, uint32_t snaps_max);
+/* Only keys `owner` describes may be inserted from now on (asserted). */
+void kstate_own(kstate *s, const kstate_owner *owner);
+/* True when the map may take key: its owner's partitioner routes it here. */
+bool kstate_owns(const kstate *s, uint64_t key);
 /* Empties the map and starts a new version history (asserts no snapshot
- * is active). */
+ * is active). O(keys present). */
 void kstate_clear(kstate *s);
 
 kagg       *kstate_upsert(kstate *s, uint64_t key);
@@ -132,17 +167,18 @@ const kagg *kstate_find(const kstate *s, uint64_t key);   /* NULL when absent */
 /* Fold one record into its key's aggregate. */
 void kstate_fold(kstate *s, const model_rec *r);
 
-/* dst := src; dst must have at least src's capacity. A versioned dst must
- * have no active snapshot and starts a new version history (all entries at
- * version 0). src may have active snapshots: its live content is copied. */
+/* dst := src; dst must have room for src's keys (and own them). A
+ * versioned dst must have no active snapshot and starts a new version
+ * history (all entries at version 0). src may have active snapshots: its
+ * live content is copied. O(keys of src and dst). */
 void kstate_copy(kstate *dst, const kstate *src);
 
 /* True when both hold the same keys with the same aggregates; otherwise
  * *key is a key that differs (the smallest such key, for stable reports). */
 bool kstate_equal(const kstate *a, const kstate *b, uint64_t *key);
 
-/* Iterate: start with *slot = 0; false when done. */
-bool kstate_next(const kstate *s, uint32_t *slot, uint64_t *key, kagg *agg);
+/* Iterate in insertion order: start with *pos = 0; false when done. */
+bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg);
 
 uint64_t kstate_record_mark(uint64_t record_id);   /* the fingerprint term */
 
@@ -160,14 +196,14 @@ uint32_t kstate_snap_version(const kstate *s, uint32_t snap);
 /* The version the next write gets. */
 uint32_t kstate_version(const kstate *s);
 
-/* Iterate the snapshot's content as it was at kstate_snap_begin, in slot
- * order like kstate_next: start with *slot = 0; false when done. *ver is
- * the entry's version at snapshot time (>= 1, or 0 when it was restored
- * and not written since). O(1) per slot. */
-bool kstate_snap_next(const kstate *s, uint32_t snap, uint32_t *slot,
+/* Iterate the snapshot's content as it was at kstate_snap_begin, in the
+ * order kstate_next gave then: start with *pos = 0; false when done. *ver
+ * is the entry's version at snapshot time (>= 1, or 0 when it was
+ * restored and not written since). O(1) per entry. */
+bool kstate_snap_next(const kstate *s, uint32_t snap, uint32_t *pos,
                       uint64_t *key, kagg *agg, uint32_t *ver);
 /* out := the snapshot's content (out is cleared first, so a versioned out
- * must have no active snapshot; out has at least s's capacity; out != s). */
+ * must have no active snapshot; out has room for its keys; out != s). */
 void kstate_snap_copy(const kstate *s, uint32_t snap, kstate *out);
 
 #endif

@@ -145,8 +145,7 @@ static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
             oe->rr = (oe->rr + 1) % oe->count;
             break;
         case JOB_HASH: {
-            uint32_t k = (uint32_t)(((unsigned __int128)rng_splitmix64(r->key) * oe->count) >> 64);
-            push_rec(tm, task_out_chan(tm, t, oe->first + k), r);
+            push_rec(tm, task_out_chan(tm, t, oe->first + job_key_subtask(r->key, oe->count)), r);
             break;
         }
         case JOB_BROADCAST:
