@@ -727,15 +727,15 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
     SIM_ASSERT(ja->vertices_count == pipe_job(b)->vertices_count);
     memset(out, 0, sizeof *out);
     out->equal = true;
-    /* Scratch memory outside both runs: a small run of its own. */
-    sim_cfg sc = sim_cfg_default(0);
+    /* Two maps outside both runs, in an arena sized for them (a join's
+     * map tags each key by its input). */
     uint64_t keys = a->w.cfg.broker.keys * 2;
-    sc.model_bytes = (size_t)(2 * ((keys * 4 / 3 * 2 + 16) * (sizeof(uint64_t) + sizeof(kagg))) + 4096);
-    sim_run *scratch = sim_run_create(&sc);
-    SIM_ASSERT(scratch != NULL);
+    arena scratch;
+    bool made = arena_create(&scratch, (size_t)(2 * kstate_bytes(keys, 0) + 4096));
+    SIM_ASSERT(made);
     kstate x, y;
-    kstate_init(&x, scratch, (uint32_t)keys);
-    kstate_init(&y, scratch, (uint32_t)keys);
+    kstate_init_in(&x, &scratch, (uint32_t)keys);
+    kstate_init_in(&y, &scratch, (uint32_t)keys);
     for (uint32_t v = 0; v < ja->vertices_count; v++) {
         job_kind k = ja->vertices[v].kind;
         if (k != JOB_KEYED_AGG && k != JOB_KEYED_JOIN) continue;
@@ -750,7 +750,7 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
             out->key = key;
         }
     }
-    sim_run_destroy(scratch);
+    arena_destroy(&scratch);
     return out->equal;
 }
 

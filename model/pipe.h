@@ -445,7 +445,9 @@ void          pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out)
 /* Compare the keyed state of every stateful vertex of two runs of the same
  * job (merged over subtasks). Returns true when all are equal; otherwise
  * names the first differing vertex and its smallest differing key. Also
- * reports the records counted in all keyed state of each run. */
+ * reports the records counted in all keyed state of each run. For tests
+ * (the commands compare with the specification, check/, never with a
+ * second run); the two maps it needs live in an arena of their own. */
 typedef struct pipe_state_diff {
     bool     equal;
     uint32_t vertex;
