@@ -56,7 +56,7 @@ typedef struct sim_msg {
 /* An event body. Its time is in the heap key and in run->now_ns at dispatch. */
 typedef struct sim_event {
     uint32_t dst;      /* actor id, or SIM_KERNEL for the kernel's own events */
-    uint32_t inc;      /* dst's incarnation when scheduled: stale after a crash */
+    uint32_t epoch;    /* the run's crash epoch when scheduled: stale if dst crashed since (sim/run.h) */
     uint16_t kind;     /* sim_ev_kind */
     uint16_t flags;
     uint32_t aux;      /* link id, timer slot, device id or fault index */

@@ -105,8 +105,8 @@ static void test_crash_drops_delivery_and_restart_begins_new_incarnation(void **
         }
     }
     assert_int_equal(run->stats.dropped_down, 7);
-    assert_int_equal(run->actors[b].dropped, 7);
-    assert_int_equal(run->actors[b].crashes, 1);
+    assert_int_equal(run->actors_cold[b].dropped, 7);
+    assert_int_equal(run->actors_cold[b].crashes, 1);
     assert_true(run->actors[b].up);
     sim_run_destroy(run);
 }
