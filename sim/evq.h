@@ -116,6 +116,13 @@ static inline sim_time_ns evq_peek_ns(const evq *q) {
     return q->keys[3].at_ns;
 }
 
+/* Body of the earliest event, to look at before it is popped (the kernel
+ * prefetches what it names); the queue must not be empty. */
+static inline const sim_event *evq_peek_body(const evq *q) {
+    SIM_ASSERT(q->count > 0);
+    return &q->bodies[q->keys[3].seqslot & 0xffffffu];
+}
+
 /* Seq of the earliest event; the queue must not be empty. */
 static inline uint64_t evq_peek_seq(const evq *q) {
     SIM_ASSERT(q->count > 0);
