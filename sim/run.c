@@ -8,7 +8,9 @@
  *      to a paused actor, or queued behind its deferred ones, is deferred
  *      (only looked at while run->pause_load > 0);
  *   3. fold (time, event, outcome) into the trace hash, log it if asked;
- *   4. call the handler for delivered events.
+ *   4. call the handler for delivered events;
+ *   5. prefetch the next event's actor line (its body was prefetched by
+ *      the pop: see prefetch_next).
  * The outcome is decided before the fold so the hash records drops too.
  *
  * Deferral (pauses). A deferred event is pushed back with a late-class seq

@@ -59,6 +59,13 @@
  *   it) and in stats.deferred_paused. A run that never pauses pays one
  *   predictable branch per event (run->pause_load is 0) and keeps its
  *   trace hash.
+ * - Memory per event, for runs with more actors than the caches hold:
+ *   dispatching an event reads its body, its actor's hot part (one 64-byte
+ *   line, sim_actor; the cold part, sim_actor_cold, is not touched) and
+ *   whatever the handler reads; sending reads nothing of the destination.
+ *   The kernel prefetches the next event's body and actor line and the
+ *   handler's ctx while it works on the current one. Prefetches are hints:
+ *   they change no value, so no trace hash depends on them.
  */
 #ifndef SIM_RUN_H
 #define SIM_RUN_H
