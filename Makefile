@@ -1,5 +1,6 @@
 # absim: `make` builds build/absim; `make test` runs every test; `make run`
-# runs the demo; `make bench` compares the kernel with SimPy on PHOLD.
+# runs the demo; `make bench` compares the kernel on PHOLD with SimPy, the
+# bare heap loop and (when libns3-dev is installed) ns-3.
 #
 # Variables: CC (gcc or clang), OPT (default -O2), SANITIZE=1 (ASan+UBSan,
 # builds into build-san/), COVERAGE=1 (gcov, builds into build-cov/),
@@ -95,8 +96,11 @@ unit: $(TEST_BIN)
 run: $(BUILD)/absim
 	./$(BUILD)/absim run scenarios/faults/crash-machine.scn
 
+# ns-3 is a peer for benchmarks only: bench.sh builds tests/bench/phold_ns3.cc
+# when pkg-config finds ns3-core and skips it otherwise; deps (what the
+# tests need) never installs it.
 bench: deps $(BUILD)/absim
-	@sh tests/bench/bench.sh ./$(BUILD)/absim $(PYTHON)
+	@CC="$(CC)" CXX="$(CXX)" sh tests/bench/bench.sh ./$(BUILD)/absim $(PYTHON) $(BUILD)
 
 coverage: deps
 	@$(MAKE) --no-print-directory COVERAGE=1 unit

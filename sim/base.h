@@ -65,4 +65,8 @@ _Noreturn void sim_assert_fail(const char *expr, const char *file, int line);
 #define SIM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* A hint to start loading p's line now: it changes no value, only when a
+ * later load of it stops waiting. */
+#define SIM_PREFETCH(p) __builtin_prefetch(p)
+
 #endif

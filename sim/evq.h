@@ -17,26 +17,41 @@
  *   Bodies live in a slot pool with a LIFO free list, so steady state never
  *   allocates and a freed slot is reused while still in cache.
  *
- * Why this structure: measured, not assumed (2-core reference machine,
- * 2026-11-29; medians of 5 runs of `absim bench phold`, 1000 LPs, 10M
- * events, each variant dropped into this file in turn, same trace hash):
- *     4-ary heap of 16-byte keys + body pool (this file)   21.0M events/s
- *     binary heap of the same keys                         19.0M events/s
- *     radix heap (monotone, FIFO bucket lists in the pool) 17.8M events/s
- *     calendar queue (Brown 1988), width re-sampled when
- *       a year passes with no due event                    16.4M events/s
- *     calendar queue, Brown's resize-only width             1.1M events/s
- * The last line is the calendar queue's known weakness seen for real: it
- * sampled its bucket width (1 ns) from the burst of START events at t=0 and
- * then scanned every bucket on every pop. tests/bench/evq_variants.c
- * measures the bare structures under a smooth hold model (1000 pending, 5M
- * steps, median of 3): binary heap of whole events 16.4M, 4-ary heap of
- * whole events 14.9M, 4-ary heap of keys 15.6M, binary heap of keys 17.1M,
- * calendar queue 21.7M steps/s; inside the kernel, where the queue shares
- * caches and branch predictors with dispatch, the order changes. The heap
- * moves only 16-byte keys, four to a 64-byte line, offset so the four
- * children of a node share one line; the 48-byte bodies never move, and no
- * distribution of event times can make it degrade.
+ * Why this structure: measured, not assumed. 2-core reference machine,
+ * 2026-12-01, shared with other jobs (load 1-2), so figures move by 10-30%
+ * from one session to the next and only same-session ratios count:
+ * medians of 5 alternating runs of `absim bench phold`, 10M events, each
+ * variant dropped into this file in turn, same trace hash, next to the
+ * bare loop (tests/bench/evq_variants.c -j 3: v3 below, no actors); each
+ * column is one session:
+ *                                                   1,000 LPs  100,000 LPs
+ *     4-ary heap of 16-byte keys + body pool,
+ *       next body prefetched (this file)               21.3M       6.7M
+ *     binary heap of the same keys                     18.6M       4.5M
+ *     4-ary heap, least child chosen without branches  15.4M       5.4M
+ *     (bare loop, same session                         16.4M       7.0M)
+ * The branch-free sift loses: in the hold model a new event lands near the
+ * bottom, so which child is least is predictable and selects only add
+ * work. Measured on 2026-11-29 at 1,000 LPs and not kept as code: radix
+ * heap (monotone, FIFO bucket lists in the pool) 17.8M, calendar queue
+ * (Brown 1988) with its width re-sampled when a year passes with no due
+ * event 16.4M, with Brown's resize-only width 1.1M: it sampled its bucket
+ * width (1 ns) from the burst of START events at t=0 and then scanned
+ * every bucket on every pop, the calendar queue's known weakness seen for
+ * real. The bare structures under the smooth hold model (evq_variants,
+ * median of 5, 10M steps, 2026-12-01, load 3-4) at 1,000 / 100,000
+ * pending: binary heap of whole events 16.6M / 5.6M, 4-ary heap of whole
+ * events 15.5M / 5.3M, 4-ary heap of keys (v3) 14.9M / 4.3M, binary heap
+ * of keys 17.5M / 4.8M, calendar queue 22.6M / 10.6M steps/s; inside the
+ * kernel, where the queue shares caches and branch predictors with
+ * dispatch, the order changes, and a calendar queue's speed depends on
+ * the distribution of event times, which a model under faults does not
+ * keep smooth. The heap moves only 16-byte keys, four to a 64-byte line,
+ * offset so the four children of a node share one line; the 48-byte
+ * bodies never move, and no distribution of event times can make it
+ * degrade. With 100,000 pending the keys (1.6 MB) and bodies (4.8 MB)
+ * outgrow a core's cache: evq_pop prefetches the new root's body, which
+ * the next pop copies (sim/run.c prefetches its actor in turn).
  */
 #ifndef SIM_EVQ_H
 #define SIM_EVQ_H
@@ -56,7 +71,7 @@ typedef struct sim_msg {
 /* An event body. Its time is in the heap key and in run->now_ns at dispatch. */
 typedef struct sim_event {
     uint32_t dst;      /* actor id, or SIM_KERNEL for the kernel's own events */
-    uint32_t inc;      /* dst's incarnation when scheduled: stale after a crash */
+    uint32_t epoch;    /* the run's crash epoch when scheduled: stale if dst crashed since (sim/run.h) */
     uint16_t kind;     /* sim_ev_kind */
     uint16_t flags;
     uint32_t aux;      /* link id, timer slot, device id or fault index */
@@ -114,6 +129,13 @@ static inline bool evq_empty(const evq *q) { return q->count == 0; }
 static inline sim_time_ns evq_peek_ns(const evq *q) {
     SIM_ASSERT(q->count > 0);
     return q->keys[3].at_ns;
+}
+
+/* Body of the earliest event, to look at before it is popped (the kernel
+ * prefetches what it names); the queue must not be empty. */
+static inline const sim_event *evq_peek_body(const evq *q) {
+    SIM_ASSERT(q->count > 0);
+    return &q->bodies[q->keys[3].seqslot & 0xffffffu];
 }
 
 /* Seq of the earliest event; the queue must not be empty. */

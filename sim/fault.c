@@ -169,8 +169,8 @@ sim_time_ns fault_settled(const sim_run *run, uint32_t fault_id) {
 }
 
 static bool crosses(const sim_run *run, const sim_link *l, uint64_t a, uint64_t b) {
-    uint64_t ms = 1ull << run->actors[l->src].machine;
-    uint64_t md = 1ull << run->actors[l->dst].machine;
+    uint64_t ms = 1ull << run->actors_cold[l->src].machine;
+    uint64_t md = 1ull << run->actors_cold[l->dst].machine;
     return ((ms & a) && (md & b)) || ((ms & b) && (md & a));
 }
 

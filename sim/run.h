@@ -14,7 +14,13 @@
  * - Crash: an actor that crashes is down and its incarnation is bumped;
  *   every event scheduled to an earlier incarnation (messages, timers, I/O
  *   completions) is dropped at dispatch and counted, and never reaches the
- *   handler. A restart starts a new incarnation with SIM_EV_START.
+ *   handler. A restart starts a new incarnation with SIM_EV_START. How:
+ *   an event is stamped with the run's crash epoch (the count of actor
+ *   crashes so far) rather than its destination's incarnation, so that
+ *   scheduling never reads the destination (a cache miss per send with
+ *   many actors); a crash bumps the epoch and records it in the actor, and
+ *   an event stamped below its destination's crash_epoch was scheduled
+ *   before that actor's last crash: to an earlier incarnation.
  * - Timers are cancellable in O(1): a cancelled timer's event stays queued
  *   and is skipped when popped (its slot generation no longer matches).
  * - The choice point: every nondeterministic decision of a run goes through
@@ -53,6 +59,13 @@
  *   it) and in stats.deferred_paused. A run that never pauses pays one
  *   predictable branch per event (run->pause_load is 0) and keeps its
  *   trace hash.
+ * - Memory per event, for runs with more actors than the caches hold:
+ *   dispatching an event reads its body, its actor's hot part (one 64-byte
+ *   line, sim_actor; the cold part, sim_actor_cold, is not touched) and
+ *   whatever the handler reads; sending reads nothing of the destination.
+ *   The kernel prefetches the next event's body and actor line and the
+ *   handler's ctx while it works on the current one. Prefetches are hints:
+ *   they change no value, so no trace hash depends on them.
  */
 #ifndef SIM_RUN_H
 #define SIM_RUN_H
@@ -114,18 +127,32 @@ typedef struct sim_chooser {
     void *ctx;
 } sim_chooser;
 
-struct sim_actor {                 /* hot fields first: dispatch reads these */
+/* An actor's hot part: what dispatch and a handler read or write per event,
+ * one 64-byte line each (aligned), in a dense array (run->actors) apart from
+ * the cold part. At 100,000 actors the array is far beyond the caches, so
+ * an event to a random actor costs one line, not the two a 72-byte actor
+ * straddled, and dispatch prefetches that line for the next event. */
+struct sim_actor {
+    _Alignas(64)
     sim_handler_fn on_event;
     void          *ctx;            /* the model's object for this actor */
-    uint32_t       inc;            /* incarnation, bumped by every crash */
-    bool           up;
-    uint32_t       id;
-    uint32_t       machine;
     rng            rng;            /* the actor's own stream */
     uint64_t       delivered;
-    uint64_t       dropped;        /* events that found it down or restarted */
-    uint64_t       crashes;
+    uint32_t       inc;            /* incarnation, bumped by every crash */
+    uint32_t       id;
+    uint32_t       crash_epoch;    /* run->crash_epoch at its last crash: events stamped earlier are stale */
+    bool           up;
 };
+
+_Static_assert(sizeof(sim_actor) == 64, "an actor's hot part is one cache line");
+
+/* An actor's cold part (run->actors_cold): what only crashes, restarts,
+ * pauses, faults and reports read. */
+typedef struct sim_actor_cold {
+    uint32_t machine;
+    uint64_t dropped;              /* events that found it down or restarted */
+    uint64_t crashes;
+} sim_actor_cold;
 
 typedef struct sim_machine {
     bool        up;
@@ -185,7 +212,8 @@ struct sim_run {
     sim_time_ns     now_ns;
     uint64_t        seed;
     uint64_t        trace_hash;
-    sim_actor      *actors;
+    sim_actor      *actors;        /* hot parts, one line each */
+    uint32_t        crash_epoch;   /* actor crashes so far: what sim_schedule stamps on events */
     uint64_t        pause_load;    /* open pause windows + deferred events queued; 0: dispatch ignores pauses */
     evq             events;
     sim_chooser     chooser;       /* .choose == NULL: draw from the stream */
@@ -196,6 +224,7 @@ struct sim_run {
     sim_cfg         cfg;
     arena           arena;
     uint32_t        actors_count;
+    sim_actor_cold *actors_cold;   /* cold parts, same index */
     char          (*actor_names)[SIM_NAME_BYTES];
     sim_machine    *machines;
     uint32_t        machines_count;
@@ -270,7 +299,8 @@ void sim_actor_restart(sim_run *run, uint32_t actor);
 void sim_machine_crash(sim_run *run, uint32_t machine);
 void sim_machine_restart(sim_run *run, uint32_t machine);
 
-/* Kernel internal: reserve an event to dst (stamped with dst's incarnation). */
+/* Kernel internal: reserve an event to dst, stamped with the run's crash
+ * epoch (sim_event.epoch), so scheduling never reads dst's actor. */
 sim_event *sim_schedule(sim_run *run, sim_time_ns at_ns, uint32_t dst, sim_ev_kind kind);
 
 /* The choice point. */

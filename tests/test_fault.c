@@ -25,7 +25,7 @@ static void test_crash_with_a_duration_restarts_the_target_when_it_ends(void **s
     assert_int_equal(log_.items[1].at_ns, 150);
     assert_int_equal(log_.items[2].at_ns, 400);
     assert_int_equal(log_.items[2].inc, 2);
-    assert_int_equal(run->actors[x].crashes, 2);
+    assert_int_equal(run->actors_cold[x].crashes, 2);
     assert_int_equal(run->machines[m0].crashes, 1);
     assert_string_equal(fault_kind_name(FAULT_LINK_LOSS), "lose-rpc");
     sim_run_destroy(run);
@@ -162,7 +162,7 @@ static void test_fault_crash_actor_downs_only_its_actor(void **state) {
     world_run_to(w, W_AT_NS);
     for (uint32_t a = 0; a < W_ACTORS; a++) {
         assert_int_equal(w->run->actors[a].up, a != 5);
-        assert_int_equal(w->run->actors[a].crashes, a == 5);
+        assert_int_equal(w->run->actors_cold[a].crashes, a == 5);
     }
     for (uint32_t m = 0; m < W_MACHINES; m++) assert_true(w->run->machines[m].up);
     sim_run_destroy(w->run);
@@ -180,7 +180,7 @@ static void test_fault_crash_machine_downs_only_its_machine_and_actors(void **st
     world_run_to(w, W_AT_NS + W_FOR_NS);                            /* the window ends: all back */
     for (uint32_t m = 0; m < W_MACHINES; m++) assert_true(w->run->machines[m].up);
     for (uint32_t a = 0; a < W_ACTORS; a++) assert_true(w->run->actors[a].up);
-    for (uint32_t a = 0; a < W_ACTORS; a++) assert_int_equal(w->run->actors[a].crashes, a / 2 == 1);
+    for (uint32_t a = 0; a < W_ACTORS; a++) assert_int_equal(w->run->actors_cold[a].crashes, a / 2 == 1);
     sim_run_destroy(w->run);
 }
 

@@ -105,9 +105,49 @@ static void test_crash_drops_delivery_and_restart_begins_new_incarnation(void **
         }
     }
     assert_int_equal(run->stats.dropped_down, 7);
-    assert_int_equal(run->actors[b].dropped, 7);
-    assert_int_equal(run->actors[b].crashes, 1);
+    assert_int_equal(run->actors_cold[b].dropped, 7);
+    assert_int_equal(run->actors_cold[b].crashes, 1);
     assert_true(run->actors[b].up);
+    sim_run_destroy(run);
+}
+
+/* Events carry the run's crash epoch, not the destination's incarnation:
+ * crashes of other actors between a send and its dispatch drop nothing,
+ * what was sent before the destination's last crash is dropped, and what
+ * was sent to it while it was down reaches the incarnation that follows. */
+static void test_only_events_sent_before_the_destinations_last_crash_are_dropped(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_ };
+    sim_cfg c = test_cfg(1);
+    sim_run *run = sim_run_create(&c);
+    uint32_t m = sim_machine_add(run, "m");
+    uint32_t a = sim_actor_add(run, "a", m, rec_handler, &ctx);
+    uint32_t b = sim_actor_add(run, "b", m, rec_handler, &ctx);
+    uint32_t x = sim_actor_add(run, "x", m, rec_handler, &ctx);
+    sim_run_start(run);
+    sim_send(run, SIM_KERNEL, b, 100, &(sim_msg){ .a = 1 });   /* before b's crash: dropped */
+    sim_actor_crash(run, x);                                    /* another actor's crash */
+    sim_send(run, SIM_KERNEL, b, 100, &(sim_msg){ .a = 2 });   /* still before b's crash: dropped */
+    sim_actor_crash(run, b);
+    sim_send(run, SIM_KERNEL, b, 100, &(sim_msg){ .a = 3 });   /* to b while down: its next incarnation */
+    sim_actor_restart(run, b);
+    sim_actor_crash(run, a);
+    sim_actor_restart(run, a);
+    sim_send(run, SIM_KERNEL, b, 200, &(sim_msg){ .a = 4 });   /* after the restart, other crashes since */
+    sim_run_loop(run);
+    assert_int_equal(rec_count(&log_, b, SIM_EV_MSG), 2);
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->actor == b) assert_int_equal(r->inc, 1);
+        if (r->actor == b && r->kind == SIM_EV_MSG) assert_true(r->msg.a == 3 || r->msg.a == 4);
+    }
+    assert_int_equal(rec_count(&log_, a, SIM_EV_START), 1);     /* the restart's, not the first */
+    assert_int_equal(rec_count(&log_, x, SIM_EV_START), 0);
+    /* b: its first START and messages 1, 2; a: its first START; x: its START. */
+    assert_int_equal(run->stats.dropped_down, 5);
+    assert_int_equal(run->actors_cold[b].dropped, 3);
+    assert_int_equal(run->crash_epoch, 3);
     sim_run_destroy(run);
 }
 
@@ -591,6 +631,7 @@ int main(void) {
         cmocka_unit_test(test_run_starts_every_actor_at_time_zero_in_id_order),
         cmocka_unit_test(test_timer_fires_at_its_time_and_a_cancelled_one_never_fires),
         cmocka_unit_test(test_crash_drops_delivery_and_restart_begins_new_incarnation),
+        cmocka_unit_test(test_only_events_sent_before_the_destinations_last_crash_are_dropped),
         cmocka_unit_test(test_machine_crash_takes_down_every_actor_on_it_and_their_timers),
         cmocka_unit_test(test_run_stops_at_event_and_time_bounds_with_a_clear_message),
         cmocka_unit_test(test_same_seed_gives_same_trace_hash_and_other_seeds_differ),

@@ -41,6 +41,10 @@
  *   /tmp/evq_variants -n 1000 -s 2000000 -r 3 -S 7
  *   /tmp/evq_variants 1000000           a bare number is the step count
  *   Options: -n N (repeatable), -s steps per run, -r repetitions, -S seed.
+ *   -j K: run variant K (1..5) alone, one run per N and repetition, and
+ *   print each as a JSON line with the keys of `absim bench phold`
+ *   (events, wall_s, events_per_sec; order_hash instead of trace_hash), so
+ *   tests/bench/bench.sh can alternate it with absim as the bare loop.
  *   Runs are interleaved (v1..v5, v1..v5, ...); the median over the reps is
  *   printed with the ratio to v3 (> 1 means faster than v3).  Run it on an
  *   otherwise idle machine.
@@ -923,6 +927,24 @@ static int bench(size_t n, uint64_t steps, unsigned reps, uint64_t seed)
     return bad;
 }
 
+/* -j: one run of one variant, as a JSON line; nonzero if it popped out of
+ * order. */
+static int bench_json(size_t v, size_t n, uint64_t steps, uint64_t seed)
+{
+    run_result r;
+    if (variants[v].run(n, steps, seed, &r) != 0) {
+        fprintf(stderr, "evq_variants: out of memory (N=%zu)\n", n);
+        exit(2);
+    }
+    printf("{\"impl\":\"bare-v%zu\",\"model\":\"hold\",\"lps\":%zu,\"events\":%"
+           PRIu64 ",\"seed\":%" PRIu64 ",\"wall_s\":%.6f,\"events_per_sec\":%.0f,"
+           "\"order_hash\":\"%016" PRIx64 "\",\"order_errors\":%" PRIu64 "}\n",
+           v + 1, n, steps, seed, r.secs,
+           r.secs > 0 ? (double)steps / r.secs : 0, r.key_ck, r.order_err);
+    fflush(stdout);
+    return r.order_err != 0;
+}
+
 static int parse_u64(const char *s, uint64_t *out)
 {
     char *end;
@@ -938,14 +960,14 @@ static int parse_u64(const char *s, uint64_t *out)
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [-n N]... [-s steps] [-r reps] [-S seed] [steps]\n"
+            "usage: %s [-n N]... [-s steps] [-r reps] [-S seed] [-j K] [steps]\n"
             "  defaults: -n 1000 -n 100000 -s 10000000 -r 5 -S 1\n", prog);
 }
 
 int main(int argc, char **argv)
 {
     size_t ns[MAX_NS], nn = 0;
-    uint64_t steps = 10000000, reps = 5, seed = 1, x;
+    uint64_t steps = 10000000, reps = 5, seed = 1, x, json = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -964,6 +986,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-S") && i + 1 < argc &&
                    parse_u64(argv[i + 1], &x) == 0) {
             seed = x;
+            i++;
+        } else if (!strcmp(a, "-j") && i + 1 < argc &&
+                   parse_u64(argv[i + 1], &x) == 0 && x >= 1 && x <= NVAR) {
+            json = x;
             i++;
         } else if (a[0] != '-' && parse_u64(a, &x) == 0) {
             steps = x;
@@ -989,6 +1015,14 @@ int main(int argc, char **argv)
                     ns[i]);
             return 2;
         }
+    }
+
+    if (json != 0) {
+        int bad = 0;
+        for (uint64_t rep = 0; rep < reps; rep++)
+            for (size_t i = 0; i < nn; i++)
+                bad |= bench_json((size_t)json - 1, ns[i], steps, seed);
+        return bad ? 1 : 0;
     }
 
     printf("evq_variants: hold model, lookahead %" PRIu64 " ns, exp delay mean"
