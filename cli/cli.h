@@ -115,6 +115,7 @@ typedef struct cli_story_run {
     const scn_armed *arm;
     rpt_recorder    *rec;             /* --trace (and --dot): steps go on to rpt_observe; NULL: none */
     bool             has_slow;        /* the script has slow task windows (told as the run passes them) */
+    sim_time_ns      slow_next_ns;    /* no slow window begins or ends before this: steps before it skip the scan */
     bool             slow_begun[SCN_FAULTS_MAX], slow_ended[SCN_FAULTS_MAX];   /* slow task windows told */
     uint64_t         rewound_sum;
     sim_time_ns      last_recovery_ns;

@@ -153,10 +153,15 @@ static void trace_fault(cli_story_run *r, uint32_t i, sim_time_ns at_ns, bool be
  * them, so they are told once the run has passed their edges (before the
  * next step at or after it), which keeps the trace in time order. */
 static void flush_slow(cli_story_run *r, sim_time_ns now) {
-    if (!r->has_slow) return;                             /* the common case, at every step */
+    if (!r->has_slow || now < r->slow_next_ns) return;   /* the common cases, at every step */
+    r->slow_next_ns = SIM_TIME_NS_MAX;
     for (uint32_t i = 0; i < r->s->faults_count; i++) {
         const scn_fault *f = &r->s->faults[i];
-        if (f->kind != SCN_SLOW_TASK || !r->arm->added[i]) continue;
+        if (f->kind != SCN_SLOW_TASK) continue;
+        if (!r->arm->added[i]) {                          /* a point's window, not added yet: look again next step */
+            r->slow_next_ns = 0;
+            continue;
+        }
         sim_time_ns at = r->arm->begin_ns[i], end = at + f->duration_ns;
         cli_fault_fate *x = &r->st->faults[i];
         if (!r->slow_begun[i] && at <= now) {
@@ -169,6 +174,8 @@ static void flush_slow(cli_story_run *r, sim_time_ns now) {
             x->ended_ns = end;
             trace_fault(r, i, end, false);
         }
+        sim_time_ns edge = !r->slow_begun[i] ? at : !r->slow_ended[i] ? end : SIM_TIME_NS_MAX;
+        if (edge < r->slow_next_ns) r->slow_next_ns = edge;
     }
 }
 
