@@ -48,12 +48,26 @@ typedef enum buf_kind {
     BUF_END,
 } buf_kind;
 
+/* An input buffer in its task's arrival list (model/tm/task.c): the
+ * channel's id + 1 (0: none, so a zeroed list is empty) and the low 32
+ * bits of the buffer's number (an unconsumed buffer is within a ring of
+ * the channel's oldest unconsumed one). */
+typedef struct in_ref {
+    uint32_t  chan1;
+    uint32_t  n;
+} in_ref;
+
+typedef struct in_list {             /* oldest first; tail only valid when head is */
+    in_ref    head, tail;
+} in_list;
+
 typedef struct chan_buf {
     buf_kind  kind;
     uint32_t  count;                 /* records, for BUF_DATA */
     uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
     sim_time_ns ts_ns;               /* BUF_BARRIER: the checkpoint's timestamp */
     uint64_t  arrival;               /* consumer's arrival stamp */
+    in_ref    next;                  /* consumer's: the buffer that arrived after it (its arrival list) */
     model_rec recs[CHAN_BUF_RECORDS];
 } chan_buf;
 
@@ -67,6 +81,8 @@ typedef struct rt_chan {
     uint32_t  ring_size;
     bool      filling;
     uint64_t  filled, sent, acked;   /* producer's counters */
+    bool      ring_short;            /* producer's: no room in the ring for a flush and an event */
+    bool      queue_full;            /* producer's: the send queue is at its bound */
     uint64_t  received, consumed;    /* consumer's counters */
     uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
     uint64_t  barrier_at;            /* buffers received before it */
@@ -156,6 +172,14 @@ typedef struct rt_task {
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
     msg_deploy        deploy;         /* what the deployment said */
     uint64_t          arrivals;
+    /* Unconsumed input buffers in arrival order; those the pump found on
+     * blocked channels wait in `parked` (older than any in `ready`) until
+     * the gate's release count differs from `parked_releases`. */
+    in_list           ready, parked;
+    uint64_t          parked_releases;
+    /* Outputs by what room() asks: counts of ring_short, queue_full and
+     * filling channels among them, kept as the channels change. */
+    uint32_t          outs_short, outs_full, outs_filling;
     bool              busy;           /* processing a data buffer */
     uint32_t          busy_chan;
     bool              finished;
