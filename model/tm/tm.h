@@ -49,12 +49,13 @@ typedef enum buf_kind {
 } buf_kind;
 
 /* An input buffer in its task's arrival list (model/tm/task.c): the
- * channel's id + 1 (0: none, so a zeroed list is empty) and the low 32
- * bits of the buffer's number (an unconsumed buffer is within a ring of
- * the channel's oldest unconsumed one). */
+ * channel's id + 1 (0: none, so a zeroed list is empty), its ring slot
+ * (no division to find it) and the low 16 bits of its number (an
+ * unconsumed buffer is within a ring of the channel's oldest one). */
 typedef struct in_ref {
     uint32_t  chan1;
-    uint32_t  n;
+    uint16_t  slot;
+    uint16_t  n;
 } in_ref;
 
 typedef struct in_list {             /* oldest first; tail only valid when head is */
