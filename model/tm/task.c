@@ -100,15 +100,18 @@ static void send_ready(tm_side *tm, rt_chan *c) {
     out_sync(tm, c);
 }
 
+/* The buffer being filled; the channel keeps where it is and how many
+ * records it holds, so that adding one reads nothing of the buffer. */
 static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
+    if (c->filling) return c->fill;
     SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
     chan_buf *b = task_buf(c, c->filled);
-    if (!c->filling) {
-        b->kind = BUF_DATA;
-        b->count = 0;
-        b->ckpt = 0;
-        set_filling(tm, c, true);
-    }
+    b->kind = BUF_DATA;
+    b->count = 0;
+    b->ckpt = 0;
+    c->fill = b;
+    c->fill_count = 0;
+    set_filling(tm, c, true);
     return b;
 }
 
@@ -119,15 +122,18 @@ static void close_buf(tm_side *tm, rt_chan *c) {
     send_ready(tm, c);
 }
 
-/* The prefetch: with many outputs (a hash edge) the next record into this
- * buffer comes dozens of records later, and the line it goes to has not
- * been touched since the ring last came round; asking for it now hides
- * the miss (a hint only: nothing observable changes). */
+/* With many outputs (a hash edge) the next record into a buffer comes
+ * dozens of records later, and its lines have not been touched since the
+ * ring last came round: the record and the count are only stored (the
+ * count from the channel's copy), and the line after the next record's is
+ * asked for now (a hint only: nothing observable changes). */
 static void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
     chan_buf *b = open_buf(tm, c);
-    b->recs[b->count++] = *r;
-    if (b->count + 1 < CHAN_BUF_RECORDS) __builtin_prefetch(&b->recs[b->count + 1], 1);
-    if (b->count == CHAN_BUF_RECORDS) close_buf(tm, c);
+    uint32_t n = c->fill_count++;
+    b->recs[n] = *r;
+    b->count = n + 1;
+    if (n + 2 < CHAN_BUF_RECORDS) __builtin_prefetch(&b->recs[n + 2], 1);
+    if (n + 1 == CHAN_BUF_RECORDS) close_buf(tm, c);
 }
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
@@ -141,7 +147,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
         set_filling(tm, c, false);
         c->filled++;
         *open_buf(tm, c) = held;
-        set_filling(tm, c, true);
+        c->fill_count = held.count;
         send_ready(tm, c);
         return;
     }

@@ -81,6 +81,8 @@ typedef struct rt_chan {
     chan_buf *ring;
     uint32_t  ring_size;
     bool      filling;
+    chan_buf *fill;                  /* producer's: while filling, buffer `filled` */
+    uint32_t  fill_count;            /* and its records (what fill->count says) */
     uint64_t  filled, sent, acked;   /* producer's counters */
     bool      ring_short;            /* producer's: no room in the ring for a flush and an event */
     bool      queue_full;            /* producer's: the send queue is at its bound */
