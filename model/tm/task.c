@@ -37,7 +37,7 @@ bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns) {
 }
 
 chan_buf *task_buf(rt_chan *c, uint64_t n) {
-    return &c->ring[n % c->ring_size];
+    return &c->ring[c->slot_of[n % c->ring_size]];
 }
 
 rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
@@ -105,7 +105,10 @@ static void send_ready(tm_side *tm, rt_chan *c) {
 static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
     if (c->filling) return c->fill;
     SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
-    chan_buf *b = task_buf(c, c->filled);
+    SIM_ASSERT(c->free_count == c->ring_size - (c->filled - c->acked));
+    uint8_t slot = c->free_slots[--c->free_count];
+    c->slot_of[c->filled % c->ring_size] = slot;
+    chan_buf *b = &c->ring[slot];
     b->kind = BUF_DATA;
     b->count = 0;
     b->ckpt = 0;
@@ -138,10 +141,10 @@ static void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
-        chan_buf held = *task_buf(c, c->filled);  /* the records before it go after it */
-        set_filling(tm, c, false);
-        chan_buf *b = open_buf(tm, c);
+        chan_buf held = *c->fill;                 /* the records before it go after it */
+        chan_buf *b = c->fill;                    /* their slot takes the barrier */
         b->kind = kind;
+        b->count = 0;
         b->ckpt = ckpt;
         (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
         set_filling(tm, c, false);
@@ -712,6 +715,9 @@ static void connect(tm_side *tm, rt_task *t) {
         rt_chan *c = task_out_chan(tm, t, i);
         c->filling = false;
         c->filled = c->sent = c->acked = 0;
+        SIM_ASSERT(c->ring_size <= CHAN_RING_MAX);  /* a slot fits a byte */
+        c->free_count = (uint8_t)c->ring_size;      /* every slot free, slot 0 taken first */
+        for (uint32_t k = 0; k < c->ring_size; k++) c->free_slots[k] = (uint8_t)(c->ring_size - 1 - k);
         c->ring_short = c->queue_full = false;
         out_sync(tm, c);
         c->requested = c->early_request == t->epoch + 1;
@@ -871,8 +877,8 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
         if (c->prio_held != 0) snap_send_priority(tm, t, c, c->prio_held);
         c->prio_held = 0;
     }
-    if (m->b > c->acked) c->acked = m->b;
-    SIM_ASSERT(c->acked <= c->sent);
+    SIM_ASSERT(m->b <= c->sent);
+    for (; c->acked < m->b; c->acked++) c->free_slots[c->free_count++] = c->slot_of[c->acked % c->ring_size];
     send_ready(tm, c);
     task_pump(tm, t);
 }

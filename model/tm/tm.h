@@ -10,11 +10,15 @@
  * a channel are numbered 0, 1, 2, ... in order. The producer fills buffer
  * `filled` (while `filling`), queues it (filled++), and puts queued buffers
  * on the wire while sent - acked < credits; `acked` is what the consumer
- * reported finished (credit messages). Buffer n lives in ring slot
- * n % ring_size; since queued - sent <= out_queue (+2 for a flush and an
- * event), sent - acked <= credits and one buffer fills, a slot is never
- * reused before its buffer was consumed. The ring is the two ends' shared
- * network buffer pool: the data message carries only the buffer number.
+ * reported finished (credit messages). Since queued - sent <= out_queue
+ * (+2 for a flush and an event), sent - acked <= credits and one buffer
+ * fills, at most ring_size buffers [acked, filled] are alive. Buffer n
+ * lives in ring slot slot_of[n % ring_size]: the producer takes a free
+ * slot when it opens buffer n, the one freed last (its lines are the
+ * likeliest still cached: a ring taken in turn would cycle every slot
+ * through the cache however few are alive), and frees it when a credit
+ * says n was consumed. The ring is the two ends' shared network buffer
+ * pool: the data message carries only the buffer number.
  */
 #ifndef MODEL_TM_TM_H
 #define MODEL_TM_TM_H
@@ -23,6 +27,7 @@
 #include "../world.h"
 
 #define CHAN_BUF_RECORDS 32u
+#define CHAN_RING_MAX    131u        /* credits + out_queue + 3, both at their limit of 64 (asserted) */
 
 enum {                               /* a task's timer tags (4, 5: the coordinator's) */
     TIMER_WORK_DONE = 1,
@@ -95,6 +100,11 @@ typedef struct rt_chan {
     bool      requested;
     uint64_t  early_request;         /* attempt + 1 of a request that came before the producer's deployment, 0: none */
     uint64_t  prio_held;             /* a priority barrier waiting for the request, 0: none */
+    /* The producer's slots (see the top): by buffer number mod ring_size,
+     * and the free ones, freed last on top. */
+    uint8_t   slot_of[CHAN_RING_MAX];
+    uint8_t   free_slots[CHAN_RING_MAX];
+    uint8_t   free_count;
 } rt_chan;
 
 /* A checkpoint a task triggered and has not acknowledged yet. */
