@@ -1,10 +1,12 @@
-/* tests/test_task.c: the task actor (model/tm/task.c): which input buffer
- * it takes next, in whole jobs. The pump keeps its inputs in a list in
- * arrival order and sets aside what it finds on blocked channels; these
- * tests hold it, at every buffer it takes, to the definition: the earliest
- * arrival among the channels the gate does not block, as a scan of every
- * channel's oldest buffer finds it. White-box: it includes the model's
- * internal header to read the channels. */
+/* tests/test_task.c: the task actor (model/tm/task.c), in whole jobs:
+ * which input buffer it takes next, and where its output buffers live.
+ * The pump keeps its inputs in a list in arrival order and sets aside
+ * what it finds on blocked channels; these tests hold it, at every buffer
+ * it takes, to the definition: the earliest arrival among the channels the
+ * gate does not block, as a scan of every channel's oldest buffer finds
+ * it. Ring slots are reused last-freed-first: no two alive buffers may
+ * share one. White-box: it includes the model's internal header to read
+ * the channels. */
 #include "harness.h"
 
 #include "../model/pipe_int.h"
@@ -201,12 +203,72 @@ static void test_at_least_once_takes_in_arrival_order(void **state) {
     assert_int_equal(watch_.came_back, 0);
 }
 
+/* ---- ring slots ------------------------------------------------------------ */
+
+typedef struct slot_watch {
+    pipeline *p;
+    uint64_t  checks, shared, full;
+} slot_watch;
+
+/* The buffers alive on a channel, [acked, filled] (the last while it
+ * fills), each in a slot of its own, and the free slots the others. */
+static void check_slots(slot_watch *w, const rt_chan *c) {
+    bool used[CHAN_RING_MAX] = { false };
+    uint64_t end = c->filled + (c->filling ? 1 : 0);
+    for (uint64_t n = c->acked; n < end; n++) {
+        uint8_t s = c->slot_of[n % c->ring_size];
+        w->shared += used[s];
+        used[s] = true;
+    }
+    for (uint32_t k = 0; k < c->free_count; k++) {
+        w->shared += used[c->free_slots[k]];
+        used[c->free_slots[k]] = true;
+    }
+    w->full += end - c->acked == c->ring_size - 3;   /* as many alive as room() lets a producer have */
+    w->checks++;
+}
+
+static void watch_slots(void *ctx, const pipe_event *e) {
+    slot_watch *w = ctx;
+    if (e->kind != PIPE_EV_CONSUME) return;
+    const rt_chan *c = &w->p->tm.chans[e->chan];
+    if (w->p->tm.tasks[c->producer].deployed) check_slots(w, c);
+}
+
+static void attach_slots(pipeline *p, void *ctx) {
+    slot_watch *w = ctx;
+    w->p = p;
+    pipe_observe(p, watch_slots, w);
+}
+
+/* Under backpressure rings fill up, and a crash resets them mid-run: no
+ * two alive buffers share a slot, and no free slot is an alive one's. */
+static void test_alive_buffers_never_share_a_ring_slot(void **state) {
+    (void)state;
+    static slot_watch w;
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        pipe_cfg c = job4(40 + seed);
+        c.credits = 2;
+        c.graph.vertices[3].cost_ns = 8000;       /* a slow sink: full rings */
+        c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 1,
+                                                   .at_ns = 25 * SIM_NS_PER_MS, .duration_ns = 5 * SIM_NS_PER_MS };
+        memset(&w, 0, sizeof w);
+        checked_run r = run_checked_with(&c, attach_slots, &w);
+        assert_int_equal(r.status, PIPE_FINISHED);
+        assert_true(r.stats.restarts >= 1);
+        assert_true(w.checks > 1000);
+        assert_true(w.full > 0);
+        assert_int_equal(w.shared, 0);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aligned_takes_the_earliest_arrival_of_unblocked_channels),
         cmocka_unit_test(test_every_kind_of_release_brings_back_what_was_set_aside_in_order),
         cmocka_unit_test(test_redeploy_clears_what_the_task_had_listed),
         cmocka_unit_test(test_at_least_once_takes_in_arrival_order),
+        cmocka_unit_test(test_alive_buffers_never_share_a_ring_slot),
     };
     return cmocka_run_group_tests_name("task", tests, NULL, NULL);
 }
