@@ -126,10 +126,10 @@ static void close_buf(tm_side *tm, rt_chan *c) {
 }
 
 /* With many outputs (a hash edge) the next record into a buffer comes
- * dozens of records later, and its lines have not been touched since the
- * ring last came round: the record and the count are only stored (the
- * count from the channel's copy), and the line after the next record's is
- * asked for now (a hint only: nothing observable changes). */
+ * dozens of records later, when its lines may have left the cache: the
+ * record and the count are only stored (the count from the channel's
+ * copy), and the line after the next record's is asked for now (a hint
+ * only: nothing observable changes). */
 static void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
     chan_buf *b = open_buf(tm, c);
     uint32_t n = c->fill_count++;
@@ -620,7 +620,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             arm_flush(tm, t);
             return;
         }
-        const chan_buf *b = task_buf(best, best->consumed);
+        const chan_buf *b = in_buf(tm, t->ready.head);   /* best's oldest */
         if (!room(t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
         (void)in_pop(tm, &t->ready);
         if (b->kind == BUF_DATA) {
