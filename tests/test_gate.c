@@ -199,6 +199,38 @@ static void test_at_least_once_gate_reports_two_tracked_and_the_cancel_that_ends
     assert_int_equal(saw_of(&g, 'e', 1, 0), GATE_SAW_END_MARKS);      /* completes 2 */
 }
 
+/* A channel is unblocked only by a step that counts a release: the pump
+ * of model/tm/task.c looks at the input it set aside only then. */
+static void test_releases_count_every_step_that_unblocks_and_no_other(void **state) {
+    (void)state;
+    static gate g;
+    gate_acts a = { .count = 0 };
+    gate_init(&g, GATE_ALIGNED, 3, false);
+    gate_on_barrier(&g, 0, 1, &a);                                  /* blocks 0 */
+    gate_on_barrier(&g, 1, 1, &a);                                  /* blocks 1 */
+    assert_true(gate_blocked(&g, 0) && gate_blocked(&g, 1));
+    assert_int_equal(gate_releases(&g), 0);
+    gate_on_barrier(&g, 2, 1, &a);                                  /* the last: triggers, unblocks */
+    assert_false(gate_blocked(&g, 0) || gate_blocked(&g, 1));
+    assert_int_equal(gate_releases(&g), 1);
+    gate_on_barrier(&g, 0, 2, &a);
+    gate_on_barrier(&g, 1, 3, &a);                                  /* 3 subsumes 2: 0 unblocks, 1 blocks */
+    assert_false(gate_blocked(&g, 0));
+    assert_true(gate_blocked(&g, 1));
+    assert_int_equal(gate_releases(&g), 2);
+    gate_on_cancel(&g, 2, 3, &a);                                   /* the cancel ends 3 */
+    assert_false(gate_blocked(&g, 1));
+    assert_int_equal(gate_releases(&g), 3);
+    gate_on_barrier(&g, 2, 4, &a);
+    gate_on_alignment_timeout(&g, 4, &a);                           /* switched: 2 no longer blocks */
+    assert_false(gate_blocked(&g, 2));
+    assert_int_equal(gate_releases(&g), 4);
+    gate_on_end(&g, 0, &a);                                         /* marks 4 for channel 0: no release */
+    assert_int_equal(gate_releases(&g), 4);
+    gate_on_barrier(&g, 1, 4, &a);                                  /* the last of switched 4: ends it */
+    assert_int_equal(gate_releases(&g), 5);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aligned_blocks_each_input_until_the_last_barrier_then_drains_in_arrival_order),
@@ -217,6 +249,7 @@ int main(void) {
         cmocka_unit_test(test_bad_tokens_are_reported_not_asserted),
         cmocka_unit_test(test_gate_reports_newer_abort_cancel_end_and_obsolete_steps_for_coverage),
         cmocka_unit_test(test_at_least_once_gate_reports_two_tracked_and_the_cancel_that_ends_one),
+        cmocka_unit_test(test_releases_count_every_step_that_unblocks_and_no_other),
     };
     return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
 }

@@ -57,13 +57,19 @@ static bool single_pending(const gate *g) {
     return g->current > g->last_done;
 }
 
+/* The alignment ends: every channel is unblocked. */
+static void release(gate *g) {
+    memset(&g->aligned, 0, sizeof g->aligned);
+    g->aligned_count = 0;
+    g->switched = false;
+    g->releases++;
+}
+
 static void single_abort(gate *g, uint64_t ckpt, gate_acts *out) {
     if (ckpt > g->current) g->current = ckpt;
     if (ckpt > g->last_done) g->last_done = ckpt;
-    memset(&g->aligned, 0, sizeof g->aligned);   /* unblocks every channel */
-    g->aligned_count = 0;
+    release(g);
     g->target = 0;
-    g->switched = false;
     act(out, GATE_ABORT, ckpt);
     SIM_ASSERT(!single_pending(g));
 }
@@ -81,9 +87,7 @@ static void single_mark(gate *g, uint32_t c, gate_acts *out) {
     if (g->aligned_count == g->target) {
         if (g->mode == GATE_ALIGNED && !g->switched) act(out, GATE_TRIGGER, g->current);
         g->last_done = g->current;
-        memset(&g->aligned, 0, sizeof g->aligned);
-        g->aligned_count = 0;
-        g->switched = false;
+        release(g);
     }
 }
 
@@ -307,6 +311,7 @@ void gate_on_priority_barrier(gate *g, uint32_t channel, uint64_t ckpt, gate_act
 void gate_on_alignment_timeout(gate *g, uint64_t ckpt, gate_acts *out) {
     if (g->mode != GATE_ALIGNED || !single_pending(g) || g->current != ckpt || g->switched) return;
     g->switched = true;
+    g->releases++;                               /* blocked channels unblock */
     act(out, GATE_TRIGGER, ckpt);
     out->items[out->count - 1].unaligned = true;
     /* Channels that delivered the barrier stay marked but no longer block

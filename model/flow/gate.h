@@ -108,6 +108,7 @@ typedef struct gate {
     uint32_t     aligned_count;
     uint32_t     target;
     bool         switched;         /* aligned: the current checkpoint went unaligned (timeout) */
+    uint64_t     releases;         /* see gate_releases */
     /* at-least-once: tracked checkpoints, oldest first, in a ring */
     gate_tracked tracked[GATE_TRACKED_MAX + 1];
     uint32_t     tracked_first;
@@ -139,6 +140,13 @@ void gate_on_alignment_timeout(gate *g, uint64_t ckpt, gate_acts *out);
 bool gate_unaligned_pending(const gate *g);
 
 bool gate_blocked(const gate *g, uint32_t channel);
+
+/* Counts the steps that may have unblocked channels (a trigger or abort
+ * ending an alignment, a switch to unaligned); a channel goes from blocked
+ * to unblocked only in such a step. A caller that set input of blocked
+ * channels aside looks at it again when the count changed, not at every
+ * step; between changes, blocked channels only get more. */
+static inline uint64_t gate_releases(const gate *g) { return g->releases; }
 bool gate_ended(const gate *g, uint32_t channel);
 bool gate_persist_ckpt(const gate *g, uint32_t channel, uint64_t *ckpt);
 bool gate_pending(const gate *g);   /* a checkpoint is being aligned or tracked */

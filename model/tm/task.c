@@ -37,7 +37,7 @@ bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns) {
 }
 
 chan_buf *task_buf(rt_chan *c, uint64_t n) {
-    return &c->ring[n % c->ring_size];
+    return &c->ring[c->slot_of[n % c->ring_size]];
 }
 
 rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
@@ -69,6 +69,25 @@ void task_fail(tm_side *tm, rt_task *t) {
 
 /* ---- producer side of channels ----------------------------------------- */
 
+/* What room() asks of an output, kept in the producer's counts whenever
+ * filled, sent or acked change (all of them end in send_ready), so that
+ * room() answers without looking at every output. */
+static void out_sync(tm_side *tm, rt_chan *c) {
+    rt_task *t = &tm->tasks[c->producer];
+    bool ring_short = c->filled + 3 - c->acked > c->ring_size;
+    bool queue_full = c->filled - c->sent >= tm->w->cfg.out_queue;
+    if (ring_short != c->ring_short) t->outs_short += ring_short ? 1u : UINT32_MAX;
+    if (queue_full != c->queue_full) t->outs_full += queue_full ? 1u : UINT32_MAX;
+    c->ring_short = ring_short;
+    c->queue_full = queue_full;
+}
+
+static void set_filling(tm_side *tm, rt_chan *c, bool filling) {
+    if (filling == c->filling) return;
+    c->filling = filling;
+    tm->tasks[c->producer].outs_filling += filling ? 1u : UINT32_MAX;
+}
+
 static void send_ready(tm_side *tm, rt_chan *c) {
     while (c->requested && c->sent < c->filled && c->sent - c->acked < tm->w->cfg.credits) {
         const chan_buf *b = task_buf(c, c->sent);
@@ -78,50 +97,65 @@ static void send_ready(tm_side *tm, rt_chan *c) {
         c->sent++;
         if (b->kind == BUF_BARRIER) snap_barrier_sent(tm, &tm->tasks[c->producer], b->ckpt);
     }
+    out_sync(tm, c);
 }
 
-static chan_buf *open_buf(rt_chan *c) {
+/* The buffer being filled; the channel keeps where it is and how many
+ * records it holds, so that adding one reads nothing of the buffer. */
+static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
+    if (c->filling) return c->fill;
     SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
-    chan_buf *b = task_buf(c, c->filled);
-    if (!c->filling) {
-        b->kind = BUF_DATA;
-        b->count = 0;
-        b->ckpt = 0;
-        c->filling = true;
-    }
+    SIM_ASSERT(c->free_count == c->ring_size - (c->filled - c->acked));
+    uint8_t slot = c->free_slots[--c->free_count];
+    c->slot_of[c->filled % c->ring_size] = slot;
+    chan_buf *b = &c->ring[slot];
+    b->kind = BUF_DATA;
+    b->count = 0;
+    b->ckpt = 0;
+    c->fill = b;
+    c->fill_count = 0;
+    set_filling(tm, c, true);
     return b;
 }
 
 static void close_buf(tm_side *tm, rt_chan *c) {
     if (!c->filling) return;
-    c->filling = false;
+    set_filling(tm, c, false);
     c->filled++;
     send_ready(tm, c);
 }
 
+/* With many outputs (a hash edge) the next record into a buffer comes
+ * dozens of records later, when its lines may have left the cache: the
+ * record and the count are only stored (the count from the channel's
+ * copy), and the line after the next record's is asked for now (a hint
+ * only: nothing observable changes). */
 static void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
-    chan_buf *b = open_buf(c);
-    b->recs[b->count++] = *r;
-    if (b->count == CHAN_BUF_RECORDS) close_buf(tm, c);
+    chan_buf *b = open_buf(tm, c);
+    uint32_t n = c->fill_count++;
+    b->recs[n] = *r;
+    b->count = n + 1;
+    if (n + 2 < CHAN_BUF_RECORDS) __builtin_prefetch(&b->recs[n + 2], 1);
+    if (n + 1 == CHAN_BUF_RECORDS) close_buf(tm, c);
 }
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
-        chan_buf held = *task_buf(c, c->filled);  /* the records before it go after it */
-        c->filling = false;
-        chan_buf *b = open_buf(c);
+        chan_buf held = *c->fill;                 /* the records before it go after it */
+        chan_buf *b = c->fill;                    /* their slot takes the barrier */
         b->kind = kind;
+        b->count = 0;
         b->ckpt = ckpt;
         (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
-        c->filling = false;
+        set_filling(tm, c, false);
         c->filled++;
-        *open_buf(c) = held;
-        c->filling = true;
+        *open_buf(tm, c) = held;
+        c->fill_count = held.count;
         send_ready(tm, c);
         return;
     }
     close_buf(tm, c);                              /* the records before it go first */
-    chan_buf *b = open_buf(c);
+    chan_buf *b = open_buf(tm, c);
     b->kind = kind;
     b->ckpt = ckpt;
     b->ts_ns = 0;
@@ -142,7 +176,7 @@ static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
             break;
         case JOB_REBALANCE:
             push_rec(tm, task_out_chan(tm, t, oe->first + oe->rr), r);
-            oe->rr = (oe->rr + 1) % oe->count;
+            if (++oe->rr == oe->count) oe->rr = 0;
             break;
         case JOB_HASH: {
             push_rec(tm, task_out_chan(tm, t, oe->first + job_key_subtask(r->key, oe->count)), r);
@@ -159,29 +193,21 @@ static void emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), kind, ckpt);
 }
 
+/* In output order, up to the last one filling. */
 static void flush_all(tm_side *tm, rt_task *t) {
-    for (uint32_t i = 0; i < t->jt->out_count; i++) close_buf(tm, task_out_chan(tm, t, i));
+    for (uint32_t i = 0; i < t->jt->out_count && t->outs_filling > 0; i++) close_buf(tm, task_out_chan(tm, t, i));
 }
 
-/* Room for one more input buffer's output: the send queue is below its
- * bound (backpressure) and the ring can take a flush and an event. */
-static bool room(tm_side *tm, const rt_task *t, bool data) {
-    for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        const rt_chan *c = task_out_chan(tm, t, i);
-        if (c->filled + 3 - c->acked > c->ring_size) return false;
-        if (data && c->filled - c->sent >= tm->w->cfg.out_queue) return false;
-    }
-    return true;
+/* Room for one more input buffer's output: every output's send queue is
+ * below its bound (backpressure) and its ring can take a flush and an
+ * event. The counts say it (out_sync). */
+static bool room(const rt_task *t, bool data) {
+    return t->outs_short == 0 && (!data || t->outs_full == 0);
 }
 
 static void arm_flush(tm_side *tm, rt_task *t) {
-    if (t->flush_timer != 0) return;
-    for (uint32_t i = 0; i < t->jt->out_count; i++) {
-        if (task_out_chan(tm, t, i)->filling) {
-            t->flush_timer = task_timer(tm, t, tm->w->cfg.buffer_timeout_ns, TIMER_FLUSH);
-            return;
-        }
-    }
+    if (t->flush_timer != 0 || t->outs_filling == 0) return;
+    t->flush_timer = task_timer(tm, t, tm->w->cfg.buffer_timeout_ns, TIMER_FLUSH);
 }
 
 /* ---- checkpoints -------------------------------------------------------- */
@@ -277,7 +303,7 @@ static void source_kick(tm_side *tm, rt_task *t) {
 /* Queued triggers, while the outputs have room; a source still reading
  * its restored state keeps them until it has its positions. */
 static void source_triggers(tm_side *tm, rt_task *t) {
-    while (!t->restoring && t->triggers_queued > 0 && room(tm, t, false)) {
+    while (!t->restoring && t->triggers_queued > 0 && room(t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
         snap_trigger(tm, t, ckpt, false);
@@ -302,7 +328,7 @@ static void source_read(tm_side *tm, rt_task *t) {
     if (t->finished || t->syncing > 0) return;   /* the sync part's end kicks it */
     source_triggers(tm, t);
     if (t->syncing > 0) return;
-    if (t->triggers_queued > 0 || !room(tm, t, true)) return;   /* a credit will kick it */
+    if (t->triggers_queued > 0 || !room(t, true)) return;   /* a credit will kick it */
     uint32_t n = 0, ended = 0;
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
         uint32_t i = t->parts_rr, part = t->jt->subtask + i * t->v->parallelism;
@@ -461,7 +487,7 @@ static void take_priority(tm_side *tm, rt_task *t) {
         /* A step may add a cancel marker and a barrier to every output: it
          * waits for room, as any control buffer does (outputs whose
          * consumer has not asked yet hold everything). */
-        if (!room(tm, t, false)) break;
+        if (!room(t, false)) break;
         rt_chan *c = &tm->chans[t->prio_queue[k] >> 32];
         uint64_t ckpt = t->prio_queue[k] & 0xffffffffu;
         uint32_t ch = c->gate_index;
@@ -499,6 +525,72 @@ static bool replay_next(tm_side *tm, rt_task *t) {
     return true;
 }
 
+/* ---- inputs in arrival order ---------------------------------------------
+ *
+ * The pump takes the earliest arrival among the channels the gate does not
+ * block. Arrival stamps are a counter of the task, so that is the oldest
+ * unconsumed buffer of those channels: the buffers are kept in a list in
+ * arrival order (ready), threaded through the buffers themselves (a
+ * buffer stays in its ring until consumed), and the pump takes the head.
+ * A head on a blocked channel moves to a second list (parked), in the
+ * same order; everything parked is older than everything ready. Channels
+ * unblock only in a step the gate counts as a release: then the parked
+ * buffers go back in front of the ready ones, in their order, and those
+ * of channels still blocked are parked again as the pump meets them.
+ * Each buffer costs O(1), and parking once per blocked checkpoint. */
+
+static chan_buf *in_buf(tm_side *tm, in_ref r) {
+    SIM_ASSERT(r.chan1 != 0);
+    const rt_chan *c = &tm->chans[r.chan1 - 1];
+    SIM_ASSERT((uint16_t)(r.n - (uint16_t)c->consumed) < c->received - c->consumed);   /* unconsumed */
+    return &c->ring[r.slot];
+}
+
+static void in_append(tm_side *tm, in_list *l, in_ref r) {
+    in_buf(tm, r)->next = (in_ref){ .chan1 = 0 };
+    if (l->head.chan1 == 0) {
+        l->head = r;
+    } else {
+        in_buf(tm, l->tail)->next = r;
+    }
+    l->tail = r;
+}
+
+static in_ref in_pop(tm_side *tm, in_list *l) {
+    in_ref r = l->head;
+    l->head = in_buf(tm, r)->next;
+    return r;
+}
+
+static void in_clear(rt_task *t) {
+    t->ready.head.chan1 = 0;
+    t->parked.head.chan1 = 0;
+}
+
+/* The parked buffers, all older than the ready ones, go back in front. */
+static void in_unpark(tm_side *tm, rt_task *t) {
+    in_buf(tm, t->parked.tail)->next = t->ready.head;
+    if (t->ready.head.chan1 == 0) t->ready.tail = t->parked.tail;
+    t->ready.head = t->parked.head;
+    t->parked.head.chan1 = 0;
+}
+
+/* The channel whose oldest buffer is the earliest arrival on an unblocked
+ * channel (it stays listed until taken), or NULL. */
+static rt_chan *next_input(tm_side *tm, rt_task *t) {
+    if (t->parked.head.chan1 != 0 && gate_releases(&t->g) != t->parked_releases) in_unpark(tm, t);
+    while (t->ready.head.chan1 != 0) {
+        rt_chan *c = &tm->chans[t->ready.head.chan1 - 1];
+        if (!gate_blocked(&t->g, c->gate_index)) {
+            SIM_ASSERT(t->ready.head.n == (uint16_t)c->consumed);   /* nothing older of it is parked */
+            return c;
+        }
+        if (t->parked.head.chan1 == 0) t->parked_releases = gate_releases(&t->g);
+        in_append(tm, &t->parked, in_pop(tm, &t->ready));
+    }
+    return NULL;
+}
+
 void task_pump(tm_side *tm, rt_task *t) {
     if (t->restoring) return;                     /* input waits until the state is read */
     if (t->v->kind == JOB_SOURCE) {
@@ -507,7 +599,7 @@ void task_pump(tm_side *tm, rt_task *t) {
     }
     while (!t->busy && !t->finished && t->syncing == 0) {
         if (t->replaying) {
-            if (!room(tm, t, true)) return;
+            if (!room(t, true)) return;
             if (replay_next(tm, t)) return;
             continue;
         }
@@ -522,18 +614,14 @@ void task_pump(tm_side *tm, rt_task *t) {
             align_check(tm, t);
             continue;
         }
-        rt_chan *best = NULL;
-        for (uint32_t i = 0; i < t->jt->in_count; i++) {
-            rt_chan *c = task_in_chan(tm, t, i);
-            if (c->consumed == c->received || gate_blocked(&t->g, i)) continue;
-            if (best == NULL || task_buf(c, c->consumed)->arrival < task_buf(best, best->consumed)->arrival) best = c;
-        }
+        rt_chan *best = next_input(tm, t);
         if (best == NULL) {
             arm_flush(tm, t);
             return;
         }
-        const chan_buf *b = task_buf(best, best->consumed);
-        if (!room(tm, t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
+        const chan_buf *b = in_buf(tm, t->ready.head);   /* best's oldest */
+        if (!room(t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
+        (void)in_pop(tm, &t->ready);
         if (b->kind == BUF_DATA) {
             if (world_observed(tm->w)) {
                 pipe_event e = { .kind = PIPE_EV_CONSUME, .task = t->id, .channel = best->gate_index, .chan = best->id,
@@ -596,6 +684,7 @@ sim_timer_id task_timer(tm_side *tm, rt_task *t, sim_time_ns delay_ns, uint64_t 
 /* What a task of any attempt starts from: nothing running, nothing held. */
 static void clear(tm_side *tm, rt_task *t, bool died) {
     t->arrivals = 0;
+    in_clear(t);
     t->busy = false;
     t->finished = false;
     t->failure_reported = false;
@@ -620,16 +709,24 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
 /* The channels of a new attempt: empty, and the inputs ask their
  * producers for data (Flink's partition request). */
 static void connect(tm_side *tm, rt_task *t) {
+    t->outs_short = t->outs_full = t->outs_filling = 0;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         rt_chan *c = task_out_chan(tm, t, i);
         c->filling = false;
         c->filled = c->sent = c->acked = 0;
+        SIM_ASSERT(c->ring_size <= CHAN_RING_MAX);  /* a slot fits a byte */
+        c->free_count = (uint8_t)c->ring_size;      /* every slot free, slot 0 taken first */
+        for (uint32_t k = 0; k < c->ring_size; k++) c->free_slots[k] = (uint8_t)(c->ring_size - 1 - k);
+        c->ring_short = c->queue_full = false;
+        out_sync(tm, c);
         c->requested = c->early_request == t->epoch + 1;
         if (c->early_request <= t->epoch + 1) c->early_request = 0;   /* one of a newer attempt waits for it */
         c->prio_held = 0;
     }
+    in_clear(t);
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
         rt_chan *c = task_in_chan(tm, t, i);
+        SIM_ASSERT(c->ring_size <= UINT16_MAX);    /* an in_ref's slot and number fit */
         c->received = c->consumed = 0;
         c->barrier_ckpt = c->barrier_at = 0;
         sim_msg m = { .type = MSG_CREDIT, .a = proto_chan_word(t->epoch, c->id), .b = 0 };
@@ -743,6 +840,7 @@ static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
         snap_on_data(tm, t, c, b);                 /* unaligned: persist what precedes the barrier */
     }
     c->received++;
+    in_append(tm, &t->ready, (in_ref){ .chan1 = c->id + 1, .slot = (uint16_t)(b - c->ring), .n = (uint16_t)m->b });
     task_pump(tm, t);
 }
 
@@ -778,8 +876,8 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
         if (c->prio_held != 0) snap_send_priority(tm, t, c, c->prio_held);
         c->prio_held = 0;
     }
-    if (m->b > c->acked) c->acked = m->b;
-    SIM_ASSERT(c->acked <= c->sent);
+    SIM_ASSERT(m->b <= c->sent);
+    for (; c->acked < m->b; c->acked++) c->free_slots[c->free_count++] = c->slot_of[c->acked % c->ring_size];
     send_ready(tm, c);
     task_pump(tm, t);
 }

@@ -10,11 +10,15 @@
  * a channel are numbered 0, 1, 2, ... in order. The producer fills buffer
  * `filled` (while `filling`), queues it (filled++), and puts queued buffers
  * on the wire while sent - acked < credits; `acked` is what the consumer
- * reported finished (credit messages). Buffer n lives in ring slot
- * n % ring_size; since queued - sent <= out_queue (+2 for a flush and an
- * event), sent - acked <= credits and one buffer fills, a slot is never
- * reused before its buffer was consumed. The ring is the two ends' shared
- * network buffer pool: the data message carries only the buffer number.
+ * reported finished (credit messages). Since queued - sent <= out_queue
+ * (+2 for a flush and an event), sent - acked <= credits and one buffer
+ * fills, at most ring_size buffers [acked, filled] are alive. Buffer n
+ * lives in ring slot slot_of[n % ring_size]: the producer takes a free
+ * slot when it opens buffer n, the one freed last (its lines are the
+ * likeliest still cached: a ring taken in turn would cycle every slot
+ * through the cache however few are alive), and frees it when a credit
+ * says n was consumed. The ring is the two ends' shared network buffer
+ * pool: the data message carries only the buffer number.
  */
 #ifndef MODEL_TM_TM_H
 #define MODEL_TM_TM_H
@@ -23,6 +27,7 @@
 #include "../world.h"
 
 #define CHAN_BUF_RECORDS 32u
+#define CHAN_RING_MAX    131u        /* credits + out_queue + 3, both at their limit of 64 (asserted) */
 
 enum {                               /* a task's timer tags (4, 5: the coordinator's) */
     TIMER_WORK_DONE = 1,
@@ -48,12 +53,27 @@ typedef enum buf_kind {
     BUF_END,
 } buf_kind;
 
+/* An input buffer in its task's arrival list (model/tm/task.c): the
+ * channel's id + 1 (0: none, so a zeroed list is empty), its ring slot
+ * (no division to find it) and the low 16 bits of its number (an
+ * unconsumed buffer is within a ring of the channel's oldest one). */
+typedef struct in_ref {
+    uint32_t  chan1;
+    uint16_t  slot;
+    uint16_t  n;
+} in_ref;
+
+typedef struct in_list {             /* oldest first; tail only valid when head is */
+    in_ref    head, tail;
+} in_list;
+
 typedef struct chan_buf {
     buf_kind  kind;
     uint32_t  count;                 /* records, for BUF_DATA */
     uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
     sim_time_ns ts_ns;               /* BUF_BARRIER: the checkpoint's timestamp */
     uint64_t  arrival;               /* consumer's arrival stamp */
+    in_ref    next;                  /* consumer's: the buffer that arrived after it (its arrival list) */
     model_rec recs[CHAN_BUF_RECORDS];
 } chan_buf;
 
@@ -66,7 +86,11 @@ typedef struct rt_chan {
     chan_buf *ring;
     uint32_t  ring_size;
     bool      filling;
+    chan_buf *fill;                  /* producer's: while filling, buffer `filled` */
+    uint32_t  fill_count;            /* and its records (what fill->count says) */
     uint64_t  filled, sent, acked;   /* producer's counters */
+    bool      ring_short;            /* producer's: no room in the ring for a flush and an event */
+    bool      queue_full;            /* producer's: the send queue is at its bound */
     uint64_t  received, consumed;    /* consumer's counters */
     uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
     uint64_t  barrier_at;            /* buffers received before it */
@@ -76,6 +100,11 @@ typedef struct rt_chan {
     bool      requested;
     uint64_t  early_request;         /* attempt + 1 of a request that came before the producer's deployment, 0: none */
     uint64_t  prio_held;             /* a priority barrier waiting for the request, 0: none */
+    /* The producer's slots (see the top): by buffer number mod ring_size,
+     * and the free ones, freed last on top. */
+    uint8_t   slot_of[CHAN_RING_MAX];
+    uint8_t   free_slots[CHAN_RING_MAX];
+    uint8_t   free_count;
 } rt_chan;
 
 /* A checkpoint a task triggered and has not acknowledged yet. */
@@ -156,6 +185,14 @@ typedef struct rt_task {
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
     msg_deploy        deploy;         /* what the deployment said */
     uint64_t          arrivals;
+    /* Unconsumed input buffers in arrival order; those the pump found on
+     * blocked channels wait in `parked` (older than any in `ready`) until
+     * the gate's release count differs from `parked_releases`. */
+    in_list           ready, parked;
+    uint64_t          parked_releases;
+    /* Outputs by what room() asks: counts of ring_short, queue_full and
+     * filling channels among them, kept as the channels change. */
+    uint32_t          outs_short, outs_full, outs_filling;
     bool              busy;           /* processing a data buffer */
     uint32_t          busy_chan;
     bool              finished;
