@@ -162,10 +162,6 @@ const kagg *kstate_find(const kstate *s, uint64_t key) {
     }
 }
 
-uint64_t kstate_record_mark(uint64_t record_id) {
-    return rng_splitmix64(record_id ^ 0x6a09e667f3bcc909ull);
-}
-
 void kstate_fold(kstate *s, const model_rec *r) {
     kagg *a = kstate_upsert(s, r->key);
     a->count++;

@@ -180,7 +180,11 @@ bool kstate_equal(const kstate *a, const kstate *b, uint64_t *key);
 /* Iterate in insertion order: start with *pos = 0; false when done. */
 bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg);
 
-uint64_t kstate_record_mark(uint64_t record_id);   /* the fingerprint term */
+/* The fingerprint term of a record (filters keep by it too). Inline: the
+ * tasks and the checkers compute it for every record. */
+static inline uint64_t kstate_record_mark(uint64_t record_id) {
+    return rng_splitmix64(record_id ^ 0x6a09e667f3bcc909ull);
+}
 
 /* Copy-on-write snapshots (versioned maps only; see the contract above). */
 
