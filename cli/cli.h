@@ -159,8 +159,10 @@ typedef struct cli_outcome {
 
 /* One run of s: the kernel's event log to `log`, the summary to `out`, the
  * protocol trace (JSON Lines) to `trace`, the checkpoint picture (DOT) to
- * `dot`; each may be NULL. */
-int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o);
+ * `dot` (checkpoint dot_ckpt alone, unless 0: CLI_USAGE, with the reason
+ * as the first failure, when the run did not trigger it); each may be NULL. */
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt,
+                     cli_outcome *o);
 
 /* --faults random: append the fault profile swarm draws for s's seed
  * (inside its horizon: how long a failure-free run of s takes, estimated

@@ -37,7 +37,8 @@ static void narrate(void *ctx, const pipe_event *e) {
     switch (e->kind) {                            /* the finer steps checkers need are not narrated */
     case PIPE_EV_CONSUME: case PIPE_EV_ACK: case PIPE_EV_WRITE: case PIPE_EV_WRITE_DONE:
     case PIPE_EV_CHANNEL_STATE: case PIPE_EV_RESTORE: case PIPE_EV_SNAPSHOT_DROPPED: case PIPE_EV_METADATA:
-    case PIPE_EV_KIND_MAX:
+    case PIPE_EV_ACK_RECEIVED: case PIPE_EV_DECLINE_RECEIVED: case PIPE_EV_NOTICE: case PIPE_EV_TXN:
+    case PIPE_EV_ALIGN_TIMEOUT: case PIPE_EV_KIND_MAX:
         return;
     default:
         break;

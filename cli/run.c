@@ -328,7 +328,8 @@ uint32_t cli_random_faults(scn *s) {
     return scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
 }
 
-int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt,
+                     cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
     if (!cli_memory_ok(&s->cfg, 1, true, err, sizeof err)) {    /* one pipeline at a time, and the checkers */
@@ -345,6 +346,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         pipe_destroy(p);
         return CLI_USAGE;
     }
+    if (dot_ckpt != 0) rpt_keep_only(&rec, dot_ckpt);
     check_attach(cs);                            /* the checkers observe first */
     scn_armed arm;                               /* faults at times and at protocol points */
     cli_story_run story;                         /* what happened, told by the summary, --json and --trace */
@@ -354,10 +356,14 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
     cli_story_end(&story);
-    if (dot != NULL) {
+    bool drawn = dot == NULL || dot_ckpt == 0 || dot_ckpt <= rec.triggered;
+    if (dot != NULL && drawn) {
         char title[320];
         snprintf(title, sizeof title, "%s, seed %" PRIu64, s->path, s->cfg.seed);
         rpt_write_dot(&rec, dot, title);
+    } else if (!drawn) {                         /* nothing to draw: a mistake of the command, as a bad option */
+        cli_failure_add(&o->failures, "absim run: --dot-checkpoint %" PRIu64 ": the run triggered %s%" PRIu64
+                        " checkpoint%s", dot_ckpt, rec.triggered ? "only " : "", rec.triggered, rec.triggered == 1 ? "" : "s");
     }
     rpt_free(&rec);
     const check_report *r = check_finish(cs);
@@ -375,6 +381,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     int rc = verdicts(s, out, r, o);
     fault_verdicts(&arm, pipe_sim(p)->now_ns, out, o);
     if (o->unfired > 0) rc = CLI_FAIL;
+    if (!drawn) rc = CLI_USAGE;                  /* its refusal is the first failure: the one the caller prints */
     o->ok = rc == CLI_OK;
     check_destroy(cs);
     pipe_destroy(p);
@@ -391,7 +398,7 @@ static void run_usage(FILE *f, bool replay) {
         return;
     }
     fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
-               "                 [--trace FILE] [--dot FILE] [--coverage FILE]\n"
+               "                 [--trace FILE] [--dot FILE [--dot-checkpoint N]] [--coverage FILE]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (its faults, checkpoints, failures and the restarts that followed,\n"
@@ -410,6 +417,8 @@ static void run_usage(FILE *f, bool replay) {
                "                   end as a JSON line ('-': stdout)\n"
                "  --dot FILE       writes the first 32 checkpoints as a Graphviz picture\n"
                "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
+               "  --dot-checkpoint N  draws checkpoint N alone (exit 2 when the run did not\n"
+               "                   trigger it)\n"
                "  --coverage FILE  writes the count of every protocol reach point (absim\n"
                "                   coverage) as one JSON object, and prints those not reached\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
@@ -492,6 +501,7 @@ typedef struct run_opts {
     bool        seed_given, hash_given, random_faults, json;
     pipe_bug    bug;
     const char *paths[4];             /* --log, --trace, --dot, --coverage */
+    uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first 32) */
 } run_opts;
 
 static bool parse_hash(const char *prog, const char *text, uint64_t *hash) {
@@ -512,6 +522,7 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         { "json", no_argument, NULL, 'j' },         { "log", required_argument, NULL, 'l' },
         { "trace", required_argument, NULL, 't' },  { "dot", required_argument, NULL, 'd' },
         { "coverage", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
+        { "dot-checkpoint", required_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 },
     };
     *x = (run_opts){ .bug = PIPE_BUG_NONE };
@@ -534,10 +545,15 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         case 't': x->paths[1] = optarg; break;
         case 'd': x->paths[2] = optarg; break;
         case 'c': x->paths[3] = optarg; break;
+        case 'D': if (!cli_parse_u64(prog, "--dot-checkpoint", optarg, 1, UINT64_MAX, &x->dot_ckpt)) return CLI_USAGE; break;
         case 'j': x->json = true; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
+    }
+    if (x->dot_ckpt != 0 && x->paths[2] == NULL) {
+        fprintf(stderr, "%s: --dot-checkpoint needs --dot FILE (the picture it draws)\n", prog);
+        return CLI_USAGE;
     }
     if (replay && !x->seed_given) {
         fprintf(stderr, "%s: --seed is required\n", prog);
@@ -575,7 +591,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         return CLI_USAGE;
     }
     cli_outcome o;
-    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, &o);
+    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, x.dot_ckpt, &o);
     if (rc == CLI_USAGE) {
         fprintf(stderr, "%s\n", o.failures.text[0]);
         abandon_outputs(&w);

@@ -128,13 +128,26 @@ static void json_str(FILE *out, const char *text) {
 /* ---- during the run -------------------------------------------------------- */
 
 /* The trace's fault step: kind, target, the tasks a machine crash took,
- * the scenario line and its text. */
+ * the scenario line and its text; the picture's incident. */
 static void trace_fault(cli_story_run *r, uint32_t i, sim_time_ns at_ns, bool begin) {
-    if (r->rec == NULL || r->rec->trace == NULL) return;
     const scn_fault *f = &r->s->faults[i];
+    bool instant = !begin && f->duration_ns == 0;          /* an end at once (a crash for good) is no news */
+    if (r->rec == NULL) return;
     char target[TARGET_BYTES], text[SCN_FAULT_TEXT_BYTES], tasks[2 * CLI_STORY_VICTIMS] = "", fields[2048];
     target_text(r->s, f, target, sizeof target);
     scn_fault_text(r->s, f, text, sizeof text);
+    if (r->rec->keep && !instant) {                       /* "crash machine 1 for 20ms (line 25)" */
+        char mark[SCN_FAULT_TEXT_BYTES + 2 * CLI_STORY_VICTIMS];
+        const char *words = strncmp(text, "fault ", 6) == 0 ? text + 6 : text;   /* the box says when already */
+        if (strncmp(words, "at ", 3) == 0 && strchr(words + 3, ' ') != NULL) words = strchr(words + 3, ' ') + 1;
+        int w = snprintf(mark, sizeof mark, "%s", words);
+        if (f->line > 0 && w >= 0 && (size_t)w < sizeof mark) w += snprintf(mark + w, sizeof mark - (size_t)w, " (line %u)", f->line);
+        if (begin && r->st->faults[i].victims[0] != '\0' && w >= 0 && (size_t)w < sizeof mark) {
+            snprintf(mark + w, sizeof mark - (size_t)w, ", on %s", r->st->faults[i].victims);
+        }
+        rpt_fault_mark(r->rec, at_ns, begin, mark);
+    }
+    if (r->rec->trace == NULL) return;
     const char *v = r->st->faults[i].victims;
     if (on_machine(f->kind)) {                            /* ["source[1]","map[1]"] */
         size_t used = (size_t)snprintf(tasks, sizeof tasks, ",\"tasks\":[\"");

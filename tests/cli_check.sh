@@ -302,6 +302,33 @@ check "run: --trace writes a JSON line per protocol step" 0 "expect exactly-once
     "$absim" run scenarios/teach/p9-recovery.scn --trace "$bad.trace"
 check "run: the trace names the restart" 0 '"step":"job-restarted"' cat "$bad.trace"
 check "run: --dot draws checkpoints that Graphviz renders" 0 "<svg" sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && dot -Tsvg \"$bad.dot\""
+check "run --dot-checkpoint N draws that checkpoint alone" 0 "1 cluster: subgraph cluster_c4 {" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" --dot-checkpoint 4 >/dev/null && echo \$(grep -c 'subgraph cluster_c' \"$bad.dot\") cluster: \$(grep 'subgraph cluster_c' \"$bad.dot\")"
+echo "old picture" > "$bad.dot"
+check "run --dot-checkpoint: a checkpoint the run never triggered is bad input" 2 \
+    "absim run: --dot-checkpoint 99: the run triggered only 10 checkpoints" \
+    "$absim" run scenarios/teach/p9-recovery.scn --dot "$bad.dot" --dot-checkpoint 99
+check "run --dot-checkpoint: ... and the picture that was there stays" 0 "old picture" cat "$bad.dot"
+check "run --dot-checkpoint needs --dot" 2 "--dot-checkpoint needs --dot FILE" \
+    "$absim" run scenarios/teach/p9-recovery.scn --dot-checkpoint 3
+check "run --dot: a lost acknowledgement is drawn lost, with a cross" 0 '[style=dashed, color=red, arrowhead=none, fontcolor=red, label="lost"]' \
+    sh -c "\"$absim\" run scenarios/teach/p8-complete-and-subsume.scn --dot \"$bad.dot\" >/dev/null && cat \"$bad.dot\""
+check "run --dot: the faults, the failure and the restart are in the picture, with the attempts" 0 \
+    "t=53.000ms fault: crash machine 0 for 10ms (line 22), on source[0] map[0] agg[0] out[0]\\lt=53.200ms job failed (connection-lost of source[0]): attempt 0 is cancelled\\l" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && cat \"$bad.dot\""
+teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 900 pt tall
+    for f in scenarios/teach/*.scn; do
+        "$absim" run "$f" --dot "$bad.a.dot" >/dev/null && "$absim" run "$f" --dot "$bad.b.dot" >/dev/null || { echo "$f: run failed"; return 1; }
+        cmp -s "$bad.a.dot" "$bad.b.dot" || { echo "$f: not the same picture twice"; return 1; }
+        dot -Tsvg "$bad.a.dot" -o "$bad.svg" 2>"$bad.err" || { echo "$f: dot failed"; return 1; }
+        [ -s "$bad.err" ] && { echo "$f: dot said:"; cat "$bad.err"; return 1; }
+        h=$(sed -n 's/^<svg width="[0-9]*pt" height="\([0-9]*\)pt".*/\1/p' "$bad.svg")
+        [ -n "$h" ] && [ "$h" -le 900 ] || { echo "$f: $h pt tall"; return 1; }
+    done
+    echo "every teaching picture renders, twice the same, at most 900 pt tall"
+    rm -f "$bad.a.dot" "$bad.b.dot" "$bad.svg" "$bad.err"
+}
+check "run --dot: the teaching scenarios' pictures" 0 "every teaching picture renders" teach_dot
 check "run: --trace to a file that cannot be written" 2 "--trace /nonexistent/x: cannot write there" "$absim" run scenarios/teach/p9-recovery.scn --trace /nonexistent/x
 check "run: --trace on a full device exits 2 and says so" 2 "--trace /dev/full: write failed: No space left on device" \
     "$absim" run scenarios/teach/p9-recovery.scn --trace /dev/full
@@ -475,6 +502,6 @@ check "run: a cancel marker that ends several tracked checkpoints sends one canc
 check "run: I5 keeps the record of a live snapshot however many aborted ones came and went (no false alarm)" 0 "I5 protocol safety held" \
     "$absim" run scenarios/swarm/backpressure-vary.scn --seed 133 --faults random
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
-rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x"
+rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x" "$bad.dot" "$bad.trace"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -435,6 +435,7 @@ static void align_check(tm_side *tm, rt_task *t) {
         return;
     }
     gate_acts acts = { .count = 0 };
+    tm_note(tm, PIPE_EV_ALIGN_TIMEOUT, t->id, 0, ckpt);   /* before the switch: what it leaves blocked */
     gate_on_alignment_timeout(&t->g, ckpt, &acts);
     tm->w->stats.alignment_timeouts++;
     REACHED(tm->w, ALIGNMENT_TIMEOUT);
@@ -470,8 +471,10 @@ static void take_priority(tm_side *tm, rt_task *t) {
         gate_acts acts = { .count = 0 };
         if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
         if (t->g.mode == GATE_ALIGNED) REACHED(tm->w, ALIGNED_TAKES_PRIORITY);
+        tm_gate_view before;
+        tm_gate_look(tm, t, &before);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
-        tm_note_barrier(tm, PIPE_EV_BARRIER, t->id, ch, ckpt, true);
+        tm_note_gate(tm, PIPE_EV_BARRIER, t->id, ch, ckpt, true, &before);
         carry_out(tm, t, &acts);
     }
     if (t->finished) k = t->prio_count;
@@ -498,6 +501,34 @@ static bool replay_next(tm_side *tm, rt_task *t) {
     t->busy_chan = UINT32_MAX;
     task_timer(tm, t, cost_of(tm, t, t->replay_n), TIMER_WORK_DONE);
     return true;
+}
+
+/* A barrier, cancel marker or end of partition at the head of input
+ * channel c: through the gate, then what the gate says to do. */
+static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b) {
+    gate_acts acts = { .count = 0 };
+    buf_kind kind = b->kind;
+    uint64_t ckpt = b->ckpt;
+    consumed(tm, t, c);
+    tm_gate_view before;                          /* for the note: what the step unblocks */
+    tm_gate_look(tm, t, &before);
+    if (kind == BUF_BARRIER) {
+        if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
+        gate_on_barrier(&t->g, c->gate_index, ckpt, &acts);
+        tm_note_gate(tm, PIPE_EV_BARRIER, t->id, c->gate_index, ckpt, false, &before);
+    } else if (kind == BUF_CANCEL) {
+        tm->w->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
+                 : t->g.mode == GATE_AT_LEAST_ONCE ? PIPE_REACH_CANCEL_AT_LEAST_ONCE
+                                                   : PIPE_REACH_CANCEL_UNALIGNED]++;
+        gate_on_cancel(&t->g, c->gate_index, ckpt, &acts);
+        tm_note_gate(tm, PIPE_EV_CANCEL, t->id, c->gate_index, ckpt, false, &before);
+    } else {
+        gate_on_end(&t->g, c->gate_index, &acts);
+        tm_note_gate(tm, PIPE_EV_END, t->id, c->gate_index, 0, false, &before);
+    }
+    carry_out(tm, t, &acts);
+    if (kind == BUF_BARRIER) align_check(tm, t);
+    if (kind == BUF_END && t->g.open == 0) finish(tm, t);
 }
 
 void task_pump(tm_side *tm, rt_task *t) {
@@ -546,27 +577,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             task_timer(tm, t, cost_of(tm, t, b->count), TIMER_WORK_DONE);
             return;
         }
-        gate_acts acts = { .count = 0 };
-        buf_kind kind = b->kind;
-        uint64_t ckpt = b->ckpt;
-        consumed(tm, t, best);
-        if (kind == BUF_BARRIER) {
-            if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
-            gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
-            tm_note(tm, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
-        } else if (kind == BUF_CANCEL) {
-            tm->w->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
-                     : t->g.mode == GATE_AT_LEAST_ONCE ? PIPE_REACH_CANCEL_AT_LEAST_ONCE
-                                                       : PIPE_REACH_CANCEL_UNALIGNED]++;
-            gate_on_cancel(&t->g, best->gate_index, ckpt, &acts);
-            tm_note(tm, PIPE_EV_CANCEL, t->id, best->gate_index, ckpt);
-        } else {
-            gate_on_end(&t->g, best->gate_index, &acts);
-            tm_note(tm, PIPE_EV_END, t->id, best->gate_index, 0);
-        }
-        carry_out(tm, t, &acts);
-        if (kind == BUF_BARRIER) align_check(tm, t);
-        if (kind == BUF_END && t->g.open == 0) finish(tm, t);
+        take_control(tm, t, best, b);
     }
 }
 
@@ -785,6 +796,12 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
     task_pump(tm, t);
 }
 
+static void note_notice(tm_side *tm, const rt_task *t, uint64_t ckpt, bool completed) {
+    if (!world_observed(tm->w)) return;
+    pipe_event e = { .kind = PIPE_EV_NOTICE, .task = t->id, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .ok = completed };
+    tm_note_ev(tm, &e);
+}
+
 static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
     switch (m->type) {
     case MSG_DATA: on_data(tm, t, m); break;
@@ -805,10 +822,12 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         break;
     case MSG_COMPLETE:                            /* notifyCheckpointComplete */
         if (m->b != t->epoch) break;
+        note_notice(tm, t, m->a, true);
         snap_confirmed(tm, t, m->a);
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
+        note_notice(tm, t, m->a, false);
         withdraw_trigger(tm, t, m->a);
         snap_abort(t, m->a);
         snap_note_aborted(t, m->a);

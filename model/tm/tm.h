@@ -214,6 +214,15 @@ struct tm_side {
 void tm_note(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority);
 void tm_note_ev(tm_side *tm, pipe_event *e);
+/* The inputs a task's gate blocks, looked at before a step (only when
+ * observed), so that the step's note can say what it unblocked. */
+typedef struct tm_gate_view {
+    bool     looked;
+    uint64_t blocked[JOB_TASK_CHANNELS_MAX / 64];
+} tm_gate_view;
+void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v);
+void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority,
+                  const tm_gate_view *before);
 
 /* model/tm/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
