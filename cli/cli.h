@@ -121,6 +121,12 @@ typedef struct cli_story_run {
     uint64_t         abort_ckpt;      /* the last checkpoint aborted, and how */
     pipe_ckpt_end    abort_end;
     uint64_t         txn_overflows;
+    /* Optional listeners (absim explain): each fault's beginning and end as
+     * the run passes it, and every step after the story has seen it. */
+    void           (*on_fault)(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin);
+    void            *on_fault_ctx;
+    pipe_observe_fn  then;
+    void            *then_ctx;
 } cli_story_run;
 
 /* Before the run: scn_arm_faults(s, p, arm, cli_story_observe, r) after
@@ -135,6 +141,10 @@ void cli_story_end(cli_story_run *r);
  * end. */
 void cli_story_faults(FILE *out, const scn *s, const cli_story *st);
 void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_status status);
+/* What fault i of s does as it begins (or ends), in words, with its
+ * scenario line: "machine 0 crashes, with source[0] map[0] on it (line
+ * 22: fault at 53ms crash machine 0 for 10ms)". */
+void cli_fault_words(const scn *s, const cli_story *st, uint32_t i, bool begin, char *buf, size_t n);
 /* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"fenced_data":N,"fenced_rpcs":N,"drawn":{...} */
 void cli_story_json(FILE *out, const scn *s, const cli_story *st);
 

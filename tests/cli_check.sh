@@ -229,6 +229,52 @@ check "explain: a job failure names the task and how the coordinator learnt it" 
     "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
 check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
     "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[7]'
+check "explain: narrates the fault as it begins, on what" 0 \
+    "t=47.000ms fault: machine 1 crashes, with source[1] map[1] agg[1] on it (line 25: fault at 47ms crash machine 1 for 20ms)" \
+    "$absim" explain scenarios/faults/crash-machine.scn
+check "explain: ... and as it ends" 0 "t=67.000ms fault over: machine 1 is back" \
+    "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
+check "explain: an alignment timeout firing at a task's inputs" 0 \
+    "agg[0] was still aligning checkpoint 2 at the alignment timeout (1 input blocked, 3 buffers behind them): switched it to unaligned" \
+    "$absim" explain scenarios/faults/alignment-timeout-input.scn
+check "explain: ... and at an output queue, where the barrier turns priority" 0 \
+    "source[0] still held barrier 1 behind 8 queued buffers to map[0] at the alignment timeout: sent it ahead as a priority barrier" \
+    "$absim" explain scenarios/teach/p5b-alignment-timeout.scn
+check "explain: a restored sink commits the transaction its checkpoint holds" 0 \
+    "t=37.824ms out[0] committed on restore the transaction pre-committed for checkpoint 3 (3171 records, now visible)" \
+    "$absim" explain scenarios/teach/p10a-two-phase-commit.scn --task 'out[0]'
+check "explain: ... and aborts the others" 0 \
+    "out[0] aborted on restore the transaction pre-committed for checkpoint 6 (3056 records): that checkpoint is not the one restored" \
+    "$absim" explain scenarios/teach/p10a-two-phase-commit.scn
+check "explain: tasks doing the same at the same instant share one line" 0 \
+    "t=0.400ms source[0], source[1], map[0], map[1], agg[0], agg[1], out[0] and out[1] started (attempt 0)" \
+    "$absim" explain scenarios/teach/p10a-two-phase-commit.scn
+check "explain: acknowledgements lost on the way are named" 0 \
+    "out[0] had sent acknowledgements of checkpoints 4, 5 and 6 that never reached the coordinator: lost on the way" \
+    "$absim" explain scenarios/teach/p8-complete-and-subsume.scn
+no_repeats() {   # explain FILE: no two lines of one instant say the same of different tasks
+    "$absim" explain "$1" | /usr/bin/python3 -c '
+import re, sys
+seen, lines = set(), 0
+for l in sys.stdin:
+    m = re.match(r"t=(\S+) ((?:\w+\[\d+\](?:, | and )?)+|coordinator) (.*)$", l)
+    if not m: continue
+    key = (m.group(1), m.group(3))
+    assert key not in seen, l
+    seen.add(key); lines += 1
+print("no sentence repeated per task in", lines, "lines")'
+}
+for f in scenarios/teach/p9-recovery.scn scenarios/teach/p10a-two-phase-commit.scn scenarios/teach/p5a-unaligned-overtakes-backpressure.scn; do
+    check "explain: $f says nothing twice at one instant" 0 "no sentence repeated per task" no_repeats "$f"
+done
+check "explain: a --checkpoint that matches no step says so and exits 2" 2 \
+    "absim explain: --checkpoint 500 matches no step of the run (it triggered 10 checkpoints)" \
+    "$absim" explain scenarios/faults/crash-machine.scn --checkpoint 500
+check "explain: ... and prints nothing else" 0 "0 bytes" \
+    sh -c "\"$absim\" explain scenarios/faults/crash-machine.scn --checkpoint 500 2>/dev/null | wc -c | sed 's/\$/ bytes/'"
+check "explain: a --task and --checkpoint that match nothing together" 2 \
+    "absim explain: --task agg[1] --checkpoint 11 matches no step of the run (it triggered 10 checkpoints)" \
+    "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[1]' --checkpoint 11
 check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
     "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn
 check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn --modes aligned,exact
