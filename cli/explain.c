@@ -170,11 +170,19 @@ static void on_trigger(narrator *n, const pipe_event *e) {
                  "recorded the offsets to read from after a restore"));
     } else {
         char aligned[64] = "";
-        if (n->align_ckpt[e->task] == e->ckpt && j->tasks[e->task].in_count > 1) {
-            snprintf(aligned, sizeof aligned, " (aligned in %.3fms)", (double)(e->at_ns - n->align_ns[e->task]) / 1e6);
+        bool blocks = pipe_config(n->p)->ckpt.mode != PIPE_AT_LEAST_ONCE;   /* the barrier tracker never blocks */
+        bool several = j->tasks[e->task].in_count > 1;
+        if (n->align_ckpt[e->task] == e->ckpt && several) {
+            double d = (double)(e->at_ns - n->align_ns[e->task]) / 1e6;
+            if (blocks) snprintf(aligned, sizeof aligned, " (aligned in %.3fms)", d);
+            else snprintf(aligned, sizeof aligned, " (the first came %.3fms earlier)", d);
         }
-        say(n, e->at_ns, e->task, "had barrier %" PRIu64 " from every input%s%s", e->ckpt, aligned,
-            once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream, started the snapshot, unblocked the inputs"));
+        const char *why = blocks ? once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream, started the snapshot, "
+                                        "unblocked the inputs")
+                        : several ? once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream and started the snapshot; "
+                                         "no input was blocked, so records that came after the first barriers are in it")
+                        : "";
+        say(n, e->at_ns, e->task, "had barrier %" PRIu64 " from every input%s%s", e->ckpt, aligned, why);
     }
 }
 

@@ -111,7 +111,8 @@ static void task_node(const rpt_recorder *r, FILE *f, const rpt_ckpt *c, uint32_
         if (s->unaligned) {
             fprintf(f, "\\n%sunaligned, %u records persisted", s->timed_out ? "alignment timeout: " : "", s->cs_records);
         } else if (s->first_barrier_ns != 0 && pipe_job(r->p)->tasks[t].in_count > 1) {   /* one input: nothing to align */
-            fprintf(f, "\\naligned in %.3fms", ms(s->trigger_ns - s->first_barrier_ns));
+            bool blocks = pipe_config(r->p)->ckpt.mode != PIPE_AT_LEAST_ONCE;   /* the barrier tracker never blocks */
+            fprintf(f, "\\n%s %.3fms", blocks ? "aligned in" : "all barriers in", ms(s->trigger_ns - s->first_barrier_ns));
             if (s->released > 0) fprintf(f, ", %u buffer%s waited", s->released, s->released == 1 ? "" : "s");
         }
         if (s->ack_ns != 0) fprintf(f, "\\nack t=%.3fms", ms(s->ack_ns));
