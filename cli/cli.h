@@ -122,6 +122,12 @@ typedef struct cli_story_run {
     uint64_t         abort_ckpt;      /* the last checkpoint aborted, and how */
     pipe_ckpt_end    abort_end;
     uint64_t         txn_overflows;
+    /* Optional listeners (absim explain): each fault's beginning and end as
+     * the run passes it, and every step after the story has seen it. */
+    void           (*on_fault)(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin);
+    void            *on_fault_ctx;
+    pipe_observe_fn  then;
+    void            *then_ctx;
 } cli_story_run;
 
 /* Before the run: scn_arm_faults(s, p, arm, cli_story_observe, r) after
@@ -136,6 +142,10 @@ void cli_story_end(cli_story_run *r);
  * end. */
 void cli_story_faults(FILE *out, const scn *s, const cli_story *st);
 void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_status status);
+/* What fault i of s does as it begins (or ends), in words, with its
+ * scenario line: "machine 0 crashes, with source[0] map[0] on it (line
+ * 22: fault at 53ms crash machine 0 for 10ms)". */
+void cli_fault_words(const scn *s, const cli_story *st, uint32_t i, bool begin, char *buf, size_t n);
 /* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"fenced_data":N,"fenced_rpcs":N,"drawn":{...} */
 void cli_story_json(FILE *out, const scn *s, const cli_story *st);
 
@@ -160,8 +170,10 @@ typedef struct cli_outcome {
 
 /* One run of s: the kernel's event log to `log`, the summary to `out`, the
  * protocol trace (JSON Lines) to `trace`, the checkpoint picture (DOT) to
- * `dot`; each may be NULL. */
-int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o);
+ * `dot` (checkpoint dot_ckpt alone, unless 0: CLI_USAGE, with the reason
+ * as the first failure, when the run did not trigger it); each may be NULL. */
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt,
+                     cli_outcome *o);
 
 /* --faults random: append the fault profile swarm draws for s's seed
  * (inside its horizon: how long a failure-free run of s takes, estimated

@@ -1,20 +1,59 @@
-/* cli/explain.c: `absim explain FILE`: the run narrated for a learner, one
- * line per protocol step, from the model's observer (pipe_observe), with
- * filters for one task or one checkpoint. */
+/* cli/explain.c: `absim explain FILE`: the run narrated for a learner, a
+ * line per protocol step, from the model's observer (pipe_observe), and
+ * the faults as they begin and end (cli/story.c), with filters for one
+ * task or one checkpoint. Steps of the same instant that say the same of
+ * several tasks make one line ("agg[0] and agg[1] restored checkpoint
+ * 2"), and what a kind of step means is explained the first time only. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
+#define PRED_BYTES   480u
+#define GROUPS_MAX   48u
+#define NO_SUBJECT   (UINT32_MAX - 1)         /* a fault line: no task speaks */
+#define ACKS_MAX     1024u                     /* acknowledgements on their way at once, lost ones included */
+
+typedef struct group {                        /* lines of one instant that say the same */
+    char     pred[PRED_BYTES];
+    uint32_t first, count;                    /* subjects[first .. first + count) */
+} group;
+
+typedef struct sent_ack {
+    uint32_t task;
+    uint64_t ckpt;
+} sent_ack;
+
+enum told {                                   /* explanations given once */
+    TOLD_SOURCE_TRIGGER, TOLD_ALIGNED_TRIGGER, TOLD_UNALIGNED_TRIGGER, TOLD_SYNC_KEYED, TOLD_SYNC_SOURCE,
+    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_COMPLETE, TOLD_COUNT
+};
+
 typedef struct narrator {
-    pipeline   *p;
-    FILE       *out;
-    int64_t     task;             /* -1: all */
-    uint64_t    ckpt;             /* 0: all */
-    uint64_t    lines;
+    pipeline      *p;
+    const scn     *s;
+    cli_story     *story;
+    FILE          *out;                       /* stdout, or the buffer of the lines before the first step told */
+    char          *early;
+    size_t         early_len;
+    int64_t        task;                      /* -1: all; PIPE_NO_TASK: the coordinator */
+    uint64_t       ckpt;                      /* 0: all */
+    uint64_t       lines, said;               /* lines written; steps told (faults aside) */
+    uint64_t       restoring;                 /* the checkpoint the last restart restores */
+    sim_time_ns    at_ns;                     /* of the groups waiting */
+    group          groups[GROUPS_MAX];
+    uint32_t       groups_count;
+    uint32_t      *subjects;                  /* GROUPS_MAX x (tasks + 1) */
+    sim_time_ns   *align_ns;                  /* by task: the first barrier of ... */
+    uint64_t      *align_ckpt;                /* ... this checkpoint */
+    sim_time_ns   *txn_ns;                    /* by task: a restore resolved its transactions then */
+    bool           told[TOLD_COUNT];
+    sent_ack       acks[ACKS_MAX];            /* sent, not arrived (yet) */
+    uint32_t       acks_count, acks_untracked;
 } narrator;
 
 static void task_name(const pipeline *p, uint32_t t, char *buf, size_t n) {
@@ -29,210 +68,530 @@ static void input_name(const pipeline *p, uint32_t t, uint32_t ch, char *buf, si
     snprintf(buf, n, "input %u (from %s)", ch, from);
 }
 
-static void narrate(void *ctx, const pipe_event *e) {
-    narrator *n = ctx;
-    const pipeline *p = n->p;
-    if (n->task >= 0 && e->task != (uint32_t)n->task) return;
-    if (n->ckpt != 0 && e->ckpt != n->ckpt) return;
-    switch (e->kind) {                            /* the finer steps checkers need are not narrated */
-    case PIPE_EV_CONSUME: case PIPE_EV_ACK: case PIPE_EV_WRITE: case PIPE_EV_WRITE_DONE:
-    case PIPE_EV_CHANNEL_STATE: case PIPE_EV_RESTORE: case PIPE_EV_SNAPSHOT_DROPPED: case PIPE_EV_METADATA:
-    case PIPE_EV_KIND_MAX:
-        return;
-    default:
-        break;
+/* "a", "a and b", "a, b and c"; the coordinator by name. */
+static void subjects_text(const narrator *n, const group *g, FILE *out) {
+    for (uint32_t i = 0; i < g->count; i++) {
+        uint32_t t = n->subjects[g->first + i];
+        if (t == NO_SUBJECT) continue;
+        char name[48] = "coordinator";
+        if (t != PIPE_NO_TASK) task_name(n->p, t, name, sizeof name);
+        fprintf(out, "%s%s", i == 0 ? "" : i + 1 == g->count ? " and " : ", ", name);
     }
-    char who[48] = "coordinator", in[96] = "";
-    if (e->task != PIPE_NO_TASK) task_name(p, e->task, who, sizeof who);
-    fprintf(n->out, "t=%.3fms %s ", (double)e->at_ns / 1e6, who);
-    const job *j = pipe_job(p);
-    switch (e->kind) {
-    case PIPE_EV_BARRIER:
-        input_name(p, e->task, e->channel, in, sizeof in);
-        fprintf(n->out, "got barrier %" PRIu64 " on %s", e->ckpt, in);
-        if (e->blocked > 0) {
-            fprintf(n->out, "; %u of %u inputs blocked, %u buffers wait behind them", e->blocked,
-                    j->tasks[e->task].in_count, e->waiting);
+    if (g->count > 0 && n->subjects[g->first] != NO_SUBJECT) fputc(' ', out);
+}
+
+static void flush(narrator *n) {
+    for (uint32_t i = 0; i < n->groups_count; i++) {
+        fprintf(n->out, "t=%.3fms ", (double)n->at_ns / 1e6);
+        subjects_text(n, &n->groups[i], n->out);
+        fprintf(n->out, "%s\n", n->groups[i].pred);
+        n->lines++;
+    }
+    n->groups_count = 0;
+}
+
+/* Lines go to a buffer until a step passes the filters (before, only
+ * faults were told), then to stdout: a filter that matches nothing
+ * prints nothing but why. */
+static void to_stdout(narrator *n) {
+    if (n->out == stdout) return;
+    fclose(n->out);
+    fwrite(n->early, 1, n->early_len, stdout);
+    free(n->early);
+    n->early = NULL;
+    n->out = stdout;
+}
+
+static uint64_t shown_us(sim_time_ns ns) { return ns == SIM_TIME_NS_MAX ? UINT64_MAX : (ns + 500) / 1000; }
+
+/* A line of the instant at_ns: subject, then what it did. Groups keep the
+ * order their first line came in; a group's subjects are its own. */
+static void say(narrator *n, sim_time_ns at_ns, uint32_t subject, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void say(narrator *n, sim_time_ns at_ns, uint32_t subject, const char *fmt, ...) {
+    char pred[PRED_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(pred, sizeof pred, fmt, ap);
+    va_end(ap);
+    if (w >= (int)sizeof pred) memcpy(pred + sizeof pred - 4, "...", 4);
+    if (subject != NO_SUBJECT && n->said++ == 0) to_stdout(n);
+    if (shown_us(at_ns) != shown_us(n->at_ns)) flush(n);   /* one instant: what a line shows, t=12.345ms */
+    if (n->groups_count == 0) n->at_ns = at_ns;
+    uint32_t tasks = pipe_job(n->p)->tasks_count + 1;
+    for (uint32_t i = 0; i < n->groups_count && subject != NO_SUBJECT; i++) {
+        group *g = &n->groups[i];
+        if (strcmp(g->pred, pred) != 0 || n->subjects[g->first] == NO_SUBJECT) continue;
+        if (g->count < tasks) n->subjects[g->first + g->count++] = subject;
+        return;
+    }
+    if (n->groups_count == GROUPS_MAX) flush(n);
+    group *g = &n->groups[n->groups_count++];
+    memcpy(g->pred, pred, sizeof pred);
+    g->first = (n->groups_count - 1) * tasks;
+    g->count = 1;
+    n->subjects[g->first] = subject;
+}
+
+/* An explanation the first time (told[id] is set then), "" after. */
+static const char *once(narrator *n, enum told id, const char *text) {
+    if (n->told[id]) return "";
+    n->told[id] = true;
+    return text;
+}
+
+static void on_barrier(narrator *n, const pipe_event *e) {
+    const job *j = pipe_job(n->p);
+    char in[96], tail[200] = "";
+    input_name(n->p, e->task, e->channel, in, sizeof in);
+    if (n->align_ckpt[e->task] != e->ckpt) {      /* its first barrier of this checkpoint */
+        n->align_ckpt[e->task] = e->ckpt;
+        n->align_ns[e->task] = e->at_ns;
+    }
+    if (e->blocked > 0) {
+        snprintf(tail, sizeof tail, "; %u of %u inputs blocked, %u buffer%s wait%s behind them", e->blocked,
+                 j->tasks[e->task].in_count, e->waiting, e->waiting == 1 ? "" : "s", e->waiting == 1 ? "s" : "");
+    } else if (e->released > 0) {
+        snprintf(tail, sizeof tail, "; the inputs it blocked go on: %u buffer%s waited behind them", e->released,
+                 e->released == 1 ? "" : "s");
+    }
+    say(n, e->at_ns, e->task, "got barrier %" PRIu64 " on %s%s%s", e->ckpt, in,
+        e->priority ? " as a priority barrier (it overtook the data queued before it)" : "", tail);
+}
+
+static void on_trigger(narrator *n, const pipe_event *e) {
+    const job *j = pipe_job(n->p);
+    if (e->channel != 0) {                        /* unaligned */
+        say(n, e->at_ns, e->task, "triggered checkpoint %" PRIu64 " unaligned%s", e->ckpt,
+            once(n, TOLD_UNALIGNED_TRIGGER, ": the barrier overtakes the queued output (persisted as channel state), "
+                 "the records queued on inputs without the barrier yet are persisted too, and the snapshot is taken at once"));
+    } else if (j->tasks[e->task].in_count == 0) {
+        say(n, e->at_ns, e->task, "triggered checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_SOURCE_TRIGGER, ": emitted the barrier on every output, after the records before it, and "
+                 "recorded the offsets to read from after a restore"));
+    } else {
+        char aligned[64] = "";
+        bool blocks = pipe_config(n->p)->ckpt.mode != PIPE_AT_LEAST_ONCE;   /* the barrier tracker never blocks */
+        bool several = j->tasks[e->task].in_count > 1;
+        if (n->align_ckpt[e->task] == e->ckpt && several) {
+            double d = (double)(e->at_ns - n->align_ns[e->task]) / 1e6;
+            if (blocks) snprintf(aligned, sizeof aligned, " (aligned in %.3fms)", d);
+            else snprintf(aligned, sizeof aligned, " (the first came %.3fms earlier)", d);
         }
+        const char *why = blocks ? once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream, started the snapshot, "
+                                        "unblocked the inputs")
+                        : several ? once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream and started the snapshot; "
+                                         "no input was blocked, so records that came after the first barriers are in it")
+                        : "";
+        say(n, e->at_ns, e->task, "had barrier %" PRIu64 " from every input%s%s", e->ckpt, aligned, why);
+    }
+}
+
+static void on_sync(narrator *n, const pipe_event *e) {
+    const job *j = pipe_job(n->p);
+    const job_vertex *v = &j->vertices[j->tasks[e->task].vertex];
+    if (v->kind == JOB_KEYED_AGG || v->kind == JOB_KEYED_JOIN) {
+        say(n, e->at_ns, e->task, "took the synchronous part of checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_SYNC_KEYED, ": a copy-on-write version of the keyed state is marked, written in the background "
+                 "while processing goes on"));
+    } else if (v->kind == JOB_SOURCE) {
+        say(n, e->at_ns, e->task, "took the synchronous part of checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_SYNC_SOURCE, " (the offsets; no keyed state)"));
+    } else if (v->kind == JOB_SINK && v->sink == JOB_SINK_2PC) {
+        say(n, e->at_ns, e->task, "pre-committed the open transaction for checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_SYNC_2PC, " and opened the next: its records become visible when the checkpoint completes"));
+    } else {
+        say(n, e->at_ns, e->task, "took the synchronous part of checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_SYNC_STATELESS, " (stateless: nothing to write)"));
+    }
+}
+
+static void on_failed(narrator *n, const pipe_event *e) {
+    char culprit[48] = "a task", what[200];
+    if (e->culprit != PIPE_NO_TASK) task_name(n->p, e->culprit, culprit, sizeof culprit);
+    switch ((pipe_fail_cause)e->channel) {
+    case PIPE_FAIL_REPORTED:   snprintf(what, sizeof what, "hears from %s that it failed", culprit); break;
+    case PIPE_FAIL_CONNECTION: snprintf(what, sizeof what, "lost its connection to %s (its TaskManager is gone)", culprit); break;
+    case PIPE_FAIL_EVENT_LOST: snprintf(what, sizeof what, "heard no acknowledgement of the splits it assigned to %s", culprit); break;
+    case PIPE_FAIL_CHECKPOINT_STORE: snprintf(what, sizeof what, "cannot tell whether its checkpoint store took a metadata write"); break;
+    case PIPE_FAIL_HEARTBEAT:
+        snprintf(what, sizeof what, "heard no heartbeat from %s's TaskManager within the timeout: it is lost", culprit);
         break;
+    default: snprintf(what, sizeof what, "has seen more checkpoints fail in a row than tolerable"); break;
+    }
+    say(n, e->at_ns, PIPE_NO_TASK, "%s: cancels every task; pending checkpoints die with attempt %" PRIu64, what, e->epoch);
+}
+
+static void on_abort(narrator *n, const pipe_event *e) {
+    static const char *const why[] = {
+        [PIPE_CKPT_DECLINED] = "a task declined it", [PIPE_CKPT_TIMED_OUT] = "not every acknowledgement came within the timeout",
+        [PIPE_CKPT_SUBSUMED] = "a newer checkpoint completed first", [PIPE_CKPT_JOB_FAILED] = "its attempt failed",
+    };
+    pipe_ckpt_end end = (pipe_ckpt_end)e->channel;
+    const char *because = end >= PIPE_CKPT_DECLINED && end <= PIPE_CKPT_JOB_FAILED ? why[end] : "?";
+    say(n, e->at_ns, PIPE_NO_TASK, "aborts checkpoint %" PRIu64 " (%s: %s)", e->ckpt, pipe_ckpt_end_name(end), because);
+}
+
+/* What the coordinator made of an acknowledgement, when it is news: a
+ * finished task acknowledged for, or one dropped (a counted one is the
+ * snapshot's own line). */
+static void on_receipt(narrator *n, const pipe_event *e) {
+    switch ((pipe_receipt)e->channel) {
+    case PIPE_RCV_COUNTED: return;
+    case PIPE_RCV_FOR_FINISHED:
+        say(n, e->at_ns, e->culprit, "had finished: the coordinator acknowledged checkpoint %" PRIu64
+            " for it, with the final state", e->ckpt);
+        return;
+    case PIPE_RCV_LATE:
+        say(n, e->at_ns, e->culprit, "acknowledged checkpoint %" PRIu64 " too late: the coordinator dropped the "
+            "acknowledgement (the checkpoint had ended)", e->ckpt);
+        return;
+    case PIPE_RCV_REPEATED: return;
+    case PIPE_RCV_FENCED:
+        say(n, e->at_ns, e->culprit, "acknowledged checkpoint %" PRIu64 " from an old attempt: the coordinator dropped "
+            "the acknowledgement (fencing)", e->ckpt);
+        return;
+    case PIPE_RCV_RESTARTING:
+        say(n, e->at_ns, e->culprit, "acknowledged checkpoint %" PRIu64 " while the job was not running: the "
+            "coordinator dropped the acknowledgement", e->ckpt);
+        return;
+    }
+}
+
+static void on_restore(narrator *n, const pipe_event *e) {
+    if (e->ckpt > 0) {
+        say(n, e->at_ns, e->task, "restored checkpoint %" PRIu64 " (attempt %" PRIu64 ")%s", e->ckpt, e->epoch,
+            e->ok ? "" : ": a file it needs is gone");
+    } else {
+        say(n, e->at_ns, e->task, e->epoch == 0 ? "started (attempt %" PRIu64 ")"
+                                                : "started over from scratch (attempt %" PRIu64 "): no checkpoint to restore",
+            e->epoch);
+    }
+}
+
+/* A transaction a restore resolved (those at completion notices are the
+ * sink's commit line). */
+static void on_txn(narrator *n, const pipe_event *e) {
+    if (e->channel != PIPE_TXN_RESTORE) return;
+    n->txn_ns[e->task] = e->at_ns;
+    if (e->ok) {
+        say(n, e->at_ns, e->task, "committed on restore the transaction pre-committed for checkpoint %" PRIu64
+            " (%u records, now visible): checkpoint %" PRIu64 " holds it", e->ckpt, e->count, n->restoring);
+    } else if (e->ckpt == 0) {
+        say(n, e->at_ns, e->task, "aborted on restore the open transaction (%u records): written after the "
+            "checkpoint, they are replayed", e->count);
+    } else {
+        say(n, e->at_ns, e->task, "aborted on restore the transaction pre-committed for checkpoint %" PRIu64
+            " (%u records): that checkpoint is not the one restored", e->ckpt, e->count);
+    }
+}
+
+static void on_align_timeout(narrator *n, const pipe_event *e) {
+    char to[64];
+    if (e->channel == 0) {
+        say(n, e->at_ns, e->task, "was still aligning checkpoint %" PRIu64 " at the alignment timeout (%u input%s blocked, "
+            "%u buffer%s behind them): switched it to unaligned and snapshotted at once; what the other inputs deliver "
+            "before their barrier is persisted as channel state", e->ckpt, e->blocked, e->blocked == 1 ? "" : "s",
+            e->waiting, e->waiting == 1 ? "" : "s");
+        return;
+    }
+    const job *j = pipe_job(n->p);
+    task_name(n->p, j->chans[e->chan].consumer, to, sizeof to);
+    say(n, e->at_ns, e->task, "still held barrier %" PRIu64 " behind %u queued buffers to %s at the alignment timeout: "
+        "sent it ahead as a priority barrier, the buffers it overtook persisted as channel state", e->ckpt, e->count, to);
+}
+
+/* The steps a learner reads; the finer ones checkers need are left out. */
+static void tell(narrator *n, const pipe_event *e) {
+    char in[96];
+    switch (e->kind) {
+    case PIPE_EV_BARRIER: on_barrier(n, e); break;
     case PIPE_EV_CANCEL:
-        input_name(p, e->task, e->channel, in, sizeof in);
-        fprintf(n->out, "got a cancel marker for checkpoint %" PRIu64 " on %s", e->ckpt, in);
+        input_name(n->p, e->task, e->channel, in, sizeof in);
+        say(n, e->at_ns, e->task, "got a cancel marker for checkpoint %" PRIu64 " on %s", e->ckpt, in);
         break;
     case PIPE_EV_END:
-        input_name(p, e->task, e->channel, in, sizeof in);
-        fprintf(n->out, "%s ended (end of partition)", in);
+        input_name(n->p, e->task, e->channel, in, sizeof in);
+        say(n, e->at_ns, e->task, "got end of partition on %s", in);
         break;
-    case PIPE_EV_TRIGGER:
-        if (e->channel != 0) {                   /* unaligned */
-            fprintf(n->out, "triggers checkpoint %" PRIu64 " unaligned: its barrier overtakes the queued output "
-                    "(persisted as channel state), the records queued on inputs without the barrier yet are "
-                    "persisted too, and it snapshots at once", e->ckpt);
-        } else if (j->tasks[e->task].in_count == 0) {
-            fprintf(n->out, "triggered checkpoint %" PRIu64 ": emits barrier %" PRIu64
-                    " on every output, after the records before it, and records its offsets", e->ckpt, e->ckpt);
-        } else {
-            fprintf(n->out, "has barrier %" PRIu64 " from every input: forwards it downstream and starts its "
-                    "snapshot; inputs unblocked", e->ckpt);
-        }
-        break;
+    case PIPE_EV_TRIGGER: on_trigger(n, e); break;
     case PIPE_EV_DECLINE:
-        fprintf(n->out, e->channel ? "skips checkpoint %" PRIu64 ": it was told the checkpoint is aborted; sends a"
-                                     " cancel marker downstream instead of a barrier"
-                                   : "aborts checkpoint %" PRIu64 ": declines it, sends a cancel marker downstream",
-                e->ckpt);
+        say(n, e->at_ns, e->task, e->channel ? "skipped checkpoint %" PRIu64 ": told it was aborted, sent cancel markers"
+                                               " downstream instead of a barrier"
+                                             : "declined checkpoint %" PRIu64 " and sent a cancel marker downstream", e->ckpt);
         break;
-    case PIPE_EV_TASK_FINISHED:
-        fprintf(n->out, "finished: every input ended; sends end of partition downstream");
-        break;
-    case PIPE_EV_CKPT_START:
-        fprintf(n->out, "triggers checkpoint %" PRIu64 " at the sources", e->ckpt);
-        break;
+    case PIPE_EV_TASK_FINISHED: say(n, e->at_ns, e->task, "finished (its input ended) and sent end of partition downstream"); break;
+    case PIPE_EV_CKPT_START: say(n, e->at_ns, PIPE_NO_TASK, "triggers checkpoint %" PRIu64 " at the sources", e->ckpt); break;
     case PIPE_EV_CKPT_COMPLETE:
-        fprintf(n->out, "completes checkpoint %" PRIu64 ": every task acknowledged; it is the restore point now",
-                e->ckpt);
+        say(n, e->at_ns, PIPE_NO_TASK, "completes checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_COMPLETE, ": every task acknowledged; it is the restore point now"));
         break;
-    case PIPE_EV_CKPT_ABORT:
-        fprintf(n->out, "aborts checkpoint %" PRIu64 " (%s)", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
-        break;
-    case PIPE_EV_JOB_FAILED: {
-        char culprit[48] = "a task";
-        if (e->culprit != PIPE_NO_TASK) task_name(p, e->culprit, culprit, sizeof culprit);
-        if (e->channel == PIPE_FAIL_REPORTED) {
-            fprintf(n->out, "hears from %s that it failed", culprit);
-        } else if (e->channel == PIPE_FAIL_CONNECTION) {
-            fprintf(n->out, "lost its connection to %s (its TaskManager is gone)", culprit);
-        } else if (e->channel == PIPE_FAIL_EVENT_LOST) {
-            fprintf(n->out, "heard no acknowledgement of the splits it assigned to %s", culprit);
-        } else if (e->channel == PIPE_FAIL_CHECKPOINT_STORE) {
-            fprintf(n->out, "cannot tell whether its checkpoint store took a metadata write");
-        } else if (e->channel == PIPE_FAIL_HEARTBEAT) {
-            fprintf(n->out, "heard no heartbeat from %s's TaskManager within the timeout: it is lost", culprit);
-        } else {
-            fprintf(n->out, "has seen more checkpoints fail in a row than tolerable");
-        }
-        fprintf(n->out, ": cancels every task; pending checkpoints die with this attempt");
-        break;
-    }
+    case PIPE_EV_CKPT_ABORT: on_abort(n, e); break;
+    case PIPE_EV_JOB_FAILED: on_failed(n, e); break;
     case PIPE_EV_JOB_RESTARTED:
-        if (pipe_restore_ckpt(p) > 0) {
-            fprintf(n->out, "restarts every task from checkpoint %" PRIu64 "; sources rewind to its offsets",
-                    pipe_restore_ckpt(p));
+        if (e->ckpt > 0) {
+            say(n, e->at_ns, PIPE_NO_TASK, "restarts every task from checkpoint %" PRIu64 "; sources rewind to its offsets"
+                " (attempt %" PRIu64 ")", e->ckpt, e->epoch);
         } else {
-            fprintf(n->out, "restarts every task from the beginning (no checkpoint completed yet)");
+            say(n, e->at_ns, PIPE_NO_TASK, "restarts every task from the beginning: no checkpoint to restore (attempt %"
+                PRIu64 ")", e->epoch);
         }
         break;
-    case PIPE_EV_SNAPSHOT_SYNC: {
-        job_kind k = j->vertices[j->tasks[e->task].vertex].kind;
-        if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN) {
-            fprintf(n->out, "synchronous part of checkpoint %" PRIu64 " done: a copy-on-write version of its keyed "
-                    "state is marked; it writes that version in the background and goes on processing", e->ckpt);
-        } else {
-            fprintf(n->out, "synchronous part of checkpoint %" PRIu64 " done (%s); no keyed state to write", e->ckpt,
-                    k == JOB_SOURCE ? "offsets recorded"
-                    : k == JOB_SINK && j->vertices[j->tasks[e->task].vertex].sink == JOB_SINK_2PC
-                        ? "open transaction pre-committed"
-                        : "stateless");
-        }
-        break;
-    }
+    case PIPE_EV_SNAPSHOT_SYNC: on_sync(n, e); break;
     case PIPE_EV_SNAPSHOT_ASYNC:
-        fprintf(n->out, "asynchronous part of checkpoint %" PRIu64 " written to the state backend; acknowledges",
-                e->ckpt);
+        say(n, e->at_ns, e->task, "wrote checkpoint %" PRIu64 "%s and acknowledged it", e->ckpt,
+            once(n, TOLD_ASYNC, "'s asynchronous part to the state backend"));
         break;
     case PIPE_EV_SINK_COMMIT:
-        fprintf(n->out, "commits its pre-committed transactions up to checkpoint %" PRIu64 ": their output is visible now",
-                e->ckpt);
+        if (n->txn_ns[e->task] == e->at_ns) break;   /* a restore's: its transactions were told one by one */
+        say(n, e->at_ns, e->task, "committed the pre-committed transactions up to checkpoint %" PRIu64 ": their output is "
+            "visible now", e->ckpt);
         break;
     case PIPE_EV_COORD_FAILOVER:
-        fprintf(n->out, "a new coordinator takes over: cancels every task, recovers the completed checkpoints it can");
+        say(n, e->at_ns, PIPE_NO_TASK, "is a new coordinator: cancels every task, recovers the completed checkpoints it can");
         break;
-    default:
+    case PIPE_EV_ACK_RECEIVED: on_receipt(n, e); break;
+    case PIPE_EV_RESTORE: on_restore(n, e); break;
+    case PIPE_EV_TXN: on_txn(n, e); break;
+    case PIPE_EV_ALIGN_TIMEOUT: on_align_timeout(n, e); break;
+    case PIPE_EV_BACKPRESSURE:                    /* the short holds of steady flow control are not news */
+        if (e->bytes >= SIM_NS_PER_MS) {
+            say(n, e->at_ns, e->task, "goes on after %.3fms held up by backpressure (since t=%.3fms): an output "
+                "channel had no credit, so it could not take its next input", (double)e->bytes / 1e6,
+                (double)(e->at_ns - e->bytes) / 1e6);
+        }
         break;
+    default: break;
     }
-    fputc('\n', n->out);
-    n->lines++;
+}
+
+/* Acknowledgements sent and not arrived: at the end, the lost ones. */
+static void track_ack(narrator *n, const pipe_event *e) {
+    if (e->kind == PIPE_EV_ACK) {
+        if (n->acks_count == ACKS_MAX) {
+            n->acks_untracked++;
+            return;
+        }
+        n->acks[n->acks_count++] = (sent_ack){ .task = e->task, .ckpt = e->ckpt };
+        return;
+    }
+    for (uint32_t i = 0; i < n->acks_count; i++) {
+        if (n->acks[i].task != e->culprit || n->acks[i].ckpt != e->ckpt) continue;
+        n->acks[i] = n->acks[--n->acks_count];   /* order does not matter until the end, which sorts */
+        return;
+    }
+}
+
+static bool ckpt_pending(const pipeline *p, uint64_t ckpt) {
+    uint32_t count = 0;
+    const pipe_ckpt_rec *h = pipe_history(p, &count);
+    return ckpt >= 1 && ckpt <= count && h[ckpt - 1].end == PIPE_CKPT_PENDING;
+}
+
+static int by_task_then_ckpt(const void *a, const void *b) {
+    const sent_ack *x = a, *y = b;
+    if (x->task != y->task) return x->task < y->task ? -1 : 1;
+    return x->ckpt < y->ckpt ? -1 : x->ckpt > y->ckpt;
+}
+
+/* "out[0]'s acknowledgements of checkpoints 4, 5 and 6 never reached the coordinator" */
+static void tell_lost(narrator *n) {
+    qsort(n->acks, n->acks_count, sizeof n->acks[0], by_task_then_ckpt);
+    for (uint32_t i = 0; i < n->acks_count;) {    /* a task's acks of checkpoints still pending at the end, then the others */
+        uint32_t t = n->acks[i].task, k = i;
+        bool pending = ckpt_pending(n->p, n->acks[i].ckpt);
+        while (k < n->acks_count && n->acks[k].task == t && ckpt_pending(n->p, n->acks[k].ckpt) == pending) k++;
+        bool mine = n->task < 0 || (uint32_t)n->task == t;
+        char list[400] = "";
+        size_t used = 0;
+        uint32_t shown = 0;
+        for (uint32_t q = i; q < k && used < sizeof list - 40; q++) {
+            if (n->ckpt != 0 && n->acks[q].ckpt != n->ckpt) continue;
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%" PRIu64, shown == 0 ? "" : q + 1 == k ? " and " : ", ",
+                                     n->acks[q].ckpt);
+            shown++;
+        }
+        if (mine && shown > 0) {
+            say(n, pipe_sim(n->p)->now_ns, t, "had sent acknowledgement%s of checkpoint%s %s that never reached the "
+                "coordinator: %s", shown == 1 ? "" : "s", shown == 1 ? "" : "s", list,
+                pending ? "on the way when the run ended" : "lost on the way");
+        }
+        i = k;
+    }
+    if (n->acks_untracked > 0) {
+        say(n, pipe_sim(n->p)->now_ns, NO_SUBJECT, "(%u more acknowledgements were on their way at once than explain "
+            "follows: whether they arrived is not told)", n->acks_untracked);
+    }
+}
+
+static void narrate(void *ctx, const pipe_event *e) {
+    narrator *n = ctx;
+    if (e->kind == PIPE_EV_JOB_RESTARTED) n->restoring = e->ckpt;
+    if (e->kind == PIPE_EV_ACK || (e->kind == PIPE_EV_ACK_RECEIVED && e->channel != PIPE_RCV_FOR_FINISHED)) track_ack(n, e);
+    bool receipt = e->kind == PIPE_EV_ACK_RECEIVED || e->kind == PIPE_EV_DECLINE_RECEIVED;
+    uint32_t who = receipt ? e->culprit : e->task;   /* a receipt speaks of its sender */
+    if (n->task >= 0 && who != (uint32_t)n->task) return;
+    if (n->ckpt != 0 && e->ckpt != n->ckpt) return;
+    tell(n, e);
+}
+
+/* Faults are told whatever the filters: they are what the steps answer to. */
+static void on_fault(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin) {
+    narrator *n = ctx;
+    char words[SCN_FAULT_TEXT_BYTES + 2 * CLI_STORY_VICTIMS];
+    cli_fault_words(n->s, n->story, fault, begin, words, sizeof words);
+    say(n, at_ns, NO_SUBJECT, "%s %s", begin ? "fault:" : "fault over:", words);
 }
 
 static void explain_usage(FILE *f) {
     fprintf(f, "usage: absim explain FILE [--seed S] [--faults random] [--bug NAME] [--task NAME[I]] [--checkpoint N]\n"
                "\n"
-               "Runs the scenario and narrates the protocol, one line per step: barriers\n"
-               "arriving and blocking inputs, triggers, snapshots, acknowledgements,\n"
-               "completed and aborted checkpoints, failures and restarts.\n"
+               "Runs the scenario and narrates the protocol, a line per step: the faults as\n"
+               "they begin and end, barriers arriving and blocking inputs, alignment\n"
+               "timeouts, triggers, snapshots, acknowledgements dropped or made up for\n"
+               "finished tasks, completed and aborted checkpoints, failures, restarts and\n"
+               "restores, transactions committed and aborted on restore. Steps of one\n"
+               "instant that say the same of several tasks are one line.\n"
                "  --faults random  adds the fault profile swarm draws for the seed (narrates a swarm seed)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n"
                "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
-               "  --checkpoint N   only the steps of checkpoint N\n");
+               "  --checkpoint N   only the steps of checkpoint N\n"
+               "Exit 2 when a filter matches no step of the run (it says so).\n");
 }
 
-int cli_explain(int argc, char **argv) {
+typedef struct explain_opts {
+    uint64_t    seed, ckpt;
+    bool        seed_given, random_faults;
+    pipe_bug    bug;
+    const char *task;
+} explain_opts;
+
+/* The options; -1 when the run goes on, else the exit status. */
+static int parse_explain(const char *prog, int argc, char **argv, explain_opts *x) {
     static const struct option opts[] = {
-        { "seed", required_argument, NULL, 's' },
-        { "task", required_argument, NULL, 't' },
-        { "checkpoint", required_argument, NULL, 'c' },
-        { "faults", required_argument, NULL, 'f' },
-        { "bug", required_argument, NULL, 'b' },
-        { "help", no_argument, NULL, 'h' },
+        { "seed", required_argument, NULL, 's' },   { "task", required_argument, NULL, 't' },
+        { "checkpoint", required_argument, NULL, 'c' }, { "faults", required_argument, NULL, 'f' },
+        { "bug", required_argument, NULL, 'b' },    { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *prog = "absim explain";
-    uint64_t seed = 0, ckpt = 0;
-    bool seed_given = false, random_faults = false;
-    pipe_bug bug = PIPE_BUG_NONE;
-    const char *task = NULL;
+    *x = (explain_opts){ .bug = PIPE_BUG_NONE };
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE;
-            seed_given = true;
+            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &x->seed)) return CLI_USAGE;
+            x->seed_given = true;
             break;
-        case 't': task = optarg; break;
-        case 'f': if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE; break;
-        case 'b': if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE; break;
-        case 'c': if (!cli_parse_u64(prog, "--checkpoint", optarg, 1, UINT64_MAX, &ckpt)) return CLI_USAGE; break;
+        case 't': x->task = optarg; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
+        case 'c': if (!cli_parse_u64(prog, "--checkpoint", optarg, 1, UINT64_MAX, &x->ckpt)) return CLI_USAGE; break;
         case 'h': explain_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
     }
-    scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
+    return -1;
+}
+
+/* --task: the task's id, PIPE_NO_TASK for the coordinator, -1: none such. */
+static int64_t task_of(const pipeline *p, const char *name) {
+    if (strcmp(name, "coordinator") == 0) return PIPE_NO_TASK;
+    const job *j = pipe_job(p);
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        char each[48];
+        task_name(p, t, each, sizeof each);
+        if (strcmp(each, name) == 0) return t;
+    }
+    return -1;
+}
+
+static narrator *narrator_new(pipeline *p, const scn *s, const explain_opts *x) {
+    uint32_t tasks = pipe_job(p)->tasks_count;
+    narrator *n = calloc(1, sizeof *n);
+    if (n == NULL) return NULL;
+    *n = (narrator){ .p = p, .s = s, .task = -1, .ckpt = x->ckpt, .at_ns = SIM_TIME_NS_MAX };
+    n->story = calloc(1, sizeof *n->story);
+    n->subjects = calloc((size_t)GROUPS_MAX * (tasks + 1), sizeof *n->subjects);
+    n->align_ns = calloc(tasks, sizeof *n->align_ns);
+    n->align_ckpt = calloc(tasks, sizeof *n->align_ckpt);
+    n->txn_ns = calloc(tasks, sizeof *n->txn_ns);
+    if (n->story == NULL || n->subjects == NULL || n->align_ns == NULL || n->align_ckpt == NULL || n->txn_ns == NULL) {
+        free(n->story); free(n->subjects); free(n->align_ns); free(n->align_ckpt); free(n->txn_ns); free(n);
+        return NULL;
+    }
+    for (uint32_t t = 0; t < tasks; t++) n->txn_ns[t] = SIM_TIME_NS_MAX;
+    n->out = open_memstream(&n->early, &n->early_len);
+    if (n->out == NULL) n->out = stdout;
+    return n;
+}
+
+static void narrator_free(narrator *n) {
+    if (n->out != stdout) fclose(n->out);
+    free(n->early);
+    free(n->story); free(n->subjects); free(n->align_ns); free(n->align_ckpt); free(n->txn_ns); free(n);
+}
+
+/* A filter that let no step through names what the run had instead. */
+static int nothing_matched(const char *prog, const explain_opts *x, const pipeline *p) {
+    char what[160] = "";
+    if (x->task != NULL) snprintf(what, sizeof what, "--task %s", x->task);
+    if (x->ckpt != 0) {
+        size_t used = strlen(what);
+        snprintf(what + used, sizeof what - used, "%s--checkpoint %" PRIu64, used ? " " : "", x->ckpt);
+    }
+    uint64_t triggered = pipe_get_stats(p)->triggered;
+    fprintf(stderr, "%s: %s matches no step of the run (it triggered %" PRIu64 " checkpoint%s)\n", prog, what,
+            triggered, triggered == 1 ? "" : "s");
+    return CLI_USAGE;
+}
+
+int cli_explain(int argc, char **argv) {
+    const char *prog = "absim explain";
+    explain_opts x;
+    int rc = parse_explain(prog, argc, argv, &x);
+    if (rc >= 0) return rc;
+    scn *s = cli_load_scenario(prog, argc, argv, x.seed_given, x.seed);
     if (s == NULL) return CLI_USAGE;
-    char err[SCN_ERR_BYTES];
-    s->cfg.bug = bug;
-    if (random_faults) cli_random_faults(s);
+    char err[SCN_ERR_BYTES] = "out of memory";
+    s->cfg.bug = x.bug;
+    if (x.random_faults) cli_random_faults(s);
     bool ready = cli_memory_ok(&s->cfg, 1, false, err, sizeof err);
     pipeline *p = ready ? pipe_create(&s->cfg, err, sizeof err) : NULL;
-    if (p == NULL) {
+    narrator *n = p != NULL ? narrator_new(p, s, &x) : NULL;
+    if (n == NULL) {
         fprintf(stderr, "%s: %s\n", argv[optind], err);
+        pipe_destroy(p);
         free(s);
         return CLI_USAGE;
     }
-    narrator n = { .p = p, .out = stdout, .task = -1, .ckpt = ckpt };
-    if (task != NULL) {
+    if (x.task != NULL && (n->task = task_of(p, x.task)) < 0) {
         const job *j = pipe_job(p);
-        if (strcmp(task, "coordinator") == 0) n.task = PIPE_NO_TASK;
-        for (uint32_t t = 0; t < j->tasks_count && n.task < 0; t++) {
-            char name[48];
-            task_name(p, t, name, sizeof name);
-            if (strcmp(name, task) == 0) n.task = t;
-        }
-        if (n.task < 0) {
-            fprintf(stderr, "%s: --task '%s': no such task (write it as vertex[subtask], as in %s[0])\n", prog,
-                    task, j->vertices[j->vertices_count > 1 ? 1 : 0].name);
-            pipe_destroy(p);
-            free(s);
-            return CLI_USAGE;
+        fprintf(stderr, "%s: --task '%s': no such task (write it as vertex[subtask], as in %s[0])\n", prog, x.task,
+                j->vertices[j->vertices_count > 1 ? 1 : 0].name);
+        rc = CLI_USAGE;
+    } else {
+        scn_armed arm;                           /* faults first, then the story (for fault words), then the narration */
+        cli_story_run story;
+        cli_story_begin(&story, n->story, s, p, &arm, NULL, x.random_faults);
+        story.on_fault = on_fault;
+        story.on_fault_ctx = n;
+        story.then = narrate;
+        story.then_ctx = n;
+        scn_arm_faults(s, p, &arm, cli_story_observe, &story);
+        pipe_run(p);
+        cli_story_end(&story);
+        tell_lost(n);
+        flush(n);
+        rc = n->said == 0 && (x.task != NULL || x.ckpt != 0) ? nothing_matched(prog, &x, p) : CLI_OK;
+        if (rc == CLI_OK) {
+            to_stdout(n);
+            printf("%s: seed %" PRIu64 ", %s; %" PRIu64 " lines narrated, trace_hash %016" PRIx64 "\n", argv[optind],
+                   s->cfg.seed, pipe_status_name(pipe_get_status(p)), n->lines, pipe_sim(p)->trace_hash);
         }
     }
-    scn_armed arm;                               /* faults first, then the narration */
-    scn_arm_faults(s, p, &arm, narrate, &n);
-    pipe_run(p);
-    printf("%s: seed %" PRIu64 ", %s; %" PRIu64 " steps narrated, trace_hash %016" PRIx64 "\n", argv[optind],
-           s->cfg.seed, pipe_status_name(pipe_get_status(p)), n.lines, pipe_sim(p)->trace_hash);
+    narrator_free(n);
     pipe_destroy(p);
     free(s);
-    return CLI_OK;
+    return rc;
 }

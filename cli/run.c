@@ -96,6 +96,31 @@ static bool latency_measured(const pipe_cfg *c) {
            (unsigned __int128)c->source_rate_per_s * c->broker.event_gap_ns <= (unsigned __int128)SIM_NS_PER_S * fewest;
 }
 
+/* "  backpressure: map[0] 18.213ms, ...": the three tasks held up longest
+ * with an output out of room (Flink's backPressuredTimeMsPerSecond, summed
+ * over the run), ties in task order; nothing when none was. */
+static void summary_backpressure(FILE *out, const pipeline *p) {
+    const job *j = pipe_job(p);
+    sim_time_ns below = SIM_TIME_NS_MAX;          /* the next pick is the longest under the last one */
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        uint32_t best = UINT32_MAX;
+        sim_time_ns best_ns = 0;
+        for (uint32_t t = 0; t < j->tasks_count; t++) {
+            sim_time_ns x = pipe_task_backpressure_ns(p, t);
+            bool after = x < below || (x == below && t > last);   /* not picked yet: ties in task order */
+            if (x > 0 && after && (best == UINT32_MAX || x > best_ns)) best = t, best_ns = x;
+        }
+        if (best == UINT32_MAX) break;
+        const job_vertex *v = &j->vertices[j->tasks[best].vertex];
+        fprintf(out, "%s %s[%u] %.3fms", i == 0 ? "  backpressure (an output out of room):" : ",", v->name,
+                j->tasks[best].subtask, (double)best_ns / 1e6);
+        below = best_ns;
+        last = best;
+    }
+    if (below != SIM_TIME_NS_MAX) fputc('\n', out);
+}
+
 /* The run's summary lines (checkpoints, durations, state, records). */
 static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats *st, pipe_status status,
                     const cli_story *story) {
@@ -122,6 +147,7 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
     fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
             ", visible %" PRIu64 "%s\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
             st->visible_records, over);
+    summary_backpressure(out, p);
     cli_story_recovery(out, s, story, status);
     if (latency_measured(&s->cfg) && st->visible_records > 0) {
         fprintf(out, "  event-time latency of the visible output: mean %.3fms, max %.3fms\n",
@@ -336,7 +362,8 @@ uint32_t cli_random_faults(scn *s) {
     return scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
 }
 
-int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, cli_outcome *o) {
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt,
+                     cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
     if (!cli_memory_ok(&s->cfg, 1, true, err, sizeof err)) {    /* one pipeline at a time, and the checkers */
@@ -353,6 +380,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         pipe_destroy(p);
         return CLI_USAGE;
     }
+    if (dot_ckpt != 0) rpt_keep_only(&rec, dot_ckpt);
     check_attach(cs);                            /* the checkers observe first */
     scn_armed arm;                               /* faults at times and at protocol points */
     cli_story_run story;                         /* what happened, told by the summary, --json and --trace */
@@ -362,10 +390,14 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
     cli_story_end(&story);
-    if (dot != NULL) {
+    bool drawn = dot == NULL || dot_ckpt == 0 || dot_ckpt <= rec.triggered;
+    if (dot != NULL && drawn) {
         char title[320];
         snprintf(title, sizeof title, "%s, seed %" PRIu64, s->path, s->cfg.seed);
         rpt_write_dot(&rec, dot, title);
+    } else if (!drawn) {                         /* nothing to draw: a mistake of the command, as a bad option */
+        cli_failure_add(&o->failures, "absim run: --dot-checkpoint %" PRIu64 ": the run triggered %s%" PRIu64
+                        " checkpoint%s", dot_ckpt, rec.triggered ? "only " : "", rec.triggered, rec.triggered == 1 ? "" : "s");
     }
     rpt_free(&rec);
     const check_report *r = check_finish(cs);
@@ -383,6 +415,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     int rc = verdicts(s, out, r, o);
     fault_verdicts(&arm, pipe_sim(p)->now_ns, out, o);
     if (o->unfired > 0) rc = CLI_FAIL;
+    if (!drawn) rc = CLI_USAGE;                  /* its refusal is the first failure: the one the caller prints */
     o->ok = rc == CLI_OK;
     check_destroy(cs);
     pipe_destroy(p);
@@ -399,7 +432,7 @@ static void run_usage(FILE *f, bool replay) {
         return;
     }
     fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
-               "                 [--trace FILE] [--dot FILE] [--coverage FILE]\n"
+               "                 [--trace FILE] [--dot FILE [--dot-checkpoint N]] [--coverage FILE]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (its faults, checkpoints, failures and the restarts that followed,\n"
@@ -418,6 +451,8 @@ static void run_usage(FILE *f, bool replay) {
                "                   end as a JSON line ('-': stdout)\n"
                "  --dot FILE       writes the first 32 checkpoints as a Graphviz picture\n"
                "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
+               "  --dot-checkpoint N  draws checkpoint N alone (exit 2 when the run did not\n"
+               "                   trigger it)\n"
                "  --coverage FILE  writes the count of every protocol reach point (absim\n"
                "                   coverage) as one JSON object, and prints those not reached\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
@@ -500,6 +535,7 @@ typedef struct run_opts {
     bool        seed_given, hash_given, random_faults, json;
     pipe_bug    bug;
     const char *paths[4];             /* --log, --trace, --dot, --coverage */
+    uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first 32) */
 } run_opts;
 
 static bool parse_hash(const char *prog, const char *text, uint64_t *hash) {
@@ -520,6 +556,7 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         { "json", no_argument, NULL, 'j' },         { "log", required_argument, NULL, 'l' },
         { "trace", required_argument, NULL, 't' },  { "dot", required_argument, NULL, 'd' },
         { "coverage", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
+        { "dot-checkpoint", required_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 },
     };
     *x = (run_opts){ .bug = PIPE_BUG_NONE };
@@ -542,10 +579,15 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         case 't': x->paths[1] = optarg; break;
         case 'd': x->paths[2] = optarg; break;
         case 'c': x->paths[3] = optarg; break;
+        case 'D': if (!cli_parse_u64(prog, "--dot-checkpoint", optarg, 1, UINT64_MAX, &x->dot_ckpt)) return CLI_USAGE; break;
         case 'j': x->json = true; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
+    }
+    if (x->dot_ckpt != 0 && x->paths[2] == NULL) {
+        fprintf(stderr, "%s: --dot-checkpoint needs --dot FILE (the picture it draws)\n", prog);
+        return CLI_USAGE;
     }
     if (replay && !x->seed_given) {
         fprintf(stderr, "%s: --seed is required\n", prog);
@@ -583,7 +625,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         return CLI_USAGE;
     }
     cli_outcome o;
-    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, &o);
+    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, x.dot_ckpt, &o);
     if (rc == CLI_USAGE) {
         fprintf(stderr, "%s\n", o.failures.text[0]);
         abandon_outputs(&w);

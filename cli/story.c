@@ -127,14 +127,66 @@ static void json_str(FILE *out, const char *text) {
 
 /* ---- during the run -------------------------------------------------------- */
 
+/* What a fault does when it begins and ends, in words: %s is its target. */
+static const char *const fault_verbs[][2] = {
+    [SCN_CRASH_MACHINE] = { "%s crashes", "%s is back (its slots are free again)" },
+    [SCN_CRASH_TASK] = { "%s crashes; its TaskManager lives on and offers the slot again", "%s may run again" },
+    [SCN_PARTITION] = { "the network splits machines %s", "the partition %s heals" },
+    [SCN_DELAY_LINK] = { "the link %s slows down", "the link %s is back to its latency" },
+    [SCN_CUT_LINK] = { "the link %s is cut: its tasks lose the connection", "the link %s can connect again" },
+    [SCN_LOSE_RPC] = { "messages %s start to get lost", "messages %s are no longer lost" },
+    [SCN_CRASH_COORDINATOR] = { "the %s crashes", "the %s's machine is back: a new coordinator starts" },
+    [SCN_SLOW_STORE] = { "the %s slows down", "the %s is back to its speed" },
+    [SCN_FAIL_STORE] = { "the %s starts to fail writes", "the %s stops failing writes" },
+    [SCN_SLOW_TASK] = { "%s starts to process its records slower", "%s is back to its speed" },
+    [SCN_PAUSE_MACHINE] = { "%s is paused (its tasks keep their state and connections but handle nothing)",
+                            "%s resumes and handles what waited for it" },
+    [SCN_PAUSE_COORDINATOR] = { "the %s is paused: it triggers, completes and answers nothing", "the %s resumes" },
+    [SCN_PAUSE_TASK] = { "%s is paused: it handles nothing", "%s resumes and handles what waited for it" },
+    [SCN_DELAY_RPC] = { "messages %s are delayed", "messages %s are on time again" },
+    [SCN_AMBIGUOUS_STORE] = { "the %s reports some writes it took as failed", "the %s reports its writes truly again" },
+};
+
+/* "machine 0 crashes, with source[0] map[0] on it (line 22: fault at
+ * 53ms crash machine 0 for 10ms)": what fault i does as it begins or ends. */
+void cli_fault_words(const scn *s, const cli_story *st, uint32_t i, bool begin, char *buf, size_t n) {
+    const scn_fault *f = &s->faults[i];
+    char target[TARGET_BYTES], text[SCN_FAULT_TEXT_BYTES], line[32] = "";
+    target_text(s, f, target, sizeof target);
+    if (f->kind == SCN_SLOW_STORE || f->kind == SCN_FAIL_STORE || f->kind == SCN_AMBIGUOUS_STORE) {
+        snprintf(target, sizeof target, "%s", f->ha ? "HA services' checkpoint store" : "store");
+    }
+    scn_fault_text(s, f, text, sizeof text);
+    if (f->line > 0) snprintf(line, sizeof line, "line %u: ", f->line);
+    const char *victims = st->faults[i].victims;
+    int w = snprintf(buf, n, fault_verbs[f->kind][begin ? 0 : 1], target);
+    if (w < 0 || (size_t)w >= n) return;
+    if (begin && on_machine(f->kind) && victims[0] != '\0') w += snprintf(buf + w, n - (size_t)w, ", with %s on it", victims);
+    if (w >= 0 && (size_t)w < n) snprintf(buf + w, n - (size_t)w, " (%s%s)", line, text);
+}
+
 /* The trace's fault step: kind, target, the tasks a machine crash took,
- * the scenario line and its text. */
+ * the scenario line and its text; the picture's incident; explain's line. */
 static void trace_fault(cli_story_run *r, uint32_t i, sim_time_ns at_ns, bool begin) {
-    if (r->rec == NULL || r->rec->trace == NULL) return;
     const scn_fault *f = &r->s->faults[i];
+    bool instant = !begin && f->duration_ns == 0;          /* an end at once (a crash for good) is no news */
+    if (r->on_fault != NULL && !instant) r->on_fault(r->on_fault_ctx, i, at_ns, begin);
+    if (r->rec == NULL) return;
     char target[TARGET_BYTES], text[SCN_FAULT_TEXT_BYTES], tasks[2 * CLI_STORY_VICTIMS] = "", fields[2048];
     target_text(r->s, f, target, sizeof target);
     scn_fault_text(r->s, f, text, sizeof text);
+    if (r->rec->keep && !instant) {                       /* "crash machine 1 for 20ms (line 25)" */
+        char mark[SCN_FAULT_TEXT_BYTES + 2 * CLI_STORY_VICTIMS];
+        const char *words = strncmp(text, "fault ", 6) == 0 ? text + 6 : text;   /* the box says when already */
+        if (strncmp(words, "at ", 3) == 0 && strchr(words + 3, ' ') != NULL) words = strchr(words + 3, ' ') + 1;
+        int w = snprintf(mark, sizeof mark, "%s", words);
+        if (f->line > 0 && w >= 0 && (size_t)w < sizeof mark) w += snprintf(mark + w, sizeof mark - (size_t)w, " (line %u)", f->line);
+        if (begin && r->st->faults[i].victims[0] != '\0' && w >= 0 && (size_t)w < sizeof mark) {
+            snprintf(mark + w, sizeof mark - (size_t)w, ", on %s", r->st->faults[i].victims);
+        }
+        rpt_fault_mark(r->rec, at_ns, begin, mark);
+    }
+    if (r->rec->trace == NULL) return;
     const char *v = r->st->faults[i].victims;
     if (on_machine(f->kind)) {                            /* ["source[1]","map[1]"] */
         size_t used = (size_t)snprintf(tasks, sizeof tasks, ",\"tasks\":[\"");
@@ -344,6 +396,7 @@ void cli_story_observe(void *ctx, const pipe_event *e) {
     default: break;
     }
     if (r->rec != NULL) rpt_observe(r->rec, e);
+    if (r->then != NULL) r->then(r->then_ctx, e);
 }
 
 /* The sort key: when the fault began, else when it was due, else its

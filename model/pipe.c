@@ -757,6 +757,11 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
 /* ---- read-only views for checkers ------------------------------------------ */
 
 const broker *pipe_broker(const pipeline *p) { return &p->w.brk; }
+
+sim_time_ns pipe_task_backpressure_ns(const pipeline *p, uint32_t task) {
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
+    return task_backpressure_ns(&p->tm, &p->tm.tasks[task]);
+}
 const pipe_cfg *pipe_config(const pipeline *p) { return &p->w.cfg; }
 
 static const rt_slot *slot_of(const pipeline *p, uint64_t ckpt) {

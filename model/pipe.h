@@ -292,7 +292,7 @@ typedef enum pipe_ev_kind {
     PIPE_EV_CKPT_COMPLETE,
     PIPE_EV_CKPT_ABORT,               /* declined, timed out, subsumed or lost with the attempt */
     PIPE_EV_JOB_FAILED,
-    PIPE_EV_JOB_RESTARTED,
+    PIPE_EV_JOB_RESTARTED,            /* coordinator: the next attempt is deployed from `ckpt` (0: the beginning) */
     PIPE_EV_SNAPSHOT_SYNC,            /* task: synchronous part of `ckpt` done, asynchronous part begins */
     PIPE_EV_SNAPSHOT_ASYNC,           /* task: asynchronous part of `ckpt` written (then it acknowledges) */
     PIPE_EV_SINK_COMMIT,              /* sink task committed the transactions up to `ckpt` */
@@ -306,6 +306,18 @@ typedef enum pipe_ev_kind {
     PIPE_EV_SNAPSHOT_DROPPED,         /* task dropped its unacknowledged snapshot of `ckpt`: aborted or subsumed */
     PIPE_EV_METADATA,                 /* coordinator: the metadata of `ckpt` reached the completed-checkpoint store
                                          (`ok`; `ambiguous`: its writer could not know), or a write of it failed */
+    /* Steps only reports read (the trace, the picture, explain): */
+    PIPE_EV_ACK_RECEIVED,             /* coordinator: `culprit`'s acknowledgement of `ckpt` arrived (or, for a finished
+                                         task, was made up for it); `channel`: a pipe_receipt */
+    PIPE_EV_DECLINE_RECEIVED,         /* coordinator: `culprit`'s decline of `ckpt` arrived; `channel`: a pipe_receipt */
+    PIPE_EV_NOTICE,                   /* task: the coordinator's notice that `ckpt` completed (`ok`) or was aborted */
+    PIPE_EV_TXN,                      /* sink: its transaction of `ckpt` (0: the open one), `count` records, committed
+                                         (`ok`) or aborted; `channel`: a pipe_txn_why */
+    PIPE_EV_ALIGN_TIMEOUT,            /* task: `ckpt` is older than the alignment timeout: its inputs switch to
+                                         unaligned (`channel` 0; `blocked`, `waiting` before the switch), or its
+                                         barrier queued on output channel `chan` turns priority (`channel` 1) */
+    PIPE_EV_BACKPRESSURE,             /* task: it was held up by backpressure (an output without room) for `bytes` ns,
+                                         up to now (Flink's backPressuredTimeMsPerSecond, as an interval) */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
@@ -318,6 +330,23 @@ typedef enum pipe_fail_cause {
     PIPE_FAIL_CHECKPOINT_STORE,       /* a write to the completed-checkpoint store ended ambiguously (`ckpt`) */
     PIPE_FAIL_EVENT_LOST,             /* `culprit`, a source, never acknowledged the splits assigned to it */
 } pipe_fail_cause;
+
+/* What the coordinator made of an acknowledgement or a decline
+ * (PIPE_EV_ACK_RECEIVED's and PIPE_EV_DECLINE_RECEIVED's `channel`). */
+typedef enum pipe_receipt {
+    PIPE_RCV_COUNTED = 0,             /* taken for its pending checkpoint */
+    PIPE_RCV_LATE,                    /* the checkpoint had ended (aborted, subsumed): dropped */
+    PIPE_RCV_REPEATED,                /* the task had acknowledged it already: dropped */
+    PIPE_RCV_FENCED,                  /* sent by another attempt of the job: dropped */
+    PIPE_RCV_RESTARTING,              /* the job was not running (failed, restarting): dropped */
+    PIPE_RCV_FOR_FINISHED,            /* no message: the coordinator acknowledged for a finished task */
+} pipe_receipt;
+
+/* Why a sink's transaction was resolved (PIPE_EV_TXN's `channel`). */
+typedef enum pipe_txn_why {
+    PIPE_TXN_NOTICE = 0,              /* a completion notice (or the job's end) committed it */
+    PIPE_TXN_RESTORE,                 /* a restore committed it (its checkpoint completed) or aborted it */
+} pipe_txn_why;
 
 #define PIPE_NO_TASK UINT32_MAX
 #define PIPE_NO_CHAN UINT32_MAX
@@ -335,20 +364,27 @@ typedef struct pipe_event {
                                          the pipe_ckpt_end, for CKPT_COMPLETE/CKPT_ABORT;
                                          1 for an unaligned TRIGGER, and for a DECLINE of a
                                          checkpoint known to be aborted (no decline sent);
-                                         the pipe_fail_cause, for JOB_FAILED */
+                                         the pipe_fail_cause, for JOB_FAILED;
+                                         1 for a CHANNEL_STATE of output buffers (an overtaken output
+                                         queue), 0 for input ones; the pipe_receipt, for ACK_RECEIVED and
+                                         DECLINE_RECEIVED; the pipe_txn_why, for TXN; 0 (inputs) or 1
+                                         (an output), for ALIGN_TIMEOUT */
     uint64_t     ckpt;
     uint32_t     blocked;             /* channels the task's gate blocks after the step (control steps) */
     uint32_t     waiting;             /* buffers queued on those blocked channels */
     uint64_t     epoch;               /* job attempt */
     uint32_t     chan;                /* the channel's id (pipe-wide), or PIPE_NO_CHAN */
-    uint32_t     count;               /* records: CONSUME, CHANNEL_STATE */
-    uint64_t     bytes;               /* WRITE */
+    uint32_t     count;               /* records: CONSUME, CHANNEL_STATE, TXN; buffers: ALIGN_TIMEOUT at an output */
+    uint64_t     bytes;               /* WRITE; BACKPRESSURE: the interval's length in ns */
     pipe_write   what;                /* WRITE, WRITE_DONE */
-    bool         ok;                  /* WRITE_DONE, RESTORE */
+    bool         ok;                  /* WRITE_DONE, RESTORE; NOTICE: completed; TXN: committed */
     uint64_t     first_id;            /* CONSUME: the first record's id */
     bool         priority;            /* BARRIER: an unaligned barrier that overtook the channel's data */
     bool         ambiguous;           /* METADATA: the store took the write, its writer was told it failed */
-    uint32_t     culprit;             /* JOB_FAILED: the task that failed it, or PIPE_NO_TASK */
+    uint32_t     culprit;             /* JOB_FAILED: the task that failed it, or PIPE_NO_TASK;
+                                         ACK_RECEIVED, DECLINE_RECEIVED: the task that sent it */
+    uint32_t     released;            /* BARRIER, CANCEL, END: buffers that had queued on the inputs the step
+                                         unblocked (they are processed next) */
 } pipe_event;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
@@ -437,6 +473,10 @@ uint32_t          pipe_store_dev(const pipeline *p);                       /* th
 uint32_t          pipe_ha_dev(const pipeline *p);                          /* the completed-checkpoint store's (ZooKeeper) */
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
 uint32_t          pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer);
+
+/* How long task `task` was held up by backpressure in the run (its
+ * attempts summed; an interval still open at the end counts up to now). */
+sim_time_ns   pipe_task_backpressure_ns(const pipeline *p, uint32_t task);
 
 /* The keyed state of a vertex, summed over its tasks, into `out` (which
  * must be big enough). */

@@ -1,5 +1,5 @@
-/* reports/rpt.c: the protocol trace (JSON Lines) and the checkpoint
- * picture (Graphviz DOT). */
+/* reports/rpt.c: the protocol trace (JSON Lines) and what the checkpoint
+ * picture (reports/dot.c) needs, kept as the run goes. */
 #include "rpt.h"
 
 #include <inttypes.h>
@@ -31,7 +31,25 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_RESTORE:        return "restore";
     case PIPE_EV_SNAPSHOT_DROPPED: return "snapshot-dropped";
     case PIPE_EV_METADATA:       return "metadata-written";
+    case PIPE_EV_ACK_RECEIVED:   return "ack-received";
+    case PIPE_EV_DECLINE_RECEIVED: return "decline-received";
+    case PIPE_EV_NOTICE:         return "notice";
+    case PIPE_EV_TXN:            return "transaction";
+    case PIPE_EV_ALIGN_TIMEOUT:  return "alignment-timeout";
+    case PIPE_EV_BACKPRESSURE:   return "backpressure";
     case PIPE_EV_KIND_MAX:       break;
+    }
+    return "?";
+}
+
+const char *rpt_receipt_name(pipe_receipt w) {
+    switch (w) {
+    case PIPE_RCV_COUNTED:      return "counted";
+    case PIPE_RCV_LATE:         return "late";
+    case PIPE_RCV_REPEATED:     return "repeated";
+    case PIPE_RCV_FENCED:       return "old-attempt";
+    case PIPE_RCV_RESTARTING:   return "job-not-running";
+    case PIPE_RCV_FOR_FINISHED: return "for-finished-task";
     }
     return "?";
 }
@@ -41,61 +59,245 @@ static void task_label(const pipeline *p, uint32_t t, char *buf, size_t n) {
     snprintf(buf, n, "%s[%u]", j->vertices[j->tasks[t].vertex].name, j->tasks[t].subtask);
 }
 
+/* "map[0] -> agg[1]" */
+static void chan_label(const pipeline *p, uint32_t chan, char *buf, size_t n) {
+    const job *j = pipe_job(p);
+    char a[48], b[48];
+    task_label(p, j->chans[chan].producer, a, sizeof a);
+    task_label(p, j->chans[chan].consumer, b, sizeof b);
+    snprintf(buf, n, "%s -> %s", a, b);
+}
+
 bool rpt_init(rpt_recorder *r, pipeline *p, FILE *trace, bool keep) {
     memset(r, 0, sizeof *r);
     r->p = p;
     r->trace = trace;
     r->keep = keep;
     if (!keep) return true;
-    uint32_t tasks = pipe_job(p)->tasks_count;
+    const job *j = pipe_job(p);
+    uint32_t tasks = j->tasks_count;
+    r->words = (j->chans_count + 63) / 64;
     r->steps = calloc((size_t)RPT_CKPTS_MAX * tasks, sizeof *r->steps);
-    if (r->steps == NULL) return false;
-    for (uint32_t i = 0; i < RPT_CKPTS_MAX; i++) r->ckpts[i].tasks = r->steps + (size_t)i * tasks;
+    r->bits = calloc((size_t)3 * RPT_CKPTS_MAX * (r->words ? r->words : 1), sizeof *r->bits);
+    r->finished_ns = calloc(tasks ? tasks : 1, sizeof *r->finished_ns);
+    if (r->steps == NULL || r->bits == NULL || r->finished_ns == NULL) {
+        rpt_free(r);
+        return false;
+    }
+    for (uint32_t i = 0; i < RPT_CKPTS_MAX; i++) {
+        rpt_ckpt *c = &r->ckpts[i];
+        c->tasks = r->steps + (size_t)i * tasks;
+        c->barriers = r->bits + (size_t)(3 * i) * r->words;
+        c->priority = c->barriers + r->words;
+        c->cancels = c->priority + r->words;
+    }
     return true;
 }
 
+void rpt_keep_only(rpt_recorder *r, uint64_t ckpt) { r->only = ckpt; }
+
 void rpt_free(rpt_recorder *r) {
     free(r->steps);
+    free(r->bits);
+    free(r->finished_ns);
     r->steps = NULL;
+    r->bits = NULL;
+    r->finished_ns = NULL;
+}
+
+/* The slot of checkpoint id: ids start at 1, slot id - 1; or the one kept. */
+static uint32_t slot_of(const rpt_recorder *r, uint64_t id) {
+    if (r->only != 0) return id == r->only ? 0 : UINT32_MAX;
+    return id >= 1 && id <= RPT_CKPTS_MAX ? (uint32_t)(id - 1) : UINT32_MAX;
 }
 
 static rpt_ckpt *ckpt_of(rpt_recorder *r, uint64_t id) {
-    if (id == 0 || id > RPT_CKPTS_MAX) return NULL;   /* ids start at 1: slot id - 1 */
-    rpt_ckpt *c = &r->ckpts[id - 1];
-    return c->id == id ? c : NULL;
+    uint32_t i = slot_of(r, id);
+    if (i == UINT32_MAX || r->ckpts[i].id != id) return NULL;
+    return &r->ckpts[i];
 }
 
-static void keep_step(rpt_recorder *r, const pipe_event *e) {
-    if (e->kind == PIPE_EV_CKPT_START && e->ckpt >= 1 && e->ckpt <= RPT_CKPTS_MAX) {
-        rpt_ckpt *c = &r->ckpts[e->ckpt - 1];
-        c->id = e->ckpt;
-        c->start_ns = e->at_ns;
-        return;
+static void set_bit(uint64_t *set, uint32_t i) { set[i / 64] |= 1ull << (i % 64); }
+
+static void incident(rpt_recorder *r, sim_time_ns at_ns, const char *fmt, const char *a, const char *b) {
+    r->incidents_all++;
+    if (r->incidents_count == RPT_INCIDENTS_MAX) return;   /* counted, the picture says how many more */
+    rpt_incident *x = &r->incidents[r->incidents_count++];
+    x->at_ns = at_ns;
+    int n = snprintf(x->text, sizeof x->text, fmt, a, b);
+    if (n >= (int)sizeof x->text) memcpy(x->text + sizeof x->text - 4, "...", 4);   /* say it was cut */
+}
+
+/* Failures, restarts and failovers, for the picture's incident boxes. */
+static void keep_incident(rpt_recorder *r, const pipe_event *e) {
+    char who[64] = "", attempt[64];
+    snprintf(attempt, sizeof attempt, "%" PRIu64, e->epoch);
+    if (e->kind == PIPE_EV_JOB_FAILED) {
+        if (e->culprit != PIPE_NO_TASK) task_label(r->p, e->culprit, who, sizeof who);
+        char why[128];
+        (void)snprintf(why, sizeof why, "%s%s%s", rpt_fail_cause_name((pipe_fail_cause)e->channel), who[0] ? " of " : "", who);
+        incident(r, e->at_ns, "job failed (%s): attempt %s is cancelled", why, attempt);
+    } else if (e->kind == PIPE_EV_JOB_RESTARTED) {
+        char from[64] = "the beginning";
+        if (e->ckpt > 0) snprintf(from, sizeof from, "checkpoint %" PRIu64, e->ckpt);
+        incident(r, e->at_ns, "attempt %s deployed, restoring %s", attempt, from);
+    } else {
+        incident(r, e->at_ns, "a new coordinator takes over%s%s", "", "");
     }
+}
+
+static void keep_ack(rpt_recorder *r, const pipe_event *e) {
     rpt_ckpt *c = ckpt_of(r, e->ckpt);
-    if (c == NULL) return;
-    rpt_task_step *t = e->task != PIPE_NO_TASK ? &c->tasks[e->task] : NULL;
+    if (c == NULL || e->culprit == PIPE_NO_TASK) return;
+    rpt_task_step *t = &c->tasks[e->culprit];
+    switch ((pipe_receipt)e->channel) {
+    case PIPE_RCV_COUNTED:      t->ack = RPT_ACK_COUNTED; break;
+    case PIPE_RCV_FOR_FINISHED:
+        t->ack = RPT_ACK_FOR_FINISHED;
+        t->finished_ns = r->finished_ns[e->culprit];
+        break;
+    default:
+        if (t->ack != RPT_ACK_COUNTED) {          /* a repeat of a counted one changes nothing */
+            t->ack = RPT_ACK_DROPPED;
+            t->why = (uint8_t)e->channel;
+        }
+        break;
+    }
+}
+
+static void keep_start(rpt_recorder *r, const pipe_event *e) {
+    if (e->ckpt > r->triggered) r->triggered = e->ckpt;
+    uint32_t i = slot_of(r, e->ckpt);
+    if (i == UINT32_MAX) return;
+    rpt_ckpt *c = &r->ckpts[i];
+    memset(c->tasks, 0, sizeof *c->tasks * pipe_job(r->p)->tasks_count);
+    memset(c->barriers, 0, sizeof *c->barriers * 3 * r->words);
+    c->id = e->ckpt;
+    c->epoch = e->epoch;
+    c->start_ns = e->at_ns;
+    c->end_ns = 0;
+    c->end = PIPE_CKPT_PENDING;
+}
+
+static void keep_task_step(rpt_recorder *r, const pipe_event *e) {
+    rpt_ckpt *c = ckpt_of(r, e->ckpt);
+    if (c == NULL || e->task == PIPE_NO_TASK) return;
+    rpt_task_step *t = &c->tasks[e->task];
     switch (e->kind) {
     case PIPE_EV_BARRIER:
         if (t->first_barrier_ns == 0) t->first_barrier_ns = e->at_ns;
+        t->released += e->released;
+        if (e->chan != PIPE_NO_CHAN) set_bit(e->priority ? c->priority : c->barriers, e->chan);
+        break;
+    case PIPE_EV_CANCEL:
+        t->released += e->released;
+        if (e->chan != PIPE_NO_CHAN) set_bit(c->cancels, e->chan);
         break;
     case PIPE_EV_TRIGGER:
         t->trigger_ns = e->at_ns;
+        t->epoch = e->epoch;
         t->unaligned = e->channel != 0;           /* snap_trigger passes the unaligned flag */
         break;
-    case PIPE_EV_SNAPSHOT_ASYNC:
+    case PIPE_EV_ALIGN_TIMEOUT: t->timed_out = true; break;
+    case PIPE_EV_CHANNEL_STATE: t->cs_records += e->count; break;
+    case PIPE_EV_ACK:
         t->ack_ns = e->at_ns;
+        if (t->ack == RPT_ACK_NONE) t->ack = RPT_ACK_SENT;
         break;
     case PIPE_EV_DECLINE:
         t->declined = true;
+        t->known_aborted = e->channel != 0;
         break;
+    default: break;
+    }
+}
+
+static void keep_step(rpt_recorder *r, const pipe_event *e) {
+    r->last_ns = e->at_ns;
+    switch (e->kind) {
+    case PIPE_EV_CKPT_START: keep_start(r, e); return;
     case PIPE_EV_CKPT_COMPLETE:
-    case PIPE_EV_CKPT_ABORT:
+    case PIPE_EV_CKPT_ABORT: {
+        rpt_ckpt *c = ckpt_of(r, e->ckpt);
+        if (c == NULL) return;
         c->end_ns = e->at_ns;
         c->end = (pipe_ckpt_end)e->channel;
+        return;
+    }
+    case PIPE_EV_ACK_RECEIVED: keep_ack(r, e); return;
+    case PIPE_EV_JOB_FAILED:
+    case PIPE_EV_JOB_RESTARTED:
+    case PIPE_EV_COORD_FAILOVER: keep_incident(r, e); return;
+    case PIPE_EV_TASK_FINISHED: r->finished_ns[e->task] = e->at_ns; return;
+    case PIPE_EV_RESTORE: r->finished_ns[e->task] = 0; return;   /* a new attempt runs it again */
+    default: keep_task_step(r, e); return;
+    }
+}
+
+/* The members a step adds to its trace line (scenarios/README.md). */
+static void gate_fields(FILE *f, const pipe_event *e) {
+    fprintf(f, ",\"input\":%u,\"blocked\":%u,\"waiting\":%u,\"released\":%u", e->channel, e->blocked, e->waiting,
+            e->released);
+    if (e->kind == PIPE_EV_BARRIER) fprintf(f, ",\"priority\":%s", e->priority ? "true" : "false");
+}
+
+static void receipt_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
+    char from[64];
+    task_label(r->p, e->culprit, from, sizeof from);
+    fprintf(f, ",\"from\":\"%s\",\"outcome\":\"%s\"", from, rpt_receipt_name((pipe_receipt)e->channel));
+}
+
+static void channel_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
+    char ch[112];
+    chan_label(r->p, e->chan, ch, sizeof ch);
+    if (e->kind == PIPE_EV_CHANNEL_STATE) {
+        fprintf(f, ",\"channel\":\"%s\",\"side\":\"%s\",\"records\":%u", ch, e->channel ? "output" : "input", e->count);
+    } else {                                      /* an alignment timeout at an output queue */
+        fprintf(f, ",\"at\":\"output\",\"channel\":\"%s\",\"buffers\":%u", ch, e->count);
+    }
+}
+
+static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
+    switch (e->kind) {
+    case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: gate_fields(f, e); break;
+    case PIPE_EV_TRIGGER: fprintf(f, ",\"unaligned\":%s", e->channel ? "true" : "false"); break;
+    case PIPE_EV_DECLINE:                         /* 1: told of the abort before it triggered: no decline sent */
+        fprintf(f, ",\"known_aborted\":%s", e->channel ? "true" : "false");
         break;
-    default:
+    case PIPE_EV_CKPT_COMPLETE: case PIPE_EV_CKPT_ABORT:
+        fprintf(f, ",\"end\":\"%s\"", pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
         break;
+    case PIPE_EV_WRITE:
+        fprintf(f, ",\"what\":\"%s\",\"bytes\":%" PRIu64, e->what == PIPE_WRITE_KEYED ? "keyed" : "channels", e->bytes);
+        break;
+    case PIPE_EV_WRITE_DONE:
+        fprintf(f, ",\"what\":\"%s\",\"ok\":%s", e->what == PIPE_WRITE_KEYED ? "keyed" : "channels", e->ok ? "true" : "false");
+        break;
+    case PIPE_EV_CHANNEL_STATE: channel_fields(r, f, e); break;
+    case PIPE_EV_RESTORE: fprintf(f, ",\"ok\":%s", e->ok ? "true" : "false"); break;
+    case PIPE_EV_METADATA:
+        fprintf(f, ",\"ok\":%s,\"ambiguous\":%s", e->ok ? "true" : "false", e->ambiguous ? "true" : "false");
+        break;
+    case PIPE_EV_JOB_FAILED:                      /* who failed the job, and how the coordinator learnt it */
+        fprintf(f, ",\"cause\":\"%s\"", rpt_fail_cause_name((pipe_fail_cause)e->channel));
+        if (e->culprit != PIPE_NO_TASK) {
+            char who[64];
+            task_label(r->p, e->culprit, who, sizeof who);
+            fprintf(f, ",\"culprit\":\"%s\"", who);
+        }
+        break;
+    case PIPE_EV_ACK_RECEIVED: case PIPE_EV_DECLINE_RECEIVED: receipt_fields(r, f, e); break;
+    case PIPE_EV_NOTICE: fprintf(f, ",\"outcome\":\"%s\"", e->ok ? "completed" : "aborted"); break;
+    case PIPE_EV_TXN:
+        fprintf(f, ",\"outcome\":\"%s\",\"records\":%u,\"on\":\"%s\"", e->ok ? "committed" : "aborted", e->count,
+                e->channel == PIPE_TXN_RESTORE ? "restore" : "notice");
+        break;
+    case PIPE_EV_ALIGN_TIMEOUT:
+        if (e->channel == 0) fprintf(f, ",\"at\":\"inputs\",\"blocked\":%u,\"waiting\":%u", e->blocked, e->waiting);
+        else channel_fields(r, f, e);
+        break;
+    case PIPE_EV_BACKPRESSURE: fprintf(f, ",\"since_ns\":%" PRIu64 ",\"held_ns\":%" PRIu64, e->at_ns - e->bytes, e->bytes); break;
+    default: break;
     }
 }
 
@@ -107,45 +309,7 @@ void rpt_observe(void *ctx, const pipe_event *e) {
     if (e->task != PIPE_NO_TASK) task_label(r->p, e->task, who, sizeof who);
     fprintf(r->trace, "{\"t_ns\":%" PRIu64 ",\"step\":\"%s\",\"task\":\"%s\",\"ckpt\":%" PRIu64 ",\"epoch\":%" PRIu64,
             e->at_ns, rpt_step_name(e->kind), who, e->ckpt, e->epoch);
-    switch (e->kind) {
-    case PIPE_EV_BARRIER:
-    case PIPE_EV_CANCEL:
-    case PIPE_EV_END:
-        fprintf(r->trace, ",\"input\":%u,\"blocked\":%u,\"waiting\":%u", e->channel, e->blocked, e->waiting);
-        break;
-    case PIPE_EV_TRIGGER:
-        fprintf(r->trace, ",\"unaligned\":%s", e->channel ? "true" : "false");
-        break;
-    case PIPE_EV_DECLINE:                         /* 1: told of the abort before it triggered: no decline sent */
-        fprintf(r->trace, ",\"known_aborted\":%s", e->channel ? "true" : "false");
-        break;
-    case PIPE_EV_CKPT_COMPLETE:
-    case PIPE_EV_CKPT_ABORT:
-        fprintf(r->trace, ",\"end\":\"%s\"", pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
-        break;
-    case PIPE_EV_WRITE:
-        fprintf(r->trace, ",\"what\":\"%s\",\"bytes\":%" PRIu64, e->what == PIPE_WRITE_KEYED ? "keyed" : "channels", e->bytes);
-        break;
-    case PIPE_EV_WRITE_DONE:
-        fprintf(r->trace, ",\"what\":\"%s\",\"ok\":%s", e->what == PIPE_WRITE_KEYED ? "keyed" : "channels",
-                e->ok ? "true" : "false");
-        break;
-    case PIPE_EV_CHANNEL_STATE:
-        fprintf(r->trace, ",\"records\":%u", e->count);
-        break;
-    case PIPE_EV_RESTORE:
-        fprintf(r->trace, ",\"ok\":%s", e->ok ? "true" : "false");
-        break;
-    case PIPE_EV_JOB_FAILED:                      /* who failed the job, and how the coordinator learnt it */
-        fprintf(r->trace, ",\"cause\":\"%s\"", rpt_fail_cause_name((pipe_fail_cause)e->channel));
-        if (e->culprit != PIPE_NO_TASK) {
-            task_label(r->p, e->culprit, who, sizeof who);
-            fprintf(r->trace, ",\"culprit\":\"%s\"", who);
-        }
-        break;
-    default:
-        break;
-    }
+    trace_fields(r, r->trace, e);
     fputs("}\n", r->trace);
     r->lines++;
 }
@@ -154,6 +318,11 @@ void rpt_fault(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *field
     if (r->trace == NULL) return;
     fprintf(r->trace, "{\"t_ns\":%" PRIu64 ",\"step\":\"%s\"%s}\n", at_ns, begin ? "fault-begin" : "fault-end", fields);
     r->lines++;
+}
+
+void rpt_fault_mark(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *what) {
+    if (!r->keep) return;
+    incident(r, at_ns, "%s %s", begin ? "fault:" : "fault over:", what);
 }
 
 const char *rpt_fail_cause_name(pipe_fail_cause c) {
@@ -166,59 +335,4 @@ const char *rpt_fail_cause_name(pipe_fail_cause c) {
     case PIPE_FAIL_EVENT_LOST:  return "assignment-lost";
     }
     return "?";
-}
-
-static double ms(sim_time_ns ns) { return (double)ns / 1e6; }
-
-void rpt_write_dot(const rpt_recorder *r, FILE *f, const char *title) {
-    const pipeline *p = r->p;
-    const job *j = pipe_job(p);
-    fprintf(f, "digraph absim {\n  label=\"%s\";\n  labelloc=t;\n  rankdir=LR;\n  compound=true;\n"
-               "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\", fontsize=10];\n"
-               "  edge [fontname=\"Helvetica\", fontsize=9];\n", title);
-    for (uint32_t i = 0; i < RPT_CKPTS_MAX; i++) {
-        const rpt_ckpt *c = &r->ckpts[i];
-        if (c->id == 0) continue;
-        bool done = c->end_ns != 0;
-        fprintf(f, "  subgraph cluster_c%" PRIu64 " {\n    label=\"checkpoint %" PRIu64 ": %s", c->id, c->id,
-                done ? pipe_ckpt_end_name(c->end) : "pending at the end");
-        if (done) fprintf(f, " after %.3f ms", ms(c->end_ns - c->start_ns));
-        fprintf(f, "\";\n    color=%s;\n", done && c->end == PIPE_CKPT_COMPLETED ? "darkgreen" : "firebrick");
-        fprintf(f, "    c%" PRIu64 "_start [shape=ellipse, label=\"coordinator\\ntriggers %" PRIu64 "\\nt=%.3fms\"];\n",
-                c->id, c->id, ms(c->start_ns));
-        for (uint32_t t = 0; t < j->tasks_count; t++) {
-            const rpt_task_step *s = &c->tasks[t];
-            char name[64];
-            task_label(p, t, name, sizeof name);
-            fprintf(f, "    c%" PRIu64 "_t%u [label=\"%s", c->id, t, name);
-            if (s->trigger_ns != 0) {
-                fprintf(f, "\\ntrigger t=%.3fms", ms(s->trigger_ns));
-                if (s->first_barrier_ns != 0) fprintf(f, "\\naligned in %.3fms", ms(s->trigger_ns - s->first_barrier_ns));
-                if (s->ack_ns != 0) fprintf(f, "\\nack t=%.3fms", ms(s->ack_ns));
-            } else {
-                fprintf(f, "\\nno trigger");
-            }
-            const char *fill = s->declined ? "mistyrose" : s->trigger_ns == 0 ? "gray90" : s->unaligned ? "lightyellow" : "white";
-            fprintf(f, "%s%s\", fillcolor=%s];\n", s->unaligned ? "\\nunaligned" : "", s->declined ? "\\ndeclined" : "", fill);
-        }
-        fprintf(f, "    c%" PRIu64 "_end [shape=ellipse, label=\"%s\\nt=%.3fms\"];\n", c->id,
-                done ? pipe_ckpt_end_name(c->end) : "pending", ms(done ? c->end_ns : c->start_ns));
-        for (uint32_t t = 0; t < j->tasks_count; t++) {
-            if (j->vertices[j->tasks[t].vertex].kind == JOB_SOURCE) {
-                fprintf(f, "    c%" PRIu64 "_start -> c%" PRIu64 "_t%u [label=\"trigger\"];\n", c->id, c->id, t);
-            }
-            const job_task *jt = &j->tasks[t];
-            for (uint32_t k = 0; k < jt->out_count; k++) {    /* one edge per producer-consumer pair */
-                uint32_t to = j->chans[j->out_chan[jt->out_first + k]].consumer;
-                bool first = true;
-                for (uint32_t q = 0; q < k && first; q++) first = j->chans[j->out_chan[jt->out_first + q]].consumer != to;
-                if (first) fprintf(f, "    c%" PRIu64 "_t%u -> c%" PRIu64 "_t%u [label=\"barrier\"];\n", c->id, t, c->id, to);
-            }
-            if (c->tasks[t].ack_ns != 0) {
-                fprintf(f, "    c%" PRIu64 "_t%u -> c%" PRIu64 "_end [style=dashed, label=\"ack\"];\n", c->id, t, c->id);
-            }
-        }
-        fprintf(f, "  }\n");
-    }
-    fprintf(f, "}\n");
 }

@@ -251,6 +251,52 @@ check "explain: a job failure names the task and how the coordinator learnt it" 
     "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
 check "explain: an unknown task" 2 "--task 'agg[7]': no such task" \
     "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[7]'
+check "explain: narrates the fault as it begins, on what" 0 \
+    "t=47.000ms fault: machine 1 crashes, with source[1] map[1] agg[1] on it (line 25: fault at 47ms crash machine 1 for 20ms)" \
+    "$absim" explain scenarios/faults/crash-machine.scn
+check "explain: ... and as it ends" 0 "t=67.000ms fault over: machine 1 is back" \
+    "$absim" explain scenarios/faults/crash-machine.scn --task coordinator
+check "explain: an alignment timeout firing at a task's inputs" 0 \
+    "agg[0] was still aligning checkpoint 2 at the alignment timeout (1 input blocked, 3 buffers behind them): switched it to unaligned" \
+    "$absim" explain scenarios/faults/alignment-timeout-input.scn
+check "explain: ... and at an output queue, where the barrier turns priority" 0 \
+    "source[0] still held barrier 1 behind 8 queued buffers to map[0] at the alignment timeout: sent it ahead as a priority barrier" \
+    "$absim" explain scenarios/teach/p5b-alignment-timeout.scn
+check "explain: a restored sink commits the transaction its checkpoint holds" 0 \
+    "t=37.824ms out[0] committed on restore the transaction pre-committed for checkpoint 3 (3171 records, now visible)" \
+    "$absim" explain scenarios/teach/p10a-two-phase-commit.scn --task 'out[0]'
+check "explain: ... and aborts the others" 0 \
+    "out[0] aborted on restore the transaction pre-committed for checkpoint 6 (3056 records): that checkpoint is not the one restored" \
+    "$absim" explain scenarios/teach/p10a-two-phase-commit.scn
+check "explain: tasks doing the same at the same instant share one line" 0 \
+    "t=0.400ms source[0], source[1], map[0], map[1], agg[0], agg[1], out[0] and out[1] started (attempt 0)" \
+    "$absim" explain scenarios/teach/p10a-two-phase-commit.scn
+check "explain: acknowledgements lost on the way are named" 0 \
+    "out[0] had sent acknowledgements of checkpoints 4, 5 and 6 that never reached the coordinator: lost on the way" \
+    "$absim" explain scenarios/teach/p8-complete-and-subsume.scn
+no_repeats() {   # explain FILE: no two lines of one instant say the same of different tasks
+    "$absim" explain "$1" | /usr/bin/python3 -c '
+import re, sys
+seen, lines = set(), 0
+for l in sys.stdin:
+    m = re.match(r"t=(\S+) ((?:\w+\[\d+\](?:, | and )?)+|coordinator) (.*)$", l)
+    if not m: continue
+    key = (m.group(1), m.group(3))
+    assert key not in seen, l
+    seen.add(key); lines += 1
+print("no sentence repeated per task in", lines, "lines")'
+}
+for f in scenarios/teach/p9-recovery.scn scenarios/teach/p10a-two-phase-commit.scn scenarios/teach/p5a-unaligned-overtakes-backpressure.scn; do
+    check "explain: $f says nothing twice at one instant" 0 "no sentence repeated per task" no_repeats "$f"
+done
+check "explain: a --checkpoint that matches no step says so and exits 2" 2 \
+    "absim explain: --checkpoint 500 matches no step of the run (it triggered 10 checkpoints)" \
+    "$absim" explain scenarios/faults/crash-machine.scn --checkpoint 500
+check "explain: ... and prints nothing else" 0 "0 bytes" \
+    sh -c "\"$absim\" explain scenarios/faults/crash-machine.scn --checkpoint 500 2>/dev/null | wc -c | sed 's/\$/ bytes/'"
+check "explain: a --task and --checkpoint that match nothing together" 2 \
+    "absim explain: --task agg[1] --checkpoint 11 matches no step of the run (it triggered 10 checkpoints)" \
+    "$absim" explain scenarios/faults/crash-machine.scn --task 'agg[1]' --checkpoint 11
 check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
     "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn
 check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn --modes aligned,exact
@@ -324,6 +370,44 @@ check "run: --trace writes a JSON line per protocol step" 0 "expect exactly-once
     "$absim" run scenarios/teach/p9-recovery.scn --trace "$bad.trace"
 check "run: the trace names the restart" 0 '"step":"job-restarted"' cat "$bad.trace"
 check "run: --dot draws checkpoints that Graphviz renders" 0 "<svg" sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && dot -Tsvg \"$bad.dot\""
+check "run --dot-checkpoint N draws that checkpoint alone" 0 "1 cluster: subgraph cluster_c4 {" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" --dot-checkpoint 4 >/dev/null && echo \$(grep -c 'subgraph cluster_c' \"$bad.dot\") cluster: \$(grep 'subgraph cluster_c' \"$bad.dot\")"
+echo "old picture" > "$bad.dot"
+check "run --dot-checkpoint: a checkpoint the run never triggered is bad input" 2 \
+    "absim run: --dot-checkpoint 99: the run triggered only 10 checkpoints" \
+    "$absim" run scenarios/teach/p9-recovery.scn --dot "$bad.dot" --dot-checkpoint 99
+check "run --dot-checkpoint: ... and the picture that was there stays" 0 "old picture" cat "$bad.dot"
+check "run --dot-checkpoint needs --dot" 2 "--dot-checkpoint needs --dot FILE" \
+    "$absim" run scenarios/teach/p9-recovery.scn --dot-checkpoint 3
+check "run --dot: a lost acknowledgement is drawn lost, with a cross" 0 '[style=dashed, color=red, arrowhead=none, fontcolor=red, label="lost"]' \
+    sh -c "\"$absim\" run scenarios/teach/p8-complete-and-subsume.scn --dot \"$bad.dot\" >/dev/null && cat \"$bad.dot\""
+check "run --dot: the faults, the failure and the restart are in the picture, with the attempts" 0 \
+    "t=53.000ms fault: crash machine 0 for 10ms (line 30), on source[0] map[0] agg[0] out[0]\\lt=53.200ms job failed (connection-lost of source[0]): attempt 0 is cancelled\\l" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && cat \"$bad.dot\""
+# p3's lesson, as its comment quotes it: the blocked input backpressures
+# map[0], and the slow link map[1] and source[1].
+check "run: the summary names the tasks held up by backpressure longest" 0 \
+    "backpressure (an output out of room): map[1] 59.603ms, source[1] 53.619ms, map[0] 29.916ms" \
+    "$absim" run scenarios/teach/p3-alignment-blocks-inputs.scn
+check "explain: a task held up by backpressure for a millisecond or more says so" 0 \
+    "t=61.317ms map[0] goes on after 19.410ms held up by backpressure (since t=41.907ms)" \
+    "$absim" explain scenarios/teach/p3-alignment-blocks-inputs.scn --task 'map[0]'
+check "explain: the barrier waited behind four buffers, all the channel's credits" 0 \
+    "the inputs it blocked go on: 4 buffers waited behind them" \
+    "$absim" explain scenarios/teach/p3-alignment-blocks-inputs.scn --task 'agg[0]' --checkpoint 2
+teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 900 pt tall
+    for f in scenarios/teach/*.scn; do
+        "$absim" run "$f" --dot "$bad.a.dot" >/dev/null && "$absim" run "$f" --dot "$bad.b.dot" >/dev/null || { echo "$f: run failed"; return 1; }
+        cmp -s "$bad.a.dot" "$bad.b.dot" || { echo "$f: not the same picture twice"; return 1; }
+        dot -Tsvg "$bad.a.dot" -o "$bad.svg" 2>"$bad.err" || { echo "$f: dot failed"; return 1; }
+        [ -s "$bad.err" ] && { echo "$f: dot said:"; cat "$bad.err"; return 1; }
+        h=$(sed -n 's/^<svg width="[0-9]*pt" height="\([0-9]*\)pt".*/\1/p' "$bad.svg")
+        [ -n "$h" ] && [ "$h" -le 900 ] || { echo "$f: $h pt tall"; return 1; }
+    done
+    echo "every teaching picture renders, twice the same, at most 900 pt tall"
+    rm -f "$bad.a.dot" "$bad.b.dot" "$bad.svg" "$bad.err"
+}
+check "run --dot: the teaching scenarios' pictures" 0 "every teaching picture renders" teach_dot
 check "run: --trace to a file that cannot be written" 2 "--trace /nonexistent/x: cannot write there" "$absim" run scenarios/teach/p9-recovery.scn --trace /nonexistent/x
 check "run: --trace on a full device exits 2 and says so" 2 "--trace /dev/full: write failed: No space left on device" \
     "$absim" run scenarios/teach/p9-recovery.scn --trace /dev/full
@@ -497,6 +581,6 @@ check "run: a cancel marker that ends several tracked checkpoints sends one canc
 check "run: I5 keeps the record of a live snapshot however many aborted ones came and went (no false alarm)" 0 "I5 protocol safety held" \
     "$absim" run scenarios/swarm/backpressure-vary.scn --seed 133 --faults random
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
-rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x"
+rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x" "$bad.dot" "$bad.trace"
 echo "cli-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

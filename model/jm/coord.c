@@ -136,11 +136,21 @@ void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end) {
     jm_note(jm, end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, (uint32_t)end, ckpt);
 }
 
+/* What became of a task's report of a checkpoint (reports draw lost and
+ * dropped acknowledgements from these; the run reads nothing of it). */
+static void note_receipt(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint64_t ckpt, pipe_receipt what) {
+    if (!world_observed(jm->w)) return;
+    pipe_event e = { .kind = kind, .task = PIPE_NO_TASK, .channel = what, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
+                     .culprit = task };
+    jm_note_ev(jm, &e);
+}
+
 /* A finished task will not see this checkpoint's barrier: ack for it with
  * its final state (Flink >= 1.14 keeps finished tasks in checkpoints). */
 static void ack_finished(jm_side *jm, rt_slot *s, uint32_t task) {
     if (s->acked[task]) return;
     REACHED(jm->w, FINISHED_ACKED_FOR);
+    note_receipt(jm, PIPE_EV_ACK_RECEIVED, task, s->ckpt, PIPE_RCV_FOR_FINISHED);
     const job *j = world_job(jm->w);
     const job_task *jt = &j->tasks[task];
     const job_vertex *v = &j->vertices[jt->vertex];
@@ -460,13 +470,19 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         jm->w->stats.fenced_rpcs++;
     }
     bool stale = epoch != co->epoch && jm->w->cfg.bug != PIPE_BUG_NO_FENCING;   /* the bug: taken */
-    if (stale || co->status != PIPE_RUNNING) return;   /* an older attempt's */
+    pipe_ev_kind report = m->type == MSG_ACK ? PIPE_EV_ACK_RECEIVED : PIPE_EV_DECLINE_RECEIVED;
+    bool is_report = m->type == MSG_ACK || m->type == MSG_DECLINE;
+    if (stale || co->status != PIPE_RUNNING) {   /* an older attempt's */
+        if (is_report) note_receipt(jm, report, task, m->a, stale ? PIPE_RCV_FENCED : PIPE_RCV_RESTARTING);
+        return;
+    }
     SIM_ASSERT(task < world_job(jm->w)->tasks_count);
     rt_slot *s;
     switch (m->type) {
     case MSG_ACK:
         s = coord_pending_slot(jm, m->a);
         if (s == NULL) REACHED(jm->w, LATE_ACK);
+        note_receipt(jm, report, task, m->a, s == NULL ? PIPE_RCV_LATE : s->acked[task] ? PIPE_RCV_REPEATED : PIPE_RCV_COUNTED);
         if (s == NULL || s->acked[task]) break;  /* late: aborted or subsumed meanwhile */
         SIM_ASSERT(payload != NULL);
         accept_ack(jm, s, task, payload);
@@ -474,6 +490,7 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         break;
     case MSG_DECLINE:
         s = coord_pending_slot(jm, m->a);
+        note_receipt(jm, report, task, m->a, s == NULL ? PIPE_RCV_LATE : PIPE_RCV_COUNTED);
         if (s == NULL) break;
         REACHED(jm->w, CKPT_DECLINED);
         jm->w->stats.declined++;

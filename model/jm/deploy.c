@@ -193,9 +193,9 @@ static void deploy_all(jm_side *jm) {
     uint32_t n = tasks_of(jm);
     co->waiting_slots = false;
     co->status = PIPE_RUNNING;
-    if (co->deployed_once) {
+    if (co->deployed_once) {                      /* observers learn which checkpoint the tasks restore */
         jm->w->stats.restarts++;
-        jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0);
+        jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, coord_restore(jm) != NULL ? coord_restore(jm)->ckpt : 0);
     }
     co->deployed_once = true;
     co->deploy_retries = 0;

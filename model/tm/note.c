@@ -1,7 +1,13 @@
 /* model/tm/note.c: the tasks' protocol steps for the observers (check/,
  * narrations, pictures). Control steps at a task with inputs also say
- * what its gate blocks and how many buffers wait there. */
+ * what its gate blocks and how many buffers wait there, and a step that
+ * ends an alignment how many buffers had waited behind the inputs it
+ * unblocks: measured after the step alone, the queue behind a barrier is
+ * empty when it blocks (nothing came after it yet) and gone when it
+ * unblocks, so the trace would never show it. */
 #include "tm.h"
+
+#include <string.h>
 
 void tm_note_ev(tm_side *tm, pipe_event *e) {
     if (!world_observed(tm->w)) return;
@@ -11,26 +17,47 @@ void tm_note_ev(tm_side *tm, pipe_event *e) {
 
 static bool shows_gate(pipe_ev_kind kind) {
     return kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END || kind == PIPE_EV_TRIGGER ||
-           kind == PIPE_EV_DECLINE;
+           kind == PIPE_EV_DECLINE || kind == PIPE_EV_ALIGN_TIMEOUT;
+}
+
+static uint32_t queued(const tm_side *tm, const rt_task *t, uint32_t input) {
+    const rt_chan *c = &tm->chans[world_job(tm->w)->in_chan[t->jt->in_first + input]];
+    return (uint32_t)(c->received - c->consumed);
+}
+
+void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v) {
+    memset(v, 0, sizeof *v);
+    if (!world_observed(tm->w)) return;           /* only observers read it */
+    v->looked = true;
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        if (gate_blocked(&t->g, i)) v->blocked[i / 64] |= 1ull << (i % 64);
+    }
 }
 
 void tm_note(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
-    tm_note_barrier(tm, kind, task, channel, ckpt, false);
+    tm_note_gate(tm, kind, task, channel, ckpt, false, NULL);
 }
 
 void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority) {
+    tm_note_gate(tm, kind, task, channel, ckpt, priority, NULL);
+}
+
+void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority,
+                  const tm_gate_view *before) {
     if (!world_observed(tm->w)) return;
     pipe_event e = { .kind = kind, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .priority = priority };
     const job *j = world_job(tm->w);
     const rt_task *t = &tm->tasks[task];
     if (shows_gate(kind) && t->jt->in_count > 0) {
         for (uint32_t i = 0; i < t->jt->in_count; i++) {
-            if (!gate_blocked(&t->g, i)) continue;
-            const rt_chan *c = &tm->chans[j->in_chan[t->jt->in_first + i]];
-            e.blocked++;
-            e.waiting += (uint32_t)(c->received - c->consumed);
+            bool now = gate_blocked(&t->g, i);
+            bool was = before != NULL && before->looked && (before->blocked[i / 64] >> (i % 64) & 1);
+            if (now) e.blocked++;
+            if (now) e.waiting += queued(tm, t, i);
+            if (was && !now) e.released += queued(tm, t, i);
         }
-        if (kind != PIPE_EV_TRIGGER && kind != PIPE_EV_DECLINE) e.chan = j->in_chan[t->jt->in_first + channel];
+        bool on_input = kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END;
+        if (on_input) e.chan = j->in_chan[t->jt->in_first + channel];
     }
     tm_note_ev(tm, &e);
 }

@@ -58,10 +58,16 @@ static rt_txn *open_txn(rt_txlog *l) {
     return x;
 }
 
-static void resolve_first(tm_side *tm, rt_task *t, bool commit) {
+static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why) {
     rt_txlog *l = t->txlog;
     rt_txn *x = txn_at(l, 0);
     SIM_ASSERT(x->first == l->head);
+    if (world_observed(tm->w)) {                  /* an open transaction has no checkpoint yet: 0 */
+        pipe_event e = { .kind = PIPE_EV_TXN, .task = t->id, .channel = why, .chan = PIPE_NO_CHAN,
+                         .ckpt = x->state == TXN_OPEN ? 0 : x->ckpt, .count = (uint32_t)(x->end - x->first),
+                         .ok = commit };
+        tm_note_ev(tm, &e);
+    }
     if (commit) {
         for (uint64_t i = x->first; i < x->end; i++) visible(tm, l->recs[i % l->cap]);
         tm->w->stats.txn_committed++;
@@ -118,7 +124,7 @@ void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt) {
     bool exact = tm->w->cfg.bug == PIPE_BUG_COMMIT_ONLY_NOTIFIED;
     while (l->count > 0 && txn_at(l, 0)->state == TXN_PRECOMMITTED &&
            (exact ? txn_at(l, 0)->ckpt == ckpt : txn_at(l, 0)->ckpt <= ckpt)) {
-        resolve_first(tm, t, true);
+        resolve_first(tm, t, true, PIPE_TXN_NOTICE);
         n++;
     }
     bool any = n > 0;
@@ -145,7 +151,7 @@ void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
         bool commit = x->state == TXN_PRECOMMITTED && (x->ckpt <= ckpt || tm->w->cfg.bug == PIPE_BUG_RESTORE_COMMITS_ALL);
         any |= commit;
         if (commit) REACHED(tm->w, TXN_COMMITTED_ON_RESTORE); else REACHED(tm->w, TXN_ABORTED_ON_RESTORE);
-        resolve_first(tm, t, commit);
+        resolve_first(tm, t, commit, PIPE_TXN_RESTORE);
     }
     SIM_ASSERT(l->head == l->tail);
     if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);

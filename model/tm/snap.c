@@ -117,7 +117,8 @@ static void persist(tm_side *tm, rt_task *t, rt_snap *sn, const rt_chan *c, cons
     if (output) REACHED(tm->w, PRIORITY_OVERTOOK); else REACHED(tm->w, INPUT_CHANNEL_STATE);
     tm->w->stats.cs_bytes += b->count * CS_RECORD_BYTES;
     if (world_observed(tm->w)) {
-        pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .ckpt = sn->ckpt, .chan = c->id, .count = b->count };
+        pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .channel = output, .ckpt = sn->ckpt, .chan = c->id,
+                         .count = b->count };
         tm_note_ev(tm, &e);
     }
     SIM_ASSERT(!sn->cs_sealed);                   /* one channel-state write per snapshot, after the last record */
@@ -294,6 +295,11 @@ void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt) {
             if (b->kind == BUF_BARRIER && b->ckpt == ckpt) at = n;
         }
         if (at == c->filled) continue;            /* sent already: what follows it is after it */
+        if (world_observed(tm->w)) {
+            pipe_event e = { .kind = PIPE_EV_ALIGN_TIMEOUT, .task = t->id, .channel = 1, .ckpt = ckpt, .chan = c->id,
+                             .count = (uint32_t)(at - c->sent) };
+            tm_note_ev(tm, &e);
+        }
         for (uint64_t n = c->sent; n < at; n++) persist(tm, t, sn, c, task_buf(c, n), true);
         chan_buf *b = task_buf(c, at);
         b->kind = BUF_DATA;                       /* the in-band barrier is gone: an empty buffer */

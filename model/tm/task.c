@@ -205,6 +205,30 @@ static bool room(const rt_task *t, bool data) {
     return t->outs_short == 0 && (!data || t->outs_full == 0);
 }
 
+/* Backpressure, as Flink measures it (backPressuredTimeMsPerSecond): the
+ * task has input to process, or records to read, and an output has no
+ * room. Instrumentation: written, never read to decide anything. */
+static void bp_begin(tm_side *tm, rt_task *t) {
+    if (t->bp_on) return;
+    t->bp_on = true;
+    t->bp_since_ns = tm->w->run->now_ns;
+}
+
+static void bp_end(tm_side *tm, rt_task *t) {
+    if (!t->bp_on) return;
+    t->bp_on = false;
+    sim_time_ns d = tm->w->run->now_ns - t->bp_since_ns;
+    t->bp_ns += d;
+    if (d > 0 && world_observed(tm->w)) {
+        pipe_event e = { .kind = PIPE_EV_BACKPRESSURE, .task = t->id, .chan = PIPE_NO_CHAN, .bytes = d };
+        tm_note_ev(tm, &e);
+    }
+}
+
+sim_time_ns task_backpressure_ns(const tm_side *tm, const rt_task *t) {
+    return t->bp_ns + (t->bp_on ? tm->w->run->now_ns - t->bp_since_ns : 0);
+}
+
 static void arm_flush(tm_side *tm, rt_task *t) {
     if (t->flush_timer != 0 || t->outs_filling == 0) return;
     t->flush_timer = task_timer(tm, t, tm->w->cfg.buffer_timeout_ns, TIMER_FLUSH);
@@ -328,7 +352,12 @@ static void source_read(tm_side *tm, rt_task *t) {
     if (t->finished || t->syncing > 0) return;   /* the sync part's end kicks it */
     source_triggers(tm, t);
     if (t->syncing > 0) return;
-    if (t->triggers_queued > 0 || !room(t, true)) return;   /* a credit will kick it */
+    if (t->triggers_queued > 0) return;           /* a credit will kick it */
+    if (!room(t, true)) {
+        bp_begin(tm, t);
+        return;
+    }
+    bp_end(tm, t);
     uint32_t n = 0, ended = 0;
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
         uint32_t i = t->parts_rr, part = t->jt->subtask + i * t->v->parallelism;
@@ -460,6 +489,7 @@ static void align_check(tm_side *tm, rt_task *t) {
         return;
     }
     gate_acts acts = { .count = 0 };
+    tm_note(tm, PIPE_EV_ALIGN_TIMEOUT, t->id, 0, ckpt);   /* before the switch: what it leaves blocked */
     gate_on_alignment_timeout(&t->g, ckpt, &acts);
     tm->w->stats.alignment_timeouts++;
     REACHED(tm->w, ALIGNMENT_TIMEOUT);
@@ -495,8 +525,10 @@ static void take_priority(tm_side *tm, rt_task *t) {
         gate_acts acts = { .count = 0 };
         if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
         if (t->g.mode == GATE_ALIGNED) REACHED(tm->w, ALIGNED_TAKES_PRIORITY);
+        tm_gate_view before;
+        tm_gate_look(tm, t, &before);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
-        tm_note_barrier(tm, PIPE_EV_BARRIER, t->id, ch, ckpt, true);
+        tm_note_gate(tm, PIPE_EV_BARRIER, t->id, ch, ckpt, true, &before);
         carry_out(tm, t, &acts);
     }
     if (t->finished) k = t->prio_count;
@@ -591,6 +623,34 @@ static rt_chan *next_input(tm_side *tm, rt_task *t) {
     return NULL;
 }
 
+/* A barrier, cancel marker or end of partition at the head of input
+ * channel c: through the gate, then what the gate says to do. */
+static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b) {
+    gate_acts acts = { .count = 0 };
+    buf_kind kind = b->kind;
+    uint64_t ckpt = b->ckpt;
+    consumed(tm, t, c);
+    tm_gate_view before;                          /* for the note: what the step unblocks */
+    tm_gate_look(tm, t, &before);
+    if (kind == BUF_BARRIER) {
+        if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
+        gate_on_barrier(&t->g, c->gate_index, ckpt, &acts);
+        tm_note_gate(tm, PIPE_EV_BARRIER, t->id, c->gate_index, ckpt, false, &before);
+    } else if (kind == BUF_CANCEL) {
+        tm->w->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
+                 : t->g.mode == GATE_AT_LEAST_ONCE ? PIPE_REACH_CANCEL_AT_LEAST_ONCE
+                                                   : PIPE_REACH_CANCEL_UNALIGNED]++;
+        gate_on_cancel(&t->g, c->gate_index, ckpt, &acts);
+        tm_note_gate(tm, PIPE_EV_CANCEL, t->id, c->gate_index, ckpt, false, &before);
+    } else {
+        gate_on_end(&t->g, c->gate_index, &acts);
+        tm_note_gate(tm, PIPE_EV_END, t->id, c->gate_index, 0, false, &before);
+    }
+    carry_out(tm, t, &acts);
+    if (kind == BUF_BARRIER) align_check(tm, t);
+    if (kind == BUF_END && t->g.open == 0) finish(tm, t);
+}
+
 void task_pump(tm_side *tm, rt_task *t) {
     if (t->restoring) return;                     /* input waits until the state is read */
     if (t->v->kind == JOB_SOURCE) {
@@ -599,7 +659,11 @@ void task_pump(tm_side *tm, rt_task *t) {
     }
     while (!t->busy && !t->finished && t->syncing == 0) {
         if (t->replaying) {
-            if (!room(t, true)) return;
+            if (!room(t, true)) {
+                bp_begin(tm, t);
+                return;
+            }
+            bp_end(tm, t);
             if (replay_next(tm, t)) return;
             continue;
         }
@@ -620,7 +684,11 @@ void task_pump(tm_side *tm, rt_task *t) {
             return;
         }
         const chan_buf *b = in_buf(tm, t->ready.head);   /* best's oldest */
-        if (!room(t, b->kind == BUF_DATA)) return;   /* backpressure: a credit will pump */
+        if (!room(t, b->kind == BUF_DATA)) {      /* backpressure: a credit will pump */
+            bp_begin(tm, t);
+            return;
+        }
+        bp_end(tm, t);
         (void)in_pop(tm, &t->ready);
         if (b->kind == BUF_DATA) {
             if (world_observed(tm->w)) {
@@ -633,27 +701,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             task_timer(tm, t, cost_of(tm, t, b->count), TIMER_WORK_DONE);
             return;
         }
-        gate_acts acts = { .count = 0 };
-        buf_kind kind = b->kind;
-        uint64_t ckpt = b->ckpt;
-        consumed(tm, t, best);
-        if (kind == BUF_BARRIER) {
-            if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
-            gate_on_barrier(&t->g, best->gate_index, ckpt, &acts);
-            tm_note(tm, PIPE_EV_BARRIER, t->id, best->gate_index, ckpt);
-        } else if (kind == BUF_CANCEL) {
-            tm->w->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
-                     : t->g.mode == GATE_AT_LEAST_ONCE ? PIPE_REACH_CANCEL_AT_LEAST_ONCE
-                                                       : PIPE_REACH_CANCEL_UNALIGNED]++;
-            gate_on_cancel(&t->g, best->gate_index, ckpt, &acts);
-            tm_note(tm, PIPE_EV_CANCEL, t->id, best->gate_index, ckpt);
-        } else {
-            gate_on_end(&t->g, best->gate_index, &acts);
-            tm_note(tm, PIPE_EV_END, t->id, best->gate_index, 0);
-        }
-        carry_out(tm, t, &acts);
-        if (kind == BUF_BARRIER) align_check(tm, t);
-        if (kind == BUF_END && t->g.open == 0) finish(tm, t);
+        take_control(tm, t, best, b);
     }
 }
 
@@ -683,6 +731,7 @@ sim_timer_id task_timer(tm_side *tm, rt_task *t, sim_time_ns delay_ns, uint64_t 
 
 /* What a task of any attempt starts from: nothing running, nothing held. */
 static void clear(tm_side *tm, rt_task *t, bool died) {
+    bp_end(tm, t);                                /* a cancelled attempt is held up no more */
     t->arrivals = 0;
     in_clear(t);
     t->busy = false;
@@ -882,6 +931,12 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
     task_pump(tm, t);
 }
 
+static void note_notice(tm_side *tm, const rt_task *t, uint64_t ckpt, bool completed) {
+    if (!world_observed(tm->w)) return;
+    pipe_event e = { .kind = PIPE_EV_NOTICE, .task = t->id, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .ok = completed };
+    tm_note_ev(tm, &e);
+}
+
 static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
     switch (m->type) {
     case MSG_DATA: on_data(tm, t, m); break;
@@ -902,10 +957,12 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         break;
     case MSG_COMPLETE:                            /* notifyCheckpointComplete */
         if (m->b != t->epoch) break;
+        note_notice(tm, t, m->a, true);
         snap_confirmed(tm, t, m->a);
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
+        note_notice(tm, t, m->a, false);
         withdraw_trigger(tm, t, m->a);
         snap_abort(t, m->a);
         snap_note_aborted(t, m->a);

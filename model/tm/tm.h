@@ -194,6 +194,9 @@ typedef struct rt_task {
      * filling channels among them, kept as the channels change. */
     uint32_t          outs_short, outs_full, outs_filling;
     bool              busy;           /* processing a data buffer */
+    bool              bp_on;          /* held up by backpressure since bp_since_ns */
+    sim_time_ns       bp_since_ns;
+    sim_time_ns       bp_ns;          /* backpressured in all, every attempt (instrumentation) */
     uint32_t          busy_chan;
     bool              finished;
     bool              failure_reported;
@@ -251,6 +254,15 @@ struct tm_side {
 void tm_note(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority);
 void tm_note_ev(tm_side *tm, pipe_event *e);
+/* The inputs a task's gate blocks, looked at before a step (only when
+ * observed), so that the step's note can say what it unblocked. */
+typedef struct tm_gate_view {
+    bool     looked;
+    uint64_t blocked[JOB_TASK_CHANNELS_MAX / 64];
+} tm_gate_view;
+void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v);
+void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority,
+                  const tm_gate_view *before);
 
 /* model/tm/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
@@ -266,6 +278,7 @@ void task_pump(tm_side *tm, rt_task *t);
 void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns);
 bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns);
 void task_fail(tm_side *tm, rt_task *t);             /* the task failed: it stops and reports */
+sim_time_ns task_backpressure_ns(const tm_side *tm, const rt_task *t);   /* held up by backpressure, so far */
 sim_timer_id task_timer(tm_side *tm, rt_task *t, sim_time_ns delay_ns, uint64_t tag);   /* tagged with the attempt */
 static inline uint64_t task_io_tag(const rt_task *t, uint64_t tag) {
     return (t->epoch & 0xffffffu) << TASK_TAG_SHIFT | tag;
