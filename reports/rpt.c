@@ -31,6 +31,8 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_RESTORE:        return "restore";
     case PIPE_EV_SNAPSHOT_DROPPED: return "snapshot-dropped";
     case PIPE_EV_METADATA:       return "metadata-written";
+    case PIPE_EV_SEND:           return "send";   /* message steps: pipe_observe_messages only */
+    case PIPE_EV_RECV:           return "receive";
     case PIPE_EV_KIND_MAX:       break;
     }
     return "?";
