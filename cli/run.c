@@ -419,6 +419,7 @@ static void run_usage(FILE *f, bool replay) {
     }
     fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
                "                 [--trace FILE] [--dot FILE] [--coverage FILE]\n"
+               "                 [--svg FILE] [--html FILE] [--from T] [--to T] [--tasks PATTERN]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (its faults, checkpoints, failures and the restarts that followed,\n"
@@ -439,6 +440,19 @@ static void run_usage(FILE *f, bool replay) {
                "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
                "  --coverage FILE  writes the count of every protocol reach point (absim\n"
                "                   coverage) as one JSON object, and prints those not reached\n"
+               "  --svg FILE       writes a space-time diagram: a line per task and one for the\n"
+               "                   coordinator, barriers coloured by checkpoint, record buffers,\n"
+               "                   acknowledgements and notices, lost messages crossed out,\n"
+               "                   blocked inputs, snapshot parts, faults, crashes and restarts\n"
+               "  --html FILE      writes a self-contained run viewer: the summary, a timeline\n"
+               "                   of the checkpoints, the diagram, the violations, and a\n"
+               "                   stepper that shows each task's state step by step\n"
+               "                   (open FILE#step=N for step N)\n"
+               "  --from T, --to T the diagram's window, as the scenario language writes time\n"
+               "                   (10ms, 1.5s); by default the first checkpoints, or those\n"
+               "                   around the first fault and the restart after it\n"
+               "  --tasks PATTERN  the tasks the diagram draws: tasks (agg[1]) and vertices\n"
+               "                   (agg), comma-separated, * and ? as wildcards\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
 

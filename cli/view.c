@@ -23,7 +23,7 @@ static bool item_matches(const char *item, const job *j, uint32_t t) {
     return glob(item, name) || glob(item, j->vertices[j->tasks[t].vertex].name);
 }
 
-bool cli_view_tasks(const char *prog, const char *pattern, const job *j, uint8_t *show) {
+static bool tasks_matching(const char *prog, const char *pattern, const job *j, uint8_t *show) {
     memset(show, 0, j->tasks_count);
     char buf[512];
     if (strlen(pattern) >= sizeof buf) {
@@ -48,6 +48,19 @@ bool cli_view_tasks(const char *prog, const char *pattern, const job *j, uint8_t
         return false;
     }
     return true;
+}
+
+bool cli_view_tasks(const char *prog, const char *pattern, const job *graph, uint8_t *show) {
+    job *j = malloc(sizeof *j);                 /* the tasks as the run expands them (large: not on the stack) */
+    if (j == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return false;
+    }
+    *j = *graph;
+    job_expand(j, 1);                            /* tasks are numbered the same on any number of machines */
+    bool ok = tasks_matching(prog, pattern, j, show);
+    free(j);
+    return ok;
 }
 
 bool cli_view_time(const char *prog, const char *opt, const char *text, sim_time_ns *out) {

@@ -6,14 +6,22 @@
 
 #include "rpt.h"
 
-/* A JSON string that is safe inside <script>: no '<', '>' or '&' as such. */
+/* A JSON string that is safe inside <script>: no '<', '>' or '&' as such,
+ * and a byte that is not valid UTF-8 as '?'. */
 static void json_str(FILE *f, const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == '<' || c == '>' || c == '&') fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
+    while (*p != '\0') {
+        size_t n = svg_utf8_len(p);
+        if (n == 0) {
+            fputc('?', f);
+            p++;
+            continue;
+        }
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') fprintf(f, "\\u%04x", *p);
+        else fwrite(p, 1, n, f);
+        p += n;
     }
     fputc('"', f);
 }

@@ -25,16 +25,42 @@ void svg_task_name(const pipeline *p, uint32_t task, char *buf, size_t n) {
     snprintf(buf, n, "%s[%u]", j->vertices[j->tasks[task].vertex].name, j->tasks[task].subtask);
 }
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 when s does not
+ * start one: the same test as cli/text.c's, which reports/ cannot call. */
+size_t svg_utf8_len(const unsigned char *s) {
+    unsigned c = s[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : (c & 0xF0) == 0xE0 ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    }
+    if (n >= 3) {
+        unsigned d = s[1];
+        if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) || (c == 0xF4 && d >= 0x90)) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+/* A path or a scenario's text may hold any byte; one an XML reader
+ * rejects becomes '?'. */
 void svg_xml(FILE *f, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p != '\0') {
+        size_t n = svg_utf8_len(p);
+        if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n')) {
+            fputc('?', f);
+            p++;
+            continue;
+        }
+        switch (*p) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t') fputc(*s, f);   /* no control bytes in XML */
+        default: fwrite(p, 1, n, f); break;
         }
+        p += n;
     }
 }
 
@@ -83,11 +109,18 @@ void svg_free(svg_recorder *r) {
 
 void svg_attach(svg_recorder *r) { pipe_observe_messages(r->p, svg_observe, r); }
 
-/* The inputs whose view changed since the last step, appended to gates. */
+/* The inputs whose view changed since the last step, appended to gates:
+ * every task's, so that the viewer shows the buffers waiting everywhere
+ * at each step; in a large job (more than SVG_POLL_ALL inputs) the
+ * step's own task's, where its blocked inputs change. */
+#define SVG_POLL_ALL 512u
+
 static void poll_gates(svg_recorder *r, svg_step *s) {
     s->gate_first = r->gates_count;
     s->gate_count = 0;
-    for (uint32_t t = 0; t < r->tasks; t++) {
+    bool all = r->in_first[r->tasks] <= SVG_POLL_ALL;
+    if (!all && s->e.task == PIPE_NO_TASK) return;
+    for (uint32_t t = all ? 0 : s->e.task; t < (all ? r->tasks : s->e.task + 1); t++) {
         for (uint32_t i = 0; i < r->in_first[t + 1] - r->in_first[t]; i++) {
             pipe_input_view v;
             pipe_task_input(r->p, t, i, &v);

@@ -138,8 +138,10 @@ void svg_write(const svg_recorder *r, FILE *f, const svg_opts *o, axis *ax);
 
 /* The task's name, "agg[1]" ("coordinator" for PIPE_NO_TASK). */
 void svg_task_name(const pipeline *p, uint32_t task, char *buf, size_t n);
-/* s as XML text (or attribute) with <, >, &, " escaped. */
+/* s as XML text (or attribute) with <, >, &, " escaped, and a byte that
+ * is not valid UTF-8 (or a control byte) as '?'. */
 void svg_xml(FILE *f, const char *s);
+size_t svg_utf8_len(const unsigned char *s);   /* 1 to 4, 0: no valid UTF-8 sequence starts at s */
 /* A checkpoint's colour ("#1f77b4"), the same in the diagram and the viewer. */
 const char *svg_ckpt_colour(uint64_t ckpt);
 
