@@ -18,13 +18,14 @@ static uint32_t normalise(axis_span *s, uint32_t n, sim_time_ns from, sim_time_n
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         sim_time_ns t0 = s[i].t0 > from ? s[i].t0 : from, t1 = s[i].t1 < to ? s[i].t1 : to;
-        if (t1 > t0) s[k++] = (axis_span){ t0, t1 };
+        if (t1 > t0) s[k++] = (axis_span){ t0, t1, s[i].min_px };
     }
-    qsort(s, k, sizeof *s, by_start);
+    if (k > 1) qsort(s, k, sizeof *s, by_start);   /* s may be NULL when n is 0 */
     uint32_t m = 0;
     for (uint32_t i = 0; i < k; i++) {
         if (m > 0 && s[i].t0 <= s[m - 1].t1) {
             if (s[i].t1 > s[m - 1].t1) s[m - 1].t1 = s[i].t1;
+            if (s[i].min_px > s[m - 1].min_px) s[m - 1].min_px = s[i].min_px;
         } else {
             s[m++] = s[i];
         }
@@ -36,6 +37,7 @@ static uint32_t normalise(axis_span *s, uint32_t n, sim_time_ns from, sim_time_n
             if (s[i + 1].t0 - s[i].t1 < s[best + 1].t0 - s[best].t1) best = i;
         }
         s[best].t1 = s[best + 1].t1;
+        if (s[best + 1].min_px > s[best].min_px) s[best].min_px = s[best + 1].min_px;
         memmove(&s[best + 1], &s[best + 2], (m - best - 2) * sizeof *s);
         m--;
     }
@@ -77,7 +79,8 @@ void axis_build(axis *a, sim_time_ns from, sim_time_ns to, axis_span *spans, uin
     for (uint32_t i = 0; i < m; i++) {
         add_gap(a, at, spans[i].t0, px_per_ns, cfg);
         double w = (double)(spans[i].t1 - spans[i].t0) * px_per_ns;
-        add_seg(a, spans[i].t0, spans[i].t1, w < cfg->min_span_px ? cfg->min_span_px : w, false);
+        double least = spans[i].min_px > 0 ? spans[i].min_px : cfg->min_span_px;
+        add_seg(a, spans[i].t0, spans[i].t1, w < least ? least : w, false);
         at = spans[i].t1;
     }
     add_gap(a, at, to, px_per_ns, cfg);

@@ -10,7 +10,8 @@
  *   overlapping or not, clipped to the window) and lays the window out
  *   from x0: spans merged where they overlap, each drawn at the common
  *   scale (busy time over the target width, at most max_px_per_ms) or,
- *   when that leaves it narrower than min_span_px, stretched to that; a
+ *   when that leaves it narrower than its least width (its own, else
+ *   min_span_px), stretched to that; a
  *   gap drawn at the common scale unless that is wider than gap_px, then
  *   squeezed to gap_px and marked `gap`. No busy span: the window is one
  *   span, linear.
@@ -31,6 +32,7 @@
 
 typedef struct axis_span {
     sim_time_ns t0, t1;
+    double      min_px;               /* its own least width (0: min_span_px); merged spans keep the larger */
 } axis_span;
 
 typedef struct axis_cfg {

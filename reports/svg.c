@@ -286,6 +286,8 @@ void svg_finish(svg_recorder *r) {
 
 /* ---- the default window -------------------------------------------------- */
 
+#define SVG_DEFAULT_CKPTS 6u
+
 /* The n-th checkpoint start at or after t (n from 1), and its end (its
  * completion or abort, else the run's end); false when there are fewer. */
 static bool nth_ckpt_after(const svg_recorder *r, sim_time_ns t, uint32_t n, bool completed, sim_time_ns *start,
@@ -366,6 +368,12 @@ static void default_window(const svg_recorder *r, sim_time_ns *from, sim_time_ns
         }
     } else if (*to > 50 * SIM_NS_PER_MS) {
         *to = 50 * SIM_NS_PER_MS;
+    }
+    /* A run that takes long to settle (random faults, one after another)
+     * still gets a picture one can read: six checkpoints at most. */
+    if (nth_ckpt_after(r, *from, SVG_DEFAULT_CKPTS + 1, false, &s, &e) && s < *to) {
+        nth_ckpt_after(r, *from, SVG_DEFAULT_CKPTS, false, &s, &e);
+        *to = e;
     }
     sim_time_ns pad = (*to - *from) / 50;
     if (pad < 20 * SIM_NS_PER_US) pad = 20 * SIM_NS_PER_US;

@@ -28,7 +28,8 @@
  *   checkpoints and, when there is one, the first fault or failure: from
  *   the start of the last checkpoint begun before it to the end of the
  *   first checkpoint that completed after the fault ended and the job
- *   restarted; without one the first three checkpoints.
+ *   restarted; without one the first three checkpoints; never more than six
+ *   checkpoints' starts.
  * - svg_write() lays the window out on a broken axis (reports/axis.h)
  *   and writes one SVG document (viewer mode: an <svg> element for an
  *   HTML page). Output depends only on the run and the options: the same

@@ -203,10 +203,10 @@ static void build_axis(layout *L) {
         const svg_step *s = &r->steps[i];
         if (s->fault == SVG_NONE && s->e.kind == PIPE_EV_CKPT_START && L->ckpt_end != NULL) {
             sim_time_ns end = L->ckpt_end[i], pad = (end - s->e.at_ns) / 10 + L->q / 4;
-            if (in_window(L, s->e.at_ns, end)) sp[n++] = (axis_span){ s->e.at_ns > pad ? s->e.at_ns - pad : 0, end + pad };
+            if (in_window(L, s->e.at_ns, end)) sp[n++] = (axis_span){ s->e.at_ns > pad ? s->e.at_ns - pad : 0, end + pad, 0 };
         } else if (instant_worth_room(s) && in_window(L, s->e.at_ns, s->e.at_ns)) {
             sim_time_ns t = s->e.at_ns;
-            sp[n++] = (axis_span){ t > L->q ? t - L->q : 0, t + L->q };
+            sp[n++] = (axis_span){ t > L->q ? t - L->q : 0, t + L->q, 90 };   /* room for its marks, not a checkpoint's */
         }
     }
     axis_cfg cfg = { .target_px = 1400, .min_span_px = 220, .gap_px = 44, .max_px_per_ms = 2000 };

@@ -5,12 +5,14 @@
 
 #include "../reports/axis.h"
 
+#define MS(x) ((sim_time_ns)(x) * SIM_NS_PER_MS)
+#define SPAN(a, b) { (a), (b), 0 }
+
 static const axis_cfg cfg = { .target_px = 1000, .min_span_px = 200, .gap_px = 40, .max_px_per_ms = 2000 };
 
 static void test_the_window_maps_onto_its_ends_and_no_time_goes_backwards(void **state) {
     (void)state;
-    axis_span sp[] = { { 30 * SIM_NS_PER_MS, 31 * SIM_NS_PER_MS }, { 10 * SIM_NS_PER_MS, 12 * SIM_NS_PER_MS },
-                       { 11 * SIM_NS_PER_MS, 13 * SIM_NS_PER_MS }, { 90 * SIM_NS_PER_MS, 200 * SIM_NS_PER_MS } };
+    axis_span sp[] = { SPAN(MS(30), MS(31)), SPAN(MS(10), MS(12)), SPAN(MS(11), MS(13)), SPAN(MS(90), MS(200)) };
     axis a;
     axis_build(&a, 5 * SIM_NS_PER_MS, 100 * SIM_NS_PER_MS, sp, 4, 150, &cfg);
     assert_true(axis_x(&a, 0) == 150.0);
@@ -31,8 +33,7 @@ static void test_the_window_maps_onto_its_ends_and_no_time_goes_backwards(void *
 
 static void test_busy_spans_merge_and_quiet_gaps_are_squeezed_and_marked(void **state) {
     (void)state;
-    axis_span sp[] = { { 10 * SIM_NS_PER_MS, 12 * SIM_NS_PER_MS }, { 11 * SIM_NS_PER_MS, 13 * SIM_NS_PER_MS },
-                       { 30 * SIM_NS_PER_MS, 31 * SIM_NS_PER_MS } };
+    axis_span sp[] = { SPAN(MS(10), MS(12)), SPAN(MS(11), MS(13)), SPAN(MS(30), MS(31)) };
     axis a;
     axis_build(&a, 5 * SIM_NS_PER_MS, 40 * SIM_NS_PER_MS, sp, 3, 0, &cfg);
     /* gap 5..10, span 10..13 (merged), gap 13..30, span 30..31, gap 31..40 */
@@ -42,9 +43,12 @@ static void test_busy_spans_merge_and_quiet_gaps_are_squeezed_and_marked(void **
     /* busy time 4 ms over 1000 px: 250 px/ms; the 1 ms span is stretched to 200 px at least */
     assert_true(a.seg[1].x1 - a.seg[1].x0 == 750.0);
     assert_true(a.seg[3].x1 - a.seg[3].x0 == 250.0);
-    axis_span one[] = { { 30 * SIM_NS_PER_MS, 30 * SIM_NS_PER_MS + 50 * SIM_NS_PER_US } };
-    axis_build(&a, 29 * SIM_NS_PER_MS, 31 * SIM_NS_PER_MS, one, 1, 0, &cfg);
+    axis_span one[] = { SPAN(MS(30), MS(30) + 50 * SIM_NS_PER_US) };
+    axis_build(&a, MS(29), MS(31), one, 1, 0, &cfg);
     assert_true(a.seg[1].x1 - a.seg[1].x0 == 200.0);   /* 50 us at the 2000 px/ms cap: 100 px, stretched */
+    axis_span own[] = { { MS(30), MS(30) + 20 * SIM_NS_PER_US, 60 } };   /* a span's own least width */
+    axis_build(&a, MS(29), MS(31), own, 1, 0, &cfg);
+    assert_true(a.seg[1].x1 - a.seg[1].x0 == 60.0);
 }
 
 static void test_no_busy_span_is_one_linear_segment_and_ticks_are_round(void **state) {
@@ -62,7 +66,7 @@ static void test_more_spans_than_segments_are_merged_into_the_limit(void **state
     (void)state;
     static axis_span sp[1000];
     for (uint32_t i = 0; i < 1000; i++) {
-        sp[i] = (axis_span){ (sim_time_ns)i * 10 * SIM_NS_PER_MS, (sim_time_ns)i * 10 * SIM_NS_PER_MS + SIM_NS_PER_MS };
+        sp[i] = (axis_span){ MS(i * 10), MS(i * 10 + 1), 0 };
     }
     axis a;
     axis_build(&a, 0, 10000 * SIM_NS_PER_MS, sp, 1000, 0, &cfg);
