@@ -76,7 +76,8 @@ $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h
 deps:
 	@sh tests/deps.sh
 
-# Unit tests (cmocka), the model's include rule (tests/layout_check.sh), the command-line checks, every scenario file (each
+# Unit tests (cmocka), the model's include rule (tests/layout_check.sh), the command-line checks, the run viewer in
+# headless Chromium (tests/html_check.sh; skipped without it), every scenario file (each
 # checks its own expect lines), then the determinism check
 # across compilers and -O levels and the SimPy cross-check. Under
 # SANITIZE=1 the last two are skipped: they compare builds and peers, which
@@ -84,6 +85,7 @@ deps:
 test: deps unit $(BUILD)/absim
 	@sh tests/layout_check.sh
 	@sh tests/cli_check.sh $(BUILD)/absim
+	@sh tests/html_check.sh $(BUILD)/absim $(PYTHON)
 	@sh tests/scenario_check.sh $(BUILD)/absim
 ifneq ($(SANITIZE),1)
 	@sh tests/det_check.sh

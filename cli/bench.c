@@ -441,7 +441,7 @@ static int bench_bigjob(int argc, char **argv) {
     } else if (!scn_parse(s, "bigjob.scn", text, (size_t)len, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
     } else {
-        rc = cli_run_scenario(s, false, NULL, NULL, NULL, NULL, 0, o);
+        rc = cli_run_scenario(s, false, NULL, NULL, NULL, NULL, 0, NULL, o);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         for (uint32_t i = 0; i < o->failures.count; i++) fprintf(stderr, "%s: %s\n", prog, o->failures.text[i]);
         if (rc != CLI_USAGE) bigjob_print(s, o, seconds_between(&t0, &t1), rc);

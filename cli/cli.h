@@ -12,7 +12,9 @@
 #include <stdio.h>
 
 #include "../check/check.h"
+#include "../reports/html.h"
 #include "../reports/rpt.h"
+#include "../reports/svg.h"
 #include "../scenarios/scn.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -168,11 +170,35 @@ typedef struct cli_outcome {
     cli_failures failures;
 } cli_outcome;
 
+/* --svg and --html (cli/view.c): the space-time diagram and the run
+ * viewer, their window (--from, --to) and the tasks drawn (--tasks). */
+typedef struct cli_views {
+    FILE    *svg, *html;              /* NULL: not asked for */
+    svg_opts opts;                    /* window; show and title are set at the end */
+    bool     show_given;
+    uint8_t  show[JOB_TASKS_MAX];     /* by task, with show_given */
+} cli_views;
+
+/* --tasks PATTERN into show (false after saying what is wrong): items
+ * separated by commas, each a task (agg[1]) or a vertex (agg), * and ?
+ * matching any characters; an item that matches no task is refused. */
+bool cli_view_tasks(const char *prog, const char *pattern, const job *j, uint8_t *show);
+/* --from, --to: a duration as the scenario language writes it. */
+bool cli_view_time(const char *prog, const char *opt, const char *text, sim_time_ns *out);
+/* Before the run: a recorder observing p when v asks for a picture
+ * (*rec NULL otherwise); false when memory is short. After the run (p
+ * still there): the faults, the files, the recorder freed. */
+bool cli_view_begin(const cli_views *v, pipeline *p, svg_recorder **rec);
+void cli_view_end(const cli_views *v, svg_recorder *rec, const scn *s, const cli_story *st, const char *summary,
+                  const check_report *report);
+
 /* One run of s: the kernel's event log to `log`, the summary to `out`, the
  * protocol trace (JSON Lines) to `trace`, the checkpoint picture (DOT) to
  * `dot` (checkpoint dot_ckpt alone, unless 0: CLI_USAGE, with the reason
- * as the first failure, when the run did not trigger it); each may be NULL. */
+ * as the first failure, when the run did not trigger it); the space-time
+ * diagram and the run viewer as `views` asks; each may be NULL. */
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt,
+                     const cli_views *views,
                      cli_outcome *o);
 
 /* --faults random: append the fault profile swarm draws for s's seed

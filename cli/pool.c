@@ -86,7 +86,7 @@ void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faul
     *s = *file;
     s->cfg.seed = seed;
     s->cfg.bug = bug;
-    out->rc = cli_run_scenario(s, random_faults, NULL, NULL, NULL, NULL, 0, o);
+    out->rc = cli_run_scenario(s, random_faults, NULL, NULL, NULL, NULL, 0, NULL, o);
     const check_violation *v = check_first(&o->report);
     out->inv = v != NULL ? v->inv : 0;
     for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) out->violated |= (uint32_t)(o->report.violations[i] > 0) << i;

@@ -362,7 +362,31 @@ uint32_t cli_random_faults(scn *s) {
     return scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
 }
 
-int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt,
+/* What the run prints (summary, violations, expectations, faults that
+ * never fired) to out; with `kept`, into a malloc'd copy too (the run
+ * viewer shows it; NULL when memory was short). */
+static int report_run(const scn *s, pipeline *p, const check_report *r, const scn_armed *arm, FILE *out, char **kept,
+                      cli_outcome *o) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = kept != NULL ? open_memstream(&buf, &len) : NULL;
+    FILE *text = mem != NULL ? mem : out;
+    if (text != NULL) {
+        summary(text, s, p, &o->stats, o->status, &o->story);
+        summary_invariants(text, r);
+    }
+    int rc = verdicts(s, text, r, o);
+    fault_verdicts(arm, pipe_sim(p)->now_ns, text, o);
+    if (mem != NULL) {
+        bool closed = fclose(mem) == 0;
+        if (out != NULL && buf != NULL) fwrite(buf, 1, len, out);   /* out's errors show when it is committed */
+        *kept = closed ? buf : NULL;
+        if (!closed) free(buf);
+    }
+    return rc;
+}
+
+int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt, const cli_views *views,
                      cli_outcome *o) {
     char err[SCN_ERR_BYTES];
     memset(o, 0, sizeof *o);
@@ -374,8 +398,11 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     pipeline *p = pipe_create(&s->cfg, err, sizeof err);
     check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
     rpt_recorder rec;                            /* --trace, --dot */
-    if (cs == NULL || !rpt_init(&rec, p, trace, dot != NULL)) {
+    svg_recorder *pic = NULL;                    /* --svg, --html */
+    bool reported = cs != NULL && rpt_init(&rec, p, trace, dot != NULL);
+    if (!reported || !cli_view_begin(views, p, &pic)) {
         cli_failure_add(&o->failures, "%s: %s", s->path, cs == NULL ? err : "out of memory for the report");
+        if (reported) rpt_free(&rec);
         check_destroy(cs);
         pipe_destroy(p);
         return CLI_USAGE;
@@ -387,6 +414,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     bool reporting = trace != NULL || dot != NULL;
     cli_story_begin(&story, &o->story, s, p, &arm, reporting ? &rec : NULL, random_faults);
     scn_arm_faults(s, p, &arm, cli_story_observe, &story);
+    if (pic != NULL) svg_attach(pic);
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
     cli_story_end(&story);
@@ -408,15 +436,13 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     o->restarts = o->stats.restarts;
     o->report = *r;
     memcpy(o->reach, pipe_reached(p), sizeof o->reach);
-    if (out != NULL) {
-        summary(out, s, p, &o->stats, o->status, &o->story);
-        summary_invariants(out, r);
-    }
-    int rc = verdicts(s, out, r, o);
-    fault_verdicts(&arm, pipe_sim(p)->now_ns, out, o);
+    char *text = NULL;
+    int rc = report_run(s, p, r, &arm, out, views != NULL && views->html != NULL ? &text : NULL, o);
     if (o->unfired > 0) rc = CLI_FAIL;
     if (!drawn) rc = CLI_USAGE;                  /* its refusal is the first failure: the one the caller prints */
     o->ok = rc == CLI_OK;
+    cli_view_end(views, pic, s, &o->story, text, r);
+    free(text);
     check_destroy(cs);
     pipe_destroy(p);
     return rc;
@@ -433,6 +459,7 @@ static void run_usage(FILE *f, bool replay) {
     }
     fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
                "                 [--trace FILE] [--dot FILE [--dot-checkpoint N]] [--coverage FILE]\n"
+               "                 [--svg FILE] [--html FILE] [--from T] [--to T] [--tasks PATTERN]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
                "run (its faults, checkpoints, failures and the restarts that followed,\n"
@@ -455,37 +482,52 @@ static void run_usage(FILE *f, bool replay) {
                "                   trigger it)\n"
                "  --coverage FILE  writes the count of every protocol reach point (absim\n"
                "                   coverage) as one JSON object, and prints those not reached\n"
+               "  --svg FILE       writes a space-time diagram: a line per task and one for the\n"
+               "                   coordinator, barriers coloured by checkpoint, record buffers,\n"
+               "                   acknowledgements and notices, lost messages crossed out,\n"
+               "                   blocked inputs, snapshot parts, faults, crashes and restarts\n"
+               "  --html FILE      writes a self-contained run viewer: the summary, a timeline\n"
+               "                   of the checkpoints, the diagram, the violations, and a\n"
+               "                   stepper that shows each task's state step by step\n"
+               "                   (open FILE#step=N for step N)\n"
+               "  --from T, --to T the diagram's window, as the scenario language writes time\n"
+               "                   (10ms, 1.5s); by default the first checkpoints, or those\n"
+               "                   around the first fault and the restart after it\n"
+               "  --tasks PATTERN  the tasks the diagram draws: tasks (agg[1]) and vertices\n"
+               "                   (agg), comma-separated, * and ? as wildcards\n"
                "exit status: 0 all expectations held, 1 one failed, 2 bad input\n");
 }
 
 /* The files a run writes besides stdout (cli/out.c): all open before the
  * run, committed together after it; on failure nothing stays open and
  * nothing that was there is replaced. */
+#define RUN_OUTPUTS 6u
+
 typedef struct run_outputs {
-    cli_out log, trace, dot, cov;
+    cli_out log, trace, dot, cov, svg, html;
 } run_outputs;
 
-static const char *const out_opts[] = { "--log", "--trace", "--dot", "--coverage" };
+static const char *const out_opts[RUN_OUTPUTS] = { "--log", "--trace", "--dot", "--coverage", "--svg", "--html" };
 
 static cli_out *out_at(run_outputs *w, uint32_t i) {
-    cli_out *all[] = { &w->log, &w->trace, &w->dot, &w->cov };
+    cli_out *all[RUN_OUTPUTS] = { &w->log, &w->trace, &w->dot, &w->cov, &w->svg, &w->html };
     return all[i];
 }
 
 static void abandon_outputs(run_outputs *w) {
-    for (uint32_t i = 0; i < 4; i++) cli_out_abandon(out_at(w, i));
+    for (uint32_t i = 0; i < RUN_OUTPUTS; i++) cli_out_abandon(out_at(w, i));
 }
 
-static bool open_outputs(const char *prog, const char *const paths[4], run_outputs *w) {
+static bool open_outputs(const char *prog, const char *const paths[RUN_OUTPUTS], run_outputs *w) {
     memset(w, 0, sizeof *w);
-    for (uint32_t i = 0; i < 4; i++) {            /* two outputs into one file would overwrite each other */
+    for (uint32_t i = 0; i < RUN_OUTPUTS; i++) {  /* two outputs into one file would overwrite each other */
         for (uint32_t k = 0; k < i && paths[i] != NULL && strcmp(paths[i], "-") != 0; k++) {
             if (paths[k] == NULL || strcmp(paths[k], paths[i]) != 0) continue;
             fprintf(stderr, "%s: %s and %s name the same file %s\n", prog, out_opts[k], out_opts[i], paths[i]);
             return false;
         }
     }
-    for (uint32_t i = 0; i < 4; i++) {
+    for (uint32_t i = 0; i < RUN_OUTPUTS; i++) {
         if (!cli_out_open(prog, out_opts[i], paths[i], out_at(w, i))) {
             abandon_outputs(w);
             return false;
@@ -496,7 +538,7 @@ static bool open_outputs(const char *prog, const char *const paths[4], run_outpu
 
 static bool commit_outputs(const char *prog, run_outputs *w) {
     bool ok = true;
-    for (uint32_t i = 0; i < 4; i++) ok = cli_out_commit(prog, out_opts[i], out_at(w, i)) && ok;
+    for (uint32_t i = 0; i < RUN_OUTPUTS; i++) ok = cli_out_commit(prog, out_opts[i], out_at(w, i)) && ok;
     return ok;
 }
 
@@ -534,8 +576,10 @@ typedef struct run_opts {
     uint64_t    seed, hash;
     bool        seed_given, hash_given, random_faults, json;
     pipe_bug    bug;
-    const char *paths[4];             /* --log, --trace, --dot, --coverage */
+    const char *paths[RUN_OUTPUTS];   /* --log, --trace, --dot, --coverage, --svg, --html */
     uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first 32) */
+    const char *tasks;                /* --tasks PATTERN, or NULL */
+    cli_views   views;                /* --from, --to (the files and --tasks once known) */
 } run_opts;
 
 static bool parse_hash(const char *prog, const char *text, uint64_t *hash) {
@@ -548,6 +592,23 @@ static bool parse_hash(const char *prog, const char *text, uint64_t *hash) {
     return true;
 }
 
+/* --from, --to and --tasks shape a picture: without one asked for, or
+ * with an empty window, they are a mistake. -1: fine. */
+static int check_view_opts(const char *prog, const run_opts *x) {
+    const svg_opts *o = &x->views.opts;
+    const char *alone = o->from_given ? "--from" : o->to_given ? "--to" : x->tasks != NULL ? "--tasks" : NULL;
+    if (alone != NULL && x->paths[4] == NULL && x->paths[5] == NULL) {
+        fprintf(stderr, "%s: %s shapes the picture of --svg or --html: give one of them\n", prog, alone);
+        return CLI_USAGE;
+    }
+    if (o->from_given && o->to_given && o->from_ns >= o->to_ns) {
+        fprintf(stderr, "%s: --from %.3fms must be before --to %.3fms\n", prog, (double)o->from_ns / 1e6,
+                (double)o->to_ns / 1e6);
+        return CLI_USAGE;
+    }
+    return -1;
+}
+
 /* The options; returns -1 when the run goes on, else the exit status. */
 static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, run_opts *x) {
     static const struct option opts[] = {
@@ -557,6 +618,9 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         { "trace", required_argument, NULL, 't' },  { "dot", required_argument, NULL, 'd' },
         { "coverage", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
         { "dot-checkpoint", required_argument, NULL, 'D' },
+        { "svg", required_argument, NULL, 'S' },    { "html", required_argument, NULL, 'W' },
+        { "from", required_argument, NULL, 'F' },   { "to", required_argument, NULL, 'T' },
+        { "tasks", required_argument, NULL, 'K' },
         { NULL, 0, NULL, 0 },
     };
     *x = (run_opts){ .bug = PIPE_BUG_NONE };
@@ -580,6 +644,17 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         case 'd': x->paths[2] = optarg; break;
         case 'c': x->paths[3] = optarg; break;
         case 'D': if (!cli_parse_u64(prog, "--dot-checkpoint", optarg, 1, UINT64_MAX, &x->dot_ckpt)) return CLI_USAGE; break;
+        case 'S': x->paths[4] = optarg; break;
+        case 'W': x->paths[5] = optarg; break;
+        case 'K': x->tasks = optarg; break;
+        case 'F':
+            if (!cli_view_time(prog, "--from", optarg, &x->views.opts.from_ns)) return CLI_USAGE;
+            x->views.opts.from_given = true;
+            break;
+        case 'T':
+            if (!cli_view_time(prog, "--to", optarg, &x->views.opts.to_ns)) return CLI_USAGE;
+            x->views.opts.to_given = true;
+            break;
         case 'j': x->json = true; break;
         case 'h': run_usage(stdout, replay); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -593,7 +668,7 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         fprintf(stderr, "%s: --seed is required\n", prog);
         return CLI_USAGE;
     }
-    return -1;
+    return check_view_opts(prog, x);
 }
 
 /* A replay's verdict: the trace hash as recorded, or which options the
@@ -618,6 +693,11 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     if (rc >= 0) return rc;
     scn *s = cli_load_scenario(prog, argc, argv, x.seed_given, x.seed);
     if (s == NULL) return CLI_USAGE;
+    if (x.tasks != NULL && !cli_view_tasks(prog, x.tasks, &s->cfg.graph, x.views.show)) {
+        free(s);
+        return CLI_USAGE;
+    }
+    x.views.show_given = x.tasks != NULL;
     s->cfg.bug = x.bug;
     run_outputs w;
     if (!open_outputs(prog, x.paths, &w)) {
@@ -625,7 +705,9 @@ static int run_or_replay(int argc, char **argv, bool replay) {
         return CLI_USAGE;
     }
     cli_outcome o;
-    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, x.dot_ckpt, &o);
+    x.views.svg = w.svg.f;
+    x.views.html = w.html.f;
+    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, x.dot_ckpt, &x.views, &o);
     if (rc == CLI_USAGE) {
         fprintf(stderr, "%s\n", o.failures.text[0]);
         abandon_outputs(&w);

@@ -80,7 +80,7 @@ static bool still_fails(shrinker *k, scn *c) {
     k->runs++;
     cli_outcome *o = malloc(sizeof *o);
     if (o == NULL) return false;
-    int rc = cli_run_scenario(c, false, NULL, NULL, NULL, NULL, 0, o);
+    int rc = cli_run_scenario(c, false, NULL, NULL, NULL, NULL, 0, NULL, o);
     verdict v;
     verdict_of(c, o, &v);
     k->cand_fired = o->fired;
@@ -387,7 +387,7 @@ int cli_shrink(int argc, char **argv) {
         return s == NULL ? CLI_USAGE : CLI_FAIL;
     }
     s->cfg.bug = x.bug;
-    rc = check_original(prog, s, x.seed, cli_run_scenario(s, x.random_faults, NULL, NULL, NULL, NULL, 0, o), o);
+    rc = check_original(prog, s, x.seed, cli_run_scenario(s, x.random_faults, NULL, NULL, NULL, NULL, 0, NULL, o), o);
     char def[800], tmp[900];                         /* random faults land in s's script */
     if (rc < 0 && out == NULL) {
         if (!default_out(prog, s->path, x.seed, def, sizeof def)) rc = CLI_FAIL;

@@ -616,6 +616,29 @@ void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx) {
     p->w.observers++;
 }
 
+void pipe_observe_messages(pipeline *p, pipe_observe_fn fn, void *ctx) {
+    pipe_observe(p, fn, ctx);
+    p->w.msg_observers |= 1u << (p->w.observers - 1);
+}
+
+void world_note_msg(pipe_world *w, pipe_event *e) {
+    e->at_ns = w->run->now_ns;
+    for (uint32_t i = 0; i < w->observers; i++) {
+        if (w->msg_observers >> i & 1) w->observe[i](w->observe_ctx[i], e);
+    }
+}
+
+const char *pipe_msg_name(uint32_t msg) {
+    static const char *const names[] = {
+        [MSG_DATA] = "data", [MSG_CREDIT] = "credit", [MSG_TRIGGER] = "trigger", [MSG_ACK] = "ack",
+        [MSG_DECLINE] = "decline", [MSG_COMPLETE] = "complete", [MSG_ABORTED] = "abort", [MSG_FAILED] = "failed",
+        [MSG_FINISHED] = "finished", [MSG_PRIORITY] = "priority", [MSG_DEPLOY] = "deploy", [MSG_CANCEL] = "cancel",
+        [MSG_SLOT] = "slot", [MSG_END] = "end", [MSG_COMMITTED] = "committed", [MSG_RUNNING] = "running",
+        [MSG_HEARTBEAT] = "heartbeat", [MSG_ASSIGN] = "assign", [MSG_ASSIGN_ACK] = "assign-ack",
+    };
+    return msg < sizeof names / sizeof names[0] && names[msg] != NULL ? names[msg] : "?";
+}
+
 void world_note_ev(pipe_world *w, pipe_event *e) {
     if (w->observers == 0) return;
     e->at_ns = w->run->now_ns;
@@ -811,6 +834,21 @@ void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32
     *producer = p->tm.chans[chan].producer;
     *consumer = p->tm.chans[chan].consumer;
     *input = p->tm.chans[chan].input;
+}
+
+void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_input_view *out) {
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
+    const rt_task *t = &p->tm.tasks[task];
+    SIM_ASSERT(input < t->jt->in_count);
+    *out = (pipe_input_view){ .blocked = false };
+    if (!t->deployed || !p->w.run->actors[t->actor].up) return;
+    const rt_chan *c = &p->tm.chans[p->w.cfg.graph.in_chan[t->jt->in_first + input]];
+    out->blocked = gate_blocked(&t->g, input);
+    out->buffers = (uint32_t)(c->received - c->consumed);
+    for (uint64_t n = c->consumed; n < c->received; n++) {
+        const chan_buf *b = &c->ring[n % c->ring_size];
+        if (b->kind == BUF_DATA) out->records += b->count;
+    }
 }
 
 uint64_t pipe_retained(const pipeline *p, uint32_t i) {

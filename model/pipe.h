@@ -318,6 +318,17 @@ typedef enum pipe_ev_kind {
                                          barrier queued on output channel `chan` turns priority (`channel` 1) */
     PIPE_EV_BACKPRESSURE,             /* task: it was held up by backpressure (an output without room) for `bytes` ns,
                                          up to now (Flink's backPressuredTimeMsPerSecond, as an interval) */
+    /* Message steps, for pictures (reports/svg.c): many (one per data
+     * buffer), so only observers that ask for them get them
+     * (pipe_observe_messages). Credits are left out. */
+    PIPE_EV_SEND,                     /* `task` (PIPE_NO_TASK: the coordinator) put message `msg` with words
+                                         `word_a`, `word_b` for `peer` on `link`; `ok` false: the link refused it
+                                         (cut, or lost by a loss fault), else it is due at `due_ns`. A data message:
+                                         `chan`, `channel` its pipe_buf, `count` records, `ckpt` of a barrier or
+                                         cancel marker, `priority` for an unaligned barrier's */
+    PIPE_EV_RECV,                     /* that message was delivered to `task` (PIPE_NO_TASK: the coordinator) from
+                                         `peer`, before the receiver looks at it (it may still drop it: fencing);
+                                         one never delivered was lost in flight (a broken connection, a crash) */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
@@ -385,7 +396,20 @@ typedef struct pipe_event {
                                          ACK_RECEIVED, DECLINE_RECEIVED: the task that sent it */
     uint32_t     released;            /* BARRIER, CANCEL, END: buffers that had queued on the inputs the step
                                          unblocked (they are processed next) */
+    uint32_t     msg;                 /* SEND, RECV: the message's type (model/proto.h MSG_*, pipe_msg_name) */
+    uint32_t     peer;                /* SEND: the receiver, RECV: the sender (a task, or PIPE_NO_TASK) */
+    uint32_t     link;                /* SEND, RECV: the kernel link it travels */
+    uint64_t     word_a, word_b;      /* SEND, RECV: its words, which tell a delivery's send among a link's */
+    sim_time_ns  due_ns;              /* SEND: when it is to arrive (a paused receiver takes it later) */
 } pipe_event;
+
+/* What a data buffer holds (PIPE_EV_SEND's `channel` for a data message). */
+typedef enum pipe_buf {
+    PIPE_BUF_DATA = 1,
+    PIPE_BUF_BARRIER,
+    PIPE_BUF_CANCEL,
+    PIPE_BUF_END,                     /* end of partition */
+} pipe_buf;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
 
@@ -452,6 +476,12 @@ bool pipe_add_slow(pipeline *p, const pipe_slow *w);
 /* Call fn at every protocol step, after the observers added before it
  * (before pipe_run; at most PIPE_OBSERVERS_MAX). */
 void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx);
+/* pipe_observe, and fn gets the message steps too (PIPE_EV_SEND,
+ * PIPE_EV_RECV), which no other observer gets; while none asks for them
+ * the model pays one branch per message. */
+void pipe_observe_messages(pipeline *p, pipe_observe_fn fn, void *ctx);
+/* "data", "priority", "trigger", "ack", ... for a message type (PIPE_EV_SEND's `msg`); "?" for another. */
+const char *pipe_msg_name(uint32_t msg);
 
 sim_run          *pipe_sim(pipeline *p);
 pipe_status       pipe_get_status(const pipeline *p);
@@ -633,6 +663,15 @@ typedef struct pipe_cursor {
 bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, pipe_cursor *cur, model_rec *rec, uint32_t *chan);
 /* The consumer task and its logical input of channel `chan`. */
 void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32_t *consumer, uint32_t *input);
+/* Input `input` (its gate channel, 0 .. in_count - 1) of task `task` now:
+ * whether the gate blocks it for alignment, and the buffers (and records
+ * in them) that arrived and were not taken yet. A task that is down or
+ * runs no attempt shows nothing. For pictures and the run viewer. */
+typedef struct pipe_input_view {
+    bool     blocked;
+    uint32_t buffers, records;
+} pipe_input_view;
+void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_input_view *out);
 /* Retained completed checkpoints, oldest first: the i-th, or 0. */
 uint64_t pipe_retained(const pipeline *p, uint32_t i);
 /* The length of task `task`'s file chain in checkpoint `ckpt` (0: none). */

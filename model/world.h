@@ -49,6 +49,7 @@ struct pipe_world {
     pipe_observe_fn observe[PIPE_OBSERVERS_MAX];
     void      *observe_ctx[PIPE_OBSERVERS_MAX];
     uint32_t   observers;
+    uint32_t   msg_observers;         /* bit i: observer i takes the message steps too */
     uint64_t   reach[PIPE_REACH_COUNT];   /* protocol coverage: written, never read, by the model */
 };
 typedef struct pipe_world pipe_world;
@@ -69,5 +70,10 @@ static inline bool world_observed(const pipe_world *w) { return w->observers > 0
 /* Report a protocol step to the observers, in registration order; the
  * caller fills everything but the time. One branch when nobody observes. */
 void world_note_ev(pipe_world *w, pipe_event *e);
+
+/* Whether an observer takes message steps, and the report of one to those
+ * that do (the caller fills everything but the time). */
+static inline bool world_msgs(const pipe_world *w) { return w->msg_observers != 0; }
+void world_note_msg(pipe_world *w, pipe_event *e);
 
 #endif

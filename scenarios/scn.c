@@ -51,7 +51,7 @@ typedef struct pctx {
 } pctx;
 
 static bool vfail(pctx *c, uint32_t line, uint32_t col, const char *fmt, va_list ap) {
-    int n = snprintf(c->err, c->err_bytes, "%s:%u:%u: ", c->path, line, col);
+    int n = c->path != NULL ? snprintf(c->err, c->err_bytes, "%s:%u:%u: ", c->path, line, col) : 0;   /* NULL: one word */
     if (n >= 0 && (size_t)n < c->err_bytes) vsnprintf(c->err + n, c->err_bytes - (size_t)n, fmt, ap);
     return false;
 }
@@ -1288,6 +1288,17 @@ static bool finish_heartbeat(pctx *c) {
 /* After the whole file: what one statement alone could not tell. */
 static bool finish(pctx *c) {
     return finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c);   /* pipe_create checks the rest */
+}
+
+bool scn_parse_duration(const char *text, sim_time_ns *out, char *err, size_t err_bytes) {
+    pctx c = { .path = NULL, .err = err, .err_bytes = err_bytes };
+    size_t n = strlen(text);
+    if (n == 0 || n > UINT32_MAX || strchr(text, ' ') != NULL) {
+        snprintf(err, err_bytes, "'%s' is not a duration such as 200ms", text);
+        return false;
+    }
+    tok t = { .s = text, .len = (uint32_t)n, .col = 1 };
+    return duration(&c, &t, out);
 }
 
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes) {

@@ -180,6 +180,11 @@ void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn n
  * says. */
 uint32_t scn_unfired(const scn_armed *arm, sim_time_ns end_ns, char *out, size_t out_bytes);
 
+/* A duration as the scenario language writes it ("10ms", "1.5s",
+ * "250us"); false and the reason, as the reader says it without a
+ * place ("'10xs': unknown unit 'xs' (did you mean 'ms'?)"). */
+bool scn_parse_duration(const char *text, sim_time_ns *out, char *err, size_t err_bytes);
+
 /* One fault as a scenario line would say it, in human units ("fault at
  * 10ms crash machine 1 for 1.5s", "... optional"), without a newline;
  * scn_parse reads it back to the same fault. Returns buf. */

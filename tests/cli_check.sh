@@ -580,6 +580,43 @@ check "run: a cancel marker that ends several tracked checkpoints sends one canc
     "$absim" run scenarios/swarm/backpressure-at-least-once.scn --seed 139 --faults random
 check "run: I5 keeps the record of a live snapshot however many aborted ones came and went (no false alarm)" 0 "I5 protocol safety held" \
     "$absim" run scenarios/swarm/backpressure-vary.scn --seed 133 --faults random
+# --svg and --html: a picture XML readers take, the same bytes on a rerun,
+# a window and tasks chosen, bad options and unwritable files refused
+# before anything is written.
+pic=$(mktemp); p3=scenarios/teach/p3-alignment-blocks-inputs.scn
+check "run --svg: the space-time diagram is XML that xmllint reads" 0 "expect exactly-once: held" \
+    sh -c "\"$absim\" run $p3 --svg \"$pic.a.svg\" --html \"$pic.a.html\" && xmllint --noout \"$pic.a.svg\""
+"$absim" run $p3 --svg "$pic.b.svg" --html "$pic.b.html" > /dev/null
+check "run --svg: the same bytes on a rerun" 0 "" cmp "$pic.a.svg" "$pic.b.svg"
+check "run --html: the same bytes on a rerun" 0 "" cmp "$pic.a.html" "$pic.b.html"
+check "run --html: one page, its steps embedded as JSON" 0 '<script type="application/json" id="absim-data">' cat "$pic.a.html"
+lacks "run --html: nothing is fetched from elsewhere" 'src="http' cat "$pic.a.html"
+check "run --svg: the default window holds the fault and the checkpoints around it" 0 "t = 18.582ms to 102.695ms" cat "$pic.a.svg"
+check "run --svg --from --to: the window asked for, in the scenario's units" 0 "t = 40.000ms to 62.500ms" \
+    sh -c "\"$absim\" run $p3 --svg \"$pic.w.svg\" --from 40ms --to 62.5ms >/dev/null && xmllint --noout \"$pic.w.svg\" && cat \"$pic.w.svg\""
+check "run --svg --tasks: only the tasks asked for get a line" 0 ">agg[1]</text>" \
+    sh -c "\"$absim\" run $p3 --svg \"$pic.t.svg\" --tasks 'agg,out[0]' >/dev/null && cat \"$pic.t.svg\""
+lacks "run --svg --tasks: ... and the others none" ">map[0]</text>" cat "$pic.t.svg"
+check "run --svg: a bad --from is bad input, said as the scenario reader says it" 2 \
+    "absim run: --from 10mss: unknown unit 'mss' (did you mean 'ms'?)" "$absim" run $p3 --svg "$pic.x.svg" --from 10mss
+check "run --svg: --to needs a unit" 2 "--to 20: '20' needs a unit (duration)" "$absim" run $p3 --svg "$pic.x.svg" --to 20
+check "run --svg: --from after --to is refused" 2 "--from 50.000ms must be before --to 20.000ms" \
+    "$absim" run $p3 --svg "$pic.x.svg" --from 50ms --to 20ms
+check "run: --from without a picture is refused" 2 "--from shapes the picture of --svg or --html" "$absim" run $p3 --from 5ms
+check "run --svg --tasks: a pattern that matches no task is refused, the tasks named" 2 \
+    "--tasks 'agg,sinks': 'sinks' matches no task (the tasks: source[0], source[1], map[0]" "$absim" run $p3 --svg "$pic.x.svg" --tasks agg,sinks
+check "run --svg: ... and nothing is written" 1 "" test -e "$pic.x.svg"
+check "run --svg: a file that cannot be written is refused before the run" 2 "--svg /nonexistent/x.svg: cannot write there" \
+    "$absim" run $p3 --svg /nonexistent/x.svg
+check "run --html: ... and so is a page" 2 "--html /nonexistent/x.html: cannot write there" "$absim" run $p3 --html /nonexistent/x.html
+check "run --svg: a full device exits 2 and says so" 2 "--svg /dev/full: write failed: No space left on device" \
+    "$absim" run $p3 --svg /dev/full
+echo "old picture" > "$pic.keep"
+check "run --svg: a refused command leaves an existing picture as it was, and no temporary file" 0 "old picture 0" \
+    sh -c "\"$absim\" run $p3 --svg \"$pic.keep\" --html /nonexistent/x.html; echo \$(cat \"$pic.keep\") \$(ls \"$pic\".keep.tmp* 2>/dev/null | wc -l)"
+check "run --svg --html: the two cannot name one file" 2 "--svg and --html name the same file" \
+    "$absim" run $p3 --svg "$pic.same" --html "$pic.same"
+rm -f "$pic" "$pic".*
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x" "$bad.dot" "$bad.trace"
 echo "cli-check: $passed passed, $failed failed"

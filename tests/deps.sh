@@ -8,8 +8,16 @@ command -v lcov >/dev/null 2>&1 || missing="$missing lcov"
 command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
 /usr/bin/python3 -c 'import simpy' >/dev/null 2>&1 || missing="$missing python3-simpy3"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
-command -v xmllint >/dev/null 2>&1 || missing="$missing libxml2-utils"   # validates swarm's JUnit report
-[ -z "$missing" ] && exit 0
+command -v xmllint >/dev/null 2>&1 || missing="$missing libxml2-utils"   # validates swarm's JUnit report and the SVG
+# Headless Chromium renders the run viewer (tests/html_check.sh). Large, so
+# optional: installed as root, otherwise the check says it skips.
+optional=""
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || optional="chromium"
+if [ "$(id -u)" != 0 ] && [ -n "$optional" ]; then
+    echo "deps: no chromium: tests/html_check.sh will skip (to run it: sudo apt-get install chromium)"
+fi
+[ "$(id -u)" = 0 ] && missing="$missing $optional"
+[ -z "${missing# }" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     echo "deps: installing$missing"
     export DEBIAN_FRONTEND=noninteractive

@@ -84,9 +84,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP_FILES = {"model/bugs.c", "model/reach.c", "model/flow/gatesim.c"}
 # Calls that only feed the observers or the coverage counters.
 OBSERVER_CALLS = {"SIM_ASSERT", "REACHED", "tm_note", "tm_note_barrier", "world_note_ev", "jm_note",
+                  "tm_note_send", "tm_note_recv", "jm_note_send", "jm_note_recv", "world_note_msg",
                   "note", "note_failed", "reach_gate", "reach_kind"}
 # Functions whose whole body serves the observers or the coverage counters.
 OBSERVER_FUNCS = {"tm_note", "tm_note_barrier", "world_note_ev", "jm_note", "shows_gate", "note",
+                  "tm_note_send", "tm_note_recv", "jm_note_send", "jm_note_recv", "world_note_msg",
                   "note_failed", "reach_gate", "reach_kind"}
 # p->stats fields the model reads back (coord.c: the minimum pause after the
 # first completion, the fixed-delay attempts): their updates are behaviour.

@@ -584,6 +584,82 @@ static void test_observed_protocol_is_safe_under_crashes(void **state) {
     }
 }
 
+/* Message steps (pipe_observe_messages): every delivery is of a message
+ * sent before on its link, in the link's order, and due by then; the
+ * records that data messages carried are those consumed; observers that
+ * did not ask never see them; and the run is the same run. */
+#define MSGS_MAX 400000u
+
+typedef struct msg_seen {
+    uint32_t    link, type;
+    uint64_t    a, b;
+    sim_time_ns due_ns;
+    bool        delivered;
+} msg_seen;
+
+typedef struct msg_log {
+    msg_seen *sent;
+    uint32_t  count, cursor[256];   /* by link: the send after the last one delivered */
+    uint64_t  recvs, unmatched, records_sent, records_consumed, plain_saw;
+} msg_log;
+
+static void log_msgs(void *ctx, const pipe_event *e) {
+    msg_log *g = ctx;
+    if (e->kind == PIPE_EV_CONSUME) g->records_consumed += e->count;
+    if (e->kind == PIPE_EV_SEND && e->ok) {
+        assert_true(g->count < MSGS_MAX && e->link < 256 && e->due_ns >= e->at_ns);
+        g->sent[g->count++] = (msg_seen){ .link = e->link, .type = e->msg, .a = e->word_a, .b = e->word_b,
+                                          .due_ns = e->due_ns };
+        if (e->msg == 1 && e->channel == PIPE_BUF_DATA) g->records_sent += e->count;   /* MSG_DATA */
+    }
+    if (e->kind != PIPE_EV_RECV) return;
+    g->recvs++;
+    for (uint32_t i = g->cursor[e->link]; i < g->count; i++) {
+        msg_seen *m = &g->sent[i];
+        if (m->link != e->link || m->delivered || m->type != e->msg || m->a != e->word_a || m->b != e->word_b) continue;
+        assert_true(m->due_ns <= e->at_ns);
+        m->delivered = true;
+        g->cursor[e->link] = i + 1;
+        return;
+    }
+    g->unmatched++;
+}
+
+static void plain_observer(void *ctx, const pipe_event *e) {
+    msg_log *g = ctx;
+    g->plain_saw += e->kind == PIPE_EV_SEND || e->kind == PIPE_EV_RECV;
+}
+
+static void test_message_steps_pair_every_delivery_with_its_send_and_change_nothing(void **state) {
+    (void)state;
+    for (uint32_t crash = 0; crash < 2; crash++) {
+        pipe_cfg c = three_stage(2, 2, 5000);
+        c.source_rate_per_s = 200000;
+        c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+        if (crash) add_crash(&c, 1, 12 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+        char err[200];
+        pipeline *p = pipe_create(&c, err, sizeof err);
+        assert_non_null(p);
+        static msg_log g;
+        memset(&g, 0, sizeof g);
+        g.sent = calloc(MSGS_MAX, sizeof *g.sent);
+        assert_non_null(g.sent);
+        pipe_observe(p, plain_observer, &g);
+        pipe_observe_messages(p, log_msgs, &g);
+        pipe_run(p);
+        assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+        assert_int_equal(g.unmatched, 0);
+        assert_true(g.recvs > 0 && g.recvs <= g.count);
+        assert_int_equal(g.plain_saw, 0);
+        if (!crash) assert_int_equal(g.records_sent, g.records_consumed);   /* 3 hops of 20000 records */
+        if (!crash) assert_int_equal(g.records_consumed, 3 * 20000);
+        assert_int_equal(pipe_sim(p)->trace_hash, run_job(&c).trace_hash);
+        assert_string_equal(pipe_msg_name(3), "trigger");
+        pipe_destroy(p);
+        free(g.sent);
+    }
+}
+
 static void test_same_seed_same_run_other_seed_other_run(void **state) {
     (void)state;
     pipe_cfg c = three_stage(9, 2, 5000);
@@ -726,6 +802,7 @@ int main(void) {
         cmocka_unit_test(test_union_and_join_recover_exactly_once),
         cmocka_unit_test(test_partition_between_machines_restarts_until_it_heals),
         cmocka_unit_test(test_observed_protocol_is_safe_under_crashes),
+        cmocka_unit_test(test_message_steps_pair_every_delivery_with_its_send_and_change_nothing),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other_run),
         cmocka_unit_test(test_invalid_jobs_are_refused_with_a_message),
         cmocka_unit_test(test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part),

@@ -1363,6 +1363,24 @@ static void test_scn_load_reports_missing_files(void **state) {
     assert_string_equal(err, "/nonexistent/x.scn: cannot open");
 }
 
+/* --from and --to read a duration as a scenario file does, and say why not without a place. */
+static void test_scn_parse_duration_reads_the_language_units_and_says_why_not(void **state) {
+    (void)state;
+    sim_time_ns t = 0;
+    char err[200];
+    assert_true(scn_parse_duration("1.5ms", &t, err, sizeof err));
+    assert_int_equal(t, 1500 * SIM_NS_PER_US);
+    assert_true(scn_parse_duration("2s", &t, err, sizeof err));
+    assert_int_equal(t, 2 * SIM_NS_PER_S);
+    assert_false(scn_parse_duration("10mss", &t, err, sizeof err));
+    assert_string_equal(err, "unknown unit 'mss' (did you mean 'ms'?)");
+    assert_false(scn_parse_duration("10", &t, err, sizeof err));
+    assert_string_equal(err, "'10' needs a unit (duration)");
+    assert_false(scn_parse_duration("soon", &t, err, sizeof err));
+    assert_string_equal(err, "'soon' is not a duration such as 200ms");
+    assert_false(scn_parse_duration("", &t, err, sizeof err));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reads_every_statement_with_units),
@@ -1405,6 +1423,7 @@ int main(void) {
         cmocka_unit_test(test_scn_random_faults_are_optional),
         cmocka_unit_test(test_scn_every_shipped_scenario_fault_fires),
         cmocka_unit_test(test_scn_load_reports_missing_files),
+        cmocka_unit_test(test_scn_parse_duration_reads_the_language_units_and_says_why_not),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
 }

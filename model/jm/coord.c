@@ -27,8 +27,26 @@ static rt_coord *coord_of(jm_side *jm) { return &jm->coord; }
 void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes) {
     SIM_ASSERT(proto_is_cmd(m->type) && m->b <= UINT32_MAX);
     m->b = proto_cmd_word(m->b, jm->w->run->links[jm->coord.conn_from_task[t]].gen);
-    if (data != NULL) link_send_payload(jm->w->run, jm->coord.rpc_to_task[t], m, bytes, data, data_bytes);
-    else link_send(jm->w->run, jm->coord.rpc_to_task[t], m, bytes);
+    uint32_t link = jm->coord.rpc_to_task[t];
+    bool ok = data != NULL ? link_send_payload(jm->w->run, link, m, bytes, data, data_bytes)
+                           : link_send(jm->w->run, link, m, bytes);
+    if (world_msgs(jm->w)) jm_note_send(jm, t, link, m, ok);
+}
+
+void jm_note_send(jm_side *jm, uint32_t task, uint32_t link, const sim_msg *m, bool ok) {
+    pipe_event e = { .kind = PIPE_EV_SEND, .task = PIPE_NO_TASK, .chan = PIPE_NO_CHAN, .peer = task,
+                     .link = link, .msg = m->type, .word_a = m->a, .word_b = m->b, .ok = ok,
+                     .due_ns = ok ? jm->w->run->links[link].last_arrival_ns : 0 };
+    e.epoch = jm->coord.epoch;
+    world_note_msg(jm->w, &e);
+}
+
+void jm_note_recv(jm_side *jm, const sim_event *ev) {
+    if (ev->aux == SIM_NO_LINK) return;
+    pipe_event e = { .kind = PIPE_EV_RECV, .task = PIPE_NO_TASK, .chan = PIPE_NO_CHAN, .peer = (uint32_t)ev->msg.b,
+                     .link = ev->aux, .msg = ev->msg.type, .word_a = ev->msg.a, .word_b = ev->msg.b };
+    e.epoch = jm->coord.epoch;
+    world_note_msg(jm->w, &e);
 }
 
 void jm_note_ev(jm_side *jm, pipe_event *e) {
@@ -550,6 +568,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         }
         break;
     case SIM_EV_MSG:
+        if (world_msgs(jm->w)) jm_note_recv(jm, ev);
         on_msg(jm, &ev->msg, sim_payload(run, ev));
         break;
     case SIM_EV_LINK_DOWN: {                     /* a TaskManager connection broke */

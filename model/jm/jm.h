@@ -109,6 +109,10 @@ typedef struct jm_side {
 /* Protocol steps for the observers: the event's attempt is the coordinator's. */
 void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
 void jm_note_ev(jm_side *jm, pipe_event *e);
+/* Message steps (only while an observer takes them: world_msgs): a
+ * command to `task` on `link`, and a message delivered to the coordinator. */
+void jm_note_send(jm_side *jm, uint32_t task, uint32_t link, const sim_msg *m, bool ok);
+void jm_note_recv(jm_side *jm, const sim_event *ev);
 
 /* Send a command to task t (proto_cmd_word: its b names the connection). */
 void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes);

@@ -61,3 +61,35 @@ void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channe
     }
     tm_note_ev(tm, &e);
 }
+
+_Static_assert((int)PIPE_BUF_DATA == (int)BUF_DATA && (int)PIPE_BUF_BARRIER == (int)BUF_BARRIER &&
+               (int)PIPE_BUF_CANCEL == (int)BUF_CANCEL && (int)PIPE_BUF_END == (int)BUF_END, "pipe_buf names buf_kind");
+
+void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, const sim_msg *m, bool ok,
+                  const rt_chan *c, const chan_buf *b) {
+    const sim_link *l = &tm->w->run->links[link];
+    pipe_event e = { .kind = PIPE_EV_SEND, .task = t->id, .epoch = t->epoch, .chan = PIPE_NO_CHAN, .peer = peer,
+                     .link = link, .msg = m->type, .word_a = m->a, .word_b = m->b, .ok = ok,
+                     .due_ns = ok ? l->last_arrival_ns : 0 };
+    if (c != NULL) e.chan = c->id;
+    if (b != NULL) {                              /* a data buffer */
+        e.channel = b->kind;
+        e.count = b->kind == BUF_DATA ? b->count : 0;
+        e.ckpt = b->ckpt;
+    } else if (m->type == MSG_PRIORITY) {
+        e.channel = PIPE_BUF_BARRIER;
+        e.ckpt = m->b;
+        e.priority = true;
+    }
+    world_note_msg(tm->w, &e);
+}
+
+void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev) {
+    if (ev->kind != SIM_EV_MSG || ev->aux == SIM_NO_LINK || ev->msg.type == MSG_CREDIT) return;
+    bool data = ev->msg.type == MSG_DATA || ev->msg.type == MSG_PRIORITY;
+    const rt_chan *c = data ? &tm->chans[proto_word_low(ev->msg.a)] : NULL;
+    pipe_event e = { .kind = PIPE_EV_RECV, .task = t->id, .epoch = t->epoch, .chan = c != NULL ? c->id : PIPE_NO_CHAN,
+                     .peer = c != NULL ? c->producer : PIPE_NO_TASK, .link = ev->aux, .msg = ev->msg.type,
+                     .word_a = ev->msg.a, .word_b = ev->msg.b };
+    world_note_msg(tm->w, &e);
+}

@@ -97,7 +97,7 @@ static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
         }
     }
     sim_msg m = { .type = MSG_ACK, .a = sn->ckpt, .b = (t->epoch << 32) | t->id };
-    link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &a, PROTO_WITH_OFFSETS_BYTES(msg_ack, a.offsets_count));
+    task_send_rpc(tm, t, &m, &a, PROTO_WITH_OFFSETS_BYTES(msg_ack, a.offsets_count));
 }
 
 /* The task's holds on a chain it wrote go (confirmed, aborted, or the
@@ -186,7 +186,9 @@ void snap_send_priority(tm_side *tm, rt_task *t, rt_chan *c, uint64_t ckpt) {
     (void)task_ts_of(t, ckpt, &ts.timestamp_ns);
     SIM_ASSERT(ckpt <= UINT32_MAX);               /* the priority queue packs it beside the channel */
     sim_msg m = { .type = MSG_PRIORITY, .a = proto_chan_word(t->epoch, c->id), .b = ckpt };
-    if (!link_send_payload(tm->w->run, c->data_link, &m, 64, &ts, sizeof ts)) task_fail(tm, t);
+    bool ok = link_send_payload(tm->w->run, c->data_link, &m, 64, &ts, sizeof ts);
+    if (world_msgs(tm->w)) tm_note_send(tm, t, c->data_link, c->consumer, &m, ok, c, NULL);
+    if (!ok) task_fail(tm, t);
 }
 
 /* The barrier overtakes the output queue: what was produced but not sent

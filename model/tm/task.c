@@ -50,9 +50,15 @@ rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i) {
     return &tm->chans[world_job(tm->w)->in_chan[t->jt->in_first + i]];
 }
 
+void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes) {
+    bool ok = data != NULL ? link_send_payload(tm->w->run, t->rpc_to_coord, m, 64, data, data_bytes)
+                           : link_send(tm->w->run, t->rpc_to_coord, m, 64);
+    if (world_msgs(tm->w)) tm_note_send(tm, t, t->rpc_to_coord, PIPE_NO_TASK, m, ok, NULL, NULL);
+}
+
 void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt) {
     sim_msg m = { .type = type, .a = ckpt, .b = (t->epoch << 32) | t->id };
-    link_send(tm->w->run, t->rpc_to_coord, &m, 64);
+    task_send_rpc(tm, t, &m, NULL, 0);
 }
 
 /* A connection the task needs is gone (a cut or partitioned link refuses
@@ -93,7 +99,9 @@ static void send_ready(tm_side *tm, rt_chan *c) {
         const chan_buf *b = task_buf(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
         sim_msg m = { .type = MSG_DATA, .a = proto_chan_word(tm->tasks[c->producer].epoch, c->id), .b = c->sent };
-        if (!link_send(tm->w->run, c->data_link, &m, bytes)) task_fail(tm, &tm->tasks[c->producer]);
+        bool ok = link_send(tm->w->run, c->data_link, &m, bytes);
+        if (world_msgs(tm->w)) tm_note_send(tm, &tm->tasks[c->producer], c->data_link, c->consumer, &m, ok, c, b);
+        if (!ok) task_fail(tm, &tm->tasks[c->producer]);
         c->sent++;
         if (b->kind == BUF_BARRIER) snap_barrier_sent(tm, &tm->tasks[c->producer], b->ckpt);
     }
@@ -259,7 +267,7 @@ static void send_finished(tm_side *tm, rt_task *t) {
         f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm->offsets[part] };
     }
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
-    link_send_payload(tm->w->run, t->rpc_to_coord, &m, 64, &f, PROTO_WITH_OFFSETS_BYTES(msg_finished, f.offsets_count));
+    task_send_rpc(tm, t, &m, &f, PROTO_WITH_OFFSETS_BYTES(msg_finished, f.offsets_count));
 }
 
 static void finish(tm_side *tm, rt_task *t) {
@@ -797,7 +805,7 @@ static void init_gate(tm_side *tm, rt_task *t) {
 static void offer_slot(tm_side *tm, rt_task *t) {
     uint64_t process = tm->w->run->actors[t->actor].inc;   /* its own start number */
     sim_msg m = { .type = MSG_SLOT, .a = process, .b = (t->epoch << 32) | t->id };
-    link_send(tm->w->run, t->rpc_to_coord, &m, 64);
+    task_send_rpc(tm, t, &m, NULL, 0);
     if (t->slot_timer) return;
     t->slot_timer = true;
     sim_timer_set(tm->w->run, t->actor, PIPE_SLOT_RETRY_RPCS * tm->w->cfg.rpc_latency_ns, TIMER_SLOT_RETRY);   /* any attempt's */
@@ -1001,7 +1009,7 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
         return true;
     case MSG_HEARTBEAT: {                         /* the TaskManager answers whatever its task does */
         sim_msg r = { .type = MSG_HEARTBEAT, .a = m->a, .b = (t->epoch << 32) | t->id };
-        link_send(tm->w->run, t->rpc_to_coord, &r, 64);
+        task_send_rpc(tm, t, &r, NULL, 0);
         return true;
     }
     case MSG_CREDIT:                              /* an undeployed producer keeps a consumer's request */
@@ -1105,6 +1113,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *raw) {
     rt_task *t = self->ctx;
     tm_side *tm = t->owner;
     SIM_ASSERT(tm->w->run == run);
+    if (world_msgs(tm->w)) tm_note_recv(tm, t, raw);
     sim_event copy;
     const sim_event *ev = raw;
     if (raw->kind == SIM_EV_MSG && proto_is_cmd(raw->msg.type)) {   /* data, the hot path, copies nothing */

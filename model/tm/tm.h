@@ -263,6 +263,12 @@ typedef struct tm_gate_view {
 void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v);
 void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority,
                   const tm_gate_view *before);
+/* Message steps (only while an observer takes them: world_msgs): a
+ * message t put on `link` for `peer` (c, b: the channel and buffer of a
+ * data message), and one delivered to t. */
+void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, const sim_msg *m, bool ok,
+                  const rt_chan *c, const chan_buf *b);
+void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev);
 
 /* model/tm/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
@@ -270,6 +276,8 @@ rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i);
 rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i);
 chan_buf *task_buf(rt_chan *c, uint64_t n);
 void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt);
+/* An RPC to the coordinator (data: its payload, or NULL), told to message observers. */
+void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes);
 void task_emit_to(tm_side *tm, rt_chan *c, const model_rec *r);
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
 void task_pump(tm_side *tm, rt_task *t);

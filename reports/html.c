@@ -1,0 +1,389 @@
+/* reports/html.c: the run viewer's page (see html.h). */
+#include "html.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "rpt.h"
+
+/* A JSON string that is safe inside <script>: no '<', '>' or '&' as such,
+ * and a byte that is not valid UTF-8 as '?'. */
+static void json_str(FILE *f, const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    while (*p != '\0') {
+        size_t n = svg_utf8_len(p);
+        if (n == 0) {
+            fputc('?', f);
+            p++;
+            continue;
+        }
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') fprintf(f, "\\u%04x", *p);
+        else fwrite(p, 1, n, f);
+        p += n;
+    }
+    fputc('"', f);
+}
+
+static double ms(sim_time_ns t) { return (double)t / 1e6; }
+
+static void input_from(const pipeline *p, uint32_t task, uint32_t input, char *buf, size_t n) {
+    const job *j = pipe_job(p);
+    svg_task_name(p, j->chans[j->in_chan[j->tasks[task].in_first + input]].producer, buf, n);
+}
+
+static void write_tasks(FILE *f, const svg_recorder *r) {
+    const job *j = pipe_job(r->p);
+    fputs("\"tasks\":[", f);
+    for (uint32_t t = 0; t < r->tasks; t++) {
+        char name[64];
+        svg_task_name(r->p, t, name, sizeof name);
+        fprintf(f, "%s{\"n\":", t ? "," : "");
+        json_str(f, name);
+        fputs(",\"in\":[", f);
+        for (uint32_t i = 0; i < j->tasks[t].in_count; i++) {
+            input_from(r->p, t, i, name, sizeof name);
+            if (i > 0) fputc(',', f);
+            json_str(f, name);
+        }
+        const job_vertex *v = &j->vertices[j->tasks[t].vertex];
+        fprintf(f, "],\"tpc\":%s,\"m\":%u}", v->kind == JOB_SINK && v->sink == JOB_SINK_2PC ? "true" : "false",
+                j->tasks[t].machine);
+    }
+    fputc(']', f);
+}
+
+/* ---- one sentence per step ------------------------------------------------ */
+
+static void gate_text(const svg_recorder *r, const pipe_event *e, char *buf, size_t n) {
+    uint32_t inputs = pipe_job(r->p)->tasks[e->task].in_count;
+    if (e->blocked == 0) snprintf(buf, n, "no input blocked");
+    else snprintf(buf, n, "%u of %u inputs blocked, %u buffers wait behind them", e->blocked, inputs, e->waiting);
+}
+
+static void task_gate_step(const svg_recorder *r, const pipe_event *e, const char *who, char *buf, size_t n) {
+    char from[64] = "?", gtext[96];
+    if (e->task < r->tasks && e->channel < pipe_job(r->p)->tasks[e->task].in_count) {
+        input_from(r->p, e->task, e->channel, from, sizeof from);
+    }
+    gate_text(r, e, gtext, sizeof gtext);
+    switch (e->kind) {
+    case PIPE_EV_BARRIER:
+        snprintf(buf, n, "%s takes %sbarrier %" PRIu64 " from %s (input %u): %s", who, e->priority ? "unaligned " : "",
+                 e->ckpt, from, e->channel, gtext);
+        break;
+    case PIPE_EV_CANCEL:
+        snprintf(buf, n, "%s takes the cancel marker of checkpoint %" PRIu64 " from %s: %s", who, e->ckpt, from, gtext);
+        break;
+    default:
+        snprintf(buf, n, "%s: input %u (from %s) ended: %s", who, e->channel, from, gtext);
+        break;
+    }
+}
+
+static bool task_snap_step(const pipe_event *e, const char *who, char *buf, size_t n) {
+    const char *what = e->what == PIPE_WRITE_KEYED ? "keyed state" : "channel state";
+    switch (e->kind) {
+    case PIPE_EV_TRIGGER:
+        snprintf(buf, n, "%s triggers checkpoint %" PRIu64 "%s: forwards the barrier, takes the synchronous part", who,
+                 e->ckpt, e->channel ? " unaligned" : "");
+        return true;
+    case PIPE_EV_SNAPSHOT_SYNC:
+        snprintf(buf, n, "%s: synchronous part of %" PRIu64 " done; the asynchronous part goes on in the background", who,
+                 e->ckpt);
+        return true;
+    case PIPE_EV_WRITE:
+        snprintf(buf, n, "%s writes %" PRIu64 " bytes of %s for %" PRIu64, who, e->bytes, what, e->ckpt);
+        return true;
+    case PIPE_EV_WRITE_DONE:
+        snprintf(buf, n, "%s: the %s write of %" PRIu64 " %s", who, what, e->ckpt, e->ok ? "is durable" : "failed");
+        return true;
+    case PIPE_EV_SNAPSHOT_ASYNC:
+        snprintf(buf, n, "%s: snapshot %" PRIu64 " written", who, e->ckpt);
+        return true;
+    case PIPE_EV_ACK:
+        snprintf(buf, n, "%s acknowledges checkpoint %" PRIu64 " to the coordinator", who, e->ckpt);
+        return true;
+    case PIPE_EV_DECLINE:
+        if (e->channel) snprintf(buf, n, "%s: %" PRIu64 " was aborted before its trigger: cancel markers instead", who, e->ckpt);
+        else snprintf(buf, n, "%s declines checkpoint %" PRIu64, who, e->ckpt);
+        return true;
+    case PIPE_EV_SNAPSHOT_DROPPED:
+        snprintf(buf, n, "%s drops its snapshot of %" PRIu64 " (aborted or subsumed)", who, e->ckpt);
+        return true;
+    case PIPE_EV_CHANNEL_STATE:
+        snprintf(buf, n, "%s persists %u in-flight records as channel state of %" PRIu64, who, e->count, e->ckpt);
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void task_step(const svg_recorder *r, const pipe_event *e, char *buf, size_t n) {
+    char who[64];
+    svg_task_name(r->p, e->task, who, sizeof who);
+    if (task_snap_step(e, who, buf, n)) return;
+    switch (e->kind) {
+    case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: task_gate_step(r, e, who, buf, n); break;
+    case PIPE_EV_RESTORE:
+        if (e->ckpt == 0) snprintf(buf, n, "%s starts attempt %" PRIu64 " from the beginning", who, e->epoch);
+        else snprintf(buf, n, "%s starts attempt %" PRIu64 " from checkpoint %" PRIu64 "%s", who, e->epoch, e->ckpt,
+                      e->ok ? "" : ": its files are gone");
+        break;
+    case PIPE_EV_TASK_FINISHED: snprintf(buf, n, "%s read all its input and finished", who); break;
+    case PIPE_EV_SINK_COMMIT: snprintf(buf, n, "%s commits its transactions up to checkpoint %" PRIu64, who, e->ckpt); break;
+    default: snprintf(buf, n, "%s: %s", who, rpt_step_name(e->kind)); break;
+    }
+}
+
+static void coord_step(const svg_recorder *r, const pipe_event *e, char *buf, size_t n) {
+    char who[64] = "";
+    switch (e->kind) {
+    case PIPE_EV_CKPT_START: snprintf(buf, n, "the coordinator triggers checkpoint %" PRIu64 " at the sources", e->ckpt); break;
+    case PIPE_EV_CKPT_COMPLETE:
+        snprintf(buf, n, "checkpoint %" PRIu64 " completes: every task acknowledged; the tasks are notified", e->ckpt);
+        break;
+    case PIPE_EV_CKPT_ABORT:
+        snprintf(buf, n, "checkpoint %" PRIu64 " ends: %s", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        break;
+    case PIPE_EV_JOB_FAILED:
+        if (e->culprit != PIPE_NO_TASK) svg_task_name(r->p, e->culprit, who, sizeof who);
+        snprintf(buf, n, "the job fails (%s%s%s): every task is cancelled", rpt_fail_cause_name((pipe_fail_cause)e->channel),
+                 *who ? ", " : "", who);
+        break;
+    case PIPE_EV_JOB_RESTARTED:
+        if (e->ckpt > 0) snprintf(buf, n, "restart: attempt %" PRIu64 " is deployed from checkpoint %" PRIu64, e->epoch, e->ckpt);
+        else snprintf(buf, n, "restart: attempt %" PRIu64 " is deployed from the beginning", e->epoch);
+        break;
+    case PIPE_EV_COORD_FAILOVER: snprintf(buf, n, "a new coordinator takes over"); break;
+    case PIPE_EV_METADATA:
+        snprintf(buf, n, "the metadata of %" PRIu64 " %s", e->ckpt,
+                 e->ambiguous ? "was written, but its writer was told it failed" : e->ok ? "is in the store" : "could not be written");
+        break;
+    default: snprintf(buf, n, "coordinator: %s", rpt_step_name(e->kind)); break;
+    }
+}
+
+static void step_text(const svg_recorder *r, const svg_step *s, char *buf, size_t n) {
+    if (s->fault != SVG_NONE) {
+        snprintf(buf, n, "fault %s: %s", s->begin ? "begins" : "ends", r->faults[s->fault].text);
+    } else if (s->e.task == PIPE_NO_TASK) {
+        coord_step(r, &s->e, buf, n);
+    } else {
+        task_step(r, &s->e, buf, n);
+    }
+}
+
+/* ---- the data the script reads ------------------------------------------------ */
+
+static void write_step(FILE *f, const svg_recorder *r, uint32_t i) {
+    const svg_step *s = &r->steps[i];
+    const pipe_event *e = &s->e;
+    char text[512];
+    step_text(r, s, text, sizeof text);
+    fprintf(f, "%s\n{\"t\":%" PRIu64 ",\"k\":\"%s\",\"ti\":%d,\"c\":%" PRIu64 ",\"e\":%" PRIu64 ",\"d\":", i ? "," : "",
+            e->at_ns, s->fault != SVG_NONE ? (s->begin ? "fault-begin" : "fault-end") : rpt_step_name(e->kind),
+            e->task == PIPE_NO_TASK ? -1 : (int)e->task, e->ckpt, e->epoch);
+    json_str(f, text);
+    if (e->kind == PIPE_EV_TRIGGER && e->channel) fputs(",\"u\":1", f);
+    if (e->kind == PIPE_EV_WRITE) fprintf(f, ",\"x\":\"%" PRIu64 " bytes\"", e->bytes);
+    if (e->kind == PIPE_EV_WRITE_DONE || e->kind == PIPE_EV_RESTORE) fprintf(f, ",\"ok\":%d", e->ok ? 1 : 0);
+    if (s->fault != SVG_NONE) {
+        const svg_fault *x = &r->faults[s->fault];
+        fprintf(f, ",\"crash\":%d,\"co\":%d,\"ts\":[", x->crash ? 1 : 0, x->coord ? 1 : 0);
+        for (uint32_t t = 0, k = 0; t < r->tasks; t++) {
+            if (x->tasks[t]) fprintf(f, "%s%u", k++ ? "," : "", t);
+        }
+        fputc(']', f);
+    }
+    if (s->gate_count > 0) {
+        fputs(",\"g\":[", f);
+        for (uint32_t g = 0; g < s->gate_count; g++) {
+            const svg_gate *x = &r->gates[s->gate_first + g];
+            fprintf(f, "%s[%u,%u,%d,%u,%u]", g ? "," : "", x->task, x->input, x->v.blocked ? 1 : 0, x->v.buffers, x->v.records);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
+
+static void write_data(FILE *f, const html_page *pg, const axis *ax) {
+    const svg_recorder *r = pg->rec;
+    uint32_t n = r->steps_count < HTML_STEPS_MAX ? r->steps_count : HTML_STEPS_MAX;
+    fputs("<script type=\"application/json\" id=\"absim-data\">{", f);
+    write_tasks(f, r);
+    fputs(",\n\"axis\":[", f);
+    for (uint32_t s = 0; s < ax->count; s++) {
+        fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%.1f,%.1f]", s ? "," : "", ax->seg[s].t0, ax->seg[s].t1, ax->seg[s].x0,
+                ax->seg[s].x1);
+    }
+    fprintf(f, "],\n\"more\":%" PRIu64 ",\"steps\":[", (uint64_t)(r->steps_count - n) + r->steps_dropped);
+    for (uint32_t i = 0; i < n; i++) write_step(f, r, i);
+    fputs("]}</script>\n", f);
+}
+
+/* ---- the whole run's timeline ----------------------------------------------- */
+
+#define TL_LEFT 110.0
+#define TL_W    1050.0
+
+static const char *end_colour(pipe_ckpt_end e) {
+    switch (e) {
+    case PIPE_CKPT_COMPLETED:  return "#2ca02c";
+    case PIPE_CKPT_DECLINED:   return "#ff7f0e";
+    case PIPE_CKPT_TIMED_OUT:  return "#d62728";
+    case PIPE_CKPT_SUBSUMED:   return "#999999";
+    case PIPE_CKPT_JOB_FAILED: return "#9467bd";
+    case PIPE_CKPT_PENDING:    break;
+    }
+    return "#1f77b4";
+}
+
+static double tl_x(sim_time_ns t, sim_time_ns end) { return TL_LEFT + TL_W * ((double)t / (double)(end ? end : 1)); }
+
+static void tl_bar(FILE *f, double x0, double x1, double y, double h, const char *fill, const char *title) {
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x0, y,
+            x1 - x0 < 2 ? 2 : x1 - x0, h, fill);
+    svg_xml(f, title);
+    fputs("</title></rect>\n", f);
+}
+
+static void tl_checkpoints(FILE *f, const svg_recorder *r, sim_time_ns end) {
+    uint32_t count = 0;
+    const pipe_ckpt_rec *h = pipe_history(r->p, &count);
+    for (uint32_t i = 0; i < count; i++) {
+        sim_time_ns e = h[i].end == PIPE_CKPT_PENDING ? end : h[i].ended_ns;
+        char t[160];
+        snprintf(t, sizeof t, "checkpoint %" PRIu64 ": %s, t=%.3f to %.3f ms", h[i].id,
+                 h[i].end == PIPE_CKPT_PENDING ? "pending at the end" : pipe_ckpt_end_name(h[i].end), ms(h[i].triggered_ns), ms(e));
+        tl_bar(f, tl_x(h[i].triggered_ns, end), tl_x(e, end), 14 + (double)((h[i].id - 1) % 3) * 9, 7, end_colour(h[i].end), t);
+    }
+    for (uint32_t i = 0; i < r->faults_count; i++) {
+        const svg_fault *x = &r->faults[i];
+        tl_bar(f, tl_x(x->begin_ns, end), tl_x(x->ended ? x->end_ns : end, end), 52 + (double)(i % 2) * 9, 7, "#d62728",
+               x->text);
+    }
+    for (uint32_t i = 0; i < r->steps_count; i++) {
+        const pipe_event *e = &r->steps[i].e;
+        if (r->steps[i].fault != SVG_NONE) continue;
+        const char *fill = e->kind == PIPE_EV_JOB_FAILED ? "#d62728" : e->kind == PIPE_EV_JOB_RESTARTED ? "#2ca02c"
+                         : e->kind == PIPE_EV_COORD_FAILOVER ? "#9467bd" : NULL;
+        if (fill == NULL) continue;
+        double x = tl_x(e->at_ns, end);
+        fprintf(f, "<path d=\"M%.1f 78L%.1f 90L%.1f 90z\" fill=\"%s\"><title>%s at t=%.3fms</title></path>\n", x, x - 5,
+                x + 5, fill, rpt_step_name(e->kind), ms(e->at_ns));
+    }
+}
+
+/* A round tick step that gives about ten ticks. */
+static sim_time_ns tl_step(sim_time_ns end) {
+    static const sim_time_ns nice[] = { 1, 2, 5 };
+    for (sim_time_ns d = 1;; d *= 10) {
+        for (uint32_t k = 0; k < 3; k++) {
+            if (nice[k] * d * 12 >= end) return nice[k] * d;
+        }
+    }
+}
+
+static void tl_axis(FILE *f, sim_time_ns end) {
+    sim_time_ns step = tl_step(end);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"100\" x2=\"%.1f\" y2=\"100\" stroke=\"#666\"/>\n", TL_LEFT, TL_LEFT + TL_W);
+    for (sim_time_ns t = 0; t <= end; t += step) {
+        double x = tl_x(t, end);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"100\" x2=\"%.1f\" y2=\"105\" stroke=\"#666\"/><text x=\"%.1f\" y=\"116\" "
+                   "class=\"tk\">%g</text>\n", x, x, x - 6, ms(t));
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"116\" class=\"tk\">ms</text>\n", TL_LEFT + TL_W + 12);
+}
+
+static void timeline(FILE *f, const html_page *pg, sim_time_ns from, sim_time_ns to) {
+    const svg_recorder *r = pg->rec;
+    sim_time_ns end = r->end_ns ? r->end_ns : 1;
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"1200\" height=\"150\" viewBox=\"0 0 1200 150\">\n"
+          "<rect width=\"1200\" height=\"150\" fill=\"#fff\"/>\n"
+          "<text x=\"8\" y=\"26\" class=\"lb\">checkpoints</text><text x=\"8\" y=\"62\" class=\"lb\">faults</text>"
+          "<text x=\"8\" y=\"88\" class=\"lb\">failures, restarts</text>\n", f);
+    fprintf(f, "<rect x=\"%.1f\" y=\"8\" width=\"%.1f\" height=\"88\" fill=\"#1f77b4\" fill-opacity=\".07\" stroke=\"#1f77b4\" "
+               "stroke-dasharray=\"4 3\"><title>the diagram's window</title></rect>\n",
+            tl_x(from, end), tl_x(to, end) - tl_x(from, end) < 2 ? 2 : tl_x(to, end) - tl_x(from, end));
+    tl_checkpoints(f, r, end);
+    tl_axis(f, end);
+    static const pipe_ckpt_end ends[] = { PIPE_CKPT_COMPLETED, PIPE_CKPT_DECLINED, PIPE_CKPT_TIMED_OUT,
+                                          PIPE_CKPT_SUBSUMED, PIPE_CKPT_JOB_FAILED, PIPE_CKPT_PENDING };
+    for (uint32_t i = 0; i < 6; i++) {
+        double x = TL_LEFT + 150.0 * i;
+        fprintf(f, "<rect x=\"%.1f\" y=\"130\" width=\"12\" height=\"8\" fill=\"%s\"/><text x=\"%.1f\" y=\"138\" class=\"tk\">%s</text>\n",
+                x, end_colour(ends[i]), x + 16, ends[i] == PIPE_CKPT_PENDING ? "pending at the end" : pipe_ckpt_end_name(ends[i]));
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"138\" class=\"tk\">dashed: the diagram's window</text>\n", TL_LEFT + 900);
+    fputs("</svg>\n", f);
+}
+
+static void ckpt_table(FILE *f, const svg_recorder *r) {
+    uint32_t count = 0, by[PIPE_CKPT_JOB_FAILED + 1] = { 0 };
+    const pipe_ckpt_rec *h = pipe_history(r->p, &count);
+    for (uint32_t i = 0; i < count; i++) by[h[i].end]++;
+    fprintf(f, "<p>%u checkpoints triggered: %u completed, %u declined, %u timed out, %u subsumed, %u lost with a failed "
+               "attempt, %u pending at the end.</p>\n<details><summary>Every checkpoint</summary>\n<table class=\"ck\">"
+               "<tr><th>checkpoint</th><th>triggered (ms)</th><th>ended (ms)</th><th>took (ms)</th><th>outcome</th></tr>\n",
+            count, by[PIPE_CKPT_COMPLETED], by[PIPE_CKPT_DECLINED], by[PIPE_CKPT_TIMED_OUT], by[PIPE_CKPT_SUBSUMED],
+            by[PIPE_CKPT_JOB_FAILED], by[PIPE_CKPT_PENDING]);
+    for (uint32_t i = 0; i < count && i < 500; i++) {
+        bool done = h[i].end != PIPE_CKPT_PENDING;
+        fprintf(f, "<tr><td>%" PRIu64 "</td><td>%.3f</td><td>%s%.3f</td><td>%.3f</td><td style=\"color:%s\">%s</td></tr>\n",
+                h[i].id, ms(h[i].triggered_ns), done ? "" : "&gt; ", ms(done ? h[i].ended_ns : r->end_ns),
+                ms((done ? h[i].ended_ns : r->end_ns) - h[i].triggered_ns), end_colour(h[i].end),
+                done ? pipe_ckpt_end_name(h[i].end) : "pending at the end");
+    }
+    fprintf(f, "</table>%s</details>\n", count > 500 ? "<p>(the first 500)</p>" : "");
+}
+
+static void violations(FILE *f, const html_page *pg) {
+    if (pg->violations_count == 0) {
+        fputs("<p>No invariant was violated.</p>\n", f);
+        return;
+    }
+    fputs("<ul class=\"viol\">\n", f);
+    for (uint32_t i = 0; i < pg->violations_count; i++) {
+        const check_violation *v = &pg->violations[i];
+        fprintf(f, "<li><button class=\"jump\" data-t=\"%" PRIu64 "\">show</button> invariant %s violated at t=%.3fms: ",
+                v->at_ns, check_inv_name(v->inv), ms(v->at_ns));
+        svg_xml(f, v->what);
+        fputs("</li>\n", f);
+    }
+    if (pg->violations_all > pg->violations_count) {
+        fprintf(f, "<li>... %" PRIu64 " violations in all</li>\n", pg->violations_all);
+    }
+    fputs("</ul>\n", f);
+}
+
+void html_write(FILE *f, const html_page *pg) {
+    svg_opts o = *pg->opts;
+    o.viewer = true;
+    sim_time_ns from, to;
+    svg_window(pg->rec, &o, &from, &to);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>absim: ", f);
+    svg_xml(f, pg->title);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>absim run: ", html_style);
+    svg_xml(f, pg->title);
+    fputs("</h1>\n<p class=\"note\">Written by <code>absim run --html</code>: one file, nothing is fetched. "
+          "Step through the run below; click a mark in the diagram to go to its step.</p>\n"
+          "<section id=\"summary\"><h2>Summary</h2>\n<pre>", f);
+    svg_xml(f, pg->summary != NULL ? pg->summary : "");
+    fputs("</pre></section>\n<section id=\"timeline\"><h2>Checkpoints, faults and restarts over the whole run</h2>\n", f);
+    timeline(f, pg, from, to);
+    ckpt_table(f, pg->rec);
+    fputs("</section>\n<section id=\"violations\"><h2>Violations</h2>\n", f);
+    violations(f, pg);
+    fputs("</section>\n<section id=\"stepper\"><h2>Step through the run</h2>\n<div class=\"controls\">"
+          "<button id=\"st-first\">first</button><button id=\"st-prev\">prev</button><button id=\"st-next\">next</button>"
+          "<button id=\"st-last\">last</button><input type=\"range\" id=\"st-slider\" min=\"0\" max=\"0\" value=\"0\">"
+          "<span id=\"st-pos\"></span></div>\n<div id=\"st-text\"></div>\n<div id=\"st-where\"></div>\n"
+          "<table id=\"state\"></table>\n</section>\n<section id=\"diagram\"><h2>Space-time diagram</h2>\n<div id=\"sd-box\">\n", f);
+    axis ax;
+    svg_write(pg->rec, f, &o, &ax);
+    fputs("</div></section>\n", f);
+    write_data(f, pg, &ax);
+    fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", html_script);
+}

@@ -1,0 +1,96 @@
+#!/bin/sh
+# tests/html_check.sh: the run viewer (absim run --html) in a real browser.
+# Headless Chromium renders the page of teaching scenarios: the screenshot
+# must not be blank (enough distinct colours, enough ink), and the page
+# opened at two steps (#step=N) must show two different task states and
+# step texts, so stepping changes what is shown. Without chromium (make
+# deps installs it as root) it says so and passes.
+#   sh tests/html_check.sh ABSIM [PYTHON]     p3 (alignment) and p9 (a crash and a restart)
+#   HTML_CHECK=all sh tests/html_check.sh ... every scenario under scenarios/teach/
+absim=${1:?usage: html_check.sh ABSIM [PYTHON]}
+python=${2:-/usr/bin/python3}
+browser=$(command -v chromium || command -v chromium-browser)
+if [ -z "$browser" ]; then
+    echo "html-check: skipped: no chromium here (make deps as root installs it; or: sudo apt-get install chromium)"
+    exit 0
+fi
+tmp=$(mktemp -d /tmp/absim-html-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+flags="--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$tmp/profile"
+passed=0; failed=0
+fail() { failed=$((failed + 1)); echo "html-check: FAILED $1"; }
+
+# Distinct colours and the share of pixels that are not the page's
+# background, from an 8-bit RGB(A) PNG, read with the standard library.
+png_ink() {
+    "$python" - "$1" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        assert depth == 8 and ctype in (2, 6), (depth, ctype)
+        bpp = 3 if ctype == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(bytes(line)); prev = line
+colours, ink = set(), 0
+for line in rows:
+    for x in range(0, stride, bpp * 2):          # every other pixel: enough, and quick
+        px = line[x:x + 3]
+        colours.add(px)
+        ink += px not in (b"\xfa\xfa\xfa", b"\xff\xff\xff")
+share = 200.0 * ink / (w * h)
+print("%d colours, %.1f%% ink" % (len(colours), share))
+sys.exit(0 if len(colours) >= 16 and share > 2 else 1)
+PY
+}
+
+state_at() {   # PAGE STEP: the step text and the state table the page shows at #step=STEP
+    timeout 60 "$browser" $flags --virtual-time-budget=3000 --dump-dom "file://$1#step=$2" 2>/dev/null | tr -d '\n' |
+        sed -n 's/.*\(<span id="st-pos">.*<\/table>\).*/\1/p'
+}
+
+check_page() {   # SCENARIO
+    name=$(basename "$1" .scn)
+    page="$tmp/$name.html"
+    if ! "$absim" run "$1" --html "$page" > /dev/null; then fail "$name: absim run --html"; return; fi
+    timeout 60 "$browser" $flags --screenshot="$tmp/$name.png" --window-size=1200,900 "file://$page" > /dev/null 2>&1
+    if [ ! -s "$tmp/$name.png" ]; then fail "$name: no screenshot"; return; fi
+    if ! ink=$(png_ink "$tmp/$name.png"); then fail "$name: the screenshot looks blank ($ink)"; return; fi
+    n=$(grep -c '^{"t":' "$page")          # the embedded steps, one a line
+    a=$(state_at "$page" 3)
+    b=$(state_at "$page" $((n / 2)))
+    if [ -z "$a" ] || [ -z "$b" ]; then fail "$name: the stepper shows nothing"; return; fi
+    if [ "$a" = "$b" ]; then fail "$name: steps 3 and $((n / 2)) show the same"; return; fi
+    case "$b" in *"step $((n / 2)) of"*) ;; *) fail "$name: #step=$((n / 2)) did not open that step"; return ;; esac
+    passed=$((passed + 1))
+    echo "html-check: $name: $ink; steps 3 and $((n / 2)) of $n show different states"
+}
+
+if [ "${HTML_CHECK:-}" = all ]; then
+    for s in scenarios/teach/*.scn; do check_page "$s"; done
+else
+    check_page scenarios/teach/p3-alignment-blocks-inputs.scn
+    check_page scenarios/teach/p9-recovery.scn
+fi
+echo "html-check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,104 @@
+/* tests/test_html.c: the run viewer (reports/html.c) is one page that
+ * needs nothing from the network, embeds every step the recorder kept as
+ * JSON that cannot end its script early, marks the steps in its diagram,
+ * and is the same bytes for the same run. */
+#include "harness.h"
+
+#include <stdlib.h>
+
+#include "../reports/html.h"
+
+static pipe_cfg small_job(void) {
+    pipe_cfg c = pipe_cfg_default(5);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 2, 1 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_REBALANCE },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
+    c.broker.partitions = 4;
+    c.broker.records_per_partition = 3000;
+    c.broker.keys = 100;
+    c.source_rate_per_s = 200000;
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    return c;
+}
+
+typedef struct page {
+    char    *text;
+    size_t   len;
+    uint32_t steps;
+} page;
+
+static page write_page(void) {
+    pipe_cfg c = small_job();
+    char err[256];
+    pipeline *p = pipe_create(&c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    static svg_recorder r;
+    assert_true(svg_init(&r, p));
+    svg_attach(&r);
+    pipe_run(p);
+    svg_finish(&r);
+    check_violation v = { .inv = CHECK_I5, .at_ns = 7 * SIM_NS_PER_MS, .what = "a made-up violation </script>" };
+    svg_opts o = { .title = "t" };
+    html_page pg = { .title = "job <1>", .summary = "the summary: a < b & c\n", .violations = &v,
+                     .violations_count = 1, .violations_all = 1, .rec = &r, .opts = &o };
+    page x = { .steps = r.steps_count };
+    FILE *f = open_memstream(&x.text, &x.len);
+    html_write(f, &pg);
+    fclose(f);
+    svg_free(&r);
+    pipe_destroy(p);
+    return x;
+}
+
+static uint64_t count_of(const char *text, const char *needle) {
+    uint64_t n = 0;
+    for (const char *q = strstr(text, needle); q != NULL; q = strstr(q + 1, needle)) n++;
+    return n;
+}
+
+static void test_the_page_embeds_every_step_as_json_its_script_cannot_end_early(void **state) {
+    (void)state;
+    page a = write_page();
+    const char *data = strstr(a.text, "<script type=\"application/json\" id=\"absim-data\">");
+    assert_non_null(data);
+    data = strchr(data, '>') + 1;
+    const char *end = strstr(data, "</script>");
+    assert_non_null(end);
+    for (const char *q = data; q < end; q++) assert_true(*q != '<');   /* made-up text with </script> is escaped */
+    size_t n = (size_t)(end - data);
+    char *json = malloc(n + 1);
+    memcpy(json, data, n);
+    json[n] = '\0';
+    assert_int_equal(count_of(json, "{\"t\":"), a.steps);
+    assert_non_null(strstr(json, "\"k\":\"checkpoint-complete\""));
+    assert_non_null(strstr(json, "\"axis\":[["));
+    free(json);
+    free(a.text);
+}
+
+static void test_the_page_is_self_contained_marks_its_steps_and_is_the_same_every_time(void **state) {
+    (void)state;
+    page a = write_page(), b = write_page();
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.text, b.text, a.len);
+    assert_true(strncmp(a.text, "<!DOCTYPE html>", 15) == 0);
+    assert_int_equal(count_of(a.text, " src="), 0);                 /* nothing to fetch */
+    assert_int_equal(count_of(a.text, " href="), 0);
+    assert_int_equal(count_of(a.text, "https://"), 0);
+    assert_int_equal(count_of(a.text, "http://"), count_of(a.text, "http://www.w3.org/2000/svg"));
+    assert_non_null(strstr(a.text, "the summary: a &lt; b &amp; c"));
+    assert_non_null(strstr(a.text, "<button class=\"jump\" data-t=\"7000000\">"));
+    assert_true(count_of(a.text, "data-s=\"") > 100);
+    assert_non_null(strstr(a.text, "id=\"st-slider\""));
+    assert_non_null(strstr(a.text, "id=\"sd-cursor\""));
+    free(a.text);
+    free(b.text);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_page_embeds_every_step_as_json_its_script_cannot_end_early),
+        cmocka_unit_test(test_the_page_is_self_contained_marks_its_steps_and_is_the_same_every_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

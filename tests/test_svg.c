@@ -1,0 +1,143 @@
+/* tests/test_svg.c: the space-time diagram (reports/svg.c, svgdraw.c)
+ * keeps every protocol step and message of a run, tells lost messages
+ * from delivered ones, draws a picture that XML readers take, the same
+ * bytes every time, and changes nothing in the run. */
+#include "harness.h"
+
+#include <stdlib.h>
+
+#include "../model/proto.h"
+#include "../reports/svg.h"
+
+#define CRASH_AT (30 * SIM_NS_PER_MS)
+#define CRASH_FOR (10 * SIM_NS_PER_MS)
+
+static pipe_cfg small_job(void) {
+    pipe_cfg c = pipe_cfg_default(3);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 2, 1 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_REBALANCE },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
+    c.broker.partitions = 4;
+    c.broker.records_per_partition = 5000;
+    c.broker.keys = 100;
+    c.source_rate_per_s = 200000;
+    c.ckpt.interval_ns = 8 * SIM_NS_PER_MS;
+    c.machines = 2;
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .at_ns = CRASH_AT, .duration_ns = CRASH_FOR,
+                                               .target = 1 };
+    return c;
+}
+
+typedef struct run_pic {
+    uint64_t hash, steps_seen;
+    char    *svg;
+    size_t   len;
+    uint32_t lost_at_once, lost_in_flight, delivered, steps;
+    sim_time_ns from, to;
+} run_pic;
+
+static void count_steps(void *ctx, const pipe_event *e) {
+    run_pic *x = ctx;
+    x->steps_seen += e->kind != PIPE_EV_CONSUME && e->kind != PIPE_EV_SEND && e->kind != PIPE_EV_RECV;
+}
+
+/* One run with a recorder (pictured) or without; the sink's RPCs are lost
+ * from 20 to 24 ms, machine 1 crashes at 30 ms. */
+static run_pic run_once(bool pictured) {
+    pipe_cfg c = small_job();
+    char err[256];
+    pipeline *p = pipe_create(&c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    uint32_t sink = pipe_job(p)->tasks_count - 1;
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 20 * SIM_NS_PER_MS, .duration_ns = 4 * SIM_NS_PER_MS,
+                                          .ratio = SIM_RATIO_ALWAYS, .target = pipe_task_rpc_link(p, sink) });
+    run_pic x = { 0 };
+    static svg_recorder r;
+    if (pictured) {
+        assert_true(svg_init(&r, p));
+        pipe_observe(p, count_steps, &x);
+        svg_attach(&r);
+    }
+    pipe_run(p);
+    x.hash = pipe_sim(p)->trace_hash;
+    if (pictured) {
+        uint8_t on_machine_1[16] = { 0 };
+        for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) on_machine_1[t] = pipe_job(p)->tasks[t].machine == 1;
+        svg_fault f = { .begin_ns = CRASH_AT, .end_ns = CRASH_AT + CRASH_FOR, .ended = true, .crash = true,
+                        .tasks = on_machine_1, .text = "fault at 30ms crash machine 1 for 10ms" };
+        assert_true(svg_add_fault(&r, &f));
+        svg_finish(&r);
+        for (uint32_t i = 0; i < r.msgs_count; i++) {
+            const svg_msg *m = &r.msgs[i];
+            x.lost_at_once += (m->flags & SVG_LOST_AT_ONCE) != 0;
+            x.lost_in_flight += (m->flags & SVG_LOST_IN_FLIGHT) != 0;
+            x.delivered += (m->flags & SVG_DELIVERED) != 0;
+            if (m->flags & SVG_DELIVERED) assert_true(m->recv_ns >= m->sent_ns && m->recv_ns >= m->due_ns);
+        }
+        x.steps = r.steps_count;
+        svg_opts o = { .title = "test <&> run" };
+        svg_window(&r, &o, &x.from, &x.to);
+        FILE *f2 = open_memstream(&x.svg, &x.len);
+        svg_write(&r, f2, &o, NULL);
+        fclose(f2);
+        svg_free(&r);
+    }
+    pipe_destroy(p);
+    return x;
+}
+
+static uint64_t count_of(const char *text, const char *needle) {
+    uint64_t n = 0;
+    for (const char *q = strstr(text, needle); q != NULL; q = strstr(q + 1, needle)) n++;
+    return n;
+}
+
+static void test_the_recorder_keeps_every_step_tells_lost_messages_and_changes_nothing(void **state) {
+    (void)state;
+    run_pic a = run_once(true), plain = run_once(false);
+    assert_int_equal(a.hash, plain.hash);
+    assert_int_equal(a.steps, a.steps_seen + 2);       /* and the crash's beginning and end */
+    assert_true(a.lost_at_once > 0);                    /* the sink's RPCs in the loss window */
+    assert_true(a.lost_in_flight > 0);                  /* what was on its way to the crashed machine */
+    assert_true(a.delivered > 1000);
+    /* The default window: from the last checkpoint before the crash to the first completed after the restart. */
+    assert_true(a.from < CRASH_AT && a.to > CRASH_AT + CRASH_FOR);
+    free(a.svg);
+}
+
+static void test_the_picture_is_xml_the_same_bytes_every_time_and_draws_what_happened(void **state) {
+    (void)state;
+    run_pic a = run_once(true), b = run_once(true);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.svg, b.svg, a.len);
+    assert_non_null(strstr(a.svg, "<?xml version=\"1.0\""));
+    assert_non_null(strstr(a.svg, "test &lt;&amp;&gt; run"));
+    assert_true(count_of(a.svg, "class=\"b\"") > 10);    /* barriers */
+    assert_true(count_of(a.svg, "class=\"lostx\"") > 1); /* lost messages end in a cross */
+    assert_true(count_of(a.svg, "class=\"crash\"") >= 1);
+    assert_true(count_of(a.svg, "class=\"down\"") >= 1); /* the crashed tasks' lines while down */
+    assert_true(count_of(a.svg, "class=\"blk\"") >= 1);  /* an input blocked for alignment */
+    assert_true(count_of(a.svg, "class=\"sync\"") >= 1 && count_of(a.svg, "class=\"async\"") >= 1);
+    assert_null(strstr(a.svg, "data-s="));               /* steps are marked for the viewer only */
+    char path[] = "/tmp/absim-test-svg-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fwrite(a.svg, 1, a.len, f);
+    fclose(f);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "xmllint --noout %s", path);   /* libxml2-utils: a test dependency (tests/deps.sh) */
+    assert_int_equal(system(cmd), 0);
+    remove(path);
+    free(a.svg);
+    free(b.svg);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_recorder_keeps_every_step_tells_lost_messages_and_changes_nothing),
+        cmocka_unit_test(test_the_picture_is_xml_the_same_bytes_every_time_and_draws_what_happened),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
