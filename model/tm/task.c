@@ -138,7 +138,7 @@ static void close_buf(tm_side *tm, rt_chan *c) {
  * record and the count are only stored (the count from the channel's
  * copy), and the line after the next record's is asked for now (a hint
  * only: nothing observable changes). */
-static void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
+static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
     chan_buf *b = open_buf(tm, c);
     uint32_t n = c->fill_count++;
     b->recs[n] = *r;
