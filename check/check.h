@@ -25,7 +25,8 @@
  *        retained checkpoint refers to a deleted file; no checkpoint
  *        completes without every stateful task's state; a two-phase-commit
  *        sink commits only checkpoints that completed; a cancel marker ends
- *        the alignment it cancels.
+ *        the alignment it cancels; an aligned checkpoint turns unaligned
+ *        at a task only once it is older than the alignment timeout.
  *     I6 liveness: once faults settled (windows closed, and what they
  *        slowed finished), a checkpoint completes within the bound, and
  *        the job reaches the end of its input (unless the restart strategy

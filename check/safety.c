@@ -20,7 +20,9 @@
  *   restore names one of them (or none) and finds its files; at every
  *   completion no retained checkpoint refers to a deleted file and the new
  *   one holds every stateful task's state;
- * - a two-phase-commit sink commits only up to a completed checkpoint. */
+ * - a two-phase-commit sink commits only up to a completed checkpoint;
+ * - the last checkpoints' trigger times: an alignment timeout fires at a
+ *   task only once its checkpoint is that old. */
 #include "check_int.h"
 
 #include <inttypes.h>
@@ -49,6 +51,8 @@ typedef struct task_rec {
 
 _Static_assert(sizeof(task_rec) + 64 <= 2048, "check/check.c sizes 2048 bytes per task");
 
+#define STARTED_RING 64u
+
 typedef struct pending_rec {
     uint64_t ckpt;                    /* 0: free */
     uint64_t acked[TASK_WORDS];
@@ -69,6 +73,8 @@ typedef struct safety {
     uint32_t     completed_count;
     uint64_t     latest_completed;
     uint64_t     attempt;             /* the coordinator's newest attempt (its events' epoch) */
+    uint64_t     started[STARTED_RING];   /* the last checkpoints triggered, and when (a ring by id) */
+    sim_time_ns  started_ns[STARTED_RING];
 } safety;
 
 static void *create(const check_ctx *c) {
@@ -333,6 +339,22 @@ static void on_commit(safety *s, const pipe_event *e) {
                ", which has not completed", check_task_name(s->c, e->task, who, sizeof who), e->ckpt);
 }
 
+/* An aligned checkpoint turns unaligned at a task (its inputs, or a
+ * barrier held in an output queue) only once it is older than the
+ * alignment timeout: its age counts from the trigger, whose time the
+ * barrier carries (Flink's aligned-checkpoint-timeout). */
+static void on_align_timeout(safety *s, const pipe_event *e) {
+    const check_ctx *c = s->c;
+    uint32_t i = (uint32_t)(e->ckpt % STARTED_RING);
+    if (s->started[i] != e->ckpt) return;         /* triggered too long ago to be remembered */
+    sim_time_ns due = s->started_ns[i] + c->cfg->ckpt.alignment_timeout_ns;
+    if (c->cfg->ckpt.alignment_timeout_ns > 0 && e->at_ns >= due) return;
+    char who[64];
+    check_fail(c, CHECK_I5, at_task(e), "%s switched checkpoint %" PRIu64 " to unaligned at t=%.3fms, before its "
+               "alignment timeout (due at t=%.3fms)", check_task_name(c, e->task, who, sizeof who), e->ckpt,
+               (double)e->at_ns / 1e6, (double)due / 1e6);
+}
+
 static void on_event(void *self, const pipe_event *e) {
     safety *s = self;
     if (e->task == PIPE_NO_TASK && e->epoch > s->attempt) s->attempt = e->epoch;
@@ -363,7 +385,10 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_CHANNEL_STATE:  snap_of(&s->tasks[e->task], e->ckpt, true)->cs_records += e->count; break;
     case PIPE_EV_ACK:            on_ack(s, e); break;
     case PIPE_EV_TASK_FINISHED:  s->tasks[e->task].finished = true; break;
+    case PIPE_EV_ALIGN_TIMEOUT:  on_align_timeout(s, e); break;
     case PIPE_EV_CKPT_START: {
+        s->started[e->ckpt % STARTED_RING] = e->ckpt;
+        s->started_ns[e->ckpt % STARTED_RING] = e->at_ns;
         pending_rec *r = pending_of(s, 0);
         if (r == NULL) r = &s->pending[e->ckpt % PENDING_MAX];   /* more in flight than can be: reuse */
         memset(r, 0, sizeof *r);

@@ -862,13 +862,16 @@ uint32_t pipe_ckpt_task_files(const pipeline *p, uint64_t ckpt, uint32_t task) {
     return s == NULL ? 0 : s->chains[task].count;
 }
 
+static uint32_t task_dead_files(const pipeline *p, const rt_slot *s, uint32_t t) {
+    uint32_t dead = 0;
+    for (uint32_t f = 0; f < s->chains[t].count; f++) dead += !store_alive(&p->w.files, s->chains[t].files[f]);
+    return dead + (s->cs_files[t] != 0 && !store_alive(&p->w.files, s->cs_files[t]));
+}
+
 uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt) {
     const rt_slot *s = slot_of(p, ckpt);
     if (s == NULL) return 0;
     uint32_t dead = 0;
-    for (uint32_t t = 0; t < p->w.cfg.graph.tasks_count; t++) {
-        for (uint32_t f = 0; f < s->chains[t].count; f++) dead += !store_alive(&p->w.files, s->chains[t].files[f]);
-        dead += s->cs_files[t] != 0 && !store_alive(&p->w.files, s->cs_files[t]);
-    }
+    for (uint32_t t = 0; t < p->w.cfg.graph.tasks_count; t++) dead += task_dead_files(p, s, t);
     return dead;
 }

@@ -280,15 +280,19 @@ typedef struct fed {
 
 /* The checkers of a job (aligned, 2 inputs at agg[0]) that never runs:
  * the steps come from the test. */
-static fed feed_of(pipe_mode mode) {
-    pipe_cfg c = job_of(3, mode);
-    c.faults_count = 0;
+static fed feed_cfg(const pipe_cfg *c) {
     char err[256];
-    fed f = { .p = pipe_create(&c, err, sizeof err) };
+    fed f = { .p = pipe_create(c, err, sizeof err) };
     assert_non_null(f.p);
     f.cs = check_create(f.p, &(check_cfg){ .liveness_ns = 0 }, err, sizeof err);
     assert_non_null(f.cs);
     return f;
+}
+
+static fed feed_of(pipe_mode mode) {
+    pipe_cfg c = job_of(3, mode);
+    c.faults_count = 0;
+    return feed_cfg(&c);
 }
 
 static void step(fed *f, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, sim_time_ns at_ns) {
@@ -310,6 +314,27 @@ static void write_step(fed *f, pipe_ev_kind kind, uint32_t task, uint64_t ckpt, 
 static void fed_free(fed *f) {
     check_destroy(f->cs);
     pipe_destroy(f->p);
+}
+
+/* An aligned checkpoint turns unaligned only once it is older than the
+ * alignment timeout, counted from its trigger: a switch 1 ms after the
+ * trigger with a 2 ms timeout breaks I5, one at 2 ms does not. */
+static void test_a_switch_to_unaligned_before_the_alignment_timeout_breaks_safety(void **state) {
+    (void)state;
+    pipe_cfg c = job_of(3, PIPE_ALIGNED);
+    c.faults_count = 0;
+    c.ckpt.alignment_timeout_ns = 2 * SIM_NS_PER_MS;
+    fed f = feed_cfg(&c);
+    step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 10 * SIM_NS_PER_MS);
+    step(&f, PIPE_EV_ALIGN_TIMEOUT, 3, 0, 1, 11 * SIM_NS_PER_MS);
+    step(&f, PIPE_EV_ALIGN_TIMEOUT, 4, 1, 1, 12 * SIM_NS_PER_MS);
+    const check_report *r = check_finish(f.cs);
+    assert_int_equal(r->violations[CHECK_I5], 1);
+    const check_violation *v = first_of(r, CHECK_I5);
+    assert_non_null(v);
+    assert_int_equal(v->task, 3);
+    assert_non_null(strstr(v->what, "before its alignment timeout (due at t=12.000ms)"));
+    fed_free(&f);
 }
 
 enum { AGG0 = 4 };                    /* tasks: source 0-1, map 2-3, agg 4-5, sink 6-7 */
@@ -515,6 +540,7 @@ int main(void) {
         cmocka_unit_test(test_the_tasks_compute_what_the_specification_folds_under_crashes),
         cmocka_unit_test(test_the_specification_folds_maps_filters_and_broadcasts),
         cmocka_unit_test(test_the_flattened_fold_equals_the_walk_over_random_graphs),
+        cmocka_unit_test(test_a_switch_to_unaligned_before_the_alignment_timeout_breaks_safety),
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
         cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
         cmocka_unit_test(test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed),
