@@ -464,10 +464,23 @@ class Tree:
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             with open(dst, "wb") as f:
                 f.write(data)
+        self.prune(set(filter(None, files)))
         self.scenarios = sorted(os.path.relpath(os.path.join(d, f), self.path)
                                 for d, _, fs in os.walk(os.path.join(self.path, "scenarios"))
                                 for f in fs if f.endswith(".scn"))
         self.swarm_files = sorted(s for s in self.scenarios if s.startswith("scenarios/swarm/"))
+
+    def prune(self, tracked):
+        """Delete what git no longer tracks from a reused scratch tree (a
+        source file moved away would still be compiled by the Makefile's
+        wildcards, a scenario removed still run); build output stays."""
+        for d, dirs, fs in os.walk(self.path):
+            if os.path.samefile(d, self.path):
+                dirs[:] = [x for x in dirs if not x.startswith("build")]
+            for f in fs:
+                rel = os.path.relpath(os.path.join(d, f), self.path)
+                if rel not in tracked:
+                    os.remove(os.path.join(d, f))
 
     def build(self):
         rc, secs, out, err = run_cmd(["make", "BUILD=build-mut", "build-mut/absim"], self.path, 600)
