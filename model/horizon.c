@@ -39,7 +39,7 @@ static double hash_share_max(const broker_cfg *b, uint32_t p) {
         total = head + (double)(b->keys - exact);
     }
     for (uint64_t k = 0; k < exact; k++) {
-        uint32_t t = (uint32_t)(((unsigned __int128)rng_splitmix64(k) * p) >> 64);
+        uint32_t t = job_key_subtask(k, p);      /* the tasks' own routing */
         share[t] += (s > 0.0 ? dmath_pow((double)(k + 1), -s) : 1.0) / total;
     }
     double tail = (total - head) / total / p, best = 0.0;
