@@ -739,7 +739,8 @@ sim_timer_id task_timer(tm_side *tm, rt_task *t, sim_time_ns delay_ns, uint64_t 
 
 /* What a task of any attempt starts from: nothing running, nothing held. */
 static void clear(tm_side *tm, rt_task *t, bool died) {
-    bp_end(tm, t);                                /* a cancelled attempt is held up no more */
+    if (died) t->bp_on = false;                   /* a crash cut it short, at a time the task never saw */
+    else bp_end(tm, t);                           /* a cancelled attempt is held up no more */
     t->arrivals = 0;
     in_clear(t);
     t->busy = false;
