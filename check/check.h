@@ -26,7 +26,8 @@
  *        completes without every stateful task's state; a two-phase-commit
  *        sink commits only checkpoints that completed; a cancel marker ends
  *        the alignment it cancels; an aligned checkpoint turns unaligned
- *        at a task only once it is older than the alignment timeout.
+ *        at a task only once it is older than the alignment timeout, and
+ *        a task whose inputs timed out triggers it unaligned at once.
  *     I6 liveness: once faults settled (windows closed, and what they
  *        slowed finished), a checkpoint completes within the bound, and
  *        the job reaches the end of its input (unless the restart strategy

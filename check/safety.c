@@ -22,7 +22,8 @@
  *   one holds every stateful task's state;
  * - a two-phase-commit sink commits only up to a completed checkpoint;
  * - the last checkpoints' trigger times: an alignment timeout fires at a
- *   task only once its checkpoint is that old. */
+ *   task only once its checkpoint is that old, and one at its inputs
+ *   makes it trigger the checkpoint unaligned in that step. */
 #include "check_int.h"
 
 #include <inttypes.h>
@@ -46,6 +47,8 @@ typedef struct task_rec {
     bool     done;                    /* it triggered or aborted */
     uint64_t blocked[CHAN_WORDS];
     bool     finished;
+    uint64_t switch_due;              /* its inputs timed out aligning this checkpoint: it must trigger it now (0: none) */
+    sim_time_ns switch_at_ns;
     snap_rec snaps[SNAPS_PER_TASK];
 } task_rec;
 
@@ -345,6 +348,10 @@ static void on_commit(safety *s, const pipe_event *e) {
  * barrier carries (Flink's aligned-checkpoint-timeout). */
 static void on_align_timeout(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
+    if (e->channel == 0) {                        /* at the inputs: the switch triggers it at once, unaligned */
+        s->tasks[e->task].switch_due = e->ckpt;
+        s->tasks[e->task].switch_at_ns = e->at_ns;
+    }
     uint32_t i = (uint32_t)(e->ckpt % STARTED_RING);
     if (s->started[i] != e->ckpt) return;         /* triggered too long ago to be remembered */
     sim_time_ns due = s->started_ns[i] + c->cfg->ckpt.alignment_timeout_ns;
@@ -355,8 +362,29 @@ static void on_align_timeout(safety *s, const pipe_event *e) {
                (double)e->at_ns / 1e6, (double)due / 1e6);
 }
 
+/* A task whose inputs timed out aligning checkpoint n triggers n
+ * unaligned in the same step (or the checkpoint ends for it, declined);
+ * a later step of the task, or an aligned trigger, says it did not. */
+static void switch_check(safety *s, const pipe_event *e) {
+    task_rec *t = &s->tasks[e->task];
+    if (e->kind == PIPE_EV_ALIGN_TIMEOUT) return;
+    bool ends = (e->kind == PIPE_EV_TRIGGER && e->channel != 0) || e->kind == PIPE_EV_DECLINE ||
+                e->kind == PIPE_EV_RESTORE;   /* a new attempt starts over */
+    if (ends && (e->kind == PIPE_EV_RESTORE || e->ckpt == t->switch_due)) {
+        t->switch_due = 0;
+        return;
+    }
+    if (e->at_ns == t->switch_at_ns && !(e->kind == PIPE_EV_TRIGGER && e->ckpt == t->switch_due)) return;
+    char who[64];
+    check_fail(s->c, CHECK_I5, at_task(e), "%s timed out aligning checkpoint %" PRIu64 " at t=%.3fms but did not "
+               "switch it to unaligned and trigger it then", check_task_name(s->c, e->task, who, sizeof who),
+               t->switch_due, (double)t->switch_at_ns / 1e6);
+    t->switch_due = 0;
+}
+
 static void on_event(void *self, const pipe_event *e) {
     safety *s = self;
+    if (e->task != PIPE_NO_TASK && e->task < s->c->j->tasks_count && s->tasks[e->task].switch_due != 0) switch_check(s, e);
     if (e->task == PIPE_NO_TASK && e->epoch > s->attempt) s->attempt = e->epoch;
     switch (e->kind) {
     case PIPE_EV_BARRIER:        on_barrier(s, e); break;

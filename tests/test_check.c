@@ -337,6 +337,29 @@ static void test_a_switch_to_unaligned_before_the_alignment_timeout_breaks_safet
     fed_free(&f);
 }
 
+/* Inputs that timed out aligning make the task trigger the checkpoint
+ * unaligned in that same step: an unaligned trigger then is right; an
+ * aligned one, or going on with other steps, breaks I5. */
+static void test_a_task_whose_inputs_timed_out_triggers_unaligned_at_once(void **state) {
+    (void)state;
+    pipe_cfg c = job_of(3, PIPE_ALIGNED);
+    c.faults_count = 0;
+    c.ckpt.alignment_timeout_ns = 2 * SIM_NS_PER_MS;
+    for (int bad = 0; bad < 3; bad++) {
+        fed f = feed_cfg(&c);
+        sim_time_ns at = 12 * SIM_NS_PER_MS;
+        step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 10 * SIM_NS_PER_MS);
+        step(&f, PIPE_EV_ALIGN_TIMEOUT, 3, 0, 1, at);
+        if (bad == 0) step(&f, PIPE_EV_TRIGGER, 3, 1, 1, at);          /* unaligned, in the same step */
+        if (bad == 1) step(&f, PIPE_EV_TRIGGER, 3, 0, 1, at);          /* aligned */
+        step(&f, PIPE_EV_CONSUME, 3, 1, 0, at + SIM_NS_PER_US);
+        const check_report *r = check_finish(f.cs);
+        assert_int_equal(r->violations[CHECK_I5], bad == 0 ? 0 : 1);
+        if (bad > 0) assert_non_null(strstr(first_of(r, CHECK_I5)->what, "did not switch it to unaligned"));
+        fed_free(&f);
+    }
+}
+
 enum { AGG0 = 4 };                    /* tasks: source 0-1, map 2-3, agg 4-5, sink 6-7 */
 
 static void test_safety_flags_a_record_consumed_from_a_blocked_input(void **state) {
@@ -541,6 +564,7 @@ int main(void) {
         cmocka_unit_test(test_the_specification_folds_maps_filters_and_broadcasts),
         cmocka_unit_test(test_the_flattened_fold_equals_the_walk_over_random_graphs),
         cmocka_unit_test(test_a_switch_to_unaligned_before_the_alignment_timeout_breaks_safety),
+        cmocka_unit_test(test_a_task_whose_inputs_timed_out_triggers_unaligned_at_once),
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
         cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
         cmocka_unit_test(test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed),
