@@ -448,8 +448,12 @@ static void on_event(void *self, const pipe_event *e) {
 }
 
 static void on_end(void *self, const check_end *end) {
-    (void)self;
-    (void)end;
+    safety *s = self;
+    for (uint32_t t = 0; t < s->c->j->tasks_count; t++) {   /* a timed-out alignment that no step followed */
+        if (s->tasks[t].switch_due == 0) continue;
+        pipe_event e = { .kind = PIPE_EV_KIND_MAX, .at_ns = end->end_ns, .task = t };
+        switch_check(s, &e);
+    }
 }
 
 const check_ops check_safety_ops = { "I5 protocol safety", create, on_event, on_end };
