@@ -113,6 +113,13 @@ static inline const check_violation *first_of(const check_report *r, check_inv i
     return NULL;
 }
 
+/* How many times needle occurs in text (overlapping occurrences too). */
+static inline uint64_t count_of(const char *text, const char *needle) {
+    uint64_t n = 0;
+    for (const char *q = strstr(text, needle); q != NULL; q = strstr(q + 1, needle)) n++;
+    return n;
+}
+
 /* Calls each(path, ctx) for every shipped scenario file (scenarios/DIR/
  * *.scn, run from the repository root, as make does), in directory order;
  * returns how many. */

@@ -50,12 +50,6 @@ static page write_page(void) {
     return x;
 }
 
-static uint64_t count_of(const char *text, const char *needle) {
-    uint64_t n = 0;
-    for (const char *q = strstr(text, needle); q != NULL; q = strstr(q + 1, needle)) n++;
-    return n;
-}
-
 static void test_the_page_embeds_every_step_as_json_its_script_cannot_end_early(void **state) {
     (void)state;
     page a = write_page();

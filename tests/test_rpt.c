@@ -56,12 +56,6 @@ static void count_and_record(void *ctx, const pipe_event *e) {
     rpt_observe(&k->rec, e);
 }
 
-static uint64_t count_of(const char *text, const char *needle) {
-    uint64_t n = 0;
-    for (const char *q = strstr(text, needle); q != NULL; q = strstr(q + 1, needle)) n++;
-    return n;
-}
-
 /* One run with its trace and picture in memory. */
 typedef struct shot {
     counting k;

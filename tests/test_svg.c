@@ -86,12 +86,6 @@ static run_pic run_once(bool pictured) {
     return x;
 }
 
-static uint64_t count_of(const char *text, const char *needle) {
-    uint64_t n = 0;
-    for (const char *q = strstr(text, needle); q != NULL; q = strstr(q + 1, needle)) n++;
-    return n;
-}
-
 static void test_the_recorder_keeps_every_step_tells_lost_messages_and_changes_nothing(void **state) {
     (void)state;
     run_pic a = run_once(true), plain = run_once(false);
