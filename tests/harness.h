@@ -113,6 +113,33 @@ static inline const check_violation *first_of(const check_report *r, check_inv i
     return NULL;
 }
 
+/* Runs fn(ctx) in a child process and reports whether it died of an
+ * assertion (SIGABRT) whose message, on stderr, contains `needle`. */
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static inline bool aborts_saying(void (*fn)(void *ctx), void *ctx, const char *needle) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        fn(ctx);
+        _exit(0);
+    }
+    close(fds[1]);
+    char out[1024] = { 0 };
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof out - 1 && (n = read(fds[0], out + got, sizeof out - 1 - got)) > 0) got += (size_t)n;
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && strstr(out, needle) != NULL;
+}
+
 /* How many times needle occurs in text (overlapping occurrences too). */
 static inline uint64_t count_of(const char *text, const char *needle) {
     uint64_t n = 0;
