@@ -27,11 +27,14 @@
 
 /* The share of all records that the busiest of p hash-routed tasks gets. */
 static double hash_share_max(const broker_cfg *b, uint32_t p) {
-    double share[JOB_PARALLELISM_MAX] = { 0 };
+    double share[JOB_PARALLELISM_MAX] = { 0 }, weight[HZ_EXACT_KEYS];
     uint64_t exact = b->keys < HZ_EXACT_KEYS ? b->keys : HZ_EXACT_KEYS;
     double s = b->dist == BROKER_ZIPF ? (double)b->zipf_s_milli / 1000.0 : 0.0;
     double head = 0.0, total;
-    for (uint64_t k = 0; k < exact; k++) head += s > 0.0 ? dmath_pow((double)(k + 1), -s) : 1.0;
+    for (uint64_t k = 0; k < exact; k++) {       /* key k's weight: (k+1)^-s, or 1 when uniform */
+        weight[k] = s > 0.0 ? dmath_pow((double)(k + 1), -s) : 1.0;
+        head += weight[k];
+    }
     if (s > 0.0 && exact < b->keys) {             /* the tail's sum as an integral: int x^-s dx */
         double a = (double)exact + 0.5, z = (double)b->keys + 0.5;
         total = head + (s == 1.0 ? dmath_ln(z / a) : (dmath_pow(z, 1.0 - s) - dmath_pow(a, 1.0 - s)) / (1.0 - s));
@@ -40,7 +43,7 @@ static double hash_share_max(const broker_cfg *b, uint32_t p) {
     }
     for (uint64_t k = 0; k < exact; k++) {
         uint32_t t = job_key_subtask(k, p);      /* the tasks' own routing */
-        share[t] += (s > 0.0 ? dmath_pow((double)(k + 1), -s) : 1.0) / total;
+        share[t] += weight[k] / total;
     }
     double tail = (total - head) / total / p, best = 0.0;
     for (uint32_t t = 0; t < p; t++) best = share[t] + tail > best ? share[t] + tail : best;
