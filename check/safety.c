@@ -49,6 +49,7 @@ typedef struct task_rec {
     bool     finished;
     uint64_t switch_due;              /* its inputs timed out aligning this checkpoint: it must trigger it now (0: none) */
     sim_time_ns switch_at_ns;
+    uint64_t attempt;                 /* the newest attempt that started at the task (its restore's epoch) */
     snap_rec snaps[SNAPS_PER_TASK];
 } task_rec;
 
@@ -315,6 +316,7 @@ static void on_restore(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
     task_rec *t = &s->tasks[e->task];
     memset(t, 0, sizeof *t);
+    t->attempt = e->epoch;
     for (uint32_t i = 0; i < c->j->tasks[e->task].in_count; i++) {
         uint32_t chan = c->j->in_chan[c->j->tasks[e->task].in_first + i];
         s->last_barrier[chan] = s->last_inband[chan] = 0;
@@ -384,7 +386,14 @@ static void switch_check(safety *s, const pipe_event *e) {
 
 static void on_event(void *self, const pipe_event *e) {
     safety *s = self;
-    if (e->task != PIPE_NO_TASK && e->task < s->c->j->tasks_count && s->tasks[e->task].switch_due != 0) switch_check(s, e);
+    /* With slots, a zombie (an old attempt on a machine that was paused
+     * while the task moved elsewhere) takes steps after its new attempt
+     * started: they are its own sequence, not the new attempt's, and all
+     * it sends is fenced (what is not, I1 and I3 see). Checked are the
+     * steps of the newest attempt at each task. */
+    bool at_task = e->task != PIPE_NO_TASK && e->task < s->c->j->tasks_count;
+    if (at_task && e->epoch < s->tasks[e->task].attempt) return;
+    if (at_task && s->tasks[e->task].switch_due != 0) switch_check(s, e);
     if (e->task == PIPE_NO_TASK && e->epoch > s->attempt) s->attempt = e->epoch;
     switch (e->kind) {
     case PIPE_EV_BARRIER:        on_barrier(s, e); break;

@@ -92,6 +92,8 @@ typedef struct cli_restart {
     uint64_t    restored;             /* the checkpoint restored, 0: from the beginning */
     sim_time_ns restored_ns;          /* when it completed */
     uint64_t    rewound;              /* records the sources rewound (read again) */
+    uint32_t    moved;                /* tasks deployed onto another machine than before (slots) */
+    uint32_t    moved_vertex[4], moved_subtask[4], moved_to[4];   /* the first of them, and where */
 } cli_restart;
 
 typedef struct cli_story {
@@ -124,6 +126,7 @@ typedef struct cli_story_run {
     uint64_t         abort_ckpt;      /* the last checkpoint aborted, and how */
     pipe_ckpt_end    abort_end;
     uint64_t         txn_overflows;
+    uint8_t          host[JOB_TASKS_MAX];   /* each task's machine at its last deployment */
     /* Optional listeners (absim explain): each fault's beginning and end as
      * the run passes it, and every step after the story has seen it. */
     void           (*on_fault)(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin);

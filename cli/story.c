@@ -104,7 +104,7 @@ static void victims_text(const pipeline *p, uint32_t machine, char *buf, size_t 
     size_t used = 0;
     buf[0] = '\0';
     for (uint32_t t = 0; t < j->tasks_count; t++) {
-        if (j->tasks[t].machine != machine) continue;
+        if (pipe_task_host(p, t) != machine) continue;   /* with slots, where it runs now */
         char name[CLI_STORY_NAME];
         task_text(j, j->tasks[t].vertex, j->tasks[t].subtask, name, sizeof name);
         if (used + strlen(name) + 5 >= n) {
@@ -258,6 +258,7 @@ void cli_story_begin(cli_story_run *r, cli_story *st, const scn *s, pipeline *p,
     r->p = p;
     r->arm = arm;
     r->rec = rec;
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) r->host[t] = (uint8_t)pipe_task_host(p, t);
     st->drawn = drawn && s->vary != 0;
     st->faults_count = s->faults_count;
     for (uint32_t i = 0; i < s->faults_count; i++) {
@@ -294,7 +295,7 @@ static bool can_cause(scn_fault_kind k, uint32_t cause) {
  * machine on one side. */
 static bool touches(const cli_story_run *r, uint32_t i, uint32_t t) {
     const scn_fault *f = &r->s->faults[i];
-    uint32_t m = pipe_job(r->p)->tasks[t].machine;
+    uint32_t m = pipe_task_host(r->p, t);
     switch (f->kind) {
     case SCN_CRASH_MACHINE:
     case SCN_PAUSE_MACHINE: return f->machine == m;
@@ -377,6 +378,17 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
     if (st->restarts_count == CLI_STORY_MAX) return;
     cli_restart *x = &st->restarts[st->restarts_count++];
     *x = (cli_restart){ .at_ns = e->at_ns, .restored = ckpt, .rewound = rewound };
+    for (uint32_t t = 0; t < pipe_job(r->p)->tasks_count; t++) {   /* with slots: who moved, and where */
+        uint32_t h = pipe_task_host(r->p, t);
+        if (h == r->host[t]) continue;
+        if (x->moved < 4) {
+            x->moved_vertex[x->moved] = pipe_job(r->p)->tasks[t].vertex;
+            x->moved_subtask[x->moved] = pipe_job(r->p)->tasks[t].subtask;
+            x->moved_to[x->moved] = h;
+        }
+        x->moved++;
+        r->host[t] = (uint8_t)h;
+    }
     uint32_t count = 0;
     const pipe_ckpt_rec *h = pipe_history(r->p, &count);
     if (ckpt > 0 && ckpt <= count) x->restored_ns = h[ckpt - 1].ended_ns;
@@ -621,7 +633,13 @@ static void restart_line(FILE *out, const scn *s, const cli_story *st, const cli
     } else {
         fprintf(out, "from the beginning (no checkpoint to restore)");
     }
-    fprintf(out, "; the sources rewound %" PRIu64 " records\n", r->rewound);
+    fprintf(out, "; the sources rewound %" PRIu64 " records", r->rewound);
+    for (uint32_t i = 0; i < r->moved && i < 4; i++) {
+        fprintf(out, "%s%s[%u] to machine %u", i == 0 ? "; moved to free slots: " : ", ",
+                s->cfg.graph.vertices[r->moved_vertex[i]].name, r->moved_subtask[i], r->moved_to[i]);
+    }
+    if (r->moved > 4) fprintf(out, " (%u tasks in all)", r->moved);
+    fputc('\n', out);
 }
 
 /* Each failure of the job, then the restart it led to (the last of
@@ -705,7 +723,7 @@ static void json_incident(FILE *out, const cli_story *st, const cli_incident *x)
     fprintf(out, ",\"restart\":{\"n\":%u,\"at_ns\":%" PRIu64 ",\"restored_checkpoint\":%" PRIu64, x->restart,
             r->at_ns, r->restored);
     json_ns(out, "restored_completed_ns", r->restored > 0, r->restored_ns);
-    fprintf(out, ",\"rewound_records\":%" PRIu64 "}}", r->rewound);
+    fprintf(out, ",\"rewound_records\":%" PRIu64 ",\"moved_tasks\":%u}}", r->rewound, r->moved);
 }
 
 void cli_story_json(FILE *out, const scn *s, const cli_story *st) {

@@ -87,6 +87,13 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     if (job_check(&c->graph, NULL, err, n) != NULL) return err;
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
     if (c->machines < 1 || c->machines > PIPE_MACHINES_MAX) BAD("machines %u out of range [1, %u]", c->machines, PIPE_MACHINES_MAX);
+    if (c->task_slots > PIPE_TASK_SLOTS_MAX) BAD("slots %u out of range [1, %u]", c->task_slots, PIPE_TASK_SLOTS_MAX);
+    for (uint32_t v = 0; v < c->graph.vertices_count && c->task_slots > 0; v++) {   /* slot sharing: one per vertex */
+        if (c->graph.vertices[v].parallelism > c->machines * c->task_slots)
+            BAD("vertex %s has parallelism %u, more than the %u slots of `machines %u slots %u`: raise the slots or "
+                "the machines, or lower the parallelism", c->graph.vertices[v].name, c->graph.vertices[v].parallelism,
+                c->machines * c->task_slots, c->machines, c->task_slots);
+    }
     if (c->broker.partitions < 1 || c->broker.partitions > BROKER_PARTITIONS_MAX) BAD("partitions out of range");
     if (c->broker.keys < 1 || c->broker.keys > BROKER_KEYS_MAX) BAD("keys out of range [1, %u]", BROKER_KEYS_MAX);
     if ((unsigned __int128)c->broker.partitions * c->broker.records_per_partition > (1u << 30))
@@ -153,6 +160,7 @@ typedef struct plan {
     job      graph_job;
     arena    graph_mem;
     uint32_t tasks, chans, ring, slots, snaps, stateful, files_max, holds_max;
+    uint32_t hosts, insts, conns;     /* with slots a task has an instance per machine, a channel a connection per pair */
     uint64_t keys_sum, records, entries_max;     /* keys_sum: over the keyed tasks' maps */
     uint32_t task_keys[JOB_TASKS_MAX];           /* keys a keyed task's map is sized for (0: not keyed) */
     bool     unaligned;               /* a snapshot may hold channel state */
@@ -229,6 +237,9 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     const job *g = pl->graph;
     pl->tasks = g->tasks_count;
     pl->chans = g->chans_count;
+    pl->hosts = cfg->task_slots > 0 ? cfg->machines : 1;
+    pl->insts = pl->tasks * pl->hosts;
+    pl->conns = pl->chans * pl->hosts * pl->hosts;
     pl->ring = cfg->credits + cfg->out_queue + 3;
     pl->slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
     pl->records = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
@@ -255,15 +266,20 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         pl->files_max += pl->tasks * (pl->slots + PIPE_CONCURRENT_MAX + 3);
         pl->entries_max += cs_all * (pl->slots + 2);
     }
+    if (pl->hosts > 1) {                          /* a zombie instance writes snapshots beside the new attempt's */
+        pl->files_max *= pl->hosts;
+        pl->entries_max *= pl->hosts;
+        pl->holds_max *= pl->hosts;
+    }
     count_copies(pl);
     uint64_t *b = pl->mem.bytes;
     for (uint32_t t = 0; t < pl->tasks; t++) {
-        if (pl->task_keys[t] > 0) b[PIPE_MEM_KEYED] += keyed_task_bytes(pl->task_keys[t], pl->snaps);
+        if (pl->task_keys[t] > 0) b[PIPE_MEM_KEYED] += pl->hosts * keyed_task_bytes(pl->task_keys[t], pl->snaps);
     }
     b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max, pl->holds_max);
     /* A channel: its ring (the buffers both ends share), and its place in
      * the expanded graph (copied into the run). */
-    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->chans * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf))
+    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->conns * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf))
                          + job_expand_bytes(g);
     b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->tasks * 8;   /* the records are checkpoint files */
     for (uint32_t t = 0; t < pl->tasks; t++) {
@@ -271,10 +287,11 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC) continue;
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + (pl->records * pl->copies[g->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
     }
-    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->tasks * (sizeof(rt_task) + 64) + pl->records
+    b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->insts * (sizeof(rt_task) + 64) + pl->records
+                        + (pl->hosts > 1 ? (uint64_t)pl->insts * (2 * JOB_TASK_CHANNELS_MAX + 48) : 0)   /* hosts, slots */
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + cfg->broker.partitions * 8 + 64)
-                        + (uint64_t)cfg->broker.partitions * (8 + 12 + 8 * (PIPE_CONCURRENT_MAX + 1))
+                        + (uint64_t)cfg->broker.partitions * (8 * pl->hosts + 12 + 8 * (PIPE_CONCURRENT_MAX + 1))
                         + cfg->broker.keys * 16           /* the Zipf table and its guide */
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
 }
@@ -283,13 +300,13 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
 static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sim_cfg *sc = &pl->sc;
     *sc = sim_cfg_default(cfg->seed);
-    sc->actors_max = pl->tasks + 1;
+    sc->actors_max = pl->insts + 1;
     sc->machines_max = cfg->machines + 1;
-    sc->links_max = pl->chans * 2 + pl->tasks * 3;
-    sc->timers_max = pl->tasks * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
+    sc->links_max = pl->conns * 2 + pl->insts * 3;
+    sc->timers_max = pl->insts * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
     sc->devs_max = 3;
     sc->faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
-    sc->events_pending_max = pl->chans * (pl->ring + 4) + pl->tasks * 16 + 4096;
+    sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096;
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
     /* Payloads in flight: a task's ACKs (one per checkpoint; at most
@@ -300,7 +317,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
      * checkpoints, or aligned ones that may switch): a slot is as big as
      * the largest payload (a deployment), so aligned-only jobs reserve
      * none per channel. */
-    sc->payloads_max = pl->tasks * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->chans * 4 : 0) + 64;
+    sc->payloads_max = pl->insts * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->conns * 4 : 0) + 64;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
@@ -314,11 +331,17 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
  * every channel may hold a ring's worth of buffers and credits. */
 static bool kernel_fits(const plan *pl, const pipe_cfg *cfg, char *err, size_t n) {
     const sim_cfg *sc = &pl->sc;
-    if ((uint64_t)pl->chans * (pl->ring + 4) + pl->tasks * 16ull + 4096 > SIM_EVENTS_PENDING_MAX) {
+    if ((uint64_t)pl->conns * (pl->ring + 4) + pl->insts * 16ull + 4096 > SIM_EVENTS_PENDING_MAX) {
         snprintf(err, n, "%u channels with `channels credits %u queue %u` may hold %llu events at once, more than the "
                  "kernel's %u: lower `channels ... credits` or `queue`, or the parallelism of vertices joined by "
-                 "edges other than forward", pl->chans, cfg->credits, cfg->out_queue,
-                 (unsigned long long)pl->chans * (pl->ring + 4) + pl->tasks * 16ull + 4096, SIM_EVENTS_PENDING_MAX);
+                 "edges other than forward", pl->conns, cfg->credits, cfg->out_queue,
+                 (unsigned long long)pl->conns * (pl->ring + 4) + pl->insts * 16ull + 4096, SIM_EVENTS_PENDING_MAX);
+        return false;
+    }
+    if (pl->hosts > 1 && ((uint64_t)pl->conns * 2 + pl->insts * 3ull > SIM_LINKS_MAX || pl->insts + 1 > SIM_ACTORS_MAX)) {
+        snprintf(err, n, "with `machines %u slots %u` every machine can run every task: %u channels need %llu links, "
+                 "more than the kernel's %u: lower `machines` or the parallelism", cfg->machines, cfg->task_slots,
+                 pl->chans, (unsigned long long)pl->conns * 2 + pl->insts * 3ull, SIM_LINKS_MAX);
         return false;
     }
     SIM_ASSERT(sc->actors_max <= SIM_ACTORS_MAX && sc->links_max <= SIM_LINKS_MAX);   /* JOB_*_MAX keep them */
@@ -343,6 +366,14 @@ static bool plan_run(plan *pl, const pipe_cfg *cfg, char *err, size_t err_bytes)
         return false;
     }
     job_expand(pl->graph, cfg->machines, &pl->graph_mem);
+    for (uint32_t t = 0; t < pl->graph->tasks_count && cfg->task_slots > 0; t++) {
+        const job_task *x = &pl->graph->tasks[t];
+        if (x->in_count + x->out_count <= PIPE_SLOTTED_PEERS_MAX) continue;
+        snprintf(err, err_bytes, "with `slots` a task's deployment names where its %u channels' other ends run, more "
+                 "than %u: lower the parallelism of vertices joined by hash, rebalance or broadcast edges",
+                 x->in_count + x->out_count, PIPE_SLOTTED_PEERS_MAX);
+        return false;
+    }
     plan_model(pl, cfg);
     plan_kernel(pl, cfg);
     pl->mem.tasks = pl->tasks;
@@ -409,12 +440,18 @@ void pipe_mem_refusal(const pipe_mem *m, uint64_t limit_bytes, char *err, size_t
 
 /* ---- building ---------------------------------------------------------------- */
 
-static void build_task(pipeline *p, const plan *pl, uint32_t t) {
+/* Instance h of task t (tm.h): on machine h with slots, else on the
+ * task's machine. A two-phase-commit sink's transactions are the
+ * external system's, so its instances share one log. */
+static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
     const pipe_cfg *cfg = &p->w.cfg;
     const job *j = &p->w.cfg.graph;
-    rt_task *k = &p->tm.tasks[t];
+    uint32_t inst = t * pl->hosts + h;
+    rt_task *k = &p->tm.tasks[inst];
     k->owner = &p->tm;
     k->id = t;
+    k->inst = inst;
+    k->host = h;
     k->jt = &j->tasks[t];
     k->v = &j->vertices[k->jt->vertex];
     k->stateful = keyed_kind(k->v->kind);
@@ -424,7 +461,9 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t) {
         kstate_own(&k->state, &own);
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
-    if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
+    if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC && h > 0) {
+        k->txlog = p->tm.tasks[inst - h].txlog;
+    } else if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
         k->txlog = sim_alloc(p->w.run, sizeof(rt_txlog), _Alignof(rt_txlog));
         k->txlog->cap = pl->records * pl->copies[k->jt->vertex] + 1;
         k->txlog->recs = sim_alloc(p->w.run, sizeof(uint32_t) * k->txlog->cap, 4);
@@ -443,10 +482,15 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t) {
         }
         k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count };
     }
+    if (pl->hosts > 1) {
+        k->in_host = sim_alloc(p->w.run, k->jt->in_count + 1, 1);
+        k->out_host = sim_alloc(p->w.run, k->jt->out_count + 1, 1);
+    }
     char name[SIM_NAME_BYTES + 16];          /* sim_actor_add truncates to a label */
-    snprintf(name, sizeof name, "%s[%u]", k->v->name, k->jt->subtask);
-    k->actor = sim_actor_add(p->w.run, name, k->jt->machine, task_on_event, k);
-    SIM_ASSERT(k->actor == t);
+    if (pl->hosts > 1) snprintf(name, sizeof name, "%s[%u]@tm%u", k->v->name, k->jt->subtask, h);
+    else snprintf(name, sizeof name, "%s[%u]", k->v->name, k->jt->subtask);
+    k->actor = sim_actor_add(p->w.run, name, pl->hosts > 1 ? h : k->jt->machine, task_on_event, k);
+    SIM_ASSERT(k->actor == inst);
 }
 
 static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
@@ -461,22 +505,28 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     /* The high-availability services' store (ZooKeeper): small writes at
      * an RPC latency (a quorum write next to the JobManager). */
     p->w.ha_dev = dev_add(run, "ha", &(dev_cfg){ .latency_ns = cfg->rpc_latency_ns });
-    p->jm.coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    uint32_t n = pl->insts;                       /* what it knows of each slot (instance), and of each task */
+    p->jm.coord.hosts = pl->hosts;
+    p->jm.coord.rpc_to_task = sim_alloc(run, sizeof(uint32_t) * n, 4);
+    p->jm.coord.conn_from_task = sim_alloc(run, sizeof(uint32_t) * n, 4);
+    p->jm.coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * n, 4);
+    p->jm.coord.slot_free = sim_alloc(run, n, 1);
+    p->jm.coord.alive = sim_alloc(run, n, 1);
+    p->jm.coord.lost = sim_alloc(run, n, 1);
+    p->jm.coord.process = sim_alloc(run, sizeof(uint64_t) * n, 8);
+    p->jm.coord.heard_ns = sim_alloc(run, sizeof(sim_time_ns) * n, 8);
+    p->jm.coord.placed = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->jm.coord.place_next = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    for (uint32_t t = 0; t < pl->tasks; t++) p->jm.coord.placed[t] = pl->hosts > 1 ? p->w.cfg.graph.tasks[t].machine : 0;
     p->jm.coord.finished = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
-    p->jm.coord.deploy_gen = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
-    p->jm.coord.slot_free = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.running = sim_alloc(run, pl->tasks, 1);
-    p->jm.coord.alive = sim_alloc(run, pl->tasks, 1);
-    p->jm.coord.process = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.committed = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.assigned = sim_alloc(run, cfg->broker.partitions, 1);
     p->jm.coord.assign_pending = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
-    p->jm.coord.heard_ns = sim_alloc(run, sizeof(sim_time_ns) * pl->tasks, 8);
     p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
     p->jm.coord.end_owner = sim_alloc(run, sizeof(uint32_t) * cfg->broker.partitions, 4);
     for (uint32_t part = 0; part < cfg->broker.partitions; part++) p->jm.coord.end_owner[part] = UINT32_MAX;
-    p->jm.coord.conn_from_task = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->jm.coord.next_ckpt = 1;
     p->jm.coord.status = PIPE_RUNNING;              /* submitted; at its start it waits for slots */
 }
@@ -488,27 +538,35 @@ static void build_links(pipeline *p, const plan *pl) {
     link_cfg data = { .kind = LINK_STREAM, .latency_ns = cfg->latency_ns, .jitter_ns = cfg->jitter_ns,
                       .bandwidth_bytes_per_s = cfg->bandwidth_bytes_per_s };
     link_cfg rpc = { .kind = LINK_RPC, .latency_ns = cfg->rpc_latency_ns };
-    for (uint32_t c = 0; c < pl->chans; c++) {
-        rt_chan *x = &p->tm.chans[c];
+    p->tm.chan_link0 = run->links_count;
+    p->tm.conns = pl->conns;
+    uint32_t hs = pl->hosts;
+    for (uint32_t k = 0; k < pl->conns; k++) {      /* k = (c * hosts + hp) * hosts + hc */
+        rt_chan *x = &p->tm.chans[k];
+        uint32_t c = k / (hs * hs), hp = k / hs % hs, hc = k % hs;
         const job_chan *jc = &j->chans[c];
-        x->id = c;
+        x->id = k;
+        x->jc = c;
         x->producer = jc->producer;
         x->consumer = jc->consumer;
+        x->prod_inst = jc->producer * hs + hp;
+        x->cons_inst = jc->consumer * hs + hc;
         x->gate_index = jc->gate_index;
         x->input = jc->input;
         x->ring_size = pl->ring;
         x->ring = sim_alloc(run, sizeof(chan_buf) * pl->ring, _Alignof(chan_buf));
-        x->data_link = link_add(run, p->tm.tasks[jc->producer].actor, p->tm.tasks[jc->consumer].actor, &data);
-        x->credit_link = link_add(run, p->tm.tasks[jc->consumer].actor, p->tm.tasks[jc->producer].actor, &data);
+        x->data_link = link_add(run, p->tm.tasks[x->prod_inst].actor, p->tm.tasks[x->cons_inst].actor, &data);
+        x->credit_link = link_add(run, p->tm.tasks[x->cons_inst].actor, p->tm.tasks[x->prod_inst].actor, &data);
+        SIM_ASSERT(x->data_link == p->tm.chan_link0 + 2 * k);   /* task.c finds a link's connection so */
     }
-    for (uint32_t t = 0; t < pl->tasks; t++) {
-        p->tm.tasks[t].rpc_to_coord = link_add(run, p->tm.tasks[t].actor, p->jm.coord.actor, &rpc);
-        p->jm.coord.rpc_to_task[t] = link_add(run, p->jm.coord.actor, p->tm.tasks[t].actor, &rpc);
+    for (uint32_t i = 0; i < pl->insts; i++) {
+        p->tm.tasks[i].rpc_to_coord = link_add(run, p->tm.tasks[i].actor, p->jm.coord.actor, &rpc);
+        p->jm.coord.rpc_to_task[i] = link_add(run, p->jm.coord.actor, p->tm.tasks[i].actor, &rpc);
         /* The TaskManager's connection to the JobManager: a crash or a
          * partition breaks it, and the coordinator hears of it. */
         link_cfg conn = { .kind = LINK_STREAM, .latency_ns = cfg->rpc_latency_ns };
-        p->tm.tasks[t].conn_to_coord = link_add(run, p->tm.tasks[t].actor, p->jm.coord.actor, &conn);
-        p->jm.coord.conn_from_task[t] = p->tm.tasks[t].conn_to_coord;
+        p->tm.tasks[i].conn_to_coord = link_add(run, p->tm.tasks[i].actor, p->jm.coord.actor, &conn);
+        p->jm.coord.conn_from_task[i] = p->tm.tasks[i].conn_to_coord;
     }
 }
 
@@ -549,17 +607,20 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     p->tm.w = &p->w;
     p->jm.w = &p->w;
     broker_init(&p->w.brk, run, &cfg->broker);
-    p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
+    p->tm.hosts = pl->hosts;
+    p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions * pl->hosts, 8);
     p->w.sink_seen = sim_alloc(run, pl->records > 0 ? pl->records : 1, 1);
-    p->tm.tasks = sim_alloc(run, sizeof(rt_task) * pl->tasks, _Alignof(rt_task));
-    p->tm.chans = sim_alloc(run, sizeof(rt_chan) * (pl->chans ? pl->chans : 1), _Alignof(rt_chan));
+    p->tm.tasks = sim_alloc(run, sizeof(rt_task) * pl->insts, _Alignof(rt_task));
+    p->tm.chans = sim_alloc(run, sizeof(rt_chan) * (pl->conns ? pl->conns : 1), _Alignof(rt_chan));
     for (uint32_t m = 0; m < cfg->machines; m++) {
         char name[SIM_NAME_BYTES];
         snprintf(name, sizeof name, "tm%u", m);
         sim_machine_add(run, name);
     }
     uint32_t jm = sim_machine_add(run, "jm");
-    for (uint32_t t = 0; t < pl->tasks; t++) build_task(p, pl, t);
+    for (uint32_t t = 0; t < pl->tasks; t++) {
+        for (uint32_t h = 0; h < pl->hosts; h++) build_task(p, pl, t, h);
+    }
     build_coordinator(p, pl, jm);
     build_links(p, pl);
     build_slots(p, pl);
@@ -655,19 +716,26 @@ uint64_t pipe_restore_ckpt(const pipeline *p) {
     return s == NULL ? 0 : s->ckpt;
 }
 
-uint32_t pipe_task_actor(const pipeline *p, uint32_t task) {
+/* The instance a fault names for a task: on the task's first machine
+ * (with slots the task may run elsewhere later). */
+static uint32_t home_inst(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
-    return p->tm.tasks[task].actor;
+    return p->tm.hosts == 1 ? task : task * p->tm.hosts + p->w.cfg.graph.tasks[task].machine;
 }
 
-uint32_t pipe_task_rpc_link(const pipeline *p, uint32_t task) {
+/* The instance that runs (or last ran) the task's attempt, for the views:
+ * where the coordinator deployed it. */
+static const rt_task *current_inst(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
-    return p->tm.tasks[task].rpc_to_coord;
+    return &p->tm.tasks[task * p->tm.hosts + p->jm.coord.placed[task]];
 }
 
-uint32_t pipe_task_rpc_in_link(const pipeline *p, uint32_t task) {
-    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
-    return p->jm.coord.rpc_to_task[task];
+uint32_t pipe_task_actor(const pipeline *p, uint32_t task) { return p->tm.tasks[home_inst(p, task)].actor; }
+uint32_t pipe_task_rpc_link(const pipeline *p, uint32_t task) { return p->tm.tasks[home_inst(p, task)].rpc_to_coord; }
+uint32_t pipe_task_rpc_in_link(const pipeline *p, uint32_t task) { return p->jm.coord.rpc_to_task[home_inst(p, task)]; }
+
+uint32_t pipe_task_host(const pipeline *p, uint32_t task) {
+    return p->tm.hosts == 1 ? p->w.cfg.graph.tasks[task].machine : p->jm.coord.placed[task];
 }
 
 const char *const pipe_rpc_kind_names[] = { "deploy", "cancel", "trigger", "complete", "abort", "heartbeat", "end",
@@ -693,8 +761,12 @@ uint32_t pipe_store_dev(const pipeline *p) { return p->w.store_dev; }
 uint32_t pipe_ha_dev(const pipeline *p) { return p->w.ha_dev; }
 
 uint32_t pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer) {
-    for (uint32_t c = 0; c < p->w.cfg.graph.chans_count; c++) {
-        if (p->tm.chans[c].producer == producer && p->tm.chans[c].consumer == consumer) return p->tm.chans[c].data_link;
+    const job *j = &p->w.cfg.graph;
+    for (uint32_t c = 0; c < j->chans_count; c++) {
+        if (j->chans[c].producer != producer || j->chans[c].consumer != consumer) continue;
+        uint32_t hs = p->tm.hosts;                /* the connection between the tasks' first machines */
+        uint32_t hp = hs == 1 ? 0 : j->tasks[producer].machine, hc = hs == 1 ? 0 : j->tasks[consumer].machine;
+        return p->tm.chans[tm_conn(&p->tm, c, hp, hc)].data_link;
     }
     return UINT32_MAX;
 }
@@ -703,11 +775,12 @@ void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
     kstate_clear(out);
     const job *j = pipe_job(p);
     for (uint32_t t = 0; t < j->tasks_count; t++) {
-        if (j->tasks[t].vertex != vertex || !p->tm.tasks[t].stateful) continue;
+        const rt_task *x = current_inst(p, t);
+        if (j->tasks[t].vertex != vertex || !x->stateful) continue;
         uint32_t slot = 0;
         uint64_t key;
         kagg agg;
-        while (kstate_next(&p->tm.tasks[t].state, &slot, &key, &agg)) {
+        while (kstate_next(&x->state, &slot, &key, &agg)) {
             kagg *o = kstate_upsert(out, key);
             o->count += agg.count;
             o->sum = (int64_t)((uint64_t)o->sum + (uint64_t)agg.sum);
@@ -783,7 +856,9 @@ const broker *pipe_broker(const pipeline *p) { return &p->w.brk; }
 
 sim_time_ns pipe_task_backpressure_ns(const pipeline *p, uint32_t task) {
     SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
-    return task_backpressure_ns(&p->tm, &p->tm.tasks[task]);
+    sim_time_ns sum = 0;                          /* every instance's: every attempt's */
+    for (uint32_t h = 0; h < p->tm.hosts; h++) sum += task_backpressure_ns(&p->tm, &p->tm.tasks[task * p->tm.hosts + h]);
+    return sum;
 }
 const pipe_cfg *pipe_config(const pipeline *p) { return &p->w.cfg; }
 
@@ -831,18 +906,19 @@ bool pipe_ckpt_inflight(const pipeline *p, uint64_t ckpt, pipe_cursor *cur, mode
 
 void pipe_chan_ends(const pipeline *p, uint32_t chan, uint32_t *producer, uint32_t *consumer, uint32_t *input) {
     SIM_ASSERT(chan < p->w.cfg.graph.chans_count);
-    *producer = p->tm.chans[chan].producer;
-    *consumer = p->tm.chans[chan].consumer;
-    *input = p->tm.chans[chan].input;
+    const job_chan *c = &p->w.cfg.graph.chans[chan];
+    *producer = c->producer;
+    *consumer = c->consumer;
+    *input = c->input;
 }
 
 void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_input_view *out) {
     SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
-    const rt_task *t = &p->tm.tasks[task];
+    const rt_task *t = current_inst(p, task);
     SIM_ASSERT(input < t->jt->in_count);
     *out = (pipe_input_view){ .blocked = false };
     if (!t->deployed || !p->w.run->actors[t->actor].up) return;
-    const rt_chan *c = &p->tm.chans[p->w.cfg.graph.in_chan[t->jt->in_first + input]];
+    const rt_chan *c = task_in_chan((tm_side *)&p->tm, t, input);
     out->blocked = gate_blocked(&t->g, input);
     out->buffers = (uint32_t)(c->received - c->consumed);
     for (uint64_t n = c->consumed; n < c->received; n++) {

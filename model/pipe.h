@@ -55,6 +55,8 @@
 #define PIPE_CONCURRENT_MAX 8u
 #define PIPE_FAULTS_MAX 64u
 #define PIPE_SOURCE_PARTS_MAX 64u       /* partitions one source task reads at most (its ack carries their offsets) */
+#define PIPE_TASK_SLOTS_MAX 64u         /* slots per machine */
+#define PIPE_SLOTTED_PEERS_MAX 128u     /* with slots: a task's inputs and outputs (its deployment names their hosts) */
 
 typedef enum pipe_mode {
     PIPE_ALIGNED = 1,
@@ -184,6 +186,12 @@ typedef struct pipe_cfg {
     pipe_state_cfg   state;
     pipe_restart_cfg restart;
     uint32_t         machines;
+    /* Slots per machine (Flink's taskmanager.numberOfTaskSlots, slot
+     * sharing on: a slot holds one task of every vertex). 0: no slots,
+     * each task has its own on its machine and waits for it after a
+     * failure. With slots a restart deploys the tasks of a lost
+     * TaskManager onto free slots of the others. */
+    uint32_t         task_slots;
     sim_time_ns      latency_ns;          /* data links */
     sim_time_ns      jitter_ns;
     uint64_t         bandwidth_bytes_per_s;
@@ -273,6 +281,7 @@ typedef struct pipe_stats {
     uint64_t    fenced_rpcs;           /* reports at the coordinator, and commands at tasks sent on a
                                           connection to the JobManager that broke since */
     uint64_t    checkpoints_lost;      /* completed ones a memory backend lost with the coordinator */
+    uint64_t    relocated;             /* tasks a restart deployed onto another machine than their last (slots) */
 } pipe_stats;
 
 typedef struct pipeline pipeline;
@@ -499,6 +508,7 @@ bool              pipe_rpc_kind(const char *name, uint32_t *msg_type, bool *to_t
 extern const char *const pipe_rpc_kind_names[];   /* NULL-terminated, in the order above */
 uint32_t          pipe_coord_actor(const pipeline *p);
 uint32_t          pipe_coord_machine(const pipeline *p);                   /* the machine after the task machines */
+uint32_t          pipe_task_host(const pipeline *p, uint32_t task);         /* the machine its attempt was deployed to */
 uint32_t          pipe_store_dev(const pipeline *p);                       /* the durable store's device */
 uint32_t          pipe_ha_dev(const pipeline *p);                          /* the completed-checkpoint store's (ZooKeeper) */
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
@@ -580,6 +590,8 @@ typedef enum pipe_reach {
     PIPE_REACH_GIVE_UP_FAILURE_RATE,
     PIPE_REACH_EXPONENTIAL_RESET,     /* a quiet time reset the backoff */
     PIPE_REACH_RESTART_WAITS,         /* a restart waited for free slots (a TaskManager to come back) */
+    PIPE_REACH_RELOCATED,             /* a restart deployed a task onto another machine than its last */
+    PIPE_REACH_TXN_FENCED,            /* the external system refused a zombie two-phase-commit sink */
     PIPE_REACH_FAILOVER_MEMORY,       /* a new coordinator, memory backend: start over */
     PIPE_REACH_FAILOVER_DURABLE,      /* a new coordinator read the completed checkpoints back */
     PIPE_REACH_HEARTBEAT_TIMEOUT,     /* a silent TaskManager was declared lost */

@@ -90,6 +90,7 @@ typedef struct rt_chain {
 } rt_chain;
 
 #define PROTO_OFFSETS_MAX PIPE_SOURCE_PARTS_MAX   /* partitions one source task reads at most */
+#define PROTO_HOSTS_MAX   PIPE_SLOTTED_PEERS_MAX  /* with slots: a task's inputs and outputs at most */
 
 /* A source's position in one partition: the next offset it reads. */
 typedef struct proto_offset {
@@ -132,6 +133,11 @@ typedef struct msg_deploy {
     uint64_t     ckpt;
     rt_chain     chain;              /* keyed state (count 0: none) */
     uint64_t     cs_file;            /* channel state, 0: none */
+    /* With slots: where the tasks at the other ends of its inputs, then
+     * of its outputs, run (their hosts: machines), as Flink's deployment
+     * descriptor names the producers' locations. 0 without slots. */
+    uint32_t     hosts_count;
+    uint8_t      hosts[PROTO_HOSTS_MAX];
     uint32_t     offsets_count;      /* a source: where to read from */
     proto_offset offsets[PROTO_OFFSETS_MAX];
 } msg_deploy;

@@ -31,6 +31,8 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(GIVE_UP_FAILURE_RATE, "give-up-failure-rate", "the failure-rate strategy saw too many failures in its interval"),
     R(EXPONENTIAL_RESET, "exponential-backoff-reset", "a quiet time reset the exponential backoff"),
     R(RESTART_WAITS, "restart-waits-for-machine", "a restart waited for free slots (a TaskManager to come back)"),
+    R(RELOCATED, "task-relocated", "a restart deployed a task onto another machine than its last (slots)"),
+    R(TXN_FENCED, "transaction-fenced", "the external system refused a write or commit of a zombie two-phase-commit sink"),
     R(FAILOVER_MEMORY, "failover-memory-backend", "a new coordinator, memory backend: checkpoints lost, the job starts over"),
     R(FAILOVER_DURABLE, "failover-durable-backend", "a new coordinator read the completed checkpoints back from the store"),
     R(HEARTBEAT_TIMEOUT, "heartbeat-timeout", "a TaskManager that stopped answering heartbeats was declared lost"),

@@ -48,6 +48,7 @@ typedef struct pctx {
     bool        saw_source_rate;
     uint32_t    heartbeat_line, heartbeat_col;   /* the last network statement that set a heartbeat key, 0: none */
     uint32_t    incremental_line, incremental_col;   /* the last `state ... incremental`, 0: none */
+    uint32_t    slots_line, slots_col;           /* the `machines ... slots` that set them, 0: none */
 } pctx;
 
 static bool vfail(pctx *c, uint32_t line, uint32_t col, const char *fmt, va_list ap) {
@@ -369,6 +370,15 @@ static bool st_machines(pctx *c) {
     }
     if (!opt_count(c, 1, PIPE_MACHINES_MAX, &n)) return false;
     c->s->cfg.machines = (uint32_t)n;
+    static const char *const keys[] = { "slots", NULL };
+    while (more(c)) {                                /* machines N [slots S] */
+        const tok *k = next(c, "an option");
+        if (!is(k, "slots")) return unknown(c, k, "machines option", keys);
+        c->slots_line = c->line;
+        c->slots_col = k->col;
+        if (!opt_count(c, 1, PIPE_TASK_SLOTS_MAX, &n)) return false;
+        c->s->cfg.task_slots = (uint32_t)n;
+    }
     return true;
 }
 
@@ -1070,7 +1080,8 @@ static bool st_fault(pctx *c) {
 
 static bool compares(scn_expect_kind k) {
     return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
-           k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION;
+           k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION ||
+           k == SCN_EXPECT_RELOCATED;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -1090,11 +1101,12 @@ static bool liveness_bound(pctx *c, uint64_t *ns) {
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
-                                         "fenced", "duration", NULL };
+                                         "fenced", "duration", "relocated", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
-                                               SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED, SCN_EXPECT_DURATION };
+                                               SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED, SCN_EXPECT_DURATION,
+                                               SCN_EXPECT_RELOCATED };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -1285,9 +1297,26 @@ static bool finish_heartbeat(pctx *c) {
                    varied ? ", the largest that vary network draws" : "");
 }
 
+/* Slot sharing: a slot holds one task of every vertex, so each vertex's
+ * parallelism must fit in the slots of all machines, or the job could
+ * never be deployed (Flink would wait for resources until it gives up). */
+static bool finish_slots(pctx *c) {
+    const pipe_cfg *g = &c->s->cfg;
+    if (g->task_slots == 0) return true;
+    for (uint32_t v = 0; v < g->graph.vertices_count; v++) {
+        if (g->graph.vertices[v].parallelism <= g->machines * g->task_slots) continue;
+        return fail_on(c, c->slots_line, c->slots_col,
+                       "machines %u slots %u give %u slots, fewer than the parallelism %u of vertex %s (a slot holds "
+                       "one task of every vertex): raise the slots or the machines", g->machines, g->task_slots,
+                       g->machines * g->task_slots, g->graph.vertices[v].parallelism, g->graph.vertices[v].name);
+    }
+    return true;
+}
+
 /* After the whole file: what one statement alone could not tell. */
 static bool finish(pctx *c) {
-    return finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c);   /* pipe_create checks the rest */
+    return finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c) &&
+           finish_slots(c);   /* pipe_create checks the rest */
 }
 
 bool scn_parse_duration(const char *text, sim_time_ns *out, char *err, size_t err_bytes) {
@@ -1834,9 +1863,9 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
     static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output exactly-once", "output at-least-once",
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
-                                         "duration" };
+                                         "duration", "relocated" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_DURATION);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RELOCATED);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';

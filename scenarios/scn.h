@@ -97,6 +97,7 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_LIVENESS,              /* I6 with this bound (value, ns) held; at most one per file */
     SCN_EXPECT_FENCED,                /* messages of old attempts dropped (fenced_data + fenced_rpcs) compared */
     SCN_EXPECT_DURATION,              /* mean duration of the completed checkpoints (value, ns) compared */
+    SCN_EXPECT_RELOCATED,             /* tasks restarts deployed onto another machine compared (slots) */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

@@ -55,6 +55,12 @@ check "unknown command" 2 "unknown command 'frob'" "$absim" frob
 bad=$(mktemp); printf 'seed 1\nvertex a sourze\n' > "$bad"
 check "run: a bad scenario names file, line and column" 2 "$bad:2:10: unknown vertex kind 'sourze' (did you mean 'source'?)" \
     "$absim" run "$bad"
+printf 'machines 1 slots 2\nvertex a source parallelism 3\nvertex out sink\nedge a -> out rebalance\n' > "$bad"
+check "run: slots too few for a vertex's parallelism name the machines statement" 2 \
+    "$bad:1:12: machines 1 slots 2 give 2 slots, fewer than the parallelism 3 of vertex a" "$absim" run "$bad"
+printf 'machines 2 slot 2\nvertex a source\nvertex out sink\nedge a -> out rebalance\n' > "$bad"
+check "run: a misspelt machines option is suggested" 2 "$bad:1:12: unknown machines option 'slot' (did you mean 'slots'?)" \
+    "$absim" run "$bad"
 printf 'broker partitions 256\nvertex a source parallelism 257\nvertex out sink\nedge a -> out rebalance\n' > "$bad"
 check "run: a parallelism past the limit names its statement and what to lower" 2 \
     "$bad:2:29: a: parallelism 257 is above the limit of 256 tasks per vertex (lower it)" "$absim" run "$bad"

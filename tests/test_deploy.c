@@ -174,8 +174,87 @@ static void test_an_ambiguous_store_write_is_recovered_from_the_store_not_discar
     assert_true(b.report.violations[CHECK_I5] > 0);
 }
 
+/* With slots: where each task was deployed at the first restart. */
+typedef struct hosts_seen {
+    pipeline *p;
+    uint32_t  host[8];
+    bool      restarted;
+} hosts_seen;
+
+static void note_hosts(void *ctx, const pipe_event *e) {
+    hosts_seen *h = ctx;
+    if (e->kind != PIPE_EV_JOB_RESTARTED || h->restarted) return;
+    h->restarted = true;
+    for (uint32_t t = 0; t < pipe_job(h->p)->tasks_count && t < 8; t++) h->host[t] = pipe_task_host(h->p, t);
+}
+
+static void watch_hosts(pipeline *p, void *ctx) {
+    hosts_seen *h = ctx;
+    h->p = p;
+    pipe_observe(p, note_hosts, h);
+}
+
+/* Machine 1 (source[1] and agg[0]: tasks go round robin, t % 3) crashes
+ * for longer than the run. With two slots per machine the restart does
+ * not wait for it: the two lost tasks go to machine 0, the first with a
+ * free slot for their vertices, and every other task stays where it was. */
+static void test_with_slots_a_lost_machines_tasks_move_to_free_slots_and_the_others_stay(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(7);
+    c.task_slots = 2;
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 1, .at_ns = 30 * SIM_NS_PER_MS,
+                                               .duration_ns = SIM_NS_PER_S };
+    hosts_seen h = { .restarted = false };
+    checked_run r = run_checked_with(&c, watch_hosts, &h);
+    assert_exactly_once(&r);
+    assert_true(h.restarted);
+    assert_int_equal(r.stats.restarts, 1);
+    assert_int_equal(r.stats.relocated, 2);
+    assert_true(r.reach[PIPE_REACH_RELOCATED] >= 1);
+    assert_int_equal(r.reach[PIPE_REACH_RESTART_WAITS], 0);
+    static const uint32_t expect[7] = { 0, 0, 2, 0, 0, 2, 0 };   /* source, map, agg by subtask, then the sink */
+    for (uint32_t t = 0; t < 7; t++) assert_int_equal(h.host[t], expect[t]);
+}
+
+/* With one slot per machine on two machines every slot is taken: the
+ * restart after machine 1's crash waits until it is back, and nothing
+ * moves. */
+static void test_with_slots_a_restart_waits_while_no_machine_has_a_free_slot(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(8);
+    c.machines = 2;
+    c.task_slots = 1;
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 1, .at_ns = 30 * SIM_NS_PER_MS,
+                                               .duration_ns = 40 * SIM_NS_PER_MS };
+    checked_run r = run_checked(&c);
+    assert_exactly_once(&r);
+    assert_int_equal(r.stats.restarts, 1);
+    assert_int_equal(r.stats.relocated, 0);
+    assert_true(r.reach[PIPE_REACH_RESTART_WAITS] >= 1);
+}
+
+/* Machine 1 pauses past the heartbeat timeout: its tasks move to free
+ * slots and run there while the old attempts still sit on the paused
+ * machine; when it wakes, those zombies' messages are fenced, and state
+ * and output stay exactly once. */
+static void test_with_slots_a_paused_machines_tasks_move_and_its_zombies_are_fenced(void **state) {
+    (void)state;
+    pipe_cfg c = three_machines(9);
+    c.task_slots = 2;
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_PAUSE, .target = 1, .at_ns = 30 * SIM_NS_PER_MS,
+                                               .duration_ns = 60 * SIM_NS_PER_MS };
+    checked_run r = run_checked(&c);
+    assert_exactly_once(&r);
+    assert_true(r.fail_causes >> PIPE_FAIL_HEARTBEAT & 1);
+    assert_int_equal(r.stats.relocated, 2);
+    assert_true(r.stats.fenced_data + r.stats.fenced_rpcs >= 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_with_slots_a_lost_machines_tasks_move_to_free_slots_and_the_others_stay),
+        cmocka_unit_test(test_with_slots_a_restart_waits_while_no_machine_has_a_free_slot),
+        cmocka_unit_test(test_with_slots_a_paused_machines_tasks_move_and_its_zombies_are_fenced),
         cmocka_unit_test(test_a_lost_deployment_is_sent_again_and_the_job_stays_exactly_once),
         cmocka_unit_test(test_a_lost_cancellation_is_sent_again_while_the_restart_waits),
         cmocka_unit_test(test_a_machine_paused_past_the_heartbeat_timeout_is_lost_and_its_zombie_fenced),

@@ -24,13 +24,17 @@
 
 static rt_coord *coord_of(jm_side *jm) { return &jm->coord; }
 
-void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes) {
+void jm_send_slot(jm_side *jm, uint32_t i, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes) {
     SIM_ASSERT(proto_is_cmd(m->type) && m->b <= UINT32_MAX);
-    m->b = proto_cmd_word(m->b, jm->w->run->links[jm->coord.conn_from_task[t]].gen);
-    uint32_t link = jm->coord.rpc_to_task[t];
+    m->b = proto_cmd_word(m->b, jm->w->run->links[jm->coord.conn_from_task[i]].gen);
+    uint32_t link = jm->coord.rpc_to_task[i];
     bool ok = data != NULL ? link_send_payload(jm->w->run, link, m, bytes, data, data_bytes)
                            : link_send(jm->w->run, link, m, bytes);
-    if (world_msgs(jm->w)) jm_note_send(jm, t, link, m, ok);
+    if (world_msgs(jm->w)) jm_note_send(jm, i / jm->coord.hosts, link, m, ok);
+}
+
+void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes) {
+    jm_send_slot(jm, jm_slot_of(jm, t), m, bytes, data, data_bytes);
 }
 
 void jm_note_send(jm_side *jm, uint32_t task, uint32_t link, const sim_msg *m, bool ok) {
@@ -43,7 +47,9 @@ void jm_note_send(jm_side *jm, uint32_t task, uint32_t link, const sim_msg *m, b
 
 void jm_note_recv(jm_side *jm, const sim_event *ev) {
     if (ev->aux == SIM_NO_LINK) return;
-    pipe_event e = { .kind = PIPE_EV_RECV, .task = PIPE_NO_TASK, .chan = PIPE_NO_CHAN, .peer = (uint32_t)ev->msg.b,
+    uint32_t peer = (uint32_t)ev->msg.b;          /* a slot offer and a heartbeat name the instance */
+    if (ev->msg.type == MSG_SLOT || ev->msg.type == MSG_HEARTBEAT) peer /= jm->coord.hosts;
+    pipe_event e = { .kind = PIPE_EV_RECV, .task = PIPE_NO_TASK, .chan = PIPE_NO_CHAN, .peer = peer,
                      .link = ev->aux, .msg = ev->msg.type, .word_a = ev->msg.a, .word_b = ev->msg.b };
     e.epoch = jm->coord.epoch;
     world_note_msg(jm->w, &e);
@@ -573,7 +579,7 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         break;
     case SIM_EV_LINK_DOWN: {                     /* a TaskManager connection broke */
         const sim_link *l = &jm->w->run->links[ev->aux];
-        SIM_ASSERT(l->src < world_job(jm->w)->tasks_count);
+        SIM_ASSERT(l->src < world_job(jm->w)->tasks_count * jm->coord.hosts);   /* instances are the first actors */
         deploy_link_down(jm, l->src, ev->gen);
         break;
     }

@@ -27,6 +27,8 @@ static rt_coord *coord_of(jm_side *jm) { return &jm->coord; }
 
 static uint32_t tasks_of(const jm_side *jm) { return world_job(jm->w)->tasks_count; }
 
+static uint32_t slots_of(const jm_side *jm) { return tasks_of(jm) * jm->coord.hosts; }
+
 static sim_time_ns retry_ns(const jm_side *jm) { return 50 * jm->w->cfg.rpc_latency_ns; }
 
 /* A restart timer names its attempt: one left by an earlier failure's
@@ -93,9 +95,26 @@ static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
 
 /* ---- deployment ---------------------------------------------------------- */
 
+/* With slots: where the tasks at the other ends of t's inputs and
+ * outputs are deployed. */
+static void hosts_of(jm_side *jm, uint32_t t, msg_deploy *d) {
+    d->hosts_count = 0;
+    if (jm->coord.hosts == 1) return;
+    const job *j = world_job(jm->w);
+    const job_task *jt = &j->tasks[t];
+    SIM_ASSERT(jt->in_count + jt->out_count <= PROTO_HOSTS_MAX);   /* the plan refuses more */
+    for (uint32_t i = 0; i < jt->in_count; i++) {
+        d->hosts[d->hosts_count++] = (uint8_t)jm->coord.placed[j->chans[j->in_chan[jt->in_first + i]].producer];
+    }
+    for (uint32_t i = 0; i < jt->out_count; i++) {
+        d->hosts[d->hosts_count++] = (uint8_t)jm->coord.placed[j->chans[j->out_chan[jt->out_first + i]].consumer];
+    }
+}
+
 /* Task t's part of the checkpoint to restore (nothing: from scratch). */
 static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
-    memset(d, 0, offsetof(msg_deploy, offsets));
+    memset(d, 0, offsetof(msg_deploy, hosts));
+    d->offsets_count = 0;
     const rt_slot *s = coord_restore(jm);
     const job *j = world_job(jm->w);
     const job_vertex *v = coord_vertex_of(jm, t);
@@ -106,6 +125,7 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
             d->offsets[d->offsets_count++] = (proto_offset){ .partition = part, .next = s->offsets[part] };
         }
     }
+    hosts_of(jm, t, d);
     if (s == NULL) return;
     d->ckpt = s->ckpt;
     d->chain = s->chains[t];
@@ -210,9 +230,10 @@ static void deploy_all(jm_side *jm) {
     for (uint32_t t = 0; t < n; t++) {
         co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
         co->assign_pending[t] = 0;
-        co->slot_free[t] = 0;
+        uint32_t i = jm_slot_of(jm, t);
+        co->slot_free[i] = 0;
         co->running[t] = 0;
-        co->deploy_gen[t] = jm->w->run->links[co->conn_from_task[t]].gen;
+        co->deploy_gen[i] = jm->w->run->links[co->conn_from_task[i]].gen;
         send_deploy(jm, t);
     }
     assign_all(jm);
@@ -227,10 +248,53 @@ static bool all_free(const jm_side *jm) {
     return true;
 }
 
-/* Deploy now if the delay is over, the store is read and every slot free. */
+/* With slots: whether every task has a slot for the next attempt, and
+ * then which (co->placed). The cancelled tasks must have freed theirs
+ * first (Flink waits for the cancellation to end); a task keeps its slot
+ * when it is free (its state is local there), and one whose TaskManager
+ * was lost goes to the first machine with a free slot for its vertex,
+ * in machine order. None: the restart waits for slots. */
+static bool place_all(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    const job *j = world_job(jm->w);
+    uint32_t n = tasks_of(jm), hs = co->hosts;
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t i = jm_slot_of(jm, t);
+        if (!co->slot_free[i] && !co->lost[i]) return false;   /* still cancelling */
+    }
+    uint16_t used[JOB_VERTICES_MAX][PIPE_MACHINES_MAX] = { { 0 } };
+    uint32_t *next = co->place_next;
+    for (uint32_t t = 0; t < n; t++) {
+        next[t] = UINT32_MAX;
+        if (!co->slot_free[jm_slot_of(jm, t)]) continue;
+        next[t] = co->placed[t];
+        used[j->tasks[t].vertex][next[t]]++;
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        if (next[t] != UINT32_MAX) continue;
+        uint32_t v = j->tasks[t].vertex;
+        for (uint32_t m = 0; m < hs && next[t] == UINT32_MAX; m++) {
+            if (co->slot_free[t * hs + m] && used[v][m] < jm->w->cfg.task_slots) next[t] = m;
+        }
+        if (next[t] == UINT32_MAX) return false;
+        used[v][next[t]]++;
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        if (next[t] != co->placed[t]) {
+            REACHED(jm->w, RELOCATED);
+            jm->w->stats.relocated++;
+        }
+        co->placed[t] = next[t];
+    }
+    return true;
+}
+
+/* Deploy now if the delay is over, the store is read and every task has
+ * a free slot. */
 static void maybe_deploy(jm_side *jm) {
     rt_coord *co = coord_of(jm);
-    if (co->status != PIPE_RESTARTING || !co->waiting_slots || co->recovering || !all_free(jm)) return;
+    if (co->status != PIPE_RESTARTING || !co->waiting_slots || co->recovering) return;
+    if (co->hosts == 1 ? !all_free(jm) : !place_all(jm)) return;
     deploy_all(jm);
 }
 
@@ -239,7 +303,7 @@ static void maybe_deploy(jm_side *jm) {
 static void cancel_again(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (co->slot_free[t]) continue;           /* a lost TaskManager too: it may be back, silent */
+        if (co->slot_free[jm_slot_of(jm, t)]) continue;   /* a lost TaskManager too: it may be back, silent */
         REACHED(jm->w, CANCEL_REPEATED);
         sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
         jm_send(jm, t, &m, 64, NULL, 0);
@@ -299,7 +363,7 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     drop_pending(jm);
     co->epoch++;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {   /* attempt epoch replaces every task's */
-        co->slot_free[t] = 0;
+        co->slot_free[jm_slot_of(jm, t)] = 0;
         co->running[t] = 0;
         sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
         jm_send(jm, t, &m, 64, NULL, 0);
@@ -321,22 +385,24 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
 
 /* ---- what the tasks say -------------------------------------------------- */
 
-/* A slot offer, whatever attempt freed it: a deployment of a newer
- * attempt replaces what a task runs, so an offer that is older than the
- * truth is safe to take while restarting. */
-static void slot_offered(jm_side *jm, uint32_t t, uint64_t process) {
+/* A slot offer (instance i), whatever attempt freed it: a deployment of
+ * a newer attempt replaces what a task runs, so an offer that is older
+ * than the truth is safe to take while restarting. */
+static void slot_offered(jm_side *jm, uint32_t i, uint64_t process) {
     rt_coord *co = coord_of(jm);
-    if (co->status == PIPE_RUNNING) {
+    uint32_t t = i / co->hosts;
+    if (co->status == PIPE_RUNNING && i == jm_slot_of(jm, t)) {
         /* An offer sent before the deployment arrived is stale; one from a
          * new process in place of a deployed task means it is gone (its
          * connection's break is on its way, or was lost with it). */
-        if (process == co->process[t]) return;
+        if (process == co->process[i]) return;
         deploy_job_fail(jm, PIPE_FAIL_CONNECTION, t);
     }
-    co->alive[t] = 1;
-    co->heard_ns[t] = jm->w->run->now_ns;
-    co->process[t] = process;
-    co->slot_free[t] = 1;
+    co->alive[i] = 1;
+    co->lost[i] = 0;
+    co->heard_ns[i] = jm->w->run->now_ns;
+    co->process[i] = process;
+    co->slot_free[i] = 1;
     maybe_deploy(jm);
 }
 
@@ -345,12 +411,12 @@ bool deploy_on_msg(jm_side *jm, const sim_msg *m) {
     uint64_t epoch = m->b >> 32;
     uint32_t t = (uint32_t)(m->b & 0xffffffffu);
     switch (m->type) {
-    case MSG_SLOT:
-        SIM_ASSERT(t < tasks_of(jm));
+    case MSG_SLOT:                                /* these two name the slot (instance) */
+        SIM_ASSERT(t < slots_of(jm));
         slot_offered(jm, t, m->a);
         return true;
     case MSG_HEARTBEAT:                           /* its TaskManager is there, whatever the attempt */
-        SIM_ASSERT(t < tasks_of(jm));
+        SIM_ASSERT(t < slots_of(jm));
         if (co->alive[t]) co->heard_ns[t] = jm->w->run->now_ns;
         return true;
     case MSG_RUNNING:
@@ -371,10 +437,12 @@ bool deploy_on_msg(jm_side *jm, const sim_msg *m) {
     }
 }
 
-void deploy_link_down(jm_side *jm, uint32_t t, uint32_t gen) {
+void deploy_link_down(jm_side *jm, uint32_t i, uint32_t gen) {
     rt_coord *co = coord_of(jm);
-    co->slot_free[t] = 0;                         /* gone with its connection, until it offers again */
-    if (gen > co->deploy_gen[t]) deploy_job_fail(jm, PIPE_FAIL_CONNECTION, t);
+    co->slot_free[i] = 0;                         /* gone with its connection, until it offers again */
+    co->lost[i] = 1;
+    uint32_t t = i / co->hosts;
+    if (i == jm_slot_of(jm, t) && gen > co->deploy_gen[i]) deploy_job_fail(jm, PIPE_FAIL_CONNECTION, t);
 }
 
 /* ---- heartbeats and retries ---------------------------------------------- */
@@ -383,20 +451,21 @@ static void heartbeat(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     sim_time_ns interval, timeout, now = jm->w->run->now_ns;
     pipe_heartbeat(&jm->w->cfg, &interval, &timeout);
-    for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (!co->alive[t]) continue;
-        if (now - co->heard_ns[t] > timeout) {    /* its TaskManager is lost */
+    for (uint32_t i = 0; i < slots_of(jm); i++) {
+        if (!co->alive[i]) continue;
+        if (now - co->heard_ns[i] > timeout) {    /* its TaskManager is lost */
             REACHED(jm->w, HEARTBEAT_TIMEOUT);
-            co->alive[t] = 0;
-            co->slot_free[t] = 0;
+            co->alive[i] = 0;
+            co->slot_free[i] = 0;
+            co->lost[i] = 1;
             /* Disconnect it, as Flink's JobMaster does: when it hears of it,
              * it cancels what it runs and registers its slot again. */
-            link_close(jm->w->run, co->conn_from_task[t]);
-            deploy_job_fail(jm, PIPE_FAIL_HEARTBEAT, t);
+            link_close(jm->w->run, co->conn_from_task[i]);
+            if (i == jm_slot_of(jm, i / co->hosts)) deploy_job_fail(jm, PIPE_FAIL_HEARTBEAT, i / co->hosts);
             continue;
         }
         sim_msg m = { .type = MSG_HEARTBEAT, .b = co->epoch };
-        jm_send(jm, t, &m, 64, NULL, 0);
+        jm_send_slot(jm, i, &m, 64, NULL, 0);
     }
     sim_timer_set(jm->w->run, co->actor, interval, TIMER_HEARTBEAT);
 }
@@ -502,10 +571,11 @@ void deploy_failover(jm_side *jm) {
     co->strategy_failures = 0;
     co->failure_count = 0;
     co->exp_delay_ns = 0;
-    memset(co->slot_free, 0, j->tasks_count);
+    memset(co->slot_free, 0, slots_of(jm));
     memset(co->running, 0, j->tasks_count);
-    memset(co->alive, 0, j->tasks_count);
-    memset(co->process, 0, sizeof(uint64_t) * j->tasks_count);
+    memset(co->alive, 0, slots_of(jm));
+    memset(co->lost, 0, slots_of(jm));
+    memset(co->process, 0, sizeof(uint64_t) * slots_of(jm));
     deploy_start(jm);
     jm_note(jm, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);
     if (jm->w->cfg.state.backend == PIPE_BACKEND_DURABLE) {

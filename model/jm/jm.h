@@ -46,17 +46,24 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
 typedef struct rt_coord {
     uint32_t    actor;
     uint32_t    machine;
-    uint32_t   *rpc_to_task;          /* by task */
-    uint32_t   *conn_from_task;       /* by task: the stream link whose break says it is lost */
-    uint32_t   *deploy_gen;           /* by task: connection generation at deployment */
-    /* What the coordinator knows of each task's slot, from its messages:
-     * free (offered for this attempt), confirmed running, and when its
-     * TaskManager last answered a heartbeat (silent past the timeout: lost). */
-    uint8_t    *slot_free;            /* by task */
-    uint8_t    *running;              /* by task */
-    uint8_t    *alive;                /* by task: its TaskManager is registered */
-    uint64_t   *process;              /* by task: the process whose slot it last took */
-    sim_time_ns *heard_ns;            /* by task */
+    /* By slot (a task's instance, model/tm/tm.h: task * hosts + host):
+     * the links to it, and what the coordinator knows of it from its
+     * messages: free (offered for this attempt), its TaskManager
+     * registered (alive) or lost (its connection broke or it fell silent
+     * past the heartbeat timeout, until it offers again), its process,
+     * and when it last answered a heartbeat. */
+    uint32_t    hosts;                /* instances per task: the machines with slots, else 1 */
+    uint32_t   *rpc_to_task;
+    uint32_t   *conn_from_task;       /* the stream link whose break says it is lost */
+    uint32_t   *deploy_gen;           /* connection generation at deployment */
+    uint8_t    *slot_free;
+    uint8_t    *alive;
+    uint8_t    *lost;
+    uint64_t   *process;
+    sim_time_ns *heard_ns;
+    uint32_t   *placed;               /* by task: the host its attempt was deployed to */
+    uint32_t   *place_next;           /* by task: a placement being tried (deploy.c) */
+    uint8_t    *running;              /* by task: its attempt confirmed running */
     bool        waiting_slots;        /* the restart's delay is over: deploy once every slot is free */
     bool        deployed_once;        /* the first deployment happened (later ones are restarts) */
     bool        deploy_armed;         /* TIMER_DEPLOY_RETRY pending */
@@ -114,8 +121,11 @@ void jm_note_ev(jm_side *jm, pipe_event *e);
 void jm_note_send(jm_side *jm, uint32_t task, uint32_t link, const sim_msg *m, bool ok);
 void jm_note_recv(jm_side *jm, const sim_event *ev);
 
-/* Send a command to task t (proto_cmd_word: its b names the connection). */
+/* Send a command to task t where its attempt was deployed, or to slot
+ * (instance) i (proto_cmd_word: its b names the connection). */
 void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes);
+void jm_send_slot(jm_side *jm, uint32_t i, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes);
+static inline uint32_t jm_slot_of(const jm_side *jm, uint32_t t) { return t * jm->coord.hosts + jm->coord.placed[t]; }
 
 /* model/jm/coord.c: checkpoints */
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev);

@@ -9,9 +9,11 @@
 
 #include <string.h>
 
-void tm_note_ev(tm_side *tm, pipe_event *e) {
+void tm_note_ev(tm_side *tm, const rt_task *t, pipe_event *e) {
     if (!world_observed(tm->w)) return;
-    e->epoch = e->task != PIPE_NO_TASK ? tm->tasks[e->task].epoch : 0;
+    SIM_ASSERT(t == NULL || e->task == t->id);
+    e->epoch = t != NULL ? t->epoch : 0;
+    if (e->chan != PIPE_NO_CHAN) e->chan = tm->chans[e->chan].jc;   /* the observers know job channels */
     world_note_ev(tm->w, e);
 }
 
@@ -21,7 +23,7 @@ static bool shows_gate(pipe_ev_kind kind) {
 }
 
 static uint32_t queued(const tm_side *tm, const rt_task *t, uint32_t input) {
-    const rt_chan *c = &tm->chans[world_job(tm->w)->in_chan[t->jt->in_first + input]];
+    const rt_chan *c = task_in_chan((tm_side *)tm, t, input);
     return (uint32_t)(c->received - c->consumed);
 }
 
@@ -34,20 +36,19 @@ void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v) {
     }
 }
 
-void tm_note(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
-    tm_note_gate(tm, kind, task, channel, ckpt, false, NULL);
+void tm_note(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt) {
+    tm_note_gate(tm, kind, t, channel, ckpt, false, NULL);
 }
 
-void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority) {
-    tm_note_gate(tm, kind, task, channel, ckpt, priority, NULL);
+void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority) {
+    tm_note_gate(tm, kind, t, channel, ckpt, priority, NULL);
 }
 
-void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority,
+void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority,
                   const tm_gate_view *before) {
     if (!world_observed(tm->w)) return;
-    pipe_event e = { .kind = kind, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .priority = priority };
-    const job *j = world_job(tm->w);
-    const rt_task *t = &tm->tasks[task];
+    pipe_event e = { .kind = kind, .task = t->id, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
+                     .priority = priority };
     if (shows_gate(kind) && t->jt->in_count > 0) {
         for (uint32_t i = 0; i < t->jt->in_count; i++) {
             bool now = gate_blocked(&t->g, i);
@@ -57,9 +58,9 @@ void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channe
             if (was && !now) e.released += queued(tm, t, i);
         }
         bool on_input = kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END;
-        if (on_input) e.chan = j->in_chan[t->jt->in_first + channel];
+        if (on_input) e.chan = task_in_chan(tm, t, channel)->id;
     }
-    tm_note_ev(tm, &e);
+    tm_note_ev(tm, t, &e);
 }
 
 _Static_assert((int)PIPE_BUF_DATA == (int)BUF_DATA && (int)PIPE_BUF_BARRIER == (int)BUF_BARRIER &&
@@ -71,7 +72,7 @@ void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, c
     pipe_event e = { .kind = PIPE_EV_SEND, .task = t->id, .epoch = t->epoch, .chan = PIPE_NO_CHAN, .peer = peer,
                      .link = link, .msg = m->type, .word_a = m->a, .word_b = m->b, .ok = ok,
                      .due_ns = ok ? l->last_arrival_ns : 0 };
-    if (c != NULL) e.chan = c->id;
+    if (c != NULL) e.chan = c->jc;
     if (b != NULL) {                              /* a data buffer */
         e.channel = b->kind;
         e.count = b->kind == BUF_DATA ? b->count : 0;
@@ -88,7 +89,7 @@ void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev) {
     if (ev->kind != SIM_EV_MSG || ev->aux == SIM_NO_LINK || ev->msg.type == MSG_CREDIT) return;
     bool data = ev->msg.type == MSG_DATA || ev->msg.type == MSG_PRIORITY;
     const rt_chan *c = data ? &tm->chans[proto_word_low(ev->msg.a)] : NULL;
-    pipe_event e = { .kind = PIPE_EV_RECV, .task = t->id, .epoch = t->epoch, .chan = c != NULL ? c->id : PIPE_NO_CHAN,
+    pipe_event e = { .kind = PIPE_EV_RECV, .task = t->id, .epoch = t->epoch, .chan = c != NULL ? c->jc : PIPE_NO_CHAN,
                      .peer = c != NULL ? c->producer : PIPE_NO_TASK, .link = ev->aux, .msg = ev->msg.type,
                      .word_a = ev->msg.a, .word_b = ev->msg.b };
     world_note_msg(tm->w, &e);

@@ -45,6 +45,17 @@ static void visible(tm_side *tm, uint64_t i) {
     latency(tm, i);
 }
 
+/* The external system fences a producer of an older attempt than the
+ * one that last restored the sink (Kafka's producer epoch, bumped by
+ * initTransactions): a zombie's writes and commits are refused. Not with
+ * the deliberate bug no-fencing, which checks no attempt anywhere. */
+static bool txlog_fenced(tm_side *tm, const rt_task *t) {
+    if (t->epoch >= t->txlog->epoch || tm->w->cfg.bug == PIPE_BUG_NO_FENCING) return false;
+    REACHED(tm->w, TXN_FENCED);
+    tm->w->stats.fenced_data++;
+    return true;
+}
+
 static rt_txn *txn_at(rt_txlog *l, uint32_t k) {     /* k-th oldest */
     SIM_ASSERT(k < l->count);
     return &l->txns[(l->first + k) % TXN_MAX];
@@ -66,7 +77,7 @@ static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why
         pipe_event e = { .kind = PIPE_EV_TXN, .task = t->id, .channel = why, .chan = PIPE_NO_CHAN,
                          .ckpt = x->state == TXN_OPEN ? 0 : x->ckpt, .count = (uint32_t)(x->end - x->first),
                          .ok = commit };
-        tm_note_ev(tm, &e);
+        tm_note_ev(tm, t, &e);
     }
     if (commit) {
         for (uint64_t i = x->first; i < x->end; i++) visible(tm, l->recs[i % l->cap]);
@@ -102,6 +113,7 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
         return;
     case JOB_SINK_2PC: {
         rt_txlog *l = t->txlog;
+        if (txlog_fenced(tm, t)) return;
         rt_txn *x = open_txn(l);
         if (x == NULL || l->tail - l->head == l->cap) {
             overflow(tm, t);
@@ -115,7 +127,7 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
 }
 
 void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt) {
-    if (t->v->sink != JOB_SINK_2PC) return;
+    if (t->v->sink != JOB_SINK_2PC || txlog_fenced(tm, t)) return;
     rt_txlog *l = t->txlog;
     uint32_t n = 0;
     /* The deliberate bug FLINK-10377: a notice is taken to name exactly
@@ -129,11 +141,11 @@ void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt) {
     }
     bool any = n > 0;
     if (n > 1) REACHED(tm->w, COMMIT_COVERS_EARLIER);
-    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
+    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t, 0, ckpt);
 }
 
 void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt) {
-    if (t->v->sink != JOB_SINK_2PC) return;
+    if (t->v->sink != JOB_SINK_2PC || txlog_fenced(tm, t)) return;
     rt_txlog *l = t->txlog;
     if (l->count == 0 || txn_at(l, l->count - 1)->state != TXN_OPEN) return;   /* nothing written */
     rt_txn *x = txn_at(l, l->count - 1);
@@ -143,8 +155,9 @@ void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt) {
 }
 
 void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
-    if (t->v->sink != JOB_SINK_2PC) return;
+    if (t->v->sink != JOB_SINK_2PC || txlog_fenced(tm, t)) return;
     rt_txlog *l = t->txlog;
+    l->epoch = t->epoch;                          /* older attempts are fenced from now on */
     bool any = false;
     while (l->count > 0) {
         rt_txn *x = txn_at(l, 0);
@@ -154,7 +167,7 @@ void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
         resolve_first(tm, t, commit, PIPE_TXN_RESTORE);
     }
     SIM_ASSERT(l->head == l->tail);
-    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t->id, 0, ckpt);
+    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t, 0, ckpt);
 }
 
 /* End of input: the last transaction is pre-committed for the first

@@ -72,7 +72,7 @@ static uint32_t device_of(const tm_side *tm) {
 static void note(tm_side *tm, const rt_task *t, pipe_ev_kind kind, uint64_t ckpt, pipe_write what, uint64_t bytes, bool ok) {
     if (!world_observed(tm->w)) return;
     pipe_event e = { .kind = kind, .task = t->id, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .what = what, .bytes = bytes, .ok = ok };
-    tm_note_ev(tm, &e);
+    tm_note_ev(tm, t, &e);
 }
 
 static void write_part(tm_side *tm, rt_task *t, rt_snap *sn, pipe_write what, uint64_t bytes) {
@@ -119,7 +119,7 @@ static void persist(tm_side *tm, rt_task *t, rt_snap *sn, const rt_chan *c, cons
     if (world_observed(tm->w)) {
         pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .channel = output, .ckpt = sn->ckpt, .chan = c->id,
                          .count = b->count };
-        tm_note_ev(tm, &e);
+        tm_note_ev(tm, t, &e);
     }
     SIM_ASSERT(!sn->cs_sealed);                   /* one channel-state write per snapshot, after the last record */
     if (sn->cs_overflow) return;
@@ -132,7 +132,7 @@ static void persist(tm_side *tm, rt_task *t, rt_snap *sn, const rt_chan *c, cons
         return;
     }
     for (uint32_t i = 0; i < b->count; i++) {
-        rt_cs_rec r = { .rec = b->recs[i], .chan = c->id, .output = output };
+        rt_cs_rec r = { .rec = b->recs[i], .chan = c->jc, .output = output };   /* by job channel: it may be restored elsewhere */
         if (!csfile_append(&tm->w->files, sn->cs_file, &r)) {
             sn->cs_overflow = true;
             return;
@@ -220,7 +220,7 @@ static void decline_snap(tm_side *tm, rt_task *t, rt_snap *sn) {
     uint64_t ckpt = sn->ckpt;
     snap_free(t, sn);
     REACHED(tm->w, DECLINE_SENT);
-    tm_note(tm, PIPE_EV_DECLINE, t->id, 0, ckpt);
+    tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
     task_rpc(tm, t, MSG_DECLINE, ckpt);
 }
 
@@ -251,7 +251,7 @@ static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
     if (async > tm->w->stats.async_ns_max) tm->w->stats.async_ns_max = async;
     tm->w->stats.snapshots++;
     bool acked = sn->acked;
-    tm_note(tm, PIPE_EV_SNAPSHOT_ASYNC, t->id, 0, ckpt);
+    tm_note(tm, PIPE_EV_SNAPSHOT_ASYNC, t, 0, ckpt);
     if (!acked) send_ack(tm, t, sn);
     snap_free(t, sn);
 }
@@ -300,7 +300,7 @@ void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt) {
         if (world_observed(tm->w)) {
             pipe_event e = { .kind = PIPE_EV_ALIGN_TIMEOUT, .task = t->id, .channel = 1, .ckpt = ckpt, .chan = c->id,
                              .count = (uint32_t)(at - c->sent) };
-            tm_note_ev(tm, &e);
+            tm_note_ev(tm, t, &e);
         }
         for (uint64_t n = c->sent; n < at; n++) persist(tm, t, sn, c, task_buf(c, n), true);
         chan_buf *b = task_buf(c, at);
@@ -459,7 +459,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
          * checkpoint known to be aborted; cancel markers downstream, so
          * no alignment waits for its barriers. */
         REACHED(tm->w, ABORTED_BEFORE_TRIGGER);
-        tm_note(tm, PIPE_EV_DECLINE, t->id, 1, ckpt);   /* 1: aborted already, no decline sent */
+        tm_note(tm, PIPE_EV_DECLINE, t, 1, ckpt);   /* 1: aborted already, no decline sent */
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_CANCEL, ckpt);
         return;
     }
@@ -482,7 +482,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     if (busy >= tm->snaps_max) {
         REACHED(tm->w, DECLINE_SENT);
         tm->w->stats.async_failures++;
-        tm_note(tm, PIPE_EV_DECLINE, t->id, 0, ckpt);
+        tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
         task_rpc(tm, t, MSG_DECLINE, ckpt);
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_CANCEL, ckpt);
         return;
@@ -512,13 +512,13 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
             task_timer(tm, t, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
         }
     }
-    tm_note(tm, PIPE_EV_TRIGGER, t->id, unaligned, ckpt);
+    tm_note(tm, PIPE_EV_TRIGGER, t, unaligned, ckpt);
     /* The synchronous part. */
     if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
         t->snap_splits[sn - t->snaps] = t->splits;
         uint64_t skew = tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
-        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm->offsets[t->jt->subtask + i * t->v->parallelism] + skew;
+        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm_offsets(tm, t)[t->jt->subtask + i * t->v->parallelism] + skew;
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
@@ -545,7 +545,7 @@ void snap_sync_done(tm_side *tm, rt_task *t) {
         if (x->ckpt != 0 && x->syncing && x->io_pending == 0 && (sn == NULL || x->ckpt < sn->ckpt)) sn = x;
     }
     if (sn == NULL) return;                       /* declined meanwhile */
-    tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t->id, 0, sn->ckpt);
+    tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t, 0, sn->ckpt);
     sn->async_start_ns = tm->w->run->now_ns;
     if (t->stateful) {
         write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + keyed_entries(tm, t, sn) * STATE_ENTRY_BYTES);
@@ -591,7 +591,7 @@ void snap_abort(rt_task *t, uint64_t ckpt) {
     rt_snap *sn = snap_of(t, ckpt);
     if (sn == NULL) return;
     snap_free(t, sn);
-    tm_note(t->owner, PIPE_EV_SNAPSHOT_DROPPED, t->id, 0, ckpt);
+    tm_note(t->owner, PIPE_EV_SNAPSHOT_DROPPED, t, 0, ckpt);
 }
 
 void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
@@ -599,7 +599,7 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
         if (t->snaps[i].ckpt == 0 || t->snaps[i].ckpt >= ckpt) continue;
         uint64_t old = t->snaps[i].ckpt;
         snap_free(t, &t->snaps[i]);
-        tm_note(tm, PIPE_EV_SNAPSHOT_DROPPED, t->id, 0, old);
+        tm_note(tm, PIPE_EV_SNAPSHOT_DROPPED, t, 0, old);
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];
@@ -655,11 +655,12 @@ static void restore_channel_state(tm_side *tm, rt_task *t, uint64_t file) {
     bool any = false;
     while (csfile_next(&tm->w->files, file, &cursor, &r)) {
         any = true;
+        const job_chan *jc = &world_job(tm->w)->chans[r.chan];
         if (r.output) {
-            SIM_ASSERT(tm->chans[r.chan].producer == t->id);
-            task_emit_to(tm, &tm->chans[r.chan], &r.rec);
+            SIM_ASSERT(jc->producer == t->id);
+            task_emit_to(tm, task_out_chan(tm, t, jc->out_index), &r.rec);
         } else {
-            SIM_ASSERT(tm->chans[r.chan].consumer == t->id);
+            SIM_ASSERT(jc->consumer == t->id);
             t->replaying = tm->w->cfg.bug != PIPE_BUG_NO_REPLAY;
         }
     }

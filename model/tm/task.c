@@ -40,15 +40,6 @@ chan_buf *task_buf(rt_chan *c, uint64_t n) {
     return &c->ring[c->slot_of[n % c->ring_size]];
 }
 
-rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
-    SIM_ASSERT(i < t->jt->out_count);
-    return &tm->chans[world_job(tm->w)->out_chan[t->jt->out_first + i]];
-}
-
-rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i) {
-    SIM_ASSERT(i < t->jt->in_count);
-    return &tm->chans[world_job(tm->w)->in_chan[t->jt->in_first + i]];
-}
 
 void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes) {
     bool ok = data != NULL ? link_send_payload(tm->w->run, t->rpc_to_coord, m, 64, data, data_bytes)
@@ -79,7 +70,7 @@ void task_fail(tm_side *tm, rt_task *t) {
  * filled, sent or acked change (all of them end in send_ready), so that
  * room() answers without looking at every output. */
 static void out_sync(tm_side *tm, rt_chan *c) {
-    rt_task *t = &tm->tasks[c->producer];
+    rt_task *t = &tm->tasks[c->prod_inst];
     bool ring_short = c->filled + 3 - c->acked > c->ring_size;
     bool queue_full = c->filled - c->sent >= tm->w->cfg.out_queue;
     if (ring_short != c->ring_short) t->outs_short += ring_short ? 1u : UINT32_MAX;
@@ -91,19 +82,19 @@ static void out_sync(tm_side *tm, rt_chan *c) {
 static void set_filling(tm_side *tm, rt_chan *c, bool filling) {
     if (filling == c->filling) return;
     c->filling = filling;
-    tm->tasks[c->producer].outs_filling += filling ? 1u : UINT32_MAX;
+    tm->tasks[c->prod_inst].outs_filling += filling ? 1u : UINT32_MAX;
 }
 
 static void send_ready(tm_side *tm, rt_chan *c) {
     while (c->requested && c->sent < c->filled && c->sent - c->acked < tm->w->cfg.credits) {
         const chan_buf *b = task_buf(c, c->sent);
         uint32_t bytes = 64 + (b->kind == BUF_DATA ? b->count * (uint32_t)sizeof(model_rec) : 0);
-        sim_msg m = { .type = MSG_DATA, .a = proto_chan_word(tm->tasks[c->producer].epoch, c->id), .b = c->sent };
+        sim_msg m = { .type = MSG_DATA, .a = proto_chan_word(tm->tasks[c->prod_inst].epoch, c->id), .b = c->sent };
         bool ok = link_send(tm->w->run, c->data_link, &m, bytes);
-        if (world_msgs(tm->w)) tm_note_send(tm, &tm->tasks[c->producer], c->data_link, c->consumer, &m, ok, c, b);
-        if (!ok) task_fail(tm, &tm->tasks[c->producer]);
+        if (world_msgs(tm->w)) tm_note_send(tm, &tm->tasks[c->prod_inst], c->data_link, c->consumer, &m, ok, c, b);
+        if (!ok) task_fail(tm, &tm->tasks[c->prod_inst]);
         c->sent++;
-        if (b->kind == BUF_BARRIER) snap_barrier_sent(tm, &tm->tasks[c->producer], b->ckpt);
+        if (b->kind == BUF_BARRIER) snap_barrier_sent(tm, &tm->tasks[c->prod_inst], b->ckpt);
     }
     out_sync(tm, c);
 }
@@ -154,7 +145,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
         b->kind = kind;
         b->count = 0;
         b->ckpt = ckpt;
-        (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
+        (void)task_ts_of(&tm->tasks[c->prod_inst], ckpt, &b->ts_ns);
         set_filling(tm, c, false);
         c->filled++;
         *open_buf(tm, c) = held;
@@ -167,7 +158,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     b->kind = kind;
     b->ckpt = ckpt;
     b->ts_ns = 0;
-    if (kind == BUF_BARRIER) (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
+    if (kind == BUF_BARRIER) (void)task_ts_of(&tm->tasks[c->prod_inst], ckpt, &b->ts_ns);
     close_buf(tm, c);
 }
 
@@ -229,7 +220,7 @@ static void bp_end(tm_side *tm, rt_task *t) {
     t->bp_ns += d;
     if (d > 0 && world_observed(tm->w)) {
         pipe_event e = { .kind = PIPE_EV_BACKPRESSURE, .task = t->id, .chan = PIPE_NO_CHAN, .bytes = d };
-        tm_note_ev(tm, &e);
+        tm_note_ev(tm, t, &e);
     }
 }
 
@@ -250,7 +241,7 @@ static void decline(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
     snap_abort(t, ckpt);
     REACHED(tm->w, DECLINE_SENT);
-    tm_note(tm, PIPE_EV_DECLINE, t->id, 0, ckpt);
+    tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
     task_rpc(tm, t, MSG_DECLINE, ckpt);
 }
 
@@ -263,8 +254,8 @@ static void send_finished(tm_side *tm, rt_task *t) {
     for (uint32_t i = 0; i < t->parts_count; i++) {
         if (!(t->splits >> i & 1)) continue;
         uint32_t part = t->jt->subtask + i * t->v->parallelism;
-        SIM_ASSERT(tm->offsets[part] == tm->w->cfg.broker.records_per_partition);
-        f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm->offsets[part] };
+        SIM_ASSERT(tm_offsets(tm, t)[part] == tm->w->cfg.broker.records_per_partition);
+        f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm_offsets(tm, t)[part] };
     }
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
     task_send_rpc(tm, t, &m, &f, PROTO_WITH_OFFSETS_BYTES(msg_finished, f.offsets_count));
@@ -276,7 +267,7 @@ static void finish(tm_side *tm, rt_task *t) {
     emit_event(tm, t, BUF_END, 0);
     t->finished = true;
     snap_finish(tm, t);
-    tm_note(tm, PIPE_EV_TASK_FINISHED, t->id, 0, 0);
+    tm_note(tm, PIPE_EV_TASK_FINISHED, t, 0, 0);
     send_finished(tm, t);
     /* An RPC can be lost, and the job cannot finish without it: say it
      * again until the job ends or restarts (the coordinator ignores
@@ -371,12 +362,12 @@ static void source_read(tm_side *tm, rt_task *t) {
         uint32_t i = t->parts_rr, part = t->jt->subtask + i * t->v->parallelism;
         t->parts_rr = (t->parts_rr + 1) % t->parts_count;
         model_rec r;
-        if (!(t->splits >> i & 1) || !broker_read(&tm->w->brk, part, tm->offsets[part], &r)) {   /* not its, or at its end */
+        if (!(t->splits >> i & 1) || !broker_read(&tm->w->brk, part, tm_offsets(tm, t)[part], &r)) {   /* not its, or at its end */
             ended++;
             continue;
         }
         ended = 0;
-        tm->offsets[part]++;
+        tm_offsets(tm, t)[part]++;
         emit(tm, t, &r);
         n++;
     }
@@ -497,7 +488,7 @@ static void align_check(tm_side *tm, rt_task *t) {
         return;
     }
     gate_acts acts = { .count = 0 };
-    tm_note(tm, PIPE_EV_ALIGN_TIMEOUT, t->id, 0, ckpt);   /* before the switch: what it leaves blocked */
+    tm_note(tm, PIPE_EV_ALIGN_TIMEOUT, t, 0, ckpt);   /* before the switch: what it leaves blocked */
     gate_on_alignment_timeout(&t->g, ckpt, &acts);
     tm->w->stats.alignment_timeouts++;
     REACHED(tm->w, ALIGNMENT_TIMEOUT);
@@ -536,7 +527,7 @@ static void take_priority(tm_side *tm, rt_task *t) {
         tm_gate_view before;
         tm_gate_look(tm, t, &before);
         gate_on_priority_barrier(&t->g, ch, ckpt, &acts);
-        tm_note_gate(tm, PIPE_EV_BARRIER, t->id, ch, ckpt, true, &before);
+        tm_note_gate(tm, PIPE_EV_BARRIER, t, ch, ckpt, true, &before);
         carry_out(tm, t, &acts);
     }
     if (t->finished) k = t->prio_count;
@@ -643,16 +634,16 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
     if (kind == BUF_BARRIER) {
         if (!gate_pending(&t->g)) first_barrier(tm, t, ckpt);
         gate_on_barrier(&t->g, c->gate_index, ckpt, &acts);
-        tm_note_gate(tm, PIPE_EV_BARRIER, t->id, c->gate_index, ckpt, false, &before);
+        tm_note_gate(tm, PIPE_EV_BARRIER, t, c->gate_index, ckpt, false, &before);
     } else if (kind == BUF_CANCEL) {
         tm->w->reach[t->g.mode == GATE_ALIGNED         ? PIPE_REACH_CANCEL_ALIGNED
                  : t->g.mode == GATE_AT_LEAST_ONCE ? PIPE_REACH_CANCEL_AT_LEAST_ONCE
                                                    : PIPE_REACH_CANCEL_UNALIGNED]++;
         gate_on_cancel(&t->g, c->gate_index, ckpt, &acts);
-        tm_note_gate(tm, PIPE_EV_CANCEL, t->id, c->gate_index, ckpt, false, &before);
+        tm_note_gate(tm, PIPE_EV_CANCEL, t, c->gate_index, ckpt, false, &before);
     } else {
         gate_on_end(&t->g, c->gate_index, &acts);
-        tm_note_gate(tm, PIPE_EV_END, t->id, c->gate_index, 0, false, &before);
+        tm_note_gate(tm, PIPE_EV_END, t, c->gate_index, 0, false, &before);
     }
     carry_out(tm, t, &acts);
     if (kind == BUF_BARRIER) align_check(tm, t);
@@ -702,7 +693,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             if (world_observed(tm->w)) {
                 pipe_event e = { .kind = PIPE_EV_CONSUME, .task = t->id, .channel = best->gate_index, .chan = best->id,
                                  .count = b->count, .first_id = b->count > 0 ? b->recs[0].id : 0 };
-                tm_note_ev(tm, &e);
+                tm_note_ev(tm, t, &e);
             }
             t->busy = true;
             t->busy_chan = best->id;
@@ -717,7 +708,10 @@ static void work_done(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->busy);
     t->busy = false;
     if (t->busy_chan == UINT32_MAX) {             /* a replayed batch of channel state */
-        for (uint32_t i = 0; i < t->replay_n; i++) apply(tm, t, &tm->chans[t->replay_chans[i]], &t->replay_recs[i]);
+        for (uint32_t i = 0; i < t->replay_n; i++) {   /* a record's job channel: the input it came on */
+            const job_chan *jc = &world_job(tm->w)->chans[t->replay_chans[i]];
+            apply(tm, t, task_in_chan(tm, t, jc->gate_index), &t->replay_recs[i]);
+        }
         t->replay_n = 0;
         task_pump(tm, t);
         return;
@@ -805,7 +799,7 @@ static void init_gate(tm_side *tm, rt_task *t) {
 /* The slot is free: say so until a deployment comes (RPCs are lossy). */
 static void offer_slot(tm_side *tm, rt_task *t) {
     uint64_t process = tm->w->run->actors[t->actor].inc;   /* its own start number */
-    sim_msg m = { .type = MSG_SLOT, .a = process, .b = (t->epoch << 32) | t->id };
+    sim_msg m = { .type = MSG_SLOT, .a = process, .b = (t->epoch << 32) | t->inst };   /* the slot is the instance's */
     task_send_rpc(tm, t, &m, NULL, 0);
     if (t->slot_timer) return;
     t->slot_timer = true;
@@ -829,14 +823,23 @@ static void start(tm_side *tm, rt_task *t) {
     if (t->stateful && tm->w->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
     snap_restore(tm, t, d);                        /* keyed state, sink transactions, channel state */
     if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
-        for (uint32_t i = 0; i < t->parts_count; i++) tm->offsets[t->jt->subtask + i * t->v->parallelism] = 0;
-        for (uint32_t i = 0; i < d->offsets_count; i++) tm->offsets[d->offsets[i].partition] = d->offsets[i].next;
+        for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->jt->subtask + i * t->v->parallelism] = 0;
+        for (uint32_t i = 0; i < d->offsets_count; i++) tm_offsets(tm, t)[d->offsets[i].partition] = d->offsets[i].next;
     }
     for (uint32_t i = 0; i < d->offsets_count; i++) {   /* the splits its restored state holds */
         t->splits |= 1ull << ((d->offsets[i].partition - t->jt->subtask) / t->v->parallelism);
     }
     source_kick(tm, t);
     task_pump(tm, t);
+}
+
+/* With slots, the deployment says where the tasks at the other ends of
+ * the inputs and outputs run: its connections are the ones to them. */
+static void take_hosts(tm_side *tm, rt_task *t, const msg_deploy *d) {
+    if (tm->hosts == 1) return;
+    SIM_ASSERT(d->hosts_count == t->jt->in_count + t->jt->out_count);
+    for (uint32_t i = 0; i < t->jt->in_count; i++) t->in_host[i] = d->hosts[i];
+    for (uint32_t i = 0; i < t->jt->out_count; i++) t->out_host[i] = d->hosts[t->jt->in_count + i];
 }
 
 /* A deployment of attempt `attempt` with what to restore: a newer one
@@ -851,6 +854,7 @@ static void deploy(tm_side *tm, rt_task *t, uint64_t attempt, const msg_deploy *
     t->epoch = attempt;
     t->deployed = true;
     t->deploy = *d;
+    take_hosts(tm, t, d);
     init_gate(tm, t);
     connect(tm, t);
     task_rpc(tm, t, MSG_RUNNING, 0);
@@ -885,7 +889,7 @@ static void unfenced(tm_side *tm, rt_task *t, rt_chan *c, uint64_t n) {
 /* A data buffer arrived: it waits for the pump in arrival order. */
 static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
     rt_chan *c = &tm->chans[proto_word_low(m->a)];
-    SIM_ASSERT(c->consumer == t->id);
+    SIM_ASSERT(c->cons_inst == t->inst);
     if (fenced(tm, t, m->a)) {
         if (tm->w->cfg.bug == PIPE_BUG_NO_FENCING) unfenced(tm, t, c, m->b);   /* deliberate bug */
         return;
@@ -905,7 +909,7 @@ static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
 /* An unaligned barrier overtook the queue: taken between batches. */
 static void on_priority(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
     rt_chan *c = &tm->chans[proto_word_low(m->a)];
-    SIM_ASSERT(c->consumer == t->id);
+    SIM_ASSERT(c->cons_inst == t->inst);
     if (fenced(tm, t, m->a)) return;
     SIM_ASSERT(payload != NULL);
     task_ts_learn(t, m->b, ((const msg_trigger *)payload)->timestamp_ns);
@@ -921,7 +925,7 @@ static void on_priority(tm_side *tm, rt_task *t, const sim_msg *m, const void *p
 /* Credit, or the consumer's first one: its request, which opens the channel. */
 static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
     rt_chan *c = &tm->chans[proto_word_low(m->a)];
-    SIM_ASSERT(c->producer == t->id);
+    SIM_ASSERT(c->prod_inst == t->inst);
     if (proto_word_attempt(m->a) > t->epoch) {    /* a request of an attempt not deployed here yet */
         SIM_ASSERT(m->b == 0);
         REACHED(tm->w, EARLY_REQUEST);
@@ -943,7 +947,7 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
 static void note_notice(tm_side *tm, const rt_task *t, uint64_t ckpt, bool completed) {
     if (!world_observed(tm->w)) return;
     pipe_event e = { .kind = PIPE_EV_NOTICE, .task = t->id, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .ok = completed };
-    tm_note_ev(tm, &e);
+    tm_note_ev(tm, t, &e);
 }
 
 static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payload) {
@@ -990,7 +994,7 @@ static void take_splits(tm_side *tm, rt_task *t, const msg_assign *a) {
         uint64_t bit = 1ull << ((part - t->jt->subtask) / t->v->parallelism);
         if (t->splits & bit) continue;            /* a repeated assignment */
         t->splits |= bit;
-        if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm->offsets[part] = 0;
+        if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm_offsets(tm, t)[part] = 0;
     }
     t->splits_final |= a->final != 0;
     task_rpc(tm, t, MSG_ASSIGN_ACK, 0);
@@ -1009,13 +1013,13 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
         if (m->b > t->epoch || (m->b == t->epoch && !t->deployed)) cancel(tm, t, m->b);
         return true;
     case MSG_HEARTBEAT: {                         /* the TaskManager answers whatever its task does */
-        sim_msg r = { .type = MSG_HEARTBEAT, .a = m->a, .b = (t->epoch << 32) | t->id };
+        sim_msg r = { .type = MSG_HEARTBEAT, .a = m->a, .b = (t->epoch << 32) | t->inst };
         task_send_rpc(tm, t, &r, NULL, 0);
         return true;
     }
     case MSG_CREDIT:                              /* an undeployed producer keeps a consumer's request */
         if (t->deployed || m->b != 0 || proto_word_attempt(m->a) < t->epoch) return false;
-        SIM_ASSERT(tm->chans[proto_word_low(m->a)].producer == t->id);
+        SIM_ASSERT(tm->chans[proto_word_low(m->a)].prod_inst == t->inst);
         REACHED(tm->w, EARLY_REQUEST);
         tm->chans[proto_word_low(m->a)].early_request = proto_word_attempt(m->a) + 1;
         return true;
@@ -1095,6 +1099,19 @@ static bool process_event(tm_side *tm, rt_task *t, const sim_event *ev) {
     }
 }
 
+/* Whether a broken link is one of the attempt's connections: with slots
+ * an instance has links to every host of its peers, and only those the
+ * deployment named carry its data. */
+static bool ours(const tm_side *tm, const rt_task *t, uint32_t link) {
+    if (tm->hosts == 1 || link < tm->chan_link0 || link - tm->chan_link0 >= 2 * tm->conns) return true;
+    uint32_t conn = (link - tm->chan_link0) / 2;
+    const rt_chan *c = &tm->chans[conn];
+    const job_chan *jc = &world_job(tm->w)->chans[c->jc];
+    tm_side *m = (tm_side *)tm;
+    if (c->prod_inst == t->inst && task_out_chan(m, t, jc->out_index) == c) return true;
+    return c->cons_inst == t->inst && task_in_chan(m, t, jc->gate_index) == c;
+}
+
 /* A coordinator command sent on another connection than the task's
  * current one (before it broke): dropped, counted. Else its word is
  * reduced to the attempt, as the handlers read it. */
@@ -1159,7 +1176,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *raw) {
         }
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */
-        task_fail(tm, t);
+        if (ours(tm, t, ev->aux)) task_fail(tm, t);
         break;
     default:
         break;

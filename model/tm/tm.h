@@ -78,8 +78,10 @@ typedef struct chan_buf {
 } chan_buf;
 
 typedef struct rt_chan {
-    uint32_t  id;
+    uint32_t  id;                    /* this connection's (the messages name it) */
+    uint32_t  jc;                    /* the job channel (the observers name it) */
     uint32_t  producer, consumer;    /* task ids */
+    uint32_t  prod_inst, cons_inst;  /* the instances at its ends (tm_side) */
     uint32_t  gate_index;
     uint32_t  input;
     uint32_t  data_link, credit_link;
@@ -152,6 +154,7 @@ typedef struct rt_txlog {
     uint64_t  head, tail;            /* ring positions of the oldest unresolved record, next free */
     rt_txn    txns[TXN_MAX];
     uint32_t  first, count;          /* txns ring */
+    uint64_t  epoch;                 /* the attempt that restored it last: older ones are fenced */
 } rt_txlog;
 
 typedef struct rt_out_edge {          /* a task's outputs of one edge */
@@ -167,7 +170,9 @@ typedef struct tm_side tm_side;
 
 typedef struct rt_task {
     tm_side          *owner;
-    uint32_t          id;
+    uint32_t          id;             /* the task */
+    uint32_t          inst;           /* this instance of it (tm_side) */
+    uint32_t          host;           /* which of the task's hosts it is: its machine with slots, else 0 */
     uint32_t          actor;
     const job_task   *jt;
     const job_vertex *v;
@@ -184,6 +189,9 @@ typedef struct rt_task {
     bool              slot_timer;     /* a slot offer's retry is armed */
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
     msg_deploy        deploy;         /* what the deployment said */
+    /* With slots: the hosts of the instances at the other ends of its
+     * inputs and outputs, as the deployment said (NULL without slots). */
+    uint8_t          *in_host, *out_host;
     uint64_t          arrivals;
     /* Unconsumed input buffers in arrival order; those the pump found on
      * blocked channels wait in `parked` (older than any in `ready`) until
@@ -241,19 +249,41 @@ typedef struct rt_task {
     rt_txlog         *txlog;          /* two-phase commit */
 } rt_task;
 
-/* Every TaskManager of the run. */
+/* Every TaskManager of the run.
+ *
+ * Instances: without slots a task runs on one machine, its instance is
+ * the task (hosts = 1). With slots (`machines M slots S`) every machine
+ * can run every task, so a task has one instance per machine (hosts = M),
+ * each with its own state: an attempt that the coordinator moved away
+ * from a paused machine lives on there as a zombie beside the new one.
+ * Instance i = task * hosts + host. A connection of job channel c from
+ * the producer's host hp to the consumer's hc is chans[(c * hosts + hp)
+ * * hosts + hc], with a ring of its own, so that a zombie's buffers are
+ * never the ones a new attempt fills. */
 struct tm_side {
     pipe_world *w;
-    rt_task    *tasks;
-    rt_chan    *chans;
+    rt_task    *tasks;                /* by instance */
+    rt_chan    *chans;                /* by connection */
+    uint32_t    conns;
+    uint32_t    hosts;
+    uint32_t    chan_link0;           /* the first connection's data link; connection k's are 2k and 2k + 1 after it */
     uint32_t    snaps_max;            /* snapshots a task may hold at once */
-    uint64_t   *offsets;              /* by partition: the next offset its source reads */
+    uint64_t   *offsets;              /* by host * partitions + partition: the next offset its source reads */
 };
 
+static inline uint32_t tm_conn(const tm_side *tm, uint32_t jc, uint32_t hp, uint32_t hc) {
+    return (jc * tm->hosts + hp) * tm->hosts + hc;
+}
+
+/* The read positions of the source instance t, by partition. */
+static inline uint64_t *tm_offsets(tm_side *tm, const rt_task *t) {
+    return tm->offsets + (uint64_t)t->host * tm->w->cfg.broker.partitions;
+}
+
 /* Protocol steps for the observers: the event's attempt is the task's. */
-void tm_note(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
-void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority);
-void tm_note_ev(tm_side *tm, pipe_event *e);
+void tm_note(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt);
+void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority);
+void tm_note_ev(tm_side *tm, const rt_task *t, pipe_event *e);   /* t: the instance that took the step, or NULL */
 /* The inputs a task's gate blocks, looked at before a step (only when
  * observed), so that the step's note can say what it unblocked. */
 typedef struct tm_gate_view {
@@ -261,7 +291,7 @@ typedef struct tm_gate_view {
     uint64_t blocked[JOB_TASK_CHANNELS_MAX / 64];
 } tm_gate_view;
 void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v);
-void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, bool priority,
+void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority,
                   const tm_gate_view *before);
 /* Message steps (only while an observer takes them: world_msgs): a
  * message t put on `link` for `peer` (c, b: the channel and buffer of a
@@ -270,10 +300,25 @@ void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, c
                   const rt_chan *c, const chan_buf *b);
 void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev);
 
+/* Task t's output i and input i. Without slots a connection is its job
+ * channel; with them, the one between this instance and the host the
+ * deployment named. Inline: every record goes through one. */
+static inline rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
+    SIM_ASSERT(i < t->jt->out_count);
+    uint32_t jc = world_job(tm->w)->out_chan[t->jt->out_first + i];
+    if (tm->hosts == 1) return &tm->chans[jc];
+    return &tm->chans[tm_conn(tm, jc, t->host, t->out_host[i])];
+}
+
+static inline rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i) {
+    SIM_ASSERT(i < t->jt->in_count);
+    uint32_t jc = world_job(tm->w)->in_chan[t->jt->in_first + i];
+    if (tm->hosts == 1) return &tm->chans[jc];
+    return &tm->chans[tm_conn(tm, jc, t->in_host[i], t->host)];
+}
+
 /* model/tm/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
-rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i);
-rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i);
 chan_buf *task_buf(rt_chan *c, uint64_t n);
 void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt);
 /* An RPC to the coordinator (data: its payload, or NULL), told to message observers. */
