@@ -476,7 +476,8 @@ static void run_usage(FILE *f, bool replay) {
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
                "  --trace FILE     writes every protocol step and each fault's beginning and\n"
                "                   end as a JSON line ('-': stdout)\n"
-               "  --dot FILE       writes the first 32 checkpoints as a Graphviz picture\n"
+               "  --dot FILE       writes the first checkpoints (as many as fit a screen's\n"
+               "                   width, at most 32) as a Graphviz picture, in columns\n"
                "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
                "  --dot-checkpoint N  draws checkpoint N alone (exit 2 when the run did not\n"
                "                   trigger it)\n"
@@ -577,7 +578,7 @@ typedef struct run_opts {
     bool        seed_given, hash_given, random_faults, json;
     pipe_bug    bug;
     const char *paths[RUN_OUTPUTS];   /* --log, --trace, --dot, --coverage, --svg, --html */
-    uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first 32) */
+    uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first that fit) */
     const char *tasks;                /* --tasks PATTERN, or NULL */
     cli_views   views;                /* --from, --to (the files and --tasks once known) */
 } run_opts;

@@ -372,6 +372,9 @@ check "run: the trace names the restart" 0 '"step":"job-restarted"' cat "$bad.tr
 check "run: --dot draws checkpoints that Graphviz renders" 0 "<svg" sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && dot -Tsvg \"$bad.dot\""
 check "run --dot-checkpoint N draws that checkpoint alone" 0 "1 cluster: subgraph cluster_c4 {" \
     sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" --dot-checkpoint 4 >/dev/null && echo \$(grep -c 'subgraph cluster_c' \"$bad.dot\") cluster: \$(grep 'subgraph cluster_c' \"$bad.dot\")"
+check "run --dot: a run with more checkpoints than fit draws the first and says how to get the others" 0 \
+    "checkpoints 1 to 18 of the 40 triggered (more would not fit a screen; --dot-checkpoint N draws any one)" \
+    sh -c "\"$absim\" run scenarios/teach/p5a-unaligned-overtakes-backpressure.scn --dot \"$bad.dot\" >/dev/null && head -2 \"$bad.dot\""
 echo "old picture" > "$bad.dot"
 check "run --dot-checkpoint: a checkpoint the run never triggered is bad input" 2 \
     "absim run: --dot-checkpoint 99: the run triggered only 10 checkpoints" \
@@ -395,16 +398,17 @@ check "explain: a task held up by backpressure for a millisecond or more says so
 check "explain: the barrier waited behind four buffers, all the channel's credits" 0 \
     "the inputs it blocked go on: 4 buffers waited behind them" \
     "$absim" explain scenarios/teach/p3-alignment-blocks-inputs.scn --task 'agg[0]' --checkpoint 2
-teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 900 pt tall
+teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 2000 x 3000 pt
     for f in scenarios/teach/*.scn; do
         "$absim" run "$f" --dot "$bad.a.dot" >/dev/null && "$absim" run "$f" --dot "$bad.b.dot" >/dev/null || { echo "$f: run failed"; return 1; }
         cmp -s "$bad.a.dot" "$bad.b.dot" || { echo "$f: not the same picture twice"; return 1; }
         dot -Tsvg "$bad.a.dot" -o "$bad.svg" 2>"$bad.err" || { echo "$f: dot failed"; return 1; }
         [ -s "$bad.err" ] && { echo "$f: dot said:"; cat "$bad.err"; return 1; }
+        w=$(sed -n 's/^<svg width="\([0-9]*\)pt" height="[0-9]*pt".*/\1/p' "$bad.svg")
         h=$(sed -n 's/^<svg width="[0-9]*pt" height="\([0-9]*\)pt".*/\1/p' "$bad.svg")
-        [ -n "$h" ] && [ "$h" -le 900 ] || { echo "$f: $h pt tall"; return 1; }
+        [ -n "$w" ] && [ "$w" -le 2000 ] && [ -n "$h" ] && [ "$h" -le 3000 ] || { echo "$f: $w x $h pt"; return 1; }
     done
-    echo "every teaching picture renders, twice the same, at most 900 pt tall"
+    echo "every teaching picture renders, twice the same, at most 2000 x 3000 pt"
     rm -f "$bad.a.dot" "$bad.b.dot" "$bad.svg" "$bad.err"
 }
 check "run --dot: the teaching scenarios' pictures" 0 "every teaching picture renders" teach_dot
