@@ -276,9 +276,7 @@ static uint32_t widest_line(const char *s) {
     return best;
 }
 
-/* Each vertex's stage: the longest path to it from a source (the rank
- * dot gives its tasks inside a cluster); returns the deepest. */
-static uint32_t stages(const job *j, uint32_t *depth) {
+uint32_t rpt_stages(const job *j, uint32_t *depth) {
     memset(depth, 0, sizeof *depth * JOB_VERTICES_MAX);
     for (uint32_t pass = 0; pass < j->vertices_count; pass++) {   /* a DAG: settles in as many passes as vertices */
         for (uint32_t e = 0; e < j->edges_count; e++) {
@@ -296,7 +294,7 @@ static void measure_cluster(const rpt_recorder *r, cell *x) {
     const job *j = pipe_job(r->p);
     const rpt_ckpt *c = &r->ckpts[x->slot];
     uint32_t depth[JOB_VERTICES_MAX];
-    uint32_t deepest = stages(j, depth);
+    uint32_t deepest = rpt_stages(j, depth);
     double row[JOB_VERTICES_MAX] = { 0 }, w = 30 * 6.2;   /* "completed after 12.345ms" at 11 pt */
     for (uint32_t t = 0; t < j->tasks_count; t++) {
         char label[512] = "";

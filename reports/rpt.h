@@ -126,6 +126,10 @@ void rpt_keep_only(rpt_recorder *r, uint64_t ckpt);
 void rpt_free(rpt_recorder *r);
 void rpt_observe(void *ctx, const pipe_event *e);
 void rpt_write_dot(const rpt_recorder *r, FILE *f, const char *title);
+/* Each vertex's stage (depth[JOB_VERTICES_MAX]): the longest path to it
+ * from a source, the rank dot gives its tasks in a cluster and the
+ * column the viewer's pictures give it; returns the deepest. */
+uint32_t rpt_stages(const job *j, uint32_t *depth);
 
 const char *rpt_step_name(pipe_ev_kind kind);
 const char *rpt_fail_cause_name(pipe_fail_cause c);
