@@ -620,6 +620,32 @@ check "run --svg: a refused command leaves an existing picture as it was, and no
     sh -c "\"$absim\" run $p3 --svg \"$pic.keep\" --html /nonexistent/x.html; echo \$(cat \"$pic.keep\") \$(ls \"$pic\".keep.tmp* 2>/dev/null | wc -l)"
 check "run --svg --html: the two cannot name one file" 2 "--svg and --html name the same file" \
     "$absim" run $p3 --svg "$pic.same" --html "$pic.same"
+# The page's checkpoint pictures: one per checkpoint it embeds (as many
+# as it says and offers), each an SVG document of its own that xmllint
+# reads, for every teaching scenario; bounded, and saying so.
+teach_pics() {
+    for f in scenarios/teach/*.scn; do
+        "$absim" run "$f" --html "$pic.p.html" >/dev/null || { echo "$f: run failed"; return 1; }
+        rm -f "$pic".ck*.svg
+        awk -v out="$pic.ck" '/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" class="ckpic/ { n++; f = out n ".svg" }
+                              f != "" { print > f } /^<\/svg>$/ { if (f != "") close(f); f = "" }' "$pic.p.html"
+        n=$(ls "$pic".ck*.svg 2>/dev/null | wc -l)
+        said=$(sed -n 's/.*<div id="ck-box" data-count="\([0-9]*\)">.*/\1/p' "$pic.p.html")
+        offered=$(grep -o '<option value="' "$pic.p.html" | wc -l)
+        [ "$n" -ge 1 ] && [ "$n" = "$said" ] && [ "$n" = "$offered" ] || { echo "$f: $n pictures, $said said, $offered offered"; return 1; }
+        xmllint --noout "$pic".ck*.svg || { echo "$f: a picture xmllint refuses"; return 1; }
+    done
+    echo "every teaching page has a picture per checkpoint it embeds, each valid SVG"
+}
+check "run --html: the teaching scenarios' checkpoint pictures" 0 "every teaching page has a picture per checkpoint" teach_pics
+check "run --html: a run of more checkpoints than a page holds embeds the first and says how to get the others" 0 \
+    "Checkpoints 1 to 32 of the 40 triggered are embedded (at most 32 pictures and 512 task boxes a page); <code>absim run FILE --html OUT --dot OUT.dot --dot-checkpoint N</code> embeds checkpoint N." \
+    sh -c "\"$absim\" run scenarios/teach/p5a-unaligned-overtakes-backpressure.scn --html \"$pic.p.html\" >/dev/null && cat \"$pic.p.html\""
+check "run --html --dot-checkpoint N: the page's picture is checkpoint N alone" 0 \
+    "Checkpoint 4 alone (--dot-checkpoint) of the 10 triggered. 1 ck-4" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --html \"$pic.p.html\" --dot-checkpoint 4 >/dev/null && echo \$(grep -o 'Checkpoint 4 alone[^.]*\\.' \"$pic.p.html\") \$(grep -c 'class=\"ckpic' \"$pic.p.html\") \$(grep -o 'class=\"ckpic on\" id=\"ck-[0-9]*' \"$pic.p.html\" | sed 's/.*id=\"//')"
+check "run --html: a lost acknowledgement is said lost in its checkpoint's picture" 0 "ack sent t=20.689: LOST, never arrived" \
+    sh -c "\"$absim\" run scenarios/teach/p8-complete-and-subsume.scn --html \"$pic.p.html\" >/dev/null && cat \"$pic.p.html\""
 rm -f "$pic" "$pic".*
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x" "$bad.dot" "$bad.trace"
