@@ -26,7 +26,7 @@
  * a screen wide, and three screens tall. dot's sizes are estimated: a
  * character of 9 pt Helvetica is about 5 pt wide, a rank (a node and
  * ranksep) about 72 pt tall; the bounds leave room for the error. */
-#define PAGE_W_PT   1800.0
+#define PAGE_W_PT   1700.0
 #define PAGE_RANKS  36u
 #define CHAR_PT     5.2
 #define NODE_PAD_PT 14.0

@@ -26,7 +26,7 @@
  *   in fixed arrays sized at rpt_init (no allocation per step).
  *   rpt_write_dot() draws a legend, then one cluster per checkpoint with
  *   the incidents between them, in time order down a column, then the
- *   next column to the right, as many as fit about 1,900 pt wide (the
+ *   next column to the right, as many as fit about 1,700 pt wide (the
  *   title says how many were drawn); inside a
  *   cluster the barrier flows top to bottom: the coordinator's trigger,
  *   the tasks stage by stage (an edge along every channel a barrier, or a
