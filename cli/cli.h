@@ -190,10 +190,11 @@ bool cli_view_tasks(const char *prog, const char *pattern, const job *j, uint8_t
 bool cli_view_time(const char *prog, const char *opt, const char *text, sim_time_ns *out);
 /* Before the run: a recorder observing p when v asks for a picture
  * (*rec NULL otherwise); false when memory is short. After the run (p
- * still there): the faults, the files, the recorder freed. */
+ * still there): the faults, the files (the page's checkpoint pictures
+ * from ckpts, the recorder --dot draws from), the recorder freed. */
 bool cli_view_begin(const cli_views *v, pipeline *p, svg_recorder **rec);
 void cli_view_end(const cli_views *v, svg_recorder *rec, const scn *s, const cli_story *st, const char *summary,
-                  const check_report *report);
+                  const check_report *report, const rpt_recorder *ckpts);
 
 /* One run of s: the kernel's event log to `log`, the summary to `out`, the
  * protocol trace (JSON Lines) to `trace`, the checkpoint picture (DOT) to

@@ -398,9 +398,10 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     if (random_faults) o->random_faults = cli_random_faults(s);
     pipeline *p = pipe_create(&s->cfg, err, sizeof err);
     check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
-    rpt_recorder rec;                            /* --trace, --dot */
+    rpt_recorder rec;                            /* --trace, --dot, and the --html page's checkpoint pictures */
     svg_recorder *pic = NULL;                    /* --svg, --html */
-    bool reported = cs != NULL && rpt_init(&rec, p, trace, dot != NULL);
+    bool html = views != NULL && views->html != NULL;
+    bool reported = cs != NULL && rpt_init(&rec, p, trace, dot != NULL || html);
     if (!reported || !cli_view_begin(views, p, &pic)) {
         cli_failure_add(&o->failures, "%s: %s", s->path, cs == NULL ? err : "out of memory for the report");
         if (reported) rpt_free(&rec);
@@ -412,14 +413,14 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     check_attach(cs);                            /* the checkers observe first */
     scn_armed arm;                               /* faults at times and at protocol points */
     cli_story_run story;                         /* what happened, told by the summary, --json and --trace */
-    bool reporting = trace != NULL || dot != NULL;
+    bool reporting = trace != NULL || dot != NULL || html;
     cli_story_begin(&story, &o->story, s, p, &arm, reporting ? &rec : NULL, random_faults);
     scn_arm_faults(s, p, &arm, cli_story_observe, &story);
     if (pic != NULL) svg_attach(pic);
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
     cli_story_end(&story);
-    bool drawn = dot == NULL || dot_ckpt == 0 || dot_ckpt <= rec.triggered;
+    bool drawn = dot_ckpt == 0 || dot_ckpt <= rec.triggered;
     if (dot != NULL && drawn) {
         char title[320];
         snprintf(title, sizeof title, "%s, seed %" PRIu64, s->path, s->cfg.seed);
@@ -428,7 +429,6 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         cli_failure_add(&o->failures, "absim run: --dot-checkpoint %" PRIu64 ": the run triggered %s%" PRIu64
                         " checkpoint%s", dot_ckpt, rec.triggered ? "only " : "", rec.triggered, rec.triggered == 1 ? "" : "s");
     }
-    rpt_free(&rec);
     const check_report *r = check_finish(cs);
     o->trace_hash = pipe_sim(p)->trace_hash;
     o->status = pipe_get_status(p);
@@ -442,7 +442,8 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     if (o->unfired > 0) rc = CLI_FAIL;
     if (!drawn) rc = CLI_USAGE;                  /* its refusal is the first failure: the one the caller prints */
     o->ok = rc == CLI_OK;
-    cli_view_end(views, pic, s, &o->story, text, r);
+    cli_view_end(views, pic, s, &o->story, text, r, &rec);
+    rpt_free(&rec);
     free(text);
     check_destroy(cs);
     pipe_destroy(p);
@@ -477,10 +478,11 @@ static void run_usage(FILE *f, bool replay) {
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
                "  --trace FILE     writes every protocol step and each fault's beginning and\n"
                "                   end as a JSON line ('-': stdout)\n"
-               "  --dot FILE       writes the first 32 checkpoints as a Graphviz picture\n"
+               "  --dot FILE       writes the first checkpoints (as many as fit a screen's\n"
+               "                   width, at most 32) as a Graphviz picture, in columns\n"
                "                   (render it with: dot -Tsvg FILE > FILE.svg)\n"
-               "  --dot-checkpoint N  draws checkpoint N alone (exit 2 when the run did not\n"
-               "                   trigger it)\n"
+               "  --dot-checkpoint N  draws checkpoint N alone, in --dot's picture and --html's\n"
+               "                   (exit 2 when the run did not trigger it)\n"
                "  --coverage FILE  writes the count of every protocol reach point (absim\n"
                "                   coverage) as one JSON object, and prints those not reached\n"
                "  --svg FILE       writes a space-time diagram: a line per task and one for the\n"
@@ -490,7 +492,8 @@ static void run_usage(FILE *f, bool replay) {
                "  --html FILE      writes a self-contained run viewer: the summary, a timeline\n"
                "                   of the checkpoints, the diagram, the violations, and a\n"
                "                   stepper that shows each task's state step by step\n"
-               "                   (open FILE#step=N for step N)\n"
+               "                   (open FILE#step=N for step N), and a picture of each of\n"
+               "                   the first checkpoints (FILE#ck=N for checkpoint N)\n"
                "  --from T, --to T the diagram's window, as the scenario language writes time\n"
                "                   (10ms, 1.5s); by default the first checkpoints, or those\n"
                "                   around the first fault and the restart after it\n"
@@ -578,7 +581,7 @@ typedef struct run_opts {
     bool        seed_given, hash_given, random_faults, json;
     pipe_bug    bug;
     const char *paths[RUN_OUTPUTS];   /* --log, --trace, --dot, --coverage, --svg, --html */
-    uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first 32) */
+    uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first that fit) */
     const char *tasks;                /* --tasks PATTERN, or NULL */
     cli_views   views;                /* --from, --to (the files and --tasks once known) */
 } run_opts;
@@ -661,8 +664,8 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         default: return cli_bad_option(prog, argv);
         }
     }
-    if (x->dot_ckpt != 0 && x->paths[2] == NULL) {
-        fprintf(stderr, "%s: --dot-checkpoint needs --dot FILE (the picture it draws)\n", prog);
+    if (x->dot_ckpt != 0 && x->paths[2] == NULL && x->paths[5] == NULL) {
+        fprintf(stderr, "%s: --dot-checkpoint needs --dot FILE or --html FILE (the pictures it draws)\n", prog);
         return CLI_USAGE;
     }
     if (replay && !x->seed_given) {

@@ -155,7 +155,7 @@ bool cli_view_begin(const cli_views *v, pipeline *p, svg_recorder **rec) {
 }
 
 void cli_view_end(const cli_views *v, svg_recorder *rec, const scn *s, const cli_story *st, const char *summary,
-                  const check_report *report) {
+                  const check_report *report, const rpt_recorder *ckpts) {
     if (rec == NULL) return;
     add_faults(rec, s, st);
     svg_finish(rec);
@@ -168,7 +168,7 @@ void cli_view_end(const cli_views *v, svg_recorder *rec, const scn *s, const cli
     if (v->html != NULL) {
         html_page pg = { .title = title, .summary = summary, .violations = report->kept,
                          .violations_count = report->kept_count, .violations_all = check_total(report), .rec = rec,
-                         .opts = &o };
+                         .opts = &o, .ckpts = ckpts };
         html_write(v->html, &pg);
     }
     svg_free(rec);

@@ -1,12 +1,18 @@
 /* reports/dot.c: the checkpoint picture (Graphviz DOT) from what the
  * recorder kept (reports/rpt.c). Laid out top to bottom inside a cluster
- * (the barrier's way through the job's stages) and the clusters left to
- * right (dot places unconnected parts side by side in the order they are
- * written), so the picture's height is one checkpoint's, however many
- * checkpoints it draws. */
+ * (the barrier's way through the job's stages); the legend, the clusters
+ * and the incident boxes between them are cells read like a newspaper:
+ * in time order down a column, then the next column to the right. A
+ * column is a chain of invisible edges (bottom of one cell to the top of
+ * the next), and dot places the unconnected columns side by side in the
+ * order they are written. Which cell goes in which column, and how many
+ * checkpoints fit at all, is decided before writing from the labels'
+ * lengths (pack()), so that the picture stays about a screen wide and a
+ * few screens tall at the size of its text. */
 #include "rpt.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 
 /* A rank's height is its tallest node's: the legend and the incident
@@ -14,7 +20,31 @@
  * so that they do not stretch the row of the coordinator's triggers. */
 #define LEGEND_ROWS    3u
 #define INCIDENT_LINES 3u                 /* per box */
-#define INCIDENT_BOXES 5u                 /* per column: then a new column beside it */
+#define LEGEND_PIECES  5u                 /* 15 rows */
+
+/* The page the picture should fit at the size of its text (points): about
+ * a screen wide, and three screens tall. dot's sizes are estimated: a
+ * character of 9 pt Helvetica is about 5 pt wide, a rank (a node and
+ * ranksep) about 72 pt tall; the bounds leave room for the error. */
+#define PAGE_W_PT   1700.0
+#define PAGE_RANKS  36u
+#define CHAR_PT     5.2
+#define NODE_PAD_PT 14.0
+#define NODE_GAP_PT 9.0                   /* nodesep */
+#define COL_GAP_PT  30.0
+#define CELLS_MAX   (2u * RPT_CKPTS_MAX + 2u)
+
+typedef enum cell_kind { CELL_LEGEND, CELL_INCIDENTS, CELL_CKPT } cell_kind;
+
+/* One piece of the picture: the legend, the incidents [first, first +
+ * count), or checkpoint slot `slot`; its estimated width and height in
+ * ranks, and the column pack() put it in. */
+typedef struct cell {
+    cell_kind kind;
+    uint32_t  slot, first, count;
+    double    w;
+    uint32_t  ranks, column;
+} cell;
 
 static double ms(sim_time_ns ns) { return (double)ns / 1e6; }
 
@@ -67,28 +97,23 @@ static void legend(FILE *f) {
     }
 }
 
-/* The incidents in [from, to): a box of up to INCIDENT_LINES lines each.
- * *next: the first not drawn yet (they are in time order). */
-static void incidents(const rpt_recorder *r, FILE *f, sim_time_ns from, sim_time_ns to, uint32_t *next) {
-    uint32_t lines = 0, box = UINT32_MAX;
-    for (; *next < r->incidents_count && r->incidents[*next].at_ns < to; (*next)++) {
-        const rpt_incident *x = &r->incidents[*next];
-        if (x->at_ns < from) continue;
-        if (lines % INCIDENT_LINES == 0) {
-            if (lines > 0) fprintf(f, "\"];\n");
-            uint32_t prev = box;
-            box = *next;
-            if (prev != UINT32_MAX && (lines / INCIDENT_LINES) % INCIDENT_BOXES != 0) {
-                fprintf(f, "  i%u -> i%u [style=invis];\n", prev, box);
-            }
-            fprintf(f, "  i%u [shape=box, style=filled, fillcolor=\"#fff0e0\", label=\"", box);
+/* The legend's widest row, "acknowledgement dropped on arrival (label: why)" beside its swatch. */
+#define LEGEND_W_PT (48 * CHAR_PT + 40.0)
+
+/* The incidents [first, first + count), a box of up to INCIDENT_LINES
+ * lines each, one under the other. */
+static void incidents(const rpt_recorder *r, FILE *f, uint32_t first, uint32_t count) {
+    for (uint32_t k = 0; k < count; k++) {
+        const rpt_incident *x = &r->incidents[first + k];
+        if (k % INCIDENT_LINES == 0) {
+            if (k > 0) fprintf(f, "\"];\n  i%u -> i%u [style=invis];\n", first + k - INCIDENT_LINES, first + k);
+            fprintf(f, "  i%u [shape=box, style=filled, fillcolor=\"#fff0e0\", label=\"", first + k);
         }
         fprintf(f, "t=%.3fms ", ms(x->at_ns));
         dot_text(f, x->text);
         fprintf(f, "\\l");
-        lines++;
     }
-    if (lines > 0) fprintf(f, "\"];\n");
+    if (count > 0) fprintf(f, "\"];\n");
 }
 
 static const char *fill_of(const rpt_task_step *s) {
@@ -98,29 +123,44 @@ static const char *fill_of(const rpt_task_step *s) {
     return s->unaligned ? "lightyellow" : "white";
 }
 
-/* One task's node: its name, then what it did, a line each. */
-static void task_node(const rpt_recorder *r, FILE *f, const rpt_ckpt *c, uint32_t t) {
+/* Appends to buf (the text is a label: cut where it would overflow). */
+static void cat(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *buf, size_t n, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(buf + used, n - used, fmt, ap);
+    va_end(ap);
+}
+
+/* A task node's label: its name, then what it did, a line each. Built
+ * before it is written so that the layout can measure it (pack()). */
+static void node_text(const rpt_recorder *r, const rpt_ckpt *c, uint32_t t, char *buf, size_t n) {
     const rpt_task_step *s = &c->tasks[t];
-    char name[64];
-    task_label(r->p, t, name, sizeof name);
-    fprintf(f, "    c%" PRIu64 "_t%u [label=\"%s", c->id, t, name);
+    task_label(r->p, t, buf, n);
     if (s->ack == RPT_ACK_FOR_FINISHED) {
-        fprintf(f, "\\nfinished t=%.3fms\\nacknowledged for it", ms(s->finished_ns));
+        cat(buf, n, "\\nfinished t=%.3fms\\nacknowledged for it", ms(s->finished_ns));
     } else if (s->trigger_ns != 0) {
-        fprintf(f, "\\ntrigger t=%.3fms", ms(s->trigger_ns));
+        cat(buf, n, "\\ntrigger t=%.3fms", ms(s->trigger_ns));
         if (s->unaligned) {
-            fprintf(f, "\\n%sunaligned, %u records persisted", s->timed_out ? "alignment timeout: " : "", s->cs_records);
+            cat(buf, n, "\\n%sunaligned, %u records persisted", s->timed_out ? "alignment timeout: " : "", s->cs_records);
         } else if (s->first_barrier_ns != 0 && pipe_job(r->p)->tasks[t].in_count > 1) {   /* one input: nothing to align */
             bool blocks = pipe_config(r->p)->ckpt.mode != PIPE_AT_LEAST_ONCE;   /* the barrier tracker never blocks */
-            fprintf(f, "\\n%s %.3fms", blocks ? "aligned in" : "all barriers in", ms(s->trigger_ns - s->first_barrier_ns));
-            if (s->released > 0) fprintf(f, ", %u buffer%s waited", s->released, s->released == 1 ? "" : "s");
+            cat(buf, n, "\\n%s %.3fms", blocks ? "aligned in" : "all barriers in", ms(s->trigger_ns - s->first_barrier_ns));
+            if (s->released > 0) cat(buf, n, ", %u buffer%s waited", s->released, s->released == 1 ? "" : "s");
         }
-        if (s->ack_ns != 0) fprintf(f, "\\nack t=%.3fms", ms(s->ack_ns));
+        if (s->ack_ns != 0) cat(buf, n, "\\nack t=%.3fms", ms(s->ack_ns));
     } else {
-        fprintf(f, s->known_aborted ? "\\nskipped: known aborted" : "\\nno trigger");
+        cat(buf, n, s->known_aborted ? "\\nskipped: known aborted" : "\\nno trigger");
     }
-    if (s->declined && !s->known_aborted) fprintf(f, "\\ndeclined");
-    fprintf(f, "\", fillcolor=%s];\n", fill_of(s));
+    if (s->declined && !s->known_aborted) cat(buf, n, "\\ndeclined");
+}
+
+static void task_node(const rpt_recorder *r, FILE *f, const rpt_ckpt *c, uint32_t t) {
+    char label[512] = "";
+    node_text(r, c, t, label, sizeof label);
+    fprintf(f, "    c%" PRIu64 "_t%u [label=\"%s\", fillcolor=%s];\n", c->id, t, label, fill_of(&c->tasks[t]));
 }
 
 /* Whether q < k names the same consumer as output k of task t (one edge
@@ -220,41 +260,179 @@ static void cluster(const rpt_recorder *r, FILE *f, const rpt_ckpt *c) {
     fprintf(f, "  }\n");
 }
 
-static void header(const rpt_recorder *r, FILE *f, const char *title, uint32_t drawn) {
+/* ---- the layout ------------------------------------------------------------ */
+
+/* The widest line of a label (lines end in \\n or \\l), in characters. */
+static uint32_t widest_line(const char *s) {
+    uint32_t best = 0, run = 0;
+    for (; *s; s++) {
+        if (s[0] == '\\' && (s[1] == 'n' || s[1] == 'l')) {
+            run = 0;
+            s++;
+            continue;
+        }
+        if (++run > best) best = run;
+    }
+    return best;
+}
+
+uint32_t rpt_stages(const job *j, uint32_t *depth) {
+    memset(depth, 0, sizeof *depth * JOB_VERTICES_MAX);
+    for (uint32_t pass = 0; pass < j->vertices_count; pass++) {   /* a DAG: settles in as many passes as vertices */
+        for (uint32_t e = 0; e < j->edges_count; e++) {
+            uint32_t a = j->edges[e].from, b = j->edges[e].to;
+            if (depth[b] < depth[a] + 1) depth[b] = depth[a] + 1;
+        }
+    }
+    uint32_t deepest = 0;
+    for (uint32_t v = 0; v < j->vertices_count; v++) deepest = depth[v] > deepest ? depth[v] : deepest;
+    return deepest;
+}
+
+/* A cluster's width: its widest stage's nodes side by side, or its label. */
+static void measure_cluster(const rpt_recorder *r, cell *x) {
+    const job *j = pipe_job(r->p);
+    const rpt_ckpt *c = &r->ckpts[x->slot];
+    uint32_t depth[JOB_VERTICES_MAX];
+    uint32_t deepest = rpt_stages(j, depth);
+    double row[JOB_VERTICES_MAX] = { 0 }, w = 30 * 6.2;   /* "completed after 12.345ms" at 11 pt */
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        char label[512] = "";
+        node_text(r, c, t, label, sizeof label);
+        row[depth[j->tasks[t].vertex]] += widest_line(label) * CHAR_PT + NODE_PAD_PT + NODE_GAP_PT;
+    }
+    for (uint32_t d = 0; d <= deepest; d++) w = row[d] > w ? row[d] : w;
+    x->w = w + 24.0;                              /* the cluster's margins, edge labels and the crosses of lost acks */
+    x->ranks = deepest + 1 + 2 + 1;               /* the stages, the coordinator's start and end, the label */
+}
+
+static void measure_incidents(const rpt_recorder *r, cell *x) {
+    uint32_t widest = 0;
+    for (uint32_t k = 0; k < x->count; k++) {
+        uint32_t n = (uint32_t)strlen(r->incidents[x->first + k].text) + 12;   /* "t=12.345ms " */
+        widest = n > widest ? n : widest;
+    }
+    x->w = widest * CHAR_PT + NODE_PAD_PT;
+    x->ranks = (x->count + INCIDENT_LINES - 1) / INCIDENT_LINES;
+}
+
+/* The incidents in [from, to) from *next on (they are in time order) as
+ * a cell, when there are any. */
+static void add_incidents(const rpt_recorder *r, cell *cells, uint32_t *n, sim_time_ns from, sim_time_ns to,
+                          uint32_t *next) {
+    while (*next < r->incidents_count && r->incidents[*next].at_ns < from) (*next)++;
+    uint32_t first = *next;
+    while (*next < r->incidents_count && r->incidents[*next].at_ns < to) (*next)++;
+    if (*next == first) return;
+    cells[*n] = (cell){ .kind = CELL_INCIDENTS, .first = first, .count = *next - first };
+    measure_incidents(r, &cells[(*n)++]);
+}
+
+/* The cells in time order: the legend, then each checkpoint after the
+ * incidents before it; with one checkpoint kept, what happened while it
+ * ran after it. */
+static uint32_t build_cells(const rpt_recorder *r, cell *cells) {
+    uint32_t n = 0, next = 0;
+    cells[n++] = (cell){ .kind = CELL_LEGEND, .w = LEGEND_W_PT, .ranks = LEGEND_PIECES };
+    for (uint32_t i = 0; i < RPT_CKPTS_MAX; i++) {
+        const rpt_ckpt *c = &r->ckpts[i];
+        if (c->id == 0) continue;
+        add_incidents(r, cells, &n, r->only != 0 ? c->start_ns : 0, c->start_ns, &next);
+        cells[n] = (cell){ .kind = CELL_CKPT, .slot = i };
+        measure_cluster(r, &cells[n++]);
+        if (r->only != 0) add_incidents(r, cells, &n, c->start_ns, (c->end_ns != 0 ? c->end_ns : r->last_ns) + 1, &next);
+    }
+    if (r->only == 0) add_incidents(r, cells, &n, 0, SIM_TIME_NS_MAX, &next);
+    return n;
+}
+
+/* Columns of at most PAGE_RANKS ranks, side by side while they fit
+ * PAGE_W_PT; returns how many cells are drawn (the first cluster always
+ * is, however wide). */
+static uint32_t pack(cell *cells, uint32_t n) {
+    double used = 0, col_w = 0;
+    uint32_t ranks = 0, column = 0, i = 0;
+    bool any = false;
+    for (; i < n; i++) {
+        cell *x = &cells[i];
+        if (ranks > 0 && ranks + x->ranks > PAGE_RANKS) {
+            used += col_w + COL_GAP_PT;
+            col_w = 0;
+            ranks = 0;
+            column++;
+        }
+        double w = x->w > col_w ? x->w : col_w;
+        if (any && used + w > PAGE_W_PT) break;   /* no room: the title says how many are drawn */
+        x->column = column;
+        col_w = w;
+        ranks += x->ranks;
+        any |= x->kind == CELL_CKPT;
+    }
+    return i;
+}
+
+static void cell_ends(const rpt_recorder *r, const cell *x, char *top, char *bottom, size_t n) {
+    switch (x->kind) {
+    case CELL_LEGEND:
+        snprintf(top, n, "legend0");
+        snprintf(bottom, n, "legend%u", LEGEND_PIECES - 1);
+        return;
+    case CELL_INCIDENTS:
+        snprintf(top, n, "i%u", x->first);
+        snprintf(bottom, n, "i%u", x->first + (x->count - 1) / INCIDENT_LINES * INCIDENT_LINES);
+        return;
+    case CELL_CKPT:
+        snprintf(top, n, "c%" PRIu64 "_start", r->ckpts[x->slot].id);
+        snprintf(bottom, n, "c%" PRIu64 "_end", r->ckpts[x->slot].id);
+        return;
+    }
+}
+
+static void header(const rpt_recorder *r, FILE *f, const char *title, uint32_t drawn, uint64_t last) {
     fprintf(f, "digraph absim {\n  label=\"");
     dot_text(f, title);
     if (r->only != 0) {
         fprintf(f, ": checkpoint %" PRIu64 " of the %" PRIu64 " triggered", r->only, r->triggered);
+    } else if (drawn < r->triggered) {
+        fprintf(f, ": checkpoints 1 to %" PRIu64 " of the %" PRIu64 " triggered (%s; --dot-checkpoint N draws any one)",
+                last, r->triggered, drawn < RPT_CKPTS_MAX ? "more would not fit a screen" : "the first 32");
     } else {
-        fprintf(f, ": %u of the %" PRIu64 " checkpoints triggered%s", drawn, r->triggered,
-                r->triggered > drawn ? " (--dot-checkpoint N draws any one)" : "");
+        fprintf(f, ": the %u checkpoints triggered", drawn);
     }
-    fprintf(f, "\\lleft to right in time; in each, the barrier flows down from the coordinator's trigger through the "
-               "tasks, and their acknowledgements go to the end\\l\";\n"
+    fprintf(f, "\\lin time order down each column, then the next column; in each checkpoint the barrier flows down from "
+               "the coordinator's trigger through the tasks, and their acknowledgements go to the end\\l\";\n"
                "  labelloc=t;\n  labeljust=l;\n  fontname=\"Helvetica\";\n  fontsize=11;\n  rankdir=TB;\n  remincross=false;\n  nodesep=0.12;\n  ranksep=0.3;\n"
                "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\", fontsize=9, "
                "margin=\"0.05,0.02\"];\n  edge [fontname=\"Helvetica\", fontsize=8, arrowsize=0.6];\n");
 }
 
 void rpt_write_dot(const rpt_recorder *r, FILE *f, const char *title) {
-    uint32_t drawn = 0;
-    for (uint32_t i = 0; i < RPT_CKPTS_MAX; i++) drawn += r->ckpts[i].id != 0;
-    header(r, f, title, drawn);
-    legend(f);
-    uint32_t next = 0;
-    sim_time_ns from = 0;
-    for (uint32_t i = 0; i < RPT_CKPTS_MAX; i++) {
-        const rpt_ckpt *c = &r->ckpts[i];
-        if (c->id == 0) continue;
-        if (r->only != 0) from = c->start_ns;    /* one checkpoint: what happened while it ran */
-        incidents(r, f, from, c->start_ns, &next);
-        cluster(r, f, c);
-        if (r->only != 0) incidents(r, f, c->start_ns, (c->end_ns != 0 ? c->end_ns : r->last_ns) + 1, &next);
+    cell cells[CELLS_MAX];
+    uint32_t n = build_cells(r, cells), placed = pack(cells, n), drawn = 0, shown = 0;
+    uint64_t last = 0;
+    for (uint32_t i = 0; i < placed; i++) {
+        if (cells[i].kind == CELL_CKPT) {
+            drawn++;
+            last = r->ckpts[cells[i].slot].id;
+        } else if (cells[i].kind == CELL_INCIDENTS) {
+            shown += cells[i].count;
+        }
     }
-    if (r->only == 0) incidents(r, f, 0, SIM_TIME_NS_MAX, &next);
-    if (r->incidents_all > r->incidents_count) {
+    header(r, f, title, drawn, last);
+    for (uint32_t i = 0; i < placed; i++) {
+        const cell *x = &cells[i];
+        if (x->kind == CELL_LEGEND) legend(f);
+        else if (x->kind == CELL_INCIDENTS) incidents(r, f, x->first, x->count);
+        else cluster(r, f, &r->ckpts[x->slot]);
+        if (i == 0 || cells[i - 1].column != x->column) continue;
+        char a[48], b[48], top[48], bottom[48];   /* the column's chain: after both ends exist, outside the clusters */
+        cell_ends(r, &cells[i - 1], a, bottom, sizeof a);
+        cell_ends(r, x, top, b, sizeof top);
+        fprintf(f, "  %s -> %s [style=invis];\n", bottom, top);
+    }
+    if (r->incidents_all > shown) {
         fprintf(f, "  more [shape=plaintext, style=\"\", label=\"and %u more incidents (see --trace)\"];\n",
-                r->incidents_all - r->incidents_count);
+                r->incidents_all - shown);
     }
     fprintf(f, "}\n");
 }

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ckpic.h"
 #include "rpt.h"
 
 /* A JSON string that is safe inside <script>: no '<', '>' or '&' as such,
@@ -257,7 +258,10 @@ static void tl_checkpoints(FILE *f, const svg_recorder *r, sim_time_ns end) {
         char t[160];
         snprintf(t, sizeof t, "checkpoint %" PRIu64 ": %s, t=%.3f to %.3f ms", h[i].id,
                  h[i].end == PIPE_CKPT_PENDING ? "pending at the end" : pipe_ckpt_end_name(h[i].end), ms(h[i].triggered_ns), ms(e));
-        tl_bar(f, tl_x(h[i].triggered_ns, end), tl_x(e, end), 14 + (double)((h[i].id - 1) % 3) * 9, 7, end_colour(h[i].end), t);
+        double x0 = tl_x(h[i].triggered_ns, end), x1 = tl_x(e, end);
+        fprintf(f, "<g data-ck=\"%" PRIu64 "\" class=\"tlck\">", h[i].id);   /* a click shows its picture */
+        tl_bar(f, x0, x1, 14 + (double)((h[i].id - 1) % 3) * 9, 7, end_colour(h[i].end), t);
+        fputs("</g>", f);
     }
     for (uint32_t i = 0; i < r->faults_count; i++) {
         const svg_fault *x = &r->faults[i];
@@ -358,6 +362,41 @@ static void violations(FILE *f, const html_page *pg) {
     fputs("</ul>\n", f);
 }
 
+/* The checkpoint pictures: those ckpic_pick() embeds, the first shown;
+ * the note says which of the run's checkpoints are there. */
+static void pictures(FILE *f, const html_page *pg) {
+    fputs("<section id=\"pictures\"><h2>Checkpoint by checkpoint</h2>\n", f);
+    uint32_t slots[RPT_CKPTS_MAX], n = pg->ckpts != NULL ? ckpic_pick(pg->ckpts, slots) : 0;
+    if (n == 0) {
+        fputs(pg->ckpts == NULL ? "<p>This page has no checkpoint pictures.</p></section>\n"
+                                : "<p>No checkpoint was triggered.</p></section>\n", f);
+        return;
+    }
+    const rpt_recorder *r = pg->ckpts;
+    uint64_t first = r->ckpts[slots[0]].id, last = r->ckpts[slots[n - 1]].id;
+    if (r->only != 0) {
+        fprintf(f, "<p class=\"note\">Checkpoint %" PRIu64 " alone (--dot-checkpoint) of the %" PRIu64 " triggered.", first,
+                r->triggered);
+    } else if (last < r->triggered) {
+        fprintf(f, "<p class=\"note\">Checkpoints %" PRIu64 " to %" PRIu64 " of the %" PRIu64 " triggered are embedded (at "
+                   "most %u pictures and %u task boxes a page); <code>absim run FILE --html OUT --dot OUT.dot "
+                   "--dot-checkpoint N</code> embeds checkpoint N.", first, last, r->triggered, CKPIC_MAX, CKPIC_BOXES_MAX);
+    } else {
+        fprintf(f, "<p class=\"note\">All %u checkpoints triggered.", n);
+    }
+    fputs(" Choose one here or click it in the timeline; while <i>follow the stepper</i> is checked, the picture is the "
+          "current step's checkpoint, its task's box outlined in red.</p>\n<div class=\"controls\"><select id=\"ck-sel\">", f);
+    for (uint32_t i = 0; i < n; i++) {
+        const rpt_ckpt *c = &r->ckpts[slots[i]];
+        fprintf(f, "<option value=\"%" PRIu64 "\">checkpoint %" PRIu64 ": %s</option>", c->id, c->id,
+                c->end == PIPE_CKPT_PENDING ? "pending at the end" : pipe_ckpt_end_name(c->end));
+    }
+    fprintf(f, "</select> <label><input type=\"checkbox\" id=\"ck-follow\" checked> follow the stepper</label> "
+               "<span id=\"ck-now\"></span></div>\n<div id=\"ck-box\" data-count=\"%u\">\n", n);
+    for (uint32_t i = 0; i < n; i++) ckpic_write(r, f, slots[i], i == 0);
+    fputs("</div></section>\n", f);
+}
+
 void html_write(FILE *f, const html_page *pg) {
     svg_opts o = *pg->opts;
     o.viewer = true;
@@ -384,6 +423,7 @@ void html_write(FILE *f, const html_page *pg) {
     axis ax;
     svg_write(pg->rec, f, &o, &ax);
     fputs("</div></section>\n", f);
+    pictures(f, pg);
     write_data(f, pg, &ax);
     fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", html_script);
 }

@@ -20,8 +20,15 @@
  *   whose view changed; the script computes the state by replaying the
  *   steps up to the slider's position. The first HTML_STEPS_MAX steps
  *   are embedded (the page says when there were more).
+ * - The checkpoint pictures (reports/ckpic.h), those ckpic_pick() embeds,
+ *   one shown at a time: a select box, a click on a checkpoint in the
+ *   timeline (its bars carry data-ck), or the stepper (each step shows
+ *   its checkpoint's picture, with the step's task box marked, while
+ *   "follow the stepper" is checked) choose it. The page says how many of
+ *   the run's checkpoints it embeds and how to get the others.
  * - The URL fragment #step=N opens the page at step N (and follows the
- *   stepper), so a test can render two steps and compare them.
+ *   stepper), so a test can render two steps and compare them; #ck=N
+ *   opens checkpoint N's picture and scrolls to it.
  * - The page depends only on the run and the options: the same bytes on
  *   every rerun.
  */
@@ -31,6 +38,7 @@
 #include <stdio.h>
 
 #include "../check/check.h"
+#include "rpt.h"
 #include "svg.h"
 
 #define HTML_STEPS_MAX 100000u
@@ -43,6 +51,7 @@ typedef struct html_page {
     uint64_t               violations_all;
     const svg_recorder    *rec;
     const svg_opts        *opts;          /* the diagram's window and tasks (viewer is set by html_write) */
+    const rpt_recorder    *ckpts;         /* what the checkpoint pictures draw (kept as for --dot), or NULL */
 } html_page;
 
 void html_write(FILE *f, const html_page *pg);

@@ -3,7 +3,10 @@
  * script reads script#absim-data (tasks, the diagram's axis, the steps),
  * replays the steps up to the slider's position into each task's state,
  * and marks the step's elements (data-s) in the diagram; #step=N in the
- * URL opens a step. Plain ES5 and DOM calls, no library. */
+ * URL opens a step. It shows one checkpoint picture at a time (class
+ * "on"): the one chosen in the select box or the timeline, or, while
+ * "follow the stepper" is checked, the current step's; #ck=N opens N's.
+ * Plain ES5 and DOM calls, no library. */
 #include "html.h"
 
 const char html_style[] =
@@ -24,7 +27,13 @@ const char html_style[] =
     "#sd [data-s]{cursor:pointer}\n"
     "table.ck{border-collapse:collapse;font-size:12px}table.ck td,table.ck th{border:1px solid #ddd;padding:2px 6px;text-align:right}\n"
     ".tk{font-size:10px;fill:#555}.lb{font-size:11px;fill:#333}\n"
-    "ul.viol li{color:#b00;font-size:13px;margin:3px 0}\n";
+    "ul.viol li{color:#b00;font-size:13px;margin:3px 0}\n"
+    "#ck-box{overflow-x:auto;border:1px solid #eee;margin-top:6px}#ck-now{font-size:12px;color:#555}\n"
+    "svg.ckpic{display:none}svg.ckpic.on{display:block}\n"
+    ".ckpic text{font-size:11px;fill:#222}.ckpic text.nm{font-weight:bold}.ckpic text.bad{fill:#c00000}\n"
+    ".ckpic text.dim{fill:#888}.ckpic text.tt{font-size:14px;font-weight:bold}.ckpic text.nt{fill:#555}\n"
+    ".ckpic text.ord{font-size:9px;font-weight:bold}.ckpic rect.curt{stroke:#e00000;stroke-width:3px}\n"
+    "#tl .tlck{cursor:pointer}\n";
 
 const char html_script[] =
     "(function () {\n"
@@ -172,6 +181,8 @@ const char html_script[] =
     "    document.getElementById('st-text').textContent = st.d;\n"
     "    table(s, st);\n"
     "    show(cur);\n"
+    "    if (ckFollow && ckFollow.checked && st.c > 0) showCk(st.c);\n"
+    "    markTask(st.ti);\n"
     "    try { history.replaceState(null, '', '#step=' + cur); } catch (e) { /* a file URL may refuse */ }\n"
     "  }\n"
     "  function first(t) {\n"
@@ -196,6 +207,36 @@ const char html_script[] =
     "  Array.prototype.forEach.call(document.querySelectorAll('button.jump'), function (b) {\n"
     "    b.onclick = function () { go(first(Number(b.getAttribute('data-t')))); document.getElementById('stepper').scrollIntoView(); };\n"
     "  });\n"
-    "  var m = /step=(\\d+)/.exec(location.hash);\n"
+    "  var ckSel = document.getElementById('ck-sel'), ckFollow = document.getElementById('ck-follow'), ckMarked = [];\n"
+    "  function showCk(c) {\n"
+    "    var pic = document.getElementById('ck-' + c);\n"
+    "    if (!pic || !ckSel) return false;\n"
+    "    Array.prototype.forEach.call(document.querySelectorAll('svg.ckpic.on'), function (e) { e.classList.remove('on'); });\n"
+    "    pic.classList.add('on');\n"
+    "    ckSel.value = String(c);\n"
+    "    document.getElementById('ck-now').textContent = 'shown: checkpoint ' + c;\n"
+    "    return true;\n"
+    "  }\n"
+    "  function markTask(ti) {\n"
+    "    ckMarked.forEach(function (e) { e.classList.remove('curt'); });\n"
+    "    ckMarked = ti >= 0 ? Array.prototype.slice.call(document.querySelectorAll('#ck-box rect[data-t=\"' + ti + '\"]')) : [];\n"
+    "    ckMarked.forEach(function (e) { e.classList.add('curt'); });\n"
+    "  }\n"
+    "  function pick(c) {   /* chosen by hand: the stepper no longer moves it */\n"
+    "    if (!showCk(c)) return;\n"
+    "    ckFollow.checked = false;\n"
+    "    document.getElementById('pictures').scrollIntoView();\n"
+    "  }\n"
+    "  if (ckSel) {\n"
+    "    ckSel.onchange = function () { showCk(Number(ckSel.value)); ckFollow.checked = false; };\n"
+    "    showCk(Number(ckSel.value));\n"
+    "  }\n"
+    "  var tl = document.getElementById('tl');\n"
+    "  if (tl) tl.addEventListener('click', function (e) {\n"
+    "    var el = e.target.closest('[data-ck]');\n"
+    "    if (el) pick(Number(el.getAttribute('data-ck')));\n"
+    "  });\n"
+    "  var m = /step=(\\d+)/.exec(location.hash), mc = /ck=(\\d+)/.exec(location.hash);\n"
     "  go(m ? Number(m[1]) : 0);\n"
+    "  if (mc) pick(Number(mc[1]));\n"
     "})();\n";

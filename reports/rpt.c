@@ -82,7 +82,9 @@ bool rpt_init(rpt_recorder *r, pipeline *p, FILE *trace, bool keep) {
     r->steps = calloc((size_t)RPT_CKPTS_MAX * tasks, sizeof *r->steps);
     r->bits = calloc((size_t)3 * RPT_CKPTS_MAX * (r->words ? r->words : 1), sizeof *r->bits);
     r->finished_ns = calloc(tasks ? tasks : 1, sizeof *r->finished_ns);
-    if (r->steps == NULL || r->bits == NULL || r->finished_ns == NULL) {
+    bool timed = j->chans_count <= RPT_ARRIVALS_CHANS;
+    if (timed) r->arrivals = calloc((size_t)RPT_CKPTS_MAX * (j->chans_count ? j->chans_count : 1), sizeof *r->arrivals);
+    if (r->steps == NULL || r->bits == NULL || r->finished_ns == NULL || (timed && r->arrivals == NULL)) {
         rpt_free(r);
         return false;
     }
@@ -92,6 +94,7 @@ bool rpt_init(rpt_recorder *r, pipeline *p, FILE *trace, bool keep) {
         c->barriers = r->bits + (size_t)(3 * i) * r->words;
         c->priority = c->barriers + r->words;
         c->cancels = c->priority + r->words;
+        c->arrivals = r->arrivals != NULL ? r->arrivals + (size_t)i * j->chans_count : NULL;
     }
     return true;
 }
@@ -102,6 +105,8 @@ void rpt_free(rpt_recorder *r) {
     free(r->steps);
     free(r->bits);
     free(r->finished_ns);
+    free(r->arrivals);
+    r->arrivals = NULL;
     r->steps = NULL;
     r->bits = NULL;
     r->finished_ns = NULL;
@@ -153,7 +158,10 @@ static void keep_ack(rpt_recorder *r, const pipe_event *e) {
     if (c == NULL || e->culprit == PIPE_NO_TASK) return;
     rpt_task_step *t = &c->tasks[e->culprit];
     switch ((pipe_receipt)e->channel) {
-    case PIPE_RCV_COUNTED:      t->ack = RPT_ACK_COUNTED; break;
+    case PIPE_RCV_COUNTED:
+        t->ack = RPT_ACK_COUNTED;
+        t->ack_recv_ns = e->at_ns;
+        break;
     case PIPE_RCV_FOR_FINISHED:
         t->ack = RPT_ACK_FOR_FINISHED;
         t->finished_ns = r->finished_ns[e->culprit];
@@ -162,6 +170,7 @@ static void keep_ack(rpt_recorder *r, const pipe_event *e) {
         if (t->ack != RPT_ACK_COUNTED) {          /* a repeat of a counted one changes nothing */
             t->ack = RPT_ACK_DROPPED;
             t->why = (uint8_t)e->channel;
+            t->ack_recv_ns = e->at_ns;
         }
         break;
     }
@@ -174,11 +183,43 @@ static void keep_start(rpt_recorder *r, const pipe_event *e) {
     rpt_ckpt *c = &r->ckpts[i];
     memset(c->tasks, 0, sizeof *c->tasks * pipe_job(r->p)->tasks_count);
     memset(c->barriers, 0, sizeof *c->barriers * 3 * r->words);
+    if (c->arrivals != NULL) memset(c->arrivals, 0, sizeof *c->arrivals * pipe_job(r->p)->chans_count);
     c->id = e->ckpt;
     c->epoch = e->epoch;
     c->start_ns = e->at_ns;
     c->end_ns = 0;
     c->end = PIPE_CKPT_PENDING;
+}
+
+/* The first barrier or cancel marker of each channel, in the order the
+ * consumer took them. */
+static void arrival(rpt_ckpt *c, rpt_task_step *t, const pipe_event *e) {
+    if (c->arrivals == NULL || e->chan == PIPE_NO_CHAN || c->arrivals[e->chan].order != 0) return;
+    c->arrivals[e->chan] = (rpt_arrival){ .at_ns = e->at_ns, .order = ++t->arrived };
+}
+
+/* The snapshot's parts, what they wrote, and how the task left it. */
+static void keep_snapshot_step(rpt_task_step *t, const pipe_event *e) {
+    switch (e->kind) {
+    case PIPE_EV_SNAPSHOT_SYNC: t->sync_ns = e->at_ns; break;
+    case PIPE_EV_SNAPSHOT_ASYNC: t->async_ns = e->at_ns; break;
+    case PIPE_EV_SNAPSHOT_DROPPED: t->dropped_ns = e->at_ns; break;
+    case PIPE_EV_WRITE:
+        if (e->what == PIPE_WRITE_KEYED) t->keyed_bytes += e->bytes;
+        else t->cs_bytes += e->bytes;
+        break;
+    case PIPE_EV_WRITE_DONE: t->write_failed |= !e->ok; break;
+    case PIPE_EV_ACK:
+        t->ack_ns = e->at_ns;
+        if (t->ack == RPT_ACK_NONE) t->ack = RPT_ACK_SENT;
+        break;
+    case PIPE_EV_DECLINE:
+        t->declined = true;
+        t->known_aborted = e->channel != 0;
+        t->decline_ns = e->at_ns;
+        break;
+    default: break;
+    }
 }
 
 static void keep_task_step(rpt_recorder *r, const pipe_event *e) {
@@ -190,27 +231,24 @@ static void keep_task_step(rpt_recorder *r, const pipe_event *e) {
         if (t->first_barrier_ns == 0) t->first_barrier_ns = e->at_ns;
         t->released += e->released;
         if (e->chan != PIPE_NO_CHAN) set_bit(e->priority ? c->priority : c->barriers, e->chan);
+        arrival(c, t, e);
         break;
     case PIPE_EV_CANCEL:
         t->released += e->released;
         if (e->chan != PIPE_NO_CHAN) set_bit(c->cancels, e->chan);
+        arrival(c, t, e);
         break;
     case PIPE_EV_TRIGGER:
         t->trigger_ns = e->at_ns;
         t->epoch = e->epoch;
         t->unaligned = e->channel != 0;           /* snap_trigger passes the unaligned flag */
         break;
-    case PIPE_EV_ALIGN_TIMEOUT: t->timed_out = true; break;
+    case PIPE_EV_ALIGN_TIMEOUT:
+        t->timed_out = true;
+        if (t->timeout_ns == 0) t->timeout_ns = e->at_ns;
+        break;
     case PIPE_EV_CHANNEL_STATE: t->cs_records += e->count; break;
-    case PIPE_EV_ACK:
-        t->ack_ns = e->at_ns;
-        if (t->ack == RPT_ACK_NONE) t->ack = RPT_ACK_SENT;
-        break;
-    case PIPE_EV_DECLINE:
-        t->declined = true;
-        t->known_aborted = e->channel != 0;
-        break;
-    default: break;
+    default: keep_snapshot_step(t, e); break;
     }
 }
 

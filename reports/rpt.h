@@ -17,20 +17,25 @@
  *   (or the one rpt_keep_only() names), when the coordinator started and
  *   ended each one, in which attempt, and for every task when it got its
  *   first barrier, triggered, switched to unaligned, declined, finished,
- *   sent its acknowledgement and what the coordinator made of it; which
- *   channels delivered a barrier, a priority barrier or a cancel marker;
+ *   sent its acknowledgement and what the coordinator made of it (and
+ *   when it got it), when its snapshot's parts ended and what they wrote,
+ *   when its alignment timed out; which channels delivered a barrier, a
+ *   priority barrier or a cancel marker, when, and in which order at the
+ *   consumer (up to RPT_ARRIVALS_CHANS channels);
  *   and the run's incidents (faults, job failures, restarts, failovers),
  *   in fixed arrays sized at rpt_init (no allocation per step).
  *   rpt_write_dot() draws a legend, then one cluster per checkpoint with
- *   the incidents between them, left to right in time order; inside a
+ *   the incidents between them, in time order down a column, then the
+ *   next column to the right, as many as fit about 1,700 pt wide (the
+ *   title says how many were drawn); inside a
  *   cluster the barrier flows top to bottom: the coordinator's trigger,
  *   the tasks stage by stage (an edge along every channel a barrier, or a
  *   cancel marker, actually crossed), and the end (completed, or why
  *   not), to which each acknowledgement goes: counted, dropped (late, of
  *   an old attempt), or lost (sent and never arrived: red, ending in a
  *   cross). A finished task is acknowledged for by the coordinator and
- *   gets no trigger or barrier edge. `dot -Tsvg` renders it; the height
- *   grows with the job's stages, not with the checkpoints.
+ *   gets no trigger or barrier edge. `dot -Tsvg` renders it; a column is
+ *   at most about 36 ranks tall.
  * - Output order depends only on the run: tasks in id order, checkpoints
  *   in id order, incidents in time order.
  */
@@ -44,6 +49,7 @@
 #define RPT_CKPTS_MAX      32u
 #define RPT_INCIDENTS_MAX  48u
 #define RPT_INCIDENT_BYTES 192u
+#define RPT_ARRIVALS_CHANS 65536u         /* more channels: no arrival times (the memory would grow with the square of the parallelism) */
 
 typedef enum rpt_ack {
     RPT_ACK_NONE = 0,                 /* no acknowledgement sent */
@@ -59,12 +65,26 @@ typedef struct rpt_task_step {
     sim_time_ns ack_ns;               /* when it sent its acknowledgement */
     sim_time_ns finished_ns;          /* RPT_ACK_FOR_FINISHED: when it had finished */
     uint64_t    epoch;                /* the attempt it triggered in */
+    sim_time_ns sync_ns, async_ns;    /* its snapshot's synchronous and asynchronous parts ended (0: not) */
+    sim_time_ns timeout_ns;           /* its alignment timed out (switched to unaligned) */
+    sim_time_ns ack_recv_ns;          /* the coordinator received its acknowledgement */
+    sim_time_ns decline_ns, dropped_ns;   /* it declined; it dropped its snapshot (aborted or subsumed) */
+    uint64_t    keyed_bytes, cs_bytes;    /* written: keyed state, channel state */
     uint32_t    released;             /* buffers that had waited behind its blocked inputs */
     uint32_t    cs_records;           /* in-flight records it persisted as channel state */
+    uint32_t    arrived;              /* barriers or cancel markers taken so far (the next one's order - 1) */
+    bool        write_failed;         /* a snapshot write of it failed */
     uint8_t     ack;                  /* rpt_ack */
     uint8_t     why;                  /* RPT_ACK_DROPPED: the pipe_receipt */
     bool        unaligned, timed_out, declined, known_aborted;
 } rpt_task_step;
+
+/* When a channel's barrier (or cancel marker) reached its consumer, and
+ * in which order among the consumer's inputs (1: first; 0: never). */
+typedef struct rpt_arrival {
+    sim_time_ns at_ns;
+    uint32_t    order;
+} rpt_arrival;
 
 typedef struct rpt_ckpt {
     uint64_t       id;                /* 0: unused */
@@ -73,6 +93,7 @@ typedef struct rpt_ckpt {
     pipe_ckpt_end  end;
     rpt_task_step *tasks;             /* by task */
     uint64_t      *barriers, *priority, *cancels;   /* bit sets by channel id: delivered to the consumer */
+    rpt_arrival   *arrivals;          /* by channel id (NULL: not kept, more than RPT_ARRIVALS_CHANS channels) */
 } rpt_ckpt;
 
 typedef struct rpt_incident {
@@ -88,6 +109,7 @@ typedef struct rpt_recorder {
     rpt_ckpt        ckpts[RPT_CKPTS_MAX];
     rpt_task_step  *steps;            /* RPT_CKPTS_MAX x tasks, malloc'd once at rpt_init */
     uint64_t       *bits;             /* the clusters' channel bit sets, 3 x RPT_CKPTS_MAX x words */
+    rpt_arrival    *arrivals;         /* RPT_CKPTS_MAX x channels, or NULL */
     uint32_t        words;            /* per bit set */
     sim_time_ns    *finished_ns;      /* by task: when it last finished (0: running) */
     rpt_incident    incidents[RPT_INCIDENTS_MAX];
@@ -104,6 +126,10 @@ void rpt_keep_only(rpt_recorder *r, uint64_t ckpt);
 void rpt_free(rpt_recorder *r);
 void rpt_observe(void *ctx, const pipe_event *e);
 void rpt_write_dot(const rpt_recorder *r, FILE *f, const char *title);
+/* Each vertex's stage (depth[JOB_VERTICES_MAX]): the longest path to it
+ * from a source, the rank dot gives its tasks in a cluster and the
+ * column the viewer's pictures give it; returns the deepest. */
+uint32_t rpt_stages(const job *j, uint32_t *depth);
 
 const char *rpt_step_name(pipe_ev_kind kind);
 const char *rpt_fail_cause_name(pipe_fail_cause c);

@@ -378,6 +378,9 @@ check "run: the trace names the restart" 0 '"step":"job-restarted"' cat "$bad.tr
 check "run: --dot draws checkpoints that Graphviz renders" 0 "<svg" sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" >/dev/null && dot -Tsvg \"$bad.dot\""
 check "run --dot-checkpoint N draws that checkpoint alone" 0 "1 cluster: subgraph cluster_c4 {" \
     sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --dot \"$bad.dot\" --dot-checkpoint 4 >/dev/null && echo \$(grep -c 'subgraph cluster_c' \"$bad.dot\") cluster: \$(grep 'subgraph cluster_c' \"$bad.dot\")"
+check "run --dot: a run with more checkpoints than fit draws the first and says how to get the others" 0 \
+    "checkpoints 1 to 13 of the 40 triggered (more would not fit a screen; --dot-checkpoint N draws any one)" \
+    sh -c "\"$absim\" run scenarios/teach/p5a-unaligned-overtakes-backpressure.scn --dot \"$bad.dot\" >/dev/null && head -2 \"$bad.dot\""
 echo "old picture" > "$bad.dot"
 check "run --dot-checkpoint: a checkpoint the run never triggered is bad input" 2 \
     "absim run: --dot-checkpoint 99: the run triggered only 10 checkpoints" \
@@ -401,16 +404,17 @@ check "explain: a task held up by backpressure for a millisecond or more says so
 check "explain: the barrier waited behind four buffers, all the channel's credits" 0 \
     "the inputs it blocked go on: 4 buffers waited behind them" \
     "$absim" explain scenarios/teach/p3-alignment-blocks-inputs.scn --task 'agg[0]' --checkpoint 2
-teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 900 pt tall
+teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 2000 x 3000 pt
     for f in scenarios/teach/*.scn; do
         "$absim" run "$f" --dot "$bad.a.dot" >/dev/null && "$absim" run "$f" --dot "$bad.b.dot" >/dev/null || { echo "$f: run failed"; return 1; }
         cmp -s "$bad.a.dot" "$bad.b.dot" || { echo "$f: not the same picture twice"; return 1; }
         dot -Tsvg "$bad.a.dot" -o "$bad.svg" 2>"$bad.err" || { echo "$f: dot failed"; return 1; }
         [ -s "$bad.err" ] && { echo "$f: dot said:"; cat "$bad.err"; return 1; }
+        w=$(sed -n 's/^<svg width="\([0-9]*\)pt" height="[0-9]*pt".*/\1/p' "$bad.svg")
         h=$(sed -n 's/^<svg width="[0-9]*pt" height="\([0-9]*\)pt".*/\1/p' "$bad.svg")
-        [ -n "$h" ] && [ "$h" -le 900 ] || { echo "$f: $h pt tall"; return 1; }
+        [ -n "$w" ] && [ "$w" -le 2000 ] && [ -n "$h" ] && [ "$h" -le 3000 ] || { echo "$f: $w x $h pt"; return 1; }
     done
-    echo "every teaching picture renders, twice the same, at most 900 pt tall"
+    echo "every teaching picture renders, twice the same, at most 2000 x 3000 pt"
     rm -f "$bad.a.dot" "$bad.b.dot" "$bad.svg" "$bad.err"
 }
 check "run --dot: the teaching scenarios' pictures" 0 "every teaching picture renders" teach_dot
@@ -622,6 +626,32 @@ check "run --svg: a refused command leaves an existing picture as it was, and no
     sh -c "\"$absim\" run $p3 --svg \"$pic.keep\" --html /nonexistent/x.html; echo \$(cat \"$pic.keep\") \$(ls \"$pic\".keep.tmp* 2>/dev/null | wc -l)"
 check "run --svg --html: the two cannot name one file" 2 "--svg and --html name the same file" \
     "$absim" run $p3 --svg "$pic.same" --html "$pic.same"
+# The page's checkpoint pictures: one per checkpoint it embeds (as many
+# as it says and offers), each an SVG document of its own that xmllint
+# reads, for every teaching scenario; bounded, and saying so.
+teach_pics() {
+    for f in scenarios/teach/*.scn; do
+        "$absim" run "$f" --html "$pic.p.html" >/dev/null || { echo "$f: run failed"; return 1; }
+        rm -f "$pic".ck*.svg
+        awk -v out="$pic.ck" '/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" class="ckpic/ { n++; f = out n ".svg" }
+                              f != "" { print > f } /^<\/svg>$/ { if (f != "") close(f); f = "" }' "$pic.p.html"
+        n=$(ls "$pic".ck*.svg 2>/dev/null | wc -l)
+        said=$(sed -n 's/.*<div id="ck-box" data-count="\([0-9]*\)">.*/\1/p' "$pic.p.html")
+        offered=$(grep -o '<option value="' "$pic.p.html" | wc -l)
+        [ "$n" -ge 1 ] && [ "$n" = "$said" ] && [ "$n" = "$offered" ] || { echo "$f: $n pictures, $said said, $offered offered"; return 1; }
+        xmllint --noout "$pic".ck*.svg || { echo "$f: a picture xmllint refuses"; return 1; }
+    done
+    echo "every teaching page has a picture per checkpoint it embeds, each valid SVG"
+}
+check "run --html: the teaching scenarios' checkpoint pictures" 0 "every teaching page has a picture per checkpoint" teach_pics
+check "run --html: a run of more checkpoints than a page holds embeds the first and says how to get the others" 0 \
+    "Checkpoints 1 to 32 of the 40 triggered are embedded (at most 32 pictures and 512 task boxes a page); <code>absim run FILE --html OUT --dot OUT.dot --dot-checkpoint N</code> embeds checkpoint N." \
+    sh -c "\"$absim\" run scenarios/teach/p5a-unaligned-overtakes-backpressure.scn --html \"$pic.p.html\" >/dev/null && cat \"$pic.p.html\""
+check "run --html --dot-checkpoint N: the page's picture is checkpoint N alone" 0 \
+    "Checkpoint 4 alone (--dot-checkpoint) of the 10 triggered. 1 ck-4" \
+    sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --html \"$pic.p.html\" --dot-checkpoint 4 >/dev/null && echo \$(grep -o 'Checkpoint 4 alone[^.]*\\.' \"$pic.p.html\") \$(grep -c 'class=\"ckpic' \"$pic.p.html\") \$(grep -o 'class=\"ckpic on\" id=\"ck-[0-9]*' \"$pic.p.html\" | sed 's/.*id=\"//')"
+check "run --html: a lost acknowledgement is said lost in its checkpoint's picture" 0 "ack sent t=20.689: LOST, never arrived" \
+    sh -c "\"$absim\" run scenarios/teach/p8-complete-and-subsume.scn --html \"$pic.p.html\" >/dev/null && cat \"$pic.p.html\""
 rm -f "$pic" "$pic".*
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x" "$bad.dot" "$bad.trace"

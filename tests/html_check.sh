@@ -3,8 +3,12 @@
 # Headless Chromium renders the page of teaching scenarios: the screenshot
 # must not be blank (enough distinct colours, enough ink), and the page
 # opened at two steps (#step=N) must show two different task states and
-# step texts, so stepping changes what is shown. Without chromium (make
-# deps installs it as root) it says so and passes.
+# step texts, so stepping changes what is shown. The checkpoint pictures:
+# opened at #ck=1 and #ck=2 the page shows that picture alone, and the
+# two renderings differ; opened at the step where a task triggers
+# checkpoint 2, it shows checkpoint 2's picture with that task's box
+# marked (the picture follows the stepper). Without chromium (make deps
+# installs it as root) it says so and passes.
 #   sh tests/html_check.sh ABSIM [PYTHON]     p3 (alignment) and p9 (a crash and a restart)
 #   HTML_CHECK=all sh tests/html_check.sh ... every scenario under scenarios/teach/
 absim=${1:?usage: html_check.sh ABSIM [PYTHON]}
@@ -69,6 +73,34 @@ state_at() {   # PAGE STEP: the step text and the state table the page shows at 
         sed -n 's/.*\(<span id="st-pos">.*<\/table>\).*/\1/p'
 }
 
+dom_at() {   # PAGE FRAGMENT: the page's DOM after its script ran, on one line
+    timeout 60 "$browser" $flags --virtual-time-budget=3000 --dump-dom "file://$1#$2" 2>/dev/null | tr -d '\n'
+}
+shown() { grep -o 'class="ckpic on" id="ck-[0-9]*"' | sed 's/.*id="//; s/"$//' | tr '\n' ' '; }   # the pictures shown
+marked() { grep -o 'data-t="[0-9]*" class="curt"' | sed 's/data-t="//; s/".*//' | sort -u | tr '\n' ' '; }   # boxes marked
+
+check_pictures() {   # NAME PAGE: which picture shows, as chosen and as the stepper goes
+    a=$(dom_at "$2" ck=1 | shown)
+    b=$(dom_at "$2" ck=2 | shown)
+    case "$a|$b" in "ck-1 |ck-2 ") ;; *) fail "$1: #ck=1 and #ck=2 show '$a' and '$b'"; return 1 ;; esac
+    for k in 1 2; do
+        timeout 60 "$browser" $flags --virtual-time-budget=3000 --screenshot="$tmp/$1.ck$k.png" --window-size=1400,3200 \
+            "file://$2#ck=$k" > /dev/null 2>&1
+    done
+    if ! png_ink "$tmp/$1.ck2.png" > /dev/null; then fail "$1: the page at #ck=2 looks blank"; return 1; fi
+    if cmp -s "$tmp/$1.ck1.png" "$tmp/$1.ck2.png"; then fail "$1: checkpoints 1 and 2 render the same"; return 1; fi
+    # the first step where a task triggers checkpoint 2: its index, and the task
+    at=$(awk '/^\{"t":/ { if (match($0, /"k":"trigger","ti":[0-9]+,"c":2,/)) { split(substr($0, RSTART, RLENGTH), f, /[:,]/);
+              print i, f[4]; exit } i++ }' "$2")
+    set -- "$1" "$2" $at
+    dom_at "$2" "step=$3" > "$tmp/$1.step"
+    c=$(shown < "$tmp/$1.step"); m=$(marked < "$tmp/$1.step")
+    if [ "$c" != "ck-2 " ] || [ "$m" != "$4 " ]; then
+        fail "$1: step $3 (task $4 triggers checkpoint 2) shows '$c', marks '$m'"; return 1
+    fi
+    echo "html-check: $1: #ck=1 and #ck=2 show their pictures, rendered differently; step $3 shows checkpoint 2, task $4 marked"
+}
+
 check_page() {   # SCENARIO
     name=$(basename "$1" .scn)
     page="$tmp/$name.html"
@@ -82,6 +114,7 @@ check_page() {   # SCENARIO
     if [ -z "$a" ] || [ -z "$b" ]; then fail "$name: the stepper shows nothing"; return; fi
     if [ "$a" = "$b" ]; then fail "$name: steps 3 and $((n / 2)) show the same"; return; fi
     case "$b" in *"step $((n / 2)) of"*) ;; *) fail "$name: #step=$((n / 2)) did not open that step"; return ;; esac
+    check_pictures "$name" "$page" || return
     passed=$((passed + 1))
     echo "html-check: $name: $ink; steps 3 and $((n / 2)) of $n show different states"
 }

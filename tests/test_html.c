@@ -1,11 +1,14 @@
 /* tests/test_html.c: the run viewer (reports/html.c) is one page that
  * needs nothing from the network, embeds every step the recorder kept as
  * JSON that cannot end its script early, marks the steps in its diagram,
- * and is the same bytes for the same run. */
+ * has one picture per checkpoint it embeds (reports/ckpic.c), at most as
+ * many as its bounds allow, and is the same bytes for the same run. */
 #include "harness.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 
+#include "../reports/ckpic.h"
 #include "../reports/html.h"
 
 static pipe_cfg small_job(void) {
@@ -25,6 +28,7 @@ typedef struct page {
     char    *text;
     size_t   len;
     uint32_t steps;
+    uint64_t triggered;
 } page;
 
 static page write_page(void) {
@@ -33,19 +37,23 @@ static page write_page(void) {
     pipeline *p = pipe_create(&c, err, sizeof err);
     if (p == NULL) fail_msg("pipe_create: %s", err);
     static svg_recorder r;
+    static rpt_recorder k;                          /* the checkpoint pictures' */
     assert_true(svg_init(&r, p));
+    assert_true(rpt_init(&k, p, NULL, true));
     svg_attach(&r);
+    pipe_observe(p, rpt_observe, &k);
     pipe_run(p);
     svg_finish(&r);
     check_violation v = { .inv = CHECK_I5, .at_ns = 7 * SIM_NS_PER_MS, .what = "a made-up violation </script>" };
     svg_opts o = { .title = "t" };
     html_page pg = { .title = "job <1>", .summary = "the summary: a < b & c\n", .violations = &v,
-                     .violations_count = 1, .violations_all = 1, .rec = &r, .opts = &o };
-    page x = { .steps = r.steps_count };
+                     .violations_count = 1, .violations_all = 1, .rec = &r, .opts = &o, .ckpts = &k };
+    page x = { .steps = r.steps_count, .triggered = k.triggered };
     FILE *f = open_memstream(&x.text, &x.len);
     html_write(f, &pg);
     fclose(f);
     svg_free(&r);
+    rpt_free(&k);
     pipe_destroy(p);
     return x;
 }
@@ -89,10 +97,62 @@ static void test_the_page_is_self_contained_marks_its_steps_and_is_the_same_ever
     free(b.text);
 }
 
+static void test_the_page_has_one_picture_per_checkpoint_the_first_shown_each_with_its_tasks(void **state) {
+    (void)state;
+    page a = write_page();
+    uint64_t n = count_of(a.text, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ckpic");
+    assert_true(a.triggered >= 3 && a.triggered <= RPT_CKPTS_MAX);
+    assert_int_equal(n, a.triggered);                           /* all of them: few, and a small job */
+    assert_int_equal(count_of(a.text, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ckpic on\""), 1);
+    assert_non_null(strstr(a.text, "class=\"ckpic on\" id=\"ck-1\" data-ck=\"1\""));
+    assert_int_equal(count_of(a.text, "<option value=\""), n);
+    char want[64];
+    snprintf(want, sizeof want, "<div id=\"ck-box\" data-count=\"%" PRIu64 "\">", n);
+    assert_non_null(strstr(a.text, want));
+    assert_int_equal(count_of(a.text, "rx=\"5\""), n * 7);     /* a box per task (7) in each */
+    assert_int_equal(count_of(a.text, "<g data-ck=\""), a.triggered);   /* the timeline's bars choose them */
+    assert_non_null(strstr(a.text, "aligned t="));              /* the agg tasks have two inputs */
+    assert_non_null(strstr(a.text, ", counted t="));
+    assert_non_null(strstr(a.text, "trigger from the coordinator t="));
+    free(a.text);
+}
+
+/* A job of many tasks: a picture draws CKPIC_ROWS subtasks a vertex, and
+ * a page no more than CKPIC_BOXES_MAX boxes, however many were kept. */
+static void test_a_big_job_embeds_as_many_pictures_as_the_boxes_allow(void **state) {
+    (void)state;
+    pipe_cfg c = pipe_cfg_default(1);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 40, 40, 40, 40 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD } });
+    c.broker.partitions = 40;
+    char err[256];
+    pipeline *p = pipe_create(&c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    static rpt_recorder k;
+    assert_true(rpt_init(&k, p, NULL, true));
+    for (uint32_t i = 0; i < RPT_CKPTS_MAX; i++) k.ckpts[i].id = i + 1;   /* as if 32 were kept */
+    uint32_t slots[RPT_CKPTS_MAX], boxes = ckpic_boxes(&k), n = ckpic_pick(&k, slots);
+    assert_int_equal(boxes, 4 * CKPIC_ROWS);
+    assert_int_equal(n, CKPIC_BOXES_MAX / boxes);
+    for (uint32_t i = 0; i < n; i++) assert_int_equal(slots[i], i);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ckpic_write(&k, f, 0, true);
+    fclose(f);
+    assert_int_equal(count_of(text, "rx=\"5\""), boxes);
+    assert_non_null(strstr(text, "112 tasks beyond the first 12 subtasks of a vertex are not drawn."));
+    free(text);
+    rpt_free(&k);
+    pipe_destroy(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_page_embeds_every_step_as_json_its_script_cannot_end_early),
         cmocka_unit_test(test_the_page_is_self_contained_marks_its_steps_and_is_the_same_every_time),
+        cmocka_unit_test(test_the_page_has_one_picture_per_checkpoint_the_first_shown_each_with_its_tasks),
+        cmocka_unit_test(test_a_big_job_embeds_as_many_pictures_as_the_boxes_allow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
