@@ -85,9 +85,11 @@ bool svg_init(svg_recorder *r, pipeline *p) {
     r->tasks = j->tasks_count;
     r->links = pipe_sim(p)->links_count;
     r->in_first = calloc(r->tasks + 1, sizeof *r->in_first);
+    r->hosts = calloc(r->tasks + 1, sizeof *r->hosts);
     r->head = malloc((r->links + 1) * sizeof *r->head);
     r->tail = malloc((r->links + 1) * sizeof *r->tail);
-    if (r->in_first == NULL || r->head == NULL || r->tail == NULL) return false;
+    if (r->in_first == NULL || r->hosts == NULL || r->head == NULL || r->tail == NULL) return false;
+    for (uint32_t t = 0; t < r->tasks; t++) r->hosts[t] = 1u << pipe_task_host(p, t);
     for (uint32_t t = 0; t < r->tasks; t++) r->in_first[t + 1] = r->in_first[t] + j->tasks[t].in_count;
     r->now = calloc(r->in_first[r->tasks] + 1, sizeof *r->now);
     if (r->now == NULL) return false;
@@ -101,6 +103,7 @@ void svg_free(svg_recorder *r) {
     free(r->gates);
     free(r->now);
     free(r->in_first);
+    free(r->hosts);
     free(r->head);
     free(r->tail);
     for (uint32_t i = 0; i < r->faults_count; i++) free(r->faults[i].tasks);
@@ -150,6 +153,7 @@ static void on_step(svg_recorder *r, const pipe_event *e) {
     s->e = *e;
     s->fault = SVG_NONE;
     if (e->kind == PIPE_EV_JOB_RESTARTED && e->ckpt == 0) s->e.ckpt = pipe_restore_ckpt(r->p);   /* the one it restores */
+    for (uint32_t t = 0; e->kind == PIPE_EV_JOB_RESTARTED && t < r->tasks; t++) r->hosts[t] |= 1u << pipe_task_host(r->p, t);
     poll_gates(r, s);
 }
 

@@ -105,6 +105,7 @@ typedef struct svg_recorder {
     uint32_t        gates_count, gates_cap;
     pipe_input_view *now;             /* by input (in_first[task] + input): as last seen */
     uint32_t       *in_first;         /* by task, and one past the last */
+    uint32_t       *hosts;            /* by task: bit m, it was deployed to machine m (slots move tasks) */
     uint32_t       *head, *tail;      /* by link: sends awaiting delivery */
     uint32_t        links;
     svg_fault       faults[SVG_FAULTS_MAX];

@@ -408,8 +408,12 @@ static void task_line(const layout *L, uint32_t task) {
     svg_task_name(L->r->p, task, name, sizeof name);
     text(L, 10, y + 4, "lbl", NULL, SVG_NONE, name);
     if (task != PIPE_NO_TASK) {
-        char m[32];
-        snprintf(m, sizeof m, "machine %u", pipe_job(L->r->p)->tasks[task].machine);
+        char m[64];                               /* with slots a restart may have moved it */
+        uint32_t mask = L->r->hosts[task], n = 0;
+        int used = snprintf(m, sizeof m, "machine%s", (mask & (mask - 1)) ? "s" : "");
+        for (uint32_t h = 0; h < 32 && used > 0 && (size_t)used < sizeof m; h++) {
+            if (mask >> h & 1) used += snprintf(m + used, sizeof m - (size_t)used, "%s%u", n++ ? ", " : " ", h);
+        }
         text(L, 10, y + 15, "mach", NULL, SVG_NONE, m);
     }
     sim_time_ns at = L->from;
