@@ -2042,7 +2042,9 @@ static void write_head(const scn *s, FILE *f) {
     char d1[32], d2[32], d3[32], b1[32];
     fprintf(f, "seed %" PRIu64 "\n", c->seed);
     fprintf(f, "bounds time %s events %" PRIu64 "\n", dur(d1, sizeof d1, c->time_max_ns), c->events_max);
-    fprintf(f, "machines %u\n", c->machines);
+    fprintf(f, "machines %u", c->machines);
+    if (c->task_slots > 0) fprintf(f, " slots %u", c->task_slots);
+    fputc('\n', f);
     fprintf(f, "network latency %s jitter %s bandwidth %s rpc-latency %s", dur(d1, sizeof d1, c->latency_ns),
             dur(d2, sizeof d2, c->jitter_ns), bw(b1, sizeof b1, c->bandwidth_bytes_per_s),
             dur(d3, sizeof d3, c->rpc_latency_ns));

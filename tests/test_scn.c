@@ -591,6 +591,27 @@ static void test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults(voi
  * gives the same text (shrink relies on this round trip). */
 /* `expect liveness D` sets the I6 bound: read exactly, written back in
  * human units, at most once, above 0, and its mistakes placed. */
+static void test_scn_machines_slots_are_read_checked_and_written_back(void **state) {
+    (void)state;
+    assert_string_equal(parse("machines 2 slots 1\n" JOB), "ok");
+    assert_int_equal(s_.cfg.machines, 2);
+    assert_int_equal(s_.cfg.task_slots, 1);
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    scn_write(&s_, f);
+    fclose(f);
+    assert_non_null(strstr(out, "machines 2 slots 1\n"));
+    assert_string_equal(parse(out), "ok");                       /* and it reads back */
+    assert_int_equal(s_.cfg.task_slots, 1);
+    free(out);
+    assert_string_equal(parse("machines 1 slots 1\n" JOB),
+                        "t.scn:1:12: machines 1 slots 1 give 1 slots, fewer than the parallelism 2 of vertex src (a slot "
+                        "holds one task of every vertex): raise the slots or the machines");
+    assert_string_equal(parse("machines 2 slots 0\n" JOB), "t.scn:1:18: 0 is out of range [1, 64]");
+    assert_string_equal(parse("machines 2 slots\n" JOB), "t.scn:1:17: expected a number");
+}
+
 static void test_scn_expect_liveness_sets_the_bound_and_reports_mistakes(void **state) {
     (void)state;
     assert_string_equal(parse(JOB "expect finished\n"), "ok");
@@ -1393,6 +1414,7 @@ int main(void) {
         cmocka_unit_test(test_scn_new_points_fire_when_reached),
         cmocka_unit_test(test_scn_random_faults_cover_the_new_kinds),
         cmocka_unit_test(test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults),
+        cmocka_unit_test(test_scn_machines_slots_are_read_checked_and_written_back),
         cmocka_unit_test(test_scn_expect_liveness_sets_the_bound_and_reports_mistakes),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),
