@@ -106,7 +106,8 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_COORD_FAILOVER:
         l->pending = 0;
         break;
-    case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: case PIPE_EV_TRIGGER: case PIPE_EV_DECLINE:
+    case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: case PIPE_EV_END_DATA: case PIPE_EV_TRIGGER:
+    case PIPE_EV_DECLINE:
         if (e->task != PIPE_NO_TASK) l->blocked[e->task] = e->blocked;
         break;
     case PIPE_EV_TASK_FINISHED:

@@ -30,7 +30,7 @@ typedef struct sent_ack {
 
 enum told {                                   /* explanations given once */
     TOLD_SOURCE_TRIGGER, TOLD_ALIGNED_TRIGGER, TOLD_UNALIGNED_TRIGGER, TOLD_SYNC_KEYED, TOLD_SYNC_SOURCE,
-    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_COMPLETE, TOLD_COUNT
+    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_COUNT
 };
 
 typedef struct narrator {
@@ -225,9 +225,11 @@ static void on_abort(narrator *n, const pipe_event *e) {
     static const char *const why[] = {
         [PIPE_CKPT_DECLINED] = "a task declined it", [PIPE_CKPT_TIMED_OUT] = "not every acknowledgement came within the timeout",
         [PIPE_CKPT_SUBSUMED] = "a newer checkpoint completed first", [PIPE_CKPT_JOB_FAILED] = "its attempt failed",
+        [PIPE_CKPT_TASK_FINISHED] = "a task finished before it took it, above a running task; the next one starts "
+                                    "below the finished tasks",
     };
     pipe_ckpt_end end = (pipe_ckpt_end)e->channel;
-    const char *because = end >= PIPE_CKPT_DECLINED && end <= PIPE_CKPT_JOB_FAILED ? why[end] : "?";
+    const char *because = end >= PIPE_CKPT_DECLINED && end <= PIPE_CKPT_TASK_FINISHED ? why[end] : "?";
     say(n, e->at_ns, PIPE_NO_TASK, "aborts checkpoint %" PRIu64 " (%s: %s)", e->ckpt, pipe_ckpt_end_name(end), because);
 }
 
@@ -313,14 +315,30 @@ static void tell(narrator *n, const pipe_event *e) {
         input_name(n->p, e->task, e->channel, in, sizeof in);
         say(n, e->at_ns, e->task, "got end of partition on %s", in);
         break;
+    case PIPE_EV_END_DATA:
+        input_name(n->p, e->task, e->channel, in, sizeof in);
+        say(n, e->at_ns, e->task, "got end of data on %s%s", in, once(n, TOLD_END_DATA, ": no records follow there, "
+                                                                     "barriers still do"));
+        break;
     case PIPE_EV_TRIGGER: on_trigger(n, e); break;
     case PIPE_EV_DECLINE:
         say(n, e->at_ns, e->task, e->channel ? "skipped checkpoint %" PRIu64 ": told it was aborted, sent cancel markers"
                                                " downstream instead of a barrier"
                                              : "declined checkpoint %" PRIu64 " and sent a cancel marker downstream", e->ckpt);
         break;
-    case PIPE_EV_TASK_FINISHED: say(n, e->at_ns, e->task, "finished (its input ended) and sent end of partition downstream"); break;
-    case PIPE_EV_CKPT_START: say(n, e->at_ns, PIPE_NO_TASK, "triggers checkpoint %" PRIu64 " at the sources", e->ckpt); break;
+    case PIPE_EV_INPUT_ENDED:
+        say(n, e->at_ns, e->task, "reached the end of its input and sent end of data downstream%s", once(n, TOLD_ENDED,
+            ": it goes on taking part in checkpoints, and finishes once one it takes from now on completes (FLIP-147)"));
+        break;
+    case PIPE_EV_TASK_FINISHED:
+        say(n, e->at_ns, e->task, pipe_config(n->p)->ckpt.finished_tasks_off || !pipe_config(n->p)->ckpt.enabled
+                                      ? "finished (its input ended) and sent end of partition downstream"
+                                      : "finished (its final checkpoint completed) and sent end of partition downstream");
+        break;
+    case PIPE_EV_CKPT_START:
+        say(n, e->at_ns, PIPE_NO_TASK, "triggers checkpoint %" PRIu64 " at the sources%s", e->ckpt,
+            e->channel > 0 ? " and at the running tasks whose upstream all finished" : "");
+        break;
     case PIPE_EV_CKPT_COMPLETE:
         say(n, e->at_ns, PIPE_NO_TASK, "completes checkpoint %" PRIu64 "%s", e->ckpt,
             once(n, TOLD_COMPLETE, ": every task acknowledged; it is the restore point now"));
@@ -343,6 +361,11 @@ static void tell(narrator *n, const pipe_event *e) {
         break;
     case PIPE_EV_SINK_COMMIT:
         if (n->txn_ns[e->task] == e->at_ns) break;   /* a restore's: its transactions were told one by one */
+        if (e->ckpt == UINT64_MAX) {              /* the job's end (END): what is left */
+            say(n, e->at_ns, e->task, "committed its transactions that were left, as the job ends: their output is "
+                "visible now");
+            break;
+        }
         say(n, e->at_ns, e->task, "committed the pre-committed transactions up to checkpoint %" PRIu64 ": their output is "
             "visible now", e->ckpt);
         break;

@@ -129,8 +129,10 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
             pipe_status_name(status), (double)run->now_ns / 1e6, run->stats.dispatched);
     cli_story_faults(out, s, story);
     fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
-            " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt)\n",
+            " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt",
             st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
+    if (st->aborted_task_finished > 0) fprintf(out, ", %" PRIu64 " as a task finished", st->aborted_task_finished);
+    fputs(")\n", out);
     if (st->completed > 0) {
         fprintf(out, "  duration: mean %.3fms, max %.3fms; start delay mean %.3fms, max %.3fms; "
                 "alignment mean %.3fms, max %.3fms\n",

@@ -64,6 +64,7 @@ const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
     case PIPE_CKPT_TIMED_OUT:  return "timed-out";
     case PIPE_CKPT_SUBSUMED:   return "subsumed";
     case PIPE_CKPT_JOB_FAILED: return "job-failed";
+    case PIPE_CKPT_TASK_FINISHED: return "task-finished";
     }
     return "?";
 }

@@ -106,6 +106,10 @@ typedef struct pipe_ckpt_cfg {
     uint32_t    tolerable_failures;   /* consecutive failed checkpoints tolerated */
     uint32_t    retained;             /* completed checkpoints kept */
     bool        legacy_eop;           /* end of partition aborts (Flink < 1.14) */
+    /* Checkpoints after tasks finish (FLIP-147, Flink's default since
+     * 1.15) off: a task finishes at the end of its input, and once one
+     * has, no checkpoint is triggered or completes (Flink < 1.14). */
+    bool        finished_tasks_off;
     sim_time_ns alignment_timeout_ns; /* aligned: switch to unaligned once a checkpoint is this old (0: never) */
 } pipe_ckpt_cfg;
 
@@ -223,6 +227,8 @@ typedef enum pipe_ckpt_end {
     PIPE_CKPT_TIMED_OUT,
     PIPE_CKPT_SUBSUMED,
     PIPE_CKPT_JOB_FAILED,             /* the attempt it belonged to failed */
+    PIPE_CKPT_TASK_FINISHED,          /* a task finished before it took it, and a running task below it would
+                                         never get its barrier: the next checkpoint starts there (FLIP-147) */
 } pipe_ckpt_end;
 
 #define PIPE_HISTORY_MAX 4096u
@@ -238,6 +244,7 @@ typedef struct pipe_ckpt_rec {        /* one triggered checkpoint */
 typedef struct pipe_stats {
     uint64_t    triggered, completed, aborted, declined, timed_out, subsumed;
     uint64_t    lost_with_job;         /* pending when the attempt failed */
+    uint64_t    aborted_task_finished; /* a task finished before it took it, above a running one (FLIP-147) */
     uint64_t    restarts;
     sim_time_ns restart_delay_ns_sum;  /* the restart strategy's delays, summed */
     uint64_t    records_read;          /* by sources, replays included */
@@ -330,6 +337,9 @@ typedef enum pipe_ev_kind {
     /* Message steps, for pictures (reports/svg.c): many (one per data
      * buffer), so only observers that ask for them get them
      * (pipe_observe_messages). Credits are left out. */
+    PIPE_EV_END_DATA,                 /* task took end of data on `channel`: no records follow there, barriers may */
+    PIPE_EV_INPUT_ENDED,              /* task: its input ended (FLIP-147): it sent end of data downstream and waits
+                                         for a checkpoint it triggers from now on to complete, then finishes */
     PIPE_EV_SEND,                     /* `task` (PIPE_NO_TASK: the coordinator) put message `msg` with words
                                          `word_a`, `word_b` for `peer` on `link`; `ok` false: the link refused it
                                          (cut, or lost by a loss fault), else it is due at `due_ns`. A data message:
@@ -418,6 +428,7 @@ typedef enum pipe_buf {
     PIPE_BUF_BARRIER,
     PIPE_BUF_CANCEL,
     PIPE_BUF_END,                     /* end of partition */
+    PIPE_BUF_END_DATA,                /* end of data: no records follow, barriers still do (FLIP-147) */
 } pipe_buf;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
@@ -591,6 +602,11 @@ typedef enum pipe_reach {
     PIPE_REACH_EXPONENTIAL_RESET,     /* a quiet time reset the backoff */
     PIPE_REACH_RESTART_WAITS,         /* a restart waited for free slots (a TaskManager to come back) */
     PIPE_REACH_RELOCATED,             /* a restart deployed a task onto another machine than its last */
+    PIPE_REACH_INPUT_ENDED,           /* a task's input ended: it waits for a final checkpoint (FLIP-147) */
+    PIPE_REACH_FINAL_CHECKPOINT_DONE, /* a task finished once a checkpoint it triggered after its input ended completed */
+    PIPE_REACH_TRIGGER_AFTER_UPSTREAM,/* a task that is no source was triggered: every task upstream had finished */
+    PIPE_REACH_TRIGGER_SKIP_FINISHED, /* finished-tasks off: a checkpoint was not triggered as a task had finished */
+    PIPE_REACH_CKPT_TASK_FINISHED,    /* a pending checkpoint was aborted: a task finished before it took it */
     PIPE_REACH_TXN_FENCED,            /* the external system refused a zombie two-phase-commit sink */
     PIPE_REACH_FAILOVER_MEMORY,       /* a new coordinator, memory backend: start over */
     PIPE_REACH_FAILOVER_DURABLE,      /* a new coordinator read the completed checkpoints back */

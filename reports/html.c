@@ -77,6 +77,10 @@ static void task_gate_step(const svg_recorder *r, const pipe_event *e, const cha
     case PIPE_EV_CANCEL:
         snprintf(buf, n, "%s takes the cancel marker of checkpoint %" PRIu64 " from %s: %s", who, e->ckpt, from, gtext);
         break;
+    case PIPE_EV_END_DATA:
+        snprintf(buf, n, "%s: input %u (from %s) sent its last records (end of data; barriers still come): %s", who,
+                 e->channel, from, gtext);
+        break;
     default:
         snprintf(buf, n, "%s: input %u (from %s) ended: %s", who, e->channel, from, gtext);
         break;
@@ -126,13 +130,18 @@ static void task_step(const svg_recorder *r, const pipe_event *e, char *buf, siz
     svg_task_name(r->p, e->task, who, sizeof who);
     if (task_snap_step(e, who, buf, n)) return;
     switch (e->kind) {
-    case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: task_gate_step(r, e, who, buf, n); break;
+    case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: case PIPE_EV_END_DATA:
+        task_gate_step(r, e, who, buf, n);
+        break;
     case PIPE_EV_RESTORE:
         if (e->ckpt == 0) snprintf(buf, n, "%s starts attempt %" PRIu64 " from the beginning", who, e->epoch);
         else snprintf(buf, n, "%s starts attempt %" PRIu64 " from checkpoint %" PRIu64 "%s", who, e->epoch, e->ckpt,
                       e->ok ? "" : ": its files are gone");
         break;
-    case PIPE_EV_TASK_FINISHED: snprintf(buf, n, "%s read all its input and finished", who); break;
+    case PIPE_EV_INPUT_ENDED:
+        snprintf(buf, n, "%s reached the end of its input: end of data goes downstream, it waits for a final checkpoint", who);
+        break;
+    case PIPE_EV_TASK_FINISHED: snprintf(buf, n, "%s finished", who); break;
     case PIPE_EV_SINK_COMMIT: snprintf(buf, n, "%s commits its transactions up to checkpoint %" PRIu64, who, e->ckpt); break;
     default: snprintf(buf, n, "%s: %s", who, rpt_step_name(e->kind)); break;
     }
@@ -236,6 +245,7 @@ static const char *end_colour(pipe_ckpt_end e) {
     case PIPE_CKPT_TIMED_OUT:  return "#d62728";
     case PIPE_CKPT_SUBSUMED:   return "#999999";
     case PIPE_CKPT_JOB_FAILED: return "#9467bd";
+    case PIPE_CKPT_TASK_FINISHED: return "#8c564b";
     case PIPE_CKPT_PENDING:    break;
     }
     return "#1f77b4";
@@ -314,25 +324,27 @@ static void timeline(FILE *f, const html_page *pg, sim_time_ns from, sim_time_ns
     tl_checkpoints(f, r, end);
     tl_axis(f, end);
     static const pipe_ckpt_end ends[] = { PIPE_CKPT_COMPLETED, PIPE_CKPT_DECLINED, PIPE_CKPT_TIMED_OUT,
-                                          PIPE_CKPT_SUBSUMED, PIPE_CKPT_JOB_FAILED, PIPE_CKPT_PENDING };
-    for (uint32_t i = 0; i < 6; i++) {
-        double x = TL_LEFT + 150.0 * i;
+                                          PIPE_CKPT_SUBSUMED, PIPE_CKPT_JOB_FAILED, PIPE_CKPT_TASK_FINISHED,
+                                          PIPE_CKPT_PENDING };
+    for (uint32_t i = 0; i < 7; i++) {
+        double x = TL_LEFT + 125.0 * i;
         fprintf(f, "<rect x=\"%.1f\" y=\"130\" width=\"12\" height=\"8\" fill=\"%s\"/><text x=\"%.1f\" y=\"138\" class=\"tk\">%s</text>\n",
                 x, end_colour(ends[i]), x + 16, ends[i] == PIPE_CKPT_PENDING ? "pending at the end" : pipe_ckpt_end_name(ends[i]));
     }
-    fprintf(f, "<text x=\"%.1f\" y=\"138\" class=\"tk\">dashed: the diagram's window</text>\n", TL_LEFT + 900);
+    fprintf(f, "<text x=\"%.1f\" y=\"138\" class=\"tk\">dashed: the diagram's window</text>\n", TL_LEFT + 880);
     fputs("</svg>\n", f);
 }
 
 static void ckpt_table(FILE *f, const svg_recorder *r) {
-    uint32_t count = 0, by[PIPE_CKPT_JOB_FAILED + 1] = { 0 };
+    uint32_t count = 0, by[PIPE_CKPT_TASK_FINISHED + 1] = { 0 };
     const pipe_ckpt_rec *h = pipe_history(r->p, &count);
     for (uint32_t i = 0; i < count; i++) by[h[i].end]++;
     fprintf(f, "<p>%u checkpoints triggered: %u completed, %u declined, %u timed out, %u subsumed, %u lost with a failed "
-               "attempt, %u pending at the end.</p>\n<details><summary>Every checkpoint</summary>\n<table class=\"ck\">"
-               "<tr><th>checkpoint</th><th>triggered (ms)</th><th>ended (ms)</th><th>took (ms)</th><th>outcome</th></tr>\n",
+               "attempt, %u aborted as a task finished, %u pending at the end.</p>\n<details><summary>Every checkpoint"
+               "</summary>\n<table class=\"ck\"><tr><th>checkpoint</th><th>triggered (ms)</th><th>ended (ms)</th>"
+               "<th>took (ms)</th><th>outcome</th></tr>\n",
             count, by[PIPE_CKPT_COMPLETED], by[PIPE_CKPT_DECLINED], by[PIPE_CKPT_TIMED_OUT], by[PIPE_CKPT_SUBSUMED],
-            by[PIPE_CKPT_JOB_FAILED], by[PIPE_CKPT_PENDING]);
+            by[PIPE_CKPT_JOB_FAILED], by[PIPE_CKPT_TASK_FINISHED], by[PIPE_CKPT_PENDING]);
     for (uint32_t i = 0; i < count && i < 500; i++) {
         bool done = h[i].end != PIPE_CKPT_PENDING;
         fprintf(f, "<tr><td>%" PRIu64 "</td><td>%.3f</td><td>%s%.3f</td><td>%.3f</td><td style=\"color:%s\">%s</td></tr>\n",

@@ -37,6 +37,8 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_TXN:            return "transaction";
     case PIPE_EV_ALIGN_TIMEOUT:  return "alignment-timeout";
     case PIPE_EV_BACKPRESSURE:   return "backpressure";
+    case PIPE_EV_INPUT_ENDED:    return "input-ended";
+    case PIPE_EV_END_DATA:       return "end-of-data";
     case PIPE_EV_SEND:           return "send";   /* message steps: pipe_observe_messages only */
     case PIPE_EV_RECV:           return "receive";
     case PIPE_EV_KIND_MAX:       break;

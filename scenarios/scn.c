@@ -610,7 +610,8 @@ static bool st_edge(pctx *c) {
 
 static bool st_checkpoint(pctx *c) {
     static const char *const keys[] = { "off", "mode", "interval", "min-pause", "timeout", "max-concurrent",
-                                        "tolerable", "retained", "legacy-eop", "alignment-timeout", NULL };
+                                        "tolerable", "retained", "legacy-eop", "alignment-timeout", "finished-tasks",
+                                        NULL };
     static const char *const modes[] = { "aligned", "at-least-once", "unaligned", NULL };
     pipe_ckpt_cfg *k = &c->s->cfg.ckpt;
     uint64_t v;
@@ -647,6 +648,12 @@ static bool st_checkpoint(pctx *c) {
             k->retained = (uint32_t)v;
         } else if (is(o, "legacy-eop")) {
             k->legacy_eop = true;
+        } else if (is(o, "finished-tasks")) {
+            static const char *const onoff[] = { "on", "off", NULL };
+            const tok *m = next(c, "on or off");
+            if (m == NULL) return false;
+            if (!is(m, "on") && !is(m, "off")) return unknown(c, m, "finished-tasks setting", onoff);
+            k->finished_tasks_off = is(m, "off");
         } else if (is(o, "alignment-timeout")) {
             if (!opt_duration(c, &k->alignment_timeout_ns)) return false;
             timeout_col = o->col;
@@ -2075,6 +2082,7 @@ static void write_settings(const scn *s, FILE *f) {
             modes[c->ckpt.mode], dur(d1, sizeof d1, c->ckpt.interval_ns), dur(d2, sizeof d2, c->ckpt.min_pause_ns),
             dur(d3, sizeof d3, c->ckpt.timeout_ns), c->ckpt.max_concurrent, c->ckpt.tolerable_failures,
             c->ckpt.retained, c->ckpt.legacy_eop ? " legacy-eop" : "");
+    if (c->ckpt.finished_tasks_off) fprintf(f, " finished-tasks off");
     if (c->ckpt.alignment_timeout_ns > 0) fprintf(f, " alignment-timeout %s", dur(d1, sizeof d1, c->ckpt.alignment_timeout_ns));
     fprintf(f, "\n");
     const pipe_state_cfg *st = &c->state;

@@ -334,7 +334,8 @@ static void test_crash_before_the_first_checkpoint_restarts_from_the_beginning(v
     outcome hit = run_job(&c);
     uint64_t key;
     assert_int_equal(hit.stats.restarts, 1);
-    assert_int_equal(hit.stats.completed, 0);
+    assert_int_equal(clean.stats.completed, 1);      /* only the final one, at 500 ms (FLIP-147) */
+    assert_int_equal(hit.stats.completed, 1);
     assert_true(kstate_equal(&clean.agg, &hit.agg, &key));
     assert_true(hit.stats.records_read > clean.stats.records_read);   /* read again from offset 0 */
 }
@@ -377,12 +378,16 @@ static void test_restart_strategies_give_up_or_back_off_as_configured(void **sta
 }
 
 /* End of partition while a checkpoint is pending: Flink >= 1.15 counts it
- * as the channel's barrier, the legacy behaviour declines the checkpoint.
- * source[1] reads one partition and finishes at 50.0 ms, source[0] reads
- * two; from 50 ms map[1]'s channel to the aggregate is 20 ms slow, so
- * source[1]'s end of partition reaches the aggregate at about 70 ms, while
- * the checkpoints triggered at 50 and 60 ms (barriers from map[0] only)
- * are aligning there. */
+ * as the channel's barrier, the legacy behaviour (Flink < 1.14, where
+ * tasks also finish at the end of their input and no checkpoint is
+ * triggered once one did: finished-tasks off) declines the checkpoint.
+ * source[1] reads one partition and finishes at 50.3 ms, just before
+ * checkpoint 5's trigger (sent at 50.2 ms) reaches it, so it finishes
+ * without passing on barrier 5; source[0] reads two. From 50 ms map[1]'s
+ * channel to the aggregate is 20 ms slow, so the end of partition reaches
+ * the aggregate at about 70 ms, while checkpoint 5 (a barrier from map[0]
+ * only) is aligning there. With checkpoints after tasks finish nothing
+ * ends early: every task takes part in checkpoints to the end. */
 static uint64_t legacy_run(bool legacy, uint64_t *declined, kstate *out) {
     pipe_cfg c = pipe_cfg_default(8);
     job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 1, 1 },
@@ -390,11 +395,12 @@ static uint64_t legacy_run(bool legacy, uint64_t *declined, kstate *out) {
                                           .cost_ns = { 2000, 1000, 1000, 500 } });
     const uint32_t agg = 2;
     c.broker.partitions = 3;
-    c.broker.records_per_partition = 10000;
+    c.broker.records_per_partition = 9980;
     c.broker.keys = 500;
     c.source_rate_per_s = 200000;
     c.ckpt.interval_ns = 10 * SIM_NS_PER_MS;
     c.ckpt.legacy_eop = legacy;
+    c.ckpt.finished_tasks_off = legacy;           /* Flink < 1.14: tasks finish at the end of their input */
     c.ckpt.tolerable_failures = 100;
     char err[200];
     pipeline *p = pipe_create(&c, err, sizeof err);
@@ -786,9 +792,103 @@ static void test_keyed_state_behind_a_hash_edge_grows_with_the_keys_not_the_para
     assert_true(spread.bytes[PIPE_MEM_KEYED] > 3 * eight.bytes[PIPE_MEM_KEYED]);
 }
 
+/* FLIP-147: the order of each task's steps at the end of the input. */
+typedef struct ending_seen {
+    pipeline   *p;
+    sim_time_ns first_finished_ns;    /* SIM_TIME_NS_MAX: none yet */
+    uint32_t    starts_after_finish;  /* checkpoints triggered after a task finished */
+    uint64_t    ended_at_ckpt[8];     /* by task: the newest checkpoint when its input ended */
+    uint64_t    triggered_after[8];   /* by task: the first checkpoint it triggered after that (0: none) */
+    uint64_t    completed;            /* the newest completed checkpoint */
+    bool        ended[8], finished[8];
+    uint32_t    violations;           /* a task that finished before a checkpoint it took since its end completed */
+    uint64_t    visible_when_sink_finished;
+} ending_seen;
+
+static void see_ending(void *ctx, const pipe_event *e) {
+    ending_seen *k = ctx;
+    const job *j = pipe_job(k->p);
+    if (e->kind == PIPE_EV_CKPT_START && e->at_ns > k->first_finished_ns) k->starts_after_finish++;
+    if (e->kind == PIPE_EV_CKPT_COMPLETE && e->ckpt > k->completed) k->completed = e->ckpt;
+    if (e->task == PIPE_NO_TASK || e->task >= 8) return;
+    if (e->kind == PIPE_EV_INPUT_ENDED) k->ended[e->task] = true;
+    if (e->kind == PIPE_EV_TRIGGER && k->ended[e->task] && k->triggered_after[e->task] == 0) k->triggered_after[e->task] = e->ckpt;
+    if (e->kind != PIPE_EV_TASK_FINISHED) return;
+    k->finished[e->task] = true;
+    if (e->at_ns < k->first_finished_ns) k->first_finished_ns = e->at_ns;
+    if (j->vertices[j->tasks[e->task].vertex].kind == JOB_SINK) k->visible_when_sink_finished = pipe_get_stats(k->p)->visible_records;
+    if (!pipe_config(k->p)->ckpt.finished_tasks_off &&
+        (!k->ended[e->task] || k->triggered_after[e->task] == 0 || k->completed < k->triggered_after[e->task])) k->violations++;
+}
+
+static ending_seen run_to_the_end(pipe_cfg *c) {
+    char err[200];
+    pipeline *p = pipe_create(c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    ending_seen k = { .p = p, .first_finished_ns = SIM_TIME_NS_MAX };
+    pipe_observe(p, see_ending, &k);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_int_equal(pipe_get_stats(p)->visible_records, c->broker.partitions * c->broker.records_per_partition);
+    pipe_destroy(p);
+    return k;
+}
+
+/* Checkpoints after tasks finish (FLIP-147, Flink's default): a task whose
+ * input ended sends end of data, takes part in one more checkpoint and
+ * finishes once it completed, so the two-phase-commit sink has committed
+ * every record when it finishes. With `finished-tasks off` (Flink < 1.14)
+ * a task finishes at the end of its input, no checkpoint is triggered
+ * after that, and the sink's last records wait for the job's end. */
+static void test_tasks_wait_for_a_final_checkpoint_and_the_sink_commits_its_last_records_in_it(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(1, 2, 5000);          /* 7 tasks */
+    c.graph.vertices[3].sink = JOB_SINK_2PC;
+    c.source_rate_per_s = 200000;
+    ending_seen on = run_to_the_end(&c);
+    for (uint32_t t = 0; t < 7; t++) assert_true(on.ended[t] && on.finished[t]);
+    assert_int_equal(on.violations, 0);
+    assert_int_equal(on.visible_when_sink_finished, 4 * 5000);
+    c.ckpt.finished_tasks_off = true;
+    ending_seen off = run_to_the_end(&c);
+    assert_int_equal(off.starts_after_finish, 0);
+    print_message("visible when the sink finished: %llu of 20000 (finished-tasks off)\n",
+                  (unsigned long long)off.visible_when_sink_finished);
+    assert_true(off.visible_when_sink_finished < 4 * 5000);
+    for (uint32_t t = 0; t < 7; t++) assert_false(off.ended[t]);   /* no waiting: finished at once */
+}
+
+/* The sink's completion notices are lost while the job ends, so it does
+ * not finish with the tasks above it: once they all finished, the
+ * coordinator triggers the sink itself (it has no running upstream), and
+ * it finishes when that checkpoint completes. */
+static void lose_sink_notices(pipeline *p, void *ctx) {
+    (void)ctx;
+    uint32_t msg_type;
+    bool to_task;
+    assert_true(pipe_rpc_kind("complete", &msg_type, &to_task));
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_LOSS, .target = pipe_task_rpc_in_link(p, 6),
+                                          .msg_type = msg_type, .ratio = { 1, 1 }, .at_ns = 60 * SIM_NS_PER_MS,
+                                          .duration_ns = 60 * SIM_NS_PER_MS });
+}
+
+static void test_a_task_whose_upstream_finished_is_triggered_by_the_coordinator(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(2, 2, 5000);
+    c.graph.vertices[3].sink = JOB_SINK_2PC;
+    c.source_rate_per_s = 200000;
+    checked_run r = run_checked_with(&c, lose_sink_notices, NULL);
+    assert_int_equal(r.status, PIPE_FINISHED);
+    for (uint32_t i = 0; i < CHECK_INV_COUNT; i++) assert_int_equal(r.report.violations[i], 0);
+    assert_true(r.reach[PIPE_REACH_TRIGGER_AFTER_UPSTREAM] >= 1);
+    assert_true(r.reach[PIPE_REACH_FINAL_CHECKPOINT_DONE] >= 7);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pipeline_without_faults_checkpoints_and_reaches_the_end),
+        cmocka_unit_test(test_tasks_wait_for_a_final_checkpoint_and_the_sink_commits_its_last_records_in_it),
+        cmocka_unit_test(test_a_task_whose_upstream_finished_is_triggered_by_the_coordinator),
         cmocka_unit_test(test_aligned_crash_recovers_to_the_failure_free_state),
         cmocka_unit_test(test_at_least_once_on_a_forward_chain_is_still_exactly_once),
         cmocka_unit_test(test_at_least_once_with_a_shuffle_duplicates_state_after_a_crash),

@@ -391,11 +391,52 @@ static void timeouts(jm_side *jm) {
     arm_timeout(jm);
 }
 
+/* Whether every task upstream of t finished (the coordinator's knowledge:
+ * their FINISHED messages). */
+static bool upstream_finished(const jm_side *jm, uint32_t t) {
+    const job *j = world_job(jm->w);
+    const job_task *jt = &j->tasks[t];
+    for (uint32_t i = 0; i < jt->in_count; i++) {
+        if (!jm->coord.finished[j->chans[j->in_chan[jt->in_first + i]].producer]) return false;
+    }
+    return true;
+}
+
+/* The running tasks that are no source and whose upstream all finished:
+ * a checkpoint starts at them too (the observers are told how many). */
+static uint32_t inner_starts(const jm_side *jm) {
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
+        n += !jm->coord.finished[t] && coord_vertex_of(jm, t)->kind != JOB_SOURCE && upstream_finished(jm, t);
+    }
+    return n;
+}
+
+/* Who starts a checkpoint: the running tasks with no running task
+ * upstream (FLIP-147: the sources, and once tasks finish, the first
+ * running tasks below them); the finished ones are acknowledged for. */
+static void trigger_tasks(jm_side *jm, rt_slot *s) {
+    rt_coord *co = coord_of(jm);
+    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
+        if (co->finished[t]) {
+            if (jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(jm, s, t);   /* the bug: never */
+        } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE || upstream_finished(jm, t)) {
+            sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->epoch };
+            msg_trigger ts = { .timestamp_ns = s->started_ns };
+            jm_send(jm, t, &m, 64, &ts, sizeof ts);
+        }
+    }
+}
+
 static void trigger(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     const pipe_ckpt_cfg *cc = &jm->w->cfg.ckpt;
     co->trigger_armed = false;
-    if (co->status != PIPE_RUNNING || co->sources_running == 0) return;   /* re-armed on restart */
+    if (co->status != PIPE_RUNNING || co->finished_count == world_job(jm->w)->tasks_count) return;   /* re-armed on restart */
+    if (cc->finished_tasks_off && co->finished_count > 0) {   /* Flink < 1.14: not every task runs, no checkpoint */
+        REACHED(jm->w, TRIGGER_SKIP_FINISHED);
+        return;
+    }
     sim_time_ns now = jm->w->run->now_ns;
     if (jm->w->stats.completed > 0 && now < co->last_completed_ns + cc->min_pause_ns) {
         REACHED(jm->w, TRIGGER_MIN_PAUSE);
@@ -424,19 +465,11 @@ static void trigger(jm_side *jm) {
     if (co->pending > 0) REACHED(jm->w, CKPT_CONCURRENT);
     co->pending++;
     jm->w->stats.triggered++;
-    jm_note(jm, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, s->ckpt);
+    jm_note(jm, PIPE_EV_CKPT_START, PIPE_NO_TASK, co->finished_count > 0 ? inner_starts(jm) : 0, s->ckpt);
     if (jm->history_count < PIPE_HISTORY_MAX && s->ckpt == jm->history_count + 1) {
         jm->history[jm->history_count++] = (pipe_ckpt_rec){ .id = s->ckpt, .epoch = co->epoch, .triggered_ns = now };
     }
-    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
-        if (co->finished[t]) {
-            if (jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(jm, s, t);   /* the bug: never */
-        } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE) {
-            sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->epoch };
-            msg_trigger ts = { .timestamp_ns = s->started_ns };
-            jm_send(jm, t, &m, 64, &ts, sizeof ts);
-        }
-    }
+    trigger_tasks(jm, s);
     arm_timeout(jm);
     coord_arm_trigger(jm, cc->interval_ns);
 }
@@ -468,6 +501,42 @@ static void accept_ack(jm_side *jm, rt_slot *s, uint32_t task, const msg_ack *a)
     s->files_new++;
     s->files_shared += a->chain.count - 1;
     s->bytes += a->bytes;
+}
+
+/* Whether a running task is downstream of t (the coordinator's view). */
+static bool feeds_running(const jm_side *jm, uint32_t t) {
+    const job *j = world_job(jm->w);
+    const job_task *jt = &j->tasks[t];
+    for (uint32_t i = 0; i < jt->out_count; i++) {
+        if (!jm->coord.finished[j->chans[j->out_chan[jt->out_first + i]].consumer]) return true;
+    }
+    return false;
+}
+
+/* Task `task` finished; it triggered (or declined) every checkpoint up to
+ * `seen` itself and acknowledges those on its own. Pending ones after
+ * that it never saw: its final state is consistent with them, so the
+ * coordinator acknowledges them for it, unless a running task below it
+ * would then wait for a barrier that never comes (it finished without
+ * passing one on, and that task may have no other way to learn of the
+ * checkpoint): then the checkpoint is aborted, and the next one starts
+ * at the tasks whose upstream all finished (FLIP-147). Flink < 1.14
+ * (`finished-tasks off`) never acknowledges for a finished task. */
+static void unseen_by_finished(jm_side *jm, uint32_t task, uint64_t seen) {
+    if (jm->w->cfg.bug == PIPE_BUG_NO_FINAL_CHECKPOINT || jm->w->cfg.ckpt.finished_tasks_off) return;
+    bool stranded = feeds_running(jm, task);
+    for (uint32_t i = 0; i < jm->slots_count; i++) {
+        rt_slot *s = &jm->slots[i];
+        if (s->ckpt == 0 || s->complete || s->ckpt <= seen) continue;
+        if (stranded) {
+            REACHED(jm->w, CKPT_TASK_FINISHED);
+            jm->w->stats.aborted_task_finished++;
+            abort_ckpt(jm, s, PIPE_CKPT_TASK_FINISHED);
+            continue;
+        }
+        ack_finished(jm, s, task);
+        maybe_complete(jm, s);
+    }
 }
 
 /* What a FINISHED message says: the task's final state, and where a
@@ -530,17 +599,7 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         finished_from(jm, task, payload);
         co->finished_count++;
         if (coord_vertex_of(jm, task)->kind == JOB_SOURCE) co->sources_running--;
-        /* The task triggered (or declined) every checkpoint up to m->a
-         * itself and acknowledges those on its own. Pending ones after that
-         * it never saw (a source that had finished when the trigger came,
-         * a task whose inputs all ended without the barrier): acknowledge
-         * for it with its final state, which is consistent with them. */
-        for (uint32_t i = 0; i < jm->slots_count && jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; i++) {
-            s = &jm->slots[i];
-            if (s->ckpt == 0 || s->complete || s->ckpt <= m->a) continue;
-            ack_finished(jm, s, task);
-            maybe_complete(jm, s);
-        }
+        unseen_by_finished(jm, task, m->a);
         if (co->finished_count == world_job(jm->w)->tasks_count) {
             REACHED(jm->w, FINAL_CHECKPOINT);
             deploy_job_finished(jm);

@@ -18,7 +18,8 @@ void tm_note_ev(tm_side *tm, const rt_task *t, pipe_event *e) {
 }
 
 static bool shows_gate(pipe_ev_kind kind) {
-    return kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END || kind == PIPE_EV_TRIGGER ||
+    return kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END || kind == PIPE_EV_END_DATA ||
+           kind == PIPE_EV_TRIGGER ||
            kind == PIPE_EV_DECLINE || kind == PIPE_EV_ALIGN_TIMEOUT;
 }
 
@@ -57,14 +58,15 @@ void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t cha
             if (now) e.waiting += queued(tm, t, i);
             if (was && !now) e.released += queued(tm, t, i);
         }
-        bool on_input = kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END;
+        bool on_input = kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END || kind == PIPE_EV_END_DATA;
         if (on_input) e.chan = task_in_chan(tm, t, channel)->id;
     }
     tm_note_ev(tm, t, &e);
 }
 
 _Static_assert((int)PIPE_BUF_DATA == (int)BUF_DATA && (int)PIPE_BUF_BARRIER == (int)BUF_BARRIER &&
-               (int)PIPE_BUF_CANCEL == (int)BUF_CANCEL && (int)PIPE_BUF_END == (int)BUF_END, "pipe_buf names buf_kind");
+               (int)PIPE_BUF_CANCEL == (int)BUF_CANCEL && (int)PIPE_BUF_END == (int)BUF_END &&
+               (int)PIPE_BUF_END_DATA == (int)BUF_END_DATA, "pipe_buf names buf_kind");
 
 void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, const sim_msg *m, bool ok,
                   const rt_chan *c, const chan_buf *b) {

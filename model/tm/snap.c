@@ -513,6 +513,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         }
     }
     tm_note(tm, PIPE_EV_TRIGGER, t, unaligned, ckpt);
+    if (t->ending && t->final_from == 0) t->final_from = ckpt;   /* the first that holds its final state */
     /* The synchronous part. */
     if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;

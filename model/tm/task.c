@@ -276,6 +276,35 @@ static void finish(tm_side *tm, rt_task *t) {
     task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
 }
 
+/* The end of the task's input (a source read its splits, an operator got
+ * end of data or of partition on every input). Without checkpoints after
+ * tasks finish (`finished-tasks off`, or no checkpoints) it finishes now.
+ * With them (FLIP-147) it sends end of data, takes part in checkpoints
+ * as before, and finishes once one it triggered from now on completed:
+ * that checkpoint holds its final state, and a two-phase-commit sink
+ * commits its last transaction on the notice. */
+static void end_input(tm_side *tm, rt_task *t) {
+    if (t->ending || t->finished) return;
+    if (tm->w->cfg.ckpt.finished_tasks_off || !tm->w->cfg.ckpt.enabled) {
+        finish(tm, t);
+        return;
+    }
+    flush_all(tm, t);
+    emit_event(tm, t, BUF_END_DATA, 0);
+    t->ending = true;
+    t->final_from = 0;
+    REACHED(tm->w, INPUT_ENDED);
+    tm_note(tm, PIPE_EV_INPUT_ENDED, t, 0, 0);
+}
+
+/* An input's end of data or of partition: it brings no more records. */
+static void data_end(rt_task *t, uint32_t input) {
+    if (t->data_ended[input / 64] >> (input % 64) & 1) return;
+    t->data_ended[input / 64] |= 1ull << (input % 64);
+    SIM_ASSERT(t->data_open > 0);
+    t->data_open--;
+}
+
 /* Processing time of n records, drawn per the vertex's distribution from
  * the task's own stream through the choice point. */
 static sim_time_ns base_cost(tm_side *tm, rt_task *t, uint32_t n);
@@ -317,8 +346,14 @@ static sim_time_ns base_cost(tm_side *tm, rt_task *t, uint32_t n) {
 
 /* ---- sources ------------------------------------------------------------ */
 
+static void source_triggers(tm_side *tm, rt_task *t);
+
 static void source_kick(tm_side *tm, rt_task *t) {
     if (t->v->kind != JOB_SOURCE || t->finished || t->source_waiting || t->restoring) return;
+    if (t->ending) {                              /* nothing to read: only triggers, as the outputs have room */
+        source_triggers(tm, t);
+        return;
+    }
     t->source_waiting = true;
     task_timer(tm, t, 0, TIMER_SOURCE_NEXT);
 }
@@ -337,6 +372,11 @@ static void source_triggers(tm_side *tm, rt_task *t) {
  * not acted on (Flink skips triggers of checkpoints it knows are aborted):
  * no snapshot, no barrier for a checkpoint that cannot complete. */
 static void withdraw_trigger(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    if (t->rpc_trigger == ckpt) {
+        t->rpc_trigger = 0;
+        REACHED(tm->w, TRIGGER_WITHDRAWN);
+        return;
+    }
     for (uint32_t i = 0; i < t->triggers_queued; i++) {
         if (t->trigger_queue[i] != ckpt) continue;
         memmove(t->trigger_queue + i, t->trigger_queue + i + 1, sizeof(uint64_t) * (t->triggers_queued - i - 1));
@@ -373,7 +413,7 @@ static void source_read(tm_side *tm, rt_task *t) {
     }
     tm->w->stats.records_read += n;
     if (n == 0) {                                 /* every split it has is at its end */
-        if (t->splits_final) finish(tm, t);      /* else the enumerator's assignment will kick it */
+        if (t->splits_final) end_input(tm, t);   /* else the enumerator's assignment will kick it */
         return;
     }
     sim_time_ns cost = cost_of(tm, t, n);
@@ -641,13 +681,18 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
                                                    : PIPE_REACH_CANCEL_UNALIGNED]++;
         gate_on_cancel(&t->g, c->gate_index, ckpt, &acts);
         tm_note_gate(tm, PIPE_EV_CANCEL, t, c->gate_index, ckpt, false, &before);
-    } else {
+    } else if (kind == BUF_END) {
+        data_end(t, c->gate_index);
         gate_on_end(&t->g, c->gate_index, &acts);
         tm_note_gate(tm, PIPE_EV_END, t, c->gate_index, 0, false, &before);
+    } else {                                      /* end of data: barriers still come on the input */
+        SIM_ASSERT(kind == BUF_END_DATA);
+        data_end(t, c->gate_index);
+        tm_note_gate(tm, PIPE_EV_END_DATA, t, c->gate_index, 0, false, &before);
     }
     carry_out(tm, t, &acts);
     if (kind == BUF_BARRIER) align_check(tm, t);
-    if (kind == BUF_END && t->g.open == 0) finish(tm, t);
+    if (t->data_open == 0) end_input(tm, t);
 }
 
 void task_pump(tm_side *tm, rt_task *t) {
@@ -675,6 +720,12 @@ void task_pump(tm_side *tm, rt_task *t) {
         if (t->align_due) {
             t->align_due = false;
             align_check(tm, t);
+            continue;
+        }
+        if (t->rpc_trigger != 0 && t->g.open == 0) {   /* every input ended: as a source, the task starts it */
+            uint64_t ckpt = t->rpc_trigger;
+            t->rpc_trigger = 0;
+            if (ckpt > t->last_seen_ckpt) snap_trigger(tm, t, ckpt, false);   /* unless the gate took it meanwhile */
             continue;
         }
         rt_chan *best = next_input(tm, t);
@@ -739,6 +790,9 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
     in_clear(t);
     t->busy = false;
     t->finished = false;
+    t->ending = false;
+    t->final_from = 0;
+    t->rpc_trigger = 0;
     t->failure_reported = false;
     t->restoring = false;
     t->flush_timer = 0;
@@ -787,6 +841,8 @@ static void connect(tm_side *tm, rt_task *t) {
 }
 
 static void init_gate(tm_side *tm, rt_task *t) {
+    t->data_open = t->jt->in_count;
+    memset(t->data_ended, 0, sizeof t->data_ended);
     if (t->jt->in_count == 0) return;
     gate_mode mode = GATE_ALIGNED;
     if (tm->w->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || tm->w->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
@@ -944,6 +1000,18 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
     task_pump(tm, t);
 }
 
+/* A trigger for a task that is not a source: the coordinator sends one
+ * when every task upstream of it finished (FLIP-147's new sources of the
+ * running graph). Their end of partition may still be on its way, so the
+ * task takes it once every input ended, after all they sent, as Flink
+ * puts the barrier behind what the channels still hold. */
+static void rpc_trigger(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    if (ckpt <= t->last_seen_ckpt || ckpt <= t->rpc_trigger) return;
+    REACHED(tm->w, TRIGGER_AFTER_UPSTREAM);
+    t->rpc_trigger = ckpt;
+    task_pump(tm, t);
+}
+
 static void note_notice(tm_side *tm, const rt_task *t, uint64_t ckpt, bool completed) {
     if (!world_observed(tm->w)) return;
     pipe_event e = { .kind = PIPE_EV_NOTICE, .task = t->id, .ckpt = ckpt, .chan = PIPE_NO_CHAN, .ok = completed };
@@ -959,6 +1027,10 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         if (m->b != t->epoch || t->finished) break;   /* a finished source is acked for */
         SIM_ASSERT(payload != NULL);
         task_ts_learn(t, m->a, ((const msg_trigger *)payload)->timestamp_ns);
+        if (t->v->kind != JOB_SOURCE) {           /* its upstream finished (FLIP-147) */
+            rpc_trigger(tm, t, m->a);
+            break;
+        }
         /* A source held up by backpressure queues triggers. An abort notice
          * withdraws its checkpoint's (MSG_ABORTED), and it comes on the
          * same link before any later trigger, so the queue holds pending
@@ -972,6 +1044,10 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         if (m->b != t->epoch) break;
         note_notice(tm, t, m->a, true);
         snap_confirmed(tm, t, m->a);
+        if (t->ending && !t->finished && t->final_from != 0 && m->a >= t->final_from) {
+            REACHED(tm->w, FINAL_CHECKPOINT_DONE);
+            finish(tm, t);                        /* its final checkpoint completed: it may go */
+        }
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */

@@ -50,7 +50,8 @@ typedef enum buf_kind {
     BUF_DATA = 1,
     BUF_BARRIER,
     BUF_CANCEL,
-    BUF_END,
+    BUF_END,                         /* end of partition: the producer finished */
+    BUF_END_DATA,                    /* end of data: no records follow, barriers still may (FLIP-147) */
 } buf_kind;
 
 /* An input buffer in its task's arrival list (model/tm/task.c): the
@@ -207,6 +208,15 @@ typedef struct rt_task {
     sim_time_ns       bp_ns;          /* backpressured in all, every attempt (instrumentation) */
     uint32_t          busy_chan;
     bool              finished;
+    /* FLIP-147: its input ended (a source read its splits, an operator
+     * got end of data or of partition on every input); it sent end of
+     * data and waits for a checkpoint it triggered since (final_from on)
+     * to complete before it finishes. */
+    bool              ending;
+    uint64_t          final_from;     /* the first checkpoint it triggered while ending, 0: none yet */
+    uint64_t          rpc_trigger;    /* a trigger sent to it as its upstream finished: taken once every input ended */
+    uint32_t          data_open;      /* inputs without end of data or of partition */
+    uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];
     bool              failure_reported;
     sim_timer_id      flush_timer;
     /* sources */
