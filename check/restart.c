@@ -105,10 +105,24 @@ static void on_restarted(restart *r, sim_time_ns now) {
     r->waiting = false;
 }
 
+/* A failure report of another attempt (an old one, a zombie's) names a
+ * task the coordinator no longer runs: Flink drops updates of an old
+ * execution attempt, so such a report must fail nothing. */
+static void report_of_attempt(restart *r, const pipe_event *e) {
+    if (e->channel != PIPE_FAIL_REPORTED || e->count == e->epoch) return;
+    char who[64];
+    check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "the coordinator failed attempt %" PRIu64 " on a failure report of "
+               "attempt %" PRIu64 " from %s: a report of another attempt must be dropped", e->epoch, (uint64_t)e->count,
+               check_task_name(r->c, e->culprit, who, sizeof who));
+}
+
 static void on_event(void *self, const pipe_event *e) {
     restart *r = self;
     switch (e->kind) {
-    case PIPE_EV_JOB_FAILED: on_failed(r, e->at_ns); break;
+    case PIPE_EV_JOB_FAILED:
+        report_of_attempt(r, e);
+        on_failed(r, e->at_ns);
+        break;
     case PIPE_EV_JOB_RESTARTED: on_restarted(r, e->at_ns); break;
     case PIPE_EV_COORD_FAILOVER:              /* a new JobMaster: a new strategy; the pending restart is its own */
         fresh(r);

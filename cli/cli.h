@@ -170,6 +170,7 @@ typedef struct cli_outcome {
     uint32_t    unfired;          /* scripted faults, not optional, that never fired */
     uint64_t    fired;            /* bit i: fault i of the script fired (optional or not) */
     uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage: each point's count */
+    uint64_t    task_values[SCN_EXPECTS_MAX];   /* by expect line: a task's figure it compares (backpressure, ns) */
     cli_failures failures;
 } cli_outcome;
 
@@ -221,7 +222,7 @@ bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char 
  * finished and failed 1 + the job's status; for the state and output
  * expectations 1 when the job finished and the state (output) was wrong,
  * 2 when it did not finish. */
-uint32_t cli_expect_failure(const scn_expect *e, const cli_outcome *o);
+uint32_t cli_expect_failure(const scn *s, uint32_t i, const cli_outcome *o);   /* of s's expect line i */
 
 /* A pool of child processes, `jobs` at a time, one run each (runs stay
  * single-threaded; a run that dies of an assertion is reported, not

@@ -202,6 +202,7 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     case SCN_EXPECT_FENCED:      *got = st->fenced_data + st->fenced_rpcs; return true;
     case SCN_EXPECT_DURATION:    *got = st->completed > 0 ? st->ckpt_duration_ns_sum / st->completed : 0; return true;
     case SCN_EXPECT_RELOCATED:   *got = st->relocated; return true;
+    case SCN_EXPECT_CHECKPOINTED_BYTES: *got = st->bytes_written; return true;
     default: return false;
     }
 }
@@ -222,7 +223,8 @@ static void output_got(const check_report *r, char *got, size_t n) {
              lost, r->out_duplicated, dup);
 }
 
-static void expectation(const scn_expect *e, const cli_outcome *o, const check_report *r, bool *ok, char *got, size_t n) {
+static void expectation(const scn_expect *e, uint64_t task_value, const cli_outcome *o, const check_report *r, bool *ok,
+                        char *got, size_t n) {
     const pipe_stats *st = &o->stats;
     switch (e->kind) {
     case SCN_EXPECT_FINISHED:
@@ -253,6 +255,10 @@ static void expectation(const scn_expect *e, const cli_outcome *o, const check_r
         output_got(r, got, n);
         return;
     case SCN_EXPECT_LIVENESS:    liveness(r, ok, got, n); return;
+    case SCN_EXPECT_BACKPRESSURE:
+        *ok = compare(task_value, e->cmp, e->value);
+        snprintf(got, n, "%.3fms", (double)task_value / 1e6);
+        return;
     case SCN_EXPECT_DURATION: {                   /* the summary's mean, to the microsecond */
         uint64_t mean = 0;
         *ok = st->completed > 0 && counted(e, st, &mean) && compare(mean, e->cmp, e->value);
@@ -291,7 +297,7 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
         const scn_expect *e = &s->expects[i];
         bool ok = false;
         char got[200] = "", text[64];
-        expectation(e, o, r, &ok, got, sizeof got);
+        expectation(e, o->task_values[i], o, r, &ok, got, sizeof got);
         scn_expect_text(e, text, sizeof text);
         if (ok) {
             if (out != NULL) fprintf(out, "  expect %s: held\n", text);
@@ -305,10 +311,12 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
     return rc;
 }
 
-uint32_t cli_expect_failure(const scn_expect *e, const cli_outcome *o) {
+uint32_t cli_expect_failure(const scn *s, uint32_t i, const cli_outcome *o) {
+    SIM_ASSERT(i < s->expects_count);
+    const scn_expect *e = &s->expects[i];
     bool ok = false;
     char got[200];
-    expectation(e, o, &o->report, &ok, got, sizeof got);
+    expectation(e, o->task_values[i], o, &o->report, &ok, got, sizeof got);
     if (ok) return 0;
     uint64_t count = 0;
     if (counted(e, &o->stats, &count)) return count < e->value ? 1 : count > e->value ? 2 : 3;
@@ -439,6 +447,11 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     o->restarts = o->stats.restarts;
     o->report = *r;
     memcpy(o->reach, pipe_reached(p), sizeof o->reach);
+    for (uint32_t i = 0; i < s->expects_count; i++) {   /* what expect lines about one task compare */
+        const scn_expect *e = &s->expects[i];
+        if (e->kind != SCN_EXPECT_BACKPRESSURE) continue;
+        o->task_values[i] = pipe_task_backpressure_ns(p, pipe_job(p)->vertex_first_task[e->vertex] + e->subtask);
+    }
     char *text = NULL;
     int rc = report_run(s, p, r, &arm, out, views != NULL && views->html != NULL ? &text : NULL, o);
     if (o->unfired > 0) rc = CLI_FAIL;

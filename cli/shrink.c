@@ -53,7 +53,7 @@ typedef struct shrinker {
 
 static void verdict_of(const scn *s, const cli_outcome *o, verdict *v) {
     memset(v, 0, sizeof *v);
-    for (uint32_t i = 0; i < s->expects_count; i++) v->expect[i] = cli_expect_failure(&s->expects[i], o);
+    for (uint32_t i = 0; i < s->expects_count; i++) v->expect[i] = cli_expect_failure(s, i, o);
     for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) v->violated |= (uint32_t)(o->report.violations[i] > 0) << i;
 }
 

@@ -307,7 +307,8 @@ typedef enum pipe_ev_kind {
     PIPE_EV_CKPT_START,               /* coordinator: triggered `ckpt` at the sources */
     PIPE_EV_CKPT_COMPLETE,
     PIPE_EV_CKPT_ABORT,               /* declined, timed out, subsumed or lost with the attempt */
-    PIPE_EV_JOB_FAILED,
+    PIPE_EV_JOB_FAILED,               /* coordinator: `channel` a pipe_fail_cause, `culprit`; `count`: the attempt a
+                                         failure report named (the coordinator's own otherwise) */
     PIPE_EV_JOB_RESTARTED,            /* coordinator: the next attempt is deployed from `ckpt` (0: the beginning) */
     PIPE_EV_SNAPSHOT_SYNC,            /* task: synchronous part of `ckpt` done, asynchronous part begins */
     PIPE_EV_SNAPSHOT_ASYNC,           /* task: asynchronous part of `ckpt` written (then it acknowledges) */

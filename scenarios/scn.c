@@ -1088,7 +1088,7 @@ static bool st_fault(pctx *c) {
 static bool compares(scn_expect_kind k) {
     return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
            k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION ||
-           k == SCN_EXPECT_RELOCATED;
+           k == SCN_EXPECT_RELOCATED || k == SCN_EXPECT_BACKPRESSURE || k == SCN_EXPECT_CHECKPOINTED_BYTES;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -1105,15 +1105,25 @@ static bool liveness_bound(pctx *c, uint64_t *ns) {
     return true;
 }
 
+/* backpressure TASK: the task it is about. */
+static bool expect_task(pctx *c, scn_expect *e) {
+    const tok *t = next(c, "a task, as agg[1]");
+    if (t == NULL || !task_ref(c, t, &e->vertex, &e->subtask)) return false;
+    snprintf(e->task, sizeof e->task, "%s[%u]", c->s->cfg.graph.vertices[e->vertex].name, e->subtask);
+    return true;
+}
+
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
-                                         "fenced", "duration", "relocated", NULL };
+                                         "fenced", "duration", "relocated", "backpressure", "checkpointed-bytes",
+                                         NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
                                                SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED, SCN_EXPECT_DURATION,
-                                               SCN_EXPECT_RELOCATED };
+                                               SCN_EXPECT_RELOCATED, SCN_EXPECT_BACKPRESSURE,
+                                               SCN_EXPECT_CHECKPOINTED_BYTES };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -1141,6 +1151,7 @@ static bool st_expect(pctx *c) {
         e.kind = output_of[x];
     }
     if (e.kind == SCN_EXPECT_LIVENESS && !liveness_bound(c, &e.value)) return false;
+    if (e.kind == SCN_EXPECT_BACKPRESSURE && !expect_task(c, &e)) return false;
     if (compares(e.kind)) {
         const tok *op = next(c, "a comparison (==, >=, <=, >, <)");
         if (op == NULL) return false;
@@ -1150,7 +1161,7 @@ static bool st_expect(pctx *c) {
         }
         if (o < 0) return unknown(c, op, "comparison", ops);
         e.cmp = cmp_of[o];
-        if (e.kind == SCN_EXPECT_DURATION) {      /* a duration such as 5ms */
+        if (e.kind == SCN_EXPECT_DURATION || e.kind == SCN_EXPECT_BACKPRESSURE) {   /* a duration such as 5ms */
             const tok *d = next(c, "a duration such as 5ms");
             if (d == NULL || !duration(c, d, &e.value)) return false;
         } else if (!opt_count(c, 0, UINT64_MAX, &e.value)) {
@@ -1870,18 +1881,19 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
     static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output exactly-once", "output at-least-once",
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
-                                         "duration", "relocated" };
+                                         "duration", "relocated", "backpressure", "checkpointed-bytes" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RELOCATED);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_CHECKPOINTED_BYTES);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
         put(&b, "liveness ");
         put_duration(&b, e->value);
-    } else if (e->kind == SCN_EXPECT_DURATION) {
+    } else if (e->kind == SCN_EXPECT_DURATION || e->kind == SCN_EXPECT_BACKPRESSURE) {
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
-        put(&b, "duration %s ", ops[e->cmp]);
+        if (e->kind == SCN_EXPECT_BACKPRESSURE) put(&b, "backpressure %s %s ", e->task, ops[e->cmp]);
+        else put(&b, "duration %s ", ops[e->cmp]);
         put_duration(&b, e->value);
     } else if (compares(e->kind)) {
         snprintf(buf, size_bytes, "%s %s %llu", names[e->kind], ops[e->cmp], (unsigned long long)e->value);

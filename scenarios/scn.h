@@ -98,6 +98,8 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_FENCED,                /* messages of old attempts dropped (fenced_data + fenced_rpcs) compared */
     SCN_EXPECT_DURATION,              /* mean duration of the completed checkpoints (value, ns) compared */
     SCN_EXPECT_RELOCATED,             /* tasks restarts deployed onto another machine compared (slots) */
+    SCN_EXPECT_BACKPRESSURE,          /* the time a task was held up by backpressure (value, ns) compared */
+    SCN_EXPECT_CHECKPOINTED_BYTES,    /* the state bytes written for completed checkpoints compared */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;
@@ -107,6 +109,8 @@ typedef struct scn_expect {
     scn_cmp         cmp;
     uint64_t        value;
     uint32_t        line;
+    uint32_t        vertex, subtask;  /* backpressure: the task */
+    char            task[40];         /* and its name, as written */
 } scn_expect;
 
 /* Settings a random fault profile draws too (statement `vary`), so a

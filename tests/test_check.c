@@ -463,6 +463,28 @@ static void test_safety_flags_a_completion_without_every_ack_and_a_commit_before
     fed_free(&f);
 }
 
+/* A failure report fails the attempt it names only: the coordinator at
+ * attempt 3 that fails the job on a report of attempt 2 (a zombie's, or
+ * one sent before the restart) breaks I5; on a report of attempt 3 it is
+ * right. */
+static void test_safety_rejects_a_failure_on_a_report_of_another_attempt(void **state) {
+    (void)state;
+    for (uint32_t named = 2; named <= 3; named++) {
+        fed f = feed_of(PIPE_ALIGNED);
+        pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .at_ns = SIM_NS_PER_MS, .task = PIPE_NO_TASK,
+                         .channel = PIPE_FAIL_REPORTED, .chan = PIPE_NO_CHAN, .culprit = 1, .epoch = 3, .count = named };
+        check_feed(f.cs, &e);
+        const check_violation *v = first_of(check_finish(f.cs), CHECK_I5);
+        if (named == 3) {
+            assert_null(v);
+        } else {
+            assert_non_null(v);
+            assert_non_null(strstr(v->what, "failed attempt 3 on a failure report of attempt 2"));
+        }
+        fed_free(&f);
+    }
+}
+
 /* The restart strategy as Flink defines it (fixed delay: 10 attempts,
  * 5 ms apart): a restart sooner than the delay is a
  * violation; so is a job still running after the failure the strategy
@@ -569,6 +591,7 @@ int main(void) {
         cmocka_unit_test(test_a_task_whose_inputs_timed_out_triggers_unaligned_at_once),
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
         cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
+        cmocka_unit_test(test_safety_rejects_a_failure_on_a_report_of_another_attempt),
         cmocka_unit_test(test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed),
         cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),
         cmocka_unit_test(test_safety_flags_an_ack_before_the_channel_state_is_durable),

@@ -612,6 +612,30 @@ static void test_scn_machines_slots_are_read_checked_and_written_back(void **sta
     assert_string_equal(parse("machines 2 slots\n" JOB), "t.scn:1:17: expected a number");
 }
 
+static void test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_written_back(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "expect backpressure agg[1] >= 90ms\nexpect checkpointed-bytes == 497216\n"), "ok");
+    assert_int_equal(s_.expects[0].kind, SCN_EXPECT_BACKPRESSURE);
+    assert_int_equal(s_.expects[0].vertex, 1);
+    assert_int_equal(s_.expects[0].subtask, 1);
+    assert_int_equal(s_.expects[0].value, 90 * SIM_NS_PER_MS);
+    assert_int_equal(s_.expects[1].kind, SCN_EXPECT_CHECKPOINTED_BYTES);
+    assert_int_equal(s_.expects[1].value, 497216);
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    scn_write(&s_, f);
+    fclose(f);
+    assert_non_null(strstr(out, "expect backpressure agg[1] >= 90ms\n"));
+    assert_non_null(strstr(out, "expect checkpointed-bytes == 497216\n"));
+    assert_string_equal(parse(out), "ok");
+    free(out);
+    assert_string_equal(parse(JOB "expect backpressure agg[2] >= 1ms\n"), "t.scn:6:25: 2 is out of range [0, 1]");
+    assert_string_equal(parse(JOB "expect backpressure agg >= 1ms\n"),
+                        "t.scn:6:21: 'agg' is not a task: write vertex[subtask], as in agg[0]");
+    assert_string_equal(parse(JOB "expect backpressure agg[0] >= 5\n"), "t.scn:6:31: '5' needs a unit (duration)");
+}
+
 static void test_scn_expect_liveness_sets_the_bound_and_reports_mistakes(void **state) {
     (void)state;
     assert_string_equal(parse(JOB "expect finished\n"), "ok");
@@ -1415,6 +1439,7 @@ int main(void) {
         cmocka_unit_test(test_scn_random_faults_cover_the_new_kinds),
         cmocka_unit_test(test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults),
         cmocka_unit_test(test_scn_machines_slots_are_read_checked_and_written_back),
+        cmocka_unit_test(test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_written_back),
         cmocka_unit_test(test_scn_expect_liveness_sets_the_bound_and_reports_mistakes),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),

@@ -590,6 +590,7 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
         break;
     case MSG_FAILED:
+        co->report_epoch = epoch;
         deploy_job_fail(jm, PIPE_FAIL_REPORTED, task);
         break;
     case MSG_FINISHED:

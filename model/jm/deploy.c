@@ -89,7 +89,8 @@ static void reach_strategy(jm_side *jm, bool again) {
 static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     if (!world_observed(jm->w)) return;
     pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .channel = why, .chan = PIPE_NO_CHAN,
-                     .culprit = culprit };
+                     .culprit = culprit,
+                     .count = (uint32_t)(why == PIPE_FAIL_REPORTED ? jm->coord.report_epoch : jm->coord.epoch) };
     jm_note_ev(jm, &e);
 }
 

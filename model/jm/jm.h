@@ -65,6 +65,7 @@ typedef struct rt_coord {
     uint32_t   *place_next;           /* by task: a placement being tried (deploy.c) */
     uint8_t    *running;              /* by task: its attempt confirmed running */
     bool        waiting_slots;        /* the restart's delay is over: deploy once every slot is free */
+    uint64_t    report_epoch;         /* the attempt the failure report being handled named (for the observers) */
     bool        deployed_once;        /* the first deployment happened (later ones are restarts) */
     bool        deploy_armed;         /* TIMER_DEPLOY_RETRY pending */
     uint32_t    deploy_retries;       /* of this attempt: the wait doubles */
