@@ -350,8 +350,8 @@ static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, cons
     while (rounds++ < 20 && pass(&k, s)) {
     }
     bool settled = settle(&k, s);
-    uint64_t records_before = (uint64_t)orig->cfg.broker.partitions * orig->cfg.broker.records_per_partition;
-    uint64_t records_after = (uint64_t)s->cfg.broker.partitions * s->cfg.broker.records_per_partition;
+    uint64_t records_before = broker_cfg_records(&orig->cfg.broker);
+    uint64_t records_after = broker_cfg_records(&s->cfg.broker);
     char what[240], head[2048], bug[96] = "", all[701];   /* each comment line well under SCN_LINE_BYTES_MAX */
     describe(orig, o, what, sizeof what);
     cli_failures_join(&o->failures, all, sizeof all);

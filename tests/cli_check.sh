@@ -72,7 +72,10 @@ printf 'vertex j source parallelism 2\nvertex out sink\nedge j -> out forward\n'
 check "run: a mistake of the whole job names the edge's line and column" 2 \
     "$bad:3:15: j -> out: forward needs equal parallelism (2 and 1)" "$absim" run "$bad"
 printf 'vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n' > "$bad"
-check "swarm: a second source names its vertex's line" 2 "$bad:2:10: b: a second source" "$absim" swarm "$bad" --seeds 1..2
+check "swarm: a second source of one topic names its vertex's line" 2 "$bad:2:8: b: the default topic is read by source a already" "$absim" swarm "$bad" --seeds 1..2
+printf 'broker topic clicks partitions 2\nbroker topic views partitions 2\nvertex a source topic clicks\nvertex b source topic veiws\nvertex j keyed-join\nvertex out sink\nedge a -> j hash\nedge b -> j hash\nedge j -> out forward\n' > "$bad"
+check "run: an unknown topic names its column and the nearest topic" 2 \
+    "$bad:4:23: unknown topic 'veiws' (did you mean 'views'?)" "$absim" run "$bad"
 check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
 { cat scenarios/faults/crash-machine.scn; printf 'fault at 20ms lose rpc dploy agg[1] 100%% for 10ms\n'; } > "$bad"
 check "run: an unknown RPC kind names its line and column and lists the kinds" 2 \

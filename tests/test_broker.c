@@ -115,7 +115,7 @@ static void test_broker_zipf_keys_follow_the_power_law(void **state) {
     double partial = 0;
     for (int k = 0; k < 99; k++) {
         partial += pow(k + 1, -1.1);
-        assert_true(fabs((double)b.zipf_cdf[k] / 9007199254740992.0 - partial / h) < 1e-12);
+        assert_true(fabs((double)b.topic[0].zipf_cdf[k] / 9007199254740992.0 - partial / h) < 1e-12);
     }
     sim_run_destroy(run);
 }
@@ -128,7 +128,7 @@ static uint64_t first_above(const broker *b, uint64_t u53) {
     uint64_t lo = 0, hi = b->cfg.keys - 1;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (u53 < b->zipf_cdf[mid]) hi = mid; else lo = mid + 1;
+        if (u53 < b->topic[0].zipf_cdf[mid]) hi = mid; else lo = mid + 1;
     }
     return lo;
 }
@@ -146,18 +146,18 @@ static void test_broker_zipf_guide_finds_the_key_a_full_search_finds(void **stat
         rng g = rng_stream(11, c);
         for (uint32_t i = 0; i < 100000; i++) {
             uint64_t u = ((uint64_t)rng_u32(&g) << 32 | rng_u32(&g)) >> 11;
-            assert_int_equal(broker_zipf_key(&b, u), first_above(&b, u));
+            assert_int_equal(broker_zipf_key(&b.topic[0], u), first_above(&b, u));
         }
         for (uint64_t k = 0; k < cfg.keys; k++) {
-            uint64_t e = b.zipf_cdf[k];
-            for (uint64_t u = e > 0 ? e - 1 : 0; u <= e + 1 && u < top; u++) assert_int_equal(broker_zipf_key(&b, u), first_above(&b, u));
+            uint64_t e = b.topic[0].zipf_cdf[k];
+            for (uint64_t u = e > 0 ? e - 1 : 0; u <= e + 1 && u < top; u++) assert_int_equal(broker_zipf_key(&b.topic[0], u), first_above(&b, u));
         }
-        for (uint64_t i = 0; i < (1ull << b.guide_bits); i++) {
-            uint64_t edge = i << (53 - b.guide_bits);
-            assert_int_equal(broker_zipf_key(&b, edge), first_above(&b, edge));
-            if (edge > 0) assert_int_equal(broker_zipf_key(&b, edge - 1), first_above(&b, edge - 1));
+        for (uint64_t i = 0; i < (1ull << b.topic[0].guide_bits); i++) {
+            uint64_t edge = i << (53 - b.topic[0].guide_bits);
+            assert_int_equal(broker_zipf_key(&b.topic[0], edge), first_above(&b, edge));
+            if (edge > 0) assert_int_equal(broker_zipf_key(&b.topic[0], edge - 1), first_above(&b, edge - 1));
         }
-        assert_int_equal(broker_zipf_key(&b, top - 1), cfg.keys - 1);
+        assert_int_equal(broker_zipf_key(&b.topic[0], top - 1), cfg.keys - 1);
         sim_run_destroy(run);
     }
 }

@@ -157,7 +157,8 @@ static void test_scn_job_errors_name_the_statement_that_causes_them(void **state
                               "edge a -> c forward\nedge b -> c forward\nedge c -> out forward\n"),
                         "t.scn:7:11: c: a map takes one input (use a union)");
     assert_string_equal(parse("vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n"),
-                        "t.scn:2:10: b: a second source (the job reads the broker through exactly one source vertex)");
+                        "t.scn:2:8: b: the default topic is read by source a already (a topic has one source: declare "
+                        "another with `broker topic NAME ...` and read it with `topic NAME`)");
     assert_string_equal(parse("broker partitions 2\nvertex a source parallelism 4\nvertex out sink\nedge a -> out rebalance\n"),
                         "t.scn:2:17: a: parallelism 4 above the 2 partitions (a source task would read nothing)");
     assert_string_equal(parse(wide_chain(14)), "ok");   /* 3841 tasks */

@@ -20,7 +20,7 @@
 #include "tm.h"
 
 static uint64_t rec_index(const tm_side *tm, const model_rec *r) {
-    return (uint64_t)rec_partition(r) * tm->w->brk.cfg.records_per_partition + rec_offset(r);
+    return broker_index(&tm->w->brk, rec_partition(r), rec_offset(r));
 }
 
 /* Record i becomes visible now. Its event-time latency is now minus the
@@ -28,8 +28,11 @@ static uint64_t rec_index(const tm_side *tm, const model_rec *r) {
  * read at the rate the broker produces (a source reading ahead of event
  * time counts 0). */
 static void latency(tm_side *tm, uint64_t i) {
-    uint64_t offset = i % tm->w->brk.cfg.records_per_partition;
-    sim_time_ns event_ns = (offset + 1) * tm->w->brk.cfg.event_gap_ns, now = tm->w->run->now_ns;
+    const broker *b = &tm->w->brk;
+    const broker_topic *t = b->topic;
+    while (i >= t->end_record) t++;               /* one comparison with one topic */
+    uint64_t offset = (i - t->first_record) % t->cfg.records_per_partition;
+    sim_time_ns event_ns = (offset + 1) * t->cfg.event_gap_ns, now = tm->w->run->now_ns;
     sim_time_ns d = now > event_ns ? now - event_ns : 0;
     tm->w->stats.latency_ns_sum += d;
     if (d > tm->w->stats.latency_ns_max) tm->w->stats.latency_ns_max = d;
