@@ -102,9 +102,10 @@ const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets) {
         memset(x->offsets, 0, sizeof(uint64_t) * parts);
     }
     for (uint32_t i = 0; i < parts; i++) {        /* every partition of every topic */
-        uint64_t to = offsets != NULL ? offsets[i] : b->topic[broker_topic_of(b, i)].cfg.records_per_partition;
+        const broker_topic *t = &b->topic[broker_topic_of(b, i)];
+        uint64_t to = offsets != NULL ? offsets[i] : t->cfg.records_per_partition;
         model_rec r;
-        for (uint64_t o = x->offsets[i]; o < to && broker_read(b, i, o, &r); o++) spec_fold_input(&c->sp, x->expected, &r);
+        for (uint64_t o = x->offsets[i]; o < to && broker_topic_read(t, i, o, &r); o++) spec_fold_input(&c->sp, x->expected, &r);
         if (to > x->offsets[i]) x->offsets[i] = to;
     }
     return x->expected;

@@ -71,6 +71,7 @@ void spec_init(spec *sp, const job *j, const broker *b) {
     memset(sp, 0, sizeof *sp);
     sp->j = j;
     sp->b = b;
+    sp->topics = b != NULL && b->topics > 1 ? b : NULL;
     sp->source = UINT32_MAX;
     for (uint32_t t = 0; t < BROKER_TOPICS_MAX; t++) sp->source_of[t] = UINT32_MAX;
     uint32_t n = 0;
@@ -88,6 +89,9 @@ void spec_init(spec *sp, const job *j, const broker *b) {
         sp->out_count[v] = n - sp->out_first[v];
     }
     SIM_ASSERT(sp->source != UINT32_MAX);
+    for (uint32_t t = 0; b != NULL && t < b->topics; t++) {   /* a topic that holds records has its source */
+        SIM_ASSERT(b->topic[t].end == b->topic[t].first || sp->source_of[t] != UINT32_MAX);
+    }
     SIM_ASSERT(n == j->edges_count);
     flatten_all(sp);
 }
@@ -148,15 +152,10 @@ void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
     }
 }
 
-/* The topic of r: without a broker (the unit tests' graphs) or with one
- * topic, the default one. */
-static uint32_t spec_topic(const spec *sp, const model_rec *r) {
-    return sp->b == NULL || sp->b->topics == 1 ? 0 : broker_topic_of(sp->b, rec_partition(r));
-}
-
+/* Without a broker (the unit tests' graphs) or with one topic, a record
+ * is the default topic's: one branch, no look-up. */
 void spec_fold_input(const spec *sp, kstate *into, const model_rec *r) {
-    uint32_t source = sp->source_of[spec_topic(sp, r)];
-    SIM_ASSERT(source != UINT32_MAX);
+    uint32_t source = sp->topics == NULL ? sp->source : sp->source_of[broker_topic_of(sp->topics, rec_partition(r))];
     spec_fold(sp, into, source, 0, *r, 1);
 }
 
@@ -177,5 +176,7 @@ static void reach_sinks(const spec *sp, uint32_t v, uint32_t mark, uint64_t copi
 }
 
 uint32_t spec_visible(const spec *sp, const model_rec *r) {
-    return sp->visible[spec_topic(sp, r)][kstate_record_mark(r->id) % 100];
+    uint32_t m = kstate_record_mark(r->id) % 100;
+    if (sp->topics == NULL) return sp->visible[0][m];
+    return sp->visible[broker_topic_of(sp->topics, rec_partition(r))][m];
 }

@@ -55,6 +55,7 @@ typedef struct spec_term {
 typedef struct spec {
     const job    *j;
     const broker *b;
+    const broker *topics;                         /* b when it has several topics, else NULL: one branch per record */
     uint32_t      source;                         /* the first source vertex */
     uint32_t      source_of[BROKER_TOPICS_MAX];   /* by topic: the source vertex that reads it */
     uint32_t      out_first[JOB_VERTICES_MAX];    /* edges leaving v: edges[out_first[v] ..] */

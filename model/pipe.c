@@ -338,7 +338,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
                         + (pl->hosts > 1 ? (uint64_t)pl->insts * (2 * JOB_TASK_CHANNELS_MAX + 48) : 0)   /* hosts, slots */
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + parts * 8 + 64)
-                        + (uint64_t)parts * (8 * pl->hosts + 12 + 8 * (PIPE_CONCURRENT_MAX + 1))
+                        + (uint64_t)parts * (8 * pl->hosts + 20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* 8: the broker's record bases */
                         + zipf * 16                       /* the Zipf tables and their guides */
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
 }
@@ -840,8 +840,9 @@ void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
 
 uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset) {
     SIM_ASSERT(partition < p->w.brk.partitions);
-    SIM_ASSERT(offset < p->w.brk.topic[broker_topic_of(&p->w.brk, partition)].cfg.records_per_partition);
-    uint8_t v = p->w.sink_seen[broker_index(&p->w.brk, partition, offset)];
+    uint64_t i = broker_index(&p->w.brk, partition, offset);
+    SIM_ASSERT(i < p->w.brk.part_base[partition + 1]);   /* offset within its partition */
+    uint8_t v = p->w.sink_seen[i];
     return (uint32_t)(v & 0x7f) + (v >> 7);              /* see model/tm/sinktx.c */
 }
 

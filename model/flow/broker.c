@@ -108,6 +108,7 @@ void broker_init(broker *b, sim_run *run, const broker_cfg *cfg) {
         broker_topic *x = &b->topic[t];
         broker_topic_cfg c = broker_cfg_topic(cfg, t);
         topic_init(x, run, &c);
+        x->seed = b->seed;
         x->first = b->partitions;
         x->end = x->first + c.partitions;
         x->first_record = b->records;
@@ -116,6 +117,12 @@ void broker_init(broker *b, sim_run *run, const broker_cfg *cfg) {
         b->records = x->end_record;
     }
     SIM_ASSERT(b->partitions >= 1 && b->partitions <= BROKER_PARTITIONS_MAX);
+    b->part_base = sim_alloc(run, sizeof(uint64_t) * (b->partitions + 1), _Alignof(uint64_t));
+    for (uint32_t p = 0; p < b->partitions; p++) {
+        const broker_topic *x = &b->topic[broker_topic_of(b, p)];
+        b->part_base[p] = x->first_record + (uint64_t)(p - x->first) * x->cfg.records_per_partition;
+    }
+    b->part_base[b->partitions] = b->records;
 }
 
 uint64_t broker_id_of_index(const broker *b, uint64_t i) {
@@ -129,7 +136,7 @@ uint64_t broker_id_of_index(const broker *b, uint64_t i) {
 /* The first k with u53 < cdf[k]: at or after the guide of u53's bucket
  * (every key before it ends at or below the bucket's start), at or before
  * the next bucket's guide (its cdf is above the bucket's end). */
-uint64_t broker_zipf_key(const broker_topic *b, uint64_t u53) {
+static inline uint64_t zipf_key(const broker_topic *b, uint64_t u53) {
     uint64_t i = u53 >> (53 - b->guide_bits);
     uint64_t lo = b->zipf_guide[i], hi = b->zipf_guide[i + 1];
     while (lo < hi) {
@@ -139,15 +146,17 @@ uint64_t broker_zipf_key(const broker_topic *b, uint64_t u53) {
     return lo;
 }
 
-bool broker_read(const broker *b, uint32_t partition, uint64_t offset, model_rec *out) {
-    SIM_ASSERT(partition < b->partitions);
-    const broker_topic *t = &b->topic[broker_topic_of(b, partition)];
+uint64_t broker_zipf_key(const broker_topic *t, uint64_t u53) { return zipf_key(t, u53); }
+
+/* Inline throughout, with no call: it runs once per record read. */
+static inline bool topic_read(const broker_topic *t, uint32_t partition, uint64_t offset, model_rec *out) {
+    SIM_ASSERT(partition - t->first < t->cfg.partitions);   /* one comparison: unsigned */
     if (offset >= t->cfg.records_per_partition) return false;
     uint64_t id = ((uint64_t)partition << 40) | offset;
-    uint64_t h1 = rng_splitmix64(b->seed ^ rng_splitmix64(id));
+    uint64_t h1 = rng_splitmix64(t->seed ^ rng_splitmix64(id));
     uint64_t h2 = rng_splitmix64(h1);
     uint64_t key = t->cfg.dist == BROKER_ZIPF
-        ? broker_zipf_key(t, h1 >> 11)
+        ? zipf_key(t, h1 >> 11)
         : (uint64_t)(((unsigned __int128)h1 * t->cfg.keys) >> 64);
     *out = (model_rec){
         .id = id,
@@ -157,4 +166,13 @@ bool broker_read(const broker *b, uint32_t partition, uint64_t offset, model_rec
     };
     SIM_ASSERT(out->key < t->cfg.keys);
     return true;
+}
+
+bool broker_topic_read(const broker_topic *t, uint32_t partition, uint64_t offset, model_rec *out) {
+    return topic_read(t, partition, offset, out);
+}
+
+bool broker_read(const broker *b, uint32_t partition, uint64_t offset, model_rec *out) {
+    SIM_ASSERT(partition < b->partitions);
+    return topic_read(&b->topic[broker_topic_of(b, partition)], partition, offset, out);
 }

@@ -21,8 +21,8 @@
  *   says its topic. A topic may hold no partitions (the default topic of a
  *   job whose sources all name topics): it then takes no ids. Records are
  *   a function of (seed, global id): a one-topic broker reads as before.
- * - broker_init() allocates the Zipf table (8 bytes a key) from the run's
- *   arena; set-up math uses sim/dmath.h, so keys are the same bits on every
+ * - broker_init() allocates the Zipf tables (8 bytes a key) and the
+ *   partitions' record bases (8 bytes a partition) from the run's arena; set-up math uses sim/dmath.h, so keys are the same bits on every
  *   build. Bounds: BROKER_PARTITIONS_MAX, BROKER_OFFSET_MAX, BROKER_KEYS_MAX.
  */
 #ifndef MODEL_BROKER_H
@@ -99,6 +99,7 @@ typedef struct broker_topic {
     uint64_t  *zipf_cdf;         /* cdf[k] = P(key <= k) x 2^53, cdf[keys-1] = 2^53 */
     uint32_t  *zipf_guide;       /* guide[i]: the first k with cdf[k] > i x 2^53 / 2^guide_bits (i <= 2^guide_bits) */
     uint32_t   guide_bits;       /* 2^guide_bits >= keys, so a lookup searches about one key */
+    uint64_t   seed;             /* the broker's, here too: a read needs nothing but its topic */
 } broker_topic;
 
 typedef struct broker {
@@ -108,6 +109,7 @@ typedef struct broker {
     uint32_t     topics;
     uint32_t     partitions;     /* of every topic */
     uint64_t     records;        /* of every topic */
+    uint64_t    *part_base;      /* by partition, one more: broker_index of its offset 0 (the sinks index by it) */
 } broker;
 
 void broker_init(broker *b, sim_run *run, const broker_cfg *cfg);
@@ -126,12 +128,14 @@ static inline uint32_t broker_topic_of(const broker *b, uint32_t p) {
 /* Record (p, off)'s place among all records, 0 .. records - 1 (the sinks'
  * external system is indexed so), and back. */
 static inline uint64_t broker_index(const broker *b, uint32_t p, uint64_t off) {
-    const broker_topic *t = &b->topic[broker_topic_of(b, p)];
-    return t->first_record + (uint64_t)(p - t->first) * t->cfg.records_per_partition + off;
+    return b->part_base[p] + off;
 }
 uint64_t broker_id_of_index(const broker *b, uint64_t i);   /* partition << 40 | offset */
 
 /* The record at (partition, offset); false past the end of the log. */
 bool broker_read(const broker *b, uint32_t partition, uint64_t offset, model_rec *out);
+/* The same, for a partition of topic t (the caller knows it: a source
+ * reads its own topic), without looking the topic up. */
+bool broker_topic_read(const broker_topic *t, uint32_t partition, uint64_t offset, model_rec *out);
 
 #endif

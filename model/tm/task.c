@@ -358,11 +358,12 @@ static void source_read(tm_side *tm, rt_task *t) {
     }
     bp_end(tm, t);
     uint32_t n = 0, ended = 0;
+    const broker_topic *topic = &tm->w->brk.topic[t->v->topic];
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
         uint32_t i = t->parts_rr, part = t->parts_first + i * t->v->parallelism;
         t->parts_rr = (t->parts_rr + 1) % t->parts_count;
         model_rec r;
-        if (!(t->splits >> i & 1) || !broker_read(&tm->w->brk, part, tm_offsets(tm, t)[part], &r)) {   /* not its, or at its end */
+        if (!(t->splits >> i & 1) || !broker_topic_read(topic, part, tm_offsets(tm, t)[part], &r)) {   /* not its, or at its end */
             ended++;
             continue;
         }
