@@ -408,6 +408,7 @@ static void apply(tm_side *tm, rt_task *t, const rt_chan *c, const model_rec *in
         emit(tm, t, &r);
         break;
     case JOB_KEYED_JOIN: {
+        if (tm->w->cfg.bug == PIPE_BUG_JOIN_DROPS_INPUT && c->input == 1) break;   /* deliberate bug */
         model_rec tagged = r;
         tagged.key = r.key * 2 + c->input;       /* one table, both sides */
         kstate_fold(&t->state, &tagged);
