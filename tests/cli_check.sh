@@ -407,6 +407,12 @@ check "explain: a task held up by backpressure for a millisecond or more says so
 check "explain: the barrier waited behind four buffers, all the channel's credits" 0 \
     "the inputs it blocked go on: 4 buffers waited behind them" \
     "$absim" explain scenarios/teach/p3-alignment-blocks-inputs.scn --task 'agg[0]' --checkpoint 2
+check "explain: a join aligns barrier 2 across the inputs of both sources (p3b's numbers)" 0 \
+    "t=52.235ms join[0] had barrier 2 from every input (aligned in 11.590ms)" \
+    "$absim" explain scenarios/teach/p3b-join-aligns-two-sources.scn --checkpoint 2
+check "explain: the coordinator acknowledges for the finished source of clicks (p3b)" 0 \
+    "t=160.200ms clicks[0] and clicks[1] had finished: the coordinator acknowledged checkpoint 8 for it" \
+    "$absim" explain scenarios/teach/p3b-join-aligns-two-sources.scn --checkpoint 8
 teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 2000 x 3000 pt
     for f in scenarios/teach/*.scn; do
         "$absim" run "$f" --dot "$bad.a.dot" >/dev/null && "$absim" run "$f" --dot "$bad.b.dot" >/dev/null || { echo "$f: run failed"; return 1; }
