@@ -156,15 +156,20 @@ static bool pass(shrinker *k, scn *cur) {
         }
         progress |= try_change(k, cur, c);
     }
-    *c = *cur;
-    if (c->cfg.broker.records_per_partition >= 200) {       /* less input */
-        c->cfg.broker.records_per_partition /= 2;
-        progress |= try_change(k, cur, c);
-    }
-    *c = *cur;
-    if (c->cfg.broker.partitions > 1) {
-        c->cfg.broker.partitions--;
-        progress |= try_change(k, cur, c);
+    for (uint32_t t = 0; t < broker_cfg_topics(&cur->cfg.broker); t++) {   /* less input, topic by topic */
+        broker_topic_cfg *x = t > 0 ? &c->cfg.broker.more[t - 1] : NULL;
+        *c = *cur;
+        uint64_t *records = x != NULL ? &x->records_per_partition : &c->cfg.broker.records_per_partition;
+        uint32_t *parts = x != NULL ? &x->partitions : &c->cfg.broker.partitions;
+        if (*parts > 0 && *records >= 200) {      /* an empty default topic has nothing to lose */
+            *records /= 2;
+            progress |= try_change(k, cur, c);
+        }
+        *c = *cur;
+        if (*parts > 1) {
+            (*parts)--;
+            progress |= try_change(k, cur, c);
+        }
     }
     for (uint32_t v = 0; v <= cur->cfg.graph.vertices_count; v++) {   /* lower parallelism; v == count: all */
         *c = *cur;
