@@ -567,6 +567,25 @@ static bool source_topic(pctx *c, job_vertex *x, place *at, const tok *o) {
     return unknown(c, t, "topic", names);
 }
 
+/* `rate N/s` of a source: one for every source of the job (the model
+ * paces every source task at one rate). */
+static bool source_rate(pctx *c, const job_vertex *x, const tok *o) {
+    if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source has a rate");
+    const tok *t = next(c, "a rate such as 200000/s");
+    if (t == NULL) return false;
+    if (t->len < 3 || memcmp(t->s + t->len - 2, "/s", 2) != 0) return fail_at(c, t->col, "a rate is written as records per second, such as 200000/s");
+    tok num = { .s = t->s, .len = t->len - 2, .col = t->col };
+    uint64_t rate;
+    if (!count(c, &num, 1, 1000000000, &rate)) return false;
+    if (c->rate_line > 0 && c->rate_line != c->line && rate != c->s->cfg.source_rate_per_s) {   /* another source's */
+        return fail_at(c, t->col, "every source reads at one rate per task (%" PRIu64 "/s on line %u)",
+                       c->s->cfg.source_rate_per_s, c->rate_line);
+    }
+    c->s->cfg.source_rate_per_s = rate;
+    c->rate_line = c->line;
+    return true;
+}
+
 /* One option o of vertex x (declared at `at`). */
 static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
     static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", "topic", NULL };
@@ -595,19 +614,7 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
         else if (is(d, "exponential")) x->cost_dist = JOB_COST_EXPONENTIAL;
         else return unknown(c, d, "cost distribution", dists);
     } else if (is(o, "rate")) {
-        if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source has a rate");
-        const tok *t = next(c, "a rate such as 200000/s");
-        if (t == NULL) return false;
-        if (t->len < 3 || memcmp(t->s + t->len - 2, "/s", 2) != 0) return fail_at(c, t->col, "a rate is written as records per second, such as 200000/s");
-        tok num = { .s = t->s, .len = t->len - 2, .col = t->col };
-        uint64_t rate;
-        if (!count(c, &num, 1, 1000000000, &rate)) return false;
-        if (c->rate_line > 0 && rate != c->s->cfg.source_rate_per_s) {
-            return fail_at(c, t->col, "every source reads at one rate per task (%" PRIu64 "/s on line %u)",
-                           c->s->cfg.source_rate_per_s, c->rate_line);
-        }
-        c->s->cfg.source_rate_per_s = rate;
-        c->rate_line = c->line;
+        if (!source_rate(c, x, o)) return false;
     } else if (is(o, "topic")) {
         if (!source_topic(c, x, at, o)) return false;
     } else if (is(o, "keep")) {
