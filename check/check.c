@@ -71,7 +71,7 @@ const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t
 
 /* Keys a map of vertex v's state holds: a join tags each key by its input. */
 static uint32_t vertex_keys(const pipe_cfg *cfg, uint32_t v) {
-    return (uint32_t)(cfg->broker.keys * (cfg->graph.vertices[v].kind == JOB_KEYED_JOIN ? 2 : 1));
+    return (uint32_t)(broker_cfg_keys(&cfg->broker) * (cfg->graph.vertices[v].kind == JOB_KEYED_JOIN ? 2 : 1));
 }
 
 /* The most any one vertex's map holds (the scratch maps hold one at a time). */
@@ -92,7 +92,7 @@ void check_maps(const check_ctx *c, kstate *maps) {
 const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets) {
     check_prefix *x = c->prefix;
     const broker *b = pipe_broker(c->p);
-    uint32_t parts = b->cfg.partitions;
+    uint32_t parts = b->partitions;
     bool back = false;
     for (uint32_t i = 0; i < parts && offsets != NULL; i++) back |= offsets[i] < x->offsets[i];
     if (back) {                                   /* a restart from the beginning: start over */
@@ -101,10 +101,11 @@ const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets) {
         }
         memset(x->offsets, 0, sizeof(uint64_t) * parts);
     }
-    for (uint32_t i = 0; i < parts; i++) {
-        uint64_t to = offsets != NULL ? offsets[i] : b->cfg.records_per_partition;
+    for (uint32_t i = 0; i < parts; i++) {        /* every partition of every topic */
+        const broker_topic *t = &b->topic[broker_topic_of(b, i)];
+        uint64_t to = offsets != NULL ? offsets[i] : t->cfg.records_per_partition;
         model_rec r;
-        for (uint64_t o = x->offsets[i]; o < to && broker_read(b, i, o, &r); o++) spec_fold_input(&c->sp, x->expected, &r);
+        for (uint64_t o = x->offsets[i]; o < to && broker_topic_read(t, i, o, &r); o++) spec_fold_input(&c->sp, x->expected, &r);
         if (to > x->offsets[i]) x->offsets[i] = to;
     }
     return x->expected;
@@ -160,7 +161,7 @@ sim_time_ns check_liveness_default(const pipe_cfg *cfg) {
      * most full-every + 1 files of every key, plus every channel ring of
      * channel state, at the device's bandwidth, after its latency). */
     const dev_cfg *dev = cfg->state.backend == PIPE_BACKEND_DURABLE ? &cfg->state.store : &cfg->state.memory;
-    uint64_t bytes = (uint64_t)cfg->broker.keys * 2 * 32 * (cfg->state.full_every + 1);
+    uint64_t bytes = broker_cfg_keys(&cfg->broker) * 2 * 32 * (cfg->state.full_every + 1);
     if (cfg->ckpt.mode == PIPE_UNALIGNED || cfg->ckpt.alignment_timeout_ns > 0) {
         uint32_t ends = 0;                        /* the most channel ends one task has */
         for (uint32_t t = 0; t < cfg->graph.tasks_count; t++) {
@@ -188,7 +189,7 @@ uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans)
     }
     uint64_t per_task = 2048;                     /* safety's task record and liveness's counters, rounded up */
     return maps + (uint64_t)tasks * per_task + (uint64_t)chans * 24
-         + cfg->broker.partitions * 16ull + (1u << 16);
+         + broker_cfg_partitions(&cfg->broker) * 16ull + (1u << 16);
 }
 
 check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err_bytes) {
@@ -212,7 +213,7 @@ check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err
     c->ctx.report = &c->report;
     spec_init(&c->ctx.sp, c->ctx.j, pipe_broker(p));
     c->ctx.prefix = ARENA_NEW(&c->mem, check_prefix, 1);
-    c->ctx.prefix->offsets = ARENA_NEW(&c->mem, uint64_t, pc->broker.partitions);
+    c->ctx.prefix->offsets = ARENA_NEW(&c->mem, uint64_t, broker_cfg_partitions(&pc->broker));
     check_maps(&c->ctx, c->ctx.prefix->expected);
     c->report.seed = pc->seed;
     c->report.liveness_ns = cfg->liveness_ns > 0 ? cfg->liveness_ns : check_liveness_default(pc);

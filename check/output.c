@@ -56,8 +56,9 @@ static void on_end(void *self, const check_end *end) {
     rep->checks[CHECK_I4] += rep->applies[CHECK_I4];
     rep->checks[CHECK_I3] += rep->applies[CHECK_I3];
     const broker *b = pipe_broker(c->p);
-    for (uint32_t part = 0; part < b->cfg.partitions; part++) {
-        for (uint64_t off = 0; off < b->cfg.records_per_partition; off++) {
+    for (uint32_t part = 0; part < b->partitions; part++) {   /* every partition of every topic */
+        uint64_t per = b->topic[broker_topic_of(b, part)].cfg.records_per_partition;
+        for (uint64_t off = 0; off < per; off++) {
             model_rec r = { .id = (uint64_t)part << 40 | off };   /* visibility depends on the id alone (spec.h) */
             uint32_t want = spec_visible(&c->sp, &r), got = pipe_sink_count(c->p, part, off);
             rep->out_records += want > 0;

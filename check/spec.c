@@ -55,12 +55,15 @@ static void flatten_all(spec *sp) {
         sp->flat = flatten(sp, v, v, (spec_term){ .input = SPEC_INPUT_START, .keep = 100, .copies = 1 }, &budget);
         sp->term_count[v] = sp->terms_count - sp->term_first[v];
     }
-    for (uint32_t m = 0; m < 100; m++) {
-        uint64_t plain = 0;
-        bool idem = false;
-        reach_sinks(sp, sp->source, m, 1, &plain, &idem);
-        if (plain > 127) plain = 127;             /* the output counts saturate there (model/tm/sinktx.c) */
-        sp->visible[m] = (uint8_t)(plain + idem);
+    for (uint32_t t = 0; t < BROKER_TOPICS_MAX; t++) {
+        if (sp->source_of[t] == UINT32_MAX) continue;   /* no source reads it: it holds no record */
+        for (uint32_t m = 0; m < 100; m++) {
+            uint64_t plain = 0;
+            bool idem = false;
+            reach_sinks(sp, sp->source_of[t], m, 1, &plain, &idem);
+            if (plain > 127) plain = 127;         /* the output counts saturate there (model/tm/sinktx.c) */
+            sp->visible[t][m] = (uint8_t)(plain + idem);
+        }
     }
 }
 
@@ -68,10 +71,17 @@ void spec_init(spec *sp, const job *j, const broker *b) {
     memset(sp, 0, sizeof *sp);
     sp->j = j;
     sp->b = b;
+    sp->topics = b != NULL && b->topics > 1 ? b : NULL;
     sp->source = UINT32_MAX;
+    for (uint32_t t = 0; t < BROKER_TOPICS_MAX; t++) sp->source_of[t] = UINT32_MAX;
     uint32_t n = 0;
     for (uint32_t v = 0; v < j->vertices_count; v++) {
-        if (j->vertices[v].kind == JOB_SOURCE && sp->source == UINT32_MAX) sp->source = v;
+        const job_vertex *x = &j->vertices[v];
+        if (x->kind == JOB_SOURCE && sp->source == UINT32_MAX) sp->source = v;
+        if (x->kind == JOB_SOURCE) {
+            SIM_ASSERT(x->topic < (b != NULL ? b->topics : 1) && sp->source_of[x->topic] == UINT32_MAX);   /* pipe_create saw to it */
+            sp->source_of[x->topic] = v;
+        }
         sp->out_first[v] = n;
         for (uint32_t e = 0; e < j->edges_count; e++) {
             if (j->edges[e].from == v) sp->out_edge[n++] = e;
@@ -79,6 +89,9 @@ void spec_init(spec *sp, const job *j, const broker *b) {
         sp->out_count[v] = n - sp->out_first[v];
     }
     SIM_ASSERT(sp->source != UINT32_MAX);
+    for (uint32_t t = 0; b != NULL && t < b->topics; t++) {   /* a topic that holds records has its source */
+        SIM_ASSERT(b->topic[t].end == b->topic[t].first || sp->source_of[t] != UINT32_MAX);
+    }
     SIM_ASSERT(n == j->edges_count);
     flatten_all(sp);
 }
@@ -139,8 +152,11 @@ void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
     }
 }
 
+/* Without a broker (the unit tests' graphs) or with one topic, a record
+ * is the default topic's: one branch, no look-up. */
 void spec_fold_input(const spec *sp, kstate *into, const model_rec *r) {
-    spec_fold(sp, into, sp->source, 0, *r, 1);
+    uint32_t source = sp->topics == NULL ? sp->source : sp->source_of[broker_topic_of(sp->topics, rec_partition(r))];
+    spec_fold(sp, into, source, 0, *r, 1);
 }
 
 /* Copies of a record with filter mark `mark` reaching each sink vertex,
@@ -160,5 +176,7 @@ static void reach_sinks(const spec *sp, uint32_t v, uint32_t mark, uint64_t copi
 }
 
 uint32_t spec_visible(const spec *sp, const model_rec *r) {
-    return sp->visible[kstate_record_mark(r->id) % 100];
+    uint32_t m = kstate_record_mark(r->id) % 100;
+    if (sp->topics == NULL) return sp->visible[0][m];
+    return sp->visible[broker_topic_of(sp->topics, rec_partition(r))][m];
 }

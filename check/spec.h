@@ -19,6 +19,11 @@
  * another and every aggregate is commutative, so the fold of a set of
  * records does not depend on their order.
  *
+ * Several sources: each reads its own topic (job_vertex.topic), so a
+ * record enters the graph at the source of its partition's topic and is
+ * folded from there; a join of two sources folds each topic's records
+ * into its own input.
+ *
  * Contract: spec_init() takes the expanded job and the broker; nothing is
  * allocated. It flattens the graph once: from each vertex, the keyed
  * vertices a record reaches, each with what the way there does to it
@@ -50,7 +55,9 @@ typedef struct spec_term {
 typedef struct spec {
     const job    *j;
     const broker *b;
-    uint32_t      source;                         /* the source vertex */
+    const broker *topics;                         /* b when it has several topics, else NULL: one branch per record */
+    uint32_t      source;                         /* the first source vertex */
+    uint32_t      source_of[BROKER_TOPICS_MAX];   /* by topic: the source vertex that reads it */
     uint32_t      out_first[JOB_VERTICES_MAX];    /* edges leaving v: edges[out_first[v] ..] */
     uint32_t      out_count[JOB_VERTICES_MAX];
     uint32_t      out_edge[JOB_EDGES_MAX];
@@ -59,7 +66,7 @@ typedef struct spec {
     uint32_t      term_count[JOB_VERTICES_MAX];
     spec_term     terms[SPEC_TERMS_MAX];
     uint32_t      terms_count;
-    uint8_t       visible[100];                   /* by filter mark: spec_visible() */
+    uint8_t       visible[BROKER_TOPICS_MAX][100];   /* by topic and filter mark: spec_visible() */
 } spec;
 
 void spec_init(spec *sp, const job *j, const broker *b);
@@ -74,11 +81,12 @@ void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
 /* spec_fold by walking the graph record by record: the definition. */
 void spec_walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies);
 
-/* Fold input record r from the source on. */
+/* Fold input record r from the source of its topic on. */
 void spec_fold_input(const spec *sp, kstate *into, const model_rec *r);
 
 /* How many times record r must be visible in the sinks' output: a
- * function of r->id alone (filters look at its mark). */
+ * function of r->id alone (its partition names its topic, so its source;
+ * filters look at its mark). */
 uint32_t spec_visible(const spec *sp, const model_rec *r);
 
 #endif

@@ -87,13 +87,15 @@ static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
  * more than one record per gap. A source task with the fewest partitions
  * reads each fastest. */
 static bool latency_measured(const pipe_cfg *c) {
-    uint32_t sources = 0;
-    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {
-        if (c->graph.vertices[v].kind == JOB_SOURCE) sources = c->graph.vertices[v].parallelism;
+    bool paced = c->source_rate_per_s > 0;
+    for (uint32_t v = 0; v < c->graph.vertices_count && paced; v++) {   /* every source, over its topic */
+        const job_vertex *x = &c->graph.vertices[v];
+        if (x->kind != JOB_SOURCE || x->topic >= broker_cfg_topics(&c->broker)) continue;
+        broker_topic_cfg t = broker_cfg_topic(&c->broker, x->topic);
+        uint64_t fewest = t.partitions >= x->parallelism ? t.partitions / x->parallelism : 1;
+        paced = (unsigned __int128)c->source_rate_per_s * t.event_gap_ns <= (unsigned __int128)SIM_NS_PER_S * fewest;
     }
-    uint64_t fewest = sources > 0 && c->broker.partitions >= sources ? c->broker.partitions / sources : 1;
-    return c->source_rate_per_s > 0 &&
-           (unsigned __int128)c->source_rate_per_s * c->broker.event_gap_ns <= (unsigned __int128)SIM_NS_PER_S * fewest;
+    return paced;
 }
 
 /* "  backpressure: map[0] 18.213ms, ...": the three tasks held up longest

@@ -156,15 +156,20 @@ static bool pass(shrinker *k, scn *cur) {
         }
         progress |= try_change(k, cur, c);
     }
-    *c = *cur;
-    if (c->cfg.broker.records_per_partition >= 200) {       /* less input */
-        c->cfg.broker.records_per_partition /= 2;
-        progress |= try_change(k, cur, c);
-    }
-    *c = *cur;
-    if (c->cfg.broker.partitions > 1) {
-        c->cfg.broker.partitions--;
-        progress |= try_change(k, cur, c);
+    for (uint32_t t = 0; t < broker_cfg_topics(&cur->cfg.broker); t++) {   /* less input, topic by topic */
+        broker_topic_cfg *x = t > 0 ? &c->cfg.broker.more[t - 1] : NULL;
+        *c = *cur;
+        uint64_t *records = x != NULL ? &x->records_per_partition : &c->cfg.broker.records_per_partition;
+        uint32_t *parts = x != NULL ? &x->partitions : &c->cfg.broker.partitions;
+        if (*parts > 0 && *records >= 200) {      /* an empty default topic has nothing to lose */
+            *records /= 2;
+            progress |= try_change(k, cur, c);
+        }
+        *c = *cur;
+        if (*parts > 1) {
+            (*parts)--;
+            progress |= try_change(k, cur, c);
+        }
     }
     for (uint32_t v = 0; v <= cur->cfg.graph.vertices_count; v++) {   /* lower parallelism; v == count: all */
         *c = *cur;
@@ -350,8 +355,8 @@ static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, cons
     while (rounds++ < 20 && pass(&k, s)) {
     }
     bool settled = settle(&k, s);
-    uint64_t records_before = (uint64_t)orig->cfg.broker.partitions * orig->cfg.broker.records_per_partition;
-    uint64_t records_after = (uint64_t)s->cfg.broker.partitions * s->cfg.broker.records_per_partition;
+    uint64_t records_before = broker_cfg_records(&orig->cfg.broker);
+    uint64_t records_after = broker_cfg_records(&s->cfg.broker);
     char what[240], head[2048], bug[96] = "", all[701];   /* each comment line well under SCN_LINE_BYTES_MAX */
     describe(orig, o, what, sizeof what);
     cli_failures_join(&o->failures, all, sizeof all);

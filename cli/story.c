@@ -367,7 +367,7 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
     const pipe_stats *ps = pipe_get_stats(r->p);
     uint64_t ckpt = pipe_restore_ckpt(r->p), to = 0;
     const uint64_t *offsets = ckpt > 0 ? pipe_ckpt_offsets(r->p, ckpt) : NULL;
-    for (uint32_t i = 0; offsets != NULL && i < pipe_config(r->p)->broker.partitions; i++) to += offsets[i];
+    for (uint32_t i = 0; offsets != NULL && i < pipe_broker(r->p)->partitions; i++) to += offsets[i];
     uint64_t at = ps->records_read - r->rewound_sum, rewound = at > to ? at - to : 0;
     r->rewound_sum += rewound;
     r->last_recovery_ns = e->at_ns;

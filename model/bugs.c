@@ -105,6 +105,10 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "splits whose assignment was lost are never read, and checkpoints complete anyway",
         "the coordinator neither waits for a split assignment's acknowledgement nor fails when none comes",
         "I4", "scenarios/swarm/control-plane.scn", 1 },
+    [PIPE_BUG_JOIN_DROPS_INPUT] = { PIPE_BUG_JOIN_DROPS_INPUT, "join-drops-input",
+        "a join's state and output lack one input's records (with two sources: a whole topic's)",
+        "a keyed join neither folds nor forwards the records of its input 1",
+        "I2", "scenarios/swarm/two-source-join.scn", 1 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

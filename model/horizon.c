@@ -9,7 +9,8 @@
  * The model: tasks work in a pipeline, so the run lasts about as long as
  * its busiest task is busy, plus the time a record needs to cross the job
  * and the deployment before the first one. The busiest task of a vertex
- * gets: a source, its partitions (partition i goes to subtask i % p); a
+ * gets: a source, its topic's partitions (its partition i goes to subtask
+ * i % p); a
  * forward edge, the busiest upstream task's output; a rebalance edge, an
  * even share; a hash edge, the share of the task that owns the most
  * frequent keys (the same routing as the tasks', model/tm/task.c); a
@@ -26,7 +27,7 @@
 #define HZ_EXACT_KEYS 256u   /* keys whose share is computed one by one; the rest spread evenly */
 
 /* The share of all records that the busiest of p hash-routed tasks gets. */
-static double hash_share_max(const broker_cfg *b, uint32_t p) {
+static double hash_share_max(const broker_topic_cfg *b, uint32_t p) {
     double share[JOB_PARALLELISM_MAX] = { 0 }, weight[HZ_EXACT_KEYS];
     uint64_t exact = b->keys < HZ_EXACT_KEYS ? b->keys : HZ_EXACT_KEYS;
     double s = b->dist == BROKER_ZIPF ? (double)b->zipf_s_milli / 1000.0 : 0.0;
@@ -51,16 +52,23 @@ static double hash_share_max(const broker_cfg *b, uint32_t p) {
 }
 
 /* Records into vertex v in all (total) and into its busiest task (busiest),
- * in vertex order: edges go from earlier to later vertices (job_check). */
+ * in vertex order: edges go from earlier to later vertices (job_check).
+ * Each source reads its own topic; a hash edge routes the keys of the
+ * topic that reaches its producer first (topic[v]: its first input's). */
 static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *chan) {
     const job *j = &cfg->graph;
-    const broker_cfg *b = &cfg->broker;
+    uint32_t topic[JOB_VERTICES_MAX];
+    for (uint32_t v = 0; v < j->vertices_count; v++) topic[v] = UINT32_MAX;
     for (uint32_t v = 0; v < j->vertices_count; v++) {
         const job_vertex *x = &j->vertices[v];
-        if (x->kind == JOB_SOURCE) {              /* every source reads the whole topic (one source per job today) */
-            total[v] = (double)b->partitions * (double)b->records_per_partition;
-            busiest[v] = (double)((b->partitions + x->parallelism - 1) / x->parallelism) * (double)b->records_per_partition;
+        if (x->kind == JOB_SOURCE) {
+            broker_topic_cfg b = broker_cfg_topic(&cfg->broker, x->topic);
+            topic[v] = x->topic;
+            total[v] = (double)b.partitions * (double)b.records_per_partition;
+            busiest[v] = (double)((b.partitions + x->parallelism - 1) / x->parallelism) * (double)b.records_per_partition;
         }
+        if (topic[v] == UINT32_MAX) topic[v] = 0;   /* no input: pipe_create() refuses the job */
+        broker_topic_cfg b = broker_cfg_topic(&cfg->broker, topic[v]);
         double kept = x->kind == JOB_FILTER ? x->keep_percent / 100.0 : 1.0;
         for (uint32_t e = 0; e < j->edges_count; e++) {
             const job_edge *d = &j->edges[e];
@@ -70,11 +78,12 @@ static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *ch
             switch (d->part) {
             case JOB_FORWARD:   load = per_producer; chan[e] = load; break;
             case JOB_REBALANCE: load = out / p; chan[e] = per_producer / p; break;
-            case JOB_HASH:      load = out * hash_share_max(b, p); chan[e] = per_producer * hash_share_max(b, p); break;
+            case JOB_HASH:      load = out * hash_share_max(&b, p); chan[e] = per_producer * hash_share_max(&b, p); break;
             case JOB_BROADCAST: load = out; out *= p; chan[e] = per_producer; break;
             }
             total[d->to] += out;
             busiest[d->to] += load;
+            if (topic[d->to] == UINT32_MAX) topic[d->to] = topic[v];
         }
     }
 }
@@ -89,7 +98,13 @@ sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg) {
     for (uint32_t e = 0; e < j->edges_count; e++) {
         if (j->edges[e].from >= j->edges[e].to || j->edges[e].to >= n) return 0;
     }
-    if (cfg->broker.keys == 0 || cfg->broker.partitions == 0 || cfg->credits == 0) return 0;
+    for (uint32_t t = 0; t < broker_cfg_topics(&cfg->broker); t++) {
+        if (broker_cfg_topic(&cfg->broker, t).keys == 0) return 0;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        if (j->vertices[v].kind == JOB_SOURCE && j->vertices[v].topic >= broker_cfg_topics(&cfg->broker)) return 0;
+    }
+    if (broker_cfg_partitions(&cfg->broker) == 0 || cfg->credits == 0) return 0;
     flow(cfg, total, busiest, chan);
     double busy_ns = 0.0;
     for (uint32_t v = 0; v < n; v++) {

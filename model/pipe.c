@@ -84,6 +84,56 @@ const char *pipe_status_name(pipe_status s) {
     return "?";
 }
 
+/* Every topic's settings, and their sums. */
+static const char *check_topics(const pipe_cfg *c, char *err, size_t n) {
+#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+    const broker_cfg *b = &c->broker;
+    if (b->topics_more >= BROKER_TOPICS_MAX) BAD("more than %u topics", BROKER_TOPICS_MAX);
+    for (uint32_t t = 0; t < broker_cfg_topics(b); t++) {
+        broker_topic_cfg x = broker_cfg_topic(b, t);
+        if (x.partitions > BROKER_PARTITIONS_MAX || (t > 0 && x.partitions < 1)) BAD("partitions out of range");
+        if (x.keys < 1 || x.keys > BROKER_KEYS_MAX) BAD("keys out of range [1, %u]", BROKER_KEYS_MAX);
+        if (x.records_per_partition > BROKER_OFFSET_MAX) BAD("records out of range");
+        if (t > 0 && (x.name[0] == '\0' || broker_cfg_find(b, x.name, strlen(x.name)) != (int)t)) BAD("topic %u: no name or one taken", t);
+    }
+    if (broker_cfg_partitions(b) < 1 || broker_cfg_partitions(b) > BROKER_PARTITIONS_MAX) BAD("partitions out of range");
+    if (broker_cfg_records(b) > (1u << 30)) BAD("at most 2^30 records in all (the sinks count each one)");
+#undef BAD
+    return NULL;
+}
+
+/* Each topic that holds partitions is read by exactly one source, each
+ * source's topic exists, and each source task reads at least one of its
+ * topic's partitions and at most what an acknowledgement carries. */
+static const char *check_sources(const pipe_cfg *c, char *err, size_t n) {
+#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+    uint32_t reader[BROKER_TOPICS_MAX];
+    for (uint32_t t = 0; t < BROKER_TOPICS_MAX; t++) reader[t] = UINT32_MAX;
+    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {
+        const job_vertex *x = &c->graph.vertices[v];
+        if (x->kind != JOB_SOURCE) continue;
+        if (x->topic >= broker_cfg_topics(&c->broker)) BAD("%s: no topic %u in the broker", x->name, x->topic);
+        broker_topic_cfg tc = broker_cfg_topic(&c->broker, x->topic);
+        if (reader[x->topic] != UINT32_MAX)
+            BAD("%s: topic %s is read by source %s already", x->name, x->topic == 0 ? "(default)" : tc.name,
+                c->graph.vertices[reader[x->topic]].name);
+        reader[x->topic] = v;
+        if (x->parallelism > tc.partitions)
+            BAD("%s: parallelism %u above the %u partitions (a source task would read nothing)",
+                x->name, x->parallelism, tc.partitions);
+        if ((tc.partitions + x->parallelism - 1) / x->parallelism > PROTO_OFFSETS_MAX)
+            BAD("%s: a source task would read more than %u partitions (its acknowledgement carries their offsets): "
+                "raise its parallelism or lower the partitions", x->name, PROTO_OFFSETS_MAX);
+    }
+    for (uint32_t t = 0; t < broker_cfg_topics(&c->broker); t++) {
+        broker_topic_cfg tc = broker_cfg_topic(&c->broker, t);
+        if (tc.partitions > 0 && reader[t] == UINT32_MAX)
+            BAD("topic %s is read by no source (its records would never be read)", t == 0 ? "(default)" : tc.name);
+    }
+#undef BAD
+    return NULL;
+}
+
 static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     if (job_check(&c->graph, NULL, err, n) != NULL) return err;
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
@@ -95,10 +145,8 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
                 "the machines, or lower the parallelism", c->graph.vertices[v].name, c->graph.vertices[v].parallelism,
                 c->machines * c->task_slots, c->machines, c->task_slots);
     }
-    if (c->broker.partitions < 1 || c->broker.partitions > BROKER_PARTITIONS_MAX) BAD("partitions out of range");
-    if (c->broker.keys < 1 || c->broker.keys > BROKER_KEYS_MAX) BAD("keys out of range [1, %u]", BROKER_KEYS_MAX);
-    if ((unsigned __int128)c->broker.partitions * c->broker.records_per_partition > (1u << 30))
-        BAD("at most 2^30 records in all (the sinks count each one)");
+    const char *topics = check_topics(c, err, n);
+    if (topics != NULL) return topics;
     if (c->credits < 1 || c->credits > 64) BAD("credits out of range [1, 64]");
     if (c->out_queue < 1 || c->out_queue > 64) BAD("out_queue out of range [1, 64]");
     if (c->latency_ns == 0 || c->rpc_latency_ns == 0) BAD("link latencies must be above 0");
@@ -131,15 +179,8 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     if (c->bug >= PIPE_BUG_COUNT) BAD("unknown deliberate bug");
     if (c->restart.kind == PIPE_RESTART_EXPONENTIAL && (c->restart.multiplier_milli < 1000 || c->restart.initial_ns == 0))
         BAD("exponential restart needs a multiplier >= 1 and an initial delay > 0");
-    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {   /* job_check saw to one source vertex */
-        if (c->graph.vertices[v].kind == JOB_SOURCE && c->graph.vertices[v].parallelism > c->broker.partitions)
-            BAD("%s: parallelism %u above the %u partitions (a source task would read nothing)",
-                c->graph.vertices[v].name, c->graph.vertices[v].parallelism, c->broker.partitions);
-        if (c->graph.vertices[v].kind == JOB_SOURCE &&
-            (c->broker.partitions + c->graph.vertices[v].parallelism - 1) / c->graph.vertices[v].parallelism > PROTO_OFFSETS_MAX)
-            BAD("%s: a source task would read more than %u partitions (its acknowledgement carries their offsets): "
-                "raise its parallelism or lower the partitions", c->graph.vertices[v].name, PROTO_OFFSETS_MAX);
-    }
+    const char *sources = check_sources(c, err, n);
+    if (sources != NULL) return sources;
     if (c->faults_count > PIPE_FAULTS_MAX) BAD("more than %u faults", PIPE_FAULTS_MAX);
 #undef BAD
     return NULL;
@@ -211,7 +252,7 @@ static kstate_owner task_owner(const job *g, uint32_t t) {
  * counted, once per keyed vertex, over the broker's key range. */
 static void plan_keys(plan *pl, const pipe_cfg *cfg) {
     const job *g = pl->graph;
-    uint64_t keys = cfg->broker.keys;
+    uint64_t keys = broker_cfg_keys(&cfg->broker);   /* every topic's keys start at 0 */
     for (uint32_t v = 0; v < g->vertices_count; v++) {
         const job_vertex *x = &g->vertices[v];
         if (!keyed_kind(x->kind)) continue;
@@ -243,7 +284,13 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     pl->conns = pl->chans * pl->hosts * pl->hosts;
     pl->ring = cfg->credits + cfg->out_queue + 3;
     pl->slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
-    pl->records = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
+    pl->records = broker_cfg_records(&cfg->broker);
+    uint32_t parts = broker_cfg_partitions(&cfg->broker);
+    uint64_t zipf = 0;                            /* the keys of the topics that hold records */
+    for (uint32_t t = 0; t < broker_cfg_topics(&cfg->broker); t++) {
+        broker_topic_cfg tc = broker_cfg_topic(&cfg->broker, t);
+        zipf += tc.partitions > 0 ? tc.keys : 0;
+    }
     for (uint32_t t = 0; t < pl->tasks; t++) pl->stateful += keyed_kind(g->vertices[g->tasks[t].vertex].kind);
     plan_keys(pl, cfg);
     /* Snapshots a task may hold at once: the concurrent checkpoints, one
@@ -291,9 +338,9 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->insts * (sizeof(rt_task) + 64) + pl->records
                         + (pl->hosts > 1 ? (uint64_t)pl->insts * (2 * JOB_TASK_CHANNELS_MAX + 48) : 0)   /* hosts, slots */
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
-                              * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + cfg->broker.partitions * 8 + 64)
-                        + (uint64_t)cfg->broker.partitions * (8 * pl->hosts + 12 + 8 * (PIPE_CONCURRENT_MAX + 1))
-                        + cfg->broker.keys * 16           /* the Zipf table and its guide */
+                              * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + parts * 8 + 64)
+                        + (uint64_t)parts * (8 * pl->hosts + 20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* 8: the broker's record bases */
+                        + zipf * 16                       /* the Zipf tables and their guides */
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
 }
 
@@ -470,7 +517,9 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
         k->txlog->recs = sim_alloc(p->w.run, sizeof(uint32_t) * k->txlog->cap, 4);
     }
     if (k->v->kind == JOB_SOURCE) {
-        k->parts_count = (cfg->broker.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
+        broker_topic_cfg tc = broker_cfg_topic(&cfg->broker, k->v->topic);
+        k->parts_first = broker_cfg_first(&cfg->broker, k->v->topic) + k->jt->subtask;
+        k->parts_count = (tc.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
         k->snap_offsets = sim_alloc(p->w.run, sizeof(uint64_t) * (PIPE_CONCURRENT_MAX + 1) * k->parts_count, 8);
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
@@ -523,11 +572,11 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.running = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.committed = sim_alloc(run, pl->tasks, 1);
-    p->jm.coord.assigned = sim_alloc(run, cfg->broker.partitions, 1);
+    p->jm.coord.assigned = sim_alloc(run, broker_cfg_partitions(&cfg->broker), 1);
     p->jm.coord.assign_pending = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
-    p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions, 8);
-    p->jm.coord.end_owner = sim_alloc(run, sizeof(uint32_t) * cfg->broker.partitions, 4);
-    for (uint32_t part = 0; part < cfg->broker.partitions; part++) p->jm.coord.end_owner[part] = UINT32_MAX;
+    p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * broker_cfg_partitions(&cfg->broker), 8);
+    p->jm.coord.end_owner = sim_alloc(run, sizeof(uint32_t) * broker_cfg_partitions(&cfg->broker), 4);
+    for (uint32_t part = 0; part < broker_cfg_partitions(&cfg->broker); part++) p->jm.coord.end_owner[part] = UINT32_MAX;
     p->jm.coord.next_ckpt = 1;
     p->jm.coord.status = PIPE_RUNNING;              /* submitted; at its start it waits for slots */
 }
@@ -580,8 +629,8 @@ static void build_ha(pipeline *p, const plan *pl) {
     for (uint32_t i = 0; i < h->cap; i++) {
         h->entries[i].chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
         h->entries[i].cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
-        h->entries[i].offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.cfg.broker.partitions, 8);
-        h->entries[i].splits = sim_alloc(p->w.run, p->w.cfg.broker.partitions, 1);
+        h->entries[i].offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.brk.partitions, 8);
+        h->entries[i].splits = sim_alloc(p->w.run, p->w.brk.partitions, 1);
     }
 }
 
@@ -591,8 +640,8 @@ static void build_slots(pipeline *p, const plan *pl) {
     for (uint32_t s = 0; s < pl->slots; s++) {
         rt_slot *x = &p->jm.slots[s];
         x->acked = sim_alloc(p->w.run, pl->tasks, 1);
-        x->offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.cfg.broker.partitions, 8);
-        x->splits = sim_alloc(p->w.run, p->w.cfg.broker.partitions, 1);
+        x->offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.brk.partitions, 8);
+        x->splits = sim_alloc(p->w.run, p->w.brk.partitions, 1);
         x->chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
         x->cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
     }
@@ -609,7 +658,7 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     p->jm.w = &p->w;
     broker_init(&p->w.brk, run, &cfg->broker);
     p->tm.hosts = pl->hosts;
-    p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * cfg->broker.partitions * pl->hosts, 8);
+    p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions * pl->hosts, 8);
     p->w.sink_seen = sim_alloc(run, pl->records > 0 ? pl->records : 1, 1);
     p->tm.tasks = sim_alloc(run, sizeof(rt_task) * pl->insts, _Alignof(rt_task));
     p->tm.chans = sim_alloc(run, sizeof(rt_chan) * (pl->conns ? pl->conns : 1), _Alignof(rt_chan));
@@ -791,21 +840,21 @@ void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
 }
 
 uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset) {
-    SIM_ASSERT(partition < p->w.brk.cfg.partitions && offset < p->w.brk.cfg.records_per_partition);
-    uint8_t v = p->w.sink_seen[(uint64_t)partition * p->w.brk.cfg.records_per_partition + offset];
+    SIM_ASSERT(partition < p->w.brk.partitions);
+    uint64_t i = broker_index(&p->w.brk, partition, offset);
+    SIM_ASSERT(i < p->w.brk.part_base[partition + 1]);   /* offset within its partition */
+    uint8_t v = p->w.sink_seen[i];
     return (uint32_t)(v & 0x7f) + (v >> 7);              /* see model/tm/sinktx.c */
 }
 
 void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff *out) {
-    SIM_ASSERT(a->w.brk.cfg.partitions == b->w.brk.cfg.partitions);
-    SIM_ASSERT(a->w.brk.cfg.records_per_partition == b->w.brk.cfg.records_per_partition);
+    SIM_ASSERT(a->w.brk.partitions == b->w.brk.partitions && a->w.brk.records == b->w.brk.records);
     memset(out, 0, sizeof *out);
-    uint64_t per = a->w.brk.cfg.records_per_partition;
-    uint64_t n = (uint64_t)a->w.brk.cfg.partitions * per;
+    uint64_t n = a->w.brk.records;
     for (uint64_t i = 0; i < n; i++) {
         uint32_t x = (a->w.sink_seen[i] & 0x7fu) + (a->w.sink_seen[i] >> 7), y = (b->w.sink_seen[i] & 0x7fu) + (b->w.sink_seen[i] >> 7);
         out->records += x > 0;
-        uint64_t id = (i / per) << 40 | (i % per);
+        uint64_t id = x != y ? broker_id_of_index(&a->w.brk, i) : 0;
         if (y < x && out->lost++ == 0) out->first_lost = id;
         if (y > x && out->duplicated++ == 0) out->first_duplicated = id;
     }
@@ -826,7 +875,7 @@ bool pipe_compare_states(const pipeline *a, const pipeline *b, pipe_state_diff *
     out->equal = true;
     /* Two maps outside both runs, in an arena sized for them (a join's
      * map tags each key by its input). */
-    uint64_t keys = a->w.cfg.broker.keys * 2;
+    uint64_t keys = broker_cfg_keys(&a->w.cfg.broker) * 2;
     arena scratch;
     bool made = arena_create(&scratch, (size_t)(2 * kstate_bytes(keys, 0) + 4096));
     SIM_ASSERT(made);

@@ -32,6 +32,7 @@ typedef struct tok {
 typedef struct place {
     uint32_t line;
     uint32_t col[JOB_FIELD_COUNT];
+    uint32_t topic_col;               /* a source's `topic`, 0: not written */
 } place;
 
 typedef struct pctx {
@@ -45,7 +46,10 @@ typedef struct pctx {
     size_t      err_bytes;
     place       vertex_at[JOB_VERTICES_MAX];
     place       edge_at[JOB_EDGES_MAX];
-    bool        saw_source_rate;
+    uint32_t    rate_line;                      /* the first source `rate`, 0: none */
+    uint32_t    topic_line[BROKER_TOPICS_MAX];  /* the broker statement of each topic (0: the default's, when written) */
+    uint32_t    topic_col[BROKER_TOPICS_MAX];
+    uint32_t    topic_size_col[BROKER_TOPICS_MAX];   /* its partitions or records option */
     uint32_t    heartbeat_line, heartbeat_col;   /* the last network statement that set a heartbeat key, 0: none */
     uint32_t    incremental_line, incremental_col;   /* the last `state ... incremental`, 0: none */
     uint32_t    slots_line, slots_col;           /* the `machines ... slots` that set them, 0: none */
@@ -444,20 +448,20 @@ static bool st_channels(pctx *c) {
     return true;
 }
 
-static bool st_broker(pctx *c) {
-    static const char *const keys[] = { "partitions", "records", "keys", "uniform", "zipf", "values", "gap", NULL };
-    broker_cfg *b = &c->s->cfg.broker;
+/* The options of a `broker` statement, into topic b; *size_col: the
+ * option that made its input too large. */
+static bool broker_options(pctx *c, broker_topic_cfg *b, uint32_t *size_col) {
+    static const char *const keys[] = { "partitions", "records", "keys", "uniform", "zipf", "values", "gap", "topic", NULL };
     uint64_t v;
-    uint32_t size_col = 1;                          /* the option that made the input too large */
     while (more(c)) {
         const tok *k = next(c, "an option");
         if (is(k, "partitions")) {
             if (!opt_count(c, 1, 1024, &v)) return false;
             b->partitions = (uint32_t)v;
-            size_col = k->col;
+            *size_col = k->col;
         } else if (is(k, "records")) {
             if (!opt_count(c, 1, 1u << 30, &b->records_per_partition)) return false;
-            size_col = k->col;
+            *size_col = k->col;
         } else if (is(k, "keys")) {
             if (!opt_count(c, 1, BROKER_KEYS_MAX, &b->keys)) return false;
         } else if (is(k, "uniform")) {
@@ -471,20 +475,120 @@ static bool st_broker(pctx *c) {
             b->value_max = (int64_t)v;
         } else if (is(k, "gap")) {
             if (!opt_duration(c, &b->event_gap_ns)) return false;
+        } else if (is(k, "topic")) {
+            return fail_at(c, k->col, "'topic' comes first: broker topic NAME partitions ...");
         } else {
             return unknown(c, k, "broker option", keys);
         }
     }
     if ((uint64_t)b->partitions * b->records_per_partition > (1u << 30)) {   /* pipe_create checks it too */
-        return fail_at(c, size_col, "%llu records in all (partitions x records), more than 2^30 (the sinks count each one)",
+        return fail_at(c, *size_col, "%llu records in all (partitions x records), more than 2^30 (the sinks count each one)",
                        (unsigned long long)b->partitions * b->records_per_partition);
     }
     return true;
 }
 
+/* A topic's name: letters, digits, '_' and '-', as a vertex's. */
+static bool topic_name(pctx *c, const tok *name) {
+    if (name->len >= SIM_NAME_BYTES) return fail_at(c, name->col, "topic names have at most %u characters", SIM_NAME_BYTES - 1);
+    for (uint32_t i = 0; i < name->len; i++) {
+        char ch = name->s[i];
+        if (!isalnum((unsigned char)ch) && ch != '_' && ch != '-') {
+            return fail_at(c, name->col + i, "topic names use letters, digits, '_' and '-'");
+        }
+    }
+    int dup = broker_cfg_find(&c->s->cfg.broker, name->s, name->len);
+    if (dup > 0) return fail_at(c, name->col, "topic '%.*s' was already declared on line %u", (int)name->len, name->s,
+                                  c->topic_line[dup]);
+    return true;
+}
+
+/* `broker topic NAME ...`: a named topic, from the defaults every topic
+ * starts with (pipe_cfg_init's), whatever the default topic says. */
+static bool st_topic(pctx *c, const tok *kw) {
+    broker_cfg *b = &c->s->cfg.broker;
+    const tok *name = next(c, "a topic name");
+    if (name == NULL || !topic_name(c, name)) return false;
+    if (b->topics_more == BROKER_TOPICS_MAX - 1) {
+        return fail_at(c, kw->col, "more than %u named topics (the broker holds %u topics, the default one counted)",
+                       BROKER_TOPICS_MAX - 1, BROKER_TOPICS_MAX);
+    }
+    pipe_cfg d;
+    pipe_cfg_init(&d, 0);
+    broker_topic_cfg t = broker_cfg_topic(&d.broker, 0);
+    snprintf(t.name, sizeof t.name, "%.*s", (int)name->len, name->s);
+    uint32_t size_col = name->col;
+    if (!broker_options(c, &t, &size_col)) return false;
+    b->more[b->topics_more++] = t;
+    c->topic_line[b->topics_more] = c->line;
+    c->topic_col[b->topics_more] = kw->col;
+    c->topic_size_col[b->topics_more] = size_col;
+    return true;
+}
+
+static bool st_broker(pctx *c) {
+    if (more(c) && is(&c->t[c->i], "topic")) return st_topic(c, next(c, "topic"));
+    broker_cfg *b = &c->s->cfg.broker;
+    broker_topic_cfg t = broker_cfg_topic(b, 0);
+    uint32_t size_col = 1;
+    if (!broker_options(c, &t, &size_col)) return false;
+    b->partitions = t.partitions;
+    b->records_per_partition = t.records_per_partition;
+    b->keys = t.keys;
+    b->dist = t.dist;
+    b->zipf_s_milli = t.zipf_s_milli;
+    b->value_max = t.value_max;
+    b->event_gap_ns = t.event_gap_ns;
+    c->topic_line[0] = c->line;
+    c->topic_col[0] = 1;
+    c->topic_size_col[0] = size_col;
+    return true;
+}
+
+/* `topic NAME` of a source: a topic declared before it. */
+static bool source_topic(pctx *c, job_vertex *x, place *at, const tok *o) {
+    if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source reads a topic");
+    const tok *t = next(c, "a topic name");
+    if (t == NULL) return false;
+    const broker_cfg *b = &c->s->cfg.broker;
+    int i = broker_cfg_find(b, t->s, t->len);
+    if (i > 0) {
+        x->topic = (uint32_t)i;
+        at->topic_col = o->col;
+        return true;
+    }
+    if (b->topics_more == 0) {
+        return fail_at(c, t->col, "no topic named '%.*s' (declare it first: broker topic %.*s partitions ...)",
+                       (int)t->len, t->s, (int)t->len, t->s);
+    }
+    const char *names[BROKER_TOPICS_MAX];
+    for (uint32_t k = 0; k < b->topics_more; k++) names[k] = b->more[k].name;
+    names[b->topics_more] = NULL;
+    return unknown(c, t, "topic", names);
+}
+
+/* `rate N/s` of a source: one for every source of the job (the model
+ * paces every source task at one rate). */
+static bool source_rate(pctx *c, const job_vertex *x, const tok *o) {
+    if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source has a rate");
+    const tok *t = next(c, "a rate such as 200000/s");
+    if (t == NULL) return false;
+    if (t->len < 3 || memcmp(t->s + t->len - 2, "/s", 2) != 0) return fail_at(c, t->col, "a rate is written as records per second, such as 200000/s");
+    tok num = { .s = t->s, .len = t->len - 2, .col = t->col };
+    uint64_t rate;
+    if (!count(c, &num, 1, 1000000000, &rate)) return false;
+    if (c->rate_line > 0 && c->rate_line != c->line && rate != c->s->cfg.source_rate_per_s) {   /* another source's */
+        return fail_at(c, t->col, "every source reads at one rate per task (%" PRIu64 "/s on line %u)",
+                       c->s->cfg.source_rate_per_s, c->rate_line);
+    }
+    c->s->cfg.source_rate_per_s = rate;
+    c->rate_line = c->line;
+    return true;
+}
+
 /* One option o of vertex x (declared at `at`). */
 static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
-    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", NULL };
+    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", "topic", NULL };
     static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
     static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     uint64_t n;
@@ -510,12 +614,9 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
         else if (is(d, "exponential")) x->cost_dist = JOB_COST_EXPONENTIAL;
         else return unknown(c, d, "cost distribution", dists);
     } else if (is(o, "rate")) {
-        if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source has a rate");
-        const tok *t = next(c, "a rate such as 200000/s");
-        if (t == NULL) return false;
-        if (t->len < 3 || memcmp(t->s + t->len - 2, "/s", 2) != 0) return fail_at(c, t->col, "a rate is written as records per second, such as 200000/s");
-        tok num = { .s = t->s, .len = t->len - 2, .col = t->col };
-        if (!count(c, &num, 1, 1000000000, &c->s->cfg.source_rate_per_s)) return false;
+        if (!source_rate(c, x, o)) return false;
+    } else if (is(o, "topic")) {
+        if (!source_topic(c, x, at, o)) return false;
     } else if (is(o, "keep")) {
         if (x->kind != JOB_FILTER) return fail_at(c, o->col, "only a filter keeps a share of records");
         const tok *t = next(c, "a whole percentage such as 40%");
@@ -1207,6 +1308,47 @@ static uint32_t place_col(const place *at, job_field field, bool edge) {
     return at->col[field] > 0 ? at->col[field] : at->col[edge ? JOB_FIELD_FROM : JOB_FIELD_VERTEX];
 }
 
+/* Each topic read by exactly one source: a second reader is refused at
+ * its vertex, a named topic no source reads at its statement. The default
+ * topic, when no source reads it, holds nothing (its records would never
+ * be read), unless the file wrote it: then that statement is refused. */
+static bool finish_topics(pctx *c) {
+    pipe_cfg *g = &c->s->cfg;
+    uint32_t reader[BROKER_TOPICS_MAX];
+    for (uint32_t t = 0; t < BROKER_TOPICS_MAX; t++) reader[t] = UINT32_MAX;
+    for (uint32_t v = 0; v < g->graph.vertices_count; v++) {
+        const job_vertex *x = &g->graph.vertices[v];
+        if (x->kind != JOB_SOURCE) continue;
+        const place *at = &c->vertex_at[v];
+        if (reader[x->topic] != UINT32_MAX) {
+            const char *name = x->topic == 0 ? "the default topic" : g->broker.more[x->topic - 1].name;
+            return fail_on(c, at->line, at->topic_col > 0 ? at->topic_col : at->col[JOB_FIELD_VERTEX],
+                           "%s: %s%s is read by source %s already (a topic has one source: declare another with "
+                           "`broker topic NAME ...` and read it with `topic NAME`)", x->name, x->topic == 0 ? "" : "topic ",
+                           name, g->graph.vertices[reader[x->topic]].name);
+        }
+        reader[x->topic] = v;
+    }
+    for (uint32_t t = 1; t < broker_cfg_topics(&g->broker); t++) {
+        if (reader[t] != UINT32_MAX) continue;
+        return fail_on(c, c->topic_line[t], c->topic_col[t], "topic %s is read by no source (add `vertex NAME source "
+                       "topic %s`)", g->broker.more[t - 1].name, g->broker.more[t - 1].name);
+    }
+    if (reader[0] == UINT32_MAX && g->graph.vertices_count > 0) {
+        if (c->topic_line[0] > 0) {
+            return fail_on(c, c->topic_line[0], 1, "the default topic is read by no source (every source names a topic: "
+                           "name this one too, `broker topic NAME ...`, or read it with a source without `topic`)");
+        }
+        g->broker.partitions = 0;                 /* the default topic holds nothing */
+    }
+    if (broker_cfg_records(&g->broker) > (1u << 30)) {
+        uint32_t t = broker_cfg_topics(&g->broker) - 1;   /* the last topic made it too many */
+        return fail_on(c, c->topic_line[t], c->topic_size_col[t], "%llu records in all topics, more than 2^30 (the "
+                       "sinks count each one)", (unsigned long long)broker_cfg_records(&g->broker));
+    }
+    return true;
+}
+
 /* The job must be valid (job_check), each problem on the statement that
  * caused it; a job with no vertices at the top of the file. pipe_create
  * checks the same again, without a place. */
@@ -1220,19 +1362,21 @@ static bool finish_job(pctx *c) {
         const place *at = edge ? &c->edge_at[w.index] : &c->vertex_at[w.index];
         return fail_on(c, at->line, place_col(at, w.field, edge), "%s", buf);
     }
+    if (!finish_topics(c)) return false;
     for (uint32_t v = 0; v < g->graph.vertices_count; v++) {
         const job_vertex *x = &g->graph.vertices[v];
         if (x->kind != JOB_SOURCE) continue;
         uint32_t col = place_col(&c->vertex_at[v], JOB_FIELD_PARALLELISM, false);
-        if (x->parallelism > g->broker.partitions) {
+        uint32_t parts = broker_cfg_topic(&g->broker, x->topic).partitions;
+        if (x->parallelism > parts) {
             return fail_on(c, c->vertex_at[v].line, col, "%s: parallelism %u above the %u partitions (a source task would read nothing)",
-                           x->name, x->parallelism, g->broker.partitions);
+                           x->name, x->parallelism, parts);
         }
-        if ((g->broker.partitions + x->parallelism - 1) / x->parallelism > PIPE_SOURCE_PARTS_MAX) {
+        if ((parts + x->parallelism - 1) / x->parallelism > PIPE_SOURCE_PARTS_MAX) {
             return fail_on(c, c->vertex_at[v].line, col,
                            "%s: a source task would read more than %u of the %u partitions (its acknowledgement carries "
                            "their offsets): raise its parallelism or lower the partitions", x->name, PIPE_SOURCE_PARTS_MAX,
-                           g->broker.partitions);
+                           parts);
         }
     }
     return true;
@@ -2074,14 +2218,18 @@ static void write_head(const scn *s, FILE *f) {
     fprintf(f, "\n");
     fprintf(f, "channels credits %u queue %u buffer-timeout %s\n", c->credits, c->out_queue,
             dur(d1, sizeof d1, c->buffer_timeout_ns));
-    fprintf(f, "broker partitions %u records %" PRIu64 " keys %" PRIu64, c->broker.partitions,
-            c->broker.records_per_partition, c->broker.keys);
-    if (c->broker.dist == BROKER_ZIPF) {
-        fprintf(f, " zipf %u.%03u", c->broker.zipf_s_milli / 1000, c->broker.zipf_s_milli % 1000);
-    } else {
-        fprintf(f, " uniform");
+    for (uint32_t t = 0; t < broker_cfg_topics(&c->broker); t++) {   /* an empty default topic: no statement */
+        broker_topic_cfg b = broker_cfg_topic(&c->broker, t);
+        if (t == 0 && b.partitions == 0) continue;
+        fprintf(f, "broker%s%s partitions %u records %" PRIu64 " keys %" PRIu64, t > 0 ? " topic " : "", b.name,
+                b.partitions, b.records_per_partition, b.keys);
+        if (b.dist == BROKER_ZIPF) {
+            fprintf(f, " zipf %u.%03u", b.zipf_s_milli / 1000, b.zipf_s_milli % 1000);
+        } else {
+            fprintf(f, " uniform");
+        }
+        fprintf(f, " values %" PRId64 " gap %s\n", b.value_max, dur(d1, sizeof d1, b.event_gap_ns));
     }
-    fprintf(f, " values %" PRId64 " gap %s\n", c->broker.value_max, dur(d1, sizeof d1, c->broker.event_gap_ns));
 }
 
 /* checkpoint, state and restart lines. */
@@ -2136,6 +2284,7 @@ void scn_write(const scn *s, FILE *f) {
         fprintf(f, "vertex %s %s parallelism %u cost %s cost-dist %s", x->name, kinds[x->kind],
                 x->parallelism, dur(d1, sizeof d1, x->cost_ns), dists[x->cost_dist]);
         if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
+        if (x->kind == JOB_SOURCE && x->topic > 0) fprintf(f, " topic %s", c->broker.more[x->topic - 1].name);
         if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);
         if (x->kind == JOB_MAP) fprintf(f, " add %" PRId64, x->map_add);
         if (x->kind == JOB_SINK) fprintf(f, " output %s", outputs[x->sink]);

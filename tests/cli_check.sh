@@ -72,7 +72,10 @@ printf 'vertex j source parallelism 2\nvertex out sink\nedge j -> out forward\n'
 check "run: a mistake of the whole job names the edge's line and column" 2 \
     "$bad:3:15: j -> out: forward needs equal parallelism (2 and 1)" "$absim" run "$bad"
 printf 'vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n' > "$bad"
-check "swarm: a second source names its vertex's line" 2 "$bad:2:10: b: a second source" "$absim" swarm "$bad" --seeds 1..2
+check "swarm: a second source of one topic names its vertex's line" 2 "$bad:2:8: b: the default topic is read by source a already" "$absim" swarm "$bad" --seeds 1..2
+printf 'broker topic clicks partitions 2\nbroker topic views partitions 2\nvertex a source topic clicks\nvertex b source topic veiws\nvertex j keyed-join\nvertex out sink\nedge a -> j hash\nedge b -> j hash\nedge j -> out forward\n' > "$bad"
+check "run: an unknown topic names its column and the nearest topic" 2 \
+    "$bad:4:23: unknown topic 'veiws' (did you mean 'views'?)" "$absim" run "$bad"
 check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
 { cat scenarios/faults/crash-machine.scn; printf 'fault at 20ms lose rpc dploy agg[1] 100%% for 10ms\n'; } > "$bad"
 check "run: an unknown RPC kind names its line and column and lists the kinds" 2 \
@@ -366,7 +369,7 @@ while read -r name must file seed; do
     check "bugs: the correct protocol passes $file seed $seed" 0 "invariants: I1" \
         "$absim" run "$file" --seed "$seed" --faults random
 done < "$bad.bugs"
-check "bugs: every bug caught within 60 seeds, none on the correct protocol" 0 "bugs: 31 of 31 caught" \
+check "bugs: every bug caught within 60 seeds, none on the correct protocol" 0 "bugs: 32 of 32 caught" \
     "$absim" bugs --seeds 60 --jobs 2
 f=$(mktemp --suffix=.scn); sed 's/^fault at 47ms crash machine 1 for 20ms$/fault at 4700ms crash machine 1 for 20ms/' scenarios/faults/crash-machine.scn > "$f"
 check "run: a scripted fault that cannot fire fails the run and is named" 1 "$f:25: fault at 4.7s crash machine 1 for 20ms never fired (the job ended at" \
@@ -404,6 +407,12 @@ check "explain: a task held up by backpressure for a millisecond or more says so
 check "explain: the barrier waited behind four buffers, all the channel's credits" 0 \
     "the inputs it blocked go on: 4 buffers waited behind them" \
     "$absim" explain scenarios/teach/p3-alignment-blocks-inputs.scn --task 'agg[0]' --checkpoint 2
+check "explain: a join aligns barrier 2 across the inputs of both sources (p3b's numbers)" 0 \
+    "t=52.235ms join[0] had barrier 2 from every input (aligned in 11.590ms)" \
+    "$absim" explain scenarios/teach/p3b-join-aligns-two-sources.scn --checkpoint 2
+check "explain: the coordinator acknowledges for the finished source of clicks (p3b)" 0 \
+    "t=180.200ms clicks[0] and clicks[1] had finished: the coordinator acknowledged checkpoint 9 for it" \
+    "$absim" explain scenarios/teach/p3b-join-aligns-two-sources.scn --checkpoint 9
 teach_dot() {   # every teaching scenario's picture: the same bytes twice, rendered by dot without a word, at most 2000 x 3000 pt
     for f in scenarios/teach/*.scn; do
         "$absim" run "$f" --dot "$bad.a.dot" >/dev/null && "$absim" run "$f" --dot "$bad.b.dot" >/dev/null || { echo "$f: run failed"; return 1; }

@@ -271,6 +271,123 @@ static void test_the_flattened_fold_equals_the_walk_over_random_graphs(void **st
     sim_run_destroy(run);
 }
 
+
+/* Two sources, a topic each, into a keyed join: clicks (4 partitions,
+ * through a map adding 5) on input 0, views (2 partitions of other
+ * length, keys and values) on input 1, then an idempotent sink. */
+static pipe_cfg two_sources(uint64_t seed) {
+    pipe_cfg c = pipe_cfg_default(seed);
+    c.broker.partitions = 0;                       /* every source names its topic */
+    c.broker.topics_more = 2;
+    c.broker.more[0] = (broker_topic_cfg){ .name = "clicks", .partitions = 4, .records_per_partition = 2000, .keys = 60,
+                                           .dist = BROKER_UNIFORM, .zipf_s_milli = 1000, .value_max = 100,
+                                           .event_gap_ns = SIM_NS_PER_MS };
+    c.broker.more[1] = (broker_topic_cfg){ .name = "views", .partitions = 2, .records_per_partition = 3000, .keys = 40,
+                                           .dist = BROKER_ZIPF, .zipf_s_milli = 1100, .value_max = 9,
+                                           .event_gap_ns = SIM_NS_PER_MS };
+    job *j = &c.graph;
+    uint32_t clicks = job_add_vertex(j, "clicks", JOB_SOURCE, 2, 2000);
+    uint32_t views = job_add_vertex(j, "views", JOB_SOURCE, 2, 2000);
+    uint32_t mp = job_add_vertex(j, "mp", JOB_MAP, 2, 1000);
+    uint32_t jn = job_add_vertex(j, "jn", JOB_KEYED_JOIN, 2, 3000);
+    uint32_t snk = job_add_vertex(j, "snk", JOB_SINK, 1, 500);
+    j->vertices[clicks].topic = 1;
+    j->vertices[views].topic = 2;
+    j->vertices[mp].map_add = 5;
+    j->vertices[snk].sink = JOB_SINK_IDEMPOTENT;
+    job_add_edge(j, clicks, mp, JOB_FORWARD);
+    job_add_edge(j, mp, jn, JOB_HASH);             /* input 0 */
+    job_add_edge(j, views, jn, JOB_HASH);          /* input 1 */
+    job_add_edge(j, jn, snk, JOB_REBALANCE);
+    c.machines = 2;
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    c.restart.delay_ns = 3 * SIM_NS_PER_MS;
+    return c;
+}
+
+/* The fold by hand: each topic's records enter at their own source, so
+ * the join holds at key * 2 the clicks of that key (values plus 5) and at
+ * key * 2 + 1 its views; every record is visible once. */
+static void test_the_specification_of_a_two_source_join_folds_each_topic_into_its_input(void **state) {
+    (void)state;
+    pipe_cfg c = two_sources(3);
+    char err[256];
+    pipeline *p = pipe_create(&c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    const broker *b = pipe_broker(p);
+    static spec sp;
+    spec_init(&sp, pipe_job(p), b);
+    assert_int_equal(sp.source_of[1], 0);
+    assert_int_equal(sp.source_of[2], 1);
+    sim_cfg sc = sim_cfg_default(1);
+    sc.model_bytes = 1u << 22;
+    sim_run *run = sim_run_create(&sc);
+    static kstate into[JOB_VERTICES_MAX];
+    kstate_init(&into[3], run, 256);
+    uint64_t count[120] = { 0 };
+    int64_t sum[120] = { 0 };
+    for (uint32_t part = 0; part < b->partitions; part++) {
+        bool views = part >= 4;                   /* clicks: 0-3, views: 4-5 */
+        model_rec r;
+        for (uint64_t o = 0; broker_read(b, part, o, &r); o++) {
+            spec_fold_input(&sp, into, &r);
+            assert_int_equal(spec_visible(&sp, &r), 1);
+            uint64_t k = r.key * 2 + views;
+            count[k]++;
+            sum[k] += r.value + (views ? 0 : 5);
+            assert_true(views ? r.key < 40 && r.value <= 9 : r.key < 60);
+        }
+    }
+    uint64_t all = 0;
+    for (uint64_t k = 0; k < 120; k++) {
+        const kagg *a = kstate_find(&into[3], k);
+        if (count[k] == 0) {
+            assert_true(a == NULL || a->count == 0);
+            continue;
+        }
+        assert_non_null(a);
+        assert_int_equal(a->count, count[k]);
+        assert_int_equal(a->sum, sum[k]);
+        all += a->count;
+    }
+    assert_int_equal(all, 4 * 2000 + 2 * 3000);
+    assert_true(count[1] > 0 && count[0] > 0);    /* both inputs of key 0 are there */
+    sim_run_destroy(run);
+    pipe_destroy(p);
+}
+
+/* The tasks against that fold, with a crash: each source rewinds its own
+ * partitions, and state, cuts and output hold. A join that drops its
+ * second input (the deliberate bug join-drops-input) is caught: the
+ * first checkpoint misses the views (I2, at the join), and so do the
+ * final state (I1) and the output (I4, a views record). */
+static void test_a_two_source_join_holds_under_a_crash_and_a_join_dropping_an_input_is_caught(void **state) {
+    (void)state;
+    pipe_cfg c = two_sources(5);
+    c.faults[c.faults_count++] = (fault_spec){ .kind = FAULT_MACHINE_CRASH, .target = 1, .at_ns = 17 * SIM_NS_PER_MS,
+                                               .duration_ns = 3 * SIM_NS_PER_MS };
+    checked_run r = run_checked(&c);
+    assert_int_equal(r.status, PIPE_FINISHED);
+    assert_int_equal(r.stats.restarts, 1);
+    assert_true(r.report.checks[CHECK_I2] >= 3);
+    assert_true(r.report.state_known && r.report.state_equal);
+    assert_int_equal(r.report.spec_records, 4 * 2000 + 2 * 3000);
+    assert_int_equal(r.report.out_lost + r.report.out_duplicated, 0);
+    assert_int_equal(check_total(&r.report), 0);
+    c.bug = PIPE_BUG_JOIN_DROPS_INPUT;
+    r = run_checked(&c);
+    const check_violation *cut = first_of(&r.report, CHECK_I2), *fin = first_of(&r.report, CHECK_I1);
+    const check_violation *out = first_of(&r.report, CHECK_I4);
+    assert_non_null(cut);
+    assert_int_equal(cut->vertex, 3);
+    assert_int_equal(cut->ckpt, 1);
+    assert_non_null(fin);
+    assert_int_equal(fin->vertex, 3);
+    assert_int_equal(fin->key % 2, 1);            /* a key of input 1 */
+    assert_non_null(out);
+    assert_true(out->record >> 40 >= 4);          /* a views partition */
+}
+
 /* ---- hand-made sequences of steps ----------------------------------------- */
 
 typedef struct fed {
@@ -587,6 +704,8 @@ int main(void) {
         cmocka_unit_test(test_the_tasks_compute_what_the_specification_folds_under_crashes),
         cmocka_unit_test(test_the_specification_folds_maps_filters_and_broadcasts),
         cmocka_unit_test(test_the_flattened_fold_equals_the_walk_over_random_graphs),
+        cmocka_unit_test(test_the_specification_of_a_two_source_join_folds_each_topic_into_its_input),
+        cmocka_unit_test(test_a_two_source_join_holds_under_a_crash_and_a_join_dropping_an_input_is_caught),
         cmocka_unit_test(test_a_switch_to_unaligned_before_the_alignment_timeout_breaks_safety),
         cmocka_unit_test(test_a_task_whose_inputs_timed_out_triggers_unaligned_at_once),
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),

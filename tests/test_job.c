@@ -108,9 +108,13 @@ static void test_job_check_says_where_each_problem_lies(void **state) {
     assert_string_equal(check_at(&j), "vertex 1 name: m: a keyed join takes exactly two inputs, not 1");
     j.vertices[m].kind = JOB_SOURCE;              /* a second source, with an input */
     assert_string_equal(check_at(&j), "edge 0 to: m: a source takes no input");
-    j.edges[0].to = k;                            /* src -> out twice; m is a second source */
-    assert_string_equal(check_at(&j), "vertex 1 kind: m: a second source (the job reads the broker through exactly "
-                                      "one source vertex)");
+    j.edges[0].to = k;                            /* src -> out twice; m is a second source: the graph may have several */
+    j.edges[0].part = JOB_REBALANCE;
+    assert_string_equal(check_at(&j), "ok");
+    j.vertices[k].topic = 1;                      /* only a source names a topic (pipe_create checks which) */
+    assert_string_equal(check_at(&j), "vertex 2 kind: out: only a source reads a topic");
+    j.vertices[k].topic = 0;
+    j.edges[0].part = JOB_FORWARD;
     j.vertices[m].kind = JOB_MAP;
     j.edges[0].to = m;
     j.vertices[k].parallelism = 0;

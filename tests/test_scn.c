@@ -157,7 +157,8 @@ static void test_scn_job_errors_name_the_statement_that_causes_them(void **state
                               "edge a -> c forward\nedge b -> c forward\nedge c -> out forward\n"),
                         "t.scn:7:11: c: a map takes one input (use a union)");
     assert_string_equal(parse("vertex a source\nvertex b source\nvertex out sink\nedge a -> out forward\nedge b -> out forward\n"),
-                        "t.scn:2:10: b: a second source (the job reads the broker through exactly one source vertex)");
+                        "t.scn:2:8: b: the default topic is read by source a already (a topic has one source: declare "
+                        "another with `broker topic NAME ...` and read it with `topic NAME`)");
     assert_string_equal(parse("broker partitions 2\nvertex a source parallelism 4\nvertex out sink\nedge a -> out rebalance\n"),
                         "t.scn:2:17: a: parallelism 4 above the 2 partitions (a source task would read nothing)");
     assert_string_equal(parse(wide_chain(14)), "ok");   /* 3841 tasks */
@@ -732,6 +733,107 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     assert_int_equal(s_.expects_count, 9);
     free(first);
     free(second);
+}
+
+
+/* ---- topics and several sources -------------------------------------------- */
+
+#define TWO_SOURCES "broker topic clicks partitions 4 records 2000 keys 500\n" \
+                    "broker topic views partitions 2 records 3000 keys 80 zipf 1.1 values 9 gap 2us\n" \
+                    "vertex c source topic clicks parallelism 2\nvertex v source parallelism 2 topic views\n" \
+                    "vertex j keyed-join parallelism 2\nvertex out sink\n" \
+                    "edge c -> j hash\nedge v -> j hash\nedge j -> out rebalance\n"
+
+/* Two sources, each naming its topic, feed a keyed join: the topics are
+ * read with their settings (a named topic starts from the defaults, not
+ * from the default topic's), the unread default topic holds nothing, the
+ * join's inputs are the edges in order, pipe_create takes the job and the
+ * file writes back to the same file. */
+static void test_scn_reads_topics_and_a_source_per_topic(void **state) {
+    (void)state;
+    assert_string_equal(parse("broker partitions 3 keys 7\n" TWO_SOURCES), "t.scn:1:1: the default topic is read by no "
+                        "source (every source names a topic: name this one too, `broker topic NAME ...`, or read it "
+                        "with a source without `topic`)");
+    assert_string_equal(parse(TWO_SOURCES), "ok");
+    const broker_cfg *b = &s_.cfg.broker;
+    assert_int_equal(broker_cfg_topics(b), 3);
+    assert_int_equal(b->partitions, 0);           /* no source reads the default topic */
+    assert_string_equal(b->more[0].name, "clicks");
+    assert_int_equal(b->more[0].partitions, 4);
+    assert_int_equal(b->more[0].records_per_partition, 2000);
+    assert_int_equal(b->more[0].keys, 500);
+    assert_int_equal(b->more[0].dist, BROKER_UNIFORM);
+    assert_int_equal(b->more[0].value_max, 100);
+    assert_int_equal(b->more[1].dist, BROKER_ZIPF);
+    assert_int_equal(b->more[1].zipf_s_milli, 1100);
+    assert_int_equal(b->more[1].event_gap_ns, 2000);
+    assert_int_equal(s_.cfg.graph.vertices[0].topic, 1);
+    assert_int_equal(s_.cfg.graph.vertices[1].topic, 2);
+    assert_int_equal(s_.cfg.graph.edges[1].input, 1);   /* views: the join's input 1 */
+    assert_int_equal(broker_cfg_records(b), 14000);
+    char err[SCN_ERR_BYTES] = "";
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(pipe_broker(p)->partitions, 6);
+    assert_int_equal(pipe_broker(p)->topic[2].first, 4);   /* views: partitions 4 and 5 */
+    pipe_destroy(p);
+    char *first = NULL, *second = NULL;
+    size_t n1 = 0, n2 = 0;
+    FILE *f = open_memstream(&first, &n1);
+    scn_write(&s_, f);
+    fclose(f);
+    assert_null(strstr(first, "broker partitions"));   /* the empty default topic is not written */
+    assert_non_null(strstr(first, "broker topic views partitions 2 records 3000 keys 80 zipf 1.100 values 9 gap 2us\n"));
+    assert_non_null(strstr(first, "vertex v source parallelism 2 cost 0ms cost-dist uniform topic views\n"));
+    assert_true(scn_parse(&s_, "t.scn", first, n1, err, sizeof err));
+    f = open_memstream(&second, &n2);
+    scn_write(&s_, f);
+    fclose(f);
+    assert_string_equal(first, second);
+    free(first);
+    free(second);
+    /* A default topic beside a named one: the source without `topic` reads it. */
+    assert_string_equal(parse("broker partitions 2\nbroker topic t partitions 3\nvertex a source\nvertex b source topic t\n"
+                              "vertex out sink\nedge a -> out rebalance\nedge b -> out rebalance\n"), "ok");
+    assert_int_equal(s_.cfg.broker.partitions, 2);
+    assert_int_equal(broker_cfg_partitions(&s_.cfg.broker), 5);
+}
+
+/* Each mistake with topics at its statement, with the nearest name. */
+static void test_scn_topic_mistakes_name_their_statement(void **state) {
+    (void)state;
+    const char *two = "broker topic clicks partitions 2\nbroker topic views partitions 2\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%svertex a source topic clicks\nvertex b source topic veiws\n", two);
+    assert_string_equal(parse(text), "t.scn:4:23: unknown topic 'veiws' (did you mean 'views'?)");
+    assert_string_equal(parse("vertex a source topic clicks\n"),
+                        "t.scn:1:23: no topic named 'clicks' (declare it first: broker topic clicks partitions ...)");
+    snprintf(text, sizeof text, "%svertex a source\nvertex m map topic clicks\n", two);
+    assert_string_equal(parse(text), "t.scn:4:14: only a source reads a topic");
+    assert_string_equal(parse("broker topic clicks partitions 2\nbroker topic clicks records 5\n"),
+                        "t.scn:2:14: topic 'clicks' was already declared on line 1");
+    assert_string_equal(parse("broker topic cl!cks\n"), "t.scn:1:16: topic names use letters, digits, '_' and '-'");
+    assert_string_equal(parse("broker topic\n"), "t.scn:1:13: expected a topic name");
+    assert_string_equal(parse("broker partitions 2 topic x\n"), "t.scn:1:21: 'topic' comes first: broker topic NAME partitions ...");
+    assert_string_equal(parse("broker topic x partitons 2\n"), "t.scn:1:16: unknown broker option 'partitons' (did you mean 'partitions'?)");
+    snprintf(text, sizeof text, "%svertex a source topic clicks\nvertex b source topic clicks\nvertex out sink\n"
+             "edge a -> out rebalance\nedge b -> out rebalance\n", two);
+    assert_string_equal(parse(text), "t.scn:4:17: b: topic clicks is read by source a already (a topic has one source: "
+                        "declare another with `broker topic NAME ...` and read it with `topic NAME`)");
+    snprintf(text, sizeof text, "%svertex a source topic clicks\nvertex out sink\nedge a -> out rebalance\n", two);
+    assert_string_equal(parse(text), "t.scn:2:8: topic views is read by no source (add `vertex NAME source topic views`)");
+    snprintf(text, sizeof text, "%svertex a source topic clicks rate 10/s\nvertex b source topic views rate 20/s\n", two);
+    assert_string_equal(parse(text), "t.scn:4:34: every source reads at one rate per task (10/s on line 3)");
+    snprintf(text, sizeof text, "%svertex a source topic clicks parallelism 3\nvertex b source topic views\nvertex out sink\n"
+             "edge a -> out rebalance\nedge b -> out rebalance\n", two);
+    assert_string_equal(parse(text), "t.scn:3:30: a: parallelism 3 above the 2 partitions (a source task would read nothing)");
+    assert_string_equal(parse("broker topic a partitions 1000 records 1000000\nbroker topic b partitions 1000 records 1000000\n"
+                              "vertex x source topic a\nvertex y source topic b\nvertex out sink\n"
+                              "edge x -> out rebalance\nedge y -> out rebalance\n"),
+                        "t.scn:2:32: 2000000000 records in all topics, more than 2^30 (the sinks count each one)");
+    text[0] = '\0';
+    for (int i = 0; i < 8; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "broker topic t%d\n", i);
+    assert_string_equal(parse(text), "t.scn:8:8: more than 7 named topics (the broker holds 8 topics, the default one counted)");
 }
 
 /* ---- optional faults and the fault text ------------------------------------ */
@@ -1442,6 +1544,8 @@ int main(void) {
         cmocka_unit_test(test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_written_back),
         cmocka_unit_test(test_scn_expect_liveness_sets_the_bound_and_reports_mistakes),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
+        cmocka_unit_test(test_scn_reads_topics_and_a_source_per_topic),
+        cmocka_unit_test(test_scn_topic_mistakes_name_their_statement),
         cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),
         cmocka_unit_test(test_scn_fault_text_is_in_human_units_and_reads_back),
         cmocka_unit_test(test_scn_cut_link_cuts_only_the_named_channel),

@@ -11,8 +11,18 @@
  *   offset o is (o + 1) * event_gap_ns.
  * - Record ids are unique across the broker: id = partition << 40 | offset,
  *   so checkers can name the records involved in a violation.
- * - broker_init() allocates the Zipf table (8 bytes a key) from the run's
- *   arena; set-up math uses sim/dmath.h, so keys are the same bits on every
+ * - Topics: the broker holds up to BROKER_TOPICS_MAX topics, each with its
+ *   partitions, records per partition, keys, key distribution, values and
+ *   event gap. Topic 0 is the default topic (broker_cfg's own fields, what
+ *   `broker partitions ...` sets); topics 1.. are named. Partitions have
+ *   global ids, topic by topic: topic t's partition i is first(t) + i, so
+ *   everything indexed by partition (offsets, the sinks' external system,
+ *   the enumerator, the checkers) sees one range, and a record's partition
+ *   says its topic. A topic may hold no partitions (the default topic of a
+ *   job whose sources all name topics): it then takes no ids. Records are
+ *   a function of (seed, global id): a one-topic broker reads as before.
+ * - broker_init() allocates the Zipf tables (8 bytes a key) and the
+ *   partitions' record bases (8 bytes a partition) from the run's arena; set-up math uses sim/dmath.h, so keys are the same bits on every
  *   build. Bounds: BROKER_PARTITIONS_MAX, BROKER_OFFSET_MAX, BROKER_KEYS_MAX.
  */
 #ifndef MODEL_BROKER_H
@@ -39,6 +49,22 @@ typedef enum broker_keys {
     BROKER_ZIPF,
 } broker_keys;
 
+#define BROKER_TOPICS_MAX 8u
+
+/* One topic's input, as the default topic's fields of broker_cfg. */
+typedef struct broker_topic_cfg {
+    char        name[SIM_NAME_BYTES];   /* "" for the default topic */
+    uint32_t    partitions;
+    uint64_t    records_per_partition;
+    uint64_t    keys;
+    broker_keys dist;
+    uint32_t    zipf_s_milli;
+    int64_t     value_max;
+    sim_time_ns event_gap_ns;
+} broker_topic_cfg;
+
+/* The default topic's fields first (every caller that knows one topic
+ * sets those), then the named topics. */
 typedef struct broker_cfg {
     uint32_t    partitions;
     uint64_t    records_per_partition;
@@ -47,22 +73,69 @@ typedef struct broker_cfg {
     uint32_t    zipf_s_milli;    /* Zipf exponent x 1000 (1100: s = 1.1) */
     int64_t     value_max;
     sim_time_ns event_gap_ns;
+    char        name[SIM_NAME_BYTES];   /* the default topic's: "" unless a reader renamed it */
+    uint32_t    topics_more;            /* named topics after the default one */
+    broker_topic_cfg more[BROKER_TOPICS_MAX - 1];
 } broker_cfg;
 
-typedef struct broker {
-    broker_cfg cfg;
-    uint64_t   seed;
+/* Topics in cfg (the default one counted), topic t's settings, and sums
+ * over all topics: partitions, records, and the most keys of a topic that
+ * holds records (what a keyed map must be able to hold). */
+static inline uint32_t broker_cfg_topics(const broker_cfg *c) { return 1 + c->topics_more; }
+broker_topic_cfg broker_cfg_topic(const broker_cfg *c, uint32_t t);
+uint32_t broker_cfg_partitions(const broker_cfg *c);
+uint64_t broker_cfg_records(const broker_cfg *c);
+uint64_t broker_cfg_keys(const broker_cfg *c);
+uint32_t broker_cfg_first(const broker_cfg *c, uint32_t t);   /* topic t's first partition id */
+/* The topic named name (len bytes; "" and 0: the default), or -1. */
+int broker_cfg_find(const broker_cfg *c, const char *name, size_t len);
+
+typedef struct broker_topic {
+    broker_topic_cfg cfg;
+    uint32_t   first;            /* its first partition's global id */
+    uint32_t   end;              /* first + partitions */
+    uint64_t   first_record;     /* its first record's index among all topics' (broker_index) */
+    uint64_t   end_record;       /* first_record + partitions x records */
     uint64_t  *zipf_cdf;         /* cdf[k] = P(key <= k) x 2^53, cdf[keys-1] = 2^53 */
     uint32_t  *zipf_guide;       /* guide[i]: the first k with cdf[k] > i x 2^53 / 2^guide_bits (i <= 2^guide_bits) */
     uint32_t   guide_bits;       /* 2^guide_bits >= keys, so a lookup searches about one key */
+    uint64_t   seed;             /* the broker's, here too: a read needs nothing but its topic */
+} broker_topic;
+
+typedef struct broker {
+    broker_cfg   cfg;
+    uint64_t     seed;
+    broker_topic topic[BROKER_TOPICS_MAX];
+    uint32_t     topics;
+    uint32_t     partitions;     /* of every topic */
+    uint64_t     records;        /* of every topic */
+    uint64_t    *part_base;      /* by partition, one more: broker_index of its offset 0 (the sinks index by it) */
 } broker;
 
 void broker_init(broker *b, sim_run *run, const broker_cfg *cfg);
 
-/* Zipf: the key of uniform u53 (< 2^53), the first k with u53 < cdf[k]. */
-uint64_t broker_zipf_key(const broker *b, uint64_t u53);
+/* Zipf: the key of uniform u53 (< 2^53) in topic t, the first k with u53 < cdf[k]. */
+uint64_t broker_zipf_key(const broker_topic *t, uint64_t u53);
+
+/* The topic of partition p (a global id below b->partitions): a short
+ * scan, one comparison with one topic. */
+static inline uint32_t broker_topic_of(const broker *b, uint32_t p) {
+    uint32_t t = 0;
+    while (p >= b->topic[t].end) t++;
+    return t;
+}
+
+/* Record (p, off)'s place among all records, 0 .. records - 1 (the sinks'
+ * external system is indexed so), and back. */
+static inline uint64_t broker_index(const broker *b, uint32_t p, uint64_t off) {
+    return b->part_base[p] + off;
+}
+uint64_t broker_id_of_index(const broker *b, uint64_t i);   /* partition << 40 | offset */
 
 /* The record at (partition, offset); false past the end of the log. */
 bool broker_read(const broker *b, uint32_t partition, uint64_t offset, model_rec *out);
+/* The same, for a partition of topic t (the caller knows it: a source
+ * reads its own topic), without looking the topic up. */
+bool broker_topic_read(const broker_topic *t, uint32_t partition, uint64_t offset, model_rec *out);
 
 #endif

@@ -102,9 +102,8 @@ static uint32_t nth_edge(const job *j, uint32_t v, bool into, uint32_t k) {
     return 0;
 }
 
-/* One vertex's settings and its edges' count; *sources counts the
- * source vertices so far. */
-static const char *check_vertex(const job *j, uint32_t v, uint32_t *sources, job_where *w, char *buf, size_t n) {
+/* One vertex's settings and its edges' count. */
+static const char *check_vertex(const job *j, uint32_t v, job_where *w, char *buf, size_t n) {
     const job_vertex *x = &j->vertices[v];
     uint32_t ins = 0, outs = 0;
     for (uint32_t e = 0; e < j->edges_count; e++) {
@@ -133,9 +132,8 @@ static const char *check_vertex(const job *j, uint32_t v, uint32_t *sources, job
     }
     if (x->kind != JOB_KEYED_JOIN && x->kind != JOB_UNION && x->kind != JOB_SINK && ins > 1)
         return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 1), buf, n, "%s: a %s takes one input (use a union)", x->name, kind);
-    if (x->kind == JOB_SOURCE && ++*sources > 1)
-        return bad(w, JOB_FIELD_KIND, v, buf, n, "%s: a second source (the job reads the broker through exactly one "
-                   "source vertex)", x->name);
+    if (x->kind != JOB_SOURCE && x->topic != 0)
+        return bad(w, JOB_FIELD_KIND, v, buf, n, "%s: only a source reads a topic", x->name);
     return NULL;
 }
 
@@ -186,9 +184,8 @@ static const char *check_limits(const job *j, job_where *w, char *buf, size_t n)
 
 const char *job_check(const job *j, job_where *w, char *buf, size_t n) {
     if (j->vertices_count == 0) return bad(w, JOB_FIELD_JOB, 0, buf, n, "the job has no vertices");
-    uint32_t sources = 0;
     for (uint32_t v = 0; v < j->vertices_count; v++) {
-        if (check_vertex(j, v, &sources, w, buf, n) != NULL) return buf;
+        if (check_vertex(j, v, w, buf, n) != NULL) return buf;
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {
         const job_edge *d = &j->edges[e];

@@ -26,7 +26,8 @@
  *   for the first problem (never asserts on user input), and says where it
  *   lies: the vertex or edge, and which of its fields, so that a reader of
  *   scenario files can name the statement. A job reads the broker through
- *   exactly one source vertex.
+ *   one or more source vertices, each naming its topic (job_check knows
+ *   no broker: pipe_create checks that each topic has one reader).
  */
 #ifndef MODEL_JOB_H
 #define MODEL_JOB_H
@@ -85,6 +86,7 @@ typedef struct job_vertex {
     uint32_t    keep_percent;         /* filter: share of records kept */
     int64_t     map_add;              /* map: value += map_add */
     job_sink    sink;                 /* sink: how output becomes visible */
+    uint32_t    topic;                /* source: the broker topic it reads (0: the default one) */
 } job_vertex;
 
 typedef struct job_edge {

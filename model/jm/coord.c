@@ -179,7 +179,7 @@ static void ack_finished(jm_side *jm, rt_slot *s, uint32_t task) {
     const job_task *jt = &j->tasks[task];
     const job_vertex *v = &j->vertices[jt->vertex];
     if (v->kind == JOB_SOURCE) {                  /* read to the end, as its FINISHED said */
-        for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {
+        for (uint32_t part = 0; part < jm->w->brk.partitions; part++) {
             if (jm->coord.end_owner[part] != task) continue;
             s->offsets[part] = jm->coord.end_offsets[part];
             s->splits[part] = SPLIT_READ;
@@ -203,7 +203,7 @@ void coord_forget_finished(jm_side *jm) {
     }
     memset(jm->coord.final_file, 0, sizeof(uint64_t) * world_job(jm->w)->tasks_count);
     (void)store_dir_release(&jm->w->files, 0);   /* the finished tasks' final state of the attempt that ended */
-    for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) jm->coord.end_owner[part] = UINT32_MAX;
+    for (uint32_t part = 0; part < jm->w->brk.partitions; part++) jm->coord.end_owner[part] = UINT32_MAX;
 }
 
 
@@ -458,7 +458,7 @@ static void trigger(jm_side *jm) {
     s->started_ns = now;
     s->acks = 0;
     memset(s->acked, 0, world_job(jm->w)->tasks_count);
-    for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {   /* the enumerator checkpoints first */
+    for (uint32_t part = 0; part < jm->w->brk.partitions; part++) {   /* the enumerator checkpoints first */
         s->splits[part] = co->assigned[part] ? SPLIT_ASSIGNED : SPLIT_FREE;
         s->offsets[part] = 0;
     }

@@ -120,7 +120,8 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     const job *j = world_job(jm->w);
     const job_vertex *v = coord_vertex_of(jm, t);
     if (v->kind == JOB_SOURCE && s != NULL) {     /* the splits its state in the checkpoint holds */
-        for (uint32_t part = j->tasks[t].subtask; part < jm->w->cfg.broker.partitions; part += v->parallelism) {
+        const broker_topic *topic = &jm->w->brk.topic[v->topic];
+        for (uint32_t part = topic->first + j->tasks[t].subtask; part < topic->end; part += v->parallelism) {
             if (s->splits[part] != SPLIT_READ) continue;
             SIM_ASSERT(d->offsets_count < PROTO_OFFSETS_MAX);
             d->offsets[d->offsets_count++] = (proto_offset){ .partition = part, .next = s->offsets[part] };
@@ -143,15 +144,16 @@ static void send_deploy(jm_side *jm, uint32_t t) {
 
 /* ---- the split enumerator ------------------------------------------------ */
 
-/* The enumerator gives reader t the partitions of its share (p mod the
- * parallelism) no one was assigned; the message says no more will come.
+/* The enumerator gives reader t the partitions of its share of its topic
+ * ((p - first) mod the parallelism) no one was assigned; the message says no more will come.
  * Sent again with a repeated deployment (the reader takes it once). */
 static void send_assign(jm_side *jm, uint32_t t) {
     rt_coord *co = coord_of(jm);
     const job *j = world_job(jm->w);
     const job_vertex *v = coord_vertex_of(jm, t);
     msg_assign a = { .final = 1 };
-    for (uint32_t part = j->tasks[t].subtask; part < jm->w->cfg.broker.partitions; part += v->parallelism) {
+    const broker_topic *topic = &jm->w->brk.topic[v->topic];   /* the enumerator assigns per topic */
+    for (uint32_t part = topic->first + j->tasks[t].subtask; part < topic->end; part += v->parallelism) {
         uint8_t mine = (uint8_t)(1 + co->epoch % 254);   /* this attempt's mark; 255: the checkpoint's */
         if (co->assigned[part] == mine || co->assigned[part] == 0) {
             co->assigned[part] = mine;
@@ -225,7 +227,7 @@ static void deploy_all(jm_side *jm) {
     co->finished_count = 0;
     co->sources_running = 0;
     const rt_slot *restored = coord_restore(jm);  /* the enumerator's state: the checkpoint's */
-    for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {
+    for (uint32_t part = 0; part < jm->w->brk.partitions; part++) {
         co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
     }
     for (uint32_t t = 0; t < n; t++) {

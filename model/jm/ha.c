@@ -54,8 +54,8 @@ void ha_put(jm_side *jm, const rt_slot *s) {
         }
         if (e->cs_files[t] != 0 && store_alive(st, e->cs_files[t])) store_ref(st, e->cs_files[t]);
     }
-    memcpy(e->offsets, s->offsets, sizeof(uint64_t) * jm->w->cfg.broker.partitions);
-    memcpy(e->splits, s->splits, jm->w->cfg.broker.partitions);
+    memcpy(e->offsets, s->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
+    memcpy(e->splits, s->splits, jm->w->brk.partitions);
 }
 
 void ha_remove(jm_side *jm, uint64_t ckpt) {
@@ -104,8 +104,8 @@ void ha_recover(jm_side *jm) {
             }
             if (e->cs_files[t] != 0 && store_alive(&jm->w->files, e->cs_files[t])) store_ref(&jm->w->files, e->cs_files[t]);
         }
-        memcpy(s->offsets, e->offsets, sizeof(uint64_t) * jm->w->cfg.broker.partitions);
-        memcpy(s->splits, e->splits, jm->w->cfg.broker.partitions);
+        memcpy(s->offsets, e->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
+        memcpy(s->splits, e->splits, jm->w->brk.partitions);
         co->completed_order[co->completed_count++] = k;
         co->restore_slot = k + 1;
     }

@@ -20,29 +20,36 @@
 #include "tm.h"
 
 static uint64_t rec_index(const tm_side *tm, const model_rec *r) {
-    return (uint64_t)rec_partition(r) * tm->w->brk.cfg.records_per_partition + rec_offset(r);
+    return broker_index(&tm->w->brk, rec_partition(r), rec_offset(r));
 }
 
-/* Record i becomes visible now. Its event-time latency is now minus the
- * broker's event time, (offset + 1) * gap: meaningful when the sources
- * read at the rate the broker produces (a source reading ahead of event
- * time counts 0). */
-static void latency(tm_side *tm, uint64_t i) {
-    uint64_t offset = i % tm->w->brk.cfg.records_per_partition;
-    sim_time_ns event_ns = (offset + 1) * tm->w->brk.cfg.event_gap_ns, now = tm->w->run->now_ns;
+/* A record becomes visible now. Its event-time latency is now minus the
+ * broker's event time, (offset + 1) * gap of its topic: meaningful when
+ * the sources read at the rate the broker produces (a source reading
+ * ahead of event time counts 0). */
+static void latency(tm_side *tm, sim_time_ns event_ns) {
+    sim_time_ns now = tm->w->run->now_ns;
     sim_time_ns d = now > event_ns ? now - event_ns : 0;
     tm->w->stats.latency_ns_sum += d;
     if (d > tm->w->stats.latency_ns_max) tm->w->stats.latency_ns_max = d;
+}
+
+/* The event time of record i (broker_index), for a transaction's records,
+ * which the log keeps by index. */
+static sim_time_ns event_of(const tm_side *tm, uint64_t i) {
+    const broker_topic *t = tm->w->brk.topic;
+    while (i >= t->end_record) t++;               /* one comparison with one topic */
+    return ((i - t->first_record) % t->cfg.records_per_partition + 1) * t->cfg.event_gap_ns;
 }
 
 /* sink_seen[i]: the low 7 bits count the copies plain and two-phase-commit
  * sinks made visible (saturating at 127), the top bit says an idempotent
  * sink upserted it (once, however often it is written), so the count does
  * not depend on the order the sinks wrote in. */
-static void visible(tm_side *tm, uint64_t i) {
+static void visible(tm_side *tm, uint64_t i, sim_time_ns event_ns) {
     if ((tm->w->sink_seen[i] & 0x7f) < 0x7f) tm->w->sink_seen[i]++;
     tm->w->stats.visible_records++;
-    latency(tm, i);
+    latency(tm, event_ns);
 }
 
 /* The external system fences a producer of an older attempt than the
@@ -80,7 +87,10 @@ static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why
         tm_note_ev(tm, t, &e);
     }
     if (commit) {
-        for (uint64_t i = x->first; i < x->end; i++) visible(tm, l->recs[i % l->cap]);
+        for (uint64_t i = x->first; i < x->end; i++) {
+            uint64_t k = l->recs[i % l->cap];
+            visible(tm, k, event_of(tm, k));
+        }
         tm->w->stats.txn_committed++;
     } else {
         tm->w->stats.txn_aborted++;
@@ -99,7 +109,7 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
     uint64_t i = rec_index(tm, r);
     switch (t->v->sink) {
     case JOB_SINK_PLAIN:
-        visible(tm, i);
+        visible(tm, i, r->event_time_ns);
         return;
     case JOB_SINK_IDEMPOTENT:                     /* upsert: a replay overwrites the same row */
         if (tm->w->sink_seen[i] & 0x80) {             /* visible already: nothing new to see */
@@ -109,7 +119,7 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
         }
         tm->w->sink_seen[i] |= 0x80;
         tm->w->stats.visible_records++;
-        latency(tm, i);
+        latency(tm, r->event_time_ns);
         return;
     case JOB_SINK_2PC: {
         rt_txlog *l = t->txlog;

@@ -93,7 +93,7 @@ static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
         const uint64_t *at = t->snap_offsets + k * t->parts_count;
         for (uint32_t i = 0; i < t->parts_count; i++) {
             if (!(t->snap_splits[k] >> i & 1)) continue;
-            a.offsets[a.offsets_count++] = (proto_offset){ .partition = t->jt->subtask + i * t->v->parallelism, .next = at[i] };
+            a.offsets[a.offsets_count++] = (proto_offset){ .partition = t->parts_first + i * t->v->parallelism, .next = at[i] };
         }
     }
     sim_msg m = { .type = MSG_ACK, .a = sn->ckpt, .b = (t->epoch << 32) | t->id };
@@ -519,7 +519,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
         t->snap_splits[sn - t->snaps] = t->splits;
         uint64_t skew = tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
-        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm_offsets(tm, t)[t->jt->subtask + i * t->v->parallelism] + skew;
+        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm_offsets(tm, t)[t->parts_first + i * t->v->parallelism] + skew;
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);

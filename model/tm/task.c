@@ -253,8 +253,8 @@ static void send_finished(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->parts_count <= PROTO_OFFSETS_MAX);
     for (uint32_t i = 0; i < t->parts_count; i++) {
         if (!(t->splits >> i & 1)) continue;
-        uint32_t part = t->jt->subtask + i * t->v->parallelism;
-        SIM_ASSERT(tm_offsets(tm, t)[part] == tm->w->cfg.broker.records_per_partition);
+        uint32_t part = t->parts_first + i * t->v->parallelism;
+        SIM_ASSERT(tm_offsets(tm, t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
         f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm_offsets(tm, t)[part] };
     }
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
@@ -398,11 +398,12 @@ static void source_read(tm_side *tm, rt_task *t) {
     }
     bp_end(tm, t);
     uint32_t n = 0, ended = 0;
+    const broker_topic *topic = &tm->w->brk.topic[t->v->topic];
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
-        uint32_t i = t->parts_rr, part = t->jt->subtask + i * t->v->parallelism;
+        uint32_t i = t->parts_rr, part = t->parts_first + i * t->v->parallelism;
         t->parts_rr = (t->parts_rr + 1) % t->parts_count;
         model_rec r;
-        if (!(t->splits >> i & 1) || !broker_read(&tm->w->brk, part, tm_offsets(tm, t)[part], &r)) {   /* not its, or at its end */
+        if (!(t->splits >> i & 1) || !broker_topic_read(topic, part, tm_offsets(tm, t)[part], &r)) {   /* not its, or at its end */
             ended++;
             continue;
         }
@@ -447,6 +448,7 @@ static void apply(tm_side *tm, rt_task *t, const rt_chan *c, const model_rec *in
         emit(tm, t, &r);
         break;
     case JOB_KEYED_JOIN: {
+        if (tm->w->cfg.bug == PIPE_BUG_JOIN_DROPS_INPUT && c->input == 1) break;   /* deliberate bug */
         model_rec tagged = r;
         tagged.key = r.key * 2 + c->input;       /* one table, both sides */
         kstate_fold(&t->state, &tagged);
@@ -879,11 +881,11 @@ static void start(tm_side *tm, rt_task *t) {
     if (t->stateful && tm->w->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
     snap_restore(tm, t, d);                        /* keyed state, sink transactions, channel state */
     if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
-        for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->jt->subtask + i * t->v->parallelism] = 0;
+        for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->parts_first + i * t->v->parallelism] = 0;
         for (uint32_t i = 0; i < d->offsets_count; i++) tm_offsets(tm, t)[d->offsets[i].partition] = d->offsets[i].next;
     }
     for (uint32_t i = 0; i < d->offsets_count; i++) {   /* the splits its restored state holds */
-        t->splits |= 1ull << ((d->offsets[i].partition - t->jt->subtask) / t->v->parallelism);
+        t->splits |= 1ull << ((d->offsets[i].partition - t->parts_first) / t->v->parallelism);
     }
     source_kick(tm, t);
     task_pump(tm, t);
@@ -1066,8 +1068,8 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
 static void take_splits(tm_side *tm, rt_task *t, const msg_assign *a) {
     for (uint32_t k = 0; k < a->partitions_count; k++) {
         uint32_t part = a->partitions[k];
-        SIM_ASSERT(part % t->v->parallelism == t->jt->subtask);
-        uint64_t bit = 1ull << ((part - t->jt->subtask) / t->v->parallelism);
+        SIM_ASSERT(part >= t->parts_first && (part - t->parts_first) % t->v->parallelism == 0);
+        uint64_t bit = 1ull << ((part - t->parts_first) / t->v->parallelism);
         if (t->splits & bit) continue;            /* a repeated assignment */
         t->splits |= bit;
         if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm_offsets(tm, t)[part] = 0;

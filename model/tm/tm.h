@@ -220,7 +220,7 @@ typedef struct rt_task {
     bool              failure_reported;
     sim_timer_id      flush_timer;
     /* sources */
-    uint32_t          parts_first, parts_count;   /* partitions p where p % parallelism == subtask */
+    uint32_t          parts_first, parts_count;   /* sources: partitions parts_first + i x parallelism, i < parts_count: its topic's (p - first) % parallelism == subtask */
     uint32_t          parts_rr;
     uint64_t          splits;         /* bit i: partition subtask + i * parallelism is assigned to it */
     bool              splits_final;   /* the enumerator will assign no more */
@@ -287,7 +287,7 @@ static inline uint32_t tm_conn(const tm_side *tm, uint32_t jc, uint32_t hp, uint
 
 /* The read positions of the source instance t, by partition. */
 static inline uint64_t *tm_offsets(tm_side *tm, const rt_task *t) {
-    return tm->offsets + (uint64_t)t->host * tm->w->cfg.broker.partitions;
+    return tm->offsets + (uint64_t)t->host * tm->w->brk.partitions;
 }
 
 /* Protocol steps for the observers: the event's attempt is the task's. */

@@ -19,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* Accepted: the configuration must be one pipe_create either builds
          * or refuses with a message. Building a job costs memory, so only
          * for small ones. */
-        uint64_t records = (uint64_t)s.cfg.broker.partitions * s.cfg.broker.records_per_partition;
-        if (records <= 100000 && s.cfg.broker.keys <= 100000) {
+        uint64_t records = broker_cfg_records(&s.cfg.broker);   /* every topic's */
+        if (records <= 100000 && broker_cfg_keys(&s.cfg.broker) <= 100000) {
             char perr[256];
             pipeline *p = pipe_create(&s.cfg, perr, sizeof perr);
             if (p != NULL) {
