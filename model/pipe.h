@@ -109,8 +109,15 @@ typedef struct pipe_ckpt_cfg {
     sim_time_ns alignment_timeout_ns; /* aligned: switch to unaligned once a checkpoint is this old (0: never) */
 } pipe_ckpt_cfg;
 
+/* What a task's failure restarts (Flink's jobmanager.execution.failover-strategy). */
+typedef enum pipe_failover {
+    PIPE_FAILOVER_REGION = 0,         /* its pipelined region (job_regions), the default as in Flink */
+    PIPE_FAILOVER_FULL,               /* every task */
+} pipe_failover;
+
 typedef struct pipe_restart_cfg {
     pipe_restart kind;
+    pipe_failover failover;           /* a failure with no task to blame (checkpoints, the store) restarts all */
     uint32_t     attempts;            /* fixed delay: restarts allowed */
     sim_time_ns  delay_ns;            /* fixed delay, failure rate */
     uint32_t     max_failures;        /* failure rate: per interval */
@@ -301,7 +308,9 @@ typedef enum pipe_ev_kind {
     PIPE_EV_CKPT_COMPLETE,
     PIPE_EV_CKPT_ABORT,               /* declined, timed out, subsumed or lost with the attempt */
     PIPE_EV_JOB_FAILED,
-    PIPE_EV_JOB_RESTARTED,            /* coordinator: the next attempt is deployed from `ckpt` (0: the beginning) */
+    PIPE_EV_JOB_RESTARTED,            /* coordinator: the next attempt is deployed from `ckpt` (0: the beginning);
+                                         `channel` 0: every task, else region `channel` - 1 alone (job_regions),
+                                         one step per region, `count` its tasks */
     PIPE_EV_SNAPSHOT_SYNC,            /* task: synchronous part of `ckpt` done, asynchronous part begins */
     PIPE_EV_SNAPSHOT_ASYNC,           /* task: asynchronous part of `ckpt` written (then it acknowledges) */
     PIPE_EV_SINK_COMMIT,              /* sink task committed the transactions up to `ckpt` */
@@ -597,6 +606,7 @@ typedef enum pipe_reach {
     PIPE_REACH_HEARTBEAT_TIMEOUT,     /* a silent TaskManager was declared lost */
     PIPE_REACH_CANCEL_REPEATED,       /* a restart waiting for slots cancelled a task again */
     PIPE_REACH_DEPLOY_REPEATED,       /* a deployment nobody confirmed was sent again */
+    PIPE_REACH_REGION_RESTART,        /* a failure restarted its pipelined region alone, the others kept running */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */
