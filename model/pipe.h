@@ -289,6 +289,7 @@ typedef struct pipe_stats {
                                           connection to the JobManager that broke since */
     uint64_t    checkpoints_lost;      /* completed ones a memory backend lost with the coordinator */
     uint64_t    relocated;             /* tasks a restart deployed onto another machine than their last (slots) */
+    uint64_t    restarted_tasks;       /* tasks restarts deployed again: all, or the failed regions' */
 } pipe_stats;
 
 typedef struct pipeline pipeline;
@@ -518,6 +519,7 @@ extern const char *const pipe_rpc_kind_names[];   /* NULL-terminated, in the ord
 uint32_t          pipe_coord_actor(const pipeline *p);
 uint32_t          pipe_coord_machine(const pipeline *p);                   /* the machine after the task machines */
 uint32_t          pipe_task_host(const pipeline *p, uint32_t task);         /* the machine its attempt was deployed to */
+uint32_t          pipe_task_region(const pipeline *p, uint32_t task);       /* its pipelined region (job_regions) */
 uint32_t          pipe_store_dev(const pipeline *p);                       /* the durable store's device */
 uint32_t          pipe_ha_dev(const pipeline *p);                          /* the completed-checkpoint store's (ZooKeeper) */
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */

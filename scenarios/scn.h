@@ -98,6 +98,7 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_FENCED,                /* messages of old attempts dropped (fenced_data + fenced_rpcs) compared */
     SCN_EXPECT_DURATION,              /* mean duration of the completed checkpoints (value, ns) compared */
     SCN_EXPECT_RELOCATED,             /* tasks restarts deployed onto another machine compared (slots) */
+    SCN_EXPECT_RESTARTED_TASKS,       /* tasks restarts deployed again compared (region failover: the failed regions') */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

@@ -36,7 +36,7 @@ static void test_scn_reads_every_statement_with_units(void **state) {
         "vertex out sink\n"
         "edge src -> f forward\nedge f -> m forward\nedge m -> agg hash\nedge agg -> out rebalance\n"
         "checkpoint mode at-least-once interval 50ms min-pause 5ms timeout 1s max-concurrent 2 tolerable 3 retained 2 legacy-eop\n"
-        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min\n"
+        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min failover full\n"
         "fault at 1s crash machine 2 for 500ms\n"
         "fault at 2s crash task agg[1]\n"
         "fault at 3s partition 0,1 | 2,jm for 100ms\n"
@@ -64,6 +64,7 @@ static void test_scn_reads_every_statement_with_units(void **state) {
     assert_true(c->ckpt.legacy_eop);
     assert_int_equal(c->restart.kind, PIPE_RESTART_EXPONENTIAL);
     assert_int_equal(c->restart.multiplier_milli, 1500);
+    assert_int_equal(c->restart.failover, PIPE_FAILOVER_FULL);
     assert_int_equal(s_.faults_count, 6);
     assert_int_equal(s_.faults[2].machines_b, (1u << 2) | (1u << 3));   /* jm is machine 3 */
     assert_int_equal(s_.faults[3].subtask2, 1);
@@ -108,7 +109,12 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
                         "t.scn:6:8: unknown expectation 'exactly_once' (did you mean 'exactly-once'?)");
     assert_string_equal(parse(JOB "expect checkpoints => 3\n"),
                         "t.scn:6:20: unknown comparison '=>' (did you mean '>='?)");
-    assert_string_equal(parse(JOB "restart none delay 1s\n"), "t.scn:6:14: restart none takes no options");
+    assert_string_equal(parse(JOB "restart none delay 1s\n"), "t.scn:6:14: restart none takes no options but failover");
+    assert_string_equal(parse(JOB "restart fixed-delay attempts 3 failover task\n"),
+                        "t.scn:6:41: unknown failover strategy 'task' (expected one of: region, full)");
+    assert_string_equal(parse(JOB "restart fixed-delay failover regoin\n"),
+                        "t.scn:6:30: unknown failover strategy 'regoin' (did you mean 'region'?)");
+    assert_string_equal(parse(JOB "restart none failover\n"), "t.scn:6:22: expected a failover strategy (region, full)");
     assert_string_equal(parse(JOB "restart fixed-delay initial 1s\n"), "t.scn:6:21: 'initial' is not an option of fixed-delay");
     assert_string_equal(parse("vertex a source\n"), "t.scn:1:8: a: its output goes nowhere (add an edge to a sink)");
     assert_string_equal(parse("seed 1 \x01\n"), "t.scn:1:8: unexpected byte 0x01 (scenario files are ASCII)");
