@@ -37,7 +37,7 @@ void pipe_cfg_init(pipe_cfg *c, uint64_t seed) {
                                 .full_every = 5, .sync_ns = 10 * SIM_NS_PER_US,
                                 .store = { .latency_ns = 5 * SIM_NS_PER_MS, .bandwidth_bytes_per_s = 200000000ull },
                                 .memory = { .latency_ns = 200 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 1250000000ull } };
-    c->restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .failover = PIPE_FAILOVER_FULL, .attempts = 10,
+    c->restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .failover = PIPE_FAILOVER_REGION, .attempts = 10,
                                     .delay_ns = 100 * SIM_NS_PER_MS, .max_failures = 3,
                                     .interval_ns = 60 * SIM_NS_PER_S, .initial_ns = 100 * SIM_NS_PER_MS,
                                     .max_ns = 10 * SIM_NS_PER_S, .multiplier_milli = 2000,
