@@ -13,7 +13,10 @@
  *   capped at `max`.
  *
  * A failure is a JOB_FAILED step (the coordinator's decision to restart
- * or give up follows it); a restart is the next JOB_RESTARTED. A restart
+ * or give up follows it), whether it restarts every task or, with region
+ * failover, its pipelined region alone (Flink's strategy counts both
+ * alike); a restart is the next JOB_RESTARTED (a region restart takes
+ * one step per region, at one time: the first ends the wait). A restart
  * may come later than its delay (it waits for machines to come back), not
  * sooner. A new coordinator (failover) starts with a fresh strategy, as a
  * new JobMaster does. At the end: a job that failed did so at a failure

@@ -340,6 +340,9 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
             fprintf(f, ",\"culprit\":\"%s\"", who);
         }
         break;
+    case PIPE_EV_JOB_RESTARTED:                   /* region failover: the region deployed, and its tasks */
+        if (e->channel > 0) fprintf(f, ",\"region\":%u,\"tasks\":%u", e->channel - 1, e->count);
+        break;
     case PIPE_EV_ACK_RECEIVED: case PIPE_EV_DECLINE_RECEIVED: receipt_fields(r, f, e); break;
     case PIPE_EV_NOTICE: fprintf(f, ",\"outcome\":\"%s\"", e->ok ? "completed" : "aborted"); break;
     case PIPE_EV_TXN:

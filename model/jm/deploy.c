@@ -429,13 +429,16 @@ static void mark(jm_side *jm, uint32_t r) {
 }
 
 /* Cancel the marked tasks: attempt epoch replaces theirs. A region's
- * tasks forget they finished (the whole job's do at its deployment). */
+ * tasks forget they finished (the whole job's do at its deployment).
+ * Tasks cancelled by an earlier failure whose restart is still pending
+ * are deployed as attempt epoch too (a newer deployment replaces what a
+ * task runs), so that every restore of the restart is of the newest. */
 static void cancel_marked(jm_side *jm, bool region) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (co->restarting[t]) co->attempt[t] = co->epoch;
         if (co->restarting[t] != MARKED) continue;
         co->restarting[t] = 1;
-        co->attempt[t] = co->epoch;
         co->slot_free[jm_slot_of(jm, t)] = 0;
         co->running[t] = 0;
         if (region) coord_forget_task(jm, t);
