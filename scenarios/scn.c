@@ -1089,7 +1089,7 @@ static bool st_fault(pctx *c) {
 static bool compares(scn_expect_kind k) {
     return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
            k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION ||
-           k == SCN_EXPECT_RELOCATED || k == SCN_EXPECT_RESTARTED_TASKS;
+           k == SCN_EXPECT_RELOCATED || k == SCN_EXPECT_RESTARTED_TASKS || k == SCN_EXPECT_RECORDS_READ;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -1109,12 +1109,13 @@ static bool liveness_bound(pctx *c, uint64_t *ns) {
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
-                                         "fenced", "duration", "relocated", "restarted-tasks", NULL };
+                                         "fenced", "duration", "relocated", "restarted-tasks", "records-read", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
                                                SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED, SCN_EXPECT_DURATION,
-                                               SCN_EXPECT_RELOCATED, SCN_EXPECT_RESTARTED_TASKS };
+                                               SCN_EXPECT_RELOCATED, SCN_EXPECT_RESTARTED_TASKS,
+                                               SCN_EXPECT_RECORDS_READ };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -1871,9 +1872,9 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
     static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output exactly-once", "output at-least-once",
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
-                                         "duration", "relocated", "restarted-tasks" };
+                                         "duration", "relocated", "restarted-tasks", "records-read" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RESTARTED_TASKS);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RECORDS_READ);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
