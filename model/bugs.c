@@ -105,6 +105,10 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "splits whose assignment was lost are never read, and checkpoints complete anyway",
         "the coordinator neither waits for a split assignment's acknowledgement nor fails when none comes",
         "I4", "scenarios/swarm/control-plane.scn", 1 },
+    [PIPE_BUG_REGION_RESTARTS_ALL] = { PIPE_BUG_REGION_RESTARTS_ALL, "region-restarts-all",
+        "a task's failure restarts the regions that lost nothing too (correct output, needless work)",
+        "the coordinator takes every failure for one no task is to blame for and restarts every task",
+        "I5", "scenarios/swarm/region-failover.scn", 3 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

@@ -166,6 +166,7 @@ typedef enum pipe_bug {
     PIPE_BUG_ACK_BEFORE_CS,           /* a task acknowledges before its channel state is durable */
     PIPE_BUG_HA_DISCARD,              /* FLINK-22494: an ambiguous metadata write is taken as failed: its files go */
     PIPE_BUG_LOST_ASSIGNMENT,         /* FLINK-21996: a lost split assignment goes unnoticed, checkpoints complete anyway */
+    PIPE_BUG_REGION_RESTARTS_ALL,     /* region failover configured, yet a task's failure restarts every task */
     PIPE_BUG_COUNT
 } pipe_bug;
 

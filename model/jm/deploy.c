@@ -450,6 +450,7 @@ static void cancel_marked(jm_side *jm, bool region) {
 /* Whether a failure restarts the culprit's region alone: a task is to
  * blame, and its region is not the whole job. */
 static bool region_failover(const jm_side *jm, uint32_t culprit) {
+    if (jm->w->cfg.bug == PIPE_BUG_REGION_RESTARTS_ALL) return false;   /* deliberate bug */
     return jm->w->cfg.restart.failover == PIPE_FAILOVER_REGION && culprit != PIPE_NO_TASK && jm->coord.regions > 1;
 }
 
