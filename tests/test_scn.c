@@ -641,7 +641,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "vertex agg keyed-aggregate parallelism 2\nvertex out sink\n"
         "edge src -> f forward\nedge f -> m forward\nedge m -> agg hash\nedge agg -> out rebalance\n"
         "checkpoint mode at-least-once interval 50ms min-pause 5ms timeout 1s max-concurrent 2 tolerable 3 retained 2 legacy-eop\n"
-        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min\n"
+        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min failover full\n"
         "bounds time 2min\n"
         "fault at 1s crash machine 2 for 500ms\nfault at 2s crash task agg[1]\n"
         "fault at 3s partition 0,1 | 2,jm for 100ms\nfault at 4s delay link m[0] -> agg[1] by 5ms for 1s\n"
@@ -659,7 +659,8 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "fault when out2[1] commits 3 slow task out2[1] 4x for 1ms\n"
         "expect finished\nexpect duplicates\nexpect aborted < 4\n"
         "expect output exactly-once\nexpect output at-least-once\nexpect output duplicates\n"
-        "expect failovers == 1\nexpect unaligned > 0\nexpect liveness 250us\n";
+        "expect failovers == 1\nexpect unaligned > 0\nexpect liveness 250us\n"
+        "expect restarted-tasks == 4\nexpect records-read >= 100\n";
     assert_string_equal(parse(text), "ok");
     char *first = NULL, *second = NULL;
     size_t n1 = 0, n2 = 0;
@@ -673,6 +674,8 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     fclose(f);
     assert_string_equal(first, second);
     assert_non_null(strstr(first, "fault at 6s lose rpc out[0] 12.5% for 1s\n"));
+    assert_non_null(strstr(first, " reset 60s failover full\n"));   /* region, the default, goes unsaid */
+    assert_non_null(strstr(first, "expect restarted-tasks == 4\nexpect records-read >= 100\n"));
     assert_non_null(strstr(first, "bounds time 120s events "));   /* durations and bandwidths in human units */
     assert_null(strstr(first, "000ns"));
     assert_null(strstr(first, "000B/s"));
@@ -690,7 +693,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     assert_non_null(strstr(first, "expect unaligned > 0\n"));
     assert_non_null(strstr(first, "expect liveness 250us\n"));
     assert_int_equal(s_.faults_count, 15);
-    assert_int_equal(s_.expects_count, 9);
+    assert_int_equal(s_.expects_count, 11);
     free(first);
     free(second);
 }

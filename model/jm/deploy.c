@@ -227,6 +227,16 @@ static void arm_deploy_retry(jm_side *jm) {
     if (jm->coord.deploy_retries < 6) jm->coord.deploy_retries++;
 }
 
+/* The tasks to deploy talk only to each other: a region is closed under
+ * channels (job_regions), so no restored task has a channel from or to a
+ * task that runs on in an older attempt. */
+static void assert_closed(const jm_side *jm) {
+    const job *j = world_job(jm->w);
+    for (uint32_t c = 0; c < j->chans_count; c++) {
+        SIM_ASSERT(jm->coord.restarting[j->chans[c].producer] == jm->coord.restarting[j->chans[c].consumer]);
+    }
+}
+
 /* Observers learn which checkpoint the tasks restore, and with region
  * failover which regions (one step each, with its task count). */
 static void note_restarted(jm_side *jm, bool regions, uint64_t ckpt) {
@@ -253,6 +263,7 @@ static void deploy_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     uint32_t n = tasks_of(jm);
     bool regions = co->status == PIPE_RUNNING;    /* a region restart: the others run on */
+    if (regions) assert_closed(jm);
     const rt_slot *restored = coord_restore(jm);  /* the enumerator's state: the checkpoint's */
     co->waiting_slots = false;
     co->status = PIPE_RUNNING;
