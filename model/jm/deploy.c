@@ -45,10 +45,15 @@ static bool restart_pending(const jm_side *jm) {
     return jm->coord.status == PIPE_RESTARTING || (jm->coord.status == PIPE_RUNNING && jm->coord.region_restart);
 }
 
-/* The source task that reads partition part (p mod its parallelism). */
-static bool reads_part(const jm_side *jm, uint32_t t, uint32_t part) {
-    const job_vertex *v = coord_vertex_of(jm, t);
-    return v->kind == JOB_SOURCE && part % v->parallelism == world_job(jm->w)->tasks[t].subtask;
+/* The source task that reads partition part (its subtask: part mod the
+ * parallelism of the job's one source vertex). */
+static uint32_t part_reader(const jm_side *jm, uint32_t part) {
+    const job *j = world_job(jm->w);
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        if (j->vertices[v].kind == JOB_SOURCE) return j->vertex_first_task[v] + part % j->vertices[v].parallelism;
+    }
+    SIM_ASSERT(!"a job reads the broker through one source vertex");
+    return 0;
 }
 
 /* A restart timer names its attempt: one left by an earlier failure's
@@ -282,9 +287,8 @@ static void deploy_all(jm_side *jm) {
         co->sources_running = 0;
     }
     for (uint32_t part = 0; part < jm->w->cfg.broker.partitions; part++) {
-        bool restarts = !regions;
-        for (uint32_t t = 0; t < n && !restarts; t++) restarts = co->restarting[t] && reads_part(jm, t, part);
-        if (restarts) co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
+        if (regions && !co->restarting[part_reader(jm, part)]) continue;   /* read on by a region that runs */
+        co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
     }
     for (uint32_t t = 0; t < n; t++) {
         if (!co->restarting[t]) continue;
