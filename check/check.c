@@ -187,7 +187,8 @@ uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans)
         job_kind k = cfg->graph.vertices[v].kind;
         if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN) maps += 2 * (kstate_bytes(vertex_keys(cfg, v), 0) + 64);
     }
-    uint64_t per_task = 2048;                     /* safety's task record and liveness's counters, rounded up */
+    uint64_t per_task = 2048;                     /* safety's task record, liveness's counters and the
+                                                     restart check's regions, rounded up */
     return maps + (uint64_t)tasks * per_task + (uint64_t)chans * 24
          + broker_cfg_partitions(&cfg->broker) * 16ull + (1u << 16);
 }

@@ -13,14 +13,28 @@
  *   capped at `max`.
  *
  * A failure is a JOB_FAILED step (the coordinator's decision to restart
- * or give up follows it); a restart is the next JOB_RESTARTED. A restart
+ * or give up follows it), whether it restarts every task or, with region
+ * failover, its pipelined region alone (Flink's strategy counts both
+ * alike); a restart is the next JOB_RESTARTED (a region restart takes
+ * one step per region, at one time: the first ends the wait). A restart
  * may come later than its delay (it waits for machines to come back), not
  * sooner. A new coordinator (failover) starts with a fresh strategy, as a
  * new JobMaster does. At the end: a job that failed did so at a failure
- * the strategy gives up on, and one the strategy gave up on failed. */
+ * the strategy gives up on, and one the strategy gave up on failed.
+ *
+ * The failover strategy (Flink's RestartPipelinedRegionFailoverStrategy
+ * and RestartAllFailoverStrategy), from the job graph, not the model's
+ * bookkeeping: with `failover region` a failure a task is to blame for
+ * restarts the pipelined region of that task (job_regions: the connected
+ * components of the task graph) and nothing else; a failure with no
+ * culprit, a coordinator failover, `failover full` or a job of one region
+ * restart every task. A region restart names a region that failed since
+ * it last restarted; a full restart follows only a failure or failover
+ * that calls for one. */
 #include "check_int.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #define RATE_WINDOW_MAX 64u           /* failure-rate: failure times kept (max failures is far below) */
 
@@ -34,11 +48,18 @@ typedef struct restart {
     sim_time_ns failed_ns, due_ns;    /* that failure, and the earliest its restart may come */
     bool        gave_up;              /* at failure gave_up_ns the strategy gives up */
     sim_time_ns gave_up_ns;
+    uint32_t   *region;               /* by task: its pipelined region */
+    uint32_t    regions;
+    uint8_t    *failed;               /* by region: it failed and has not restarted since */
+    bool        full_due;             /* a failure or failover that restarts every task, since the last full restart */
 } restart;
 
 static void *create(const check_ctx *c) {
     restart *r = ARENA_NEW(c->mem, restart, 1);
     r->c = c;
+    r->region = ARENA_NEW(c->mem, uint32_t, c->j->tasks_count);
+    r->regions = job_regions(c->j, r->region);
+    r->failed = ARENA_NEW(c->mem, uint8_t, r->regions);
     return r;
 }
 
@@ -78,6 +99,36 @@ static bool decide(restart *r, sim_time_ns now, sim_time_ns *delay_ns) {
     return false;
 }
 
+/* What a failure restarts: its culprit's region, or every task. */
+static void failover_of(restart *r, const pipe_event *e) {
+    if (r->c->cfg->restart.failover == PIPE_FAILOVER_REGION && e->culprit != PIPE_NO_TASK && r->regions > 1) {
+        r->failed[r->region[e->culprit]] = 1;
+    } else {
+        r->full_due = true;
+    }
+}
+
+/* A restart step: region e->channel - 1 alone, or every task (0). */
+static void failover_check(restart *r, const pipe_event *e) {
+    const check_ctx *c = r->c;
+    if (e->channel == 0) {
+        if (!r->full_due) {
+            check_fail(c, CHECK_I5, CHECK_AT(e->at_ns), "every task restarted, though region failover restarts only "
+                       "the regions of the tasks that failed");
+        }
+        r->full_due = false;
+        memset(r->failed, 0, r->regions);
+        return;
+    }
+    uint32_t g = e->channel - 1;
+    if (g >= r->regions || c->cfg->restart.failover != PIPE_FAILOVER_REGION || !r->failed[g]) {
+        check_fail(c, CHECK_I5, CHECK_AT(e->at_ns), "region %u restarted alone, though %s", g,
+                   c->cfg->restart.failover != PIPE_FAILOVER_REGION ? "failover full restarts every task"
+                                                                    : "none of its tasks failed since it last started");
+    }
+    if (g < r->regions) r->failed[g] = 0;
+}
+
 static void on_failed(restart *r, sim_time_ns now) {
     sim_time_ns delay = 0;
     r->c->report->checks[CHECK_I5]++;
@@ -109,11 +160,11 @@ static void on_restarted(restart *r, sim_time_ns now) {
  * task the coordinator no longer runs: Flink drops updates of an old
  * execution attempt, so such a report must fail nothing. */
 static void report_of_attempt(restart *r, const pipe_event *e) {
-    if (e->channel != PIPE_FAIL_REPORTED || e->count == e->epoch) return;
+    if (e->channel != PIPE_FAIL_REPORTED || e->count == e->word_a) return;
     char who[64];
-    check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "the coordinator failed attempt %" PRIu64 " on a failure report of "
-               "attempt %" PRIu64 " from %s: a report of another attempt must be dropped", e->epoch, (uint64_t)e->count,
-               check_task_name(r->c, e->culprit, who, sizeof who));
+    check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "the coordinator failed attempt %" PRIu64 " of %s on a failure "
+               "report of its attempt %" PRIu64 ": a report of another attempt must be dropped", e->word_a,
+               check_task_name(r->c, e->culprit, who, sizeof who), (uint64_t)e->count);
 }
 
 static void on_event(void *self, const pipe_event *e) {
@@ -121,10 +172,15 @@ static void on_event(void *self, const pipe_event *e) {
     switch (e->kind) {
     case PIPE_EV_JOB_FAILED:
         report_of_attempt(r, e);
+        failover_of(r, e);
         on_failed(r, e->at_ns);
         break;
-    case PIPE_EV_JOB_RESTARTED: on_restarted(r, e->at_ns); break;
+    case PIPE_EV_JOB_RESTARTED:
+        failover_check(r, e);
+        on_restarted(r, e->at_ns);
+        break;
     case PIPE_EV_COORD_FAILOVER:              /* a new JobMaster: a new strategy; the pending restart is its own */
+        r->full_due = true;                   /* it knows no task: every one is deployed */
         fresh(r);
         r->waiting = false;
         r->gave_up = false;

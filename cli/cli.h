@@ -94,6 +94,9 @@ typedef struct cli_restart {
     uint64_t    rewound;              /* records the sources rewound (read again) */
     uint32_t    moved;                /* tasks deployed onto another machine than before (slots) */
     uint32_t    moved_vertex[4], moved_subtask[4], moved_to[4];   /* the first of them, and where */
+    uint32_t    regions;              /* region failover: the regions restarted (0: every task) */
+    uint32_t    tasks, of;            /* ... their tasks, of the job's */
+    char        who[160];             /* ... the first of them, "src[1] map[1] out[1]" */
 } cli_restart;
 
 typedef struct cli_story {

@@ -205,6 +205,36 @@ static void on_sync(narrator *n, const pipe_event *e) {
     }
 }
 
+/* "source[1] map[1] out[1]", the tasks of region r (the first of them);
+ * returns how many it has. */
+static uint32_t region_list(const pipeline *p, uint32_t r, char *buf, size_t size) {
+    uint32_t count = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        if (pipe_task_region(p, t) != r) continue;
+        char name[48];
+        task_name(p, t, name, sizeof name);
+        if (used + strlen(name) + 6 < size) {
+            used += (size_t)snprintf(buf + used, size - used, "%s%s", count > 0 ? " " : "", name);
+        } else if (used + 5 < size && buf[used - 1] != '.') {
+            used += (size_t)snprintf(buf + used, size - used, " ...");
+        }
+        count++;
+    }
+    return count;
+}
+
+/* Whether the coordinator restarts the culprit's region alone (it does
+ * when the job has more than one: model/jm/deploy.c). */
+static bool region_failover(const pipeline *p, uint32_t culprit) {
+    if (pipe_config(p)->restart.failover != PIPE_FAILOVER_REGION || culprit == PIPE_NO_TASK) return false;
+    for (uint32_t t = 0; t < pipe_job(p)->tasks_count; t++) {
+        if (pipe_task_region(p, t) != 0) return true;
+    }
+    return false;
+}
+
 static void on_failed(narrator *n, const pipe_event *e) {
     char culprit[48] = "a task", what[200];
     if (e->culprit != PIPE_NO_TASK) task_name(n->p, e->culprit, culprit, sizeof culprit);
@@ -218,7 +248,31 @@ static void on_failed(narrator *n, const pipe_event *e) {
         break;
     default: snprintf(what, sizeof what, "has seen more checkpoints fail in a row than tolerable"); break;
     }
+    if (region_failover(n->p, e->culprit)) {
+        char tasks[200];
+        uint32_t count = region_list(n->p, pipe_task_region(n->p, e->culprit), tasks, sizeof tasks);
+        say(n, e->at_ns, PIPE_NO_TASK, "%s: cancels the %u tasks of its pipelined region (%s), the others run on; "
+            "pending checkpoints are aborted (attempt %" PRIu64 ")", what, count, tasks, e->epoch);
+        return;
+    }
     say(n, e->at_ns, PIPE_NO_TASK, "%s: cancels every task; pending checkpoints die with attempt %" PRIu64, what, e->epoch);
+}
+
+static void on_restarted(narrator *n, const pipe_event *e) {
+    char from[64];
+    if (e->ckpt > 0) snprintf(from, sizeof from, "from checkpoint %" PRIu64, e->ckpt);
+    else snprintf(from, sizeof from, "from the beginning: no checkpoint to restore");
+    if (e->channel > 0) {
+        char tasks[200];
+        (void)region_list(n->p, e->channel - 1, tasks, sizeof tasks);
+        say(n, e->at_ns, PIPE_NO_TASK, "restarts the %u tasks of a pipelined region (%s) %s; its sources rewind to "
+            "their offsets, the other regions kept running (attempt %" PRIu64 ")", e->count, tasks, from, e->epoch);
+    } else if (e->ckpt > 0) {
+        say(n, e->at_ns, PIPE_NO_TASK, "restarts every task %s; sources rewind to its offsets (attempt %" PRIu64 ")",
+            from, e->epoch);
+    } else {
+        say(n, e->at_ns, PIPE_NO_TASK, "restarts every task %s (attempt %" PRIu64 ")", from, e->epoch);
+    }
 }
 
 static void on_abort(narrator *n, const pipe_event *e) {
@@ -345,15 +399,7 @@ static void tell(narrator *n, const pipe_event *e) {
         break;
     case PIPE_EV_CKPT_ABORT: on_abort(n, e); break;
     case PIPE_EV_JOB_FAILED: on_failed(n, e); break;
-    case PIPE_EV_JOB_RESTARTED:
-        if (e->ckpt > 0) {
-            say(n, e->at_ns, PIPE_NO_TASK, "restarts every task from checkpoint %" PRIu64 "; sources rewind to its offsets"
-                " (attempt %" PRIu64 ")", e->ckpt, e->epoch);
-        } else {
-            say(n, e->at_ns, PIPE_NO_TASK, "restarts every task from the beginning: no checkpoint to restore (attempt %"
-                PRIu64 ")", e->epoch);
-        }
-        break;
+    case PIPE_EV_JOB_RESTARTED: on_restarted(n, e); break;
     case PIPE_EV_SNAPSHOT_SYNC: on_sync(n, e); break;
     case PIPE_EV_SNAPSHOT_ASYNC:
         say(n, e->at_ns, e->task, "wrote checkpoint %" PRIu64 "%s and acknowledged it", e->ckpt,

@@ -205,6 +205,8 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     case SCN_EXPECT_DURATION:    *got = st->completed > 0 ? st->ckpt_duration_ns_sum / st->completed : 0; return true;
     case SCN_EXPECT_RELOCATED:   *got = st->relocated; return true;
     case SCN_EXPECT_CHECKPOINTED_BYTES: *got = st->bytes_written; return true;
+    case SCN_EXPECT_RESTARTED_TASKS: *got = st->restarted_tasks; return true;
+    case SCN_EXPECT_RECORDS_READ: *got = st->records_read; return true;
     default: return false;
     }
 }

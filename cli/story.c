@@ -359,16 +359,45 @@ static void incident(cli_story_run *r, const pipe_event *e) {
     }
 }
 
+/* Region failover: the tasks of region e->channel - 1 join the restart
+ * record x (one step per region, all at one time). */
+static void region_tasks(cli_story_run *r, cli_restart *x, const pipe_event *e) {
+    const job *j = pipe_job(r->p);
+    x->regions++;
+    x->tasks += e->count;
+    x->of = j->tasks_count;
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        if (pipe_task_region(r->p, t) != e->channel - 1) continue;
+        size_t used = strlen(x->who);
+        char name[SIM_NAME_BYTES + 16];
+        task_text(j, j->tasks[t].vertex, j->tasks[t].subtask, name, sizeof name);
+        if (used + strlen(name) + 6 >= sizeof x->who) {
+            if (used + 5 < sizeof x->who) snprintf(x->who + used, sizeof x->who - used, " ...");
+            return;
+        }
+        snprintf(x->who + used, sizeof x->who - used, "%s%s", used > 0 ? " " : "", name);
+    }
+}
+
 /* A restart: the checkpoint it restores, and the records the sources
  * rewind: where they are (what they read, less what earlier restarts
- * rewound) less that checkpoint's offsets. */
+ * rewound) less that checkpoint's offsets. A region's restart rewinds
+ * its own sources only; how far is not counted (the others read on). */
 static void restarted(cli_story_run *r, const pipe_event *e) {
     cli_story *st = r->st;
+    if (e->channel > 0 && st->restarts_count > 0) {   /* a further region of the same restart */
+        cli_restart *last = &st->restarts[st->restarts_count - 1];
+        if (last->regions > 0 && last->at_ns == e->at_ns && st->restarts_count == st->restarts_all) {
+            region_tasks(r, last, e);
+            return;
+        }
+    }
     const pipe_stats *ps = pipe_get_stats(r->p);
     uint64_t ckpt = pipe_restore_ckpt(r->p), to = 0;
     const uint64_t *offsets = ckpt > 0 ? pipe_ckpt_offsets(r->p, ckpt) : NULL;
     for (uint32_t i = 0; offsets != NULL && i < pipe_broker(r->p)->partitions; i++) to += offsets[i];
     uint64_t at = ps->records_read - r->rewound_sum, rewound = at > to ? at - to : 0;
+    if (e->channel > 0) rewound = 0;
     r->rewound_sum += rewound;
     r->last_recovery_ns = e->at_ns;
     uint32_t n = ++st->restarts_all;
@@ -378,6 +407,7 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
     if (st->restarts_count == CLI_STORY_MAX) return;
     cli_restart *x = &st->restarts[st->restarts_count++];
     *x = (cli_restart){ .at_ns = e->at_ns, .restored = ckpt, .rewound = rewound };
+    if (e->channel > 0) region_tasks(r, x, e);
     for (uint32_t t = 0; t < pipe_job(r->p)->tasks_count; t++) {   /* with slots: who moved, and where */
         uint32_t h = pipe_task_host(r->p, t);
         if (h == r->host[t]) continue;
@@ -626,6 +656,10 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
 static void restart_line(FILE *out, const scn *s, const cli_story *st, const cli_incident *x) {
     const cli_restart *r = &st->restarts[x->restart - 1];
     fprintf(out, "    restart %u at t=%.3fms ", x->restart, ms(r->at_ns));
+    if (r->regions > 0) {
+        fprintf(out, "of %u region%s, %u of %u tasks (%s; the others kept running) ", r->regions,
+                r->regions == 1 ? "" : "s", r->tasks, r->of, r->who);
+    }
     if (r->restored > 0) {
         fprintf(out, "from checkpoint %" PRIu64 " (completed at t=%.3fms)", r->restored, ms(r->restored_ns));
     } else if (x->cause == CLI_FAILOVER && s->cfg.state.backend == PIPE_BACKEND_MEMORY) {
@@ -633,7 +667,8 @@ static void restart_line(FILE *out, const scn *s, const cli_story *st, const cli
     } else {
         fprintf(out, "from the beginning (no checkpoint to restore)");
     }
-    fprintf(out, "; the sources rewound %" PRIu64 " records", r->rewound);
+    if (r->regions > 0) fprintf(out, "; %s sources rewound to its offsets", r->regions == 1 ? "the region's" : "their");
+    else fprintf(out, "; the sources rewound %" PRIu64 " records", r->rewound);
     for (uint32_t i = 0; i < r->moved && i < 4; i++) {
         fprintf(out, "%s%s[%u] to machine %u", i == 0 ? "; moved to free slots: " : ", ",
                 s->cfg.graph.vertices[r->moved_vertex[i]].name, r->moved_subtask[i], r->moved_to[i]);
@@ -723,7 +758,12 @@ static void json_incident(FILE *out, const cli_story *st, const cli_incident *x)
     fprintf(out, ",\"restart\":{\"n\":%u,\"at_ns\":%" PRIu64 ",\"restored_checkpoint\":%" PRIu64, x->restart,
             r->at_ns, r->restored);
     json_ns(out, "restored_completed_ns", r->restored > 0, r->restored_ns);
-    fprintf(out, ",\"rewound_records\":%" PRIu64 ",\"moved_tasks\":%u}}", r->rewound, r->moved);
+    fprintf(out, ",\"rewound_records\":%" PRIu64 ",\"moved_tasks\":%u", r->rewound, r->moved);
+    if (r->regions > 0) {
+        fprintf(out, ",\"regions\":%u,\"restarted_tasks\":%u,\"tasks\":", r->regions, r->tasks);
+        json_str(out, r->who);
+    }
+    fputs("}}", out);
 }
 
 void cli_story_json(FILE *out, const scn *s, const cli_story *st) {

@@ -109,6 +109,10 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "a join's state and output lack one input's records (with two sources: a whole topic's)",
         "a keyed join neither folds nor forwards the records of its input 1",
         "I2", "scenarios/swarm/two-source-join.scn", 1 },
+    [PIPE_BUG_REGION_RESTARTS_ALL] = { PIPE_BUG_REGION_RESTARTS_ALL, "region-restarts-all",
+        "a task's failure restarts the regions that lost nothing too (correct output, needless work)",
+        "the coordinator takes every failure for one no task is to blame for and restarts every task",
+        "I5", "scenarios/swarm/region-failover.scn", 3 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

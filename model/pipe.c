@@ -37,7 +37,7 @@ void pipe_cfg_init(pipe_cfg *c, uint64_t seed) {
                                 .full_every = 5, .sync_ns = 10 * SIM_NS_PER_US,
                                 .store = { .latency_ns = 5 * SIM_NS_PER_MS, .bandwidth_bytes_per_s = 200000000ull },
                                 .memory = { .latency_ns = 200 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 1250000000ull } };
-    c->restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .attempts = 10,
+    c->restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .failover = PIPE_FAILOVER_REGION, .attempts = 10,
                                     .delay_ns = 100 * SIM_NS_PER_MS, .max_failures = 3,
                                     .interval_ns = 60 * SIM_NS_PER_S, .initial_ns = 100 * SIM_NS_PER_MS,
                                     .max_ns = 10 * SIM_NS_PER_S, .multiplier_milli = 2000,
@@ -572,6 +572,11 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.running = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.committed = sim_alloc(run, pl->tasks, 1);
+    p->jm.coord.attempt = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
+    p->jm.coord.region = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
+    p->jm.coord.regions = job_regions(&p->w.cfg.graph, p->jm.coord.region);
+    p->jm.coord.restarting = sim_alloc(run, pl->tasks, 1);
+    memset(p->jm.coord.restarting, 1, pl->tasks);   /* the first deployment deploys every task */
     p->jm.coord.assigned = sim_alloc(run, broker_cfg_partitions(&cfg->broker), 1);
     p->jm.coord.assign_pending = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * broker_cfg_partitions(&cfg->broker), 8);
@@ -783,6 +788,8 @@ static const rt_task *current_inst(const pipeline *p, uint32_t task) {
 uint32_t pipe_task_actor(const pipeline *p, uint32_t task) { return p->tm.tasks[home_inst(p, task)].actor; }
 uint32_t pipe_task_rpc_link(const pipeline *p, uint32_t task) { return p->tm.tasks[home_inst(p, task)].rpc_to_coord; }
 uint32_t pipe_task_rpc_in_link(const pipeline *p, uint32_t task) { return p->jm.coord.rpc_to_task[home_inst(p, task)]; }
+
+uint32_t pipe_task_region(const pipeline *p, uint32_t task) { return p->jm.coord.region[task]; }
 
 uint32_t pipe_task_host(const pipeline *p, uint32_t task) {
     return p->tm.hosts == 1 ? p->w.cfg.graph.tasks[task].machine : p->jm.coord.placed[task];

@@ -113,8 +113,15 @@ typedef struct pipe_ckpt_cfg {
     sim_time_ns alignment_timeout_ns; /* aligned: switch to unaligned once a checkpoint is this old (0: never) */
 } pipe_ckpt_cfg;
 
+/* What a task's failure restarts (Flink's jobmanager.execution.failover-strategy). */
+typedef enum pipe_failover {
+    PIPE_FAILOVER_REGION = 0,         /* its pipelined region (job_regions), the default as in Flink */
+    PIPE_FAILOVER_FULL,               /* every task */
+} pipe_failover;
+
 typedef struct pipe_restart_cfg {
     pipe_restart kind;
+    pipe_failover failover;           /* a failure with no task to blame (checkpoints, the store) restarts all */
     uint32_t     attempts;            /* fixed delay: restarts allowed */
     sim_time_ns  delay_ns;            /* fixed delay, failure rate */
     uint32_t     max_failures;        /* failure rate: per interval */
@@ -164,6 +171,7 @@ typedef enum pipe_bug {
     PIPE_BUG_HA_DISCARD,              /* FLINK-22494: an ambiguous metadata write is taken as failed: its files go */
     PIPE_BUG_LOST_ASSIGNMENT,         /* FLINK-21996: a lost split assignment goes unnoticed, checkpoints complete anyway */
     PIPE_BUG_JOIN_DROPS_INPUT,        /* a keyed join drops every record of its second input */
+    PIPE_BUG_REGION_RESTARTS_ALL,     /* region failover configured, yet a task's failure restarts every task */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -290,6 +298,7 @@ typedef struct pipe_stats {
                                           connection to the JobManager that broke since */
     uint64_t    checkpoints_lost;      /* completed ones a memory backend lost with the coordinator */
     uint64_t    relocated;             /* tasks a restart deployed onto another machine than their last (slots) */
+    uint64_t    restarted_tasks;       /* tasks restarts deployed again: all, or the failed regions' */
 } pipe_stats;
 
 typedef struct pipeline pipeline;
@@ -308,9 +317,11 @@ typedef enum pipe_ev_kind {
     PIPE_EV_CKPT_START,               /* coordinator: triggered `ckpt` at the sources */
     PIPE_EV_CKPT_COMPLETE,
     PIPE_EV_CKPT_ABORT,               /* declined, timed out, subsumed or lost with the attempt */
-    PIPE_EV_JOB_FAILED,               /* coordinator: `channel` a pipe_fail_cause, `culprit`; `count`: the attempt a
-                                         failure report named (the coordinator's own otherwise) */
-    PIPE_EV_JOB_RESTARTED,            /* coordinator: the next attempt is deployed from `ckpt` (0: the beginning) */
+    PIPE_EV_JOB_FAILED,               /* coordinator: `channel` a pipe_fail_cause, `culprit`; for a report, `count`
+                                         the attempt it named and `word_a` the one the coordinator runs of `culprit` */
+    PIPE_EV_JOB_RESTARTED,            /* coordinator: the next attempt is deployed from `ckpt` (0: the beginning);
+                                         `channel` 0: every task, else region `channel` - 1 alone (job_regions),
+                                         one step per region, `count` its tasks */
     PIPE_EV_SNAPSHOT_SYNC,            /* task: synchronous part of `ckpt` done, asynchronous part begins */
     PIPE_EV_SNAPSHOT_ASYNC,           /* task: asynchronous part of `ckpt` written (then it acknowledges) */
     PIPE_EV_SINK_COMMIT,              /* sink task committed the transactions up to `ckpt` */
@@ -522,6 +533,7 @@ extern const char *const pipe_rpc_kind_names[];   /* NULL-terminated, in the ord
 uint32_t          pipe_coord_actor(const pipeline *p);
 uint32_t          pipe_coord_machine(const pipeline *p);                   /* the machine after the task machines */
 uint32_t          pipe_task_host(const pipeline *p, uint32_t task);         /* the machine its attempt was deployed to */
+uint32_t          pipe_task_region(const pipeline *p, uint32_t task);       /* its pipelined region (job_regions) */
 uint32_t          pipe_store_dev(const pipeline *p);                       /* the durable store's device */
 uint32_t          pipe_ha_dev(const pipeline *p);                          /* the completed-checkpoint store's (ZooKeeper) */
 /* The data link of the channel producer -> consumer (tasks), or UINT32_MAX. */
@@ -615,6 +627,7 @@ typedef enum pipe_reach {
     PIPE_REACH_HEARTBEAT_TIMEOUT,     /* a silent TaskManager was declared lost */
     PIPE_REACH_CANCEL_REPEATED,       /* a restart waiting for slots cancelled a task again */
     PIPE_REACH_DEPLOY_REPEATED,       /* a deployment nobody confirmed was sent again */
+    PIPE_REACH_REGION_RESTART,        /* a failure restarted its pipelined region alone, the others kept running */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */

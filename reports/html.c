@@ -149,6 +149,7 @@ static void task_step(const svg_recorder *r, const pipe_event *e, char *buf, siz
 
 static void coord_step(const svg_recorder *r, const pipe_event *e, char *buf, size_t n) {
     char who[64] = "";
+    uint32_t region, tasks;
     switch (e->kind) {
     case PIPE_EV_CKPT_START: snprintf(buf, n, "the coordinator triggers checkpoint %" PRIu64 " at the sources", e->ckpt); break;
     case PIPE_EV_CKPT_COMPLETE:
@@ -159,10 +160,20 @@ static void coord_step(const svg_recorder *r, const pipe_event *e, char *buf, si
         break;
     case PIPE_EV_JOB_FAILED:
         if (e->culprit != PIPE_NO_TASK) svg_task_name(r->p, e->culprit, who, sizeof who);
+        if (rpt_step_region(r->p, e, &region, &tasks)) {
+            snprintf(buf, n, "the job fails (%s%s%s): the %u tasks of its region %u are cancelled, the others run on",
+                     rpt_fail_cause_name((pipe_fail_cause)e->channel), *who ? ", " : "", who, tasks, region);
+            break;
+        }
         snprintf(buf, n, "the job fails (%s%s%s): every task is cancelled", rpt_fail_cause_name((pipe_fail_cause)e->channel),
                  *who ? ", " : "", who);
         break;
     case PIPE_EV_JOB_RESTARTED:
+        if (rpt_step_region(r->p, e, &region, &tasks)) {
+            snprintf(buf, n, "restart of region %u (%u tasks): attempt %" PRIu64 " is deployed from %s %" PRIu64, region,
+                     tasks, e->epoch, e->ckpt > 0 ? "checkpoint" : "the beginning, checkpoint", e->ckpt);
+            break;
+        }
         if (e->ckpt > 0) snprintf(buf, n, "restart: attempt %" PRIu64 " is deployed from checkpoint %" PRIu64, e->epoch, e->ckpt);
         else snprintf(buf, n, "restart: attempt %" PRIu64 " is deployed from the beginning", e->epoch);
         break;
@@ -197,6 +208,14 @@ static void write_step(FILE *f, const svg_recorder *r, uint32_t i) {
             e->task == PIPE_NO_TASK ? -1 : (int)e->task, e->ckpt, e->epoch);
     json_str(f, text);
     if (e->kind == PIPE_EV_TRIGGER && e->channel) fputs(",\"u\":1", f);
+    uint32_t region, tasks;
+    if (s->fault == SVG_NONE && rpt_step_region(r->p, e, &region, &tasks)) {   /* region failover: its tasks alone */
+        fputs(",\"rg\":[", f);
+        for (uint32_t t = 0, k = 0; t < r->tasks; t++) {
+            if (pipe_task_region(r->p, t) == region) fprintf(f, "%s%u", k++ ? "," : "", t);
+        }
+        fputc(']', f);
+    }
     if (e->kind == PIPE_EV_WRITE) fprintf(f, ",\"x\":\"%" PRIu64 " bytes\"", e->bytes);
     if (e->kind == PIPE_EV_WRITE_DONE || e->kind == PIPE_EV_RESTORE) fprintf(f, ",\"ok\":%d", e->ok ? 1 : 0);
     if (s->fault != SVG_NONE) {

@@ -145,11 +145,25 @@ static void keep_incident(rpt_recorder *r, const pipe_event *e) {
         if (e->culprit != PIPE_NO_TASK) task_label(r->p, e->culprit, who, sizeof who);
         char why[128];
         (void)snprintf(why, sizeof why, "%s%s%s", rpt_fail_cause_name((pipe_fail_cause)e->channel), who[0] ? " of " : "", who);
-        incident(r, e->at_ns, "job failed (%s): attempt %s is cancelled", why, attempt);
+        uint32_t region, tasks;
+        if (rpt_step_region(r->p, e, &region, &tasks)) {
+            char which[64];
+            snprintf(which, sizeof which, "the %u tasks of region %u", tasks, region);
+            incident(r, e->at_ns, "job failed (%s): %s are cancelled", why, which);
+        } else {
+            incident(r, e->at_ns, "job failed (%s): attempt %s is cancelled", why, attempt);
+        }
     } else if (e->kind == PIPE_EV_JOB_RESTARTED) {
         char from[64] = "the beginning";
         if (e->ckpt > 0) snprintf(from, sizeof from, "checkpoint %" PRIu64, e->ckpt);
-        incident(r, e->at_ns, "attempt %s deployed, restoring %s", attempt, from);
+        uint32_t region, tasks;
+        if (rpt_step_region(r->p, e, &region, &tasks)) {
+            char which[96];
+            snprintf(which, sizeof which, "region %u (%u tasks) as attempt %s", region, tasks, attempt);
+            incident(r, e->at_ns, "%s deployed, restoring %s", which, from);
+        } else {
+            incident(r, e->at_ns, "attempt %s deployed, restoring %s", attempt, from);
+        }
     } else {
         incident(r, e->at_ns, "a new coordinator takes over%s%s", "", "");
     }
@@ -328,6 +342,9 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
             fprintf(f, ",\"culprit\":\"%s\"", who);
         }
         break;
+    case PIPE_EV_JOB_RESTARTED:                   /* region failover: the region deployed, and its tasks */
+        if (e->channel > 0) fprintf(f, ",\"region\":%u,\"tasks\":%u", e->channel - 1, e->count);
+        break;
     case PIPE_EV_ACK_RECEIVED: case PIPE_EV_DECLINE_RECEIVED: receipt_fields(r, f, e); break;
     case PIPE_EV_NOTICE: fprintf(f, ",\"outcome\":\"%s\"", e->ok ? "completed" : "aborted"); break;
     case PIPE_EV_TXN:
@@ -365,6 +382,21 @@ void rpt_fault(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *field
 void rpt_fault_mark(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *what) {
     if (!r->keep) return;
     incident(r, at_ns, "%s %s", begin ? "fault:" : "fault over:", what);
+}
+
+bool rpt_step_region(const pipeline *p, const pipe_event *e, uint32_t *region, uint32_t *tasks) {
+    const job *j = pipe_job(p);
+    if (e->kind == PIPE_EV_JOB_RESTARTED && e->channel > 0) {
+        *region = e->channel - 1;
+    } else if (e->kind == PIPE_EV_JOB_FAILED && e->culprit != PIPE_NO_TASK &&
+               pipe_config(p)->restart.failover == PIPE_FAILOVER_REGION) {
+        *region = pipe_task_region(p, e->culprit);   /* alone unless the job is one region */
+    } else {
+        return false;
+    }
+    *tasks = 0;
+    for (uint32_t t = 0; t < j->tasks_count; t++) *tasks += pipe_task_region(p, t) == *region;
+    return *tasks < j->tasks_count;
 }
 
 const char *rpt_fail_cause_name(pipe_fail_cause c) {

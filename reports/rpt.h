@@ -133,6 +133,10 @@ uint32_t rpt_stages(const job *j, uint32_t *depth);
 
 const char *rpt_step_name(pipe_ev_kind kind);
 const char *rpt_fail_cause_name(pipe_fail_cause c);
+/* Region failover (model/jm/deploy.c): the region a JOB_FAILED step
+ * cancels or a JOB_RESTARTED step deploys alone, into *region, and its
+ * tasks; false when the step concerns every task. */
+bool rpt_step_region(const pipeline *p, const pipe_event *e, uint32_t *region, uint32_t *tasks);
 const char *rpt_receipt_name(pipe_receipt w);
 /* fields: ",\"name\":value,..." (JSON members, each with a leading comma). */
 void        rpt_fault(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *fields);

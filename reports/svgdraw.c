@@ -749,12 +749,16 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
         snprintf(buf, sizeof buf, "job failed: %s%s%s", rpt_fail_cause_name((pipe_fail_cause)e->channel), *who ? ", " : "", who);
         text(L, x + 4, y - 16, "sm", "#d62728", i, buf);
         return true;
-    case PIPE_EV_JOB_RESTARTED:
+    case PIPE_EV_JOB_RESTARTED: {
         triangle(L, x, y, "#2ca02c", i);
-        if (e->ckpt > 0) snprintf(buf, sizeof buf, "restart: attempt %" PRIu64 " from checkpoint %" PRIu64, e->epoch, e->ckpt);
-        else snprintf(buf, sizeof buf, "restart: attempt %" PRIu64 " from the beginning", e->epoch);
+        char of[64] = "";
+        uint32_t region, tasks;
+        if (rpt_step_region(L->r->p, e, &region, &tasks)) snprintf(of, sizeof of, " of region %u (%u tasks)", region, tasks);
+        if (e->ckpt > 0) snprintf(buf, sizeof buf, "restart%s: attempt %" PRIu64 " from checkpoint %" PRIu64, of, e->epoch, e->ckpt);
+        else snprintf(buf, sizeof buf, "restart%s: attempt %" PRIu64 " from the beginning", of, e->epoch);
         text(L, x + 4, y - 16, "sm", "#2ca02c", i, buf);
         return true;
+    }
     case PIPE_EV_COORD_FAILOVER:
         triangle(L, x, y, "#9467bd", i);
         text(L, x + 4, y - 16, "sm", "#9467bd", i, "a new coordinator took over");

@@ -869,7 +869,9 @@ static bool st_vary(pctx *c) {
 
 static bool st_restart(pctx *c) {
     static const char *const kinds[] = { "none", "fixed-delay", "failure-rate", "exponential", NULL };
-    static const char *const keys[] = { "attempts", "delay", "max", "per", "initial", "multiplier", "reset", NULL };
+    static const char *const keys[] = { "attempts", "delay", "max", "per", "initial", "multiplier", "reset",
+                                        "failover", NULL };
+    static const char *const failovers[] = { "region", "full", NULL };
     pipe_restart_cfg *r = &c->s->cfg.restart;
     const tok *k = next(c, "a restart strategy (none, fixed-delay, failure-rate, exponential)");
     if (k == NULL) return false;
@@ -881,7 +883,13 @@ static bool st_restart(pctx *c) {
     uint64_t v;
     while (more(c)) {
         const tok *o = next(c, "an option");
-        if (is(o, "attempts") && r->kind == PIPE_RESTART_FIXED_DELAY) {
+        if (is(o, "failover")) {                  /* any strategy's: what a failure restarts */
+            const tok *f = next(c, "a failover strategy (region, full)");
+            if (f == NULL) return false;
+            if (is(f, "region")) r->failover = PIPE_FAILOVER_REGION;
+            else if (is(f, "full")) r->failover = PIPE_FAILOVER_FULL;
+            else return unknown(c, f, "failover strategy", failovers);
+        } else if (is(o, "attempts") && r->kind == PIPE_RESTART_FIXED_DELAY) {
             if (!opt_count(c, 0, 1000000, &v)) return false;
             r->attempts = (uint32_t)v;
         } else if (is(o, "delay") && (r->kind == PIPE_RESTART_FIXED_DELAY || r->kind == PIPE_RESTART_FAILURE_RATE)) {
@@ -901,7 +909,7 @@ static bool st_restart(pctx *c) {
         } else if (is(o, "reset") && r->kind == PIPE_RESTART_EXPONENTIAL) {
             if (!opt_duration(c, &r->reset_ns)) return false;
         } else if (r->kind == PIPE_RESTART_NONE) {
-            return fail_at(c, o->col, "restart none takes no options");
+            return fail_at(c, o->col, "restart none takes no options but failover");
         } else {
             for (const char *const *w = keys; *w != NULL; w++) {
                 if (is(o, *w)) return fail_at(c, o->col, "'%s' is not an option of %.*s", *w, (int)k->len, k->s);
@@ -1189,7 +1197,8 @@ static bool st_fault(pctx *c) {
 static bool compares(scn_expect_kind k) {
     return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
            k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION ||
-           k == SCN_EXPECT_RELOCATED || k == SCN_EXPECT_BACKPRESSURE || k == SCN_EXPECT_CHECKPOINTED_BYTES;
+           k == SCN_EXPECT_RELOCATED || k == SCN_EXPECT_BACKPRESSURE || k == SCN_EXPECT_CHECKPOINTED_BYTES ||
+           k == SCN_EXPECT_RESTARTED_TASKS || k == SCN_EXPECT_RECORDS_READ;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -1218,13 +1227,14 @@ static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
                                          "fenced", "duration", "relocated", "backpressure", "checkpointed-bytes",
-                                         NULL };
+                                         "restarted-tasks", "records-read", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
                                                SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED, SCN_EXPECT_DURATION,
                                                SCN_EXPECT_RELOCATED, SCN_EXPECT_BACKPRESSURE,
-                                               SCN_EXPECT_CHECKPOINTED_BYTES };
+                                               SCN_EXPECT_CHECKPOINTED_BYTES, SCN_EXPECT_RESTARTED_TASKS,
+                                               SCN_EXPECT_RECORDS_READ };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -1936,7 +1946,7 @@ static void draw_restart(rng *r, pipe_restart_cfg *x) {
     static const pipe_restart kinds[] = { PIPE_RESTART_NONE, PIPE_RESTART_FIXED_DELAY, PIPE_RESTART_FIXED_DELAY,
                                           PIPE_RESTART_FAILURE_RATE, PIPE_RESTART_FAILURE_RATE,
                                           PIPE_RESTART_EXPONENTIAL, PIPE_RESTART_EXPONENTIAL };
-    *x = (pipe_restart_cfg){ .kind = kinds[rng_below(r, 7)] };
+    *x = (pipe_restart_cfg){ .kind = kinds[rng_below(r, 7)], .failover = x->failover };   /* the file's failover stays */
     switch (x->kind) {
     case PIPE_RESTART_NONE: break;
     case PIPE_RESTART_FIXED_DELAY:
@@ -2025,9 +2035,10 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
     static const char *const names[] = { "", "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output exactly-once", "output at-least-once",
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
-                                         "duration", "relocated", "backpressure", "checkpointed-bytes" };
+                                         "duration", "relocated", "backpressure", "checkpointed-bytes",
+                                         "restarted-tasks", "records-read" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_CHECKPOINTED_BYTES);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RECORDS_READ);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
@@ -2254,20 +2265,21 @@ static void write_settings(const scn *s, FILE *f) {
             dur(d3, sizeof d3, st->memory.latency_ns), bw(b2, sizeof b2, st->memory.bandwidth_bytes_per_s));
     const pipe_restart_cfg *r = &c->restart;
     switch (r->kind) {
-    case PIPE_RESTART_NONE: fprintf(f, "restart none\n"); break;
+    case PIPE_RESTART_NONE: fprintf(f, "restart none"); break;
     case PIPE_RESTART_FIXED_DELAY:
-        fprintf(f, "restart fixed-delay attempts %u delay %s\n", r->attempts, dur(d1, sizeof d1, r->delay_ns));
+        fprintf(f, "restart fixed-delay attempts %u delay %s", r->attempts, dur(d1, sizeof d1, r->delay_ns));
         break;
     case PIPE_RESTART_FAILURE_RATE:
-        fprintf(f, "restart failure-rate max %u per %s delay %s\n", r->max_failures,
+        fprintf(f, "restart failure-rate max %u per %s delay %s", r->max_failures,
                 dur(d1, sizeof d1, r->interval_ns), dur(d2, sizeof d2, r->delay_ns));
         break;
     case PIPE_RESTART_EXPONENTIAL:
-        fprintf(f, "restart exponential initial %s max %s multiplier %u.%03u reset %s\n",
+        fprintf(f, "restart exponential initial %s max %s multiplier %u.%03u reset %s",
                 dur(d1, sizeof d1, r->initial_ns), dur(d2, sizeof d2, r->max_ns), r->multiplier_milli / 1000,
                 r->multiplier_milli % 1000, dur(d4, sizeof d4, r->reset_ns));
         break;
     }
+    fprintf(f, "%s\n", r->failover == PIPE_FAILOVER_FULL ? " failover full" : "");   /* region: the default */
 }
 
 void scn_write(const scn *s, FILE *f) {

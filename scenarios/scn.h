@@ -100,6 +100,8 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_RELOCATED,             /* tasks restarts deployed onto another machine compared (slots) */
     SCN_EXPECT_BACKPRESSURE,          /* the time a task was held up by backpressure (value, ns) compared */
     SCN_EXPECT_CHECKPOINTED_BYTES,    /* the state bytes written for completed checkpoints compared */
+    SCN_EXPECT_RESTARTED_TASKS,       /* tasks restarts deployed again compared (region failover: the failed regions') */
+    SCN_EXPECT_RECORDS_READ,          /* records the sources read, replays included, compared */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

@@ -9,7 +9,7 @@
 # checkpoint 2, it shows checkpoint 2's picture with that task's box
 # marked (the picture follows the stepper). Without chromium (make deps
 # installs it as root) it says so and passes.
-#   sh tests/html_check.sh ABSIM [PYTHON]     p3 (alignment) and p9 (a crash and a restart)
+#   sh tests/html_check.sh ABSIM [PYTHON]     p3 (alignment), p9 (a crash and a restart) and p9b (a region restart)
 #   HTML_CHECK=all sh tests/html_check.sh ... every scenario under scenarios/teach/
 absim=${1:?usage: html_check.sh ABSIM [PYTHON]}
 python=${2:-/usr/bin/python3}
@@ -124,6 +124,7 @@ if [ "${HTML_CHECK:-}" = all ]; then
 else
     check_page scenarios/teach/p3-alignment-blocks-inputs.scn
     check_page scenarios/teach/p9-recovery.scn
+    check_page scenarios/teach/p9b-region-failover.scn   # a region restarts: the others' tasks stay running
 fi
 echo "html-check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

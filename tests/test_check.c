@@ -589,14 +589,15 @@ static void test_safety_rejects_a_failure_on_a_report_of_another_attempt(void **
     for (uint32_t named = 2; named <= 3; named++) {
         fed f = feed_of(PIPE_ALIGNED);
         pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .at_ns = SIM_NS_PER_MS, .task = PIPE_NO_TASK,
-                         .channel = PIPE_FAIL_REPORTED, .chan = PIPE_NO_CHAN, .culprit = 1, .epoch = 3, .count = named };
+                         .channel = PIPE_FAIL_REPORTED, .chan = PIPE_NO_CHAN, .culprit = 1, .epoch = 3, .count = named,
+                         .word_a = 3 };
         check_feed(f.cs, &e);
         const check_violation *v = first_of(check_finish(f.cs), CHECK_I5);
         if (named == 3) {
             assert_null(v);
         } else {
             assert_non_null(v);
-            assert_non_null(strstr(v->what, "failed attempt 3 on a failure report of attempt 2"));
+            assert_non_null(strstr(v->what, "failed attempt 3 of source[1] on a failure report of its attempt 2"));
         }
         fed_free(&f);
     }

@@ -4,7 +4,8 @@
  * by heartbeat timeout and its zombie is fenced, a paused coordinator
  * recovers, a lost split assignment fails the job over (FLINK-21996), an
  * ambiguous write of the completed-checkpoint store is resolved by
- * recovering from the store (FLINK-22494). Every verdict comes from the
+ * recovering from the store (FLINK-22494), a failure in a job of forward
+ * chains restarts its pipelined region alone. Every verdict comes from the
  * checkers (the input fold), never from a second run. */
 #include "harness.h"
 
@@ -250,6 +251,81 @@ static void test_with_slots_a_paused_machines_tasks_move_and_its_zombies_are_fen
     assert_true(r.stats.fenced_data + r.stats.fenced_rpcs >= 1);
 }
 
+/* source(3) -> map(3) -> keyed aggregate(3) -> 2PC sink(3), every edge
+ * forward: three pipelined regions, subtask i's four tasks each. */
+static pipe_cfg three_chains(uint64_t seed, pipe_failover failover) {
+    pipe_cfg c = three_machines(seed);
+    job_init(&c.graph);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 3, 3, 3, 3 },
+                                          .into = { 0, JOB_FORWARD, JOB_FORWARD, JOB_FORWARD },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
+    c.graph.vertices[3].sink = JOB_SINK_2PC;
+    c.broker.partitions = 6;
+    c.restart.failover = failover;
+    return c;
+}
+
+typedef struct attempts {
+    uint32_t crash;                   /* the task that crashes */
+    uint32_t restores[12];            /* by task: its deployments (the first one too) */
+    uint64_t attempt[12];             /* by task: the attempt of its last one */
+    uint32_t restarted, region, tasks;   /* JOB_RESTARTED steps, the last one's region + 1 and task count */
+} attempts;
+
+static void see_attempts(void *ctx, const pipe_event *e) {
+    attempts *a = ctx;
+    if (e->kind == PIPE_EV_RESTORE && e->task < 12) {
+        a->restores[e->task]++;
+        a->attempt[e->task] = e->epoch;
+    }
+    if (e->kind == PIPE_EV_JOB_RESTARTED) {
+        a->restarted++;
+        a->region = e->channel;
+        a->tasks = e->count;
+    }
+}
+
+static void crash_and_watch(pipeline *p, void *ctx) {
+    attempts *a = ctx;
+    pipe_observe(p, see_attempts, a);
+    fault_spec x = { .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(p, a->crash), .at_ns = 35 * SIM_NS_PER_MS,
+                     .duration_ns = 5 * SIM_NS_PER_MS };
+    fault_add(pipe_sim(p), &x);
+}
+
+/* agg[1] crashes: its region (source[1], map[1], agg[1], out[1]) is
+ * cancelled and deployed again as attempt 1 from the latest completed
+ * checkpoint; the other eight tasks keep attempt 0 and are never
+ * deployed again; state and output stay exactly-once (I1, I3: the input
+ * fold). With failover full every task restarts. */
+static void test_region_failover_restarts_the_failed_region_alone(void **state) {
+    (void)state;
+    pipe_cfg c = three_chains(3, PIPE_FAILOVER_REGION);
+    attempts a = { .crash = 7 };                  /* tasks: source 0-2, map 3-5, agg 6-8, out 9-11 */
+    checked_run r = run_checked_with(&c, crash_and_watch, &a);
+    assert_exactly_once(&r);
+    assert_int_equal(r.stats.restarts, 1);
+    assert_int_equal(r.stats.restarted_tasks, 4);
+    assert_int_equal(r.reach[PIPE_REACH_REGION_RESTART], 1);
+    assert_int_equal(a.restarted, 1);
+    assert_int_equal(a.region, 1 + 1);            /* region 1, one step */
+    assert_int_equal(a.tasks, 4);
+    for (uint32_t t = 0; t < 12; t++) {
+        bool mine = t % 3 == 1;
+        assert_int_equal(a.restores[t], mine ? 2 : 1);
+        assert_int_equal(a.attempt[t], mine ? 1 : 0);
+    }
+    c = three_chains(3, PIPE_FAILOVER_FULL);
+    attempts b = { .crash = 7 };
+    r = run_checked_with(&c, crash_and_watch, &b);
+    assert_exactly_once(&r);
+    assert_int_equal(r.stats.restarts, 1);
+    assert_int_equal(r.stats.restarted_tasks, 12);
+    assert_int_equal(r.reach[PIPE_REACH_REGION_RESTART], 0);
+    assert_int_equal(b.region, 0);                /* every task */
+    for (uint32_t t = 0; t < 12; t++) assert_int_equal(b.attempt[t], 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_with_slots_a_lost_machines_tasks_move_to_free_slots_and_the_others_stay),
@@ -262,6 +338,7 @@ int main(void) {
         cmocka_unit_test(test_a_paused_coordinator_restarts_the_job_and_stays_exactly_once),
         cmocka_unit_test(test_a_lost_split_assignment_fails_the_job_over_and_loses_no_split),
         cmocka_unit_test(test_an_ambiguous_store_write_is_recovered_from_the_store_not_discarded),
+        cmocka_unit_test(test_region_failover_restarts_the_failed_region_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,11 +238,55 @@ static void test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_orde
     arena_destroy(&mem);
 }
 
+/* Pipelined regions, as Flink computes them for a streaming job: forward
+ * chains of parallelism p are p regions; an all-to-all edge anywhere
+ * joins the vertices it connects, here every task. */
+static void test_job_regions_forward_chains_and_all_to_all_edges(void **state) {
+    (void)state;
+    job j;
+    job_init(&j);
+    uint32_t s = job_add_vertex(&j, "src", JOB_SOURCE, 3, 0);
+    uint32_t m = job_add_vertex(&j, "map", JOB_MAP, 3, 0);
+    uint32_t k = job_add_vertex(&j, "out", JOB_SINK, 3, 0);
+    job_add_edge(&j, s, m, JOB_FORWARD);
+    uint32_t e = job_add_edge(&j, m, k, JOB_FORWARD);
+    assert_string_equal(check(&j), "ok");
+    arena mem;
+    assert_true(arena_create(&mem, 1u << 16));
+    job_expand(&j, 2, &mem);
+    uint32_t region[9];
+    assert_int_equal(job_regions(&j, region), 3);
+    for (uint32_t t = 0; t < 9; t++) assert_int_equal(region[t], j.tasks[t].subtask);   /* src[i], map[i], out[i] */
+    static const job_part all_to_all[] = { JOB_HASH, JOB_REBALANCE, JOB_BROADCAST };
+    for (uint32_t i = 0; i < 3; i++) {
+        j.edges[e].part = all_to_all[i];
+        job_expand(&j, 2, &mem);
+        assert_int_equal(job_regions(&j, region), 1);
+        for (uint32_t t = 0; t < 9; t++) assert_int_equal(region[t], 0);
+    }
+    job_init(&j);                                 /* two forward pairs ... */
+    s = job_add_vertex(&j, "src", JOB_SOURCE, 2, 0);
+    m = job_add_vertex(&j, "agg", JOB_KEYED_AGG, 2, 0);
+    k = job_add_vertex(&j, "out", JOB_SINK, 1, 0);
+    job_add_edge(&j, s, m, JOB_FORWARD);
+    job_add_edge(&j, m, k, JOB_REBALANCE);        /* ... both chains meet at the one sink */
+    job_expand(&j, 2, &mem);
+    assert_int_equal(job_regions(&j, region), 1);
+    j.vertices[k].parallelism = 2;
+    j.edges[1].part = JOB_FORWARD;
+    job_expand(&j, 2, &mem);
+    assert_int_equal(job_regions(&j, region), 2);
+    assert_int_equal(region[1], 1);               /* src[1] */
+    assert_int_equal(region[4], 0);               /* out[0] */
+    arena_destroy(&mem);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_check_names_the_first_problem),
         cmocka_unit_test(test_job_check_says_where_each_problem_lies),
         cmocka_unit_test(test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order),
+        cmocka_unit_test(test_job_regions_forward_chains_and_all_to_all_edges),
     };
     return cmocka_run_group_tests_name("job", tests, NULL, NULL);
 }

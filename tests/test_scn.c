@@ -36,7 +36,7 @@ static void test_scn_reads_every_statement_with_units(void **state) {
         "vertex out sink\n"
         "edge src -> f forward\nedge f -> m forward\nedge m -> agg hash\nedge agg -> out rebalance\n"
         "checkpoint mode at-least-once interval 50ms min-pause 5ms timeout 1s max-concurrent 2 tolerable 3 retained 2 legacy-eop\n"
-        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min\n"
+        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min failover full\n"
         "fault at 1s crash machine 2 for 500ms\n"
         "fault at 2s crash task agg[1]\n"
         "fault at 3s partition 0,1 | 2,jm for 100ms\n"
@@ -64,6 +64,7 @@ static void test_scn_reads_every_statement_with_units(void **state) {
     assert_true(c->ckpt.legacy_eop);
     assert_int_equal(c->restart.kind, PIPE_RESTART_EXPONENTIAL);
     assert_int_equal(c->restart.multiplier_milli, 1500);
+    assert_int_equal(c->restart.failover, PIPE_FAILOVER_FULL);
     assert_int_equal(s_.faults_count, 6);
     assert_int_equal(s_.faults[2].machines_b, (1u << 2) | (1u << 3));   /* jm is machine 3 */
     assert_int_equal(s_.faults[3].subtask2, 1);
@@ -108,7 +109,12 @@ static void test_scn_errors_name_file_line_column_and_suggest(void **state) {
                         "t.scn:6:8: unknown expectation 'exactly_once' (did you mean 'exactly-once'?)");
     assert_string_equal(parse(JOB "expect checkpoints => 3\n"),
                         "t.scn:6:20: unknown comparison '=>' (did you mean '>='?)");
-    assert_string_equal(parse(JOB "restart none delay 1s\n"), "t.scn:6:14: restart none takes no options");
+    assert_string_equal(parse(JOB "restart none delay 1s\n"), "t.scn:6:14: restart none takes no options but failover");
+    assert_string_equal(parse(JOB "restart fixed-delay attempts 3 failover task\n"),
+                        "t.scn:6:41: unknown failover strategy 'task' (expected one of: region, full)");
+    assert_string_equal(parse(JOB "restart fixed-delay failover regoin\n"),
+                        "t.scn:6:30: unknown failover strategy 'regoin' (did you mean 'region'?)");
+    assert_string_equal(parse(JOB "restart none failover\n"), "t.scn:6:22: expected a failover strategy (region, full)");
     assert_string_equal(parse(JOB "restart fixed-delay initial 1s\n"), "t.scn:6:21: 'initial' is not an option of fixed-delay");
     assert_string_equal(parse("vertex a source\n"), "t.scn:1:8: a: its output goes nowhere (add an edge to a sink)");
     assert_string_equal(parse("seed 1 \x01\n"), "t.scn:1:8: unexpected byte 0x01 (scenario files are ASCII)");
@@ -681,7 +687,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "vertex agg keyed-aggregate parallelism 2\nvertex out sink\n"
         "edge src -> f forward\nedge f -> m forward\nedge m -> agg hash\nedge agg -> out rebalance\n"
         "checkpoint mode at-least-once interval 50ms min-pause 5ms timeout 1s max-concurrent 2 tolerable 3 retained 2 legacy-eop\n"
-        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min\n"
+        "restart exponential initial 10ms max 1s multiplier 1.5 reset 1min failover full\n"
         "bounds time 2min\n"
         "fault at 1s crash machine 2 for 500ms\nfault at 2s crash task agg[1]\n"
         "fault at 3s partition 0,1 | 2,jm for 100ms\nfault at 4s delay link m[0] -> agg[1] by 5ms for 1s\n"
@@ -699,7 +705,8 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "fault when out2[1] commits 3 slow task out2[1] 4x for 1ms\n"
         "expect finished\nexpect duplicates\nexpect aborted < 4\n"
         "expect output exactly-once\nexpect output at-least-once\nexpect output duplicates\n"
-        "expect failovers == 1\nexpect unaligned > 0\nexpect liveness 250us\n";
+        "expect failovers == 1\nexpect unaligned > 0\nexpect liveness 250us\n"
+        "expect restarted-tasks == 4\nexpect records-read >= 100\n";
     assert_string_equal(parse(text), "ok");
     char *first = NULL, *second = NULL;
     size_t n1 = 0, n2 = 0;
@@ -713,6 +720,8 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     fclose(f);
     assert_string_equal(first, second);
     assert_non_null(strstr(first, "fault at 6s lose rpc out[0] 12.5% for 1s\n"));
+    assert_non_null(strstr(first, " reset 60s failover full\n"));   /* region, the default, goes unsaid */
+    assert_non_null(strstr(first, "expect restarted-tasks == 4\nexpect records-read >= 100\n"));
     assert_non_null(strstr(first, "bounds time 120s events "));   /* durations and bandwidths in human units */
     assert_null(strstr(first, "000ns"));
     assert_null(strstr(first, "000B/s"));
@@ -730,7 +739,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     assert_non_null(strstr(first, "expect unaligned > 0\n"));
     assert_non_null(strstr(first, "expect liveness 250us\n"));
     assert_int_equal(s_.faults_count, 15);
-    assert_int_equal(s_.expects_count, 9);
+    assert_int_equal(s_.expects_count, 11);
     free(first);
     free(second);
 }

@@ -282,3 +282,28 @@ void job_expand(job *j, uint32_t machines, arena *a) {
     index_chans(j);
     SIM_ASSERT(j->tasks_count == tasks && j->chans_count == chans);
 }
+
+/* Union-find over the tasks, in region_of itself (a task's parent, then
+ * its root); the smaller root wins, so a root is its region's lowest task. */
+static uint32_t region_root(uint32_t *parent, uint32_t t) {
+    while (parent[t] != t) {
+        parent[t] = parent[parent[t]];           /* path halving */
+        t = parent[t];
+    }
+    return t;
+}
+
+uint32_t job_regions(const job *j, uint32_t *region_of) {
+    SIM_ASSERT(j->tasks != NULL);                 /* expanded */
+    for (uint32_t t = 0; t < j->tasks_count; t++) region_of[t] = t;
+    for (uint32_t c = 0; c < j->chans_count; c++) {
+        uint32_t a = region_root(region_of, j->chans[c].producer), b = region_root(region_of, j->chans[c].consumer);
+        if (a < b) region_of[b] = a; else region_of[a] = b;
+    }
+    for (uint32_t t = 0; t < j->tasks_count; t++) region_of[t] = region_root(region_of, t);   /* each to its root */
+    uint32_t count = 0;
+    for (uint32_t t = 0; t < j->tasks_count; t++) {   /* a root comes before its region's other tasks */
+        region_of[t] = region_of[t] == t ? count++ : region_of[region_of[t]];
+    }
+    return count;
+}

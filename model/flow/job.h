@@ -180,6 +180,16 @@ size_t job_expand_bytes(const job *j);
  * is forgotten, not freed. */
 void job_expand(job *j, uint32_t machines, arena *a);
 
+/* Pipelined regions (Flink's PipelinedRegionComputeUtil for a streaming
+ * job, where every exchange is pipelined): the connected components of
+ * the expanded task graph. A forward edge joins task i to task i, any
+ * other joins every task of one vertex to every task of the other, so a
+ * chain of forward edges of parallelism p is p regions and a job with a
+ * hash edge over all its vertices is one. Fills region_of (by task, of
+ * an expanded j) with region numbers 0 .. count - 1, numbered in the
+ * order of their lowest task; returns the count. */
+uint32_t job_regions(const job *j, uint32_t *region_of);
+
 const char *job_kind_name(job_kind kind);
 const char *job_part_name(job_part part);
 const char *job_cost_name(job_cost cost);

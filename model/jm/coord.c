@@ -73,7 +73,7 @@ const job_vertex *coord_vertex_of(const jm_side *jm, uint32_t task) {
 
 static void notify_all(jm_side *jm, uint32_t type, uint64_t ckpt) {
     for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
-        sim_msg m = { .type = type, .a = ckpt, .b = jm->coord.epoch };
+        sim_msg m = { .type = type, .a = ckpt, .b = jm->coord.attempt[t] };
         jm_send(jm, t, &m, 64, NULL, 0);
     }
 }
@@ -204,6 +204,24 @@ void coord_forget_finished(jm_side *jm) {
     memset(jm->coord.final_file, 0, sizeof(uint64_t) * world_job(jm->w)->tasks_count);
     (void)store_dir_release(&jm->w->files, 0);   /* the finished tasks' final state of the attempt that ended */
     for (uint32_t part = 0; part < jm->w->brk.partitions; part++) jm->coord.end_owner[part] = UINT32_MAX;
+}
+
+/* Task t of a region that restarts runs again: what its FINISHED said
+ * goes (its final state's file stays held by directory 0 until the job's
+ * attempt ends: the other regions' finished tasks share it). */
+void coord_forget_task(jm_side *jm, uint32_t t) {
+    rt_coord *co = coord_of(jm);
+    if (co->finished[t]) {
+        co->finished[t] = 0;
+        co->finished_count--;
+        if (coord_vertex_of(jm, t)->kind == JOB_SOURCE) co->sources_running++;
+    }
+    uint64_t f = co->final_file[t];
+    if (f != 0 && store_alive(&jm->w->files, f)) store_unref(&jm->w->files, f);
+    co->final_file[t] = 0;
+    for (uint32_t part = 0; part < jm->w->brk.partitions; part++) {
+        if (co->end_owner[part] == t) co->end_owner[part] = UINT32_MAX;
+    }
 }
 
 
@@ -421,7 +439,7 @@ static void trigger_tasks(jm_side *jm, rt_slot *s) {
         if (co->finished[t]) {
             if (jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(jm, s, t);   /* the bug: never */
         } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE || upstream_finished(jm, t)) {
-            sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->epoch };
+            sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->attempt[t] };
             msg_trigger ts = { .timestamp_ns = s->started_ns };
             jm_send(jm, t, &m, 64, &ts, sizeof ts);
         }
@@ -432,7 +450,9 @@ static void trigger(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     const pipe_ckpt_cfg *cc = &jm->w->cfg.ckpt;
     co->trigger_armed = false;
-    if (co->status != PIPE_RUNNING || co->finished_count == world_job(jm->w)->tasks_count) return;   /* re-armed on restart */
+    /* Re-armed on restart; while regions restart their tasks could not
+     * take a trigger (Flink: not all required tasks are running). */
+    if (co->status != PIPE_RUNNING || co->region_restart || co->finished_count == world_job(jm->w)->tasks_count) return;
     if (cc->finished_tasks_off && co->finished_count > 0) {   /* Flink < 1.14: not every task runs, no checkpoint */
         REACHED(jm->w, TRIGGER_SKIP_FINISHED);
         return;
@@ -558,18 +578,18 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
     if (deploy_on_msg(jm, m)) return;            /* slots, heartbeats, confirmations */
     uint64_t epoch = m->b >> 32;
     uint32_t task = (uint32_t)(m->b & 0xffffffffu);
-    if (epoch != co->epoch) {
+    SIM_ASSERT(task < world_job(jm->w)->tasks_count);
+    if (epoch != co->attempt[task]) {             /* the task's attempt: other regions' may be older */
         REACHED(jm->w, COORD_OLD_ATTEMPT);
         jm->w->stats.fenced_rpcs++;
     }
-    bool stale = epoch != co->epoch && jm->w->cfg.bug != PIPE_BUG_NO_FENCING;   /* the bug: taken */
+    bool stale = epoch != co->attempt[task] && jm->w->cfg.bug != PIPE_BUG_NO_FENCING;   /* the bug: taken */
     pipe_ev_kind report = m->type == MSG_ACK ? PIPE_EV_ACK_RECEIVED : PIPE_EV_DECLINE_RECEIVED;
     bool is_report = m->type == MSG_ACK || m->type == MSG_DECLINE;
     if (stale || co->status != PIPE_RUNNING) {   /* an older attempt's */
         if (is_report) note_receipt(jm, report, task, m->a, stale ? PIPE_RCV_FENCED : PIPE_RCV_RESTARTING);
         return;
     }
-    SIM_ASSERT(task < world_job(jm->w)->tasks_count);
     rt_slot *s;
     switch (m->type) {
     case MSG_ACK:

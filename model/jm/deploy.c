@@ -15,6 +15,15 @@
  * attempt: every task is cancelled (CANCEL n+1), pending checkpoints die,
  * and the restart strategy decides on the next attempt.
  *
+ * Region failover (Flink's RestartPipelinedRegionFailoverStrategy, the
+ * default): a task's failure cancels and redeploys its pipelined region
+ * only (co->restarting), from its part of the latest completed
+ * checkpoint; the job stays RUNNING, the other regions keep their attempt
+ * and run on (they share no channel with it), pending checkpoints are
+ * aborted and no new one is triggered until the region runs again. A
+ * failure no task is to blame for (checkpoints, the checkpoint store), a
+ * job of one region, or `failover full` restart every task, as before.
+ *
  * Failover: a new coordinator knows nothing of the tasks; it waits for
  * their slot offers (the tasks saw its connection break and cancelled
  * themselves), and with the durable backend reads the completed
@@ -30,6 +39,24 @@ static uint32_t tasks_of(const jm_side *jm) { return world_job(jm->w)->tasks_cou
 static uint32_t slots_of(const jm_side *jm) { return tasks_of(jm) * jm->coord.hosts; }
 
 static sim_time_ns retry_ns(const jm_side *jm) { return 50 * jm->w->cfg.rpc_latency_ns; }
+
+/* A restart is pending: of the whole job, or of some regions. */
+static bool restart_pending(const jm_side *jm) {
+    return jm->coord.status == PIPE_RESTARTING || (jm->coord.status == PIPE_RUNNING && jm->coord.region_restart);
+}
+
+/* The source task that reads partition part (its subtask: part mod the
+ * parallelism of the job's one source vertex). */
+static uint32_t part_reader(const jm_side *jm, uint32_t part) {
+    const job *j = world_job(jm->w);
+    uint32_t topic = broker_topic_of(&jm->w->brk, part);
+    for (uint32_t v = 0; v < j->vertices_count; v++) {   /* the source of its topic (one a topic) */
+        if (j->vertices[v].kind != JOB_SOURCE || j->vertices[v].topic != topic) continue;
+        return j->vertex_first_task[v] + (part - jm->w->brk.topic[topic].first) % j->vertices[v].parallelism;
+    }
+    SIM_ASSERT(!"every partition has a source: pipe_create refuses a topic nobody reads");
+    return 0;
+}
 
 /* A restart timer names its attempt: one left by an earlier failure's
  * wait for slots must not start a later attempt before its delay. */
@@ -88,9 +115,10 @@ static void reach_strategy(jm_side *jm, bool again) {
  * the note changes nothing in the run. */
 static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     if (!world_observed(jm->w)) return;
+    bool report = why == PIPE_FAIL_REPORTED && culprit < world_job(jm->w)->tasks_count;
     pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .channel = why, .chan = PIPE_NO_CHAN,
-                     .culprit = culprit,
-                     .count = (uint32_t)(why == PIPE_FAIL_REPORTED ? jm->coord.report_epoch : jm->coord.epoch) };
+                     .culprit = culprit, .count = (uint32_t)(report ? jm->coord.report_epoch : 0),
+                     .word_a = report ? jm->coord.attempt[culprit] : 0 };
     jm_note_ev(jm, &e);
 }
 
@@ -137,7 +165,7 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
 static void send_deploy(jm_side *jm, uint32_t t) {
     msg_deploy d;
     restore_of(jm, t, &d);
-    sim_msg m = { .type = MSG_DEPLOY, .b = jm->coord.epoch };
+    sim_msg m = { .type = MSG_DEPLOY, .b = jm->coord.attempt[t] };
     jm_send(jm, t, &m, 64 + 16 * d.chain.count, &d,
                       PROTO_WITH_OFFSETS_BYTES(msg_deploy, d.offsets_count));
 }
@@ -154,13 +182,13 @@ static void send_assign(jm_side *jm, uint32_t t) {
     msg_assign a = { .final = 1 };
     const broker_topic *topic = &jm->w->brk.topic[v->topic];   /* the enumerator assigns per topic */
     for (uint32_t part = topic->first + j->tasks[t].subtask; part < topic->end; part += v->parallelism) {
-        uint8_t mine = (uint8_t)(1 + co->epoch % 254);   /* this attempt's mark; 255: the checkpoint's */
+        uint8_t mine = (uint8_t)(1 + co->attempt[t] % 254);   /* this attempt's mark; 255: the checkpoint's */
         if (co->assigned[part] == mine || co->assigned[part] == 0) {
             co->assigned[part] = mine;
             a.partitions[a.partitions_count++] = part;
         }
     }
-    sim_msg m = { .type = MSG_ASSIGN, .b = co->epoch };
+    sim_msg m = { .type = MSG_ASSIGN, .b = co->attempt[t] };
     jm_send(jm, t, &m, 64, &a, (uint32_t)(offsetof(msg_assign, partitions) +
                                                                          a.partitions_count * sizeof(uint32_t)));
 }
@@ -169,7 +197,7 @@ static void assign_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     bool any = false;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (coord_vertex_of(jm, t)->kind != JOB_SOURCE) continue;
+        if (coord_vertex_of(jm, t)->kind != JOB_SOURCE || !co->restarting[t]) continue;
         send_assign(jm, t);
         co->assign_pending[t] = co->next_ckpt;    /* checkpoints from this id on wait for its ack */
         any = true;
@@ -210,28 +238,68 @@ static void arm_deploy_retry(jm_side *jm) {
     if (jm->coord.deploy_retries < 6) jm->coord.deploy_retries++;
 }
 
-/* Every slot is free: attempt `epoch` starts on them. */
+/* The tasks to deploy talk only to each other: a region is closed under
+ * channels (job_regions), so no restored task has a channel from or to a
+ * task that runs on in an older attempt. */
+static void assert_closed(const jm_side *jm) {
+    const job *j = world_job(jm->w);
+    for (uint32_t c = 0; c < j->chans_count; c++) {
+        SIM_ASSERT(jm->coord.restarting[j->chans[c].producer] == jm->coord.restarting[j->chans[c].consumer]);
+    }
+}
+
+/* Observers learn which checkpoint the tasks restore, and with region
+ * failover which regions (one step each, with its task count). */
+static void note_restarted(jm_side *jm, bool regions, uint64_t ckpt) {
+    rt_coord *co = coord_of(jm);
+    if (!regions) {
+        jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, ckpt);
+        return;
+    }
+    REACHED(jm->w, REGION_RESTART);
+    if (!world_observed(jm->w)) return;
+    for (uint32_t r = 0; r < co->regions; r++) {
+        uint32_t count = 0;
+        for (uint32_t t = 0; t < tasks_of(jm); t++) count += co->restarting[t] && co->region[t] == r;
+        if (count == 0) continue;
+        pipe_event e = { .kind = PIPE_EV_JOB_RESTARTED, .task = PIPE_NO_TASK, .channel = r + 1, .ckpt = ckpt,
+                         .chan = PIPE_NO_CHAN, .count = count };
+        jm_note_ev(jm, &e);
+    }
+}
+
+/* Every slot of the tasks to deploy (co->restarting: all of them, or the
+ * regions that restart) is free: attempt `epoch` starts on them. */
 static void deploy_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     uint32_t n = tasks_of(jm);
+    bool regions = co->status == PIPE_RUNNING;    /* a region restart: the others run on */
+    if (regions) assert_closed(jm);
+    const rt_slot *restored = coord_restore(jm);  /* the enumerator's state: the checkpoint's */
     co->waiting_slots = false;
     co->status = PIPE_RUNNING;
-    if (co->deployed_once) {                      /* observers learn which checkpoint the tasks restore */
+    co->region_restart = false;
+    bool restart = co->deployed_once;
+    if (restart) {
         jm->w->stats.restarts++;
-        jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, coord_restore(jm) != NULL ? coord_restore(jm)->ckpt : 0);
+        note_restarted(jm, regions, restored != NULL ? restored->ckpt : 0);
     }
     co->deployed_once = true;
     co->deploy_retries = 0;
-    memset(co->finished, 0, n);
-    coord_forget_finished(jm);
-    co->finished_count = 0;
-    co->sources_running = 0;
-    const rt_slot *restored = coord_restore(jm);  /* the enumerator's state: the checkpoint's */
+    if (!regions) {                               /* a region's tasks forgot theirs when it failed */
+        memset(co->finished, 0, n);
+        coord_forget_finished(jm);
+        co->finished_count = 0;
+        co->sources_running = 0;
+    }
     for (uint32_t part = 0; part < jm->w->brk.partitions; part++) {
+        if (regions && !co->restarting[part_reader(jm, part)]) continue;   /* read on by a region that runs */
         co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
     }
     for (uint32_t t = 0; t < n; t++) {
-        co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
+        if (!co->restarting[t]) continue;
+        jm->w->stats.restarted_tasks += restart;
+        if (!regions) co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
         co->assign_pending[t] = 0;
         uint32_t i = jm_slot_of(jm, t);
         co->slot_free[i] = 0;
@@ -240,36 +308,38 @@ static void deploy_all(jm_side *jm) {
         send_deploy(jm, t);
     }
     assign_all(jm);
+    memset(co->restarting, 0, n);
     arm_deploy_retry(jm);
     coord_arm_trigger(jm, jm->w->cfg.ckpt.interval_ns);
 }
 
 static bool all_free(const jm_side *jm) {
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (!jm->coord.slot_free[t]) return false;
+        if (jm->coord.restarting[t] && !jm->coord.slot_free[t]) return false;
     }
     return true;
 }
 
-/* With slots: whether every task has a slot for the next attempt, and
- * then which (co->placed). The cancelled tasks must have freed theirs
- * first (Flink waits for the cancellation to end); a task keeps its slot
- * when it is free (its state is local there), and one whose TaskManager
- * was lost goes to the first machine with a free slot for its vertex,
- * in machine order. None: the restart waits for slots. */
+/* With slots: whether every task to deploy has a slot for the next
+ * attempt, and then which (co->placed). The cancelled tasks must have
+ * freed theirs first (Flink waits for the cancellation to end); a task
+ * keeps its slot when it is free (its state is local there), and one
+ * whose TaskManager was lost goes to the first machine with a free slot
+ * for its vertex, in machine order; the tasks of regions that run on
+ * keep theirs. None: the restart waits for slots. */
 static bool place_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     const job *j = world_job(jm->w);
     uint32_t n = tasks_of(jm), hs = co->hosts;
     for (uint32_t t = 0; t < n; t++) {
         uint32_t i = jm_slot_of(jm, t);
-        if (!co->slot_free[i] && !co->lost[i]) return false;   /* still cancelling */
+        if (co->restarting[t] && !co->slot_free[i] && !co->lost[i]) return false;   /* still cancelling */
     }
     uint16_t used[JOB_VERTICES_MAX][PIPE_MACHINES_MAX] = { { 0 } };
     uint32_t *next = co->place_next;
     for (uint32_t t = 0; t < n; t++) {
         next[t] = UINT32_MAX;
-        if (!co->slot_free[jm_slot_of(jm, t)]) continue;
+        if (co->restarting[t] && !co->slot_free[jm_slot_of(jm, t)]) continue;
         next[t] = co->placed[t];
         used[j->tasks[t].vertex][next[t]]++;
     }
@@ -296,7 +366,7 @@ static bool place_all(jm_side *jm) {
  * a free slot. */
 static void maybe_deploy(jm_side *jm) {
     rt_coord *co = coord_of(jm);
-    if (co->status != PIPE_RESTARTING || !co->waiting_slots || co->recovering) return;
+    if (!restart_pending(jm) || !co->waiting_slots || co->recovering) return;
     if (co->hosts == 1 ? !all_free(jm) : !place_all(jm)) return;
     deploy_all(jm);
 }
@@ -306,19 +376,19 @@ static void maybe_deploy(jm_side *jm) {
 static void cancel_again(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (co->slot_free[jm_slot_of(jm, t)]) continue;   /* a lost TaskManager too: it may be back, silent */
+        if (!co->restarting[t] || co->slot_free[jm_slot_of(jm, t)]) continue;   /* a lost TaskManager too: it may be back, silent */
         REACHED(jm->w, CANCEL_REPEATED);
-        sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
+        sim_msg m = { .type = MSG_CANCEL, .b = co->attempt[t] };
         jm_send(jm, t, &m, 64, NULL, 0);
     }
 }
 
 void deploy_restart_due(jm_side *jm) {
     rt_coord *co = coord_of(jm);
-    if (co->status != PIPE_RESTARTING) return;
+    if (!restart_pending(jm)) return;
     co->waiting_slots = true;
     maybe_deploy(jm);
-    if (co->status == PIPE_RUNNING) return;
+    if (!restart_pending(jm)) return;
     REACHED(jm->w, RESTART_WAITS);
     cancel_again(jm);
     sim_timer_set(jm->w->run, co->actor, retry_ns(jm), restart_tag(jm));   /* look again */
@@ -326,9 +396,18 @@ void deploy_restart_due(jm_side *jm) {
 
 /* ---- failing an attempt -------------------------------------------------- */
 
-/* Pending checkpoints die with the attempt. The deliberate bug
- * restore-from-pending keeps the newest for the restore although it never
- * completed. */
+static void tell_survivors(jm_side *jm, uint64_t ckpt) {
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (jm->coord.restarting[t]) continue;
+        sim_msg m = { .type = MSG_ABORTED, .a = ckpt, .b = jm->coord.attempt[t] };
+        jm_send(jm, t, &m, 64, NULL, 0);
+    }
+}
+
+/* Pending checkpoints die with the attempt; the tasks that run on (other
+ * regions) are told, so that they drop their snapshots of them. The
+ * deliberate bug restore-from-pending keeps the newest for the restore
+ * although it never completed. */
 static void drop_pending(jm_side *jm) {
     uint32_t keep = UINT32_MAX;
     for (uint32_t i = 0; i < jm->slots_count && jm->w->cfg.bug == PIPE_BUG_RESTORE_PENDING; i++) {
@@ -339,6 +418,7 @@ static void drop_pending(jm_side *jm) {
         if (jm->slots[i].ckpt != 0 && !jm->slots[i].complete) {
             REACHED(jm->w, PENDING_LOST);
             coord_history_end(jm, jm->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
+            tell_survivors(jm, jm->slots[i].ckpt);
             if (i != keep) coord_free_slot(jm, &jm->slots[i]);
             jm->w->stats.aborted++;
             jm->w->stats.lost_with_job++;
@@ -359,27 +439,64 @@ static void read_store(jm_side *jm) {
     dev_read(jm->w->run, jm->w->store_dev, jm->coord.actor, 1024 + (uint64_t)tasks_of(jm) * 64, IO_METADATA);
 }
 
-void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
+enum { MARKED = 2 };                         /* co->restarting: to be cancelled now (1: cancelled) */
+
+/* Mark the tasks to restart that were running: every one, or region r's. */
+static void mark(jm_side *jm, uint32_t r) {
     rt_coord *co = coord_of(jm);
-    if (co->status != PIPE_RUNNING) return;
-    note_failed(jm, why, culprit);
-    drop_pending(jm);
-    co->epoch++;
-    for (uint32_t t = 0; t < tasks_of(jm); t++) {   /* attempt epoch replaces every task's */
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (!co->restarting[t] && (r == UINT32_MAX || co->region[t] == r)) co->restarting[t] = MARKED;
+    }
+}
+
+/* Cancel the marked tasks: attempt epoch replaces theirs. A region's
+ * tasks forget they finished (the whole job's do at its deployment).
+ * Tasks cancelled by an earlier failure whose restart is still pending
+ * are deployed as attempt epoch too (a newer deployment replaces what a
+ * task runs), so that every restore of the restart is of the newest. */
+static void cancel_marked(jm_side *jm, bool region) {
+    rt_coord *co = coord_of(jm);
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (co->restarting[t]) co->attempt[t] = co->epoch;
+        if (co->restarting[t] != MARKED) continue;
+        co->restarting[t] = 1;
         co->slot_free[jm_slot_of(jm, t)] = 0;
         co->running[t] = 0;
+        if (region) coord_forget_task(jm, t);
         sim_msg m = { .type = MSG_CANCEL, .b = co->epoch };
         jm_send(jm, t, &m, 64, NULL, 0);
     }
+}
+
+/* Whether a failure restarts the culprit's region alone: a task is to
+ * blame, and its region is not the whole job. */
+static bool region_failover(const jm_side *jm, uint32_t culprit) {
+    if (jm->w->cfg.bug == PIPE_BUG_REGION_RESTARTS_ALL) return false;   /* deliberate bug */
+    return jm->w->cfg.restart.failover == PIPE_FAILOVER_REGION && culprit != PIPE_NO_TASK && jm->coord.regions > 1;
+}
+
+void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
+    rt_coord *co = coord_of(jm);
+    if (co->status != PIPE_RUNNING) return;
+    if (culprit != PIPE_NO_TASK && co->restarting[culprit]) return;   /* its region restarts already */
+    bool region = region_failover(jm, culprit);
+    note_failed(jm, why, culprit);
+    mark(jm, region ? co->region[culprit] : UINT32_MAX);
+    drop_pending(jm);
+    co->epoch++;
+    cancel_marked(jm, region);
     sim_time_ns delay;
     bool again = restart_delay(jm, &delay);
     reach_strategy(jm, again);
-    if (!again) {
+    if (!again) {                                 /* the job fails: every task goes */
+        mark(jm, UINT32_MAX);
+        cancel_marked(jm, region);
         co->status = PIPE_FAILED;
         sim_stop(jm->w->run);
         return;
     }
-    co->status = PIPE_RESTARTING;
+    co->status = region ? PIPE_RUNNING : PIPE_RESTARTING;
+    co->region_restart = region;
     co->waiting_slots = false;
     if (why == PIPE_FAIL_CHECKPOINT_STORE) read_store(jm);   /* restart from what the store holds */
     jm->w->stats.restart_delay_ns_sum += delay;
@@ -394,7 +511,7 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
 static void slot_offered(jm_side *jm, uint32_t i, uint64_t process) {
     rt_coord *co = coord_of(jm);
     uint32_t t = i / co->hosts;
-    if (co->status == PIPE_RUNNING && i == jm_slot_of(jm, t)) {
+    if (co->status == PIPE_RUNNING && !co->restarting[t] && i == jm_slot_of(jm, t)) {
         /* An offer sent before the deployment arrived is stale; one from a
          * new process in place of a deployed task means it is gone (its
          * connection's break is on its way, or was lost with it). */
@@ -423,15 +540,15 @@ bool deploy_on_msg(jm_side *jm, const sim_msg *m) {
         if (co->alive[t]) co->heard_ns[t] = jm->w->run->now_ns;
         return true;
     case MSG_RUNNING:
-        if (epoch == co->epoch && co->status == PIPE_RUNNING) co->running[t] = 1;
+        if (epoch == co->attempt[t] && co->status == PIPE_RUNNING && !co->restarting[t]) co->running[t] = 1;
         return true;
     case MSG_ASSIGN_ACK:
-        if (epoch != co->epoch || co->status != PIPE_RUNNING || co->assign_pending[t] == 0) return true;
+        if (epoch != co->attempt[t] || co->status != PIPE_RUNNING || co->assign_pending[t] == 0) return true;
         co->assign_pending[t] = 0;
         coord_retry_completion(jm);
         return true;
     case MSG_COMMITTED:
-        if (epoch != co->epoch || co->status != PIPE_FINISHED || co->committed[t]) return true;
+        if (epoch != co->attempt[t] || co->status != PIPE_FINISHED || co->committed[t]) return true;
         co->committed[t] = 1;
         if (--co->commits_pending == 0) sim_stop(jm->w->run);
         return true;
@@ -467,7 +584,7 @@ static void heartbeat(jm_side *jm) {
             if (i == jm_slot_of(jm, i / co->hosts)) deploy_job_fail(jm, PIPE_FAIL_HEARTBEAT, i / co->hosts);
             continue;
         }
-        sim_msg m = { .type = MSG_HEARTBEAT, .b = co->epoch };
+        sim_msg m = { .type = MSG_HEARTBEAT, .b = co->attempt[i / co->hosts] };
         jm_send_slot(jm, i, &m, 64, NULL, 0);
     }
     sim_timer_set(jm->w->run, co->actor, interval, TIMER_HEARTBEAT);
@@ -479,7 +596,7 @@ static void deploy_retry(jm_side *jm) {
     if (co->status != PIPE_RUNNING) return;
     bool any = false;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (co->running[t]) continue;
+        if (co->running[t] || co->restarting[t]) continue;   /* a restarting region deploys later */
         REACHED(jm->w, DEPLOY_REPEATED);
         send_deploy(jm, t);
         if (co->assign_pending[t] != 0) send_assign(jm, t);   /* it came to no task */
@@ -493,7 +610,7 @@ static void send_end(jm_side *jm) {
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         const job_vertex *v = coord_vertex_of(jm, t);
         if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC || co->committed[t]) continue;
-        sim_msg m = { .type = MSG_END, .b = co->epoch };
+        sim_msg m = { .type = MSG_END, .b = co->attempt[t] };
         jm_send(jm, t, &m, 64, NULL, 0);
     }
     sim_timer_set(jm->w->run, co->actor, retry_ns(jm), TIMER_END_RETRY);
@@ -560,6 +677,9 @@ void deploy_failover(jm_side *jm) {
     co->timeout_armed = false;                   /* its timer died with the old process */
     co->deploy_armed = false;
     co->epoch++;
+    co->region_restart = false;
+    memset(co->restarting, 1, j->tasks_count);   /* every task, whatever region restarted */
+    for (uint32_t t = 0; t < j->tasks_count; t++) co->attempt[t] = co->epoch;
     for (uint32_t i = 0; i < jm->slots_count; i++) {
         rt_slot *s = &jm->slots[i];
         if (s->ckpt == 0 || s->complete) continue;

@@ -64,6 +64,14 @@ typedef struct rt_coord {
     uint32_t   *placed;               /* by task: the host its attempt was deployed to */
     uint32_t   *place_next;           /* by task: a placement being tried (deploy.c) */
     uint8_t    *running;              /* by task: its attempt confirmed running */
+    /* Failover (P9): a task's attempt is the job's epoch when it was last
+     * cancelled for a restart; with region failover the tasks of other
+     * regions keep theirs (and keep running) while one region restarts. */
+    uint64_t   *attempt;              /* by task: the attempt it runs, or is cancelled for */
+    uint32_t   *region;               /* by task: its pipelined region (job_regions) */
+    uint32_t    regions;
+    uint8_t    *restarting;           /* by task: cancelled, to be deployed by the pending restart */
+    bool        region_restart;       /* a restart of some regions is pending; the job stays RUNNING */
     bool        waiting_slots;        /* the restart's delay is over: deploy once every slot is free */
     uint64_t    report_epoch;         /* the attempt the failure report being handled named (for the observers) */
     bool        deployed_once;        /* the first deployment happened (later ones are restarts) */
@@ -138,6 +146,7 @@ void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end);
 void coord_retain(jm_side *jm, uint32_t idx);                /* slot idx joins the retained checkpoints */
 void coord_arm_trigger(jm_side *jm, sim_time_ns delay_ns);
 void coord_forget_finished(jm_side *jm);                     /* a new attempt: no task finished */
+void coord_forget_task(jm_side *jm, uint32_t t);              /* a region restart: t has not finished */
 void coord_drop_unread(jm_side *jm);                         /* the deliberate bug FLINK-7783 */
 const job_vertex *coord_vertex_of(const jm_side *jm, uint32_t task);
 
