@@ -37,7 +37,7 @@ bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns) {
 }
 
 chan_buf *task_buf(rt_chan *c, uint64_t n) {
-    return &c->ring[c->slot_of[n % c->ring_size]];
+    return &c->ring[CHAN_SLOT_OF(c)[n % c->ring_size]];
 }
 
 rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
@@ -114,8 +114,8 @@ static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
     if (c->filling) return c->fill;
     SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
     SIM_ASSERT(c->free_count == c->ring_size - (c->filled - c->acked));
-    uint8_t slot = c->free_slots[--c->free_count];
-    c->slot_of[c->filled % c->ring_size] = slot;
+    uint8_t slot = CHAN_FREE_SLOTS(c)[--c->free_count];
+    CHAN_SLOT_OF(c)[c->filled % c->ring_size] = slot;
     chan_buf *b = &c->ring[slot];
     b->kind = BUF_DATA;
     b->count = 0;
@@ -128,6 +128,7 @@ static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
 
 static void close_buf(tm_side *tm, rt_chan *c) {
     if (!c->filling) return;
+    chan_fill_sync(c);
     set_filling(tm, c, false);
     c->filled++;
     send_ready(tm, c);
@@ -135,20 +136,21 @@ static void close_buf(tm_side *tm, rt_chan *c) {
 
 /* With many outputs (a hash edge) the next record into a buffer comes
  * dozens of records later, when its lines may have left the cache: the
- * record and the count are only stored (the count from the channel's
- * copy), and the line after the next record's is asked for now (a hint
- * only: nothing observable changes). */
+ * record is only stored (its count is the channel's until the buffer
+ * closes, so the header line stays untouched), and the line after the
+ * next record's is asked for now (a hint only: nothing observable
+ * changes). */
 static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
     chan_buf *b = open_buf(tm, c);
     uint32_t n = c->fill_count++;
     b->recs[n] = *r;
-    b->count = n + 1;
     if (n + 2 < CHAN_BUF_RECORDS) __builtin_prefetch(&b->recs[n + 2], 1);
     if (n + 1 == CHAN_BUF_RECORDS) close_buf(tm, c);
 }
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
+        chan_fill_sync(c);
         chan_buf held = *c->fill;                 /* the records before it go after it */
         chan_buf *b = c->fill;                    /* their slot takes the barrier */
         b->kind = kind;
@@ -774,7 +776,7 @@ static void connect(tm_side *tm, rt_task *t) {
         c->filled = c->sent = c->acked = 0;
         SIM_ASSERT(c->ring_size <= CHAN_RING_MAX);  /* a slot fits a byte */
         c->free_count = (uint8_t)c->ring_size;      /* every slot free, slot 0 taken first */
-        for (uint32_t k = 0; k < c->ring_size; k++) c->free_slots[k] = (uint8_t)(c->ring_size - 1 - k);
+        for (uint32_t k = 0; k < c->ring_size; k++) CHAN_FREE_SLOTS(c)[k] = (uint8_t)(c->ring_size - 1 - k);
         c->ring_short = c->queue_full = false;
         out_sync(tm, c);
         c->requested = c->early_request == t->epoch + 1;
@@ -935,7 +937,8 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
         c->prio_held = 0;
     }
     SIM_ASSERT(m->b <= c->sent);
-    for (; c->acked < m->b; c->acked++) c->free_slots[c->free_count++] = c->slot_of[c->acked % c->ring_size];
+    uint8_t *slot_of = CHAN_SLOT_OF(c), *free_slots = CHAN_FREE_SLOTS(c);
+    for (; c->acked < m->b; c->acked++) free_slots[c->free_count++] = slot_of[c->acked % c->ring_size];
     send_ready(tm, c);
     task_pump(tm, t);
 }

@@ -13,7 +13,7 @@
  * reported finished (credit messages). Since queued - sent <= out_queue
  * (+2 for a flush and an event), sent - acked <= credits and one buffer
  * fills, at most ring_size buffers [acked, filled] are alive. Buffer n
- * lives in ring slot slot_of[n % ring_size]: the producer takes a free
+ * lives in ring slot slot_of[n % ring_size] (CHAN_SLOT_OF): the producer takes a free
  * slot when it opens buffer n, the one freed last (its lines are the
  * likeliest still cached: a ring taken in turn would cycle every slot
  * through the cache however few are alive), and frees it when a credit
@@ -67,45 +67,62 @@ typedef struct in_list {             /* oldest first; tail only valid when head 
     in_ref    head, tail;
 } in_list;
 
+/* The records start on a cache line of their own (the struct is aligned
+ * to one): with many channels a buffer fills a record at a time, each
+ * store long after the last, so a record that straddled two lines would
+ * cost two misses, and the header line is not touched while it fills. */
 typedef struct chan_buf {
     buf_kind  kind;
-    uint32_t  count;                 /* records, for BUF_DATA */
+    uint32_t  count;                 /* records, for BUF_DATA; while filling, set only when it closes
+                                        (the channel's fill_count is the live one: chan_fill_sync) */
     uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
     sim_time_ns ts_ns;               /* BUF_BARRIER: the checkpoint's timestamp */
     uint64_t  arrival;               /* consumer's arrival stamp */
     in_ref    next;                  /* consumer's: the buffer that arrived after it (its arrival list) */
-    model_rec recs[CHAN_BUF_RECORDS];
+    _Alignas(64) model_rec recs[CHAN_BUF_RECORDS];
 } chan_buf;
 
+/* Field order is for the cache: a hash edge has parallelism^2 channels,
+ * and a record put into one touches only the first line (what the
+ * producer reads per record and per buffer), a buffer sent or taken the
+ * second (the consumer's counters and the slot arrays); what a checkpoint
+ * or a connection reads follows. */
 typedef struct rt_chan {
-    uint32_t  id;
-    uint32_t  producer, consumer;    /* task ids */
-    uint32_t  gate_index;
-    uint32_t  input;
-    uint32_t  data_link, credit_link;
-    chan_buf *ring;
-    uint32_t  ring_size;
-    bool      filling;
     chan_buf *fill;                  /* producer's: while filling, buffer `filled` */
-    uint32_t  fill_count;            /* and its records (what fill->count says) */
+    chan_buf *ring;
     uint64_t  filled, sent, acked;   /* producer's counters */
+    uint32_t  fill_count;            /* and its records (what fill->count says once it closes) */
+    uint32_t  ring_size;
+    uint32_t  producer;              /* task id */
+    uint32_t  data_link;
+    bool      filling;
     bool      ring_short;            /* producer's: no room in the ring for a flush and an event */
     bool      queue_full;            /* producer's: the send queue is at its bound */
-    uint64_t  received, consumed;    /* consumer's counters */
-    uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
-    uint64_t  barrier_at;            /* buffers received before it */
     /* Connection of an attempt (Flink's partition request): the producer
      * sends nothing until the consumer of its attempt asked (its first
      * credit); a request of a newer attempt than the producer's waits. */
     bool      requested;
+    uint8_t   free_count;            /* free slots, on top of the free stack in slots[] */
+    uint64_t  received, consumed;    /* consumer's counters */
+    uint32_t  id;
+    uint32_t  consumer;              /* task id */
+    uint32_t  gate_index;
+    uint32_t  input;
+    uint32_t  credit_link;
+    /* The producer's slots (see the top): slots[0, ring_size) by buffer
+     * number mod ring_size (CHAN_SLOT_OF), slots[ring_size, 2 ring_size)
+     * the free ones, freed last on top (CHAN_FREE_SLOTS): one array, so
+     * that both sit in the line above for a ring of up to 14. */
+    uint8_t   slots[2 * CHAN_RING_MAX];
+    uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
+    uint64_t  barrier_at;            /* buffers received before it */
     uint64_t  early_request;         /* attempt + 1 of a request that came before the producer's deployment, 0: none */
     uint64_t  prio_held;             /* a priority barrier waiting for the request, 0: none */
-    /* The producer's slots (see the top): by buffer number mod ring_size,
-     * and the free ones, freed last on top. */
-    uint8_t   slot_of[CHAN_RING_MAX];
-    uint8_t   free_slots[CHAN_RING_MAX];
-    uint8_t   free_count;
 } rt_chan;
+
+/* Macros, so that a const channel gives const slots. */
+#define CHAN_SLOT_OF(c)    ((c)->slots)
+#define CHAN_FREE_SLOTS(c) ((c)->slots + (c)->ring_size)
 
 /* A checkpoint a task triggered and has not acknowledged yet. */
 typedef struct rt_snap {
@@ -165,25 +182,19 @@ typedef struct tm_side tm_side;
 
 #define TASK_TS_MAX (2u * (PIPE_CONCURRENT_MAX + 1))
 
+/* Field order is for the cache, not for reading: with a hash edge a run
+ * has hundreds of tasks and every event touches one, so what an event's
+ * handling reads (the hot scalars, the keyed state's header, the first
+ * output edges, the gate's head) comes first and packs into a few lines;
+ * the large and rarely touched parts (snapshots, chains, the priority
+ * queue, replay, the deployment) follow. */
 typedef struct rt_task {
     tm_side          *owner;
     uint32_t          id;
     uint32_t          actor;
     const job_task   *jt;
     const job_vertex *v;
-    gate              g;
-    kstate            state;          /* keyed aggregate, keyed join */
-    bool              stateful;
-    rt_out_edge       out_edges[JOB_EDGES_MAX];
-    uint32_t          out_edges_count;
-    uint32_t          rpc_to_coord;
-    uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint64_t          epoch;          /* the job attempt it runs (or was cancelled for) */
-    bool              deployed;       /* runs an attempt (else its slot is free) */
-    bool              restoring;      /* deployed, reading its state from the store */
-    bool              slot_timer;     /* a slot offer's retry is armed */
-    uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
-    msg_deploy        deploy;         /* what the deployment said */
     uint64_t          arrivals;
     /* Unconsumed input buffers in arrival order; those the pump found on
      * blocked channels wait in `parked` (older than any in `ready`) until
@@ -193,22 +204,39 @@ typedef struct rt_task {
     /* Outputs by what room() asks: counts of ring_short, queue_full and
      * filling channels among them, kept as the channels change. */
     uint32_t          outs_short, outs_full, outs_filling;
-    bool              busy;           /* processing a data buffer */
-    bool              bp_on;          /* held up by backpressure since bp_since_ns */
-    sim_time_ns       bp_since_ns;
-    sim_time_ns       bp_ns;          /* backpressured in all, every attempt (instrumentation) */
     uint32_t          busy_chan;
+    sim_timer_id      flush_timer;
+    bool              deployed;       /* runs an attempt (else its slot is free) */
+    bool              restoring;      /* deployed, reading its state from the store */
+    bool              busy;           /* processing a data buffer */
     bool              finished;
     bool              failure_reported;
-    sim_timer_id      flush_timer;
+    bool              stateful;
+    bool              replaying;      /* restore: replaying input channel state (replay_file below) */
+    bool              align_due;      /* its timeout fired: switch when the task is free */
+    bool              bp_on;          /* held up by backpressure since bp_since_ns */
+    bool              source_waiting; /* a read is scheduled */
+    bool              splits_final;   /* the enumerator will assign no more */
+    bool              slot_timer;     /* a slot offer's retry is armed */
+    uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
+    uint32_t          prio_count;     /* priority barriers waiting in prio_queue */
+    uint32_t          out_edges_count;
+    uint32_t          triggers_queued;
+    sim_time_ns       bp_since_ns;
+    sim_time_ns       bp_ns;          /* backpressured in all, every attempt (instrumentation) */
     /* sources */
     uint32_t          parts_first, parts_count;   /* partitions p where p % parallelism == subtask */
     uint32_t          parts_rr;
     uint64_t          splits;         /* bit i: partition subtask + i * parallelism is assigned to it */
-    bool              splits_final;   /* the enumerator will assign no more */
-    bool              source_waiting;              /* a read is scheduled */
+    /* sinks */
+    rt_txlog         *txlog;          /* two-phase commit */
+    uint32_t          rpc_to_coord;
+    uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
+    uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
+    kstate            state;          /* keyed aggregate, keyed join */
+    rt_out_edge       out_edges[JOB_EDGES_MAX];
+    gate              g;
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
-    uint32_t          triggers_queued;
     sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
     uint64_t          ts_ckpt[TASK_TS_MAX];   /* checkpoints' timestamps the task learned (ring) */
     sim_time_ns       ts_ns[TASK_TS_MAX];
@@ -216,9 +244,10 @@ typedef struct rt_task {
     uint64_t          last_seen_ckpt; /* newest checkpoint it triggered or declined */
     uint64_t          aborted[PIPE_CONCURRENT_MAX];   /* notified as aborted before it triggered them (ring) */
     uint32_t          aborted_next;
+    sim_timer_id      align_timer;
+    uint64_t          align_ckpt;     /* the aligned checkpoint the timer is for */
     /* snapshots (model/tm/snap.c) */
     rt_snap           snaps[PIPE_CONCURRENT_MAX + 1];
-    uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
     rt_chain          base;           /* last confirmed (or restored) keyed-state chain */
     rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed: the task's references */
     rt_held           held_cs[PIPE_CONCURRENT_MAX + 1];  /* channel-state files likewise */
@@ -226,19 +255,13 @@ typedef struct rt_task {
     uint64_t          snap_splits[PIPE_CONCURRENT_MAX + 1];   /* sources: the splits each snapshot holds */
     uint64_t          final_file;     /* finished: its final state (held by the task) */
     uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
-    uint32_t          prio_count;
-    sim_timer_id      align_timer;
-    uint64_t          align_ckpt;     /* the aligned checkpoint the timer is for */
-    bool              align_due;      /* its timeout fired: switch when the task is free */
+    msg_deploy        deploy;         /* what the deployment said */
+    /* restore: input channel state to replay before new input */
     model_rec         replay_recs[CHAN_BUF_RECORDS];   /* the batch being replayed */
     uint32_t          replay_chans[CHAN_BUF_RECORDS];
     uint32_t          replay_n;
-    /* restore: input channel state to replay before new input */
     uint64_t          replay_file;    /* the restored checkpoint's channel-state file of this task */
     uint64_t          replay_pos;     /* its cursor */
-    bool              replaying;
-    /* sinks */
-    rt_txlog         *txlog;          /* two-phase commit */
 } rt_task;
 
 /* Every TaskManager of the run. */
@@ -269,6 +292,13 @@ void tm_note_gate(tm_side *tm, pipe_ev_kind kind, uint32_t task, uint32_t channe
 void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, const sim_msg *m, bool ok,
                   const rt_chan *c, const chan_buf *b);
 void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev);
+
+/* The buffer being filled says how many records it holds (readers of an
+ * open buffer call this first; the producer keeps the count in the
+ * channel and stores it in the buffer when it closes it). */
+static inline void chan_fill_sync(rt_chan *c) {
+    if (c->filling) c->fill->count = c->fill_count;
+}
 
 /* model/tm/task.c */
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
