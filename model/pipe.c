@@ -488,6 +488,7 @@ static void build_links(pipeline *p, const plan *pl) {
     link_cfg data = { .kind = LINK_STREAM, .latency_ns = cfg->latency_ns, .jitter_ns = cfg->jitter_ns,
                       .bandwidth_bytes_per_s = cfg->bandwidth_bytes_per_s };
     link_cfg rpc = { .kind = LINK_RPC, .latency_ns = cfg->rpc_latency_ns };
+    chan_buf *rings = pl->chans == 0 ? NULL : sim_alloc(run, sizeof(chan_buf) * pl->ring * pl->chans, _Alignof(chan_buf));
     for (uint32_t c = 0; c < pl->chans; c++) {
         rt_chan *x = &p->tm.chans[c];
         const job_chan *jc = &j->chans[c];
@@ -497,7 +498,8 @@ static void build_links(pipeline *p, const plan *pl) {
         x->gate_index = jc->gate_index;
         x->input = jc->input;
         x->ring_size = pl->ring;
-        x->ring = sim_alloc(run, sizeof(chan_buf) * pl->ring, _Alignof(chan_buf));
+        x->ring = rings + c;                       /* interleaved by slot: see chan_slot_buf */
+        x->ring_stride = pl->chans;
         x->data_link = link_add(run, p->tm.tasks[jc->producer].actor, p->tm.tasks[jc->consumer].actor, &data);
         x->credit_link = link_add(run, p->tm.tasks[jc->consumer].actor, p->tm.tasks[jc->producer].actor, &data);
     }
@@ -846,7 +848,7 @@ void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_inpu
     out->blocked = gate_blocked(&t->g, input);
     out->buffers = (uint32_t)(c->received - c->consumed);
     for (uint64_t n = c->consumed; n < c->received; n++) {
-        const chan_buf *b = &c->ring[n % c->ring_size];
+        const chan_buf *b = chan_slot_buf(c, (uint32_t)(n % c->ring_size));
         if (b->kind == BUF_DATA) out->records += b->count;
     }
 }

@@ -37,7 +37,7 @@ bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns) {
 }
 
 chan_buf *task_buf(rt_chan *c, uint64_t n) {
-    return &c->ring[CHAN_SLOT_OF(c)[n % c->ring_size]];
+    return chan_slot_buf(c, CHAN_SLOT_OF(c)[n % c->ring_size]);
 }
 
 rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
@@ -116,7 +116,7 @@ static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
     SIM_ASSERT(c->free_count == c->ring_size - (c->filled - c->acked));
     uint8_t slot = CHAN_FREE_SLOTS(c)[--c->free_count];
     CHAN_SLOT_OF(c)[c->filled % c->ring_size] = slot;
-    chan_buf *b = &c->ring[slot];
+    chan_buf *b = chan_slot_buf(c, slot);
     b->kind = BUF_DATA;
     b->count = 0;
     b->ckpt = 0;
@@ -585,7 +585,7 @@ static chan_buf *in_buf(tm_side *tm, in_ref r) {
     SIM_ASSERT(r.chan1 != 0);
     const rt_chan *c = &tm->chans[r.chan1 - 1];
     SIM_ASSERT((uint16_t)(r.n - (uint16_t)c->consumed) < c->received - c->consumed);   /* unconsumed */
-    return &c->ring[r.slot];
+    return chan_slot_buf(c, r.slot);
 }
 
 static void in_append(tm_side *tm, in_list *l, in_ref r) {
@@ -893,14 +893,15 @@ static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
         return;
     }
     SIM_ASSERT(m->b == c->received);              /* FIFO link, one connection */
-    chan_buf *b = task_buf(c, m->b);
+    uint8_t slot = CHAN_SLOT_OF(c)[m->b % c->ring_size];
+    chan_buf *b = chan_slot_buf(c, slot);
     b->arrival = ++t->arrivals;
     if (b->kind == BUF_BARRIER) task_ts_learn(t, b->ckpt, b->ts_ns);
     if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
         snap_on_data(tm, t, c, b);                 /* unaligned: persist what precedes the barrier */
     }
     c->received++;
-    in_append(tm, &t->ready, (in_ref){ .chan1 = c->id + 1, .slot = (uint16_t)(b - c->ring), .n = (uint16_t)m->b });
+    in_append(tm, &t->ready, (in_ref){ .chan1 = c->id + 1, .slot = slot, .n = (uint16_t)m->b });
     task_pump(tm, t);
 }
 

@@ -88,13 +88,13 @@ typedef struct chan_buf {
  * second (the consumer's counters and the slot arrays); what a checkpoint
  * or a connection reads follows. */
 typedef struct rt_chan {
-    chan_buf *fill;                  /* producer's: while filling, buffer `filled` */
-    chan_buf *ring;
+    _Alignas(64) chan_buf *fill;     /* producer's: while filling, buffer `filled` (lines start at a line) */
+    chan_buf *ring;                  /* its slot 0; slot s is ring + s * ring_stride (chan_slot_buf) */
     uint64_t  filled, sent, acked;   /* producer's counters */
     uint32_t  fill_count;            /* and its records (what fill->count says once it closes) */
     uint32_t  ring_size;
+    uint32_t  ring_stride;
     uint32_t  producer;              /* task id */
-    uint32_t  data_link;
     bool      filling;
     bool      ring_short;            /* producer's: no room in the ring for a flush and an event */
     bool      queue_full;            /* producer's: the send queue is at its bound */
@@ -108,6 +108,7 @@ typedef struct rt_chan {
     uint32_t  consumer;              /* task id */
     uint32_t  gate_index;
     uint32_t  input;
+    uint32_t  data_link;
     uint32_t  credit_link;
     /* The producer's slots (see the top): slots[0, ring_size) by buffer
      * number mod ring_size (CHAN_SLOT_OF), slots[ring_size, 2 ring_size)
@@ -119,6 +120,15 @@ typedef struct rt_chan {
     uint64_t  early_request;         /* attempt + 1 of a request that came before the producer's deployment, 0: none */
     uint64_t  prio_held;             /* a priority barrier waiting for the request, 0: none */
 } rt_chan;
+
+/* Buffer slot s of channel c. The rings of all channels are interleaved
+ * by slot (slot 0 of every channel, then slot 1, ...): a channel takes
+ * its slots lowest first and most use only a few, so the pages of the
+ * higher slots, which the system zeroes on first touch, mostly never are. */
+static inline chan_buf *chan_slot_buf(const rt_chan *c, uint32_t s) {
+    SIM_ASSERT(s < c->ring_size);
+    return c->ring + (size_t)s * c->ring_stride;
+}
 
 /* Macros, so that a const channel gives const slots. */
 #define CHAN_SLOT_OF(c)    ((c)->slots)
@@ -189,7 +199,7 @@ typedef struct tm_side tm_side;
  * the large and rarely touched parts (snapshots, chains, the priority
  * queue, replay, the deployment) follow. */
 typedef struct rt_task {
-    tm_side          *owner;
+    _Alignas(64) tm_side *owner;     /* the struct starts a cache line: its hot lines are whole */
     uint32_t          id;
     uint32_t          actor;
     const job_task   *jt;
