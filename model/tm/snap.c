@@ -305,7 +305,7 @@ void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt) {
         }
         for (uint64_t n = c->sent; n < at; n++) persist(tm, t, sn, c, task_buf(c, n), true);
         chan_buf *b = task_buf(c, at);
-        b->kind = BUF_DATA;                       /* the in-band barrier is gone: an empty buffer */
+        chan_set_kind(c, at, b, BUF_DATA);        /* the in-band barrier is gone: an empty buffer */
         b->count = 0;
         snap_send_priority(tm, t, c, ckpt);
     }

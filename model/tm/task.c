@@ -117,7 +117,7 @@ static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
     uint8_t slot = CHAN_FREE_SLOTS(c)[--c->free_count];
     CHAN_SLOT_OF(c)[c->filled % c->ring_size] = slot;
     chan_buf *b = chan_slot_buf(c, slot);
-    b->kind = BUF_DATA;
+    chan_set_kind(c, c->filled, b, BUF_DATA);
     b->count = 0;
     b->ckpt = 0;
     c->fill = b;
@@ -153,7 +153,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
         chan_fill_sync(c);
         chan_buf held = *c->fill;                 /* the records before it go after it */
         chan_buf *b = c->fill;                    /* their slot takes the barrier */
-        b->kind = kind;
+        chan_set_kind(c, c->filled, b, kind);
         b->count = 0;
         b->ckpt = ckpt;
         (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
@@ -166,7 +166,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     }
     close_buf(tm, c);                              /* the records before it go first */
     chan_buf *b = open_buf(tm, c);
-    b->kind = kind;
+    chan_set_kind(c, c->filled, b, kind);
     b->ckpt = ckpt;
     b->ts_ns = 0;
     if (kind == BUF_BARRIER) (void)task_ts_of(&tm->tasks[c->producer], ckpt, &b->ts_ns);
@@ -694,6 +694,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             return;
         }
         const chan_buf *b = in_buf(tm, t->ready.head);   /* best's oldest */
+        SIM_ASSERT((b->kind == BUF_BARRIER) == chan_slot_barrier(best, t->ready.head.slot, b));
         if (!room(t, b->kind == BUF_DATA)) {      /* backpressure: a credit will pump */
             bp_begin(tm, t);
             return;
@@ -896,8 +897,9 @@ static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
     uint8_t slot = CHAN_SLOT_OF(c)[m->b % c->ring_size];
     chan_buf *b = chan_slot_buf(c, slot);
     b->arrival = ++t->arrivals;
-    if (b->kind == BUF_BARRIER) task_ts_learn(t, b->ckpt, b->ts_ns);
-    if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
+    bool barrier = chan_slot_barrier(c, slot, b);   /* not b->kind: its line is likely cold */
+    if (barrier) task_ts_learn(t, b->ckpt, b->ts_ns);
+    if (barrier || t->g.mode == GATE_UNALIGNED || t->g.switched) {
         snap_on_data(tm, t, c, b);                 /* unaligned: persist what precedes the barrier */
     }
     c->received++;

@@ -104,10 +104,10 @@ typedef struct rt_chan {
     bool      requested;
     uint8_t   free_count;            /* free slots, on top of the free stack in slots[] */
     uint64_t  received, consumed;    /* consumer's counters */
+    uint64_t  barrier_slots;         /* bit s: slot s holds a barrier (chan_set_kind; rings of up to 64) */
     uint32_t  id;
     uint32_t  consumer;              /* task id */
     uint32_t  gate_index;
-    uint32_t  input;
     uint32_t  data_link;
     uint32_t  credit_link;
     /* The producer's slots (see the top): slots[0, ring_size) by buffer
@@ -115,6 +115,7 @@ typedef struct rt_chan {
      * the free ones, freed last on top (CHAN_FREE_SLOTS): one array, so
      * that both sit in the line above for a ring of up to 14. */
     uint8_t   slots[2 * CHAN_RING_MAX];
+    uint32_t  input;                 /* which input of the consumer (a join's side) */
     uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
     uint64_t  barrier_at;            /* buffers received before it */
     uint64_t  early_request;         /* attempt + 1 of a request that came before the producer's deployment, 0: none */
@@ -133,6 +134,22 @@ static inline chan_buf *chan_slot_buf(const rt_chan *c, uint32_t s) {
 /* Macros, so that a const channel gives const slots. */
 #define CHAN_SLOT_OF(c)    ((c)->slots)
 #define CHAN_FREE_SLOTS(c) ((c)->slots + (c)->ring_size)
+
+/* A buffer's kind, set by the producer; the channel also notes by slot
+ * which buffers are barriers, so that the consumer tells a barrier that
+ * just arrived without loading the buffer's header line (written long
+ * before, and with many channels a miss). Rings of more than 64 slots
+ * keep no notes: their consumers read the header. */
+static inline void chan_set_kind(rt_chan *c, uint64_t n, chan_buf *b, buf_kind kind) {
+    b->kind = kind;
+    if (c->ring_size > 64) return;
+    uint64_t bit = 1ull << CHAN_SLOT_OF(c)[n % c->ring_size];
+    c->barrier_slots = kind == BUF_BARRIER ? c->barrier_slots | bit : c->barrier_slots & ~bit;
+}
+
+static inline bool chan_slot_barrier(const rt_chan *c, uint32_t slot, const chan_buf *b) {
+    return c->ring_size > 64 ? b->kind == BUF_BARRIER : (c->barrier_slots >> slot & 1) != 0;
+}
 
 /* A checkpoint a task triggered and has not acknowledged yet. */
 typedef struct rt_snap {
