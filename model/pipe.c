@@ -596,6 +596,7 @@ static void build_links(pipeline *p, const plan *pl) {
     p->tm.chan_link0 = run->links_count;
     p->tm.conns = pl->conns;
     uint32_t hs = pl->hosts;
+    chan_buf *rings = pl->conns == 0 ? NULL : sim_alloc(run, sizeof(chan_buf) * pl->ring * pl->conns, _Alignof(chan_buf));
     for (uint32_t k = 0; k < pl->conns; k++) {      /* k = (c * hosts + hp) * hosts + hc */
         rt_chan *x = &p->tm.chans[k];
         uint32_t c = k / (hs * hs), hp = k / hs % hs, hc = k % hs;
@@ -609,7 +610,8 @@ static void build_links(pipeline *p, const plan *pl) {
         x->gate_index = jc->gate_index;
         x->input = jc->input;
         x->ring_size = pl->ring;
-        x->ring = sim_alloc(run, sizeof(chan_buf) * pl->ring, _Alignof(chan_buf));
+        x->ring = rings + k;                       /* interleaved by slot: see chan_slot_buf */
+        x->ring_stride = pl->conns;
         x->data_link = link_add(run, p->tm.tasks[x->prod_inst].actor, p->tm.tasks[x->cons_inst].actor, &data);
         x->credit_link = link_add(run, p->tm.tasks[x->cons_inst].actor, p->tm.tasks[x->prod_inst].actor, &data);
         SIM_ASSERT(x->data_link == p->tm.chan_link0 + 2 * k);   /* task.c finds a link's connection so */
@@ -979,7 +981,7 @@ void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_inpu
     out->blocked = gate_blocked(&t->g, input);
     out->buffers = (uint32_t)(c->received - c->consumed);
     for (uint64_t n = c->consumed; n < c->received; n++) {
-        const chan_buf *b = &c->ring[n % c->ring_size];
+        const chan_buf *b = chan_slot_buf(c, (uint32_t)(n % c->ring_size));
         if (b->kind == BUF_DATA) out->records += b->count;
     }
 }

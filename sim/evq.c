@@ -70,6 +70,14 @@ static inline void prefetch_body(const evq *q, uint32_t phys) {
     SIM_PREFETCH(b + sizeof(sim_event) - 1);
 }
 
+/* Of four siblings c .. c+3 (one cache line), the least: a tournament of
+ * three compares with no loop around them. */
+static inline uint32_t least_of_4(const evq_key *k, uint32_t c) {
+    uint32_t a = key_before(&k[c + 1], &k[c]) ? c + 1 : c;
+    uint32_t b = key_before(&k[c + 3], &k[c + 2]) ? c + 3 : c + 2;
+    return key_before(&k[b], &k[a]) ? b : a;
+}
+
 bool evq_pop(evq *q, sim_time_ns *at_ns, sim_event *out) {
     if (q->count == 0) return false;
     evq_key top = q->keys[ROOT];
@@ -82,22 +90,27 @@ bool evq_pop(evq *q, sim_time_ns *at_ns, sim_event *out) {
 
     uint32_t n = --q->count;
     if (n > 0) {
-        evq_key last = q->keys[ROOT + n];
+        evq_key *k = q->keys;
+        evq_key last = k[ROOT + n];
         uint32_t end = ROOT + n;               /* first physical index not in heap */
         uint32_t hole = ROOT;
         for (;;) {
             uint32_t c = 4u * (hole - ROOT + 1u); /* first child, physical */
-            if (c >= end) break;
-            uint32_t best = c;
-            uint32_t stop = c + 4u < end ? c + 4u : end;
-            for (uint32_t i = c + 1u; i < stop; i++) {
-                if (key_before(&q->keys[i], &q->keys[best])) best = i;
+            uint32_t best;
+            if (c + 4u <= end) {               /* all four children: the common case */
+                best = least_of_4(k, c);
+            } else {                           /* the last, partial node, or none */
+                if (c >= end) break;
+                best = c;
+                for (uint32_t i = c + 1u; i < end; i++) {
+                    if (key_before(&k[i], &k[best])) best = i;
+                }
             }
-            if (!key_before(&q->keys[best], &last)) break;
-            q->keys[hole] = q->keys[best];
+            if (!key_before(&k[best], &last)) break;
+            k[hole] = k[best];
             hole = best;
         }
-        q->keys[hole] = last;
+        k[hole] = last;
         prefetch_body(q, ROOT);
     }
     SIM_ASSERT(q->count + q->free_count == q->capacity);

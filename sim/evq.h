@@ -30,6 +30,18 @@
  *     binary heap of the same keys                     18.6M       4.5M
  *     4-ary heap, least child chosen without branches  15.4M       5.4M
  *     (bare loop, same session                         16.4M       7.0M)
+ *   a later session (load 2-4, medians of 3):
+ *     this file, a full node's least child by a
+ *       three-compare tournament (no loop)             20.4M       7.6M
+ *     the same with the loop over the children         21.3M       8.1M
+ *     calendar queue (below)                           18.6M       2.6M
+ *     (bare loop, same session                         16.5M       6.8M)
+ * Times there are within that session's noise; instructions are not
+ * (callgrind, 2M events): the tournament executes 8% fewer at 1,000 LPs
+ * and 11% fewer at 100,000 than the loop, and in `absim bench pipeline
+ * --parallelism 32` (about 500 pending, 5 levels; 200,000 records)
+ * evq_pop goes from 30.5M to 24.8M instructions (12.5M to 11.1M at
+ * parallelism 1), which is why it is kept.
  * The branch-free sift loses: in the hold model a new event lands near the
  * bottom, so which child is least is predictable and selects only add
  * work. Measured on 2026-11-29 at 1,000 LPs and not kept as code: radix
@@ -38,7 +50,15 @@
  * event 16.4M, with Brown's resize-only width 1.1M: it sampled its bucket
  * width (1 ns) from the burst of START events at t=0 and then scanned
  * every bucket on every pop, the calendar queue's known weakness seen for
- * real. The bare structures under the smooth hold model (evq_variants,
+ * real. Measured on 2026-12-01 in the kernel for the pipeline and not
+ * kept: FIFO lanes beside the heap, one per delay repeated from the last
+ * pop (a constant latency or period gives sorted runs): only 2% of the
+ * pipeline's pushes repeat a delay, since its links add 0-10 us of
+ * jitter, so 6% more instructions for nothing; and Brown's calendar
+ * queue with power-of-two widths re-sampled when a year passes empty:
+ * pipeline parallelism 1 / 32 -6% / -5% records/s, PHOLD as above (its
+ * sorted bucket lists walk all the equal-time START events of the first
+ * instant, quadratic at 100,000 LPs). The bare structures under the smooth hold model (evq_variants,
  * median of 5, 10M steps, 2026-12-01, load 3-4) at 1,000 / 100,000
  * pending: binary heap of whole events 16.6M / 5.6M, 4-ary heap of whole
  * events 15.5M / 5.3M, 4-ary heap of keys (v3) 14.9M / 4.3M, binary heap

@@ -50,8 +50,11 @@ typedef struct link_cfg {
     uint64_t    bandwidth_bytes_per_s;  /* 0: unlimited */
 } link_cfg;
 
+/* Aligned to a cache line: a send reads and writes the first two lines
+ * (everything up to bytes_sent) and fate() the first, so with thousands
+ * of links (a job's channels) each stays two whole lines, not three. */
 typedef struct sim_link {
-    link_cfg    cfg;
+    _Alignas(64) link_cfg cfg;
     rng         rng;
     uint32_t    id;
     uint32_t    src;                /* actor ids */

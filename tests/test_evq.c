@@ -133,12 +133,50 @@ static void test_evq_peek_sees_the_minimum(void **state) {
     arena_destroy(&a);
 }
 
+/* The sift-down's tournament: in a full node the least child may sit at
+ * any of the four places, and decided by time or, at equal times, by
+ * push order; the last node of the heap may hold one to three. Keys are
+ * laid out so every case occurs: a pop must still yield the least, and a
+ * tournament that compared only times, or dropped a child, pops out of
+ * order. */
+static void test_evq_sift_takes_the_least_child_at_every_place(void **state) {
+    (void)state;
+    arena a;
+    assert_true(arena_create(&a, 1 << 20));
+    ref_ev ref[64];
+    for (uint32_t n = 2; n <= 64; n++) {         /* every size of the last node */
+        for (uint32_t rot = 0; rot < 4; rot++) {  /* the least child at each place */
+            arena_reset(&a, 0);
+            evq q;
+            evq_init(&q, &a, 64);
+            for (uint32_t i = 0; i < n; i++) {
+                /* Times repeat in fours (ties for push order to break), and
+                 * rot turns which of four neighbours comes first. */
+                sim_time_ns at = 100 + ((i + rot) % 4) * 10 + (i / 8) % 3;
+                evq_push(&q, at)->msg.a = i;
+                ref[i] = (ref_ev){ .at_ns = at, .seq = i };
+            }
+            qsort(ref, n, sizeof ref[0], ref_cmp);
+            for (uint32_t i = 0; i < n; i++) {
+                sim_time_ns t;
+                sim_event ev;
+                assert_true(evq_pop(&q, &t, &ev));
+                assert_int_equal(t, ref[i].at_ns);
+                assert_int_equal(ev.msg.a, ref[i].seq);
+            }
+            assert_true(evq_empty(&q));
+        }
+    }
+    arena_destroy(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evq_pops_equal_times_in_push_order),
         cmocka_unit_test(test_evq_matches_sorted_reference_under_random_interleaving),
         cmocka_unit_test(test_evq_reuses_slots_and_tracks_peak),
         cmocka_unit_test(test_evq_peek_sees_the_minimum),
+        cmocka_unit_test(test_evq_sift_takes_the_least_child_at_every_place),
     };
     return cmocka_run_group_tests_name("evq", tests, NULL, NULL);
 }

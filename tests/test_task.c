@@ -218,13 +218,13 @@ static void check_slots(slot_watch *w, const rt_chan *c) {
     bool used[CHAN_RING_MAX] = { false };
     uint64_t end = c->filled + (c->filling ? 1 : 0);
     for (uint64_t n = c->acked; n < end; n++) {
-        uint8_t s = c->slot_of[n % c->ring_size];
+        uint8_t s = CHAN_SLOT_OF(c)[n % c->ring_size];
         w->shared += used[s];
         used[s] = true;
     }
     for (uint32_t k = 0; k < c->free_count; k++) {
-        w->shared += used[c->free_slots[k]];
-        used[c->free_slots[k]] = true;
+        w->shared += used[CHAN_FREE_SLOTS(c)[k]];
+        used[CHAN_FREE_SLOTS(c)[k]] = true;
     }
     w->full += end - c->acked == c->ring_size - 3;   /* as many alive as room() lets a producer have */
     w->checks++;

@@ -95,25 +95,28 @@ typedef struct gate_tracked {      /* at-least-once: one checkpoint in flight */
 } gate_tracked;
 
 typedef struct gate {
+    /* The scalars first, in one line: a task's every step reads some of
+     * them (gate_blocked, gate_releases, gate_pending), the sets and the
+     * ring of tracked checkpoints far less often. */
     gate_mode    mode;
     bool         legacy_eop;
+    bool         switched;         /* aligned: the current checkpoint went unaligned (timeout) */
     uint32_t     bugs;             /* deliberate bugs (model/bugs.c): GATE_BUG_* */
     uint32_t     channels;
     uint32_t     open;             /* channels that have not ended */
-    gate_chanset ended;
+    uint32_t     aligned_count;
+    uint32_t     target;
+    uint32_t     tracked_first;
+    uint32_t     tracked_count;
+    uint64_t     releases;         /* see gate_releases */
     /* aligned and unaligned: the current checkpoint */
     uint64_t     current;          /* 0: none yet */
     uint64_t     last_done;        /* last triggered-or-aborted id */
+    uint64_t     latest;           /* at-least-once: newest tracked id ever */
+    gate_chanset ended;
     gate_chanset aligned;          /* channels that delivered `current` */
-    uint32_t     aligned_count;
-    uint32_t     target;
-    bool         switched;         /* aligned: the current checkpoint went unaligned (timeout) */
-    uint64_t     releases;         /* see gate_releases */
     /* at-least-once: tracked checkpoints, oldest first, in a ring */
     gate_tracked tracked[GATE_TRACKED_MAX + 1];
-    uint32_t     tracked_first;
-    uint32_t     tracked_count;
-    uint64_t     latest;           /* newest tracked id ever */
 } gate;
 
 void gate_init(gate *g, gate_mode mode, uint32_t channels, bool legacy_eop);

@@ -127,13 +127,14 @@ typedef struct kstate {
     uint32_t  capacity;               /* slots, a power of two */
     uint32_t  count;                  /* keys present */
     uint32_t  keys_max;               /* keys it was sized for: one more asserts */
-    kstate_owner owner;               /* parallelism 0: any key */
+    /* Up to here and the four below: what a write reads, one cache line. */
     uint32_t *vers;                   /* per slot: version of the last write,
                                          0 = never; NULL on a plain map */
     uint32_t  version;                /* the version the next write gets */
-    uint32_t  snaps_max;              /* records carved at init */
     uint32_t  snaps_active;           /* records in use: the fast-path test */
     uint32_t  bugs;                   /* deliberate bugs (model/bugs.c): KSTATE_BUG_* */
+    uint32_t  snaps_max;              /* records carved at init */
+    kstate_owner owner;               /* parallelism 0: any key */
     ksnap     snaps[KSTATE_SNAPS_MAX];
 } kstate;
 

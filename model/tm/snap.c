@@ -197,6 +197,7 @@ static void priority_barriers(tm_side *tm, rt_task *t, rt_snap *sn) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         rt_chan *c = task_out_chan(tm, t, i);
         uint64_t end = c->filled + (c->filling ? 1 : 0);
+        chan_fill_sync(c);                        /* the open buffer's records count too */
         for (uint64_t n = c->sent; n < end; n++) persist(tm, t, sn, c, task_buf(c, n), true);
         snap_send_priority(tm, t, c, sn->ckpt);
     }
@@ -304,7 +305,7 @@ void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt) {
         }
         for (uint64_t n = c->sent; n < at; n++) persist(tm, t, sn, c, task_buf(c, n), true);
         chan_buf *b = task_buf(c, at);
-        b->kind = BUF_DATA;                       /* the in-band barrier is gone: an empty buffer */
+        chan_set_kind(c, at, b, BUF_DATA);        /* the in-band barrier is gone: an empty buffer */
         b->count = 0;
         snap_send_priority(tm, t, c, ckpt);
     }

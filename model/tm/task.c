@@ -37,7 +37,7 @@ bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns) {
 }
 
 chan_buf *task_buf(rt_chan *c, uint64_t n) {
-    return &c->ring[c->slot_of[n % c->ring_size]];
+    return chan_slot_buf(c, CHAN_SLOT_OF(c)[n % c->ring_size]);
 }
 
 
@@ -105,10 +105,10 @@ static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
     if (c->filling) return c->fill;
     SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
     SIM_ASSERT(c->free_count == c->ring_size - (c->filled - c->acked));
-    uint8_t slot = c->free_slots[--c->free_count];
-    c->slot_of[c->filled % c->ring_size] = slot;
-    chan_buf *b = &c->ring[slot];
-    b->kind = BUF_DATA;
+    uint8_t slot = CHAN_FREE_SLOTS(c)[--c->free_count];
+    CHAN_SLOT_OF(c)[c->filled % c->ring_size] = slot;
+    chan_buf *b = chan_slot_buf(c, slot);
+    chan_set_kind(c, c->filled, b, BUF_DATA);
     b->count = 0;
     b->ckpt = 0;
     c->fill = b;
@@ -119,6 +119,7 @@ static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
 
 static void close_buf(tm_side *tm, rt_chan *c) {
     if (!c->filling) return;
+    chan_fill_sync(c);
     set_filling(tm, c, false);
     c->filled++;
     send_ready(tm, c);
@@ -126,23 +127,24 @@ static void close_buf(tm_side *tm, rt_chan *c) {
 
 /* With many outputs (a hash edge) the next record into a buffer comes
  * dozens of records later, when its lines may have left the cache: the
- * record and the count are only stored (the count from the channel's
- * copy), and the line after the next record's is asked for now (a hint
- * only: nothing observable changes). */
+ * record is only stored (its count is the channel's until the buffer
+ * closes, so the header line stays untouched), and the line after the
+ * next record's is asked for now (a hint only: nothing observable
+ * changes). */
 static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
     chan_buf *b = open_buf(tm, c);
     uint32_t n = c->fill_count++;
     b->recs[n] = *r;
-    b->count = n + 1;
     if (n + 2 < CHAN_BUF_RECORDS) __builtin_prefetch(&b->recs[n + 2], 1);
     if (n + 1 == CHAN_BUF_RECORDS) close_buf(tm, c);
 }
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
+        chan_fill_sync(c);
         chan_buf held = *c->fill;                 /* the records before it go after it */
         chan_buf *b = c->fill;                    /* their slot takes the barrier */
-        b->kind = kind;
+        chan_set_kind(c, c->filled, b, kind);
         b->count = 0;
         b->ckpt = ckpt;
         (void)task_ts_of(&tm->tasks[c->prod_inst], ckpt, &b->ts_ns);
@@ -155,7 +157,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     }
     close_buf(tm, c);                              /* the records before it go first */
     chan_buf *b = open_buf(tm, c);
-    b->kind = kind;
+    chan_set_kind(c, c->filled, b, kind);
     b->ckpt = ckpt;
     b->ts_ns = 0;
     if (kind == BUF_BARRIER) (void)task_ts_of(&tm->tasks[c->prod_inst], ckpt, &b->ts_ns);
@@ -616,7 +618,7 @@ static chan_buf *in_buf(tm_side *tm, in_ref r) {
     SIM_ASSERT(r.chan1 != 0);
     const rt_chan *c = &tm->chans[r.chan1 - 1];
     SIM_ASSERT((uint16_t)(r.n - (uint16_t)c->consumed) < c->received - c->consumed);   /* unconsumed */
-    return &c->ring[r.slot];
+    return chan_slot_buf(c, r.slot);
 }
 
 static void in_append(tm_side *tm, in_list *l, in_ref r) {
@@ -736,6 +738,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             return;
         }
         const chan_buf *b = in_buf(tm, t->ready.head);   /* best's oldest */
+        SIM_ASSERT((b->kind == BUF_BARRIER) == chan_slot_barrier(best, t->ready.head.slot, b));
         if (!room(t, b->kind == BUF_DATA)) {      /* backpressure: a credit will pump */
             bp_begin(tm, t);
             return;
@@ -824,7 +827,7 @@ static void connect(tm_side *tm, rt_task *t) {
         c->filled = c->sent = c->acked = 0;
         SIM_ASSERT(c->ring_size <= CHAN_RING_MAX);  /* a slot fits a byte */
         c->free_count = (uint8_t)c->ring_size;      /* every slot free, slot 0 taken first */
-        for (uint32_t k = 0; k < c->ring_size; k++) c->free_slots[k] = (uint8_t)(c->ring_size - 1 - k);
+        for (uint32_t k = 0; k < c->ring_size; k++) CHAN_FREE_SLOTS(c)[k] = (uint8_t)(c->ring_size - 1 - k);
         c->ring_short = c->queue_full = false;
         out_sync(tm, c);
         c->requested = c->early_request == t->epoch + 1;
@@ -953,14 +956,16 @@ static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
         return;
     }
     SIM_ASSERT(m->b == c->received);              /* FIFO link, one connection */
-    chan_buf *b = task_buf(c, m->b);
+    uint8_t slot = CHAN_SLOT_OF(c)[m->b % c->ring_size];
+    chan_buf *b = chan_slot_buf(c, slot);
     b->arrival = ++t->arrivals;
-    if (b->kind == BUF_BARRIER) task_ts_learn(t, b->ckpt, b->ts_ns);
-    if (b->kind == BUF_BARRIER || t->g.mode == GATE_UNALIGNED || t->g.switched) {
+    bool barrier = chan_slot_barrier(c, slot, b);   /* not b->kind: its line is likely cold */
+    if (barrier) task_ts_learn(t, b->ckpt, b->ts_ns);
+    if (barrier || t->g.mode == GATE_UNALIGNED || t->g.switched) {
         snap_on_data(tm, t, c, b);                 /* unaligned: persist what precedes the barrier */
     }
     c->received++;
-    in_append(tm, &t->ready, (in_ref){ .chan1 = c->id + 1, .slot = (uint16_t)(b - c->ring), .n = (uint16_t)m->b });
+    in_append(tm, &t->ready, (in_ref){ .chan1 = c->id + 1, .slot = slot, .n = (uint16_t)m->b });
     task_pump(tm, t);
 }
 
@@ -997,7 +1002,8 @@ static void on_credit(tm_side *tm, rt_task *t, const sim_msg *m) {
         c->prio_held = 0;
     }
     SIM_ASSERT(m->b <= c->sent);
-    for (; c->acked < m->b; c->acked++) c->free_slots[c->free_count++] = c->slot_of[c->acked % c->ring_size];
+    uint8_t *slot_of = CHAN_SLOT_OF(c), *free_slots = CHAN_FREE_SLOTS(c);
+    for (; c->acked < m->b; c->acked++) free_slots[c->free_count++] = slot_of[c->acked % c->ring_size];
     send_ready(tm, c);
     task_pump(tm, t);
 }

@@ -13,7 +13,7 @@
  * reported finished (credit messages). Since queued - sent <= out_queue
  * (+2 for a flush and an event), sent - acked <= credits and one buffer
  * fills, at most ring_size buffers [acked, filled] are alive. Buffer n
- * lives in ring slot slot_of[n % ring_size]: the producer takes a free
+ * lives in ring slot slot_of[n % ring_size] (CHAN_SLOT_OF): the producer takes a free
  * slot when it opens buffer n, the one freed last (its lines are the
  * likeliest still cached: a ring taken in turn would cycle every slot
  * through the cache however few are alive), and frees it when a credit
@@ -68,47 +68,91 @@ typedef struct in_list {             /* oldest first; tail only valid when head 
     in_ref    head, tail;
 } in_list;
 
+/* The records start on a cache line of their own (the struct is aligned
+ * to one): with many channels a buffer fills a record at a time, each
+ * store long after the last, so a record that straddled two lines would
+ * cost two misses, and the header line is not touched while it fills. */
 typedef struct chan_buf {
     buf_kind  kind;
-    uint32_t  count;                 /* records, for BUF_DATA */
+    uint32_t  count;                 /* records, for BUF_DATA; while filling, set only when it closes
+                                        (the channel's fill_count is the live one: chan_fill_sync) */
     uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
     sim_time_ns ts_ns;               /* BUF_BARRIER: the checkpoint's timestamp */
     uint64_t  arrival;               /* consumer's arrival stamp */
     in_ref    next;                  /* consumer's: the buffer that arrived after it (its arrival list) */
-    model_rec recs[CHAN_BUF_RECORDS];
+    _Alignas(64) model_rec recs[CHAN_BUF_RECORDS];
 } chan_buf;
 
+/* Field order is for the cache: a hash edge has parallelism^2 channels,
+ * and a record put into one touches only the first line (what the
+ * producer reads per record and per buffer), a buffer sent or taken the
+ * second (the consumer's counters and the slot arrays); what a checkpoint
+ * or a connection reads follows. */
 typedef struct rt_chan {
-    uint32_t  id;                    /* this connection's (the messages name it) */
-    uint32_t  jc;                    /* the job channel (the observers name it) */
-    uint32_t  producer, consumer;    /* task ids */
-    uint32_t  prod_inst, cons_inst;  /* the instances at its ends (tm_side) */
-    uint32_t  gate_index;
-    uint32_t  input;
-    uint32_t  data_link, credit_link;
-    chan_buf *ring;
-    uint32_t  ring_size;
-    bool      filling;
-    chan_buf *fill;                  /* producer's: while filling, buffer `filled` */
-    uint32_t  fill_count;            /* and its records (what fill->count says) */
+    _Alignas(64) chan_buf *fill;     /* producer's: while filling, buffer `filled` (lines start at a line) */
+    chan_buf *ring;                  /* its slot 0; slot s is ring + s * ring_stride (chan_slot_buf) */
     uint64_t  filled, sent, acked;   /* producer's counters */
+    uint32_t  fill_count;            /* and its records (what fill->count says once it closes) */
+    uint32_t  ring_size;
+    uint32_t  ring_stride;
+    uint32_t  prod_inst;             /* the instance at its producing end (tm_side) */
+    bool      filling;
     bool      ring_short;            /* producer's: no room in the ring for a flush and an event */
     bool      queue_full;            /* producer's: the send queue is at its bound */
-    uint64_t  received, consumed;    /* consumer's counters */
-    uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
-    uint64_t  barrier_at;            /* buffers received before it */
     /* Connection of an attempt (Flink's partition request): the producer
      * sends nothing until the consumer of its attempt asked (its first
      * credit); a request of a newer attempt than the producer's waits. */
     bool      requested;
+    uint8_t   free_count;            /* free slots, on top of the free stack in slots[] */
+    uint64_t  received, consumed;    /* consumer's counters */
+    uint64_t  barrier_slots;         /* bit s: slot s holds a barrier (chan_set_kind; rings of up to 64) */
+    uint32_t  id;                    /* this connection's (the messages name it) */
+    uint32_t  cons_inst;             /* the instance at its consuming end */
+    uint32_t  gate_index;
+    uint32_t  data_link;
+    uint32_t  credit_link;
+    /* The producer's slots (see the top): slots[0, ring_size) by buffer
+     * number mod ring_size (CHAN_SLOT_OF), slots[ring_size, 2 ring_size)
+     * the free ones, freed last on top (CHAN_FREE_SLOTS): one array, so
+     * that both sit in the line above for a ring of up to 14. */
+    uint8_t   slots[2 * CHAN_RING_MAX];
+    uint32_t  input;                 /* which input of the consumer (a join's side) */
+    uint64_t  barrier_ckpt;          /* newest barrier that arrived on the channel */
+    uint64_t  barrier_at;            /* buffers received before it */
     uint64_t  early_request;         /* attempt + 1 of a request that came before the producer's deployment, 0: none */
     uint64_t  prio_held;             /* a priority barrier waiting for the request, 0: none */
-    /* The producer's slots (see the top): by buffer number mod ring_size,
-     * and the free ones, freed last on top. */
-    uint8_t   slot_of[CHAN_RING_MAX];
-    uint8_t   free_slots[CHAN_RING_MAX];
-    uint8_t   free_count;
+    uint32_t  producer, consumer;    /* task ids */
+    uint32_t  jc;                    /* the job channel (the observers name it) */
 } rt_chan;
+
+/* Buffer slot s of channel c. The rings of all channels are interleaved
+ * by slot (slot 0 of every channel, then slot 1, ...): a channel takes
+ * its slots lowest first and most use only a few, so the pages of the
+ * higher slots, which the system zeroes on first touch, mostly never are. */
+static inline chan_buf *chan_slot_buf(const rt_chan *c, uint32_t s) {
+    SIM_ASSERT(s < c->ring_size);
+    return c->ring + (size_t)s * c->ring_stride;
+}
+
+/* Macros, so that a const channel gives const slots. */
+#define CHAN_SLOT_OF(c)    ((c)->slots)
+#define CHAN_FREE_SLOTS(c) ((c)->slots + (c)->ring_size)
+
+/* A buffer's kind, set by the producer; the channel also notes by slot
+ * which buffers are barriers, so that the consumer tells a barrier that
+ * just arrived without loading the buffer's header line (written long
+ * before, and with many channels a miss). Rings of more than 64 slots
+ * keep no notes: their consumers read the header. */
+static inline void chan_set_kind(rt_chan *c, uint64_t n, chan_buf *b, buf_kind kind) {
+    b->kind = kind;
+    if (c->ring_size > 64) return;
+    uint64_t bit = 1ull << CHAN_SLOT_OF(c)[n % c->ring_size];
+    c->barrier_slots = kind == BUF_BARRIER ? c->barrier_slots | bit : c->barrier_slots & ~bit;
+}
+
+static inline bool chan_slot_barrier(const rt_chan *c, uint32_t slot, const chan_buf *b) {
+    return c->ring_size > 64 ? b->kind == BUF_BARRIER : (c->barrier_slots >> slot & 1) != 0;
+}
 
 /* A checkpoint a task triggered and has not acknowledged yet. */
 typedef struct rt_snap {
@@ -169,30 +213,21 @@ typedef struct tm_side tm_side;
 
 #define TASK_TS_MAX (2u * (PIPE_CONCURRENT_MAX + 1))
 
+/* Field order is for the cache, not for reading: with a hash edge a run
+ * has hundreds of tasks and every event touches one, so what an event's
+ * handling reads (the hot scalars, the keyed state's header, the first
+ * output edges, the gate's head) comes first and packs into a few lines;
+ * the large and rarely touched parts (snapshots, chains, the priority
+ * queue, replay, the deployment) follow. */
 typedef struct rt_task {
-    tm_side          *owner;
+    _Alignas(64) tm_side *owner;     /* the struct starts a cache line: its hot lines are whole */
     uint32_t          id;             /* the task */
     uint32_t          inst;           /* this instance of it (tm_side) */
     uint32_t          host;           /* which of the task's hosts it is: its machine with slots, else 0 */
     uint32_t          actor;
     const job_task   *jt;
     const job_vertex *v;
-    gate              g;
-    kstate            state;          /* keyed aggregate, keyed join */
-    bool              stateful;
-    rt_out_edge       out_edges[JOB_EDGES_MAX];
-    uint32_t          out_edges_count;
-    uint32_t          rpc_to_coord;
-    uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint64_t          epoch;          /* the job attempt it runs (or was cancelled for) */
-    bool              deployed;       /* runs an attempt (else its slot is free) */
-    bool              restoring;      /* deployed, reading its state from the store */
-    bool              slot_timer;     /* a slot offer's retry is armed */
-    uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
-    msg_deploy        deploy;         /* what the deployment said */
-    /* With slots: the hosts of the instances at the other ends of its
-     * inputs and outputs, as the deployment said (NULL without slots). */
-    uint8_t          *in_host, *out_host;
     uint64_t          arrivals;
     /* Unconsumed input buffers in arrival order; those the pump found on
      * blocked channels wait in `parked` (older than any in `ready`) until
@@ -202,11 +237,11 @@ typedef struct rt_task {
     /* Outputs by what room() asks: counts of ring_short, queue_full and
      * filling channels among them, kept as the channels change. */
     uint32_t          outs_short, outs_full, outs_filling;
-    bool              busy;           /* processing a data buffer */
-    bool              bp_on;          /* held up by backpressure since bp_since_ns */
-    sim_time_ns       bp_since_ns;
-    sim_time_ns       bp_ns;          /* backpressured in all, every attempt (instrumentation) */
     uint32_t          busy_chan;
+    sim_timer_id      flush_timer;
+    bool              deployed;       /* runs an attempt (else its slot is free) */
+    bool              restoring;      /* deployed, reading its state from the store */
+    bool              busy;           /* processing a data buffer */
     bool              finished;
     /* FLIP-147: its input ended (a source read its splits, an operator
      * got end of data or of partition on every input); it sent end of
@@ -218,15 +253,32 @@ typedef struct rt_task {
     uint32_t          data_open;      /* inputs without end of data or of partition */
     uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];
     bool              failure_reported;
-    sim_timer_id      flush_timer;
+    bool              stateful;
+    bool              replaying;      /* restore: replaying input channel state (replay_file below) */
+    bool              align_due;      /* its timeout fired: switch when the task is free */
+    bool              bp_on;          /* held up by backpressure since bp_since_ns */
+    bool              source_waiting; /* a read is scheduled */
+    bool              splits_final;   /* the enumerator will assign no more */
+    bool              slot_timer;     /* a slot offer's retry is armed */
+    uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
+    uint32_t          prio_count;     /* priority barriers waiting in prio_queue */
+    uint32_t          out_edges_count;
+    uint32_t          triggers_queued;
+    sim_time_ns       bp_since_ns;
+    sim_time_ns       bp_ns;          /* backpressured in all, every attempt (instrumentation) */
     /* sources */
     uint32_t          parts_first, parts_count;   /* sources: partitions parts_first + i x parallelism, i < parts_count: its topic's (p - first) % parallelism == subtask */
     uint32_t          parts_rr;
     uint64_t          splits;         /* bit i: partition subtask + i * parallelism is assigned to it */
-    bool              splits_final;   /* the enumerator will assign no more */
-    bool              source_waiting;              /* a read is scheduled */
+    /* sinks */
+    rt_txlog         *txlog;          /* two-phase commit */
+    uint32_t          rpc_to_coord;
+    uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
+    uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
+    kstate            state;          /* keyed aggregate, keyed join */
+    rt_out_edge       out_edges[JOB_EDGES_MAX];
+    gate              g;
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
-    uint32_t          triggers_queued;
     sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
     uint64_t          ts_ckpt[TASK_TS_MAX];   /* checkpoints' timestamps the task learned (ring) */
     sim_time_ns       ts_ns[TASK_TS_MAX];
@@ -234,9 +286,10 @@ typedef struct rt_task {
     uint64_t          last_seen_ckpt; /* newest checkpoint it triggered or declined */
     uint64_t          aborted[PIPE_CONCURRENT_MAX];   /* notified as aborted before it triggered them (ring) */
     uint32_t          aborted_next;
+    sim_timer_id      align_timer;
+    uint64_t          align_ckpt;     /* the aligned checkpoint the timer is for */
     /* snapshots (model/tm/snap.c) */
     rt_snap           snaps[PIPE_CONCURRENT_MAX + 1];
-    uint32_t          syncing;        /* snapshots in their synchronous part: the task waits */
     rt_chain          base;           /* last confirmed (or restored) keyed-state chain */
     rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed: the task's references */
     rt_held           held_cs[PIPE_CONCURRENT_MAX + 1];  /* channel-state files likewise */
@@ -244,19 +297,16 @@ typedef struct rt_task {
     uint64_t          snap_splits[PIPE_CONCURRENT_MAX + 1];   /* sources: the splits each snapshot holds */
     uint64_t          final_file;     /* finished: its final state (held by the task) */
     uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
-    uint32_t          prio_count;
-    sim_timer_id      align_timer;
-    uint64_t          align_ckpt;     /* the aligned checkpoint the timer is for */
-    bool              align_due;      /* its timeout fired: switch when the task is free */
+    msg_deploy        deploy;         /* what the deployment said */
+    /* With slots: the hosts of the instances at the other ends of its
+     * inputs and outputs, as the deployment said (NULL without slots). */
+    uint8_t          *in_host, *out_host;
+    /* restore: input channel state to replay before new input */
     model_rec         replay_recs[CHAN_BUF_RECORDS];   /* the batch being replayed */
     uint32_t          replay_chans[CHAN_BUF_RECORDS];
     uint32_t          replay_n;
-    /* restore: input channel state to replay before new input */
     uint64_t          replay_file;    /* the restored checkpoint's channel-state file of this task */
     uint64_t          replay_pos;     /* its cursor */
-    bool              replaying;
-    /* sinks */
-    rt_txlog         *txlog;          /* two-phase commit */
 } rt_task;
 
 /* Every TaskManager of the run.
@@ -325,6 +375,13 @@ static inline rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i) {
     uint32_t jc = world_job(tm->w)->in_chan[t->jt->in_first + i];
     if (tm->hosts == 1) return &tm->chans[jc];
     return &tm->chans[tm_conn(tm, jc, t->in_host[i], t->host)];
+}
+
+/* The buffer being filled says how many records it holds (readers of an
+ * open buffer call this first; the producer keeps the count in the
+ * channel and stores it in the buffer when it closes it). */
+static inline void chan_fill_sync(rt_chan *c) {
+    if (c->filling) c->fill->count = c->fill_count;
 }
 
 /* model/tm/task.c */
