@@ -337,6 +337,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     }
     b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->insts * (sizeof(rt_task) + 64) + pl->records
                         + (pl->hosts > 1 ? (uint64_t)pl->insts * (2 * JOB_TASK_CHANNELS_MAX + 48) : 0)   /* hosts, slots */
+                        + ((uint64_t)pl->chans * 2 * pl->hosts + pl->insts * 2) * sizeof(void *) + pl->insts * 32   /* wiring */
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + parts * 8 + 64)
                         + (uint64_t)parts * (8 * pl->hosts + 20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* 8: the broker's record bases */
@@ -536,6 +537,8 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
         k->in_host = sim_alloc(p->w.run, k->jt->in_count + 1, 1);
         k->out_host = sim_alloc(p->w.run, k->jt->out_count + 1, 1);
     }
+    k->outs = sim_alloc(p->w.run, sizeof(rt_chan *) * (k->jt->out_count + 1), _Alignof(rt_chan *));
+    k->ins = sim_alloc(p->w.run, sizeof(rt_chan *) * (k->jt->in_count + 1), _Alignof(rt_chan *));
     char name[SIM_NAME_BYTES + 16];          /* sim_actor_add truncates to a label */
     if (pl->hosts > 1) snprintf(name, sizeof name, "%s[%u]@tm%u", k->v->name, k->jt->subtask, h);
     else snprintf(name, sizeof name, "%s[%u]", k->v->name, k->jt->subtask);
@@ -680,6 +683,7 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     }
     build_coordinator(p, pl, jm);
     build_links(p, pl);
+    for (uint32_t i = 0; i < pl->insts; i++) task_wire(&p->tm, &p->tm.tasks[i]);   /* host 0 until deployed, with slots */
     build_slots(p, pl);
     build_ha(p, pl);
     p->jm.history = sim_alloc(run, sizeof(pipe_ckpt_rec) * PIPE_HISTORY_MAX, _Alignof(pipe_ckpt_rec));

@@ -901,6 +901,19 @@ static void take_hosts(tm_side *tm, rt_task *t, const msg_deploy *d) {
     SIM_ASSERT(d->hosts_count == t->jt->in_count + t->jt->out_count);
     for (uint32_t i = 0; i < t->jt->in_count; i++) t->in_host[i] = d->hosts[i];
     for (uint32_t i = 0; i < t->jt->out_count; i++) t->out_host[i] = d->hosts[t->jt->in_count + i];
+    task_wire(tm, t);
+}
+
+void task_wire(tm_side *tm, rt_task *t) {
+    const job *j = world_job(tm->w);
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {
+        uint32_t jc = j->out_chan[t->jt->out_first + i];
+        t->outs[i] = &tm->chans[tm->hosts == 1 ? jc : tm_conn(tm, jc, t->host, t->out_host[i])];
+    }
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        uint32_t jc = j->in_chan[t->jt->in_first + i];
+        t->ins[i] = &tm->chans[tm->hosts == 1 ? jc : tm_conn(tm, jc, t->in_host[i], t->host)];
+    }
 }
 
 /* A deployment of attempt `attempt` with what to restore: a newer one

@@ -227,6 +227,7 @@ typedef struct rt_task {
     uint32_t          actor;
     const job_task   *jt;
     const job_vertex *v;
+    rt_chan         **outs, **ins;    /* its connections by output and input (task_wire) */
     uint64_t          epoch;          /* the job attempt it runs (or was cancelled for) */
     uint64_t          arrivals;
     /* Unconsumed input buffers in arrival order; those the pump found on
@@ -360,21 +361,22 @@ void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, c
                   const rt_chan *c, const chan_buf *b);
 void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev);
 
-/* Task t's output i and input i. Without slots a connection is its job
+/* Task t's output i and input i: without slots a connection is its job
  * channel; with them, the one between this instance and the host the
- * deployment named. Inline: every record goes through one. */
+ * deployment named. task_wire() looks them up once (at set-up, and at a
+ * deployment with slots); every record goes through one. */
+void task_wire(tm_side *tm, rt_task *t);
+
 static inline rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
+    (void)tm;
     SIM_ASSERT(i < t->jt->out_count);
-    uint32_t jc = world_job(tm->w)->out_chan[t->jt->out_first + i];
-    if (tm->hosts == 1) return &tm->chans[jc];
-    return &tm->chans[tm_conn(tm, jc, t->host, t->out_host[i])];
+    return t->outs[i];
 }
 
 static inline rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i) {
+    (void)tm;
     SIM_ASSERT(i < t->jt->in_count);
-    uint32_t jc = world_job(tm->w)->in_chan[t->jt->in_first + i];
-    if (tm->hosts == 1) return &tm->chans[jc];
-    return &tm->chans[tm_conn(tm, jc, t->in_host[i], t->host)];
+    return t->ins[i];
 }
 
 /* The buffer being filled says how many records it holds (readers of an
