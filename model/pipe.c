@@ -985,7 +985,7 @@ void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_inpu
     out->blocked = gate_blocked(&t->g, input);
     out->buffers = (uint32_t)(c->received - c->consumed);
     for (uint64_t n = c->consumed; n < c->received; n++) {
-        const chan_buf *b = chan_slot_buf(c, (uint32_t)(n % c->ring_size));
+        const chan_buf *b = chan_slot_buf(c, CHAN_SLOT_OF(c)[n % c->ring_size]);   /* slots are taken LIFO, not in turn */
         if (b->kind == BUF_DATA) out->records += b->count;
     }
 }
