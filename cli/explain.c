@@ -356,9 +356,34 @@ static void on_align_timeout(narrator *n, const pipe_event *e) {
         "sent it ahead as a priority barrier, the buffers it overtook persisted as channel state", e->ckpt, e->count, to);
 }
 
+/* A task's end: end of data on an input, its input ended, it finished
+ * (FLIP-147: once its final checkpoint completed). False for the others. */
+static bool tell_ending(narrator *n, const pipe_event *e) {
+    char in[96];
+    switch (e->kind) {
+    case PIPE_EV_END_DATA:
+        input_name(n->p, e->task, e->channel, in, sizeof in);
+        say(n, e->at_ns, e->task, "got end of data on %s%s", in, once(n, TOLD_END_DATA, ": no records follow there, "
+                                                                     "barriers still do"));
+        return true;
+    case PIPE_EV_INPUT_ENDED:
+        say(n, e->at_ns, e->task, "reached the end of its input and sent end of data downstream%s", once(n, TOLD_ENDED,
+            ": it goes on taking part in checkpoints, and finishes once one it takes from now on completes (FLIP-147)"));
+        return true;
+    case PIPE_EV_TASK_FINISHED:
+        say(n, e->at_ns, e->task, pipe_config(n->p)->ckpt.finished_tasks_off || !pipe_config(n->p)->ckpt.enabled
+                                      ? "finished (its input ended) and sent end of partition downstream"
+                                      : "finished (its final checkpoint completed) and sent end of partition downstream");
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The steps a learner reads; the finer ones checkers need are left out. */
 static void tell(narrator *n, const pipe_event *e) {
     char in[96];
+    if (tell_ending(n, e)) return;
     switch (e->kind) {
     case PIPE_EV_BARRIER: on_barrier(n, e); break;
     case PIPE_EV_CANCEL:
@@ -369,25 +394,11 @@ static void tell(narrator *n, const pipe_event *e) {
         input_name(n->p, e->task, e->channel, in, sizeof in);
         say(n, e->at_ns, e->task, "got end of partition on %s", in);
         break;
-    case PIPE_EV_END_DATA:
-        input_name(n->p, e->task, e->channel, in, sizeof in);
-        say(n, e->at_ns, e->task, "got end of data on %s%s", in, once(n, TOLD_END_DATA, ": no records follow there, "
-                                                                     "barriers still do"));
-        break;
     case PIPE_EV_TRIGGER: on_trigger(n, e); break;
     case PIPE_EV_DECLINE:
         say(n, e->at_ns, e->task, e->channel ? "skipped checkpoint %" PRIu64 ": told it was aborted, sent cancel markers"
                                                " downstream instead of a barrier"
                                              : "declined checkpoint %" PRIu64 " and sent a cancel marker downstream", e->ckpt);
-        break;
-    case PIPE_EV_INPUT_ENDED:
-        say(n, e->at_ns, e->task, "reached the end of its input and sent end of data downstream%s", once(n, TOLD_ENDED,
-            ": it goes on taking part in checkpoints, and finishes once one it takes from now on completes (FLIP-147)"));
-        break;
-    case PIPE_EV_TASK_FINISHED:
-        say(n, e->at_ns, e->task, pipe_config(n->p)->ckpt.finished_tasks_off || !pipe_config(n->p)->ckpt.enabled
-                                      ? "finished (its input ended) and sent end of partition downstream"
-                                      : "finished (its final checkpoint completed) and sent end of partition downstream");
         break;
     case PIPE_EV_CKPT_START:
         say(n, e->at_ns, PIPE_NO_TASK, "triggers checkpoint %" PRIu64 " at the sources%s", e->ckpt,
