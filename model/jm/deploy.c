@@ -45,8 +45,9 @@ static bool restart_pending(const jm_side *jm) {
     return jm->coord.status == PIPE_RESTARTING || (jm->coord.status == PIPE_RUNNING && jm->coord.region_restart);
 }
 
-/* The source task that reads partition part (its subtask: part mod the
- * parallelism of the job's one source vertex). */
+/* The source task that reads partition part: of the source vertex of
+ * the partition's topic, the subtask (part - the topic's first) mod its
+ * parallelism. */
 static uint32_t part_reader(const jm_side *jm, uint32_t part) {
     const job *j = world_job(jm->w);
     uint32_t topic = broker_topic_of(&jm->w->brk, part);
