@@ -981,7 +981,7 @@ void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_inpu
     SIM_ASSERT(input < t->jt->in_count);
     *out = (pipe_input_view){ .blocked = false };
     if (!t->deployed || !p->w.run->actors[t->actor].up) return;
-    const rt_chan *c = task_in_chan((tm_side *)&p->tm, t, input);
+    const rt_chan *c = task_in_chan(&p->tm, t, input);
     out->blocked = gate_blocked(&t->g, input);
     out->buffers = (uint32_t)(c->received - c->consumed);
     for (uint64_t n = c->consumed; n < c->received; n++) {

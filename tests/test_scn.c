@@ -16,6 +16,16 @@ static const char *parse(const char *text) {
     return err;
 }
 
+/* scn_write's text, malloc'd. */
+static char *written(const scn *s) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    scn_write(s, f);
+    fclose(f);
+    return text;
+}
+
 #define JOB "vertex src source parallelism 2\nvertex agg keyed-aggregate parallelism 2\nvertex out sink\n" \
             "edge src -> agg hash\nedge agg -> out rebalance\n"
 
@@ -594,20 +604,15 @@ static void test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults(voi
                         "t.scn:1:17: unknown setting to vary 'sometimes' (expected one of: checkpoint, restart, network)");
 }
 
-/* The writer's text reads back to the same scenario: writing it again
- * gives the same text (shrink relies on this round trip). */
-/* `expect liveness D` sets the I6 bound: read exactly, written back in
- * human units, at most once, above 0, and its mistakes placed. */
+/* `machines M slots S`: read, written back, and refused when the slots
+ * cannot hold a vertex's parallelism (slot sharing: one task of every
+ * vertex a slot). */
 static void test_scn_machines_slots_are_read_checked_and_written_back(void **state) {
     (void)state;
     assert_string_equal(parse("machines 2 slots 1\n" JOB), "ok");
     assert_int_equal(s_.cfg.machines, 2);
     assert_int_equal(s_.cfg.task_slots, 1);
-    char *out = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&out, &n);
-    scn_write(&s_, f);
-    fclose(f);
+    char *out = written(&s_);
     assert_non_null(strstr(out, "machines 2 slots 1\n"));
     assert_string_equal(parse(out), "ok");                       /* and it reads back */
     assert_int_equal(s_.cfg.task_slots, 1);
@@ -619,6 +624,8 @@ static void test_scn_machines_slots_are_read_checked_and_written_back(void **sta
     assert_string_equal(parse("machines 2 slots\n" JOB), "t.scn:1:17: expected a number");
 }
 
+/* `expect backpressure TASK OP D` and `expect checkpointed-bytes OP N`:
+ * read, written back, and their mistakes placed. */
 static void test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_written_back(void **state) {
     (void)state;
     assert_string_equal(parse(JOB "expect backpressure agg[1] >= 90ms\nexpect checkpointed-bytes == 497216\n"), "ok");
@@ -628,11 +635,7 @@ static void test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_wri
     assert_int_equal(s_.expects[0].value, 90 * SIM_NS_PER_MS);
     assert_int_equal(s_.expects[1].kind, SCN_EXPECT_CHECKPOINTED_BYTES);
     assert_int_equal(s_.expects[1].value, 497216);
-    char *out = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&out, &n);
-    scn_write(&s_, f);
-    fclose(f);
+    char *out = written(&s_);
     assert_non_null(strstr(out, "expect backpressure agg[1] >= 90ms\n"));
     assert_non_null(strstr(out, "expect checkpointed-bytes == 497216\n"));
     assert_string_equal(parse(out), "ok");
@@ -643,6 +646,8 @@ static void test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_wri
     assert_string_equal(parse(JOB "expect backpressure agg[0] >= 5\n"), "t.scn:6:31: '5' needs a unit (duration)");
 }
 
+/* `expect liveness D` sets the I6 bound: read exactly, written back in
+ * human units, at most once, above 0, and its mistakes placed. */
 static void test_scn_expect_liveness_sets_the_bound_and_reports_mistakes(void **state) {
     (void)state;
     assert_string_equal(parse(JOB "expect finished\n"), "ok");
@@ -654,11 +659,7 @@ static void test_scn_expect_liveness_sets_the_bound_and_reports_mistakes(void **
     assert_int_equal(scn_liveness_ns(&s_), 1500 * SIM_NS_PER_MS);
     char text[64];
     assert_string_equal(scn_expect_text(&s_.expects[1], text, sizeof text), "liveness 1.5s");
-    char *out = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&out, &n);
-    scn_write(&s_, f);
-    fclose(f);
+    char *out = written(&s_);
     assert_non_null(strstr(out, "expect liveness 1.5s\n"));
     assert_string_equal(parse(out), "ok");                       /* and it reads back */
     assert_int_equal(scn_liveness_ns(&s_), 1500 * SIM_NS_PER_MS);
@@ -676,6 +677,8 @@ static void test_scn_expect_liveness_sets_the_bound_and_reports_mistakes(void **
                         "t.scn:6:8: unknown expectation 'livenes' (did you mean 'liveness'?)");
 }
 
+/* The writer's text reads back to the same scenario: writing it again
+ * gives the same text (shrink relies on this round trip). */
 static void test_scn_write_round_trips_through_the_reader(void **state) {
     (void)state;
     const char *text =
@@ -1026,16 +1029,6 @@ static void test_scn_store_faults_act_on_the_store_device_only(void **state) {
 }
 
 /* ---- heartbeats, pauses, RPC faults by kind, ambiguous writes ---------------- */
-
-/* scn_write's text, malloc'd. */
-static char *written(const scn *s) {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    scn_write(s, f);
-    fclose(f);
-    return text;
-}
 
 static void test_scn_heartbeat_keys_are_read_alone_or_together_and_written_back_only_when_set(void **state) {
     (void)state;

@@ -24,7 +24,7 @@ static bool shows_gate(pipe_ev_kind kind) {
 }
 
 static uint32_t queued(const tm_side *tm, const rt_task *t, uint32_t input) {
-    const rt_chan *c = task_in_chan((tm_side *)tm, t, input);
+    const rt_chan *c = task_in_chan(tm, t, input);
     return (uint32_t)(c->received - c->consumed);
 }
 

@@ -1204,9 +1204,8 @@ static bool ours(const tm_side *tm, const rt_task *t, uint32_t link) {
     uint32_t conn = (link - tm->chan_link0) / 2;
     const rt_chan *c = &tm->chans[conn];
     const job_chan *jc = &world_job(tm->w)->chans[c->jc];
-    tm_side *m = (tm_side *)tm;
-    if (c->prod_inst == t->inst && task_out_chan(m, t, jc->out_index) == c) return true;
-    return c->cons_inst == t->inst && task_in_chan(m, t, jc->gate_index) == c;
+    if (c->prod_inst == t->inst && task_out_chan(tm, t, jc->out_index) == c) return true;
+    return c->cons_inst == t->inst && task_in_chan(tm, t, jc->gate_index) == c;
 }
 
 /* A coordinator command sent on another connection than the task's

@@ -367,13 +367,13 @@ void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev);
  * deployment with slots); every record goes through one. */
 void task_wire(tm_side *tm, rt_task *t);
 
-static inline rt_chan *task_out_chan(tm_side *tm, const rt_task *t, uint32_t i) {
+static inline rt_chan *task_out_chan(const tm_side *tm, const rt_task *t, uint32_t i) {
     (void)tm;
     SIM_ASSERT(i < t->jt->out_count);
     return t->outs[i];
 }
 
-static inline rt_chan *task_in_chan(tm_side *tm, const rt_task *t, uint32_t i) {
+static inline rt_chan *task_in_chan(const tm_side *tm, const rt_task *t, uint32_t i) {
     (void)tm;
     SIM_ASSERT(i < t->jt->in_count);
     return t->ins[i];
