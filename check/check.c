@@ -71,7 +71,11 @@ const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t
 
 /* Keys a map of vertex v's state holds: a join tags each key by its input. */
 static uint32_t vertex_keys(const pipe_cfg *cfg, uint32_t v) {
-    return (uint32_t)(broker_cfg_keys(&cfg->broker) * (cfg->graph.vertices[v].kind == JOB_KEYED_JOIN ? 2 : 1));
+    const job_vertex *x = &cfg->graph.vertices[v];
+    uint64_t keys = broker_cfg_keys(&cfg->broker);
+    if (x->kind == JOB_WINDOW)                    /* contents, timer and possibly late per window, and late */
+        return (uint32_t)(keys * (3 * win_count(x, broker_cfg_event_end(&cfg->broker)) + 1));
+    return (uint32_t)(keys * (x->kind == JOB_KEYED_JOIN ? 2 : 1));
 }
 
 /* The most any one vertex's map holds (the scratch maps hold one at a time). */
@@ -100,12 +104,16 @@ const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets) {
             if (spec_keyed(&c->sp, v)) kstate_clear(&x->expected[v]);
         }
         memset(x->offsets, 0, sizeof(uint64_t) * parts);
+        for (uint32_t i = 0; i < parts; i++) x->before_max[i] = WIN_WM_MIN;
     }
     for (uint32_t i = 0; i < parts; i++) {        /* every partition of every topic */
         const broker_topic *t = &b->topic[broker_topic_of(b, i)];
         uint64_t to = offsets != NULL ? offsets[i] : t->cfg.records_per_partition;
         model_rec r;
-        for (uint64_t o = x->offsets[i]; o < to && broker_topic_read(t, i, o, &r); o++) spec_fold_input(&c->sp, x->expected, &r);
+        for (uint64_t o = x->offsets[i]; o < to && broker_topic_read(t, i, o, &r); o++) {
+            spec_fold_input_after(&c->sp, x->expected, &r, x->before_max[i]);
+            if ((win_wm)r.event_time_ns > x->before_max[i]) x->before_max[i] = (win_wm)r.event_time_ns;
+        }
         if (to > x->offsets[i]) x->offsets[i] = to;
     }
     return x->expected;
@@ -185,7 +193,10 @@ uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans)
     uint64_t maps = 2 * (kstate_bytes(most_keys(cfg), 0) + 64);   /* state's actual, the cut's scratch */
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {    /* the shared prefix fold, the cut's actual */
         job_kind k = cfg->graph.vertices[v].kind;
-        if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN) maps += 2 * (kstate_bytes(vertex_keys(cfg, v), 0) + 64);
+        if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW) maps += 2 * (kstate_bytes(vertex_keys(cfg, v), 0) + 64);
+    }
+    for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {   /* the output's window maps and sums */
+        if (cfg->graph.vertices[v].kind == JOB_WINDOW) maps += kstate_bytes(most_keys(cfg), 0) + broker_cfg_keys(&cfg->broker) * 8 + 128;
     }
     uint64_t per_task = 2048;                     /* safety's task record, liveness's counters and the
                                                      restart check's regions, rounded up */
@@ -215,6 +226,8 @@ check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err
     spec_init(&c->ctx.sp, c->ctx.j, pipe_broker(p));
     c->ctx.prefix = ARENA_NEW(&c->mem, check_prefix, 1);
     c->ctx.prefix->offsets = ARENA_NEW(&c->mem, uint64_t, broker_cfg_partitions(&pc->broker));
+    c->ctx.prefix->before_max = ARENA_NEW(&c->mem, win_wm, broker_cfg_partitions(&pc->broker) + 1);
+    for (uint32_t i = 0; i < broker_cfg_partitions(&pc->broker); i++) c->ctx.prefix->before_max[i] = WIN_WM_MIN;
     check_maps(&c->ctx, c->ctx.prefix->expected);
     c->report.seed = pc->seed;
     c->report.liveness_ns = cfg->liveness_ns > 0 ? cfg->liveness_ns : check_liveness_default(pc);

@@ -14,6 +14,7 @@
  * input about once. */
 typedef struct check_prefix {
     uint64_t *offsets;                /* by partition: records folded into expected */
+    win_wm   *before_max;             /* by partition: the highest event time folded (windows' late marks) */
     kstate    expected[JOB_VERTICES_MAX];
 } check_prefix;
 
@@ -62,6 +63,16 @@ void check_maps(const check_ctx *c, kstate *maps);
 const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets);
 /* Records counted in a map. */
 uint64_t check_records(const kstate *s);
+
+/* Window vertices (check/window.c): E is the specification's map of
+ * vertex v (its prefix fold), A the run's: a checkpoint's (I2), the final
+ * state (I1; true when it held), and the output (I3/I4; per_key: room for
+ * the broker's keys). */
+void check_window_cut(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, const uint64_t *offsets,
+                      uint64_t ckpt, sim_time_ns at_ns);
+bool check_window_final(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, sim_time_ns at_ns);
+void check_window_output(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, bool promised,
+                         int64_t *per_key, sim_time_ns at_ns);
 
 extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops,
     check_restart_ops;

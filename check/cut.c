@@ -80,6 +80,10 @@ static void on_event(void *self, const pipe_event *e) {
     c->report->checks[CHECK_I2]++;
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
         uint64_t key;
+        if (spec_keyed(&c->sp, v) && c->j->vertices[v].kind == JOB_WINDOW) {
+            check_window_cut(c, v, &expected[v], &k->actual[v], offsets, e->ckpt, e->at_ns);
+            continue;
+        }
         if (!spec_keyed(&c->sp, v) || kstate_equal(&expected[v], &k->actual[v], &key)) continue;
         const kagg *want = kstate_find(&expected[v], key), *got = kstate_find(&k->actual[v], key);
         check_where w = CHECK_AT(e->at_ns);

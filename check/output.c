@@ -14,6 +14,8 @@
 typedef struct output {
     const check_ctx *c;
     bool promised;                    /* I3 */
+    int64_t *per_key;                 /* windows: by key, what results and late records leave of the input */
+    kstate   final;                   /* windows: a window vertex's final state (its late aggregates) */
 } output;
 
 static void *create(const check_ctx *c) {
@@ -27,6 +29,11 @@ static void *create(const check_ctx *c) {
         exact &= x->sink != JOB_SINK_PLAIN;
     }
     o->promised = sinks && exact;
+    for (uint32_t v = 0; v < c->j->vertices_count && o->per_key == NULL; v++) {
+        if (c->j->vertices[v].kind != JOB_WINDOW) continue;
+        o->per_key = ARENA_NEW(c->mem, int64_t, broker_cfg_keys(&c->cfg->broker) + 1);
+        kstate_init_in(&o->final, c->mem, c->keys);
+    }
     c->report->applies[CHECK_I3] = o->promised;
     c->report->applies[CHECK_I4] = sinks;
     return o;
@@ -67,6 +74,11 @@ static void on_end(void *self, const check_end *end) {
             if (got < want && rep->applies[CHECK_I4]) report(o, CHECK_I4, end->end_ns, r.id, got, want);
             if (got > want && o->promised) report(o, CHECK_I3, end->end_ns, r.id, got, want);
         }
+    }
+    for (uint32_t v = 0; v < c->j->vertices_count && o->per_key != NULL; v++) {   /* window results */
+        if (c->j->vertices[v].kind != JOB_WINDOW) continue;
+        pipe_vertex_state(c->p, v, &o->final);
+        check_window_output(c, v, &check_prefix_to(c, NULL)[v], &o->final, o->promised, o->per_key, end->end_ns);
     }
 }
 

@@ -31,6 +31,9 @@ static bool flatten(spec *sp, uint32_t start, uint32_t v, spec_term t, uint32_t 
         t.vertex = v;
         if (!add_term(sp, start, t)) return false;
         break;
+    case JOB_WINDOW:                              /* records end there: its results are records of its own */
+        t.vertex = v;
+        return add_term(sp, start, t);
     case JOB_SINK:   return true;
     case JOB_UNION:
     case JOB_SOURCE: break;
@@ -98,7 +101,7 @@ void spec_init(spec *sp, const job *j, const broker *b) {
 
 bool spec_keyed(const spec *sp, uint32_t vertex) {
     job_kind k = sp->j->vertices[vertex].kind;
-    return k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN;
+    return k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW;
 }
 
 static void aggregate(kstate *s, uint64_t key, int64_t value, uint64_t mark, uint64_t copies) {
@@ -108,7 +111,31 @@ static void aggregate(kstate *s, uint64_t key, int64_t value, uint64_t mark, uin
     a->fingerprint += mark * copies;
 }
 
+/* A record into the windows of vertex v: each window's contents, and
+ * (tag SPEC_POSSIBLY_LATE) those for which the watermark of its own split
+ * before it, `bound`, may have passed the window's end (spec.h). */
+static void window(const spec *sp, kstate *into, uint32_t v, const model_rec *r, uint64_t copies, win_wm bound) {
+    const job_vertex *x = &sp->j->vertices[v];
+    uint64_t wis[WIN_PER_RECORD_MAX], mark = kstate_record_mark(r->id);
+    uint32_t n = win_assign(x, r->event_time_ns, wis);
+    for (uint32_t k = 0; k < n; k++) {
+        aggregate(&into[v], win_key(r->key, wis[k], WIN_CONTENTS), r->value, mark, copies);
+        if (win_max_ts(x, wis[k]) > bound) continue;   /* never late: the window's end is after any watermark before it */
+        kagg *late = kstate_upsert(&into[v], win_key(r->key, wis[k], SPEC_POSSIBLY_LATE));
+        late->fingerprint += copies;              /* may fire its window again */
+        if (win_cleanup(x, wis[k]) > bound) continue;
+        late->count += copies;                    /* may be dropped */
+        late->sum = (int64_t)((uint64_t)late->sum + (uint64_t)r->value * copies);
+    }
+}
+
+static void walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies, win_wm bound);
+
 void spec_walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies) {
+    walk(sp, into, v, input, r, copies, WIN_WM_MIN);
+}
+
+static void walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies, win_wm bound) {
     const job *j = sp->j;
     const job_vertex *x = &j->vertices[v];
     switch (x->kind) {
@@ -124,6 +151,9 @@ void spec_walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
     case JOB_KEYED_JOIN:
         aggregate(&into[v], r.key * 2 + input, r.value, kstate_record_mark(r.id), copies);
         break;
+    case JOB_WINDOW:
+        window(sp, into, v, &r, copies, bound);
+        return;
     case JOB_SINK:
         return;
     case JOB_UNION:
@@ -133,13 +163,19 @@ void spec_walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
     for (uint32_t i = 0; i < sp->out_count[v]; i++) {
         const job_edge *d = &j->edges[sp->out_edge[sp->out_first[v] + i]];
         uint64_t fan = d->part == JOB_BROADCAST ? j->vertices[d->to].parallelism : 1;
-        spec_walk(sp, into, d->to, d->input, r, copies * fan);
+        walk(sp, into, d->to, d->input, r, copies * fan, bound);
     }
 }
 
+static void fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies, win_wm bound);
+
 void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies) {
+    fold(sp, into, v, input, r, copies, WIN_WM_MIN);
+}
+
+static void fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_rec r, uint64_t copies, win_wm bound) {
     if (!sp->flat) {
-        spec_walk(sp, into, v, input, r, copies);
+        walk(sp, into, v, input, r, copies, bound);
         return;
     }
     uint64_t mark = kstate_record_mark(r.id);
@@ -147,7 +183,14 @@ void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
     for (uint32_t i = 0; i < sp->term_count[v]; i++, t++) {
         if (mark % 100 >= t->keep) continue;
         uint64_t key = r.key;
-        if (sp->j->vertices[t->vertex].kind == JOB_KEYED_JOIN) key = key * 2 + (t->input == SPEC_INPUT_START ? input : t->input);
+        job_kind kind = sp->j->vertices[t->vertex].kind;
+        if (kind == JOB_WINDOW) {
+            model_rec w = r;
+            w.value += t->add;
+            window(sp, into, t->vertex, &w, copies * t->copies, bound);
+            continue;
+        }
+        if (kind == JOB_KEYED_JOIN) key = key * 2 + (t->input == SPEC_INPUT_START ? input : t->input);
         aggregate(&into[t->vertex], key, r.value + t->add, mark, copies * t->copies);
     }
 }
@@ -155,8 +198,15 @@ void spec_fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
 /* Without a broker (the unit tests' graphs) or with one topic, a record
  * is the default topic's: one branch, no look-up. */
 void spec_fold_input(const spec *sp, kstate *into, const model_rec *r) {
+    spec_fold_input_after(sp, into, r, WIN_WM_MIN);
+}
+
+void spec_fold_input_after(const spec *sp, kstate *into, const model_rec *r, win_wm before_max) {
     uint32_t source = sp->topics == NULL ? sp->source : sp->source_of[broker_topic_of(sp->topics, rec_partition(r))];
-    spec_fold(sp, into, source, 0, *r, 1);
+    const job_vertex *x = &sp->j->vertices[source];
+    win_wm bound = WIN_WM_MIN;                    /* its split's watermark before it, at the most */
+    if (x->watermarks && before_max != WIN_WM_MIN) bound = before_max - (win_wm)x->watermark_delay_ns - 1;
+    fold(sp, into, source, 0, *r, 1, bound);
 }
 
 /* Copies of a record with filter mark `mark` reaching each sink vertex,
@@ -164,6 +214,7 @@ void spec_fold_input(const spec *sp, kstate *into, const model_rec *r) {
 static void reach_sinks(const spec *sp, uint32_t v, uint32_t mark, uint64_t copies, uint64_t *plain, bool *idem) {
     const job_vertex *x = &sp->j->vertices[v];
     if (x->kind == JOB_FILTER && mark >= x->keep_percent) return;
+    if (x->kind == JOB_WINDOW) return;            /* records end in a window: its results go on */
     if (x->kind == JOB_SINK) {
         if (x->sink == JOB_SINK_IDEMPOTENT) *idem = true; else *plain += copies;
         return;
@@ -179,4 +230,39 @@ uint32_t spec_visible(const spec *sp, const model_rec *r) {
     uint32_t m = kstate_record_mark(r->id) % 100;
     if (sp->topics == NULL) return sp->visible[0][m];
     return sp->visible[broker_topic_of(sp->topics, rec_partition(r))][m];
+}
+
+uint32_t spec_result_visible(const spec *sp, uint32_t v, uint64_t id) {
+    SIM_ASSERT(sp->j->vertices[v].kind == JOB_WINDOW);
+    uint64_t plain = 0;
+    bool idem = false;
+    for (uint32_t i = 0; i < sp->out_count[v]; i++) {
+        const job_edge *d = &sp->j->edges[sp->out_edge[sp->out_first[v] + i]];
+        uint64_t fan = d->part == JOB_BROADCAST ? sp->j->vertices[d->to].parallelism : 1;
+        reach_sinks(sp, d->to, (uint32_t)(kstate_record_mark(id) % 100), fan, &plain, &idem);
+    }
+    if (plain > 127) plain = 127;                 /* the output counts saturate there */
+    return (uint32_t)(plain + idem);
+}
+
+/* The maps' constants from v to each sink: false when two ways differ. */
+static bool adds_to_sinks(const spec *sp, uint32_t v, int64_t add, bool *seen, int64_t *out) {
+    const job_vertex *x = &sp->j->vertices[v];
+    if (x->kind == JOB_MAP) add += x->map_add;
+    if (x->kind == JOB_SINK) {
+        if (*seen && *out != add) return false;
+        *seen = true;
+        *out = add;
+        return true;
+    }
+    for (uint32_t i = 0; i < sp->out_count[v]; i++) {
+        if (!adds_to_sinks(sp, sp->j->edges[sp->out_edge[sp->out_first[v] + i]].to, add, seen, out)) return false;
+    }
+    return true;
+}
+
+bool spec_result_add(const spec *sp, uint32_t v, int64_t *add) {
+    bool seen = false;
+    *add = 0;
+    return adds_to_sinks(sp, v, 0, &seen, add);
 }

@@ -37,6 +37,7 @@
 #ifndef CHECK_SPEC_H
 #define CHECK_SPEC_H
 
+#include "../model/flow/window.h"
 #include "../model/pipe.h"
 
 #define SPEC_TERMS_MAX 512u
@@ -71,7 +72,19 @@ typedef struct spec {
 
 void spec_init(spec *sp, const job *j, const broker *b);
 
-bool spec_keyed(const spec *sp, uint32_t vertex);     /* keyed aggregate or keyed join */
+bool spec_keyed(const spec *sp, uint32_t vertex);     /* keyed aggregate, keyed join or window */
+
+/* A window's map in the specification holds each window's contents, the
+ * fold of every record of it (nothing fires or purges there: the
+ * checkers compare with a watermark of their own, check/window.c), and
+ * under this tag the records of it that may have come late. A record may
+ * find its window fired when the watermark of its own split before it
+ * had passed the window's end (an operator's watermark is at most that,
+ * so any other record never finds it fired: it fires once), and dropped
+ * when it had passed the cleanup time. The entry counts both: count and
+ * sum of those that may be dropped, fingerprint the number that may find
+ * it fired. With a disorder at most the watermark's delay there are none. */
+#define SPEC_POSSIBLY_LATE 3
 
 /* Fold record r, arriving at vertex v on logical input `input`, `copies`
  * times into into[] (one map per vertex; only keyed vertices' are
@@ -83,10 +96,20 @@ void spec_walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model_r
 
 /* Fold input record r from the source of its topic on. */
 void spec_fold_input(const spec *sp, kstate *into, const model_rec *r);
+/* The same, knowing before_max, the highest event time of the records
+ * before r in its partition (WIN_WM_MIN: none, or not known), for the
+ * windows' possibly late records. */
+void spec_fold_input_after(const spec *sp, kstate *into, const model_rec *r, win_wm before_max);
 
 /* How many times record r must be visible in the sinks' output: a
  * function of r->id alone (its partition names its topic, so its source;
  * filters look at its mark). */
 uint32_t spec_visible(const spec *sp, const model_rec *r);
+
+/* The same for a result of window vertex v (model/flow/window.h ids). */
+uint32_t spec_result_visible(const spec *sp, uint32_t v, uint64_t id);
+/* What the maps after window v add to its results' values on their way
+ * to the sinks: false when the ways to two sinks add differently. */
+bool spec_result_add(const spec *sp, uint32_t v, int64_t *add);
 
 #endif

@@ -151,6 +151,11 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
     fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
             ", visible %" PRIu64 "%s\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
             st->visible_records, over);
+    if (st->watermarks + st->windows_fired + st->late_records > 0) {
+        fprintf(out, "  event time: %" PRIu64 " watermarks sent, %" PRIu64 " windows fired (%" PRIu64
+                " more firings on records within the allowed lateness), %" PRIu64 " records dropped as late\n",
+                st->watermarks, st->windows_fired, st->late_firings, st->late_records);
+    }
     summary_backpressure(out, p);
     cli_story_recovery(out, s, story, status);
     if (latency_measured(&s->cfg) && st->visible_records > 0) {
@@ -207,6 +212,9 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     case SCN_EXPECT_CHECKPOINTED_BYTES: *got = st->bytes_written; return true;
     case SCN_EXPECT_RESTARTED_TASKS: *got = st->restarted_tasks; return true;
     case SCN_EXPECT_RECORDS_READ: *got = st->records_read; return true;
+    case SCN_EXPECT_LATE_RECORDS: *got = st->late_records; return true;
+    case SCN_EXPECT_WINDOWS_FIRED: *got = st->windows_fired; return true;
+    case SCN_EXPECT_LATE_FIRINGS: *got = st->late_firings; return true;
     default: return false;
     }
 }

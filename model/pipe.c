@@ -134,6 +134,32 @@ static const char *check_sources(const pipe_cfg *c, char *err, size_t n) {
     return NULL;
 }
 
+/* Windows: their numbers fit result ids, their state a task's map, and
+ * their results the external system (which holds every firing). */
+static const char *check_windows(const pipe_cfg *c, char *err, size_t n) {
+#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+    sim_time_ns end = broker_cfg_event_end(&c->broker);
+    uint64_t keys = broker_cfg_keys(&c->broker), slots = 0;
+    for (uint32_t v = 0; v < c->graph.vertices_count; v++) {
+        const job_vertex *x = &c->graph.vertices[v];
+        if (x->kind != JOB_WINDOW) continue;
+        uint64_t windows = win_count(x, end);
+        if (windows >= WIN_INDEX_MAX)
+            BAD("window %s: the input's event times span %llu windows, more than 2^28 (a longer slide)", x->name,
+                (unsigned long long)windows);
+        if (keys * (2 * windows + 1) / x->parallelism > KSTATE_CAPACITY_MAX / 2)
+            BAD("window %s: %llu keys in %llu windows need more state than a task's map holds (2^23 entries): "
+                "fewer keys, a longer slide or more parallelism", x->name, (unsigned long long)keys,
+                (unsigned long long)windows);
+        slots += keys * windows;
+    }
+    if (slots * WIN_FIRINGS_MAX + broker_cfg_records(&c->broker) > (1ull << 31))
+        BAD("the windows' results (keys x windows x %u firings each) and the records are more than 2^31 entries of "
+            "the sinks' external system: fewer keys, a longer slide or a shorter input", WIN_FIRINGS_MAX);
+#undef BAD
+    return NULL;
+}
+
 static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     if (job_check(&c->graph, NULL, err, n) != NULL) return err;
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
@@ -181,6 +207,8 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
         BAD("exponential restart needs a multiplier >= 1 and an initial delay > 0");
     const char *sources = check_sources(c, err, n);
     if (sources != NULL) return sources;
+    const char *windows = check_windows(c, err, n);
+    if (windows != NULL) return windows;
     if (c->faults_count > PIPE_FAULTS_MAX) BAD("more than %u faults", PIPE_FAULTS_MAX);
 #undef BAD
     return NULL;
@@ -204,6 +232,7 @@ typedef struct plan {
     uint32_t tasks, chans, ring, slots, snaps, stateful, files_max, holds_max;
     uint32_t hosts, insts, conns;     /* with slots a task has an instance per machine, a channel a connection per pair */
     uint64_t keys_sum, records, entries_max;     /* keys_sum: over the keyed tasks' maps */
+    uint64_t results;                 /* window-keys of every window vertex (world.h) */
     uint32_t task_keys[JOB_TASKS_MAX];           /* keys a keyed task's map is sized for (0: not keyed) */
     bool     unaligned;               /* a snapshot may hold channel state */
     uint64_t copies[JOB_VERTICES_MAX];   /* copies of a record that reach each vertex in one attempt */
@@ -232,15 +261,28 @@ static void count_copies(plan *pl) {
     }
 }
 
-static bool keyed_kind(job_kind k) { return k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN; }
+static bool keyed_kind(job_kind k) { return k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW; }
+
+/* Map entries per key of a vertex: a window's contents and timer per
+ * window, and its late aggregate (model/flow/window.h). */
+static uint64_t entries_per_key(const pipe_cfg *cfg, const job_vertex *x) {
+    if (x->kind != JOB_WINDOW) return 1;
+    return 2 * win_count(x, broker_cfg_event_end(&cfg->broker)) + 1;
+}
 
 /* The keys task t's map may take: for each input of its vertex, those the
  * hash partitioner routes to its subtask when the input is a hash edge,
  * else every key; a join's map holds key * 2 + input. */
 static kstate_owner task_owner(const job *g, uint32_t t) {
     const job_task *x = &g->tasks[t];
+    bool window = g->vertices[x->vertex].kind == JOB_WINDOW;
     kstate_owner o = { .parallelism = g->vertices[x->vertex].parallelism, .subtask = x->subtask,
-                       .tag_bits = g->vertices[x->vertex].kind == JOB_KEYED_JOIN };
+                       .tag_bits = window ? WIN_TAG_BITS : g->vertices[x->vertex].kind == JOB_KEYED_JOIN,
+                       .key_bits = window ? WIN_KEY_BITS : 0 };
+    if (window) {                                 /* every entry is keyed by the record's key: one hash input */
+        o.hashed = (1u << WIN_TAG_BITS) - 1;
+        return o;
+    }
     for (uint32_t e = 0; e < g->edges_count; e++) {
         if (g->edges[e].to == x->vertex && g->edges[e].part == JOB_HASH) o.hashed |= 1u << g->edges[e].input;
     }
@@ -263,12 +305,19 @@ static void plan_keys(plan *pl, const pipe_cfg *cfg) {
         }
         for (uint32_t s = 0; s < x->parallelism; s++) {
             uint64_t n = 0;
-            for (uint32_t in = 0; in < (1u << o.tag_bits); in++) n += (o.hashed >> in & 1) ? routed[s] : keys;
+            if (x->kind == JOB_WINDOW) n = routed[s] * entries_per_key(cfg, x);
+            else for (uint32_t in = 0; in < (1u << o.tag_bits); in++) n += (o.hashed >> in & 1) ? routed[s] : keys;
             uint32_t t = g->vertex_first_task[v] + s;
             pl->task_keys[t] = n > 0 ? (uint32_t)n : 1;   /* a subtask no key goes to still has a map */
             pl->keys_sum += pl->task_keys[t];
         }
     }
+}
+
+/* Entries of a two-phase-commit sink's transaction log: a record's copies
+ * that reach it, and with windows two firings of every window-key. */
+static uint64_t txlog_cap(const plan *pl, uint32_t vertex) {
+    return pl->records * pl->copies[vertex] + 2 * pl->results + 1;
 }
 
 /* Channel state one channel end can hold in a snapshot: its ring. */
@@ -293,6 +342,10 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     }
     for (uint32_t t = 0; t < pl->tasks; t++) pl->stateful += keyed_kind(g->vertices[g->tasks[t].vertex].kind);
     plan_keys(pl, cfg);
+    for (uint32_t v = 0; v < g->vertices_count; v++) {
+        if (g->vertices[v].kind == JOB_WINDOW)
+            pl->results += broker_cfg_keys(&cfg->broker) * win_count(&g->vertices[v], broker_cfg_event_end(&cfg->broker));
+    }
     /* Snapshots a task may hold at once: the concurrent checkpoints, one
      * whose abort notice is still on its way, and one more; a trigger
      * beyond that declines (model/tm/snap.c). */
@@ -333,9 +386,11 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     for (uint32_t t = 0; t < pl->tasks; t++) {
         const job_vertex *v = &g->vertices[g->tasks[t].vertex];
         if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC) continue;
-        b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + (pl->records * pl->copies[g->tasks[t].vertex] + 1) * sizeof(uint32_t) + 16;
+        b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + txlog_cap(pl, g->tasks[t].vertex) * (pl->results > 0 ? 12 : 4) + 32;
     }
     b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->insts * (sizeof(rt_task) + 64) + pl->records
+                        + pl->results * (WIN_FIRINGS_MAX + 9)        /* window results in the external system */
+                        + (uint64_t)pl->insts * 8 * PIPE_SOURCE_PARTS_MAX   /* sources' split maxima */
                         + (pl->hosts > 1 ? (uint64_t)pl->insts * (2 * JOB_TASK_CHANNELS_MAX + 48) : 0)   /* hosts, slots */
                         + ((uint64_t)pl->chans * 2 * pl->hosts + pl->insts * 2) * sizeof(void *) + pl->insts * 32   /* wiring */
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
@@ -514,14 +569,16 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
         k->txlog = p->tm.tasks[inst - h].txlog;
     } else if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
         k->txlog = sim_alloc(p->w.run, sizeof(rt_txlog), _Alignof(rt_txlog));
-        k->txlog->cap = pl->records * pl->copies[k->jt->vertex] + 1;
+        k->txlog->cap = txlog_cap(pl, k->jt->vertex);
         k->txlog->recs = sim_alloc(p->w.run, sizeof(uint32_t) * k->txlog->cap, 4);
+        if (pl->results > 0) k->txlog->vals = sim_alloc(p->w.run, sizeof(int64_t) * k->txlog->cap, 8);
     }
     if (k->v->kind == JOB_SOURCE) {
         broker_topic_cfg tc = broker_cfg_topic(&cfg->broker, k->v->topic);
         k->parts_first = broker_cfg_first(&cfg->broker, k->v->topic) + k->jt->subtask;
         k->parts_count = (tc.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
         k->snap_offsets = sim_alloc(p->w.run, sizeof(uint64_t) * (PIPE_CONCURRENT_MAX + 1) * k->parts_count, 8);
+        if (k->v->watermarks) k->split_max = sim_alloc(p->w.run, sizeof(win_wm) * (k->parts_count + 1), 8);
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
         if (j->edges[e].from != k->jt->vertex) continue;
@@ -657,6 +714,23 @@ static void build_slots(pipeline *p, const plan *pl) {
     }
 }
 
+/* The window-keys of the external system, vertex by vertex (world.h). */
+static void build_results(pipeline *p, const plan *pl) {
+    const job *g = &p->w.cfg.graph;
+    pipe_world *w = &p->w;
+    w->res_keys = broker_cfg_keys(&w->cfg.broker);
+    for (uint32_t v = 0; v < g->vertices_count; v++) {
+        w->event_time |= g->vertices[v].kind == JOB_SOURCE && g->vertices[v].watermarks;
+        if (g->vertices[v].kind != JOB_WINDOW) continue;
+        w->res_first[v] = w->res_count;
+        w->res_windows[v] = win_count(&g->vertices[v], broker_cfg_event_end(&w->cfg.broker));
+        w->res_count += w->res_windows[v] * w->res_keys;
+    }
+    SIM_ASSERT(w->res_count == pl->results);
+    w->res_value = sim_alloc(w->run, sizeof(int64_t) * (w->res_count + 1), 8);
+    w->res_top = sim_alloc(w->run, w->res_count + 1, 1);
+}
+
 static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
     p->w.cfg = *cfg;
@@ -669,7 +743,8 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     broker_init(&p->w.brk, run, &cfg->broker);
     p->tm.hosts = pl->hosts;
     p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions * pl->hosts, 8);
-    p->w.sink_seen = sim_alloc(run, pl->records > 0 ? pl->records : 1, 1);
+    p->w.sink_seen = sim_alloc(run, pl->records + pl->results * WIN_FIRINGS_MAX + 1, 1);
+    build_results(p, pl);
     p->tm.tasks = sim_alloc(run, sizeof(rt_task) * pl->insts, _Alignof(rt_task));
     p->tm.chans = sim_alloc(run, sizeof(rt_chan) * (pl->conns ? pl->conns : 1), _Alignof(rt_chan));
     for (uint32_t m = 0; m < cfg->machines; m++) {
@@ -858,6 +933,19 @@ uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset)
     SIM_ASSERT(i < p->w.brk.part_base[partition + 1]);   /* offset within its partition */
     uint8_t v = p->w.sink_seen[i];
     return (uint32_t)(v & 0x7f) + (v >> 7);              /* see model/tm/sinktx.c */
+}
+
+uint32_t pipe_result_count(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, uint32_t firing) {
+    uint8_t x = p->w.sink_seen[world_result_index(&p->w, win_result_id(v, key, wi, firing))];
+    return (uint32_t)(x & 0x7f) + (x >> 7);
+}
+
+bool pipe_result_top(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, uint32_t *firing, int64_t *value) {
+    uint64_t k = world_result_wkey(&p->w, win_result_id(v, key, wi, 0));
+    if (p->w.res_top[k] == 0) return false;
+    *firing = p->w.res_top[k] - 1u;
+    *value = p->w.res_value[k];
+    return true;
 }
 
 void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff *out) {

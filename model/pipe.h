@@ -299,6 +299,11 @@ typedef struct pipe_stats {
     uint64_t    checkpoints_lost;      /* completed ones a memory backend lost with the coordinator */
     uint64_t    relocated;             /* tasks a restart deployed onto another machine than their last (slots) */
     uint64_t    restarted_tasks;       /* tasks restarts deployed again: all, or the failed regions' */
+    /* event time */
+    uint64_t    watermarks;            /* watermarks sent, per output channel counted once per task */
+    uint64_t    windows_fired;         /* firings at the watermark, replays included */
+    uint64_t    late_firings;          /* firings on a record within the allowed lateness */
+    uint64_t    late_records;          /* records dropped as late for every window of theirs */
 } pipe_stats;
 
 typedef struct pipeline pipeline;
@@ -442,6 +447,7 @@ typedef enum pipe_buf {
     PIPE_BUF_CANCEL,
     PIPE_BUF_END,                     /* end of partition */
     PIPE_BUF_END_DATA,                /* end of data: no records follow, barriers still do (FLIP-147) */
+    PIPE_BUF_WATERMARK,               /* event time: no record of a lower time follows */
 } pipe_buf;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
@@ -575,6 +581,11 @@ void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff 
 
 /* How many times record (partition, offset) is visible in the sinks' output. */
 uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset);
+/* A window result in the external system (model/world.h): how many times
+ * firing `firing` of (window vertex v, key, window wi) was made visible;
+ * and the highest firing made visible with its value (false: none). */
+uint32_t pipe_result_count(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, uint32_t firing);
+bool pipe_result_top(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, uint32_t *firing, int64_t *value);
 
 const char *pipe_status_name(pipe_status s);
 const char *pipe_ckpt_end_name(pipe_ckpt_end e);
@@ -673,6 +684,11 @@ typedef enum pipe_reach {
     PIPE_REACH_END_MARKS_UNALIGNED,
     PIPE_REACH_OBSOLETE_ALIGNED,      /* a barrier of an older checkpoint was ignored */
     PIPE_REACH_OBSOLETE_UNALIGNED,
+    /* event time (model/tm/evtime.c) */
+    PIPE_REACH_WINDOW_FIRED,          /* a watermark fired a window */
+    PIPE_REACH_WINDOW_FIRED_LATE,     /* a record within the allowed lateness fired its window again */
+    PIPE_REACH_LATE_DROPPED,          /* a record came after every window of it was purged: dropped, counted */
+    PIPE_REACH_RESTORED_WINDOW_FIRED, /* a window fired on a timer restored from a checkpoint */
     PIPE_REACH_COUNT
 } pipe_reach;
 

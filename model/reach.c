@@ -89,6 +89,10 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(END_MARKS_UNALIGNED, "end-counts-as-barrier-unaligned", "end of partition counted as a pending unaligned checkpoint's barrier"),
     R(OBSOLETE_ALIGNED, "obsolete-barrier-aligned", "an aligned gate ignored a barrier of an older checkpoint"),
     R(OBSOLETE_UNALIGNED, "obsolete-barrier-unaligned", "an unaligned gate ignored a barrier of an older checkpoint"),
+    R(WINDOW_FIRED, "window-fired", "a watermark fired a window"),
+    R(WINDOW_FIRED_LATE, "window-fired-late", "a record within the allowed lateness fired its window again"),
+    R(LATE_DROPPED, "late-record-dropped", "a record came after every window of it was purged: dropped and counted"),
+    R(RESTORED_WINDOW_FIRED, "restored-window-fired", "a window fired on a timer restored from a checkpoint"),
 };
 
 const pipe_reach_info *pipe_reach_info_of(pipe_reach r) {

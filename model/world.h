@@ -14,6 +14,7 @@
 #define MODEL_WORLD_H
 
 #include "flow/store.h"
+#include "flow/window.h"
 #include "pipe.h"
 #include "proto.h"
 
@@ -43,7 +44,18 @@ struct pipe_world {
     uint32_t   store_dev;             /* durable store */
     uint32_t   memory_dev;            /* memory backend: the transfer to the JobManager's heap */
     uint32_t   ha_dev;                /* the completed-checkpoint store of the HA services (ZooKeeper) */
-    uint8_t   *sink_seen;             /* the sinks' external system: by partition * records_per_partition + offset */
+    uint8_t   *sink_seen;             /* the sinks' external system: by broker_index, then window results (world_result_index) */
+    /* Window results in the external system. A window-key is (window
+     * vertex, window, key); each firing of it has a sink_seen entry after
+     * the broker's records, and the window-key the value of the highest
+     * firing made visible. Sized at set-up from the broker's event times. */
+    uint64_t   res_first[JOB_VERTICES_MAX];   /* by vertex: its first window-key */
+    uint64_t   res_windows[JOB_VERTICES_MAX]; /* by vertex: window numbers (win_count) */
+    uint64_t   res_keys;                      /* keys per window: the broker's key range */
+    uint64_t   res_count;                     /* window-keys of every window vertex */
+    int64_t   *res_value;                     /* by window-key */
+    uint8_t   *res_top;                       /* by window-key: that firing + 1, 0: none visible */
+    bool       event_time;                    /* some source emits watermarks */
     ha_store   ha;                    /* durable backend: the completed checkpoints' handles */
     pipe_stats stats;
     pipe_observe_fn observe[PIPE_OBSERVERS_MAX];
@@ -53,6 +65,18 @@ struct pipe_world {
     uint64_t   reach[PIPE_REACH_COUNT];   /* protocol coverage: written, never read, by the model */
 };
 typedef struct pipe_world pipe_world;
+
+/* The window-key of result id (model/flow/window.h), and its firing's
+ * sink_seen index. */
+static inline uint64_t world_result_wkey(const pipe_world *w, uint64_t id) {
+    uint32_t v = win_result_vertex(id);
+    uint64_t wi = win_result_index(id), key = win_result_key(id);
+    SIM_ASSERT(wi < w->res_windows[v] && key < w->res_keys);
+    return w->res_first[v] + wi * w->res_keys + key;
+}
+static inline uint64_t world_result_index(const pipe_world *w, uint64_t id) {
+    return w->brk.records + world_result_wkey(w, id) * WIN_FIRINGS_MAX + win_result_firing(id);
+}
 
 enum {                               /* storage operation tags: ckpt << 2 | what */
     IO_KEYED = 0,                    /* a task's keyed state */

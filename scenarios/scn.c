@@ -451,7 +451,8 @@ static bool st_channels(pctx *c) {
 /* The options of a `broker` statement, into topic b; *size_col: the
  * option that made its input too large. */
 static bool broker_options(pctx *c, broker_topic_cfg *b, uint32_t *size_col) {
-    static const char *const keys[] = { "partitions", "records", "keys", "uniform", "zipf", "values", "gap", "topic", NULL };
+    static const char *const keys[] = { "partitions", "records", "keys", "uniform", "zipf", "values", "gap", "disorder",
+                                        "topic", NULL };
     uint64_t v;
     while (more(c)) {
         const tok *k = next(c, "an option");
@@ -475,6 +476,9 @@ static bool broker_options(pctx *c, broker_topic_cfg *b, uint32_t *size_col) {
             b->value_max = (int64_t)v;
         } else if (is(k, "gap")) {
             if (!opt_duration(c, &b->event_gap_ns)) return false;
+        } else if (is(k, "disorder")) {
+            if (!opt_duration(c, &b->disorder_ns)) return false;
+            if (b->disorder_ns > 3600 * SIM_NS_PER_S) return fail_at(c, k->col, "a disorder of more than 1 hour");
         } else if (is(k, "topic")) {
             return fail_at(c, k->col, "'topic' comes first: broker topic NAME partitions ...");
         } else {
@@ -539,6 +543,7 @@ static bool st_broker(pctx *c) {
     b->zipf_s_milli = t.zipf_s_milli;
     b->value_max = t.value_max;
     b->event_gap_ns = t.event_gap_ns;
+    b->disorder_ns = t.disorder_ns;
     c->topic_line[0] = c->line;
     c->topic_col[0] = 1;
     c->topic_size_col[0] = size_col;
@@ -586,9 +591,50 @@ static bool source_rate(pctx *c, const job_vertex *x, const tok *o) {
     return true;
 }
 
+/* `tumbling SIZE` or `sliding SIZE every SLIDE`, right after `window`. */
+static bool window_shape(pctx *c, job_vertex *x) {
+    static const char *const shapes[] = { "tumbling", "sliding", NULL };
+    const tok *k = next(c, "tumbling SIZE or sliding SIZE every SLIDE");
+    if (k == NULL) return false;
+    if (!is(k, "tumbling") && !is(k, "sliding")) return unknown(c, k, "window shape", shapes);
+    if (!opt_duration(c, &x->window_size_ns)) return false;
+    if (x->window_size_ns == 0 || x->window_size_ns > 3600 * SIM_NS_PER_S)
+        return fail_at(c, k->col, "a window's size is more than 0 and at most 1 hour");
+    x->window_slide_ns = x->window_size_ns;
+    if (is(k, "tumbling")) return true;
+    if (!expect_word(c, "every")) return false;
+    uint32_t col = c->i < c->n ? c->t[c->i].col : k->col;
+    if (!opt_duration(c, &x->window_slide_ns)) return false;
+    if (x->window_slide_ns == 0 || x->window_slide_ns > x->window_size_ns)
+        return fail_at(c, col, "a sliding window starts every 1ns to SIZE (here up to %s)",
+                       dur((char[32]){ 0 }, 32, x->window_size_ns));
+    if (x->window_size_ns / x->window_slide_ns > 64)
+        return fail_at(c, col, "a record would fall into %llu windows; at most 64 (a longer slide)",
+                       (unsigned long long)(x->window_size_ns / x->window_slide_ns));
+    return true;
+}
+
+/* Event-time options: a source's watermarks, a window's lateness. */
+static bool time_option(pctx *c, job_vertex *x, const tok *o) {
+    if (is(o, "lateness")) {
+        if (x->kind != JOB_WINDOW) return fail_at(c, o->col, "only a window has an allowed lateness");
+        return opt_duration(c, &x->lateness_ns);
+    }
+    if (x->kind != JOB_SOURCE) return fail_at(c, o->col, "only a source emits watermarks");
+    if (is(o, "watermark-delay")) {
+        x->watermarks = true;
+        return opt_duration(c, &x->watermark_delay_ns);
+    }
+    uint32_t col = c->i < c->n ? c->t[c->i].col : o->col;
+    if (!opt_duration(c, &x->watermark_interval_ns)) return false;
+    if (x->watermark_interval_ns == 0) return fail_at(c, col, "a watermark interval is more than 0");
+    return true;
+}
+
 /* One option o of vertex x (declared at `at`). */
 static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
-    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", "topic", NULL };
+    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", "topic",
+                                        "watermark-delay", "watermark-interval", "lateness", NULL };
     static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
     static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     uint64_t n;
@@ -617,6 +663,8 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
         if (!source_rate(c, x, o)) return false;
     } else if (is(o, "topic")) {
         if (!source_topic(c, x, at, o)) return false;
+    } else if (is(o, "watermark-delay") || is(o, "watermark-interval") || is(o, "lateness")) {
+        if (!time_option(c, x, o)) return false;
     } else if (is(o, "keep")) {
         if (x->kind != JOB_FILTER) return fail_at(c, o->col, "only a filter keeps a share of records");
         const tok *t = next(c, "a whole percentage such as 40%");
@@ -645,8 +693,10 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
 }
 
 static bool st_vertex(pctx *c) {
-    static const char *const kinds[] = { "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink", NULL };
-    static const job_kind kind_of[] = { JOB_SOURCE, JOB_MAP, JOB_FILTER, JOB_KEYED_AGG, JOB_UNION, JOB_KEYED_JOIN, JOB_SINK };
+    static const char *const kinds[] = { "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink",
+                                         "window", NULL };
+    static const job_kind kind_of[] = { JOB_SOURCE, JOB_MAP, JOB_FILTER, JOB_KEYED_AGG, JOB_UNION, JOB_KEYED_JOIN, JOB_SINK,
+                                        JOB_WINDOW };
     job *j = &c->s->cfg.graph;
     const tok *name = next(c, "a vertex name");
     if (name == NULL) return false;
@@ -661,7 +711,7 @@ static bool st_vertex(pctx *c) {
     if (dup >= 0) return fail_at(c, name->col, "vertex '%.*s' was already declared on line %u", (int)name->len, name->s,
                                    c->vertex_at[dup].line);
     if (j->vertices_count == JOB_VERTICES_MAX) return fail_at(c, name->col, "more than %u vertices", JOB_VERTICES_MAX);
-    const tok *k = next(c, "a vertex kind (source, map, filter, keyed-aggregate, union, keyed-join, sink)");
+    const tok *k = next(c, "a vertex kind (source, map, filter, keyed-aggregate, union, keyed-join, sink, window)");
     if (k == NULL) return false;
     int kind = -1;
     for (int i = 0; kinds[i] != NULL; i++) {
@@ -675,6 +725,7 @@ static bool st_vertex(pctx *c) {
     *at = (place){ .line = c->line };
     at->col[JOB_FIELD_VERTEX] = name->col;
     at->col[JOB_FIELD_KIND] = k->col;
+    if (kind_of[kind] == JOB_WINDOW && !window_shape(c, &j->vertices[v])) return false;
     while (more(c)) {
         if (!vertex_option(c, &j->vertices[v], at, next(c, "an option"))) return false;
     }
@@ -1198,7 +1249,8 @@ static bool compares(scn_expect_kind k) {
     return k == SCN_EXPECT_CHECKPOINTS || k == SCN_EXPECT_RESTARTS || k == SCN_EXPECT_ABORTED ||
            k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION ||
            k == SCN_EXPECT_RELOCATED || k == SCN_EXPECT_BACKPRESSURE || k == SCN_EXPECT_CHECKPOINTED_BYTES ||
-           k == SCN_EXPECT_RESTARTED_TASKS || k == SCN_EXPECT_RECORDS_READ;
+           k == SCN_EXPECT_RESTARTED_TASKS || k == SCN_EXPECT_RECORDS_READ || k == SCN_EXPECT_LATE_RECORDS ||
+           k == SCN_EXPECT_WINDOWS_FIRED || k == SCN_EXPECT_LATE_FIRINGS;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -1227,14 +1279,16 @@ static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
                                          "fenced", "duration", "relocated", "backpressure", "checkpointed-bytes",
-                                         "restarted-tasks", "records-read", NULL };
+                                         "restarted-tasks", "records-read", "late-records", "windows-fired",
+                                         "late-firings", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
                                                SCN_EXPECT_LIVENESS, SCN_EXPECT_FENCED, SCN_EXPECT_DURATION,
                                                SCN_EXPECT_RELOCATED, SCN_EXPECT_BACKPRESSURE,
                                                SCN_EXPECT_CHECKPOINTED_BYTES, SCN_EXPECT_RESTARTED_TASKS,
-                                               SCN_EXPECT_RECORDS_READ };
+                                               SCN_EXPECT_RECORDS_READ, SCN_EXPECT_LATE_RECORDS,
+                                               SCN_EXPECT_WINDOWS_FIRED, SCN_EXPECT_LATE_FIRINGS };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -2036,9 +2090,10 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
                                          "restarts", "aborted", "output exactly-once", "output at-least-once",
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
                                          "duration", "relocated", "backpressure", "checkpointed-bytes",
-                                         "restarted-tasks", "records-read" };
+                                         "restarted-tasks", "records-read", "late-records", "windows-fired",
+                                         "late-firings" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RECORDS_READ);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_LATE_FIRINGS);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
@@ -2239,7 +2294,9 @@ static void write_head(const scn *s, FILE *f) {
         } else {
             fprintf(f, " uniform");
         }
-        fprintf(f, " values %" PRId64 " gap %s\n", b.value_max, dur(d1, sizeof d1, b.event_gap_ns));
+        fprintf(f, " values %" PRId64 " gap %s", b.value_max, dur(d1, sizeof d1, b.event_gap_ns));
+        if (b.disorder_ns > 0) fprintf(f, " disorder %s", dur(d1, sizeof d1, b.disorder_ns));
+        fprintf(f, "\n");
     }
 }
 
@@ -2282,8 +2339,17 @@ static void write_settings(const scn *s, FILE *f) {
     fprintf(f, "%s\n", r->failover == PIPE_FAILOVER_FULL ? " failover full" : "");   /* region: the default */
 }
 
+/* A window's shape and lateness, as the reader takes them. */
+static void write_window(const job_vertex *x, FILE *f) {
+    char d1[32], d2[32];
+    if (x->window_slide_ns == x->window_size_ns) fprintf(f, " tumbling %s", dur(d1, sizeof d1, x->window_size_ns));
+    else fprintf(f, " sliding %s every %s", dur(d1, sizeof d1, x->window_size_ns), dur(d2, sizeof d2, x->window_slide_ns));
+    if (x->lateness_ns > 0) fprintf(f, " lateness %s", dur(d1, sizeof d1, x->lateness_ns));
+}
+
 void scn_write(const scn *s, FILE *f) {
-    static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink" };
+    static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink",
+                                         "window" };
     static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
     static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
     static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit" };
@@ -2293,8 +2359,13 @@ void scn_write(const scn *s, FILE *f) {
     write_head(s, f);
     for (uint32_t v = 0; v < j->vertices_count; v++) {
         const job_vertex *x = &j->vertices[v];
-        fprintf(f, "vertex %s %s parallelism %u cost %s cost-dist %s", x->name, kinds[x->kind],
-                x->parallelism, dur(d1, sizeof d1, x->cost_ns), dists[x->cost_dist]);
+        fprintf(f, "vertex %s %s", x->name, kinds[x->kind]);
+        if (x->kind == JOB_WINDOW) write_window(x, f);
+        fprintf(f, " parallelism %u cost %s cost-dist %s", x->parallelism, dur(d1, sizeof d1, x->cost_ns),
+                dists[x->cost_dist]);
+        if (x->watermarks) fprintf(f, " watermark-delay %s", dur(d1, sizeof d1, x->watermark_delay_ns));
+        if (x->watermarks && x->watermark_interval_ns > 0)
+            fprintf(f, " watermark-interval %s", dur(d1, sizeof d1, x->watermark_interval_ns));
         if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
         if (x->kind == JOB_SOURCE && x->topic > 0) fprintf(f, " topic %s", c->broker.more[x->topic - 1].name);
         if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);

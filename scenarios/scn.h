@@ -102,6 +102,9 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_CHECKPOINTED_BYTES,    /* the state bytes written for completed checkpoints compared */
     SCN_EXPECT_RESTARTED_TASKS,       /* tasks restarts deployed again compared (region failover: the failed regions') */
     SCN_EXPECT_RECORDS_READ,          /* records the sources read, replays included, compared */
+    SCN_EXPECT_LATE_RECORDS,          /* records windows dropped as late, compared */
+    SCN_EXPECT_WINDOWS_FIRED,         /* window firings at the watermark, compared */
+    SCN_EXPECT_LATE_FIRINGS,          /* window firings on records within the allowed lateness, compared */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

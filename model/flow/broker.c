@@ -16,7 +16,8 @@ broker_topic_cfg broker_cfg_topic(const broker_cfg *c, uint32_t t) {
     if (t > 0) return c->more[t - 1];
     broker_topic_cfg d = { .partitions = c->partitions, .records_per_partition = c->records_per_partition,
                            .keys = c->keys, .dist = c->dist, .zipf_s_milli = c->zipf_s_milli,
-                           .value_max = c->value_max, .event_gap_ns = c->event_gap_ns };
+                           .value_max = c->value_max, .event_gap_ns = c->event_gap_ns,
+                           .disorder_ns = c->disorder_ns };
     memcpy(d.name, c->name, sizeof d.name);
     return d;
 }
@@ -31,6 +32,16 @@ uint64_t broker_cfg_records(const broker_cfg *c) {
     uint64_t n = (uint64_t)c->partitions * c->records_per_partition;
     for (uint32_t t = 0; t < c->topics_more; t++) n += (uint64_t)c->more[t].partitions * c->more[t].records_per_partition;
     return n;
+}
+
+sim_time_ns broker_cfg_event_end(const broker_cfg *c) {
+    sim_time_ns end = 1;
+    for (uint32_t t = 0; t < broker_cfg_topics(c); t++) {
+        broker_topic_cfg x = broker_cfg_topic(c, t);
+        sim_time_ns e = (x.records_per_partition + 1) * x.event_gap_ns;
+        if (x.partitions > 0 && e > end) end = e;
+    }
+    return end;
 }
 
 uint64_t broker_cfg_keys(const broker_cfg *c) {
@@ -162,7 +173,7 @@ static inline bool topic_read(const broker_topic *t, uint32_t partition, uint64_
         .id = id,
         .key = key,
         .value = 1 + (int64_t)(((unsigned __int128)h2 * (uint64_t)t->cfg.value_max) >> 64),
-        .event_time_ns = (offset + 1) * t->cfg.event_gap_ns,
+        .event_time_ns = broker_event_time(&t->cfg, partition, offset),
     };
     SIM_ASSERT(out->key < t->cfg.keys);
     return true;

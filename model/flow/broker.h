@@ -8,7 +8,11 @@
  *   record; logs of any length cost no memory.
  * - Keys are uniform on [0, keys) or Zipf(s): key k has weight (k+1)^-s,
  *   key 0 the most frequent. Values are in [1, value_max]. Event time of
- *   offset o is (o + 1) * event_gap_ns.
+ *   offset o is (o + 1) * event_gap_ns, less a jitter drawn per record
+ *   uniform on [0, disorder_ns] (0 by default; never below 0), so with a
+ *   disorder a partition's event times are out of order by at most
+ *   disorder_ns: the bound a watermark's delay must cover
+ *   (broker_event_time, a pure function of the record's id).
  * - Record ids are unique across the broker: id = partition << 40 | offset,
  *   so checkers can name the records involved in a violation.
  * - Topics: the broker holds up to BROKER_TOPICS_MAX topics, each with its
@@ -61,6 +65,7 @@ typedef struct broker_topic_cfg {
     uint32_t    zipf_s_milli;
     int64_t     value_max;
     sim_time_ns event_gap_ns;
+    sim_time_ns disorder_ns;        /* event times out of order by up to this much (0: in order) */
 } broker_topic_cfg;
 
 /* The default topic's fields first (every caller that knows one topic
@@ -73,6 +78,7 @@ typedef struct broker_cfg {
     uint32_t    zipf_s_milli;    /* Zipf exponent x 1000 (1100: s = 1.1) */
     int64_t     value_max;
     sim_time_ns event_gap_ns;
+    sim_time_ns disorder_ns;
     char        name[SIM_NAME_BYTES];   /* the default topic's: "" unless a reader renamed it */
     uint32_t    topics_more;            /* named topics after the default one */
     broker_topic_cfg more[BROKER_TOPICS_MAX - 1];
@@ -86,6 +92,8 @@ broker_topic_cfg broker_cfg_topic(const broker_cfg *c, uint32_t t);
 uint32_t broker_cfg_partitions(const broker_cfg *c);
 uint64_t broker_cfg_records(const broker_cfg *c);
 uint64_t broker_cfg_keys(const broker_cfg *c);
+/* Above every event time of every topic: (records + 1) x gap, the most. */
+sim_time_ns broker_cfg_event_end(const broker_cfg *c);
 uint32_t broker_cfg_first(const broker_cfg *c, uint32_t t);   /* topic t's first partition id */
 /* The topic named name (len bytes; "" and 0: the default), or -1. */
 int broker_cfg_find(const broker_cfg *c, const char *name, size_t len);
@@ -131,6 +139,18 @@ static inline uint64_t broker_index(const broker *b, uint32_t p, uint64_t off) {
     return b->part_base[p] + off;
 }
 uint64_t broker_id_of_index(const broker *b, uint64_t i);   /* partition << 40 | offset */
+
+/* The event time of record (partition, offset) of topic cfg t: see the
+ * contract. The jitter hashes the id alone (not the broker's seed), so a
+ * checker computes it without the broker. */
+static inline sim_time_ns broker_event_time(const broker_topic_cfg *t, uint32_t partition, uint64_t offset) {
+    sim_time_ns base = (offset + 1) * t->event_gap_ns;
+    if (t->disorder_ns == 0) return base;
+    uint64_t id = ((uint64_t)partition << 40) | offset;
+    sim_time_ns jitter = (sim_time_ns)(((unsigned __int128)rng_splitmix64(id ^ 0x3c6ef372fe94f82bull) *
+                                        (uint64_t)(t->disorder_ns + 1)) >> 64);
+    return jitter >= base ? 0 : base - jitter;
+}
 
 /* The record at (partition, offset); false past the end of the log. */
 bool broker_read(const broker *b, uint32_t partition, uint64_t offset, model_rec *out);

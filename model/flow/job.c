@@ -14,6 +14,7 @@ const char *job_kind_name(job_kind kind) {
     case JOB_UNION:      return "union";
     case JOB_KEYED_JOIN: return "keyed-join";
     case JOB_SINK:       return "sink";
+    case JOB_WINDOW:     return "window";
     }
     return "?";
 }
@@ -102,6 +103,47 @@ static uint32_t nth_edge(const job *j, uint32_t v, bool into, uint32_t k) {
     return 0;
 }
 
+/* True when every source upstream of v emits watermarks. */
+static bool timed_upstream(const job *j, uint32_t v, uint32_t depth) {
+    if (j->vertices[v].kind == JOB_SOURCE) return j->vertices[v].watermarks;
+    if (depth > JOB_VERTICES_MAX) return true;    /* a cycle: another check reports it */
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        if (j->edges[e].to == v && !timed_upstream(j, j->edges[e].from, depth + 1)) return false;
+    }
+    return true;
+}
+
+/* What the model of windows covers: one hash input from sources that all
+ * emit watermarks, and only stateless vertices after it (the checkers
+ * fold a window's results through maps and filters into the sinks). */
+static const char *check_window(const job *j, uint32_t v, job_where *w, char *buf, size_t n) {
+    const job_vertex *x = &j->vertices[v];
+    if (x->window_size_ns == 0 || x->window_slide_ns == 0 || x->window_slide_ns > x->window_size_ns)
+        return bad(w, JOB_FIELD_KIND, v, buf, n, "%s: a window needs a size and a slide of at most its size", x->name);
+    uint32_t in = nth_edge(j, v, true, 0);
+    if (j->edges[in].part != JOB_HASH)
+        return bad(w, JOB_FIELD_PART, in, buf, n, "%s: a window is keyed: its input edge must be hash", x->name);
+    if (!timed_upstream(j, v, 0))
+        return bad(w, JOB_FIELD_VERTEX, v, buf, n, "%s: a window needs event time: every source before it must "
+                   "emit watermarks (source ... watermark-delay D)", x->name);
+    uint64_t after = 0, grew = 1ull << v;         /* every vertex downstream of the window */
+    while (grew != 0) {
+        uint64_t next = 0;
+        for (uint32_t e = 0; e < j->edges_count; e++) {
+            if ((grew >> j->edges[e].from & 1) && !(after >> j->edges[e].to & 1)) next |= 1ull << j->edges[e].to;
+        }
+        after |= next;
+        grew = next;
+    }
+    for (uint32_t d = 0; d < j->vertices_count; d++) {
+        job_kind k = j->vertices[d].kind;
+        if ((after >> d & 1) && (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW))
+            return bad(w, JOB_FIELD_VERTEX, d, buf, n, "%s: a stateful vertex after the window %s is not "
+                       "modelled (only map, filter, union and sinks may follow a window)", j->vertices[d].name, x->name);
+    }
+    return NULL;
+}
+
 /* One vertex's settings and its edges' count. */
 static const char *check_vertex(const job *j, uint32_t v, job_where *w, char *buf, size_t n) {
     const job_vertex *x = &j->vertices[v];
@@ -134,6 +176,7 @@ static const char *check_vertex(const job *j, uint32_t v, job_where *w, char *bu
         return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 1), buf, n, "%s: a %s takes one input (use a union)", x->name, kind);
     if (x->kind != JOB_SOURCE && x->topic != 0)
         return bad(w, JOB_FIELD_KIND, v, buf, n, "%s: only a source reads a topic", x->name);
+    if (x->kind == JOB_WINDOW) return check_window(j, v, w, buf, n);
     return NULL;
 }
 

@@ -3,7 +3,8 @@
  *
  * Contract:
  * - A vertex is a source, an operator (map, filter, keyed aggregate,
- *   union, two-input keyed) or a sink, with a parallelism; a task is one
+ *   union, two-input keyed, keyed event-time window) or a sink, with a
+ *   parallelism; a task is one
  *   parallel instance. An edge connects two vertices with forward (task i
  *   to task i; equal parallelism), rebalance (round robin), hash (by key)
  *   or broadcast partitioning. A two-input keyed vertex takes exactly two
@@ -56,6 +57,7 @@ typedef enum job_kind {
     JOB_UNION,
     JOB_KEYED_JOIN,                   /* two-input keyed operator */
     JOB_SINK,
+    JOB_WINDOW,                       /* keyed event-time window with an aggregate (system state) */
 } job_kind;
 
 typedef enum job_part {
@@ -87,6 +89,17 @@ typedef struct job_vertex {
     int64_t     map_add;              /* map: value += map_add */
     job_sink    sink;                 /* sink: how output becomes visible */
     uint32_t    topic;                /* source: the broker topic it reads (0: the default one) */
+    /* Event time. A source with a watermark delay emits watermarks
+     * (bounded out-of-orderness per split, every watermark_interval_ns
+     * at most); a window assigns records to windows of size_ns starting
+     * every slide_ns (tumbling: slide = size) and keeps each open until
+     * its end plus lateness_ns. */
+    sim_time_ns watermark_delay_ns;   /* source */
+    sim_time_ns watermark_interval_ns;/* source */
+    bool        watermarks;           /* source: it emits watermarks */
+    sim_time_ns window_size_ns;       /* window */
+    sim_time_ns window_slide_ns;      /* window */
+    sim_time_ns lateness_ns;          /* window: allowed lateness */
 } job_vertex;
 
 typedef struct job_edge {

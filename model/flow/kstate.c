@@ -65,7 +65,7 @@ static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max
 }
 
 void kstate_own(kstate *s, const kstate_owner *owner) {
-    SIM_ASSERT(owner->parallelism <= JOB_PARALLELISM_MAX && owner->tag_bits <= 1);
+    SIM_ASSERT(owner->parallelism <= JOB_PARALLELISM_MAX && owner->tag_bits <= 2 && owner->key_bits < 64);
     SIM_ASSERT(owner->parallelism == 0 || owner->subtask < owner->parallelism);
     s->owner = *owner;
     for (uint32_t n = 0; n < s->count; n++) SIM_ASSERT(kstate_owns(s, s->keys[s->order[n]] - 1));
@@ -76,7 +76,9 @@ bool kstate_owns(const kstate *s, uint64_t key) {
     if (o->parallelism == 0) return true;
     uint64_t tag = key & ((1u << o->tag_bits) - 1);
     if (((o->hashed >> tag) & 1) == 0) return true;   /* that input is not partitioned by key */
-    return job_key_subtask(key >> o->tag_bits, o->parallelism) == o->subtask;
+    uint64_t k = key >> o->tag_bits;
+    if (o->key_bits > 0) k &= (1ull << o->key_bits) - 1;   /* a window's map: the window number above the key */
+    return job_key_subtask(k, o->parallelism) == o->subtask;
 }
 
 /* Empties every occupied slot: the table is all zero again (unoccupied
@@ -186,6 +188,11 @@ void kstate_copy(kstate *dst, const kstate *src) {
     SIM_ASSERT(dst->count == src->count);
 }
 
+uint32_t kstate_version_at(const kstate *s, uint32_t pos) {
+    SIM_ASSERT(pos < s->count && s->vers != NULL);
+    return s->vers[s->order[pos]];
+}
+
 bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg) {
     if (*pos >= s->count) {
         *pos = s->count;
@@ -209,7 +216,8 @@ static bool first_diff(const kstate *a, const kstate *b, uint64_t *key) {
     kagg agg;
     while (kstate_next(a, &slot, &k, &agg)) {
         const kagg *other = kstate_find(b, k);
-        if (other != NULL && agg_equal(&agg, other)) continue;
+        static const kagg zero = { 0 };
+        if (agg_equal(&agg, other != NULL ? other : &zero)) continue;   /* a zero aggregate is absent */
         if (!found || k < *key) *key = k;
         found = true;
     }

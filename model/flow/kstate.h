@@ -112,12 +112,15 @@ typedef struct ksnap {
 
 /* The keys one task's map takes: those the hash partitioner routes to
  * its subtask (job_key_subtask). A join's map holds key * 2 + input
- * (tag_bits 1), and each input may come by a hash edge or not. */
+ * (tag_bits 1), and each input may come by a hash edge or not; a
+ * window's map holds window << 24 | key << 2 | tag (tag_bits 2, key_bits
+ * 22). */
 typedef struct kstate_owner {
     uint32_t parallelism;             /* the vertex's; 0: the map takes every key */
     uint32_t subtask;
     uint32_t tag_bits;                /* low bits of a map key that are a tag, not the key */
     uint32_t hashed;                  /* bit t: keys tagged t came by a hash edge (else: any key) */
+    uint32_t key_bits;                /* 0, or the bits of the key above the tag (a window's map: model/flow/window.h) */
 } kstate_owner;
 
 typedef struct kstate {
@@ -174,11 +177,16 @@ void kstate_fold(kstate *s, const model_rec *r);
  * live content is copied. O(keys of src and dst). */
 void kstate_copy(kstate *dst, const kstate *src);
 
-/* True when both hold the same keys with the same aggregates; otherwise
+/* True when both hold the same keys with the same aggregates, an entry
+ * whose aggregate is all zero counting as absent (a purged window);
+ * otherwise
  * *key is a key that differs (the smallest such key, for stable reports). */
 bool kstate_equal(const kstate *a, const kstate *b, uint64_t *key);
 
 /* Iterate in insertion order: start with *pos = 0; false when done. */
+/* The version of the entry at insertion position pos of a versioned map
+ * (0: restored, or never written since). */
+uint32_t kstate_version_at(const kstate *s, uint32_t pos);
 bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg);
 
 /* The fingerprint term of a record (filters keep by it too). Inline: the

@@ -20,7 +20,21 @@
 #include "tm.h"
 
 static uint64_t rec_index(const tm_side *tm, const model_rec *r) {
+    if (win_is_result(r->id)) return world_result_index(tm->w, r->id);
     return broker_index(&tm->w->brk, rec_partition(r), rec_offset(r));
+}
+
+/* A window result made visible: its window-key's value is the highest
+ * firing's (a firing made visible again writes the same row). */
+static void result_value(tm_side *tm, uint64_t i, int64_t value) {
+    const pipe_world *w = tm->w;
+    if (i < w->brk.records) return;
+    uint64_t wkey = (i - w->brk.records) / WIN_FIRINGS_MAX;
+    uint8_t top = (uint8_t)((i - w->brk.records) % WIN_FIRINGS_MAX + 1);
+    SIM_ASSERT(wkey < w->res_count);
+    if (top < w->res_top[wkey]) return;
+    w->res_top[wkey] = top;
+    w->res_value[wkey] = value;
 }
 
 /* A record becomes visible now. Its event-time latency is now minus the
@@ -38,6 +52,13 @@ static void latency(tm_side *tm, sim_time_ns event_ns) {
  * which the log keeps by index. */
 static sim_time_ns event_of(const tm_side *tm, uint64_t i) {
     const broker_topic *t = tm->w->brk.topic;
+    if (i >= tm->w->brk.records) {                /* a window result: its window's last timestamp */
+        const pipe_world *w = tm->w;
+        uint64_t wkey = (i - w->brk.records) / WIN_FIRINGS_MAX;
+        uint32_t v = 0;
+        while (w->res_windows[v] == 0 || wkey >= w->res_first[v] + w->res_windows[v] * w->res_keys) v++;
+        return (sim_time_ns)win_max_ts(&w->cfg.graph.vertices[v], (wkey - w->res_first[v]) / w->res_keys);
+    }
     while (i >= t->end_record) t++;               /* one comparison with one topic */
     return ((i - t->first_record) % t->cfg.records_per_partition + 1) * t->cfg.event_gap_ns;
 }
@@ -90,6 +111,7 @@ static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why
         for (uint64_t i = x->first; i < x->end; i++) {
             uint64_t k = l->recs[i % l->cap];
             visible(tm, k, event_of(tm, k));
+            if (l->vals != NULL) result_value(tm, k, l->vals[i % l->cap]);
         }
         tm->w->stats.txn_committed++;
     } else {
@@ -110,6 +132,7 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
     switch (t->v->sink) {
     case JOB_SINK_PLAIN:
         visible(tm, i, r->event_time_ns);
+        result_value(tm, i, r->value);
         return;
     case JOB_SINK_IDEMPOTENT:                     /* upsert: a replay overwrites the same row */
         if (tm->w->sink_seen[i] & 0x80) {             /* visible already: nothing new to see */
@@ -118,6 +141,7 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
             return;
         }
         tm->w->sink_seen[i] |= 0x80;
+        result_value(tm, i, r->value);
         tm->w->stats.visible_records++;
         latency(tm, r->event_time_ns);
         return;
@@ -129,6 +153,8 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
             overflow(tm, t);
             return;
         }
+        SIM_ASSERT(i <= UINT32_MAX);              /* pipe.c bounds records and results to 2^31 */
+        if (l->vals != NULL) l->vals[l->tail % l->cap] = r->value;
         l->recs[l->tail++ % l->cap] = (uint32_t)i;
         x->end = l->tail;
         return;

@@ -194,6 +194,9 @@ static void emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), kind, ckpt);
 }
 
+void task_emit(tm_side *tm, rt_task *t, const model_rec *r) { emit(tm, t, r); }
+void task_emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt) { emit_event(tm, t, kind, ckpt); }
+
 /* In output order, up to the last one filling. */
 static void flush_all(tm_side *tm, rt_task *t) {
     for (uint32_t i = 0; i < t->jt->out_count && t->outs_filling > 0; i++) close_buf(tm, task_out_chan(tm, t, i));
@@ -399,6 +402,14 @@ static void source_read(tm_side *tm, rt_task *t) {
         return;
     }
     bp_end(tm, t);
+    if (t->v->watermarks) {                       /* one due goes first, then the room is asked again */
+        win_wm sent = t->wm_sent;
+        evt_source_batch(tm, t);
+        if (t->wm_sent != sent && !room(t, true)) {
+            bp_begin(tm, t);
+            return;
+        }
+    }
     uint32_t n = 0, ended = 0;
     const broker_topic *topic = &tm->w->brk.topic[t->v->topic];
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
@@ -411,12 +422,21 @@ static void source_read(tm_side *tm, rt_task *t) {
         }
         ended = 0;
         tm_offsets(tm, t)[part]++;
+        if (t->split_max != NULL && (win_wm)r.event_time_ns > t->split_max[i]) t->split_max[i] = (win_wm)r.event_time_ns;
         emit(tm, t, &r);
         n++;
     }
     tm->w->stats.records_read += n;
     if (n == 0) {                                 /* every split it has is at its end */
-        if (t->splits_final) end_input(tm, t);   /* else the enumerator's assignment will kick it */
+        if (!t->splits_final) return;             /* the enumerator's assignment will kick it */
+        if (t->v->watermarks && t->wm_sent != WIN_WM_MAX) {   /* the end of event time first, then of data */
+            t->wm = WIN_WM_MAX;
+            evt_send(tm, t, WIN_WM_MAX);
+            t->source_waiting = true;
+            task_timer(tm, t, 0, TIMER_SOURCE_NEXT);
+            return;
+        }
+        end_input(tm, t);
         return;
     }
     sim_time_ns cost = cost_of(tm, t, n);
@@ -457,6 +477,9 @@ static void apply(tm_side *tm, rt_task *t, const rt_chan *c, const model_rec *in
         emit(tm, t, &r);
         break;
     }
+    case JOB_WINDOW:
+        evt_window_apply(tm, t, &r);
+        break;
     case JOB_SINK:
         sinktx_write(tm, t, &r);
         tm->w->stats.sink_records++;
@@ -689,14 +712,23 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
         data_end(t, c->gate_index);
         gate_on_end(&t->g, c->gate_index, &acts);
         tm_note_gate(tm, PIPE_EV_END, t, c->gate_index, 0, false, &before);
-    } else {                                      /* end of data: barriers still come on the input */
-        SIM_ASSERT(kind == BUF_END_DATA);
+    } else if (kind == BUF_END_DATA) {            /* end of data: barriers still come on the input */
         data_end(t, c->gate_index);
         tm_note_gate(tm, PIPE_EV_END_DATA, t, c->gate_index, 0, false, &before);
+    } else {                                      /* a watermark: event time, not the gate's */
+        SIM_ASSERT(kind == BUF_WATERMARK);
+        evt_on_watermark(tm, t, c, (win_wm)ckpt);
+        return;
     }
     carry_out(tm, t, &acts);
     if (kind == BUF_BARRIER) align_check(tm, t);
-    if (t->data_open == 0) end_input(tm, t);
+    if (t->data_open > 0 || (kind != BUF_END && kind != BUF_END_DATA)) return;
+    if (!tm->w->event_time) {
+        end_input(tm, t);
+        return;
+    }
+    evt_on_watermark(tm, t, c, WIN_WM_MAX);      /* an ended input holds no watermark back */
+    t->end_after_fire = true;                     /* the pump ends it, after what the watermark fires and sends */
 }
 
 void task_pump(tm_side *tm, rt_task *t) {
@@ -714,6 +746,24 @@ void task_pump(tm_side *tm, rt_task *t) {
             bp_end(tm, t);
             if (replay_next(tm, t)) return;
             continue;
+        }
+        if (evt_firing(t) || t->end_after_fire) {   /* before anything else: Flink fires in processWatermark, at once */
+            if (!room(t, true)) {
+                bp_begin(tm, t);
+                return;
+            }
+            bp_end(tm, t);
+            if (!evt_firing(t)) {
+                t->end_after_fire = false;
+                end_input(tm, t);
+                continue;
+            }
+            uint32_t n = evt_fire_batch(tm, t);
+            if (n == 0) continue;
+            t->busy = true;
+            t->busy_chan = UINT32_MAX - 1;        /* a batch of results: nothing to consume after it */
+            task_timer(tm, t, cost_of(tm, t, n), TIMER_WORK_DONE);
+            return;
         }
         if (t->prio_count > 0) {
             uint32_t before = t->prio_count;
@@ -769,6 +819,10 @@ static void work_done(tm_side *tm, rt_task *t) {
             apply(tm, t, task_in_chan(tm, t, jc->gate_index), &t->replay_recs[i]);
         }
         t->replay_n = 0;
+        task_pump(tm, t);
+        return;
+    }
+    if (t->busy_chan == UINT32_MAX - 1) {         /* a batch of window results */
         task_pump(tm, t);
         return;
     }
@@ -931,6 +985,7 @@ static void deploy(tm_side *tm, rt_task *t, uint64_t attempt, const msg_deploy *
     take_hosts(tm, t, d);
     init_gate(tm, t);
     connect(tm, t);
+    evt_reset(tm, t);
     task_rpc(tm, t, MSG_RUNNING, 0);
     uint64_t bytes = snap_restore_bytes(tm, d);
     if (bytes == 0) {

@@ -52,6 +52,7 @@ typedef enum buf_kind {
     BUF_CANCEL,
     BUF_END,                         /* end of partition: the producer finished */
     BUF_END_DATA,                    /* end of data: no records follow, barriers still may (FLIP-147) */
+    BUF_WATERMARK,                   /* event time: no record of a lower time follows (ckpt: the win_wm's bits) */
 } buf_kind;
 
 /* An input buffer in its task's arrival list (model/tm/task.c): the
@@ -123,6 +124,7 @@ typedef struct rt_chan {
     uint64_t  prio_held;             /* a priority barrier waiting for the request, 0: none */
     uint32_t  producer, consumer;    /* task ids */
     uint32_t  jc;                    /* the job channel (the observers name it) */
+    win_wm    in_wm;                 /* consumer's: the channel's watermark (WIN_WM_MAX once it ended) */
 } rt_chan;
 
 /* Buffer slot s of channel c. The rings of all channels are interleaved
@@ -195,6 +197,7 @@ typedef struct rt_txn {
 
 typedef struct rt_txlog {
     uint32_t *recs;
+    int64_t  *vals;                  /* with windows: each entry's value (a result's is the window's sum) */
     uint64_t  cap;
     uint64_t  head, tail;            /* ring positions of the oldest unresolved record, next free */
     rt_txn    txns[TXN_MAX];
@@ -308,6 +311,18 @@ typedef struct rt_task {
     uint32_t          replay_n;
     uint64_t          replay_file;    /* the restored checkpoint's channel-state file of this task */
     uint64_t          replay_pos;     /* its cursor */
+    /* event time (model/tm/evtime.c); none of it is in a snapshot: a
+     * restored task derives its watermark again, as Flink does */
+    win_wm            wm;             /* the task's watermark: over its inputs (a source's: over its splits) */
+    win_wm            wm_sent;        /* the last one it sent on */
+    sim_time_ns       wm_sent_ns;     /* source: when */
+    win_wm           *split_max;      /* source with watermarks: by split, the highest event time read */
+    win_wm            fire_to;        /* window: a firing runs up to this watermark while above wm_fired */
+    win_wm            wm_fired;       /* window: every window due up to this one fired (and was purged) */
+    uint32_t          fire_pos;       /* window: the map position the firing looks at next */
+    uint32_t          fire_from;      /* window: no live timer below this map position */
+    uint32_t          fire_live;      /* window: the lowest live timer position the firing saw */
+    bool              end_after_fire; /* its input ended during a firing: end once it is done */
 } rt_task;
 
 /* Every TaskManager of the run.
@@ -393,6 +408,8 @@ void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt);
 /* An RPC to the coordinator (data: its payload, or NULL), told to message observers. */
 void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes);
 void task_emit_to(tm_side *tm, rt_chan *c, const model_rec *r);
+void task_emit(tm_side *tm, rt_task *t, const model_rec *r);     /* on every output edge, as the vertex partitions */
+void task_emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt);   /* on every output */
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
 void task_pump(tm_side *tm, rt_task *t);
 /* A checkpoint's timestamp as a trigger or a barrier told it: learn it,
@@ -423,6 +440,15 @@ void snap_clear(tm_side *tm, rt_task *t, bool died);            /* cancelled (or
 uint64_t snap_restore_bytes(const tm_side *tm, const msg_deploy *d);   /* what restoring d reads */
 void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d);  /* keyed state, sink transactions, channel state */
 void snap_replay_done(tm_side *tm, rt_task *t);                 /* the input channel state is replayed */
+
+/* model/tm/evtime.c: watermarks and windows. */
+void evt_reset(tm_side *tm, rt_task *t);                         /* a new attempt: nothing seen */
+void evt_source_batch(tm_side *tm, rt_task *t);                  /* a source read a batch: a watermark due? */
+void evt_on_watermark(tm_side *tm, rt_task *t, rt_chan *c, win_wm wm);   /* an input's watermark */
+void evt_window_apply(tm_side *tm, rt_task *t, const model_rec *r);     /* a record into its windows */
+static inline bool evt_firing(const rt_task *t) { return t->fire_to > t->wm_fired; }
+uint32_t evt_fire_batch(tm_side *tm, rt_task *t);                /* results emitted, a buffer's worth at most */
+void evt_send(tm_side *tm, rt_task *t, win_wm wm);               /* a watermark on every output */
 
 /* model/tm/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
 void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);

@@ -1,0 +1,205 @@
+/* model/tm/evtime.c: event time at the tasks: watermarks and windows.
+ *
+ * - A source with a watermark delay D keeps per split the highest event
+ *   time it read; its watermark is the lowest over its assigned splits
+ *   that are not at their end of (highest - D - 1), Flink's
+ *   BoundedOutOfOrdernessWatermarks generated per split (FLIP-27), and
+ *   it sends it on, when it rose, at most every watermark interval
+ *   (between two reads, Flink's periodic emission), once the enumerator
+ *   said it assigns it no more splits (a split assigned later would start
+ *   behind the watermark: all its records late). A split read to its
+ *   end holds nothing back; at the end of its input a source sends the
+ *   highest watermark (WIN_WM_MAX), which fires every window.
+ * - A watermark is a buffer of its own in the channel, in order with the
+ *   records (so alignment holds it back with them). An operator's
+ *   watermark is the lowest over its inputs (Flink's StatusWatermarkValve;
+ *   an input that ended counts as WIN_WM_MAX); when it rises the
+ *   operator sends it on, a window only after firing what it made due.
+ * - Watermarks are not in a snapshot: a restored task starts from
+ *   WIN_WM_MIN and derives them again from its input, as Flink does.
+ * - A window (model/flow/window.h) folds each record into its windows,
+ *   or into the key's late aggregate for each window already purged; a
+ *   record for a window that fired but is within the allowed lateness
+ *   fires it again at once. A rising watermark starts a firing: the
+ *   task's map is walked from the first live timer, a buffer's worth of
+ *   results at a time (each result costs as a record), before any other
+ *   input; the walk costs the live entries, not the map's capacity.
+ */
+#include "tm.h"
+
+static sim_time_ns interval_of(const job_vertex *x) {
+    return x->watermark_interval_ns > 0 ? x->watermark_interval_ns : SIM_NS_PER_MS;
+}
+
+void evt_reset(tm_side *tm, rt_task *t) {
+    t->wm = WIN_WM_MIN;
+    t->wm_sent = WIN_WM_MIN;
+    t->wm_sent_ns = 0;
+    t->fire_to = WIN_WM_MIN;
+    t->wm_fired = WIN_WM_MIN;
+    t->fire_pos = t->fire_from = 0;
+    t->fire_live = UINT32_MAX;
+    t->end_after_fire = false;
+    if (t->split_max != NULL) {
+        for (uint32_t i = 0; i < t->parts_count; i++) t->split_max[i] = WIN_WM_MIN;
+    }
+    for (uint32_t i = 0; i < t->jt->in_count; i++) task_in_chan(tm, t, i)->in_wm = WIN_WM_MIN;
+}
+
+void evt_send(tm_side *tm, rt_task *t, win_wm wm) {
+    SIM_ASSERT(wm > t->wm_sent);
+    t->wm_sent = wm;
+    t->wm_sent_ns = tm->w->run->now_ns;
+    if (t->jt->out_count == 0) return;
+    task_emit_event(tm, t, BUF_WATERMARK, (uint64_t)wm);
+    tm->w->stats.watermarks++;
+}
+
+/* The source's watermark over its splits: false when no split holds it
+ * (none assigned, or all read to the end). */
+static bool source_wm(tm_side *tm, const rt_task *t, win_wm *out) {
+    const broker_topic_cfg *tc = &tm->w->brk.topic[t->v->topic].cfg;
+    if (!t->splits_final) return false;           /* a split still to come could be behind the others */
+    bool any = false;
+    win_wm low = WIN_WM_MAX;
+    for (uint32_t i = 0; i < t->parts_count; i++) {
+        uint32_t part = t->parts_first + i * t->v->parallelism;
+        if (!(t->splits >> i & 1) || tm_offsets(tm, t)[part] >= tc->records_per_partition) continue;
+        any = true;
+        win_wm m = t->split_max[i] == WIN_WM_MIN ? WIN_WM_MIN
+                                                  : t->split_max[i] - (win_wm)t->v->watermark_delay_ns - 1;
+        if (m < low) low = m;
+    }
+    *out = low;
+    return any;
+}
+
+void evt_source_batch(tm_side *tm, rt_task *t) {
+    if (!t->v->watermarks) return;
+    if (t->wm_sent != WIN_WM_MIN && tm->w->run->now_ns - t->wm_sent_ns < interval_of(t->v)) return;
+    win_wm wm;
+    if (!source_wm(tm, t, &wm) || wm <= t->wm_sent) return;
+    t->wm = wm;
+    evt_send(tm, t, wm);
+}
+
+void evt_on_watermark(tm_side *tm, rt_task *t, rt_chan *c, win_wm wm) {
+    win_wm was = c->in_wm;
+    if (wm <= was) return;                        /* a channel's watermark never falls */
+    c->in_wm = wm;
+    if (was > t->wm) return;                      /* it was not the lowest: the task's stays */
+    win_wm low = WIN_WM_MAX;                      /* O(inputs) per watermark: they come once per interval */
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        win_wm x = task_in_chan(tm, t, i)->in_wm;
+        if (x < low) low = x;
+    }
+    if (low <= t->wm) return;
+    t->wm = low;
+    if (t->v->kind == JOB_WINDOW) {               /* fire what is due first, then send it on */
+        t->fire_to = low;
+        t->fire_pos = t->fire_from;
+        t->fire_live = UINT32_MAX;
+        return;
+    }
+    evt_send(tm, t, low);
+}
+
+/* ---- windows ------------------------------------------------------------ */
+
+static void fold(kagg *a, const model_rec *r) {
+    a->count++;
+    a->sum = (int64_t)((uint64_t)a->sum + (uint64_t)r->value);   /* wraps, never UB */
+    a->fingerprint += kstate_record_mark(r->id);
+}
+
+/* Window wi of key fires: its contents go downstream as one result. */
+static void fire(tm_side *tm, rt_task *t, uint64_t key, uint64_t wi, uint64_t firing) {
+    const kagg *c = kstate_find(&t->state, win_key(key, wi, WIN_CONTENTS));
+    model_rec r = { .id = win_result_id(t->jt->vertex, key, wi, firing < WIN_FIRINGS_MAX ? (uint32_t)firing
+                                                                                           : WIN_FIRINGS_MAX - 1),
+                    .key = key, .value = c != NULL ? c->sum : 0, .event_time_ns = (sim_time_ns)win_max_ts(t->v, wi) };
+    task_emit(tm, t, &r);
+}
+
+void evt_window_apply(tm_side *tm, rt_task *t, const model_rec *r) {
+    const job_vertex *x = t->v;
+    uint64_t wis[WIN_PER_RECORD_MAX];
+    uint32_t n = win_assign(x, r->event_time_ns, wis);
+    bool taken = false;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t wi = wis[k];
+        if (win_cleanup(x, wi) <= t->wm) {        /* purged: late for this window */
+            fold(kstate_upsert(&t->state, win_key(r->key, 0, WIN_LATE)), r);
+            continue;
+        }
+        taken = true;
+        fold(kstate_upsert(&t->state, win_key(r->key, wi, WIN_CONTENTS)), r);
+        kagg *timer = kstate_upsert(&t->state, win_key(r->key, wi, WIN_TIMER));
+        bool fired = win_max_ts(x, wi) <= t->wm;  /* within the allowed lateness: fire again now */
+        if (timer->fingerprint == 0) {            /* no timer yet (or a window restored purged) */
+            if (timer->count > 0) t->fire_from = 0;   /* an old entry, maybe below the firings' start: look from 0 */
+            timer->fingerprint = 1;
+            timer->sum = fired ? win_cleanup(x, wi) : win_max_ts(x, wi);
+        }
+        if (!fired) {                             /* the trigger's timer at its end, again after a restore */
+            timer->sum = win_max_ts(x, wi);      /* (a restored window that fired took records in flight) */
+            continue;
+        }
+        uint64_t firing = timer->count++;
+        fire(tm, t, r->key, wi, firing);
+        tm->w->stats.late_firings++;
+        REACHED(tm->w, WINDOW_FIRED_LATE);
+    }
+    if (!taken) {
+        tm->w->stats.late_records++;
+        REACHED(tm->w, LATE_DROPPED);
+    }
+}
+
+/* The timer of the entry at map position pos (key, window wi) is due at
+ * watermark w: fire the window if it is its firing time, purge it if it
+ * is its cleanup time. True when it emitted a result. */
+static bool timer_due(tm_side *tm, rt_task *t, uint32_t pos, uint64_t key, uint64_t wi, win_wm w) {
+    const job_vertex *x = t->v;
+    bool restored = kstate_version_at(&t->state, pos) == 0;
+    kagg *timer = kstate_upsert(&t->state, win_key(key, wi, WIN_TIMER));
+    bool firing = timer->sum == win_max_ts(x, wi);
+    uint64_t n = firing ? timer->count++ : 0;
+    if (win_cleanup(x, wi) <= w) {                /* purged: the map has no deletions, zero is absent */
+        timer->sum = 0;
+        timer->fingerprint = 0;
+    } else {
+        timer->sum = win_cleanup(x, wi);
+        if (pos < t->fire_live) t->fire_live = pos;
+    }
+    if (firing) {
+        fire(tm, t, key, wi, n);
+        tm->w->stats.windows_fired++;
+        REACHED(tm->w, WINDOW_FIRED);
+        if (restored) REACHED(tm->w, RESTORED_WINDOW_FIRED);
+    }
+    if (timer->fingerprint == 0) *kstate_upsert(&t->state, win_key(key, wi, WIN_CONTENTS)) = (kagg){ 0 };
+    return firing;
+}
+
+uint32_t evt_fire_batch(tm_side *tm, rt_task *t) {
+    SIM_ASSERT(evt_firing(t) && t->v->kind == JOB_WINDOW);
+    uint32_t n = 0;
+    while (n < CHAN_BUF_RECORDS) {
+        uint32_t pos = t->fire_pos;
+        uint64_t mkey;
+        kagg agg;
+        if (!kstate_next(&t->state, &t->fire_pos, &mkey, &agg)) break;
+        if (win_key_tag(mkey) != WIN_TIMER || agg.fingerprint == 0) continue;
+        if ((win_wm)agg.sum > t->fire_to) {       /* not due yet: live */
+            if (pos < t->fire_live) t->fire_live = pos;
+            continue;
+        }
+        n += timer_due(tm, t, pos, win_key_key(mkey), win_key_index(mkey), t->fire_to);
+    }
+    if (n > 0 || t->fire_pos < t->state.count) return n;
+    t->wm_fired = t->fire_to;                     /* the walk is over: every due timer went */
+    t->fire_from = t->fire_live == UINT32_MAX ? t->state.count : t->fire_live;
+    if (t->fire_to > t->wm_sent) evt_send(tm, t, t->fire_to);
+    return 0;
+}
