@@ -196,7 +196,7 @@ uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans)
         if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW) maps += 2 * (kstate_bytes(vertex_keys(cfg, v), 0) + 64);
     }
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {   /* the output's window maps and sums */
-        if (cfg->graph.vertices[v].kind == JOB_WINDOW) maps += kstate_bytes(most_keys(cfg), 0) + broker_cfg_keys(&cfg->broker) * 8 + 128;
+        if (cfg->graph.vertices[v].kind == JOB_WINDOW) maps += kstate_bytes(most_keys(cfg), 0) + broker_cfg_keys(&cfg->broker) * 9 + 128;
     }
     uint64_t per_task = 2048;                     /* safety's task record, liveness's counters and the
                                                      restart check's regions, rounded up */

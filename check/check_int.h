@@ -72,7 +72,7 @@ void check_window_cut(const check_ctx *c, uint32_t v, const kstate *E, const kst
                       uint64_t ckpt, sim_time_ns at_ns);
 bool check_window_final(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, sim_time_ns at_ns);
 void check_window_output(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, bool promised,
-                         int64_t *per_key, sim_time_ns at_ns);
+                         int64_t *per_key, uint8_t *maybe_late, sim_time_ns at_ns);
 
 extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops,
     check_restart_ops;

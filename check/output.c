@@ -15,6 +15,7 @@ typedef struct output {
     const check_ctx *c;
     bool promised;                    /* I3 */
     int64_t *per_key;                 /* windows: by key, what results and late records leave of the input */
+    uint8_t *maybe_late;              /* windows: by key, whether a record of it may have come after a purge */
     kstate   final;                   /* windows: a window vertex's final state (its late aggregates) */
 } output;
 
@@ -32,6 +33,7 @@ static void *create(const check_ctx *c) {
     for (uint32_t v = 0; v < c->j->vertices_count && o->per_key == NULL; v++) {
         if (c->j->vertices[v].kind != JOB_WINDOW) continue;
         o->per_key = ARENA_NEW(c->mem, int64_t, broker_cfg_keys(&c->cfg->broker) + 1);
+        o->maybe_late = ARENA_NEW(c->mem, uint8_t, broker_cfg_keys(&c->cfg->broker) + 1);
         kstate_init_in(&o->final, c->mem, c->keys);
     }
     c->report->applies[CHECK_I3] = o->promised;
@@ -78,7 +80,7 @@ static void on_end(void *self, const check_end *end) {
     for (uint32_t v = 0; v < c->j->vertices_count && o->per_key != NULL; v++) {   /* window results */
         if (c->j->vertices[v].kind != JOB_WINDOW) continue;
         pipe_vertex_state(c->p, v, &o->final);
-        check_window_output(c, v, &check_prefix_to(c, NULL)[v], &o->final, o->promised, o->per_key, end->end_ns);
+        check_window_output(c, v, &check_prefix_to(c, NULL)[v], &o->final, o->promised, o->per_key, o->maybe_late, end->end_ns);
     }
 }
 

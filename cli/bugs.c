@@ -15,7 +15,7 @@
 
 #include "cli.h"
 
-#define BUGS_FILES_MAX 16u
+#define BUGS_FILES_MAX 64u
 
 typedef struct bug_tally {
     uint64_t caught_seed;             /* 0: not caught */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../model/flow/window.h"
 
 static bool compare(uint64_t got, scn_cmp cmp, uint64_t want) {
     switch (cmp) {
@@ -219,17 +220,28 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     }
 }
 
+/* A record id as the summary names it: pP@O (partition P, offset O), or
+ * a window result as key K window W firing F. */
+static void id_text(uint64_t id, char *buf, size_t n) {
+    if (win_is_result(id)) {
+        snprintf(buf, n, "a window result: key %" PRIu64 ", window %" PRIu64 ", firing %u", win_result_key(id),
+                 win_result_index(id), win_result_firing(id));
+    } else {
+        snprintf(buf, n, "p%" PRIu64 "@%" PRIu64, id >> 40, (uint64_t)(id & BROKER_OFFSET_MAX));
+    }
+}
+
 /* "3 of 80000 records lost (first p0@12), 0 duplicated": the first record
- * (pP@O: partition P, offset O) only when there is one. */
+ * only when there is one. Window results count as records (check/window.c). */
 static void output_got(const check_report *r, char *got, size_t n) {
-    char lost[48] = "", dup[48] = "";
+    char lost[96] = "", dup[96] = "", id[80];
     if (r->out_lost > 0) {
-        snprintf(lost, sizeof lost, " (first p%" PRIu64 "@%" PRIu64 ")", r->out_first_lost >> 40,
-                 (uint64_t)(r->out_first_lost & BROKER_OFFSET_MAX));
+        id_text(r->out_first_lost, id, sizeof id);
+        snprintf(lost, sizeof lost, " (first %s)", id);
     }
     if (r->out_duplicated > 0) {
-        snprintf(dup, sizeof dup, " (first p%" PRIu64 "@%" PRIu64 ")", r->out_first_duplicated >> 40,
-                 (uint64_t)(r->out_first_duplicated & BROKER_OFFSET_MAX));
+        id_text(r->out_first_duplicated, id, sizeof id);
+        snprintf(dup, sizeof dup, " (first %s)", id);
     }
     snprintf(got, n, "%" PRIu64 " of %" PRIu64 " records lost%s, %" PRIu64 " duplicated%s", r->out_lost, r->out_records,
              lost, r->out_duplicated, dup);

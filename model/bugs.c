@@ -113,6 +113,14 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "a task's failure restarts the regions that lost nothing too (correct output, needless work)",
         "the coordinator takes every failure for one no task is to blame for and restarts every task",
         "I5", "scenarios/swarm/region-failover.scn", 3 },
+    [PIPE_BUG_RESTORE_DROPS_TIMERS] = { PIPE_BUG_RESTORE_DROPS_TIMERS, "restore-drops-timers",
+        "a window restored from a checkpoint never fires unless a record comes for it",
+        "a restore takes the windows' contents but clears their timers (timers left out of the snapshot)",
+        "I1", "scenarios/swarm/windows-unaligned.scn", 1 },
+    [PIPE_BUG_WATERMARK_HIGHEST] = { PIPE_BUG_WATERMARK_HIGHEST, "watermark-highest-input",
+        "windows fire before the records of a slower input arrive, which then come late",
+        "an operator's watermark is the highest over its inputs instead of the lowest",
+        "I2", "scenarios/swarm/windows-unaligned.scn", 1 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

@@ -14,13 +14,15 @@
  * forward edge, the busiest upstream task's output; a rebalance edge, an
  * even share; a hash edge, the share of the task that owns the most
  * frequent keys (the same routing as the tasks', model/tm/task.c); a
- * broadcast edge, everything. Filters keep their percentage. Where several
+ * broadcast edge, everything. Filters keep their percentage; a window
+ * sends on a result per key and window, at most. Where several
  * edges feed a vertex their busiest shares are added, which can only
  * overestimate. A channel also bounds the rate: credit-based flow control
  * lets `credits` buffers be on their way per round trip, and the link's
  * bandwidth caps the bytes. tests/test_horizon.c holds the estimate against measured
  * failure-free runs of every scenario file. */
 #include "tm/tm.h"                /* CHAN_BUF_RECORDS */
+#include "flow/window.h"
 
 #include "../sim/dmath.h"
 
@@ -75,6 +77,10 @@ static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *ch
             if (d->from != v) continue;
             uint32_t p = j->vertices[d->to].parallelism;
             double out = total[v] * kept, load = 0.0, per_producer = busiest[v] * kept;
+            if (x->kind == JOB_WINDOW && total[v] > 0.0) {   /* it sends on a result per key and window */
+                double results = (double)b.keys * (double)win_count(x, broker_cfg_event_end(&cfg->broker));
+                if (results < out) per_producer *= results / out, out = results;
+            }
             switch (d->part) {
             case JOB_FORWARD:   load = per_producer; chan[e] = load; break;
             case JOB_REBALANCE: load = out / p; chan[e] = per_producer / p; break;

@@ -134,10 +134,8 @@ static const char *check_sources(const pipe_cfg *c, char *err, size_t n) {
     return NULL;
 }
 
-/* Windows: their numbers fit result ids, their state a task's map, and
- * their results the external system (which holds every firing). */
-static const char *check_windows(const pipe_cfg *c, char *err, size_t n) {
-#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+const char *pipe_window_problem(const pipe_cfg *c, uint32_t *vertex, char *err, size_t n) {
+#define BAD(...) return *vertex = v, snprintf(err, n, __VA_ARGS__), err
     sim_time_ns end = broker_cfg_event_end(&c->broker);
     uint64_t keys = broker_cfg_keys(&c->broker), slots = 0;
     for (uint32_t v = 0; v < c->graph.vertices_count; v++) {
@@ -152,12 +150,17 @@ static const char *check_windows(const pipe_cfg *c, char *err, size_t n) {
                 "fewer keys, a longer slide or more parallelism", x->name, (unsigned long long)keys,
                 (unsigned long long)windows);
         slots += keys * windows;
+        if (slots * WIN_FIRINGS_MAX + broker_cfg_records(&c->broker) > (1ull << 31))
+            BAD("the windows' results (keys x windows x %u firings each) and the records are more than 2^31 entries of "
+                "the sinks' external system: fewer keys, a longer slide or a shorter input", WIN_FIRINGS_MAX);
     }
-    if (slots * WIN_FIRINGS_MAX + broker_cfg_records(&c->broker) > (1ull << 31))
-        BAD("the windows' results (keys x windows x %u firings each) and the records are more than 2^31 entries of "
-            "the sinks' external system: fewer keys, a longer slide or a shorter input", WIN_FIRINGS_MAX);
 #undef BAD
     return NULL;
+}
+
+static const char *check_windows(const pipe_cfg *c, char *err, size_t n) {
+    uint32_t vertex;
+    return pipe_window_problem(c, &vertex, err, n);
 }
 
 static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {

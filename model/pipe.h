@@ -172,6 +172,8 @@ typedef enum pipe_bug {
     PIPE_BUG_LOST_ASSIGNMENT,         /* FLINK-21996: a lost split assignment goes unnoticed, checkpoints complete anyway */
     PIPE_BUG_JOIN_DROPS_INPUT,        /* a keyed join drops every record of its second input */
     PIPE_BUG_REGION_RESTARTS_ALL,     /* region failover configured, yet a task's failure restarts every task */
+    PIPE_BUG_RESTORE_DROPS_TIMERS,    /* a restored window keeps its contents but not its timers: it never fires */
+    PIPE_BUG_WATERMARK_HIGHEST,       /* an operator's watermark is the highest over its inputs, not the lowest */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -447,7 +449,6 @@ typedef enum pipe_buf {
     PIPE_BUF_CANCEL,
     PIPE_BUF_END,                     /* end of partition */
     PIPE_BUF_END_DATA,                /* end of data: no records follow, barriers still do (FLIP-147) */
-    PIPE_BUF_WATERMARK,               /* event time: no record of a lower time follows */
 } pipe_buf;
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
@@ -500,6 +501,11 @@ void pipe_mem_sum(pipe_mem *m);       /* total_bytes = the sum of the parts */
 /* "the run needs X of memory, more than the limit of Y: part A, part B, ...;
  * the largest part, P, shrinks with <statements>". */
 void pipe_mem_refusal(const pipe_mem *m, uint64_t limit_bytes, char *err, size_t err_bytes);
+
+/* NULL when every window vertex of c fits the model's bounds (its window
+ * numbers, its tasks' maps, the external system's results), else what is
+ * wrong, and *vertex says which window. pipe_create refuses the same. */
+const char *pipe_window_problem(const pipe_cfg *c, uint32_t *vertex, char *err, size_t n);
 
 /* NULL and a message in err when the configuration is invalid (or memory
  * is short): user input never asserts. */

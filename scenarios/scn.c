@@ -1540,9 +1540,18 @@ static bool finish_slots(pctx *c) {
 }
 
 /* After the whole file: what one statement alone could not tell. */
+/* A window the model cannot hold (its windows, state or results): at its
+ * statement, with pipe_create's message. */
+static bool finish_windows(pctx *c) {
+    char msg[SCN_ERR_BYTES];
+    uint32_t v;
+    if (pipe_window_problem(&c->s->cfg, &v, msg, sizeof msg) == NULL) return true;
+    return fail_on(c, c->vertex_at[v].line, c->vertex_at[v].col[JOB_FIELD_KIND], "%s", msg);
+}
+
 static bool finish(pctx *c) {
     return finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c) &&
-           finish_slots(c);   /* pipe_create checks the rest */
+           finish_slots(c) && finish_windows(c);   /* pipe_create checks the rest */
 }
 
 bool scn_parse_duration(const char *text, sim_time_ns *out, char *err, size_t err_bytes) {

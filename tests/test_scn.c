@@ -761,6 +761,53 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
  * from the default topic's), the unread default topic holds nothing, the
  * join's inputs are the edges in order, pipe_create takes the job and the
  * file writes back to the same file. */
+#define WINDOWED "broker gap 10us disorder 30us\nvertex src source parallelism 2 watermark-delay 50us\n" \
+                 "vertex win window sliding 2ms every 500us lateness 100us parallelism 2\nvertex out sink\n" \
+                 "edge src -> win hash\nedge win -> out rebalance\n"
+
+/* Event time and windows: read, written back the same, and every
+ * mistake named at its statement. */
+static void test_scn_reads_windows_and_watermarks_and_names_their_mistakes(void **state) {
+    (void)state;
+    assert_string_equal(parse(WINDOWED), "ok");
+    const job_vertex *src = &s_.cfg.graph.vertices[0], *win = &s_.cfg.graph.vertices[1];
+    assert_true(src->watermarks);
+    assert_int_equal(src->watermark_delay_ns, 50000);
+    assert_int_equal(win->kind, JOB_WINDOW);
+    assert_int_equal(win->window_size_ns, 2000000);
+    assert_int_equal(win->window_slide_ns, 500000);
+    assert_int_equal(win->lateness_ns, 100000);
+    assert_int_equal(s_.cfg.broker.disorder_ns, 30000);
+    char *text = written(&s_);
+    scn again;
+    char err[SCN_ERR_BYTES];
+    assert_true(scn_parse(&again, "w.scn", text, strlen(text), err, sizeof err));
+    assert_memory_equal(&again.cfg.graph.vertices[1], win, sizeof *win);
+    assert_int_equal(again.cfg.broker.disorder_ns, 30000);
+    free(text);
+    assert_string_equal(parse("vertex w window\n"), "t.scn:1:16: expected tumbling SIZE or sliding SIZE every SLIDE");
+    assert_string_equal(parse("vertex w window hopping 5ms\n"),
+                        "t.scn:1:17: unknown window shape 'hopping' (expected one of: tumbling, sliding)");
+    assert_string_equal(parse("vertex w window sliding 5ms every 6ms\n"),
+                        "t.scn:1:35: a sliding window starts every 1ns to SIZE (here up to 5ms)");
+    assert_string_equal(parse("vertex w window sliding 65ms every 1ms\n"),
+                        "t.scn:1:36: a record would fall into 65 windows; at most 64 (a longer slide)");
+    assert_string_equal(parse("vertex s source lateness 1ms\n"), "t.scn:1:17: only a window has an allowed lateness");
+    assert_string_equal(parse("vertex m map watermark-delay 1ms\n"), "t.scn:1:14: only a source emits watermarks");
+    assert_string_equal(parse("vertex src source\nvertex win window tumbling 5ms\nvertex out sink\n"
+                              "edge src -> win hash\nedge win -> out rebalance\n"),
+                        "t.scn:2:8: win: a window needs event time: every source before it must emit watermarks "
+                        "(source ... watermark-delay D)");
+    assert_string_equal(parse("vertex src source watermark-delay 1ms\nvertex win window tumbling 5ms\nvertex out sink\n"
+                              "edge src -> win rebalance\nedge win -> out rebalance\n"),
+                        "t.scn:4:17: win: a window is keyed: its input edge must be hash");
+    assert_string_equal(parse("broker gap 10us records 100000 keys 10000\nvertex src source watermark-delay 1ms\n"
+                              "vertex win window tumbling 10us\nvertex out sink\n"
+                              "edge src -> win hash\nedge win -> out rebalance\n"),
+                        "t.scn:3:12: window win: 10000 keys in 100003 windows need more state than a task's map holds "
+                        "(2^23 entries): fewer keys, a longer slide or more parallelism");
+}
+
 static void test_scn_reads_topics_and_a_source_per_topic(void **state) {
     (void)state;
     assert_string_equal(parse("broker partitions 3 keys 7\n" TWO_SOURCES), "t.scn:1:1: the default topic is read by no "
@@ -1547,6 +1594,7 @@ int main(void) {
         cmocka_unit_test(test_scn_expect_liveness_sets_the_bound_and_reports_mistakes),
         cmocka_unit_test(test_scn_write_round_trips_through_the_reader),
         cmocka_unit_test(test_scn_reads_topics_and_a_source_per_topic),
+        cmocka_unit_test(test_scn_reads_windows_and_watermarks_and_names_their_mistakes),
         cmocka_unit_test(test_scn_topic_mistakes_name_their_statement),
         cmocka_unit_test(test_scn_optional_is_read_written_back_and_placed_in_errors),
         cmocka_unit_test(test_scn_fault_text_is_in_human_units_and_reads_back),

@@ -188,11 +188,6 @@ void kstate_copy(kstate *dst, const kstate *src) {
     SIM_ASSERT(dst->count == src->count);
 }
 
-uint32_t kstate_version_at(const kstate *s, uint32_t pos) {
-    SIM_ASSERT(pos < s->count && s->vers != NULL);
-    return s->vers[s->order[pos]];
-}
-
 bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg) {
     if (*pos >= s->count) {
         *pos = s->count;

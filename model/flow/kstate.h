@@ -184,9 +184,6 @@ void kstate_copy(kstate *dst, const kstate *src);
 bool kstate_equal(const kstate *a, const kstate *b, uint64_t *key);
 
 /* Iterate in insertion order: start with *pos = 0; false when done. */
-/* The version of the entry at insertion position pos of a versioned map
- * (0: restored, or never written since). */
-uint32_t kstate_version_at(const kstate *s, uint32_t pos);
 bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg);
 
 /* The fingerprint term of a record (filters keep by it too). Inline: the

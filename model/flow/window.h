@@ -35,6 +35,7 @@
 #ifndef MODEL_WINDOW_H
 #define MODEL_WINDOW_H
 
+#include "broker.h"
 #include "job.h"
 
 #define WIN_KEY_BITS     22u          /* broker keys are below 2^22 (BROKER_KEYS_MAX) */
@@ -49,10 +50,17 @@ typedef enum win_tag {
     WIN_LATE = 2,
 } win_tag;
 
-/* Watermarks: signed, so "nothing yet" and "the end" have a value. */
+/* Watermarks: signed, so "nothing yet" and "the end" have a value. A
+ * watermark travels among the records of a channel's buffers, as Flink
+ * serializes it into them: a record with id WIN_WM_ID (no record has it:
+ * broker ids are below 2^56, results' fields never make it) and the
+ * watermark as its event time. */
 typedef int64_t win_wm;
 #define WIN_WM_MIN INT64_MIN
 #define WIN_WM_MAX INT64_MAX
+#define WIN_WM_ID  UINT64_MAX
+
+static inline bool win_is_watermark(const model_rec *r) { return r->id == WIN_WM_ID; }
 
 static inline uint64_t win_per_record(const job_vertex *x) {
     return (x->window_size_ns + x->window_slide_ns - 1) / x->window_slide_ns;

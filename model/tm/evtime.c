@@ -10,11 +10,15 @@
  *   behind the watermark: all its records late). A split read to its
  *   end holds nothing back; at the end of its input a source sends the
  *   highest watermark (WIN_WM_MAX), which fires every window.
- * - A watermark is a buffer of its own in the channel, in order with the
- *   records (so alignment holds it back with them). An operator's
- *   watermark is the lowest over its inputs (Flink's StatusWatermarkValve;
- *   an input that ended counts as WIN_WM_MAX); when it rises the
- *   operator sends it on, a window only after firing what it made due.
+ * - A watermark goes into every output's buffer among the records (a
+ *   record with id WIN_WM_ID, model/flow/window.h), as Flink serializes
+ *   it, so it costs no buffer of its own and alignment holds it back with
+ *   the records. An operator's watermark is the lowest over its inputs
+ *   (Flink's StatusWatermarkValve; an input that ended counts as
+ *   WIN_WM_MAX). When it rises, the rest of the input buffer waits: the
+ *   task sends it on as its next step (a window after firing what it made
+ *   due), then takes the buffer's remaining records, as Flink processes a
+ *   watermark before the next element.
  * - Watermarks are not in a snapshot: a restored task starts from
  *   WIN_WM_MIN and derives them again from its input, as Flink does.
  * - A window (model/flow/window.h) folds each record into its windows,
@@ -38,6 +42,7 @@ void evt_reset(tm_side *tm, rt_task *t) {
     t->fire_to = WIN_WM_MIN;
     t->wm_fired = WIN_WM_MIN;
     t->fire_pos = t->fire_from = 0;
+    t->busy_pos = 0;
     t->fire_live = UINT32_MAX;
     t->end_after_fire = false;
     if (t->split_max != NULL) {
@@ -51,7 +56,8 @@ void evt_send(tm_side *tm, rt_task *t, win_wm wm) {
     t->wm_sent = wm;
     t->wm_sent_ns = tm->w->run->now_ns;
     if (t->jt->out_count == 0) return;
-    task_emit_event(tm, t, BUF_WATERMARK, (uint64_t)wm);
+    model_rec r = { .id = WIN_WM_ID, .event_time_ns = (sim_time_ns)wm };
+    for (uint32_t i = 0; i < t->jt->out_count; i++) task_emit_to(tm, task_out_chan(tm, t, i), &r);
     tm->w->stats.watermarks++;
 }
 
@@ -87,21 +93,19 @@ void evt_on_watermark(tm_side *tm, rt_task *t, rt_chan *c, win_wm wm) {
     win_wm was = c->in_wm;
     if (wm <= was) return;                        /* a channel's watermark never falls */
     c->in_wm = wm;
-    if (was > t->wm) return;                      /* it was not the lowest: the task's stays */
+    if (was > t->wm && tm->w->cfg.bug != PIPE_BUG_WATERMARK_HIGHEST) return;   /* not the lowest: the task's stays */
     win_wm low = WIN_WM_MAX;                      /* O(inputs) per watermark: they come once per interval */
-    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+    bool highest = tm->w->cfg.bug == PIPE_BUG_WATERMARK_HIGHEST;   /* deliberate bug */
+    if (highest) low = wm;
+    for (uint32_t i = 0; i < t->jt->in_count && !highest; i++) {
         win_wm x = task_in_chan(tm, t, i)->in_wm;
         if (x < low) low = x;
     }
     if (low <= t->wm) return;
     t->wm = low;
-    if (t->v->kind == JOB_WINDOW) {               /* fire what is due first, then send it on */
-        t->fire_to = low;
-        t->fire_pos = t->fire_from;
-        t->fire_live = UINT32_MAX;
-        return;
-    }
-    evt_send(tm, t, low);
+    t->fire_to = low;                             /* the task's next step sends it on (a window fires first) */
+    t->fire_pos = t->fire_from;
+    t->fire_live = UINT32_MAX;
 }
 
 /* ---- windows ------------------------------------------------------------ */
@@ -161,7 +165,6 @@ void evt_window_apply(tm_side *tm, rt_task *t, const model_rec *r) {
  * is its cleanup time. True when it emitted a result. */
 static bool timer_due(tm_side *tm, rt_task *t, uint32_t pos, uint64_t key, uint64_t wi, win_wm w) {
     const job_vertex *x = t->v;
-    bool restored = kstate_version_at(&t->state, pos) == 0;
     kagg *timer = kstate_upsert(&t->state, win_key(key, wi, WIN_TIMER));
     bool firing = timer->sum == win_max_ts(x, wi);
     uint64_t n = firing ? timer->count++ : 0;
@@ -176,16 +179,16 @@ static bool timer_due(tm_side *tm, rt_task *t, uint32_t pos, uint64_t key, uint6
         fire(tm, t, key, wi, n);
         tm->w->stats.windows_fired++;
         REACHED(tm->w, WINDOW_FIRED);
-        if (restored) REACHED(tm->w, RESTORED_WINDOW_FIRED);
+        if (pos < t->restored_entries) REACHED(tm->w, RESTORED_WINDOW_FIRED);
     }
     if (timer->fingerprint == 0) *kstate_upsert(&t->state, win_key(key, wi, WIN_CONTENTS)) = (kagg){ 0 };
     return firing;
 }
 
 uint32_t evt_fire_batch(tm_side *tm, rt_task *t) {
-    SIM_ASSERT(evt_firing(t) && t->v->kind == JOB_WINDOW);
+    SIM_ASSERT(evt_firing(t));
     uint32_t n = 0;
-    while (n < CHAN_BUF_RECORDS) {
+    while (n < CHAN_BUF_RECORDS && t->v->kind == JOB_WINDOW) {
         uint32_t pos = t->fire_pos;
         uint64_t mkey;
         kagg agg;
@@ -197,9 +200,27 @@ uint32_t evt_fire_batch(tm_side *tm, rt_task *t) {
         }
         n += timer_due(tm, t, pos, win_key_key(mkey), win_key_index(mkey), t->fire_to);
     }
-    if (n > 0 || t->fire_pos < t->state.count) return n;
+    if (n > 0 || (t->v->kind == JOB_WINDOW && t->fire_pos < t->state.count)) return n;
     t->wm_fired = t->fire_to;                     /* the walk is over: every due timer went */
-    t->fire_from = t->fire_live == UINT32_MAX ? t->state.count : t->fire_live;
+    if (t->v->kind == JOB_WINDOW) t->fire_from = t->fire_live == UINT32_MAX ? t->state.count : t->fire_live;
     if (t->fire_to > t->wm_sent) evt_send(tm, t, t->fire_to);
     return 0;
+}
+
+/* The restored state is in the map. With the deliberate bug
+ * restore-drops-timers every window's timer is gone then (its firings
+ * kept), as if timers were not in the snapshot. */
+void evt_restored(tm_side *tm, rt_task *t) {
+    if (t->v->kind != JOB_WINDOW) return;
+    t->restored_entries = t->state.count;         /* a restore fills a cleared map: positions 0 .. count */
+    if (tm->w->cfg.bug != PIPE_BUG_RESTORE_DROPS_TIMERS) return;
+    uint32_t pos = 0;
+    uint64_t mkey;
+    kagg agg;
+    while (kstate_next(&t->state, &pos, &mkey, &agg)) {
+        if (win_key_tag(mkey) != WIN_TIMER || agg.fingerprint == 0) continue;
+        kagg *timer = kstate_upsert(&t->state, mkey);
+        timer->fingerprint = 0;
+        timer->sum = 0;
+    }
 }

@@ -66,8 +66,7 @@ void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t cha
 
 _Static_assert((int)PIPE_BUF_DATA == (int)BUF_DATA && (int)PIPE_BUF_BARRIER == (int)BUF_BARRIER &&
                (int)PIPE_BUF_CANCEL == (int)BUF_CANCEL && (int)PIPE_BUF_END == (int)BUF_END &&
-               (int)PIPE_BUF_END_DATA == (int)BUF_END_DATA && (int)PIPE_BUF_WATERMARK == (int)BUF_WATERMARK,
-               "pipe_buf names buf_kind");
+               (int)PIPE_BUF_END_DATA == (int)BUF_END_DATA, "pipe_buf names buf_kind");
 
 void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, const sim_msg *m, bool ok,
                   const rt_chan *c, const chan_buf *b) {

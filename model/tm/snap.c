@@ -110,15 +110,24 @@ static void release_chain(tm_side *tm, rt_chain *c) {
 
 /* ---- channel state (unaligned) ----------------------------------------- */
 
+/* Records of a data buffer, watermarks left out (they are not state). */
+static uint32_t records_of(const chan_buf *b) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->count; i++) n += !win_is_watermark(&b->recs[i]);
+    return n;
+}
+
 static void persist(tm_side *tm, rt_task *t, rt_snap *sn, const rt_chan *c, const chan_buf *b, bool output) {
     if (b->kind != BUF_DATA || b->count == 0) return;
+    uint32_t records = tm->w->event_time ? records_of(b) : b->count;
+    if (records == 0) return;
     if (tm->w->cfg.bug == PIPE_BUG_NO_CHANNEL_STATE) return;                       /* deliberate bugs */
     if (tm->w->cfg.bug == PIPE_BUG_SECOND_INPUT_STATE && !output && c->input == 1) return;
     if (output) REACHED(tm->w, PRIORITY_OVERTOOK); else REACHED(tm->w, INPUT_CHANNEL_STATE);
-    tm->w->stats.cs_bytes += b->count * CS_RECORD_BYTES;
+    tm->w->stats.cs_bytes += records * CS_RECORD_BYTES;
     if (world_observed(tm->w)) {
         pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .channel = output, .ckpt = sn->ckpt, .chan = c->id,
-                         .count = b->count };
+                         .count = records };
         tm_note_ev(tm, t, &e);
     }
     SIM_ASSERT(!sn->cs_sealed);                   /* one channel-state write per snapshot, after the last record */
@@ -132,6 +141,7 @@ static void persist(tm_side *tm, rt_task *t, rt_snap *sn, const rt_chan *c, cons
         return;
     }
     for (uint32_t i = 0; i < b->count; i++) {
+        if (win_is_watermark(&b->recs[i])) continue;   /* not state: a restored task derives its watermarks again */
         rt_cs_rec r = { .rec = b->recs[i], .chan = c->jc, .output = output };   /* by job channel: it may be restored elsewhere */
         if (!csfile_append(&tm->w->files, sn->cs_file, &r)) {
             sn->cs_overflow = true;

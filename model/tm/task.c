@@ -451,7 +451,11 @@ static void source_read(tm_side *tm, rt_task *t) {
 
 /* ---- operators ---------------------------------------------------------- */
 
-static void apply(tm_side *tm, rt_task *t, const rt_chan *c, const model_rec *in) {
+static void apply(tm_side *tm, rt_task *t, rt_chan *c, const model_rec *in) {
+    if (win_is_watermark(in)) {                   /* event time, among the records */
+        evt_on_watermark(tm, t, c, (win_wm)in->event_time_ns);
+        return;
+    }
     model_rec r = *in;
     switch (t->v->kind) {
     case JOB_MAP:
@@ -712,13 +716,10 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
         data_end(t, c->gate_index);
         gate_on_end(&t->g, c->gate_index, &acts);
         tm_note_gate(tm, PIPE_EV_END, t, c->gate_index, 0, false, &before);
-    } else if (kind == BUF_END_DATA) {            /* end of data: barriers still come on the input */
+    } else {                                      /* end of data: barriers still come on the input */
+        SIM_ASSERT(kind == BUF_END_DATA);
         data_end(t, c->gate_index);
         tm_note_gate(tm, PIPE_EV_END_DATA, t, c->gate_index, 0, false, &before);
-    } else {                                      /* a watermark: event time, not the gate's */
-        SIM_ASSERT(kind == BUF_WATERMARK);
-        evt_on_watermark(tm, t, c, (win_wm)ckpt);
-        return;
     }
     carry_out(tm, t, &acts);
     if (kind == BUF_BARRIER) align_check(tm, t);
@@ -730,6 +731,8 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
     evt_on_watermark(tm, t, c, WIN_WM_MAX);      /* an ended input holds no watermark back */
     t->end_after_fire = true;                     /* the pump ends it, after what the watermark fires and sends */
 }
+
+static void work_done(tm_side *tm, rt_task *t);
 
 void task_pump(tm_side *tm, rt_task *t) {
     if (t->restoring) return;                     /* input waits until the state is read */
@@ -747,7 +750,13 @@ void task_pump(tm_side *tm, rt_task *t) {
             if (replay_next(tm, t)) return;
             continue;
         }
-        if (evt_firing(t) || t->end_after_fire) {   /* before anything else: Flink fires in processWatermark, at once */
+        if (evt_firing(t) || t->busy_pos > 0 || t->end_after_fire) {   /* a risen watermark goes before anything */
+            if (!evt_firing(t) && t->busy_pos > 0) {  /* sent on: the rest of the input buffer */
+                t->busy = true;
+                t->busy_chan = t->resume_chan;
+                work_done(tm, t);
+                return;
+            }
             if (!room(t, true)) {
                 bp_begin(tm, t);
                 return;
@@ -829,7 +838,17 @@ static void work_done(tm_side *tm, rt_task *t) {
     rt_chan *c = &tm->chans[t->busy_chan];
     const chan_buf *b = task_buf(c, c->consumed);
     SIM_ASSERT(b->kind == BUF_DATA);
-    for (uint32_t i = 0; i < b->count; i++) apply(tm, t, c, &b->recs[i]);
+    for (uint32_t i = t->busy_pos; i < b->count; i++) {
+        apply(tm, t, c, &b->recs[i]);
+        if (evt_firing(t) && i + 1 < b->count) {  /* a watermark rose: it goes on first, then the rest */
+            t->busy_pos = i + 1;
+            t->resume_chan = t->busy_chan;
+            t->busy = false;
+            task_pump(tm, t);
+            return;
+        }
+    }
+    t->busy_pos = 0;
     consumed(tm, t, c);
     task_pump(tm, t);
 }
@@ -937,6 +956,7 @@ static void start(tm_side *tm, rt_task *t) {
     t->restoring = false;
     if (t->stateful && tm->w->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
     snap_restore(tm, t, d);                        /* keyed state, sink transactions, channel state */
+    evt_restored(tm, t);
     if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
         for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->parts_first + i * t->v->parallelism] = 0;
         for (uint32_t i = 0; i < d->offsets_count; i++) tm_offsets(tm, t)[d->offsets[i].partition] = d->offsets[i].next;

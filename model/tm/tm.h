@@ -52,7 +52,6 @@ typedef enum buf_kind {
     BUF_CANCEL,
     BUF_END,                         /* end of partition: the producer finished */
     BUF_END_DATA,                    /* end of data: no records follow, barriers still may (FLIP-147) */
-    BUF_WATERMARK,                   /* event time: no record of a lower time follows (ckpt: the win_wm's bits) */
 } buf_kind;
 
 /* An input buffer in its task's arrival list (model/tm/task.c): the
@@ -317,11 +316,14 @@ typedef struct rt_task {
     win_wm            wm_sent;        /* the last one it sent on */
     sim_time_ns       wm_sent_ns;     /* source: when */
     win_wm           *split_max;      /* source with watermarks: by split, the highest event time read */
-    win_wm            fire_to;        /* window: a firing runs up to this watermark while above wm_fired */
-    win_wm            wm_fired;       /* window: every window due up to this one fired (and was purged) */
+    win_wm            fire_to;        /* a risen watermark to send on (a window: after firing) while above wm_fired */
+    win_wm            wm_fired;       /* the watermark sent on last (a window: every window due fired) */
+    uint32_t          busy_pos;       /* > 0: the input buffer's records from there wait for that (a watermark among them) */
+    uint32_t          resume_chan;    /* ... of that channel (busy_chan meanwhile: the firing's) */
     uint32_t          fire_pos;       /* window: the map position the firing looks at next */
     uint32_t          fire_from;      /* window: no live timer below this map position */
     uint32_t          fire_live;      /* window: the lowest live timer position the firing saw */
+    uint32_t          restored_entries;   /* window: map positions below it came with the restored state */
     bool              end_after_fire; /* its input ended during a firing: end once it is done */
 } rt_task;
 
@@ -446,9 +448,10 @@ void evt_reset(tm_side *tm, rt_task *t);                         /* a new attemp
 void evt_source_batch(tm_side *tm, rt_task *t);                  /* a source read a batch: a watermark due? */
 void evt_on_watermark(tm_side *tm, rt_task *t, rt_chan *c, win_wm wm);   /* an input's watermark */
 void evt_window_apply(tm_side *tm, rt_task *t, const model_rec *r);     /* a record into its windows */
-static inline bool evt_firing(const rt_task *t) { return t->fire_to > t->wm_fired; }
-uint32_t evt_fire_batch(tm_side *tm, rt_task *t);                /* results emitted, a buffer's worth at most */
-void evt_send(tm_side *tm, rt_task *t, win_wm wm);               /* a watermark on every output */
+static inline bool evt_firing(const rt_task *t) { return t->fire_to > t->wm_fired; }   /* a watermark to send on */
+uint32_t evt_fire_batch(tm_side *tm, rt_task *t);                /* results emitted, a buffer's worth at most; 0: sent on */
+void evt_send(tm_side *tm, rt_task *t, win_wm wm);               /* a watermark into every output's buffer */
+void evt_restored(tm_side *tm, rt_task *t);                      /* its state was restored (a deliberate bug's hook) */
 
 /* model/tm/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
 void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);
