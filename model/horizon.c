@@ -27,7 +27,7 @@
 #define HZ_EXACT_KEYS 256u   /* keys whose share is computed one by one; the rest spread evenly */
 
 /* The share of all records that the busiest of p hash-routed tasks gets. */
-static double hash_share_max(const broker_topic_cfg *b, uint32_t p) {
+static double hash_share_max(const broker_topic_cfg *b, uint32_t max_parallelism, uint32_t p) {
     double share[JOB_PARALLELISM_MAX] = { 0 }, weight[HZ_EXACT_KEYS];
     uint64_t exact = b->keys < HZ_EXACT_KEYS ? b->keys : HZ_EXACT_KEYS;
     double s = b->dist == BROKER_ZIPF ? (double)b->zipf_s_milli / 1000.0 : 0.0;
@@ -43,7 +43,7 @@ static double hash_share_max(const broker_topic_cfg *b, uint32_t p) {
         total = head + (double)(b->keys - exact);
     }
     for (uint64_t k = 0; k < exact; k++) {
-        uint32_t t = job_key_subtask(k, p);      /* the tasks' own routing */
+        uint32_t t = job_key_subtask(k, max_parallelism, p);      /* the tasks' own routing */
         share[t] += weight[k] / total;
     }
     double tail = (total - head) / total / p, best = 0.0;
@@ -73,12 +73,12 @@ static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *ch
         for (uint32_t e = 0; e < j->edges_count; e++) {
             const job_edge *d = &j->edges[e];
             if (d->from != v) continue;
-            uint32_t p = j->vertices[d->to].parallelism;
+            uint32_t p = j->vertices[d->to].parallelism, mp = job_max_parallelism(&j->vertices[d->to]);
             double out = total[v] * kept, load = 0.0, per_producer = busiest[v] * kept;
             switch (d->part) {
             case JOB_FORWARD:   load = per_producer; chan[e] = load; break;
             case JOB_REBALANCE: load = out / p; chan[e] = per_producer / p; break;
-            case JOB_HASH:      load = out * hash_share_max(&b, p); chan[e] = per_producer * hash_share_max(&b, p); break;
+            case JOB_HASH:      load = out * hash_share_max(&b, mp, p); chan[e] = per_producer * hash_share_max(&b, mp, p); break;
             case JOB_BROADCAST: load = out; out *= p; chan[e] = per_producer; break;
             }
             total[d->to] += out;

@@ -240,6 +240,7 @@ static bool keyed_kind(job_kind k) { return k == JOB_KEYED_AGG || k == JOB_KEYED
 static kstate_owner task_owner(const job *g, uint32_t t) {
     const job_task *x = &g->tasks[t];
     kstate_owner o = { .parallelism = g->vertices[x->vertex].parallelism, .subtask = x->subtask,
+                       .max_parallelism = job_max_parallelism(&g->vertices[x->vertex]),
                        .tag_bits = g->vertices[x->vertex].kind == JOB_KEYED_JOIN };
     for (uint32_t e = 0; e < g->edges_count; e++) {
         if (g->edges[e].to == x->vertex && g->edges[e].part == JOB_HASH) o.hashed |= 1u << g->edges[e].input;
@@ -259,7 +260,7 @@ static void plan_keys(plan *pl, const pipe_cfg *cfg) {
         kstate_owner o = task_owner(g, g->vertex_first_task[v]);
         uint32_t routed[JOB_PARALLELISM_MAX] = { 0 };
         if (o.hashed != 0) {
-            for (uint64_t k = 0; k < keys; k++) routed[job_key_subtask(k, x->parallelism)]++;
+            for (uint64_t k = 0; k < keys; k++) routed[job_key_subtask(k, o.max_parallelism, x->parallelism)]++;
         }
         for (uint32_t s = 0; s < x->parallelism; s++) {
             uint64_t n = 0;
@@ -531,7 +532,8 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
             if (first == UINT32_MAX) first = i;
             count++;
         }
-        k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count };
+        k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count,
+                                                            .max_parallelism = job_max_parallelism(&j->vertices[j->edges[e].to]) };
     }
     if (pl->hosts > 1) {
         k->in_host = sim_alloc(p->w.run, k->jt->in_count + 1, 1);

@@ -588,7 +588,8 @@ static bool source_rate(pctx *c, const job_vertex *x, const tok *o) {
 
 /* One option o of vertex x (declared at `at`). */
 static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
-    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", "topic", NULL };
+    static const char *const keys[] = { "parallelism", "max-parallelism", "cost", "cost-dist", "rate", "keep", "add", "output",
+                                        "topic", NULL };
     static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
     static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     uint64_t n;
@@ -601,6 +602,11 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
         }
         x->parallelism = (uint32_t)n;
         at->col[JOB_FIELD_PARALLELISM] = o->col;
+    } else if (is(o, "max-parallelism")) {       /* its key groups; job_check compares it with the parallelism */
+        const tok *t = next(c, "a number of key groups");
+        if (t == NULL || !count(c, t, 1, JOB_MAX_PARALLELISM_UPPER, &n)) return false;
+        x->max_parallelism = (uint32_t)n;
+        at->col[JOB_FIELD_MAX_PARALLELISM] = o->col;
     } else if (is(o, "cost")) {
         at->col[JOB_FIELD_COST] = o->col;
         if (!opt_duration(c, &x->cost_ns)) return false;
@@ -2295,6 +2301,7 @@ void scn_write(const scn *s, FILE *f) {
         const job_vertex *x = &j->vertices[v];
         fprintf(f, "vertex %s %s parallelism %u cost %s cost-dist %s", x->name, kinds[x->kind],
                 x->parallelism, dur(d1, sizeof d1, x->cost_ns), dists[x->cost_dist]);
+        if (x->max_parallelism > 0) fprintf(f, " max-parallelism %u", x->max_parallelism);
         if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
         if (x->kind == JOB_SOURCE && x->topic > 0) fprintf(f, " topic %s", c->broker.more[x->topic - 1].name);
         if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);

@@ -699,7 +699,7 @@ static void test_invalid_jobs_are_refused_with_a_message(void **state) {
 /* Keys of [0, keys) the partitioner sends to subtask s of p. */
 static uint32_t routed_keys(uint64_t keys, uint32_t s, uint32_t p) {
     uint32_t n = 0;
-    for (uint64_t k = 0; k < keys; k++) n += job_key_subtask(k, p) == s;
+    for (uint64_t k = 0; k < keys; k++) n += job_key_subtask(k, job_default_max_parallelism(p), p) == s;
     return n;
 }
 
@@ -740,7 +740,7 @@ static void test_each_keyed_task_map_holds_exactly_the_keys_routed_to_it(void **
         uint32_t pos = 0;
         uint64_t key;
         kagg agg;
-        while (kstate_next(m, &pos, &key, &agg)) assert_true(key % 2 == 1 || job_key_subtask(key / 2, 4) == s);
+        while (kstate_next(m, &pos, &key, &agg)) assert_true(key % 2 == 1 || job_key_subtask(key / 2, 128, 4) == s);
     }
     pipe_destroy(p);
 }

@@ -180,7 +180,7 @@ static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
             if (++oe->rr == oe->count) oe->rr = 0;
             break;
         case JOB_HASH: {
-            push_rec(tm, task_out_chan(tm, t, oe->first + job_key_subtask(r->key, oe->count)), r);
+            push_rec(tm, task_out_chan(tm, t, oe->first + job_key_subtask(r->key, oe->max_parallelism, oe->count)), r);
             break;
         }
         case JOB_BROADCAST:

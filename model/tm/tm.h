@@ -207,6 +207,7 @@ typedef struct rt_out_edge {          /* a task's outputs of one edge */
     uint32_t first;                   /* index into the task's outputs */
     uint32_t count;
     uint32_t rr;                      /* rebalance position */
+    uint32_t max_parallelism;         /* hash: the consumer's key groups */
 } rt_out_edge;
 
 typedef struct tm_side tm_side;
