@@ -63,6 +63,17 @@ const kstate *check_prefix_to(const check_ctx *c, const uint64_t *offsets);
 /* Records counted in a map. */
 uint64_t check_records(const kstate *s);
 
+/* Rescaling: the parallelism each vertex runs at, by vertex, as the
+ * coordinator's RESCALED steps say (restart.c holds those to the
+ * schedule); from the parallelism as written. */
+void check_par_init(const check_ctx *c, uint32_t *par);
+void check_par_step(uint32_t *par, const pipe_event *e);
+/* The subtask of vertex v at parallelism p whose key groups hold map key
+ * `key` (a join's: key * 2 + input), by Flink's KeyGroupRangeAssignment
+ * written out here; CHECK_NONE when any subtask may hold it (its input
+ * is not a hash edge). */
+uint32_t check_key_owner(const check_ctx *c, uint32_t v, uint64_t key, uint32_t p);
+
 extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops,
     check_restart_ops;
 

@@ -148,8 +148,10 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
     summary_state(out, &s->cfg, st);
     char over[80] = "";                          /* an idempotent sink's rewrites are at sinks, not visible twice */
     if (st->overwrites > 0) snprintf(over, sizeof over, " (%" PRIu64 " overwrites by idempotent sinks)", st->overwrites);
-    fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
-            ", visible %" PRIu64 "%s\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
+    char rescales[48] = "";                      /* a rescale is a restart of its own, no failure */
+    if (st->rescales > 0) snprintf(rescales, sizeof rescales, " (%" PRIu64 " of them rescales)", st->rescales);
+    fprintf(out, "  restarts: %" PRIu64 "%s; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
+            ", visible %" PRIu64 "%s\n", st->restarts, rescales, st->records_read, st->records_processed, st->sink_records,
             st->visible_records, over);
     summary_backpressure(out, p);
     cli_story_recovery(out, s, story, status);
@@ -207,6 +209,7 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     case SCN_EXPECT_CHECKPOINTED_BYTES: *got = st->bytes_written; return true;
     case SCN_EXPECT_RESTARTED_TASKS: *got = st->restarted_tasks; return true;
     case SCN_EXPECT_RECORDS_READ: *got = st->records_read; return true;
+    case SCN_EXPECT_RESCALED:    *got = st->rescales; return true;
     default: return false;
     }
 }

@@ -113,6 +113,10 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "a task's failure restarts the regions that lost nothing too (correct output, needless work)",
         "the coordinator takes every failure for one no task is to blame for and restarts every task",
         "I5", "scenarios/swarm/region-failover.scn", 3 },
+    [PIPE_BUG_RESCALE_WRONG_RANGE] = { PIPE_BUG_RESCALE_WRONG_RANGE, "rescale-wrong-range",
+        "a rescaled keyed task lacks the key groups of one old subtask: their counts are lost",
+        "the JobManager's overlap of old and new key-group ranges is off by one: the last old subtask is left out",
+        "I2", "scenarios/swarm/rescale.scn", 1 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

@@ -48,6 +48,8 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(CANCEL_REPEATED, "cancel-repeated", "a restart waiting for slots cancelled a task again (its cancellation or its answer was lost)"),
     R(DEPLOY_REPEATED, "deploy-repeated", "a deployment no task confirmed was sent again"),
     R(REGION_RESTART, "region-restart", "a failure restarted its pipelined region alone while the others kept running"),
+    R(RESCALED, "rescaled", "a deployment changed a vertex's parallelism: its keyed state and source offsets redistributed"),
+    R(RESCALE_FROM_NOTHING, "rescale-from-nothing", "a rescaled job started from the beginning: no checkpoint had completed"),
     R(DECLINE_SENT, "decline-sent", "a task declined a checkpoint"),
     R(TWO_SNAPSHOTS, "two-snapshots-alive", "a snapshot began while another was alive at the same task"),
     R(WRITE_FAILED, "snapshot-write-failed", "the store failed a snapshot write: the task declined"),

@@ -745,6 +745,64 @@ static void test_each_keyed_task_map_holds_exactly_the_keys_routed_to_it(void **
     pipe_destroy(p);
 }
 
+/* Rescaling: the aggregate goes from 2 tasks to 3, then to 1; each
+ * deployment restores the key groups of each new subtask's range from the
+ * old subtasks' files, the tasks above the parallelism hold nothing the
+ * run counts, and the final state equals a run that never rescaled. A
+ * rescale before any checkpoint completed starts the job over. */
+static void test_a_rescaled_keyed_vertex_keeps_its_state_by_key_groups(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(3, 2, 10000);
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    outcome clean = run_job(&c);
+    c.rescales[0] = (pipe_rescale){ .at_ns = 12 * SIM_NS_PER_MS, .vertex = 2, .parallelism = 3 };
+    c.rescales[1] = (pipe_rescale){ .at_ns = 30 * SIM_NS_PER_MS, .vertex = 2, .parallelism = 1 };
+    c.rescales_count = 2;
+    pipeline *p = run_pipe(&c);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_int_equal(pipe_get_stats(p)->rescales, 2);
+    assert_int_equal(pipe_reached(p)[PIPE_REACH_RESCALED], 2);
+    const job *j = pipe_job(p);
+    assert_int_equal(j->vertices[2].parallelism, 3);          /* expanded at the largest */
+    const kstate *one = pipe_task_state(p, j->vertex_first_task[2]);
+    assert_int_equal(one->keys_max, 500);                     /* sized for every key: at parallelism 1 it has them */
+    assert_int_equal(one->count, 500);
+    uint64_t key;
+    assert_true(kstate_equal(&clean.agg, one, &key));
+    pipe_destroy(p);
+    c.rescales[0].at_ns = 1 * SIM_NS_PER_MS;                  /* before the first checkpoint */
+    c.rescales_count = 1;
+    p = run_pipe(&c);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_int_equal(pipe_reached(p)[PIPE_REACH_RESCALE_FROM_NOTHING], 1);
+    kstate merged;
+    kstate_init(&merged, holder_, 500);
+    pipe_vertex_state(p, 2, &merged);
+    assert_true(kstate_equal(&clean.agg, &merged, &key));
+    pipe_destroy(p);
+}
+
+/* What a rescale cannot go with is refused by pipe_create too. */
+static void test_rescales_the_model_cannot_redistribute_are_refused(void **state) {
+    (void)state;
+    char err[200];
+    pipe_cfg c = three_stage(1, 2, 100);
+    c.rescales[0] = (pipe_rescale){ .at_ns = SIM_NS_PER_MS, .vertex = 1, .parallelism = 3 };   /* map: forward in */
+    c.rescales_count = 1;
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_string_equal(err, "map: a rescaled vertex takes no forward edge (source -> map)");
+    c.rescales[0].vertex = 2;
+    c.ckpt.mode = PIPE_UNALIGNED;
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_string_equal(err, "rescaling needs aligned checkpoints without an alignment timeout (redistributing channel "
+                             "state is not modelled)");
+    c.ckpt.mode = PIPE_ALIGNED;
+    c.rescales[0].parallelism = 200;
+    c.graph.vertices[2].max_parallelism = 128;
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_string_equal(err, "agg: rescale to 200 above its max-parallelism 128");
+}
+
 /* The plan is what the run takes: its parts add up to the arena
  * pipe_create carves, and a refusal names the part that outgrew the limit. */
 static void test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part(void **state) {
@@ -964,6 +1022,8 @@ int main(void) {
         cmocka_unit_test(test_memory_plan_is_the_arena_and_a_refusal_names_the_largest_part),
         cmocka_unit_test(test_keyed_state_behind_a_hash_edge_grows_with_the_keys_not_the_parallelism),
         cmocka_unit_test(test_each_keyed_task_map_holds_exactly_the_keys_routed_to_it),
+        cmocka_unit_test(test_a_rescaled_keyed_vertex_keeps_its_state_by_key_groups),
+        cmocka_unit_test(test_rescales_the_model_cannot_redistribute_are_refused),
     };
     int rc = cmocka_run_group_tests_name("pipe", tests, NULL, NULL);
     sim_run_destroy(holder_);
