@@ -197,8 +197,6 @@ static const char *check_rescales(const pipe_cfg *c, char *err, size_t n) {
             BAD("%s: rescale to %u out of range [1, %u]", x->name, r->parallelism, JOB_PARALLELISM_MAX);
         if (r->parallelism > job_max_parallelism(x))
             BAD("%s: rescale to %u above its max-parallelism %u", x->name, r->parallelism, job_max_parallelism(x));
-        if (x->kind == JOB_SINK && x->sink == JOB_SINK_2PC)
-            BAD("%s: rescaling a two-phase-commit sink is not modelled (its transactions would be redistributed)", x->name);
         for (uint32_t e = 0; e < c->graph.edges_count; e++) {
             const job_edge *d = &c->graph.edges[e];
             if (d->part == JOB_FORWARD && (d->from == r->vertex || d->to == r->vertex))

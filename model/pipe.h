@@ -48,10 +48,11 @@
  *   for, and hash edges route by it. The deployment names it (proto.h);
  *   a keyed task restores the key groups of its range from the old
  *   subtasks' files (several handles), a source the partitions of its
- *   share, by partition. Forward edges at a rescaled vertex, unaligned
- *   checkpoints, an alignment timeout (channel state is not
- *   redistributed), slots, `finished-tasks off` and two-phase-commit sinks
- *   are refused with a rescale.
+ *   share, by partition, a two-phase-commit sink subtask the transactions
+ *   of the old subtasks above the parallelism that map to it. Forward
+ *   edges at a rescaled vertex, unaligned checkpoints, an alignment
+ *   timeout (channel state is not redistributed), slots and
+ *   `finished-tasks off` are refused with a rescale.
  * - Everything is deterministic per seed; all random decisions are drawn
  *   through the kernel's choice point from the actors' own streams.
  */
@@ -705,6 +706,7 @@ typedef enum pipe_reach {
     PIPE_REACH_TXN_COMMITTED_ON_RESTORE,   /* recoverAndCommit of a completed checkpoint's */
     PIPE_REACH_COMMIT_COVERS_EARLIER, /* one notice committed several checkpoints' transactions */
     PIPE_REACH_IDEMPOTENT_OVERWRITE,  /* an idempotent sink overwrote a record it had */
+    PIPE_REACH_TXN_ADOPTED,           /* a rescaled-down sink resolved transactions of an old subtask above its parallelism */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,

@@ -77,6 +77,7 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(TXN_COMMITTED_ON_RESTORE, "txn-committed-on-restore", "a restored sink committed a completed checkpoint's transaction"),
     R(COMMIT_COVERS_EARLIER, "commit-covers-earlier", "one completion notice committed several checkpoints' transactions"),
     R(IDEMPOTENT_OVERWRITE, "idempotent-overwrite", "an idempotent sink overwrote a record it held"),
+    R(TXN_ADOPTED, "transactions-adopted", "a rescaled-down sink resolved the transactions of an old subtask above its parallelism"),
     R(CANCEL_ALIGNED, "cancel-marker-aligned", "a cancel marker came to an aligned gate"),
     R(CANCEL_AT_LEAST_ONCE, "cancel-marker-at-least-once", "a cancel marker came to an at-least-once gate"),
     R(CANCEL_UNALIGNED, "cancel-marker-unaligned", "a cancel marker came to an unaligned gate"),

@@ -1522,9 +1522,6 @@ static const char *rescale_refusal(const pipe_cfg *g, const scn_fault *f, char *
         snprintf(buf, n, "rescaling with slots is not modelled");
     } else if (g->ckpt.finished_tasks_off) {
         snprintf(buf, n, "rescaling with finished-tasks off is not modelled");
-    } else if (x->kind == JOB_SINK && x->sink == JOB_SINK_2PC) {
-        snprintf(buf, n, "%s: rescaling a two-phase-commit sink is not modelled (its transactions would be redistributed)",
-                 x->name);
     } else {
         for (uint32_t e = 0; e < g->graph.edges_count; e++) {
             const job_edge *d = &g->graph.edges[e];

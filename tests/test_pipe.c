@@ -782,6 +782,33 @@ static void test_a_rescaled_keyed_vertex_keeps_its_state_by_key_groups(void **st
     pipe_destroy(p);
 }
 
+/* A two-phase-commit sink rescaled from 2 to 1: the subtask left takes
+ * over the dropped one's transactions (commits those of the restored
+ * checkpoint, aborts the rest), so every record is visible exactly once. */
+static void test_a_rescaled_down_two_phase_commit_sink_resolves_the_dropped_subtasks_transactions(void **state) {
+    (void)state;
+    pipe_cfg c = pipe_cfg_default(4);
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 2, 2 },
+                                          .into = { 0, JOB_FORWARD, JOB_HASH, JOB_REBALANCE },
+                                          .cost_ns = { 2000, 1000, 3000, 500 } });
+    c.graph.vertices[3].sink = JOB_SINK_2PC;
+    c.broker.partitions = 4;
+    c.broker.records_per_partition = 5000;
+    c.broker.keys = 500;
+    c.machines = 2;
+    c.ckpt.interval_ns = 5 * SIM_NS_PER_MS;
+    c.rescales[0] = (pipe_rescale){ .at_ns = 23 * SIM_NS_PER_MS, .vertex = 3, .parallelism = 1 };
+    c.rescales_count = 1;
+    pipeline *p = run_pipe(&c);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_int_equal(pipe_get_stats(p)->rescales, 1);
+    assert_true(pipe_reached(p)[PIPE_REACH_TXN_ADOPTED] >= 1);
+    for (uint32_t part = 0; part < 4; part++) {
+        for (uint64_t off = 0; off < 5000; off++) assert_int_equal(pipe_sink_count(p, part, off), 1);
+    }
+    pipe_destroy(p);
+}
+
 /* What a rescale cannot go with is refused by pipe_create too. */
 static void test_rescales_the_model_cannot_redistribute_are_refused(void **state) {
     (void)state;
@@ -1024,6 +1051,7 @@ int main(void) {
         cmocka_unit_test(test_each_keyed_task_map_holds_exactly_the_keys_routed_to_it),
         cmocka_unit_test(test_a_rescaled_keyed_vertex_keeps_its_state_by_key_groups),
         cmocka_unit_test(test_rescales_the_model_cannot_redistribute_are_refused),
+        cmocka_unit_test(test_a_rescaled_down_two_phase_commit_sink_resolves_the_dropped_subtasks_transactions),
     };
     int rc = cmocka_run_group_tests_name("pipe", tests, NULL, NULL);
     sim_run_destroy(holder_);

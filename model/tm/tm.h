@@ -437,7 +437,8 @@ void snap_replay_done(tm_side *tm, rt_task *t);                 /* the input cha
 void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);
 void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt);
 void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt);     /* every pre-committed <= ckpt */
-void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest */
+void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest (and adopt) */
+void sinktx_adopt(tm_side *tm, rt_task *t, uint64_t ckpt);      /* rescaled down: the old subtasks' transactions too */
 void sinktx_finish(tm_side *tm, rt_task *t);
 
 #endif
