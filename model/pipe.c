@@ -204,9 +204,13 @@ static const char *check_rescales(const pipe_cfg *c, char *err, size_t n) {
                     c->graph.vertices[d->to].name);
         }
         uint32_t lo = pipe_parallelism_min(c, r->vertex), hi = pipe_parallelism_max(c, r->vertex);
-        if ((hi + lo - 1) / lo + 1 > PIPE_RESCALE_HANDLES_MAX)
+        uint32_t handles = (hi + lo - 1) / lo + 1, chain = c->state.incremental ? c->state.full_every + 1 : 1;
+        if (handles > PIPE_RESCALE_HANDLES_MAX)
             BAD("%s: from parallelism %u to %u a task would read the state of more than %u old subtasks", x->name, hi,
                 lo, PIPE_RESCALE_HANDLES_MAX);
+        if ((handles - 1) * chain > PROTO_MORE_FILES_MAX)   /* what a deployment names */
+            BAD("%s: from parallelism %u to %u a task would read %u chains of up to %u files, more than a deployment "
+                "names: lower full-every", x->name, hi, lo, handles, chain);
     }
 #undef BAD
     return NULL;

@@ -1603,6 +1603,10 @@ static void test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be(void *
     assert_string_equal(parse(JOB "fault at 10ms rescale nope to 3\n"), "t.scn:6:23: unknown vertex 'nope' (did you mean 'out'?)");
     assert_string_equal(parse(JOB "broker partitions 2\nfault at 10ms rescale src to 3\n"),
                         "t.scn:7:15: src: parallelism 3 above the 2 partitions (a source task would read nothing)");
+    assert_string_equal(parse(JOB "state backend durable incremental full-every 64\nfault at 10ms rescale agg to 6\n"
+                                  "fault at 20ms rescale agg to 1\n"),
+                        "t.scn:8:15: agg: from parallelism 6 to 1 a task would read 7 chains of up to 65 files, more "
+                        "than a deployment names: lower full-every");
 }
 
 int main(void) {

@@ -731,7 +731,9 @@ static bool restore_rescaled(tm_side *tm, rt_task *t, const msg_deploy *d) {
         tm->w->stats.restore_failures++;          /* I5: a file the checkpoint needs was deleted */
         kstate_clear(&t->state);
     }
-    if (d->chain.count + d->more_count > 1) REACHED(tm->w, RESTORE_CHAIN);
+    bool chain = d->chain.count > 1;
+    for (uint32_t h = 0; h < d->more_count; h++) chain |= d->more_len[h] > 1;
+    if (chain) REACHED(tm->w, RESTORE_CHAIN);
     return ok;
 }
 
