@@ -87,6 +87,33 @@ static uint32_t most_keys(const pipe_cfg *cfg) {
     return most;
 }
 
+void check_par_init(const check_ctx *c, uint32_t *par) {
+    for (uint32_t v = 0; v < c->j->vertices_count; v++) {   /* even a rescale at 0 is the first deployment's to say */
+        par[v] = c->cfg->start_parallelism[v] != 0 ? c->cfg->start_parallelism[v] : c->j->vertices[v].parallelism;
+    }
+}
+
+void check_par_step(uint32_t *par, const pipe_event *e) {
+    if (e->kind == PIPE_EV_RESCALED && e->channel < JOB_VERTICES_MAX) par[e->channel] = e->count;
+}
+
+/* Flink: group = murmurHash(Long.hashCode(key)) % maxParallelism, then
+ * group * parallelism / maxParallelism (job.h says the same for the
+ * tasks; this is the checkers' reading of it). */
+uint32_t check_key_owner(const check_ctx *c, uint32_t v, uint64_t key, uint32_t p) {
+    const job_vertex *x = &c->j->vertices[v];
+    uint32_t tag = x->kind == JOB_KEYED_JOIN ? (uint32_t)(key & 1) : 0;
+    uint64_t k = x->kind == JOB_KEYED_JOIN ? key >> 1 : x->kind == JOB_WINDOW ? win_key_key(key) : key;
+    bool hashed = false;
+    for (uint32_t e = 0; e < c->j->edges_count; e++) {
+        hashed |= c->j->edges[e].to == v && c->j->edges[e].input == tag && c->j->edges[e].part == JOB_HASH;
+    }
+    if (!hashed) return CHECK_NONE;
+    uint32_t groups = job_max_parallelism(x);
+    uint32_t group = job_murmur_hash((uint32_t)(k ^ k >> 32)) % groups;
+    return (uint32_t)((uint64_t)group * p / groups);
+}
+
 void check_maps(const check_ctx *c, kstate *maps) {
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
         if (spec_keyed(&c->sp, v)) kstate_init_in(&maps[v], c->mem, vertex_keys(c->cfg, v));

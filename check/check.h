@@ -14,6 +14,10 @@
  *        fold of the whole input (exactly-once modes, job finished).
  *     I2 consistent cut: every completed checkpoint holds the fold of its
  *        source prefixes S_n, in-flight channel state included.
+ *     Both compare per key, and hold each key to the subtask whose key
+ *     groups hold it at the parallelism of the last attempt (I1) or of the
+ *     checkpoint (I2): a rescale changes it (the coordinator's RESCALED
+ *     steps, which I5 holds to the configuration's rescale schedule).
  *     I3 exactly-once output: with transactional or idempotent sinks, every
  *        record's effect is visible exactly as often as the fold says.
  *     I4 at-least-once output: every record's effect is visible at least

@@ -68,11 +68,21 @@ uint64_t check_records(const kstate *s);
  * vertex v (its prefix fold), A the run's: a checkpoint's (I2), the final
  * state (I1; true when it held), and the output (I3/I4; per_key: room for
  * the broker's keys). */
-void check_window_cut(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, const uint64_t *offsets,
-                      uint64_t ckpt, sim_time_ns at_ns);
+void check_window_cut(const check_ctx *c, uint32_t v, uint32_t par, const kstate *E, const kstate *A,
+                      const uint64_t *offsets, uint64_t ckpt, sim_time_ns at_ns);
 bool check_window_final(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, sim_time_ns at_ns);
 void check_window_output(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, bool promised,
                          int64_t *per_key, uint8_t *maybe_late, sim_time_ns at_ns);
+/* Rescaling: the parallelism each vertex runs at, by vertex, as the
+ * coordinator's RESCALED steps say (restart.c holds those to the
+ * schedule); from the parallelism as written. */
+void check_par_init(const check_ctx *c, uint32_t *par);
+void check_par_step(uint32_t *par, const pipe_event *e);
+/* The subtask of vertex v at parallelism p whose key groups hold map key
+ * `key` (a join's: key * 2 + input), by Flink's KeyGroupRangeAssignment
+ * written out here; CHECK_NONE when any subtask may hold it (its input
+ * is not a hash edge). */
+uint32_t check_key_owner(const check_ctx *c, uint32_t v, uint64_t key, uint32_t p);
 
 extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops,
     check_restart_ops;

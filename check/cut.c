@@ -11,7 +11,13 @@
  * them).
  *
  * The expected state is the checkers' shared prefix fold (check_int.h),
- * advanced to the checkpoint's offsets. */
+ * advanced to the checkpoint's offsets.
+ *
+ * Rescaling: a checkpoint is taken at the parallelism of its attempt
+ * (the coordinator's RESCALED steps, which restart.c holds to the
+ * schedule), and each task's file holds only keys of its key groups at
+ * that parallelism (check_key_owner): the first one that is not is a
+ * violation, as the restore of a rescaled task would give it to another. */
 #include "check_int.h"
 
 #include <inttypes.h>
@@ -22,6 +28,7 @@ typedef struct cut {
     bool      on;
     kstate    actual[JOB_VERTICES_MAX];
     kstate    scratch;
+    uint32_t  par[JOB_VERTICES_MAX];
 } cut;
 
 static void *create(const check_ctx *c) {
@@ -32,7 +39,29 @@ static void *create(const check_ctx *c) {
     if (!k->on) return k;
     check_maps(c, k->actual);
     kstate_init_in(&k->scratch, c->mem, c->keys);
+    check_par_init(c, k->par);
     return k;
+}
+
+/* The first key of task t's file in checkpoint ckpt outside its key groups. */
+static void owned_check(const cut *k, uint32_t t, uint64_t ckpt, sim_time_ns at_ns) {
+    const check_ctx *c = k->c;
+    uint32_t v = c->j->tasks[t].vertex, pos = 0;
+    uint64_t key;
+    kagg agg;
+    while (kstate_next(&k->scratch, &pos, &key, &agg)) {
+        uint32_t owner = check_key_owner(c, v, key, k->par[v]);
+        if (owner == CHECK_NONE || owner == c->j->tasks[t].subtask) continue;
+        char who[64];
+        check_where w = CHECK_AT(at_ns);
+        w.task = t;
+        w.vertex = v;
+        w.ckpt = ckpt;
+        w.key = key;
+        check_fail(c, CHECK_I2, w, "checkpoint %" PRIu64 " holds key %" PRIu64 " in %s's state, though it is in the key "
+                   "groups of subtask %u of %u", ckpt, key, check_task_name(c, t, who, sizeof who), owner, k->par[v]);
+        return;
+    }
 }
 
 static void merge(kstate *into, const kstate *from) {
@@ -48,7 +77,7 @@ static void merge(kstate *into, const kstate *from) {
 }
 
 /* The checkpoint's side: files merged per vertex, channel state folded on. */
-static void collect(cut *k, uint64_t ckpt) {
+static void collect(cut *k, uint64_t ckpt, sim_time_ns at_ns) {
     const check_ctx *c = k->c;
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
         if (spec_keyed(&c->sp, v)) kstate_clear(&k->actual[v]);
@@ -57,6 +86,7 @@ static void collect(cut *k, uint64_t ckpt) {
         uint32_t files;
         if (!spec_keyed(&c->sp, c->j->tasks[t].vertex)) continue;
         if (!pipe_ckpt_task_state(c->p, ckpt, t, &k->scratch, &files) || files == 0) continue;   /* I5 reports those */
+        owned_check(k, t, ckpt, at_ns);
         merge(&k->actual[c->j->tasks[t].vertex], &k->scratch);
     }
     model_rec r;
@@ -71,17 +101,18 @@ static void collect(cut *k, uint64_t ckpt) {
 
 static void on_event(void *self, const pipe_event *e) {
     cut *k = self;
+    if (k->on) check_par_step(k->par, e);
     if (!k->on || e->kind != PIPE_EV_CKPT_COMPLETE) return;
     const check_ctx *c = k->c;
     const uint64_t *offsets = pipe_ckpt_offsets(c->p, e->ckpt);
     if (offsets == NULL) return;                  /* a step fed by hand, not the pipe's: nothing to read */
     const kstate *expected = check_prefix_to(c, offsets);
-    collect(k, e->ckpt);
+    collect(k, e->ckpt, e->at_ns);
     c->report->checks[CHECK_I2]++;
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
         uint64_t key;
         if (spec_keyed(&c->sp, v) && c->j->vertices[v].kind == JOB_WINDOW) {
-            check_window_cut(c, v, &expected[v], &k->actual[v], offsets, e->ckpt, e->at_ns);
+            check_window_cut(c, v, k->par[v], &expected[v], &k->actual[v], offsets, e->ckpt, e->at_ns);
             continue;
         }
         if (!spec_keyed(&c->sp, v) || kstate_equal(&expected[v], &k->actual[v], &key)) continue;

@@ -30,7 +30,12 @@
  * culprit, a coordinator failover, `failover full` or a job of one region
  * restart every task. A region restart names a region that failed since
  * it last restarted; a full restart follows only a failure or failover
- * that calls for one. */
+ * that calls for one, or a rescale.
+ *
+ * Rescaling: a deployment that changes a vertex's parallelism (RESCALED)
+ * restarts every task, and runs the parallelism the schedule
+ * (pipe_parallelism_at) gives the vertex at that moment; a rescale is no
+ * failure, so the strategy does not count it. */
 #include "check_int.h"
 
 #include <inttypes.h>
@@ -179,6 +184,15 @@ static void on_event(void *self, const pipe_event *e) {
         failover_check(r, e);
         on_restarted(r, e->at_ns);
         break;
+    case PIPE_EV_RESCALED: {                  /* the next JOB_RESTARTED restarts every task */
+        r->full_due = true;
+        uint32_t want = e->channel < r->c->j->vertices_count ? pipe_parallelism_at(r->c->cfg, e->channel, e->at_ns) : 0;
+        if (e->count != want) {
+            check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "vertex %u was deployed at parallelism %u, though the "
+                       "rescale schedule gives it %u at t=%.3fms", e->channel, e->count, want, (double)e->at_ns / 1e6);
+        }
+        break;
+    }
     case PIPE_EV_COORD_FAILOVER:              /* a new JobMaster: a new strategy; the pending restart is its own */
         r->full_due = true;                   /* it knows no task: every one is deployed */
         fresh(r);

@@ -77,6 +77,7 @@ typedef struct safety {
     uint32_t     completed_count;
     uint64_t     latest_completed;
     uint64_t     attempt;             /* the coordinator's newest attempt (its events' epoch) */
+    uint32_t     par[JOB_VERTICES_MAX];   /* the attempt's parallelism (check_par_step) */
     uint64_t     started[STARTED_RING];   /* the last checkpoints triggered, and when (a ring by id) */
     sim_time_ns  started_ns[STARTED_RING];
 } safety;
@@ -88,6 +89,7 @@ static void *create(const check_ctx *c) {
     s->tasks = ARENA_NEW(c->mem, task_rec, c->j->tasks_count);
     s->last_barrier = ARENA_NEW(c->mem, uint64_t, c->j->chans_count ? c->j->chans_count : 1);
     s->last_inband = ARENA_NEW(c->mem, uint64_t, c->j->chans_count ? c->j->chans_count : 1);
+    check_par_init(c, s->par);
     c->report->applies[CHECK_I5] = true;
     return s;
 }
@@ -247,7 +249,7 @@ static void complete_acks(safety *s, const pipe_event *e) {
     pending_rec *r = pending_of(s, e->ckpt);
     if (r == NULL) return;
     for (uint32_t t = 0; t < c->j->tasks_count; t++) {
-        if (bit(r->acked, t) || s->tasks[t].finished) continue;
+        if (bit(r->acked, t) || s->tasks[t].finished || c->j->tasks[t].subtask >= s->par[c->j->tasks[t].vertex]) continue;
         completed_without(c, e, t, "the acknowledgement of");
         break;
     }
@@ -257,8 +259,19 @@ static void complete_acks(safety *s, const pipe_event *e) {
 static void complete_files(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
     for (uint32_t t = 0; t < c->j->tasks_count; t++) {
-        if (!spec_keyed(&c->sp, c->j->tasks[t].vertex) || pipe_ckpt_task_files(c->p, e->ckpt, t) > 0) continue;
-        completed_without(c, e, t, "the state of");
+        const job_task *x = &c->j->tasks[t];
+        bool runs = x->subtask < s->par[x->vertex], files = pipe_ckpt_task_files(c->p, e->ckpt, t) > 0;
+        if (!spec_keyed(&c->sp, x->vertex) || files == runs) continue;
+        if (runs) {
+            completed_without(c, e, t, "the state of");
+            continue;
+        }
+        char who[64];
+        check_where w = CHECK_AT(e->at_ns);
+        w.task = t;
+        w.ckpt = e->ckpt;
+        check_fail(c, CHECK_I5, w, "checkpoint %" PRIu64 " holds state of %s, above the parallelism %u its vertex runs "
+                   "at", e->ckpt, check_task_name(c, t, who, sizeof who), s->par[x->vertex]);
     }
     uint64_t id;
     for (uint32_t i = 0; (id = pipe_retained(c->p, i)) != 0; i++) {
@@ -423,6 +436,7 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_ACK:            on_ack(s, e); break;
     case PIPE_EV_TASK_FINISHED:  s->tasks[e->task].finished = true; break;
     case PIPE_EV_ALIGN_TIMEOUT:  on_align_timeout(s, e); break;
+    case PIPE_EV_RESCALED:       check_par_step(s->par, e); break;
     case PIPE_EV_CKPT_START: {
         s->started[e->ckpt % STARTED_RING] = e->ckpt;
         s->started_ns[e->ckpt % STARTED_RING] = e->at_ns;

@@ -132,13 +132,13 @@ static void extras(wcheck *k, const kstate *E, const kstate *A, uint64_t maybe_a
     if (late > maybe_all) fail(k, CHECK_NONE64, "more records counted late than may have come late", 0, late, maybe_all);
 }
 
-void check_window_cut(const check_ctx *c, uint32_t v, const kstate *E, const kstate *A, const uint64_t *offsets,
-                      uint64_t ckpt, sim_time_ns at_ns) {
+void check_window_cut(const check_ctx *c, uint32_t v, uint32_t par, const kstate *E, const kstate *A,
+                      const uint64_t *offsets, uint64_t ckpt, sim_time_ns at_ns) {
     const job_vertex *x = &c->j->vertices[v];
     wcheck k = { .c = c, .inv = CHECK_I2, .v = v, .ckpt = ckpt, .at_ns = at_ns };
     win_wm lo[JOB_PARALLELISM_MAX], hi[JOB_PARALLELISM_MAX];   /* per task: the watermark W its windows say */
     uint64_t lo_key[JOB_PARALLELISM_MAX] = { 0 }, maybe_all = 0;
-    for (uint32_t s = 0; s < x->parallelism; s++) lo[s] = WIN_WM_MIN, hi[s] = WIN_WM_MAX;
+    for (uint32_t s = 0; s < par; s++) lo[s] = WIN_WM_MIN, hi[s] = WIN_WM_MAX;
     uint32_t pos = 0;
     uint64_t mkey;
     kagg e;
@@ -148,7 +148,8 @@ void check_window_cut(const check_ctx *c, uint32_t v, const kstate *E, const kst
         if (win_key_tag(mkey) != WIN_CONTENTS) continue;
         const kagg *maybe = find(E, key, wi, SPEC_POSSIBLY_LATE), *timer = find(A, key, wi, WIN_TIMER);
         const kagg *got = find(A, key, wi, WIN_CONTENTS);
-        uint32_t s = job_key_subtask(key, x->parallelism);
+        uint32_t s = check_key_owner(c, v, mkey, par);   /* a hash input: never CHECK_NONE */
+        SIM_ASSERT(s < par);
         win_wm end = win_max_ts(x, wi), clean = win_cleanup(x, wi), low = WIN_WM_MIN, high = WIN_WM_MAX;
         bool purged = false;
         if (timer->fingerprint == 0 && timer->count == 0 && timer->sum == 0) {
@@ -175,7 +176,7 @@ void check_window_cut(const check_ctx *c, uint32_t v, const kstate *E, const kst
     }
     extras(&k, E, A, maybe_all);
     win_wm bound = input_bound(c, v, offsets);
-    for (uint32_t s = 0; s < x->parallelism && !k.failed; s++) {
+    for (uint32_t s = 0; s < par && !k.failed; s++) {
         uint64_t key = win_key_key(lo_key[s]), wi = win_key_index(lo_key[s]);
         if (lo[s] > hi[s]) fail(&k, key, "it fired or was purged while an earlier window did not", wi, s, 0);
         else if (lo[s] > bound)

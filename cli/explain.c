@@ -275,6 +275,20 @@ static void on_restarted(narrator *n, const pipe_event *e) {
     }
 }
 
+/* A deployment at a new parallelism: where each new subtask's state comes from. */
+static void on_rescaled(narrator *n, const pipe_event *e) {
+    const job *j = pipe_job(n->p);
+    const job_vertex *v = &j->vertices[e->channel];
+    bool keyed = v->kind == JOB_KEYED_AGG || v->kind == JOB_KEYED_JOIN;
+    char how[160] = "";
+    if (e->ckpt == 0) snprintf(how, sizeof how, ": no checkpoint completed, it starts from the beginning");
+    else if (keyed) snprintf(how, sizeof how, "; each new subtask restores the key groups of its range (of %u) from "
+                             "checkpoint %" PRIu64 "'s files of the old subtasks that held them", job_max_parallelism(v), e->ckpt);
+    else if (v->kind == JOB_SOURCE) snprintf(how, sizeof how, "; each new subtask reads its share of the partitions "
+                                             "from checkpoint %" PRIu64 "'s offsets", e->ckpt);
+    say(n, e->at_ns, PIPE_NO_TASK, "rescales %s from parallelism %" PRIu64 " to %u%s", v->name, e->word_a, e->count, how);
+}
+
 static void on_abort(narrator *n, const pipe_event *e) {
     static const char *const why[] = {
         [PIPE_CKPT_DECLINED] = "a task declined it", [PIPE_CKPT_TIMED_OUT] = "not every acknowledgement came within the timeout",
@@ -411,6 +425,7 @@ static void tell(narrator *n, const pipe_event *e) {
     case PIPE_EV_CKPT_ABORT: on_abort(n, e); break;
     case PIPE_EV_JOB_FAILED: on_failed(n, e); break;
     case PIPE_EV_JOB_RESTARTED: on_restarted(n, e); break;
+    case PIPE_EV_RESCALED: on_rescaled(n, e); break;
     case PIPE_EV_SNAPSHOT_SYNC: on_sync(n, e); break;
     case PIPE_EV_SNAPSHOT_ASYNC:
         say(n, e->at_ns, e->task, "wrote checkpoint %" PRIu64 "%s and acknowledged it", e->ckpt,

@@ -149,8 +149,10 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
     summary_state(out, &s->cfg, st);
     char over[80] = "";                          /* an idempotent sink's rewrites are at sinks, not visible twice */
     if (st->overwrites > 0) snprintf(over, sizeof over, " (%" PRIu64 " overwrites by idempotent sinks)", st->overwrites);
-    fprintf(out, "  restarts: %" PRIu64 "; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
-            ", visible %" PRIu64 "%s\n", st->restarts, st->records_read, st->records_processed, st->sink_records,
+    char rescales[48] = "";                      /* a rescale is a restart of its own, no failure */
+    if (st->rescales > 0) snprintf(rescales, sizeof rescales, " (%" PRIu64 " of them rescales)", st->rescales);
+    fprintf(out, "  restarts: %" PRIu64 "%s; records read %" PRIu64 ", processed %" PRIu64 ", at sinks %" PRIu64
+            ", visible %" PRIu64 "%s\n", st->restarts, rescales, st->records_read, st->records_processed, st->sink_records,
             st->visible_records, over);
     if (st->watermarks + st->windows_fired + st->late_records > 0) {
         fprintf(out, "  event time: %" PRIu64 " watermarks sent, %" PRIu64 " windows fired (%" PRIu64
@@ -216,6 +218,7 @@ static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     case SCN_EXPECT_LATE_RECORDS: *got = st->late_records; return true;
     case SCN_EXPECT_WINDOWS_FIRED: *got = st->windows_fired; return true;
     case SCN_EXPECT_LATE_FIRINGS: *got = st->late_firings; return true;
+    case SCN_EXPECT_RESCALED:    *got = st->rescales; return true;
     default: return false;
     }
 }

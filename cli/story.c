@@ -17,7 +17,7 @@ static const char *const kind_names[] = {
     [SCN_CRASH_COORDINATOR] = "crash-coordinator", [SCN_SLOW_STORE] = "slow-store",
     [SCN_FAIL_STORE] = "fail-store", [SCN_SLOW_TASK] = "slow-task", [SCN_PAUSE_MACHINE] = "pause-machine",
     [SCN_PAUSE_COORDINATOR] = "pause-coordinator", [SCN_PAUSE_TASK] = "pause-task", [SCN_DELAY_RPC] = "delay-rpc",
-    [SCN_AMBIGUOUS_STORE] = "ambiguous-store",
+    [SCN_AMBIGUOUS_STORE] = "ambiguous-store", [SCN_RESCALE] = "rescale",
 };
 
 #define TARGET_BYTES 600u                   /* a partition may name 64 machines a side */
@@ -87,6 +87,7 @@ static void target_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
     case SCN_SLOW_STORE:
     case SCN_FAIL_STORE:
     case SCN_AMBIGUOUS_STORE:   snprintf(buf, n, "%s", f->ha ? "ha" : "store"); return;
+    case SCN_RESCALE:           snprintf(buf, n, "%s", j->vertices[f->vertex].name); return;
     }
     snprintf(buf, n, "?");
 }
@@ -145,6 +146,8 @@ static const char *const fault_verbs[][2] = {
     [SCN_PAUSE_TASK] = { "%s is paused: it handles nothing", "%s resumes and handles what waited for it" },
     [SCN_DELAY_RPC] = { "messages %s are delayed", "messages %s are on time again" },
     [SCN_AMBIGUOUS_STORE] = { "the %s reports some writes it took as failed", "the %s reports its writes truly again" },
+    [SCN_RESCALE] = { "the JobManager rescales %s: every task is cancelled, to restart from the latest completed "
+                      "checkpoint at the new parallelism", "" },
 };
 
 /* "machine 0 crashes, with source[0] map[0] on it (line 22: fault at
@@ -209,7 +212,7 @@ static void flush_slow(cli_story_run *r, sim_time_ns now) {
     r->slow_next_ns = SIM_TIME_NS_MAX;
     for (uint32_t i = 0; i < r->s->faults_count; i++) {
         const scn_fault *f = &r->s->faults[i];
-        if (f->kind != SCN_SLOW_TASK) continue;
+        if (f->kind != SCN_SLOW_TASK && f->kind != SCN_RESCALE) continue;   /* the model's: no kernel event */
         if (!r->arm->added[i]) {                          /* a point's window, not added yet: look again next step */
             r->slow_next_ns = 0;
             continue;
@@ -263,7 +266,7 @@ void cli_story_begin(cli_story_run *r, cli_story *st, const scn *s, pipeline *p,
     st->faults_count = s->faults_count;
     for (uint32_t i = 0; i < s->faults_count; i++) {
         st->scripted += s->faults[i].line > 0;
-        r->has_slow |= s->faults[i].kind == SCN_SLOW_TASK;
+        r->has_slow |= s->faults[i].kind == SCN_SLOW_TASK || s->faults[i].kind == SCN_RESCALE;
     }
     fault_observe(pipe_sim(p), on_fault, r);
 }
@@ -611,6 +614,7 @@ static void fault_cause(FILE *out, const scn *s, const cli_story *st, uint32_t i
     case SCN_AMBIGUOUS_STORE:
         fprintf(out, "the %s was reporting committed writes as failed", f->ha ? "HA services' checkpoint store" : "store");
         break;
+    case SCN_RESCALE:           fprintf(out, "a rescale of %s", target); break;
     }
     bool crash = f->kind == SCN_CRASH_MACHINE || f->kind == SCN_CRASH_TASK || f->kind == SCN_CRASH_COORDINATOR;
     fprintf(out, " %s t=%.3fms", crash || f->kind == SCN_PARTITION || f->kind == SCN_CUT_LINK ? "at" : "from",

@@ -104,7 +104,7 @@ static void fault_targets(const scn *s, const scn_fault *f, const job *j, svg_fa
         x->tasks[task_of(j, f->vertex, f->subtask)] = 1;
         x->tasks[task_of(j, f->vertex2, f->subtask2)] = 1;
         break;
-    case SCN_CRASH_COORDINATOR: case SCN_PAUSE_COORDINATOR:
+    case SCN_CRASH_COORDINATOR: case SCN_PAUSE_COORDINATOR: case SCN_RESCALE:   /* a rescale: the coordinator's */
         x->coord = true;
         break;
     case SCN_SLOW_STORE: case SCN_FAIL_STORE: case SCN_AMBIGUOUS_STORE:

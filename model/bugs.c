@@ -47,7 +47,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "I3", "scenarios/swarm/durable-incremental-timeouts.scn", 1 },
     [PIPE_BUG_EOP_NO_MARK] = { PIPE_BUG_EOP_NO_MARK, "FLINK-24068",
         "an alignment waits forever for an input that ended", "end of partition does not count as the channel's barrier",
-        "I6", "scenarios/swarm/backpressure-vary.scn", 40 },
+        "I6", "scenarios/swarm/backpressure-vary.scn", 175 },
     [PIPE_BUG_ABORT_DISCARDS_SHARED] = { PIPE_BUG_ABORT_DISCARDS_SHARED, "FLINK-24611",
         "a retained checkpoint refers to a file an aborted one discarded", "aborting a checkpoint deletes every file of its chains",
         "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 7 },
@@ -64,7 +64,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
     [PIPE_BUG_NEWER_NO_ABORT] = { PIPE_BUG_NEWER_NO_ABORT, "newer-barrier-no-abort",
         "a task keeps aligning a replaced checkpoint: it reads inputs the newer one blocks, or waits forever",
         "the first barrier of a newer checkpoint is ignored while one is pending",
-        "I5", "scenarios/swarm/backpressure-vary.scn", 33 },
+        "I5", "scenarios/swarm/backpressure-vary.scn", 29 },
     [PIPE_BUG_RESTORE_PENDING] = { PIPE_BUG_RESTORE_PENDING, "restore-from-pending",
         "a restart resumes from a checkpoint that never completed", "a failed job keeps its newest pending checkpoint as the one to restore",
         "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 2 },
@@ -79,7 +79,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 7 },
     [PIPE_BUG_COMMIT_ONLY_NOTIFIED] = { PIPE_BUG_COMMIT_ONLY_NOTIFIED, "FLINK-10377",
         "transactions of aborted checkpoints are never committed, nor any after them", "a completion notice for n commits only a transaction pre-committed for n",
-        "I4", "scenarios/swarm/backpressure-vary.scn", 4 },
+        "I4", "scenarios/swarm/backpressure-vary.scn", 7 },
     [PIPE_BUG_SWITCH_NO_QUEUED] = { PIPE_BUG_SWITCH_NO_QUEUED, "switch-no-queued-input",
         "input queued before the barrier is in no checkpoint that switched to unaligned", "the switch at the alignment timeout does not persist the queued input of unaligned channels",
         "I2", "scenarios/swarm/durable-unaligned-2pc.scn", 1 },
@@ -121,6 +121,10 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "windows fire before the records of a slower input arrive, which then come late",
         "an operator's watermark is the highest over its inputs instead of the lowest",
         "I2", "scenarios/swarm/windows-unaligned.scn", 1 },
+    [PIPE_BUG_RESCALE_WRONG_RANGE] = { PIPE_BUG_RESCALE_WRONG_RANGE, "rescale-wrong-range",
+        "a rescaled keyed task lacks the key groups of one old subtask: their counts are lost",
+        "the JobManager's overlap of old and new key-group ranges is off by one: the last old subtask is left out",
+        "I2", "scenarios/swarm/rescale.scn", 1 },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

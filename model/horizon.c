@@ -20,7 +20,12 @@
  * overestimate. A channel also bounds the rate: credit-based flow control
  * lets `credits` buffers be on their way per round trip, and the link's
  * bandwidth caps the bytes. tests/test_horizon.c holds the estimate against measured
- * failure-free runs of every scenario file. */
+ * failure-free runs of every scenario file.
+ *
+ * A rescale schedule: each stretch between rescales runs at its
+ * parallelisms' pace, and each rescale sets the input back by a
+ * checkpoint interval and one and a half snapshot writes (about the age
+ * of the checkpoint the restore replays from) and a deployment. */
 #include "tm/tm.h"                /* CHAN_BUF_RECORDS */
 #include "flow/window.h"
 
@@ -29,7 +34,7 @@
 #define HZ_EXACT_KEYS 256u   /* keys whose share is computed one by one; the rest spread evenly */
 
 /* The share of all records that the busiest of p hash-routed tasks gets. */
-static double hash_share_max(const broker_topic_cfg *b, uint32_t p) {
+static double hash_share_max(const broker_topic_cfg *b, uint32_t max_parallelism, uint32_t p) {
     double share[JOB_PARALLELISM_MAX] = { 0 }, weight[HZ_EXACT_KEYS];
     uint64_t exact = b->keys < HZ_EXACT_KEYS ? b->keys : HZ_EXACT_KEYS;
     double s = b->dist == BROKER_ZIPF ? (double)b->zipf_s_milli / 1000.0 : 0.0;
@@ -45,7 +50,7 @@ static double hash_share_max(const broker_topic_cfg *b, uint32_t p) {
         total = head + (double)(b->keys - exact);
     }
     for (uint64_t k = 0; k < exact; k++) {
-        uint32_t t = job_key_subtask(k, p);      /* the tasks' own routing */
+        uint32_t t = job_key_subtask(k, max_parallelism, p);      /* the tasks' own routing */
         share[t] += weight[k] / total;
     }
     double tail = (total - head) / total / p, best = 0.0;
@@ -57,8 +62,7 @@ static double hash_share_max(const broker_topic_cfg *b, uint32_t p) {
  * in vertex order: edges go from earlier to later vertices (job_check).
  * Each source reads its own topic; a hash edge routes the keys of the
  * topic that reaches its producer first (topic[v]: its first input's). */
-static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *chan) {
-    const job *j = &cfg->graph;
+static void flow(const pipe_cfg *cfg, const job *j, double *total, double *busiest, double *chan) {
     uint32_t topic[JOB_VERTICES_MAX];
     for (uint32_t v = 0; v < j->vertices_count; v++) topic[v] = UINT32_MAX;
     for (uint32_t v = 0; v < j->vertices_count; v++) {
@@ -75,7 +79,7 @@ static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *ch
         for (uint32_t e = 0; e < j->edges_count; e++) {
             const job_edge *d = &j->edges[e];
             if (d->from != v) continue;
-            uint32_t p = j->vertices[d->to].parallelism;
+            uint32_t p = j->vertices[d->to].parallelism, mp = job_max_parallelism(&j->vertices[d->to]);
             double out = total[v] * kept, load = 0.0, per_producer = busiest[v] * kept;
             if (x->kind == JOB_WINDOW && total[v] > 0.0) {   /* it sends on a result per key and window */
                 double results = (double)b.keys * (double)win_count(x, broker_cfg_event_end(&cfg->broker));
@@ -84,7 +88,7 @@ static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *ch
             switch (d->part) {
             case JOB_FORWARD:   load = per_producer; chan[e] = load; break;
             case JOB_REBALANCE: load = out / p; chan[e] = per_producer / p; break;
-            case JOB_HASH:      load = out * hash_share_max(&b, p); chan[e] = per_producer * hash_share_max(&b, p); break;
+            case JOB_HASH:      load = out * hash_share_max(&b, mp, p); chan[e] = per_producer * hash_share_max(&b, mp, p); break;
             case JOB_BROADCAST: load = out; out *= p; chan[e] = per_producer; break;
             }
             total[d->to] += out;
@@ -94,24 +98,35 @@ static void flow(const pipe_cfg *cfg, double *total, double *busiest, double *ch
     }
 }
 
-sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg) {
+/* Whether the estimate can be made (an invalid job: pipe_create() will
+ * say what is wrong). */
+static bool estimable(const pipe_cfg *cfg) {
     const job *j = &cfg->graph;
-    double total[JOB_VERTICES_MAX] = { 0 }, busiest[JOB_VERTICES_MAX] = { 0 }, chan[JOB_EDGES_MAX] = { 0 };
     uint32_t n = j->vertices_count;
-    for (uint32_t v = 0; v < n; v++) {            /* an invalid job: pipe_create() will say what is wrong */
-        if (j->vertices[v].parallelism == 0 || j->vertices[v].parallelism > JOB_PARALLELISM_MAX) return 0;
+    for (uint32_t v = 0; v < n; v++) {
+        if (j->vertices[v].parallelism == 0 || j->vertices[v].parallelism > JOB_PARALLELISM_MAX) return false;
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {
-        if (j->edges[e].from >= j->edges[e].to || j->edges[e].to >= n) return 0;
+        if (j->edges[e].from >= j->edges[e].to || j->edges[e].to >= n) return false;
     }
     for (uint32_t t = 0; t < broker_cfg_topics(&cfg->broker); t++) {
-        if (broker_cfg_topic(&cfg->broker, t).keys == 0) return 0;
+        if (broker_cfg_topic(&cfg->broker, t).keys == 0) return false;
     }
     for (uint32_t v = 0; v < n; v++) {
-        if (j->vertices[v].kind == JOB_SOURCE && j->vertices[v].topic >= broker_cfg_topics(&cfg->broker)) return 0;
+        if (j->vertices[v].kind == JOB_SOURCE && j->vertices[v].topic >= broker_cfg_topics(&cfg->broker)) return false;
     }
-    if (broker_cfg_partitions(&cfg->broker) == 0 || cfg->credits == 0) return 0;
-    flow(cfg, total, busiest, chan);
+    for (uint32_t i = 0; i < cfg->rescales_count; i++) {
+        if (cfg->rescales[i].vertex >= n || cfg->rescales[i].parallelism == 0 ||
+            cfg->rescales[i].parallelism > JOB_PARALLELISM_MAX) return false;
+    }
+    return broker_cfg_partitions(&cfg->broker) > 0 && cfg->credits > 0;
+}
+
+/* How long the busiest task (or channel) of job j is busy with the whole input. */
+static double busy_of(const pipe_cfg *cfg, const job *j) {
+    double total[JOB_VERTICES_MAX] = { 0 }, busiest[JOB_VERTICES_MAX] = { 0 }, chan[JOB_EDGES_MAX] = { 0 };
+    uint32_t n = j->vertices_count;
+    flow(cfg, j, total, busiest, chan);
     double busy_ns = 0.0;
     for (uint32_t v = 0; v < n; v++) {
         const job_vertex *x = &j->vertices[v];
@@ -135,10 +150,40 @@ sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg) {
         double ns = chan[e] / CHAN_BUF_RECORDS * buf_ns;
         if (ns > busy_ns) busy_ns = ns;
     }
+    return busy_ns;
+}
+
+/* The busy time of the whole run under a rescale schedule, from `start_ns`
+ * on: stretch by stretch, the share of the input each gets through. */
+static double busy_rescaled(const pipe_cfg *cfg, double start_ns) {
+    job g = cfg->graph;
+    const dev_cfg *dev = cfg->state.backend == PIPE_BACKEND_DURABLE ? &cfg->state.store : &cfg->state.memory;
+    double back_ns = (double)cfg->ckpt.interval_ns + 1.5 * (double)dev->latency_ns;   /* measured on swarm/rescale */
+    double t = start_ns, done = 0.0, busy = 0.0;
+    for (uint32_t i = 0; i <= cfg->rescales_count; i++) {
+        sim_time_ns from = i == 0 ? 0 : cfg->rescales[i - 1].at_ns;
+        for (uint32_t v = 0; v < g.vertices_count; v++) g.vertices[v].parallelism = pipe_parallelism_at(cfg, v, from);
+        busy = busy_of(cfg, &g);
+        if (busy <= 0.0) return 0.0;
+        double end = i < cfg->rescales_count ? (double)cfg->rescales[i].at_ns : 1e300;
+        if (t + (1.0 - done) * busy <= end) return t + (1.0 - done) * busy - start_ns;
+        if (end > t) done += (end - t) / busy;
+        done -= back_ns / busy;                   /* replayed from the checkpoint before */
+        if (done < 0.0) done = 0.0;
+        if (end > t) t = end;
+        t += 4.0 * (double)cfg->rpc_latency_ns;
+    }
+    return t + (1.0 - done) * busy - start_ns;
+}
+
+sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg) {
+    if (!estimable(cfg)) return 0;
+    const job *j = &cfg->graph;
     /* Crossing the job: a hop per vertex, each a latency and at worst a
      * buffer's timeout; before it, deployment and the first assignment. */
-    double cross_ns = (double)n * (double)(cfg->latency_ns + cfg->jitter_ns + cfg->buffer_timeout_ns);
+    double cross_ns = (double)j->vertices_count * (double)(cfg->latency_ns + cfg->jitter_ns + cfg->buffer_timeout_ns);
     double start_ns = 4.0 * (double)cfg->rpc_latency_ns;
+    double busy_ns = cfg->rescales_count == 0 ? busy_of(cfg, j) : busy_rescaled(cfg, start_ns);
     double h = busy_ns + cross_ns + start_ns;
     return h >= 1e15 ? (sim_time_ns)1e15 : (sim_time_ns)h;
 }

@@ -118,10 +118,11 @@ static const char *check_sources(const pipe_cfg *c, char *err, size_t n) {
             BAD("%s: topic %s is read by source %s already", x->name, x->topic == 0 ? "(default)" : tc.name,
                 c->graph.vertices[reader[x->topic]].name);
         reader[x->topic] = v;
-        if (x->parallelism > tc.partitions)
+        uint32_t hi = pipe_parallelism_max(c, v), lo = pipe_parallelism_min(c, v);   /* a rescale's too */
+        if (hi > tc.partitions)
             BAD("%s: parallelism %u above the %u partitions (a source task would read nothing)",
-                x->name, x->parallelism, tc.partitions);
-        if ((tc.partitions + x->parallelism - 1) / x->parallelism > PROTO_OFFSETS_MAX)
+                x->name, hi, tc.partitions);
+        if ((tc.partitions + lo - 1) / lo > PROTO_OFFSETS_MAX)
             BAD("%s: a source task would read more than %u partitions (its acknowledgement carries their offsets): "
                 "raise its parallelism or lower the partitions", x->name, PROTO_OFFSETS_MAX);
     }
@@ -158,6 +159,89 @@ const char *pipe_window_problem(const pipe_cfg *c, uint32_t *vertex, char *err, 
     return NULL;
 }
 
+/* ---- the rescale schedule ------------------------------------------------ */
+
+static uint32_t written_parallelism(const pipe_cfg *cfg, uint32_t v) {
+    return cfg->start_parallelism[v] != 0 ? cfg->start_parallelism[v] : cfg->graph.vertices[v].parallelism;
+}
+
+uint32_t pipe_parallelism_at(const pipe_cfg *cfg, uint32_t vertex, sim_time_ns t) {
+    uint32_t p = written_parallelism(cfg, vertex);
+    for (uint32_t i = 0; i < cfg->rescales_count && cfg->rescales[i].at_ns <= t; i++) {   /* in time order */
+        if (cfg->rescales[i].vertex == vertex) p = cfg->rescales[i].parallelism;
+    }
+    return p;
+}
+
+uint32_t pipe_parallelism_max(const pipe_cfg *cfg, uint32_t vertex) {
+    uint32_t p = written_parallelism(cfg, vertex);
+    for (uint32_t i = 0; i < cfg->rescales_count; i++) {
+        if (cfg->rescales[i].vertex == vertex && cfg->rescales[i].parallelism > p) p = cfg->rescales[i].parallelism;
+    }
+    return p;
+}
+
+uint32_t pipe_parallelism_min(const pipe_cfg *cfg, uint32_t vertex) {
+    uint32_t p = written_parallelism(cfg, vertex);
+    for (uint32_t i = 0; i < cfg->rescales_count; i++) {
+        if (cfg->rescales[i].vertex == vertex && cfg->rescales[i].parallelism < p) p = cfg->rescales[i].parallelism;
+    }
+    return p;
+}
+
+/* The graph a run expands: each vertex at the largest parallelism of the
+ * schedule, its key groups fixed from its parallelism as written (Flink
+ * keeps a job's max-parallelism across rescales), and in *start what was
+ * written. */
+static void widen(const pipe_cfg *cfg, job *g, uint32_t *start) {
+    for (uint32_t v = 0; v < g->vertices_count; v++) {
+        job_vertex *x = &g->vertices[v];
+        start[v] = x->parallelism;
+        x->max_parallelism = job_max_parallelism(x);
+        x->parallelism = pipe_parallelism_max(cfg, v);
+    }
+}
+
+/* What a rescale needs (scenarios/scn.c says the same at the statement). */
+static const char *check_rescales(const pipe_cfg *c, char *err, size_t n) {
+#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+    if (c->rescales_count > PIPE_RESCALES_MAX) BAD("more than %u rescales", PIPE_RESCALES_MAX);
+    if (c->rescales_count == 0) return NULL;
+    if (c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0)
+        BAD("rescaling needs aligned checkpoints without an alignment timeout (redistributing channel state is not "
+            "modelled)");
+    if (c->task_slots > 0) BAD("rescaling with slots is not modelled");
+    if (c->ckpt.finished_tasks_off) BAD("rescaling with finished-tasks off is not modelled");
+    for (uint32_t i = 0; i < c->rescales_count; i++) {
+        const pipe_rescale *r = &c->rescales[i];
+        if (i > 0 && r->at_ns < c->rescales[i - 1].at_ns) BAD("rescales out of time order");
+        if (r->vertex >= c->graph.vertices_count) BAD("a rescale of vertex %u: no such vertex", r->vertex);
+        const job_vertex *x = &c->graph.vertices[r->vertex];
+        if (r->parallelism < 1 || r->parallelism > JOB_PARALLELISM_MAX)
+            BAD("%s: rescale to %u out of range [1, %u]", x->name, r->parallelism, JOB_PARALLELISM_MAX);
+        if (r->parallelism > job_max_parallelism(x))
+            BAD("%s: rescale to %u above its max-parallelism %u", x->name, r->parallelism, job_max_parallelism(x));
+        if (x->kind == JOB_WINDOW || (x->kind == JOB_SOURCE && x->watermarks))
+            BAD("%s: rescaling a window or a source that emits watermarks is not modelled", x->name);
+        for (uint32_t e = 0; e < c->graph.edges_count; e++) {
+            const job_edge *d = &c->graph.edges[e];
+            if (d->part == JOB_FORWARD && (d->from == r->vertex || d->to == r->vertex))
+                BAD("%s: a rescaled vertex takes no forward edge (%s -> %s)", x->name, c->graph.vertices[d->from].name,
+                    c->graph.vertices[d->to].name);
+        }
+        uint32_t lo = pipe_parallelism_min(c, r->vertex), hi = pipe_parallelism_max(c, r->vertex);
+        uint32_t handles = (hi + lo - 1) / lo + 1, chain = c->state.incremental ? c->state.full_every + 1 : 1;
+        if (handles > PIPE_RESCALE_HANDLES_MAX)
+            BAD("%s: from parallelism %u to %u a task would read the state of more than %u old subtasks", x->name, hi,
+                lo, PIPE_RESCALE_HANDLES_MAX);
+        if ((handles - 1) * chain > PROTO_MORE_FILES_MAX)   /* what a deployment names */
+            BAD("%s: from parallelism %u to %u a task would read %u chains of up to %u files, more than a deployment "
+                "names: lower full-every", x->name, hi, lo, handles, chain);
+    }
+#undef BAD
+    return NULL;
+}
+
 static const char *check_windows(const pipe_cfg *c, char *err, size_t n) {
     uint32_t vertex;
     return pipe_window_problem(c, &vertex, err, n);
@@ -165,6 +249,7 @@ static const char *check_windows(const pipe_cfg *c, char *err, size_t n) {
 
 static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
     if (job_check(&c->graph, NULL, err, n) != NULL) return err;
+    if (check_rescales(c, err, n) != NULL) return err;
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
     if (c->machines < 1 || c->machines > PIPE_MACHINES_MAX) BAD("machines %u out of range [1, %u]", c->machines, PIPE_MACHINES_MAX);
     if (c->task_slots > PIPE_TASK_SLOTS_MAX) BAD("slots %u out of range [1, %u]", c->task_slots, PIPE_TASK_SLOTS_MAX);
@@ -280,6 +365,7 @@ static kstate_owner task_owner(const job *g, uint32_t t) {
     const job_task *x = &g->tasks[t];
     bool window = g->vertices[x->vertex].kind == JOB_WINDOW;
     kstate_owner o = { .parallelism = g->vertices[x->vertex].parallelism, .subtask = x->subtask,
+                       .max_parallelism = job_max_parallelism(&g->vertices[x->vertex]),
                        .tag_bits = window ? WIN_TAG_BITS : g->vertices[x->vertex].kind == JOB_KEYED_JOIN,
                        .key_bits = window ? WIN_KEY_BITS : 0 };
     if (window) {                                 /* every entry is keyed by the record's key: one hash input */
@@ -292,9 +378,28 @@ static kstate_owner task_owner(const job *g, uint32_t t) {
     return o;
 }
 
+/* The most keys of [0, keys) subtask s is routed at any parallelism the
+ * schedule gives vertex v (a rescale changes its key groups), into
+ * routed[s]; the written one alone for a vertex never rescaled. */
+static void plan_routed(const pipe_cfg *cfg, uint32_t v, uint32_t max_parallelism, uint64_t keys, uint32_t *routed) {
+    uint32_t seen[PIPE_RESCALES_MAX + 1], count = 0;
+    for (uint32_t i = 0; i <= cfg->rescales_count; i++) {
+        uint32_t p = i == cfg->rescales_count ? written_parallelism(cfg, v) : cfg->rescales[i].parallelism;
+        if (i < cfg->rescales_count && cfg->rescales[i].vertex != v) continue;
+        bool dup = false;
+        for (uint32_t k = 0; k < count; k++) dup |= seen[k] == p;
+        if (dup) continue;
+        seen[count++] = p;
+        uint32_t n[JOB_PARALLELISM_MAX] = { 0 };
+        for (uint64_t k = 0; k < keys; k++) n[job_key_subtask(k, max_parallelism, p)]++;
+        for (uint32_t s = 0; s < p; s++) routed[s] = n[s] > routed[s] ? n[s] : routed[s];
+    }
+}
+
 /* Per keyed task, the keys its map must hold (task_owner's), exactly:
  * the partitioner is fixed at set-up, so the keys of each subtask are
- * counted, once per keyed vertex, over the broker's key range. */
+ * counted, once per keyed vertex and parallelism it takes, over the
+ * broker's key range. */
 static void plan_keys(plan *pl, const pipe_cfg *cfg) {
     const job *g = pl->graph;
     uint64_t keys = broker_cfg_keys(&cfg->broker);   /* every topic's keys start at 0 */
@@ -303,9 +408,7 @@ static void plan_keys(plan *pl, const pipe_cfg *cfg) {
         if (!keyed_kind(x->kind)) continue;
         kstate_owner o = task_owner(g, g->vertex_first_task[v]);
         uint32_t routed[JOB_PARALLELISM_MAX] = { 0 };
-        if (o.hashed != 0) {
-            for (uint64_t k = 0; k < keys; k++) routed[job_key_subtask(k, x->parallelism)]++;
-        }
+        if (o.hashed != 0) plan_routed(cfg, v, o.max_parallelism, keys, routed);
         for (uint32_t s = 0; s < x->parallelism; s++) {
             uint64_t n = 0;
             if (x->kind == JOB_WINDOW) n = routed[s] * entries_per_key(cfg, x);
@@ -325,6 +428,20 @@ static uint64_t txlog_cap(const plan *pl, uint32_t vertex) {
 
 /* Channel state one channel end can hold in a snapshot: its ring. */
 static uint64_t cs_cap_of_chan(const plan *pl) { return (uint64_t)pl->ring * CHAN_BUF_RECORDS; }
+
+/* A rescaled source's tasks keep room for the positions of the most
+ * partitions they read at any parallelism (the rest of the records part
+ * counts the written parallelism's). */
+static uint64_t rescaled_sources_bytes(const plan *pl, const pipe_cfg *cfg) {
+    uint64_t bytes = 0;
+    for (uint32_t v = 0; v < pl->graph->vertices_count && cfg->rescales_count > 0; v++) {
+        if (pl->graph->vertices[v].kind != JOB_SOURCE) continue;
+        uint32_t parts = broker_cfg_topic(&cfg->broker, pl->graph->vertices[v].topic).partitions;
+        uint32_t lo = pipe_parallelism_min(cfg, v);
+        bytes += (uint64_t)pl->graph->vertices[v].parallelism * ((parts + lo - 1) / lo) * 8 * (PIPE_CONCURRENT_MAX + 1) + 64;
+    }
+    return bytes * pl->hosts;
+}
 
 /* The counts and the model's parts of the memory. */
 static void plan_model(plan *pl, const pipe_cfg *cfg) {
@@ -400,6 +517,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + parts * 8 + 64)
                         + (uint64_t)parts * (8 * pl->hosts + 20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* 8: the broker's record bases */
                         + zipf * 16                       /* the Zipf tables and their guides */
+                        + rescaled_sources_bytes(pl, cfg)
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
 }
 
@@ -468,6 +586,9 @@ static bool plan_run(plan *pl, const pipe_cfg *cfg, char *err, size_t err_bytes)
     if (check_cfg(cfg, err, err_bytes) != NULL) return false;
     pl->graph = &pl->graph_job;
     *pl->graph = cfg->graph;
+    uint32_t start[JOB_VERTICES_MAX];
+    widen(cfg, pl->graph, start);
+    if (job_check(pl->graph, NULL, err, err_bytes) != NULL) return false;   /* the largest parallelisms' limits */
     if (!arena_create(&pl->graph_mem, job_expand_bytes(pl->graph))) {
         snprintf(err, err_bytes, "out of memory");
         return false;
@@ -579,9 +700,12 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
     if (k->v->kind == JOB_SOURCE) {
         broker_topic_cfg tc = broker_cfg_topic(&cfg->broker, k->v->topic);
         k->parts_first = broker_cfg_first(&cfg->broker, k->v->topic) + k->jt->subtask;
+        k->parts_stride = k->v->parallelism;      /* its deployment names the attempt's */
         k->parts_count = (tc.partitions - k->jt->subtask + k->v->parallelism - 1) / k->v->parallelism;
-        k->snap_offsets = sim_alloc(p->w.run, sizeof(uint64_t) * (PIPE_CONCURRENT_MAX + 1) * k->parts_count, 8);
-        if (k->v->watermarks) k->split_max = sim_alloc(p->w.run, sizeof(win_wm) * (k->parts_count + 1), 8);
+        uint32_t lo = pipe_parallelism_min(&p->w.cfg, k->jt->vertex);   /* the most it reads over a rescale schedule */
+        k->parts_cap = k->jt->subtask < tc.partitions ? (tc.partitions - k->jt->subtask + lo - 1) / lo : 0;
+        k->snap_offsets = sim_alloc(p->w.run, sizeof(uint64_t) * (PIPE_CONCURRENT_MAX + 1) * k->parts_cap, 8);
+        if (k->v->watermarks) k->split_max = sim_alloc(p->w.run, sizeof(win_wm) * (k->parts_cap + 1), 8);
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
         if (j->edges[e].from != k->jt->vertex) continue;
@@ -591,7 +715,9 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
             if (first == UINT32_MAX) first = i;
             count++;
         }
-        k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count };
+        k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count,
+                                                            .width = count, .to = j->edges[e].to,
+                                                            .max_parallelism = job_max_parallelism(&j->vertices[j->edges[e].to]) };
     }
     if (pl->hosts > 1) {
         k->in_host = sim_alloc(p->w.run, k->jt->in_count + 1, 1);
@@ -611,6 +737,8 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     sim_run *run = p->w.run;
     p->jm.coord.actor = sim_actor_add(run, "coordinator", jm, coord_on_event, &p->jm);
     p->jm.coord.machine = jm;
+    for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) p->jm.coord.par[v] = cfg->start_parallelism[v];   /* as written */
+    for (uint32_t t = 0; t < pl->tasks; t++) p->jm.coord.active_count += jm_active(&p->jm, t);
     p->w.store_dev = dev_add(run, "store", &cfg->state.store);
     store_init(&p->w.files, run, pl->files_max, pl->entries_max, pl->holds_max);
     p->tm.snaps_max = pl->snaps;
@@ -737,6 +865,7 @@ static void build_results(pipeline *p, const plan *pl) {
 static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     pipeline *p = sim_alloc(run, sizeof *p, _Alignof(pipeline));
     p->w.cfg = *cfg;
+    widen(cfg, &p->w.cfg.graph, p->w.cfg.start_parallelism);
     job_expand(&p->w.cfg.graph, cfg->machines, &run->arena);   /* as the plan's, in the run's memory */
     /* The bug no-alignment never blocks: nothing waits, so nothing times out. */
     if (cfg->bug == PIPE_BUG_NO_ALIGNMENT) p->w.cfg.ckpt.alignment_timeout_ns = 0;
@@ -910,6 +1039,11 @@ uint32_t pipe_chan_link(const pipeline *p, uint32_t producer, uint32_t consumer)
         return p->tm.chans[tm_conn(&p->tm, c, hp, hc)].data_link;
     }
     return UINT32_MAX;
+}
+
+const kstate *pipe_task_state(const pipeline *p, uint32_t task) {
+    const rt_task *x = current_inst(p, task);
+    return x->stateful ? &x->state : NULL;
 }
 
 void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {

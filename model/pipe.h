@@ -38,6 +38,21 @@
  *   (failover): with the durable backend it recovers the completed
  *   checkpoints, with the memory backend they are lost and the job starts
  *   over.
+ * - Rescaling (pipe_cfg.rescales, `fault at T rescale V to N`): at T the
+ *   JobManager restarts every task from the latest completed checkpoint
+ *   (from the beginning when none completed) with vertex V at parallelism
+ *   N. A run is sized at set-up, so pipe_create expands each vertex at the
+ *   largest parallelism it takes over the run and each attempt runs an
+ *   active parallelism per vertex (pipe_parallelism_at: the schedule at
+ *   the deployment): tasks above it are not deployed, triggered or waited
+ *   for, and hash edges route by it. The deployment names it (proto.h);
+ *   a keyed task restores the key groups of its range from the old
+ *   subtasks' files (several handles), a source the partitions of its
+ *   share, by partition, a two-phase-commit sink subtask the transactions
+ *   of the old subtasks above the parallelism that map to it. Forward
+ *   edges at a rescaled vertex, unaligned checkpoints, an alignment
+ *   timeout (channel state is not redistributed), slots and
+ *   `finished-tasks off` are refused with a rescale.
  * - Everything is deterministic per seed; all random decisions are drawn
  *   through the kernel's choice point from the actors' own streams.
  */
@@ -57,6 +72,8 @@
 #define PIPE_SOURCE_PARTS_MAX 64u       /* partitions one source task reads at most (its ack carries their offsets) */
 #define PIPE_TASK_SLOTS_MAX 64u         /* slots per machine */
 #define PIPE_SLOTTED_PEERS_MAX 128u     /* with slots: a task's inputs and outputs (its deployment names their hosts) */
+#define PIPE_RESCALES_MAX 8u            /* rescales a run's schedule holds */
+#define PIPE_RESCALE_HANDLES_MAX 8u     /* keyed-state handles (old subtasks) one rescaled task reads at most */
 
 typedef enum pipe_mode {
     PIPE_ALIGNED = 1,
@@ -174,6 +191,7 @@ typedef enum pipe_bug {
     PIPE_BUG_REGION_RESTARTS_ALL,     /* region failover configured, yet a task's failure restarts every task */
     PIPE_BUG_RESTORE_DROPS_TIMERS,    /* a restored window keeps its contents but not its timers: it never fires */
     PIPE_BUG_WATERMARK_HIGHEST,       /* an operator's watermark is the highest over its inputs, not the lowest */
+    PIPE_BUG_RESCALE_WRONG_RANGE,     /* a rescaled task is given the old subtasks' handles off by one: the last one overlapping its key groups is left out */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -190,6 +208,14 @@ typedef struct pipe_bug_info {
 /* Entry b (PIPE_BUG_NO_ALIGNMENT <= b < PIPE_BUG_COUNT). */
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b);
 const char *pipe_bug_name(pipe_bug b);
+
+/* A rescale: from at_ns on, vertex `vertex` runs at `parallelism` (the
+ * JobManager restarts the job for it at at_ns). */
+typedef struct pipe_rescale {
+    sim_time_ns at_ns;
+    uint32_t    vertex;
+    uint32_t    parallelism;
+} pipe_rescale;
 
 typedef struct pipe_cfg {
     uint64_t         seed;
@@ -222,7 +248,20 @@ typedef struct pipe_cfg {
     uint32_t         faults_count;
     pipe_slow        slow[PIPE_SLOW_MAX];       /* slow operators */
     uint32_t         slow_count;
+    pipe_rescale     rescales[PIPE_RESCALES_MAX];   /* the rescale schedule, in time order */
+    uint32_t         rescales_count;
+    /* Filled by pipe_create in its copy (pipe_config): each vertex's
+     * parallelism as written, before the graph was expanded at the
+     * largest one of the schedule (0: not filled, the graph's). */
+    uint32_t         start_parallelism[JOB_VERTICES_MAX];
 } pipe_cfg;
+
+/* The parallelism vertex v runs at from time t on: the last rescale of
+ * it at or before t, else its parallelism as written. */
+uint32_t pipe_parallelism_at(const pipe_cfg *cfg, uint32_t vertex, sim_time_ns t);
+/* The largest and smallest parallelism vertex v takes over the run. */
+uint32_t pipe_parallelism_max(const pipe_cfg *cfg, uint32_t vertex);
+uint32_t pipe_parallelism_min(const pipe_cfg *cfg, uint32_t vertex);
 
 typedef enum pipe_status {
     PIPE_RUNNING = 1,
@@ -306,6 +345,7 @@ typedef struct pipe_stats {
     uint64_t    windows_fired;         /* firings at the watermark, replays included */
     uint64_t    late_firings;          /* firings on a record within the allowed lateness */
     uint64_t    late_records;          /* records dropped as late for every window of theirs */
+    uint64_t    rescales;              /* deployments that changed a vertex's parallelism (each counts as a restart too) */
 } pipe_stats;
 
 typedef struct pipeline pipeline;
@@ -368,6 +408,9 @@ typedef enum pipe_ev_kind {
     PIPE_EV_RECV,                     /* that message was delivered to `task` (PIPE_NO_TASK: the coordinator) from
                                          `peer`, before the receiver looks at it (it may still drop it: fencing);
                                          one never delivered was lost in flight (a broken connection, a crash) */
+    PIPE_EV_RESCALED,                 /* coordinator: this deployment runs vertex `channel` at parallelism `count`
+                                         (it ran `word_a`), restoring `ckpt` (0: the beginning); before the
+                                         JOB_RESTARTED step of the deployment, one step per vertex that changed */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
@@ -558,6 +601,9 @@ sim_time_ns   pipe_task_backpressure_ns(const pipeline *p, uint32_t task);
 /* The keyed state of a vertex, summed over its tasks, into `out` (which
  * must be big enough). */
 void          pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out);
+/* Task `task`'s keyed state now (its current instance's; NULL for a task
+ * that keeps none): what a checker reads per subtask. */
+const kstate *pipe_task_state(const pipeline *p, uint32_t task);
 
 /* Compare the keyed state of every stateful vertex of two runs of the same
  * job (merged over subtasks). Returns true when all are equal; otherwise
@@ -645,6 +691,8 @@ typedef enum pipe_reach {
     PIPE_REACH_CANCEL_REPEATED,       /* a restart waiting for slots cancelled a task again */
     PIPE_REACH_DEPLOY_REPEATED,       /* a deployment nobody confirmed was sent again */
     PIPE_REACH_REGION_RESTART,        /* a failure restarted its pipelined region alone, the others kept running */
+    PIPE_REACH_RESCALED,              /* a deployment changed a vertex's parallelism from a checkpoint */
+    PIPE_REACH_RESCALE_FROM_NOTHING,  /* ... with no completed checkpoint: the rescaled job started over */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */
@@ -675,6 +723,7 @@ typedef enum pipe_reach {
     PIPE_REACH_TXN_COMMITTED_ON_RESTORE,   /* recoverAndCommit of a completed checkpoint's */
     PIPE_REACH_COMMIT_COVERS_EARLIER, /* one notice committed several checkpoints' transactions */
     PIPE_REACH_IDEMPOTENT_OVERWRITE,  /* an idempotent sink overwrote a record it had */
+    PIPE_REACH_TXN_ADOPTED,           /* a rescaled-down sink resolved transactions of an old subtask above its parallelism */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,

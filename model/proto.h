@@ -125,10 +125,21 @@ typedef struct msg_finished {
     proto_offset offsets[PROTO_OFFSETS_MAX];
 } msg_finished;
 
+#define PROTO_MORE_FILES_MAX (2 * PROTO_OFFSETS_MAX)   /* a rescaled task's files after its first handle */
+
 /* DEPLOY's payload: what the task restores (ckpt 0: start from scratch),
  * its part of the checkpoint only, as Flink's task deployment descriptor
  * carries the task's state handles. The task reads the files from the
- * store before it starts. */
+ * store before it starts.
+ *
+ * Rescaling: `parallelism` is the attempt's parallelism of every vertex
+ * (the JobManager's decision): the task reads its key groups, its share
+ * of the partitions, and which of its channels' other ends run, from it.
+ * A keyed task whose vertex ran at another parallelism in the checkpoint
+ * (`from_parallelism`) restores the keys of its key-group range from the
+ * handles of every old subtask whose range overlaps its own: `chain`,
+ * then `more_count` more, whose files are in `more_files` (a keyed task
+ * has no offsets: they share the room), `more_len` each. */
 typedef struct msg_deploy {
     uint64_t     ckpt;
     rt_chain     chain;              /* keyed state (count 0: none) */
@@ -138,8 +149,15 @@ typedef struct msg_deploy {
      * descriptor names the producers' locations. 0 without slots. */
     uint32_t     hosts_count;
     uint8_t      hosts[PROTO_HOSTS_MAX];
+    uint16_t     parallelism[JOB_VERTICES_MAX];   /* by vertex; 0: the graph's */
+    uint16_t     from_parallelism;   /* its vertex's in the checkpoint restored (0: the same) */
+    uint16_t     more_count;
+    uint8_t      more_len[PIPE_RESCALE_HANDLES_MAX];
     uint32_t     offsets_count;      /* a source: where to read from */
-    proto_offset offsets[PROTO_OFFSETS_MAX];
+    union {
+        proto_offset offsets[PROTO_OFFSETS_MAX];
+        uint64_t     more_files[PROTO_MORE_FILES_MAX];
+    };
 } msg_deploy;
 
 /* ASSIGN's payload: splits (partitions) the enumerator gives a source

@@ -29,6 +29,7 @@ typedef struct ha_entry {
     uint64_t *cs_files;               /* by task */
     uint64_t *offsets;                /* by partition */
     uint8_t  *splits;                 /* by partition: model/jm/jm.h SPLIT_* */
+    uint16_t  par[JOB_VERTICES_MAX];  /* the parallelism of each vertex when it was taken */
 } ha_entry;
 
 typedef struct ha_store {

@@ -41,6 +41,7 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_END_DATA:       return "end-of-data";
     case PIPE_EV_SEND:           return "send";   /* message steps: pipe_observe_messages only */
     case PIPE_EV_RECV:           return "receive";
+    case PIPE_EV_RESCALED:       return "rescaled";
     case PIPE_EV_KIND_MAX:       break;
     }
     return "?";
@@ -286,6 +287,7 @@ static void keep_step(rpt_recorder *r, const pipe_event *e) {
     case PIPE_EV_COORD_FAILOVER: keep_incident(r, e); return;
     case PIPE_EV_TASK_FINISHED: r->finished_ns[e->task] = e->at_ns; return;
     case PIPE_EV_RESTORE: r->finished_ns[e->task] = 0; return;   /* a new attempt runs it again */
+    case PIPE_EV_RESCALED: return;                /* the run summary says it with the restart */
     default: keep_task_step(r, e); return;
     }
 }
@@ -344,6 +346,11 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
         break;
     case PIPE_EV_JOB_RESTARTED:                   /* region failover: the region deployed, and its tasks */
         if (e->channel > 0) fprintf(f, ",\"region\":%u,\"tasks\":%u", e->channel - 1, e->count);
+        break;
+    case PIPE_EV_RESCALED:                        /* the vertex, its parallelism before and now */
+        fprintf(f, ",\"vertex\":\"%s\",\"from\":%" PRIu64 ",\"to\":%u",
+                e->channel < pipe_job(r->p)->vertices_count ? pipe_job(r->p)->vertices[e->channel].name : "?", e->word_a,
+                e->count);
         break;
     case PIPE_EV_ACK_RECEIVED: case PIPE_EV_DECLINE_RECEIVED: receipt_fields(r, f, e); break;
     case PIPE_EV_NOTICE: fprintf(f, ",\"outcome\":\"%s\"", e->ok ? "completed" : "aborted"); break;

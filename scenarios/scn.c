@@ -633,8 +633,8 @@ static bool time_option(pctx *c, job_vertex *x, const tok *o) {
 
 /* One option o of vertex x (declared at `at`). */
 static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
-    static const char *const keys[] = { "parallelism", "cost", "cost-dist", "rate", "keep", "add", "output", "topic",
-                                        "watermark-delay", "watermark-interval", "lateness", NULL };
+    static const char *const keys[] = { "parallelism", "max-parallelism", "cost", "cost-dist", "rate", "keep", "add", "output",
+                                        "topic", "watermark-delay", "watermark-interval", "lateness", NULL };
     static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
     static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     uint64_t n;
@@ -647,6 +647,11 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
         }
         x->parallelism = (uint32_t)n;
         at->col[JOB_FIELD_PARALLELISM] = o->col;
+    } else if (is(o, "max-parallelism")) {       /* its key groups; job_check compares it with the parallelism */
+        const tok *t = next(c, "a number of key groups");
+        if (t == NULL || !count(c, t, 1, JOB_MAX_PARALLELISM_UPPER, &n)) return false;
+        x->max_parallelism = (uint32_t)n;
+        at->col[JOB_FIELD_MAX_PARALLELISM] = o->col;
     } else if (is(o, "cost")) {
         at->col[JOB_FIELD_COST] = o->col;
         if (!opt_duration(c, &x->cost_ns)) return false;
@@ -1154,6 +1159,22 @@ static bool fault_delay_cut(pctx *c, scn_fault *f, bool delay) {
     return for_duration(c, f, true);
 }
 
+/* rescale V to N: at a time (the JobManager's decision), not at a point. */
+static bool fault_rescale(pctx *c, scn_fault *f) {
+    f->kind = SCN_RESCALE;
+    if (f->point != SCN_AT_TIME) return fail_at(c, f->col, "a rescale is at a time ('fault at 60ms rescale ...'), not at a protocol point");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->s->faults_count; i++) n += c->s->faults[i].kind == SCN_RESCALE;
+    if (n == PIPE_RESCALES_MAX) return fail_at(c, f->col, "more than %u rescales", PIPE_RESCALES_MAX);
+    const tok *v = next(c, "a vertex to rescale");
+    if (v == NULL || !vertex_ref(c, v, &f->vertex) || !expect_word(c, "to")) return false;
+    const tok *t = next(c, "the new parallelism");
+    uint64_t p;
+    if (t == NULL || !count(c, t, 1, JOB_PARALLELISM_MAX, &p)) return false;
+    f->parallelism = (uint32_t)p;
+    return true;
+}
+
 static bool fault_lose(pctx *c, scn_fault *f) {
     f->kind = SCN_LOSE_RPC;
     if (!expect_word(c, "rpc") || !rpc_ref(c, f)) return false;
@@ -1221,12 +1242,12 @@ static bool fault_head(pctx *c, scn_fault *f) {
 
 static bool st_fault(pctx *c) {
     static const char *const kinds[] = { "crash", "partition", "delay", "cut", "lose", "slow", "fail", "pause",
-                                         "ambiguous", NULL };
+                                         "ambiguous", "rescale", NULL };
     scn *s = c->s;
     if (s->faults_count == SCN_FAULTS_MAX) return fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
     scn_fault f = { .line = c->line };
     if (!fault_head(c, &f)) return false;
-    const tok *k = next(c, "a fault (crash, partition, delay, cut, lose, slow, fail, pause, ambiguous)");
+    const tok *k = next(c, "a fault (crash, partition, delay, cut, lose, slow, fail, pause, ambiguous, rescale)");
     if (k == NULL) return false;
     f.col = k->col;
     bool ok;
@@ -1238,6 +1259,7 @@ static bool st_fault(pctx *c) {
     else if (is(k, "slow")) ok = fault_slow(c, &f);
     else if (is(k, "fail")) ok = fault_store_ratio(c, &f, SCN_FAIL_STORE);
     else if (is(k, "ambiguous")) ok = fault_store_ratio(c, &f, SCN_AMBIGUOUS_STORE);
+    else if (is(k, "rescale")) ok = fault_rescale(c, &f);
     else return unknown(c, k, "fault", kinds);
     if (!ok) return false;
     if (more(c)) return fail_at(c, c->t[c->i].col, "unexpected '%.*s' at the end of the fault", (int)c->t[c->i].len, c->t[c->i].s);
@@ -1250,7 +1272,7 @@ static bool compares(scn_expect_kind k) {
            k == SCN_EXPECT_FAILOVERS || k == SCN_EXPECT_UNALIGNED || k == SCN_EXPECT_FENCED || k == SCN_EXPECT_DURATION ||
            k == SCN_EXPECT_RELOCATED || k == SCN_EXPECT_BACKPRESSURE || k == SCN_EXPECT_CHECKPOINTED_BYTES ||
            k == SCN_EXPECT_RESTARTED_TASKS || k == SCN_EXPECT_RECORDS_READ || k == SCN_EXPECT_LATE_RECORDS ||
-           k == SCN_EXPECT_WINDOWS_FIRED || k == SCN_EXPECT_LATE_FIRINGS;
+           k == SCN_EXPECT_WINDOWS_FIRED || k == SCN_EXPECT_LATE_FIRINGS || k == SCN_EXPECT_RESCALED;
 }
 
 /* `expect liveness D`: the bound I6 holds the run to. One per file (the
@@ -1280,7 +1302,7 @@ static bool st_expect(pctx *c) {
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
                                          "fenced", "duration", "relocated", "backpressure", "checkpointed-bytes",
                                          "restarted-tasks", "records-read", "late-records", "windows-fired",
-                                         "late-firings", NULL };
+                                         "late-firings", "rescaled", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
@@ -1288,7 +1310,7 @@ static bool st_expect(pctx *c) {
                                                SCN_EXPECT_RELOCATED, SCN_EXPECT_BACKPRESSURE,
                                                SCN_EXPECT_CHECKPOINTED_BYTES, SCN_EXPECT_RESTARTED_TASKS,
                                                SCN_EXPECT_RECORDS_READ, SCN_EXPECT_LATE_RECORDS,
-                                               SCN_EXPECT_WINDOWS_FIRED, SCN_EXPECT_LATE_FIRINGS };
+                                               SCN_EXPECT_WINDOWS_FIRED, SCN_EXPECT_LATE_FIRINGS, SCN_EXPECT_RESCALED };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES };
@@ -1539,6 +1561,65 @@ static bool finish_slots(pctx *c) {
     return true;
 }
 
+/* What rescale fault f cannot go with, at the fault (pipe_create checks
+ * the same without a place): NULL when it can. */
+static const char *rescale_refusal(const pipe_cfg *g, const scn_fault *f, char *buf, size_t n) {
+    const job_vertex *x = &g->graph.vertices[f->vertex];
+    if (g->ckpt.mode == PIPE_UNALIGNED || g->ckpt.alignment_timeout_ns > 0) {
+        snprintf(buf, n, "rescaling needs aligned checkpoints without an alignment timeout: those hold channel state, "
+                 "and redistributing channel state is not modelled");
+    } else if (f->parallelism > job_max_parallelism(x)) {
+        snprintf(buf, n, "%s: rescale to %u above its max-parallelism %u (its key groups)", x->name, f->parallelism,
+                 job_max_parallelism(x));
+    } else if (g->task_slots > 0) {
+        snprintf(buf, n, "rescaling with slots is not modelled");
+    } else if (g->ckpt.finished_tasks_off) {
+        snprintf(buf, n, "rescaling with finished-tasks off is not modelled");
+    } else if (x->kind == JOB_WINDOW || (x->kind == JOB_SOURCE && x->watermarks)) {
+        snprintf(buf, n, "%s: rescaling a window or a source that emits watermarks is not modelled (a window's state "
+                 "would have to move with its key groups, a split's watermark with its split)", x->name);
+    } else {
+        for (uint32_t e = 0; e < g->graph.edges_count; e++) {
+            const job_edge *d = &g->graph.edges[e];
+            if (d->part != JOB_FORWARD || (d->from != f->vertex && d->to != f->vertex)) continue;
+            snprintf(buf, n, "%s: a rescaled vertex takes no forward edge (%s -> %s forward needs equal parallelism)",
+                     x->name, g->graph.vertices[d->from].name, g->graph.vertices[d->to].name);
+            return buf;
+        }
+        return NULL;
+    }
+    return buf;
+}
+
+/* The script's rescales go into cfg.rescales, in time order (a stable
+ * insertion: equal times keep the file's order), each refused at its
+ * fault when it cannot be; the schedule's limits (the largest
+ * parallelism's tasks and channels, a source's partitions, the handles a
+ * task reads) then as pipe_create says them. */
+static bool finish_rescales(pctx *c) {
+    pipe_cfg *g = &c->s->cfg;
+    char buf[300];
+    g->rescales_count = 0;
+    for (uint32_t i = 0; i < c->s->faults_count; i++) {
+        const scn_fault *f = &c->s->faults[i];
+        if (f->kind != SCN_RESCALE) continue;
+        if (rescale_refusal(g, f, buf, sizeof buf) != NULL) return fail_on(c, f->line, f->col, "%s", buf);
+        uint32_t k = g->rescales_count++;
+        while (k > 0 && g->rescales[k - 1].at_ns > f->at_ns) {
+            g->rescales[k] = g->rescales[k - 1];
+            k--;
+        }
+        g->rescales[k] = (pipe_rescale){ .at_ns = f->at_ns, .vertex = f->vertex, .parallelism = f->parallelism };
+    }
+    if (g->rescales_count == 0) return true;
+    pipe_mem m;
+    if (pipe_memory(g, &m, buf, sizeof buf)) return true;
+    for (uint32_t i = c->s->faults_count; i-- > 0;) {   /* the last rescale took it past a limit */
+        if (c->s->faults[i].kind == SCN_RESCALE) return fail_on(c, c->s->faults[i].line, c->s->faults[i].col, "%s", buf);
+    }
+    return false;
+}
+
 /* After the whole file: what one statement alone could not tell. */
 /* A window the model cannot hold (its windows, state or results): at its
  * statement, with pipe_create's message. */
@@ -1551,7 +1632,7 @@ static bool finish_windows(pctx *c) {
 
 static bool finish(pctx *c) {
     return finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c) &&
-           finish_slots(c) && finish_windows(c);   /* pipe_create checks the rest */
+           finish_slots(c) && finish_windows(c) && finish_rescales(c);   /* pipe_create checks the rest */
 }
 
 bool scn_parse_duration(const char *text, sim_time_ns *out, char *err, size_t err_bytes) {
@@ -1681,7 +1762,8 @@ static fault_spec kernel_spec(const pipeline *p, const scn_fault *f, sim_time_ns
         x.target = f->ha ? pipe_ha_dev(p) : pipe_store_dev(p);
         x.ratio = f->ratio;
         break;
-    case SCN_SLOW_TASK:  SIM_ASSERT(!"the model's, not the kernel's"); break;
+    case SCN_SLOW_TASK:
+    case SCN_RESCALE:    SIM_ASSERT(!"the model's, not the kernel's"); break;
     }
     SIM_ASSERT(x.target != UINT32_MAX);              /* links were checked in finish() */
     return x;
@@ -1690,6 +1772,7 @@ static fault_spec kernel_spec(const pipeline *p, const scn_fault *f, sim_time_ns
 /* Hand one fault to the kernel (its fault id) or, a slow task, to the
  * model (UINT32_MAX). */
 static uint32_t add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+    if (f->kind == SCN_RESCALE) return UINT32_MAX;   /* the pipe has it from cfg.rescales */
     if (f->kind == SCN_SLOW_TASK) {                  /* the model's, not the kernel's */
         uint32_t task = pipe_job(p)->vertex_first_task[f->vertex] + f->subtask;
         bool added = pipe_add_slow(p, &(pipe_slow){ .task = task, .at_ns = at_ns, .duration_ns = f->duration_ns,
@@ -1766,7 +1849,7 @@ static void ms_text(sim_time_ns ns, char *buf, size_t n) {
 static bool fault_fired(const scn_armed *a, uint32_t i, sim_time_ns end_ns) {
     if (!a->added[i]) return false;                  /* its point was never reached */
     if (a->kernel_id[i] != UINT32_MAX) return fault_begun(pipe_sim(a->p), a->kernel_id[i]);
-    return end_ns >= a->begin_ns[i];                 /* a slow task: the run reached its window */
+    return end_ns >= a->begin_ns[i];                 /* a slow task or a rescale: the run reached its time */
 }
 
 uint32_t scn_unfired(const scn_armed *a, sim_time_ns end_ns, char *out, size_t out_bytes) {
@@ -2100,9 +2183,9 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
                                          "duration", "relocated", "backpressure", "checkpointed-bytes",
                                          "restarted-tasks", "records-read", "late-records", "windows-fired",
-                                         "late-firings" };
+                                         "late-firings", "rescaled" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_LATE_FIRINGS);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RESCALED);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
@@ -2239,6 +2322,7 @@ static void put_what(wbuf *b, const scn *s, const scn_fault *x) {
         put(b, "crash coordinator");
         if (x->duration_ns > 0) put_for(b, x->duration_ns);
         break;
+    case SCN_RESCALE: put(b, "rescale %s to %u", j->vertices[x->vertex].name, x->parallelism); break;
     case SCN_LOSE_RPC:
     case SCN_DELAY_RPC: put_rpc(b, j, x); break;
     default: put_windowed(b, s, x); break;
@@ -2375,6 +2459,7 @@ void scn_write(const scn *s, FILE *f) {
         if (x->watermarks) fprintf(f, " watermark-delay %s", dur(d1, sizeof d1, x->watermark_delay_ns));
         if (x->watermarks && x->watermark_interval_ns > 0)
             fprintf(f, " watermark-interval %s", dur(d1, sizeof d1, x->watermark_interval_ns));
+        if (x->max_parallelism > 0) fprintf(f, " max-parallelism %u", x->max_parallelism);
         if (x->kind == JOB_SOURCE && c->source_rate_per_s > 0) fprintf(f, " rate %" PRIu64 "/s", c->source_rate_per_s);
         if (x->kind == JOB_SOURCE && x->topic > 0) fprintf(f, " topic %s", c->broker.more[x->topic - 1].name);
         if (x->kind == JOB_FILTER) fprintf(f, " keep %u%%", x->keep_percent);

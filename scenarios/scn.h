@@ -17,6 +17,10 @@
  *   when scn_add_faults() adds them to a created pipe.
  * - Every fault of a script must fire (scn_unfired()), unless its line
  *   ends with `optional`.
+ * - A rescale (`fault at T rescale V to N`) is the JobManager's, not the
+ *   kernel's: scn_parse also puts every rescale of the script into
+ *   cfg.rescales, in time order (pipe_create sizes the run for them), and
+ *   refuses at the fault what a rescale cannot go with.
  * - The syntax, statement by statement with an example each, is in
  *   scenarios/README.md.
  */
@@ -48,6 +52,7 @@ typedef enum scn_fault_kind {
     SCN_PAUSE_TASK,             /* one task stops and resumes */
     SCN_DELAY_RPC,              /* RPCs of a task (all to the coordinator, or of one kind) delayed */
     SCN_AMBIGUOUS_STORE,        /* the durable store commits writes but reports them failed, with a probability */
+    SCN_RESCALE,                /* the JobManager restarts the job with a vertex at a new parallelism (cfg.rescales) */
 } scn_fault_kind;
 
 /* A fault at a named protocol point instead of a time. */
@@ -74,6 +79,7 @@ typedef struct scn_fault {
     sim_ratio      ratio;
     bool           ha;                         /* ambiguous: the HA services' checkpoint store, not the storage */
     uint32_t       factor;                     /* slow store, slow task */
+    uint32_t       parallelism;                /* rescale: the new parallelism of `vertex` */
     uint32_t       rpc;                        /* lose or delay rpc: 1 + the kind's index in pipe_rpc_kind_names,
                                                   0: every message from the task to the coordinator */
     bool           optional;                   /* the line ends with 'optional': it may not fire */
@@ -105,6 +111,7 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_LATE_RECORDS,          /* records windows dropped as late, compared */
     SCN_EXPECT_WINDOWS_FIRED,         /* window firings at the watermark, compared */
     SCN_EXPECT_LATE_FIRINGS,          /* window firings on records within the allowed lateness, compared */
+    SCN_EXPECT_RESCALED,              /* deployments that changed a vertex's parallelism, compared */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

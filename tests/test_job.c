@@ -14,7 +14,7 @@ static const char *check(const job *j) {
 
 /* The message, and where job_check put the problem: "vertex 2 kind", "edge 1 part". */
 static const char *check_at(const job *j) {
-    static const char *const fields[] = { "job", "name", "kind", "parallelism", "cost", "from", "to", "part" };
+    static const char *const fields[] = { "job", "name", "kind", "parallelism", "cost", "max-parallelism", "from", "to", "part" };
     static char buf[240];
     const char *e = check(j);
     if (strcmp(e, "ok") == 0) return e;
@@ -281,12 +281,100 @@ static void test_job_regions_forward_chains_and_all_to_all_edges(void **state) {
     arena_destroy(&mem);
 }
 
+/* Key groups as Flink's KeyGroupRangeAssignment computes them, on values
+ * worked out by hand from its formulas (MathUtils.murmurHash of
+ * Long.hashCode; murmurHash(1) = 68075478 is what the JVM prints). */
+static void test_key_groups_match_flinks_formulas_on_hand_computed_keys(void **state) {
+    (void)state;
+    assert_int_equal(job_murmur_hash(0), 593689054u);
+    assert_int_equal(job_murmur_hash(1), 68075478u);
+    assert_int_equal(job_murmur_hash(42), 1134849565u);
+    assert_int_equal(job_key_group(0, 128), 94);           /* 593689054 % 128 */
+    assert_int_equal(job_key_group(2, 128), 127);
+    assert_int_equal(job_key_group(42, 128), 29);
+    assert_int_equal(job_key_group(1000, 32768), 135);
+    /* A long's hashCode folds its high word in: 2^32 + 5 hashes as 4 ^ 1... */
+    assert_int_equal(job_key_group((1ull << 32) + 5, 128), job_murmur_hash(5u ^ 1u) % 128);
+    assert_int_equal(job_key_group((1ull << 32) + 5, 128), 7);
+    assert_int_equal(job_group_subtask(94, 128, 3), 2);    /* 94 * 3 / 128 */
+    assert_int_equal(job_group_subtask(42, 128, 3), 0);
+    assert_int_equal(job_group_subtask(43, 128, 3), 1);
+    assert_int_equal(job_key_subtask(42, 128, 3), 0);      /* group 29 */
+    assert_int_equal(job_key_subtask(123456789, 128, 3), 1);   /* group 81 */
+    uint32_t first, end;
+    job_group_range(128, 3, 0, &first, &end);
+    assert_int_equal(first, 0);
+    assert_int_equal(end, 43);                             /* Flink's [0, 42] */
+    job_group_range(128, 3, 1, &first, &end);
+    assert_int_equal(first, 43);
+    assert_int_equal(end, 86);
+    job_group_range(128, 3, 2, &first, &end);
+    assert_int_equal(first, 86);
+    assert_int_equal(end, 128);
+}
+
+/* Every parallelism's ranges are contiguous, cover all groups in subtask
+ * order, and agree with the assignment of each group. */
+static void test_key_group_ranges_are_contiguous_cover_every_group_and_agree_with_the_assignment(void **state) {
+    (void)state;
+    static const uint32_t maxes[] = { 128, 256, 384, 32768 };
+    for (uint32_t m = 0; m < 4; m++) {
+        for (uint32_t p = 1; p <= 256 && p <= maxes[m]; p += p < 12 ? 1 : 37) {
+            uint32_t next = 0;
+            for (uint32_t i = 0; i < p; i++) {
+                uint32_t first, end;
+                job_group_range(maxes[m], p, i, &first, &end);
+                assert_int_equal(first, next);
+                assert_true(end > first);                  /* p <= max: no subtask owns nothing */
+                assert_int_equal(job_group_subtask(first, maxes[m], p), i);
+                assert_int_equal(job_group_subtask(end - 1, maxes[m], p), i);
+                next = end;
+            }
+            assert_int_equal(next, maxes[m]);
+        }
+    }
+}
+
+/* Flink's default: roundUpToPowerOfTwo(p + p / 2), within [128, 32768];
+ * an explicit max-parallelism wins, and one below the parallelism is refused. */
+static void test_default_max_parallelism_is_flinks_rule_and_a_parallelism_above_it_is_refused(void **state) {
+    (void)state;
+    assert_int_equal(job_default_max_parallelism(1), 128);
+    assert_int_equal(job_default_max_parallelism(85), 128);    /* 127 */
+    assert_int_equal(job_default_max_parallelism(86), 256);    /* 129 */
+    assert_int_equal(job_default_max_parallelism(171), 256);   /* 256 */
+    assert_int_equal(job_default_max_parallelism(172), 512);   /* 258 */
+    assert_int_equal(job_default_max_parallelism(170), 256);   /* 255 */
+    assert_int_equal(job_default_max_parallelism(256), 512);
+    assert_int_equal(job_default_max_parallelism(30000), 32768);
+    job j;
+    job_init(&j);
+    uint32_t s = job_add_vertex(&j, "src", JOB_SOURCE, 1, 0);
+    uint32_t a = job_add_vertex(&j, "agg", JOB_KEYED_AGG, 4, 0);
+    uint32_t k = job_add_vertex(&j, "out", JOB_SINK, 1, 0);
+    job_add_edge(&j, s, a, JOB_HASH);
+    job_add_edge(&j, a, k, JOB_REBALANCE);
+    assert_int_equal(job_max_parallelism(&j.vertices[a]), 128);
+    j.vertices[a].max_parallelism = 4;
+    assert_int_equal(job_max_parallelism(&j.vertices[a]), 4);
+    assert_string_equal(check(&j), "ok");
+    j.vertices[a].max_parallelism = 3;
+    assert_string_equal(check_at(&j), "vertex 1 max-parallelism: agg: parallelism 4 above its max-parallelism 3 (the "
+                                   "key groups; raise it or lower the parallelism)");
+    j.vertices[a].max_parallelism = 40000;
+    assert_string_equal(check_at(&j), "vertex 1 max-parallelism: agg: max-parallelism 40000 above Flink's limit of "
+                                   "32768 key groups");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_check_names_the_first_problem),
         cmocka_unit_test(test_job_check_says_where_each_problem_lies),
         cmocka_unit_test(test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order),
         cmocka_unit_test(test_job_regions_forward_chains_and_all_to_all_edges),
+        cmocka_unit_test(test_key_groups_match_flinks_formulas_on_hand_computed_keys),
+        cmocka_unit_test(test_key_group_ranges_are_contiguous_cover_every_group_and_agree_with_the_assignment),
+        cmocka_unit_test(test_default_max_parallelism_is_flinks_rule_and_a_parallelism_above_it_is_refused),
     };
     return cmocka_run_group_tests_name("job", tests, NULL, NULL);
 }

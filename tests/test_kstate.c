@@ -420,11 +420,11 @@ static bool dies_in_kstate(void (*fn)(void)) { return aborts_saying(call, &(thun
 
 /* Subtask 1 of 4 behind a hash edge: the keys job_key_subtask sends it. */
 static void own_subtask_1_of_4(kstate *s) {
-    kstate_own(s, &(kstate_owner){ .parallelism = 4, .subtask = 1, .hashed = 1 });
+    kstate_own(s, &(kstate_owner){ .parallelism = 4, .max_parallelism = 128, .subtask = 1, .hashed = 1 });
 }
 
 static uint64_t key_routed_to(uint32_t subtask, uint64_t from) {
-    while (job_key_subtask(from, 4) != subtask) from++;
+    while (job_key_subtask(from, 128, 4) != subtask) from++;
     return from;
 }
 
@@ -451,7 +451,7 @@ static void test_kstate_an_owned_map_takes_its_keys_and_refuses_a_key_routed_els
     (void)state;
     sim_run *run = make_run();
     uint32_t mine = 0;
-    for (uint64_t k = 0; k < 1000; k++) mine += job_key_subtask(k, 4) == 1;
+    for (uint64_t k = 0; k < 1000; k++) mine += job_key_subtask(k, 128, 4) == 1;
     kstate s;
     kstate_init_versioned(&s, run, mine, 1);
     own_subtask_1_of_4(&s);
@@ -466,7 +466,7 @@ static void test_kstate_an_owned_map_takes_its_keys_and_refuses_a_key_routed_els
     /* A join's map: input 0 by hash (owned keys only), input 1 not. */
     kstate join;
     kstate_init(&join, run, 10);
-    kstate_own(&join, &(kstate_owner){ .parallelism = 4, .subtask = 1, .tag_bits = 1, .hashed = 1 });
+    kstate_own(&join, &(kstate_owner){ .parallelism = 4, .max_parallelism = 128, .subtask = 1, .tag_bits = 1, .hashed = 1 });
     assert_true(kstate_owns(&join, key_routed_to(1, 0) * 2));
     assert_false(kstate_owns(&join, key_routed_to(2, 0) * 2));
     assert_true(kstate_owns(&join, key_routed_to(2, 0) * 2 + 1));

@@ -914,7 +914,7 @@ static void test_scn_optional_is_read_written_back_and_placed_in_errors(void **s
                         "t.scn:6:31: unexpected 'optional' at the end of the fault");
     assert_string_equal(parse(JOB "fault at 1s optional crash task agg[1]\n"),
                         "t.scn:6:13: unknown fault 'optional' (expected one of: crash, partition, delay, cut, lose, slow, fail, "
-                        "pause, ambiguous)");
+                        "pause, ambiguous, rescale)");
 }
 
 /* Durations in the largest unit that says them exactly, percentages
@@ -1577,6 +1577,85 @@ static void test_scn_parse_duration_reads_the_language_units_and_says_why_not(vo
     assert_false(scn_parse_duration("", &t, err, sizeof err));
 }
 
+/* `max-parallelism` sets a vertex's key groups and is written back; a
+ * parallelism above it is refused where it is set. */
+static void test_scn_max_parallelism_is_read_written_back_and_bounds_the_parallelism(void **state) {
+    (void)state;
+    assert_string_equal(parse("vertex src source parallelism 2\nvertex agg keyed-aggregate parallelism 2 max-parallelism 8\n"
+                              "vertex out sink\nedge src -> agg hash\nedge agg -> out rebalance\n"), "ok");
+    assert_int_equal(s_.cfg.graph.vertices[1].max_parallelism, 8);
+    char *text = written(&s_);
+    assert_non_null(strstr(text, "vertex agg keyed-aggregate parallelism 2 "));
+    assert_non_null(strstr(text, " max-parallelism 8\n"));
+    free(text);
+    assert_string_equal(parse("vertex src source parallelism 2\nvertex agg keyed-aggregate parallelism 4 max-parallelism 3\n"
+                              "vertex out sink\nedge src -> agg hash\nedge agg -> out rebalance\n"),
+                        "t.scn:2:42: agg: parallelism 4 above its max-parallelism 3 (the key groups; raise it or lower "
+                        "the parallelism)");
+    assert_string_equal(parse("vertex src source parallelism 2 max-parallelism 40000\n"),
+                        "t.scn:1:49: 40000 is out of range [1, 32768]");
+}
+
+/* A rescale is read into the schedule in time order, written back, and
+ * sizes the run at the largest parallelism it gives a vertex. */
+static void test_scn_rescales_go_into_the_schedule_in_time_order_and_read_back(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "fault at 90ms rescale agg to 1\nfault at 30ms rescale agg to 4\n"
+                                  "fault at 60ms rescale src to 1\n"), "ok");
+    const pipe_cfg *c = &s_.cfg;
+    assert_int_equal(c->rescales_count, 3);
+    assert_int_equal(c->rescales[0].at_ns, 30 * SIM_NS_PER_MS);
+    assert_int_equal(c->rescales[0].parallelism, 4);
+    assert_int_equal(c->rescales[1].vertex, 0);
+    assert_int_equal(c->rescales[2].parallelism, 1);
+    assert_int_equal(pipe_parallelism_at(c, 1, 29 * SIM_NS_PER_MS), 2);
+    assert_int_equal(pipe_parallelism_at(c, 1, 30 * SIM_NS_PER_MS), 4);
+    assert_int_equal(pipe_parallelism_at(c, 1, 95 * SIM_NS_PER_MS), 1);
+    assert_int_equal(pipe_parallelism_max(c, 1), 4);
+    assert_int_equal(pipe_parallelism_min(c, 0), 1);
+    char text[SCN_FAULT_TEXT_BYTES];
+    assert_string_equal(scn_fault_text(&s_, &s_.faults[0], text, sizeof text), "fault at 90ms rescale agg to 1");
+    char *w = written(&s_);
+    assert_string_equal(parse(w), "ok");
+    free(w);
+    assert_int_equal(s_.cfg.rescales_count, 3);
+    char err[256];
+    pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(p);
+    assert_int_equal(pipe_job(p)->vertices[1].parallelism, 4);   /* expanded at the largest */
+    assert_int_equal(pipe_config(p)->start_parallelism[1], 2);
+    pipe_destroy(p);
+}
+
+/* What a rescale cannot go with is refused at its fault: forward edges
+ * at the vertex, channel state, a parallelism above the key groups, a
+ * protocol point, a vertex that does not exist. */
+static void test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be(void **state) {
+    (void)state;
+    assert_string_equal(parse("vertex src source parallelism 2\nvertex m map parallelism 2\nvertex out sink\n"
+                              "edge src -> m forward\nedge m -> out rebalance\nfault at 10ms rescale m to 3\n"),
+                        "t.scn:6:15: m: a rescaled vertex takes no forward edge (src -> m forward needs equal parallelism)");
+    assert_string_equal(parse(JOB "checkpoint mode unaligned\nfault at 10ms rescale agg to 3\n"),
+                        "t.scn:7:15: rescaling needs aligned checkpoints without an alignment timeout: those hold "
+                        "channel state, and redistributing channel state is not modelled");
+    assert_string_equal(parse(JOB "checkpoint alignment-timeout 2ms\nfault at 10ms rescale agg to 3\n"),
+                        "t.scn:7:15: rescaling needs aligned checkpoints without an alignment timeout: those hold "
+                        "channel state, and redistributing channel state is not modelled");
+    assert_string_equal(parse("vertex src source parallelism 2\nvertex agg keyed-aggregate parallelism 2 max-parallelism 4\n"
+                              "vertex out sink\nedge src -> agg hash\nedge agg -> out rebalance\n"
+                              "fault at 10ms rescale agg to 5\n"),
+                        "t.scn:6:15: agg: rescale to 5 above its max-parallelism 4 (its key groups)");
+    assert_string_equal(parse(JOB "fault when agg[0] triggers 2 rescale agg to 3\n"),
+                        "t.scn:6:30: a rescale is at a time ('fault at 60ms rescale ...'), not at a protocol point");
+    assert_string_equal(parse(JOB "fault at 10ms rescale nope to 3\n"), "t.scn:6:23: unknown vertex 'nope' (did you mean 'out'?)");
+    assert_string_equal(parse(JOB "broker partitions 2\nfault at 10ms rescale src to 3\n"),
+                        "t.scn:7:15: src: parallelism 3 above the 2 partitions (a source task would read nothing)");
+    assert_string_equal(parse(JOB "state backend durable incremental full-every 64\nfault at 10ms rescale agg to 6\n"
+                                  "fault at 20ms rescale agg to 1\n"),
+                        "t.scn:8:15: agg: from parallelism 6 to 1 a task would read 7 chains of up to 65 files, more "
+                        "than a deployment names: lower full-every");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_reads_every_statement_with_units),
@@ -1624,6 +1703,9 @@ int main(void) {
         cmocka_unit_test(test_scn_random_faults_are_optional),
         cmocka_unit_test(test_scn_every_shipped_scenario_fault_fires),
         cmocka_unit_test(test_scn_load_reports_missing_files),
+        cmocka_unit_test(test_scn_max_parallelism_is_read_written_back_and_bounds_the_parallelism),
+        cmocka_unit_test(test_scn_rescales_go_into_the_schedule_in_time_order_and_read_back),
+        cmocka_unit_test(test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be),
         cmocka_unit_test(test_scn_parse_duration_reads_the_language_units_and_says_why_not),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);

@@ -379,6 +379,53 @@ static void test_restore_fails_for_a_chain_with_a_dead_file_and_leaves_out_alone
     sim_run_destroy(run);
 }
 
+/* A rescaled task merges several old subtasks' chains and keeps only the
+ * keys of its key groups: two chains of parallelism 2 restored into
+ * subtask 1 of 3 give exactly the keys job_key_subtask sends it, with the
+ * latest value of each (an increment's replaces its full file's). */
+static void test_restore_owned_merges_chains_and_keeps_the_keys_of_its_groups(void **state) {
+    (void)state;
+    sim_run *run = make_run();
+    store st;
+    store_init(&st, run, 8, 4000, 64);
+    uint64_t chains[2][2];
+    for (uint32_t old = 0; old < 2; old++) {   /* subtask old of 2: its keys, then an increment of its even ones */
+        for (uint32_t f = 0; f < 2; f++) {
+            chains[old][f] = store_create(&st, 0, f + 1, f == 0);
+            for (uint64_t k = 0; k < 600; k++) {
+                if (job_key_subtask(k, 128, 2) != old || (f == 1 && k % 2 != 0)) continue;
+                kagg a = agg_of(k + 1000 * f);
+                assert_true(store_append(&st, chains[old][f], k, &a));
+            }
+            store_seal(&st, chains[old][f]);
+            store_ref(&st, chains[old][f]);
+        }
+    }
+    kstate out;
+    kstate_init(&out, run, 600);
+    kstate_own(&out, &(kstate_owner){ .parallelism = 3, .max_parallelism = 128, .subtask = 1, .hashed = 1 });
+    assert_true(store_restore_owned(&st, chains[0], 2, &out));
+    assert_true(store_restore_owned(&st, chains[1], 2, &out));
+    uint32_t mine = 0;
+    for (uint64_t k = 0; k < 600; k++) {
+        const kagg *got = kstate_find(&out, k);
+        if (job_key_subtask(k, 128, 3) != 1) {
+            assert_null(got);
+            continue;
+        }
+        mine++;
+        kagg want = agg_of(k + (k % 2 == 0 ? 1000 : 0));
+        assert_non_null(got);
+        assert_true(agg_same(got, &want));
+    }
+    assert_int_equal(out.count, mine);
+    assert_true(mine > 150 && mine < 250);   /* about a third of the keys */
+    store_unref(&st, chains[1][1]);
+    assert_false(store_restore_owned(&st, chains[1], 2, &out));   /* a dead file: nothing read */
+    assert_int_equal(out.count, mine);
+    sim_run_destroy(run);
+}
+
 static void test_wipe_leaves_no_live_file_and_every_id_dead(void **state) {
     (void)state;
     sim_run *run = make_run();
@@ -470,6 +517,7 @@ int main(void) {
         cmocka_unit_test(test_a_file_is_deleted_exactly_when_its_last_reference_goes),
         cmocka_unit_test(test_appends_past_entries_max_and_creates_past_files_max_are_refused),
         cmocka_unit_test(test_restore_fails_for_a_chain_with_a_dead_file_and_leaves_out_alone),
+        cmocka_unit_test(test_restore_owned_merges_chains_and_keeps_the_keys_of_its_groups),
         cmocka_unit_test(test_wipe_leaves_no_live_file_and_every_id_dead),
         cmocka_unit_test(test_misuse_aborts_with_an_assertion_naming_store),
     };

@@ -144,6 +144,23 @@ static const char *check_window(const job *j, uint32_t v, job_where *w, char *bu
     return NULL;
 }
 
+uint32_t job_default_max_parallelism(uint32_t parallelism) {
+    uint32_t want = parallelism + parallelism / 2, pow2 = 1;
+    while (pow2 < want && pow2 < JOB_MAX_PARALLELISM_UPPER) pow2 <<= 1;   /* roundUpToPowerOfTwo, capped */
+    return pow2 < JOB_MAX_PARALLELISM_LOWER ? JOB_MAX_PARALLELISM_LOWER : pow2;
+}
+
+uint32_t job_max_parallelism(const job_vertex *v) {
+    return v->max_parallelism != 0 ? v->max_parallelism : job_default_max_parallelism(v->parallelism);
+}
+
+/* Flink's start = ceil(i max / p), end (inclusive there) = ceil((i + 1) max / p) - 1. */
+void job_group_range(uint32_t max_parallelism, uint32_t parallelism, uint32_t subtask, uint32_t *first, uint32_t *end) {
+    SIM_ASSERT(parallelism >= 1 && parallelism <= max_parallelism && subtask < parallelism);
+    *first = (uint32_t)(((uint64_t)subtask * max_parallelism + parallelism - 1) / parallelism);
+    *end = (uint32_t)(((uint64_t)(subtask + 1) * max_parallelism - 1) / parallelism) + 1;
+}
+
 /* One vertex's settings and its edges' count. */
 static const char *check_vertex(const job *j, uint32_t v, job_where *w, char *buf, size_t n) {
     const job_vertex *x = &j->vertices[v];
@@ -160,6 +177,12 @@ static const char *check_vertex(const job *j, uint32_t v, job_where *w, char *bu
     if (x->parallelism < 1 || x->parallelism > JOB_PARALLELISM_MAX)
         return bad(w, JOB_FIELD_PARALLELISM, v, buf, n, "%s: parallelism %u out of range [1, %u]", x->name,
                    x->parallelism, JOB_PARALLELISM_MAX);
+    if (x->max_parallelism > JOB_MAX_PARALLELISM_UPPER)
+        return bad(w, JOB_FIELD_MAX_PARALLELISM, v, buf, n, "%s: max-parallelism %u above Flink's limit of %u key "
+                   "groups", x->name, x->max_parallelism, JOB_MAX_PARALLELISM_UPPER);
+    if (x->parallelism > job_max_parallelism(x))   /* a subtask would own no key group */
+        return bad(w, JOB_FIELD_MAX_PARALLELISM, v, buf, n, "%s: parallelism %u above its max-parallelism %u (the "
+                   "key groups; raise it or lower the parallelism)", x->name, x->parallelism, job_max_parallelism(x));
     if (x->kind == JOB_SOURCE && ins != 0)
         return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 0), buf, n, "%s: a source takes no input", x->name);
     if (x->kind != JOB_SOURCE && ins == 0)

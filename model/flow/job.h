@@ -100,6 +100,7 @@ typedef struct job_vertex {
     sim_time_ns window_size_ns;       /* window */
     sim_time_ns window_slide_ns;      /* window */
     sim_time_ns lateness_ns;          /* window: allowed lateness */
+    uint32_t    max_parallelism;      /* its key groups (0: Flink's default, job_max_parallelism) */
 } job_vertex;
 
 typedef struct job_edge {
@@ -145,12 +146,64 @@ typedef struct job_chain {
     sim_time_ns cost_ns[4];
 } job_chain;
 
-/* The hash partitioner: the subtask of a vertex of that parallelism that
- * a record with this key goes to over a hash edge (what each producer
- * computes, and what sizes each keyed task's state at set-up). */
-static inline uint32_t job_key_subtask(uint64_t key, uint32_t parallelism) {
-    return (uint32_t)(((unsigned __int128)rng_splitmix64(key) * parallelism) >> 64);
+/* Key groups, as Flink's KeyGroupRangeAssignment (1.15+). A keyed
+ * stream's keys fall into max-parallelism key groups, the unit keyed state
+ * is split into and redistributed by when a vertex is rescaled: key k is
+ * in group murmurHash(hashCode(k)) % max-parallelism, where hashCode is
+ * Java's Long.hashCode (the keys are longs: k ^ k >>> 32, cut to 32 bits)
+ * and murmurHash Flink's MathUtils.murmurHash (one round of murmur3 and
+ * its finaliser, made non-negative); subtask i of parallelism p owns the
+ * contiguous groups [ceil(i max / p), ceil((i + 1) max / p)), so group g
+ * goes to g * p / max. Every user of the hash partitioner (the producers,
+ * a keyed task's owner, the set-up's sizing, the horizon) goes through
+ * these, so a key's subtask is one function of (key, max, p). */
+#define JOB_MAX_PARALLELISM_LOWER 128u        /* Flink's default lower bound */
+#define JOB_MAX_PARALLELISM_UPPER 32768u      /* Flink's upper bound: 2^15 key groups */
+
+static inline uint32_t job_rotl32(uint32_t x, uint32_t r) { return x << r | x >> (32 - r); }
+
+/* Flink's MathUtils.murmurHash(int), in uint32 arithmetic (Java's ints wrap alike). */
+static inline uint32_t job_murmur_hash(uint32_t code) {
+    code *= 0xcc9e2d51u;
+    code = job_rotl32(code, 15);
+    code *= 0x1b873593u;
+    code = job_rotl32(code, 13);
+    code = code * 5u + 0xe6546b64u;
+    code ^= 4u;
+    code ^= code >> 16;                       /* bitMix */
+    code *= 0x85ebca6bu;
+    code ^= code >> 13;
+    code *= 0xc2b2ae35u;
+    code ^= code >> 16;
+    if ((int32_t)code >= 0) return code;
+    return code != 0x80000000u ? 0u - code : 0u;   /* -code, and Integer.MIN_VALUE to 0 */
 }
+
+/* KeyGroupRangeAssignment.assignToKeyGroup of a long key. */
+static inline uint32_t job_key_group(uint64_t key, uint32_t max_parallelism) {
+    return job_murmur_hash((uint32_t)(key ^ key >> 32)) % max_parallelism;
+}
+
+/* computeOperatorIndexForKeyGroup: the subtask of parallelism p owning group g. */
+static inline uint32_t job_group_subtask(uint32_t group, uint32_t max_parallelism, uint32_t parallelism) {
+    return (uint32_t)((uint64_t)group * parallelism / max_parallelism);
+}
+
+/* The hash partitioner: the subtask of a vertex of that parallelism (and
+ * key groups) that a record with this key goes to over a hash edge. */
+static inline uint32_t job_key_subtask(uint64_t key, uint32_t max_parallelism, uint32_t parallelism) {
+    return job_group_subtask(job_key_group(key, max_parallelism), max_parallelism, parallelism);
+}
+
+/* computeKeyGroupRangeForOperatorIndex: subtask i's groups [*first, *end). */
+void job_group_range(uint32_t max_parallelism, uint32_t parallelism, uint32_t subtask, uint32_t *first, uint32_t *end);
+
+/* computeDefaultMaxParallelism: roundUpToPowerOfTwo(p + p / 2), at least
+ * 128, at most 32768. */
+uint32_t job_default_max_parallelism(uint32_t parallelism);
+
+/* A vertex's key groups: its max-parallelism, or the default for its parallelism. */
+uint32_t job_max_parallelism(const job_vertex *v);
 
 void     job_init(job *j);
 void     job_add_chain(job *j, const job_chain *c);
@@ -168,6 +221,7 @@ typedef enum job_field {
     JOB_FIELD_KIND,
     JOB_FIELD_PARALLELISM,
     JOB_FIELD_COST,                   /* its cost or cost distribution */
+    JOB_FIELD_MAX_PARALLELISM,        /* its key groups */
     JOB_FIELD_FROM,                   /* an edge: its upstream vertex */
     JOB_FIELD_TO,
     JOB_FIELD_PART,                   /* its partitioning */
@@ -176,7 +230,7 @@ typedef enum job_field {
 
 typedef struct job_where {
     job_field field;
-    uint32_t  index;                  /* the vertex's (VERTEX..COST) or the edge's (FROM..PART) */
+    uint32_t  index;                  /* the vertex's (VERTEX..MAX_PARALLELISM) or the edge's (FROM..PART) */
 } job_where;
 
 /* NULL when the graph is valid, else what is wrong with it; then *where

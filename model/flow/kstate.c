@@ -67,6 +67,7 @@ static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max
 void kstate_own(kstate *s, const kstate_owner *owner) {
     SIM_ASSERT(owner->parallelism <= JOB_PARALLELISM_MAX && owner->tag_bits <= 2 && owner->key_bits < 64);
     SIM_ASSERT(owner->parallelism == 0 || owner->subtask < owner->parallelism);
+    SIM_ASSERT(owner->parallelism <= owner->max_parallelism || owner->parallelism == 0);
     s->owner = *owner;
     for (uint32_t n = 0; n < s->count; n++) SIM_ASSERT(kstate_owns(s, s->keys[s->order[n]] - 1));
 }
@@ -78,7 +79,7 @@ bool kstate_owns(const kstate *s, uint64_t key) {
     if (((o->hashed >> tag) & 1) == 0) return true;   /* that input is not partitioned by key */
     uint64_t k = key >> o->tag_bits;
     if (o->key_bits > 0) k &= (1ull << o->key_bits) - 1;   /* a window's map: the window number above the key */
-    return job_key_subtask(k, o->parallelism) == o->subtask;
+    return job_key_subtask(k, o->max_parallelism, o->parallelism) == o->subtask;
 }
 
 /* Empties every occupied slot: the table is all zero again (unoccupied

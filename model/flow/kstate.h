@@ -111,12 +111,13 @@ typedef struct ksnap {
 } ksnap;
 
 /* The keys one task's map takes: those the hash partitioner routes to
- * its subtask (job_key_subtask). A join's map holds key * 2 + input
- * (tag_bits 1), and each input may come by a hash edge or not; a
- * window's map holds window << 24 | key << 2 | tag (tag_bits 2, key_bits
- * 22). */
+ * its subtask (job_key_subtask: the key groups of its range). A join's
+ * map holds key * 2 + input (tag_bits 1), and each input may come by a
+ * hash edge or not; a window's map holds window << 24 | key << 2 | tag
+ * (tag_bits 2, key_bits 22). */
 typedef struct kstate_owner {
     uint32_t parallelism;             /* the vertex's; 0: the map takes every key */
+    uint32_t max_parallelism;         /* its key groups (job_key_subtask) */
     uint32_t subtask;
     uint32_t tag_bits;                /* low bits of a map key that are a tag, not the key */
     uint32_t hashed;                  /* bit t: keys tagged t came by a hash edge (else: any key) */

@@ -203,10 +203,10 @@ bool store_next(const store *st, uint64_t file, uint64_t *cursor, store_entry *o
     return true;
 }
 
-bool store_restore(const store *st, const uint64_t *files, uint32_t count, kstate *out) {
+/* Check the whole chain before touching out, so a failed restore leaves
+ * it as it was. */
+static bool chain_there(const store *st, const uint64_t *files, uint32_t count) {
     SIM_ASSERT(count >= 1);
-    /* Check the whole chain before touching out, so a failed restore leaves
-     * it as it was. */
     for (uint32_t i = 0; i < count; i++) {
         const store_file *f = find(st, files[i]);
         if (f == NULL) return false;
@@ -214,6 +214,23 @@ bool store_restore(const store *st, const uint64_t *files, uint32_t count, kstat
         SIM_ASSERT(f->full == (i == 0));       /* a full file, then increments */
         if (i > 0) SIM_ASSERT(f->ckpt >= find(st, files[i - 1])->ckpt);
     }
+    return true;
+}
+
+bool store_restore_owned(const store *st, const uint64_t *files, uint32_t count, kstate *out) {
+    if (!chain_there(st, files, count)) return false;
+    for (uint32_t i = 0; i < count; i++) {     /* a later file's entry replaces an earlier one's */
+        uint64_t cursor = 0;
+        store_entry e;
+        while (store_next(st, files[i], &cursor, &e)) {
+            if (kstate_owns(out, e.key)) *kstate_upsert(out, e.key) = e.agg;
+        }
+    }
+    return true;
+}
+
+bool store_restore(const store *st, const uint64_t *files, uint32_t count, kstate *out) {
+    if (!chain_there(st, files, count)) return false;
     kstate_clear(out);
     for (uint32_t i = 0; i < count; i++) {
         uint64_t cursor = 0;

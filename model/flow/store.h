@@ -150,6 +150,10 @@ bool store_next(const store *st, uint64_t file, uint64_t *cursor, store_entry *o
  * violation the caller reports. Otherwise *out holds exactly the chain's
  * keys. The chain may mix owners (the store does not check tasks). */
 bool store_restore(const store *st, const uint64_t *files, uint32_t count, kstate *out);
+/* A rescaled task's restore of one old subtask's chain: as store_restore,
+ * but out is not cleared and takes only the keys it owns (kstate_owns:
+ * its key groups), so several chains merge into it. */
+bool store_restore_owned(const store *st, const uint64_t *files, uint32_t count, kstate *out);
 
 /* Drop every file, referenced or not, and kill every id (a memory backend
  * whose coordinator crashed). Slots and chunks return to their initial

@@ -73,6 +73,7 @@ const job_vertex *coord_vertex_of(const jm_side *jm, uint32_t task) {
 
 static void notify_all(jm_side *jm, uint32_t type, uint64_t ckpt) {
     for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
+        if (!jm_active(jm, t)) continue;         /* not deployed in this attempt */
         sim_msg m = { .type = type, .a = ckpt, .b = jm->coord.attempt[t] };
         jm_send(jm, t, &m, 64, NULL, 0);
     }
@@ -287,7 +288,7 @@ static void complete(jm_side *jm, rt_slot *s) {
  * writes the checkpoint's metadata to the store first (Flink's _metadata
  * file), and the checkpoint completes when that write succeeded. */
 static void maybe_complete(jm_side *jm, rt_slot *s) {
-    uint32_t needed = world_job(jm->w)->tasks_count;
+    uint32_t needed = jm->coord.active_count;     /* the tasks of the attempt's parallelism */
     if (jm->w->cfg.bug == PIPE_BUG_PARTIAL_ACKS) needed = (needed + 1) / 2;   /* deliberate bug: half will do */
     if (s->acks < needed || s->finalizing) return;
     if (deploy_assign_unacked(jm, s->ckpt)) {     /* FLINK-21996: its enumerator state is not the readers' yet */
@@ -415,7 +416,8 @@ static bool upstream_finished(const jm_side *jm, uint32_t t) {
     const job *j = world_job(jm->w);
     const job_task *jt = &j->tasks[t];
     for (uint32_t i = 0; i < jt->in_count; i++) {
-        if (!jm->coord.finished[j->chans[j->in_chan[jt->in_first + i]].producer]) return false;
+        uint32_t up = j->chans[j->in_chan[jt->in_first + i]].producer;
+        if (!jm->coord.finished[up] && jm_active(jm, up)) return false;
     }
     return true;
 }
@@ -425,7 +427,8 @@ static bool upstream_finished(const jm_side *jm, uint32_t t) {
 static uint32_t inner_starts(const jm_side *jm) {
     uint32_t n = 0;
     for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
-        n += !jm->coord.finished[t] && coord_vertex_of(jm, t)->kind != JOB_SOURCE && upstream_finished(jm, t);
+        n += jm_active(jm, t) && !jm->coord.finished[t] && coord_vertex_of(jm, t)->kind != JOB_SOURCE &&
+             upstream_finished(jm, t);
     }
     return n;
 }
@@ -436,6 +439,7 @@ static uint32_t inner_starts(const jm_side *jm) {
 static void trigger_tasks(jm_side *jm, rt_slot *s) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
+        if (!jm_active(jm, t)) continue;         /* above the attempt's parallelism: no part of it */
         if (co->finished[t]) {
             if (jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(jm, s, t);   /* the bug: never */
         } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE || upstream_finished(jm, t)) {
@@ -452,7 +456,7 @@ static void trigger(jm_side *jm) {
     co->trigger_armed = false;
     /* Re-armed on restart; while regions restart their tasks could not
      * take a trigger (Flink: not all required tasks are running). */
-    if (co->status != PIPE_RUNNING || co->region_restart || co->finished_count == world_job(jm->w)->tasks_count) return;
+    if (co->status != PIPE_RUNNING || co->region_restart || co->finished_count == co->active_count) return;
     if (cc->finished_tasks_off && co->finished_count > 0) {   /* Flink < 1.14: not every task runs, no checkpoint */
         REACHED(jm->w, TRIGGER_SKIP_FINISHED);
         return;
@@ -478,6 +482,7 @@ static void trigger(jm_side *jm) {
     s->started_ns = now;
     s->acks = 0;
     memset(s->acked, 0, world_job(jm->w)->tasks_count);
+    for (uint32_t v = 0; v < world_job(jm->w)->vertices_count; v++) s->par[v] = (uint16_t)co->par[v];
     for (uint32_t part = 0; part < jm->w->brk.partitions; part++) {   /* the enumerator checkpoints first */
         s->splits[part] = co->assigned[part] ? SPLIT_ASSIGNED : SPLIT_FREE;
         s->offsets[part] = 0;
@@ -528,7 +533,8 @@ static bool feeds_running(const jm_side *jm, uint32_t t) {
     const job *j = world_job(jm->w);
     const job_task *jt = &j->tasks[t];
     for (uint32_t i = 0; i < jt->out_count; i++) {
-        if (!jm->coord.finished[j->chans[j->out_chan[jt->out_first + i]].consumer]) return true;
+        uint32_t down = j->chans[j->out_chan[jt->out_first + i]].consumer;
+        if (!jm->coord.finished[down] && jm_active(jm, down)) return true;
     }
     return false;
 }
@@ -621,7 +627,7 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         co->finished_count++;
         if (coord_vertex_of(jm, task)->kind == JOB_SOURCE) co->sources_running--;
         unseen_by_finished(jm, task, m->a);
-        if (co->finished_count == world_job(jm->w)->tasks_count) {
+        if (co->finished_count == co->active_count) {
             REACHED(jm->w, FINAL_CHECKPOINT);
             deploy_job_finished(jm);
         }

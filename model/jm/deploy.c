@@ -27,7 +27,16 @@
  * Failover: a new coordinator knows nothing of the tasks; it waits for
  * their slot offers (the tasks saw its connection break and cancelled
  * themselves), and with the durable backend reads the completed
- * checkpoints back from the store first. */
+ * checkpoints back from the store first.
+ *
+ * Rescaling (the schedule of pipe_cfg.rescales): at a rescale's time the
+ * coordinator cancels every task, as for a failure no task is to blame
+ * for but without the restart strategy (it is no failure), and the next
+ * full deployment runs each vertex at the schedule's parallelism then
+ * (co->par): the tasks above it are not deployed; a keyed task is given
+ * the handles of every old subtask whose key groups overlap its own
+ * range, a source the partitions of its new share. A pending restart
+ * keeps its delay. */
 #include "jm.h"
 
 #include <string.h>
@@ -53,7 +62,7 @@ static uint32_t part_reader(const jm_side *jm, uint32_t part) {
     uint32_t topic = broker_topic_of(&jm->w->brk, part);
     for (uint32_t v = 0; v < j->vertices_count; v++) {   /* the source of its topic (one a topic) */
         if (j->vertices[v].kind != JOB_SOURCE || j->vertices[v].topic != topic) continue;
-        return j->vertex_first_task[v] + (part - jm->w->brk.topic[topic].first) % j->vertices[v].parallelism;
+        return j->vertex_first_task[v] + (part - jm->w->brk.topic[topic].first) % jm->coord.par[v];
     }
     SIM_ASSERT(!"every partition has a source: pipe_create refuses a topic nobody reads");
     return 0;
@@ -141,16 +150,41 @@ static void hosts_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     }
 }
 
-/* Task t's part of the checkpoint to restore (nothing: from scratch). */
+/* A keyed task of a vertex that ran at parallelism `from` in checkpoint
+ * s: the handles of every old subtask whose key-group range overlaps its
+ * own (computeKeyGroupRangeForOperatorIndex at both parallelisms), the
+ * first in d->chain, the others after it. The deliberate bug
+ * rescale-wrong-range leaves the last of several out. */
+static void handles_of(jm_side *jm, const rt_slot *s, uint32_t t, uint32_t from, msg_deploy *d) {
+    const job *j = world_job(jm->w);
+    const job_task *x = &j->tasks[t];
+    uint32_t groups = job_max_parallelism(&j->vertices[x->vertex]), first, end;
+    job_group_range(groups, jm->coord.par[x->vertex], x->subtask, &first, &end);
+    uint32_t lo = job_group_subtask(first, groups, from), hi = job_group_subtask(end - 1, groups, from);
+    if (jm->w->cfg.bug == PIPE_BUG_RESCALE_WRONG_RANGE && hi > lo) hi--;   /* deliberate bug */
+    uint32_t base = j->vertex_first_task[x->vertex], files = 0;
+    d->chain = s->chains[base + lo];
+    for (uint32_t o = lo + 1; o <= hi; o++) {
+        const rt_chain *c = &s->chains[base + o];
+        SIM_ASSERT(d->more_count < PIPE_RESCALE_HANDLES_MAX && files + c->count <= PROTO_MORE_FILES_MAX);   /* check_cfg */
+        memcpy(d->more_files + files, c->files, sizeof(uint64_t) * c->count);
+        files += c->count;
+        d->more_len[d->more_count++] = (uint8_t)c->count;
+    }
+}
+
+/* Task t's part of the checkpoint to restore (nothing: from scratch), and
+ * the attempt's parallelism of every vertex. */
 static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
-    memset(d, 0, offsetof(msg_deploy, hosts));
-    d->offsets_count = 0;
+    memset(d, 0, offsetof(msg_deploy, offsets));
     const rt_slot *s = coord_restore(jm);
     const job *j = world_job(jm->w);
     const job_vertex *v = coord_vertex_of(jm, t);
-    if (v->kind == JOB_SOURCE && s != NULL) {     /* the splits its state in the checkpoint holds */
+    uint32_t stride = jm->coord.par[j->tasks[t].vertex];
+    for (uint32_t u = 0; u < j->vertices_count; u++) d->parallelism[u] = (uint16_t)jm->coord.par[u];
+    if (v->kind == JOB_SOURCE && s != NULL) {     /* the splits its state in the checkpoint holds, by partition */
         const broker_topic *topic = &jm->w->brk.topic[v->topic];
-        for (uint32_t part = topic->first + j->tasks[t].subtask; part < topic->end; part += v->parallelism) {
+        for (uint32_t part = topic->first + j->tasks[t].subtask; part < topic->end; part += stride) {
             if (s->splits[part] != SPLIT_READ) continue;
             SIM_ASSERT(d->offsets_count < PROTO_OFFSETS_MAX);
             d->offsets[d->offsets_count++] = (proto_offset){ .partition = part, .next = s->offsets[part] };
@@ -159,16 +193,30 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     hosts_of(jm, t, d);
     if (s == NULL) return;
     d->ckpt = s->ckpt;
-    d->chain = s->chains[t];
-    d->cs_file = s->cs_files[t];
+    uint32_t from = s->par[j->tasks[t].vertex];
+    if (from == stride || (v->kind != JOB_KEYED_AGG && v->kind != JOB_KEYED_JOIN)) {
+        d->chain = s->chains[t];
+        d->cs_file = s->cs_files[t];              /* a rescale has none: check_cfg refuses channel state */
+        return;
+    }
+    d->from_parallelism = (uint16_t)from;
+    handles_of(jm, s, t, from, d);
+}
+
+/* What a deployment sends: up to its offsets, or a rescaled task's files. */
+static uint32_t deploy_bytes(const msg_deploy *d) {
+    uint32_t files = 0;
+    for (uint32_t i = 0; i < d->more_count; i++) files += d->more_len[i];
+    uint32_t offsets = PROTO_WITH_OFFSETS_BYTES(msg_deploy, d->offsets_count);
+    uint32_t more = (uint32_t)(offsetof(msg_deploy, more_files) + files * sizeof(uint64_t));
+    return offsets > more ? offsets : more;
 }
 
 static void send_deploy(jm_side *jm, uint32_t t) {
     msg_deploy d;
     restore_of(jm, t, &d);
     sim_msg m = { .type = MSG_DEPLOY, .b = jm->coord.attempt[t] };
-    jm_send(jm, t, &m, 64 + 16 * d.chain.count, &d,
-                      PROTO_WITH_OFFSETS_BYTES(msg_deploy, d.offsets_count));
+    jm_send(jm, t, &m, 64 + 16 * d.chain.count, &d, deploy_bytes(&d));
 }
 
 /* ---- the split enumerator ------------------------------------------------ */
@@ -182,7 +230,7 @@ static void send_assign(jm_side *jm, uint32_t t) {
     const job_vertex *v = coord_vertex_of(jm, t);
     msg_assign a = { .final = 1 };
     const broker_topic *topic = &jm->w->brk.topic[v->topic];   /* the enumerator assigns per topic */
-    for (uint32_t part = topic->first + j->tasks[t].subtask; part < topic->end; part += v->parallelism) {
+    for (uint32_t part = topic->first + j->tasks[t].subtask; part < topic->end; part += co->par[j->tasks[t].vertex]) {
         uint8_t mine = (uint8_t)(1 + co->attempt[t] % 254);   /* this attempt's mark; 255: the checkpoint's */
         if (co->assigned[part] == mine || co->assigned[part] == 0) {
             co->assigned[part] = mine;
@@ -198,7 +246,7 @@ static void assign_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     bool any = false;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (coord_vertex_of(jm, t)->kind != JOB_SOURCE || !co->restarting[t]) continue;
+        if (coord_vertex_of(jm, t)->kind != JOB_SOURCE || !co->restarting[t] || !jm_active(jm, t)) continue;
         send_assign(jm, t);
         co->assign_pending[t] = co->next_ckpt;    /* checkpoints from this id on wait for its ack */
         any = true;
@@ -269,8 +317,35 @@ static void note_restarted(jm_side *jm, bool regions, uint64_t ckpt) {
     }
 }
 
+/* A full deployment runs each vertex at the schedule's parallelism now:
+ * the observers learn of each change before the restart (the restored
+ * checkpoint, 0: none, says where the state comes from). */
+static void take_parallelism(jm_side *jm, uint64_t ckpt) {
+    rt_coord *co = coord_of(jm);
+    const job *j = world_job(jm->w);
+    bool changed = false;
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        uint32_t p = pipe_parallelism_at(&jm->w->cfg, v, jm->w->run->now_ns);
+        if (p == co->par[v]) continue;
+        changed = true;
+        if (world_observed(jm->w)) {
+            pipe_event e = { .kind = PIPE_EV_RESCALED, .task = PIPE_NO_TASK, .channel = v, .ckpt = ckpt,
+                             .chan = PIPE_NO_CHAN, .count = p, .word_a = co->par[v] };
+            jm_note_ev(jm, &e);
+        }
+        co->par[v] = p;
+    }
+    if (!changed) return;
+    jm->w->stats.rescales++;
+    if (ckpt != 0) REACHED(jm->w, RESCALED); else REACHED(jm->w, RESCALE_FROM_NOTHING);
+    co->active_count = 0;
+    for (uint32_t t = 0; t < j->tasks_count; t++) co->active_count += jm_active(jm, t);
+}
+
 /* Every slot of the tasks to deploy (co->restarting: all of them, or the
- * regions that restart) is free: attempt `epoch` starts on them. */
+ * regions that restart) is free: attempt `epoch` starts on them; with a
+ * full restart, at the schedule's parallelism (the tasks above it are
+ * not deployed). */
 static void deploy_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     uint32_t n = tasks_of(jm);
@@ -281,6 +356,7 @@ static void deploy_all(jm_side *jm) {
     co->status = PIPE_RUNNING;
     co->region_restart = false;
     bool restart = co->deployed_once;
+    if (!regions) take_parallelism(jm, restored != NULL ? restored->ckpt : 0);
     if (restart) {
         jm->w->stats.restarts++;
         note_restarted(jm, regions, restored != NULL ? restored->ckpt : 0);
@@ -298,7 +374,7 @@ static void deploy_all(jm_side *jm) {
         co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
     }
     for (uint32_t t = 0; t < n; t++) {
-        if (!co->restarting[t]) continue;
+        if (!co->restarting[t] || !jm_active(jm, t)) continue;
         jm->w->stats.restarted_tasks += restart;
         if (!regions) co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
         co->assign_pending[t] = 0;
@@ -314,9 +390,17 @@ static void deploy_all(jm_side *jm) {
     coord_arm_trigger(jm, jm->w->cfg.ckpt.interval_ns);
 }
 
+/* Whether task t runs in the attempt a pending restart deploys: a
+ * region's at the attempt's parallelism, a full one's at the schedule's. */
+static bool runs_next(const jm_side *jm, uint32_t t) {
+    if (jm->coord.status == PIPE_RUNNING) return jm_active(jm, t);
+    const job_task *x = &world_job(jm->w)->tasks[t];
+    return x->subtask < pipe_parallelism_at(&jm->w->cfg, x->vertex, jm->w->run->now_ns);
+}
+
 static bool all_free(const jm_side *jm) {
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (jm->coord.restarting[t] && !jm->coord.slot_free[t]) return false;
+        if (jm->coord.restarting[t] && !jm->coord.slot_free[t] && runs_next(jm, t)) return false;
     }
     return true;
 }
@@ -501,7 +585,47 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     co->waiting_slots = false;
     if (why == PIPE_FAIL_CHECKPOINT_STORE) read_store(jm);   /* restart from what the store holds */
     jm->w->stats.restart_delay_ns_sum += delay;
+    co->restart_due_ns = jm->w->run->now_ns + delay;
     sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
+}
+
+/* ---- rescaling ----------------------------------------------------------- */
+
+/* Whether the schedule's parallelism now differs from the attempt's. */
+static bool rescale_due(const jm_side *jm) {
+    const job *j = world_job(jm->w);
+    for (uint32_t v = 0; v < j->vertices_count; v++) {
+        if (pipe_parallelism_at(&jm->w->cfg, v, jm->w->run->now_ns) != jm->coord.par[v]) return true;
+    }
+    return false;
+}
+
+/* A rescale of the schedule is due: every task is cancelled and the next
+ * attempt deployed (deploy_all takes the new parallelism) once the slots
+ * are free, after what is left of a pending region restart's delay. A
+ * job restarting already takes it at its deployment; one that finished
+ * or failed has nothing to rescale. */
+static void rescale(jm_side *jm) {
+    rt_coord *co = coord_of(jm);
+    if (co->status != PIPE_RUNNING || !rescale_due(jm)) return;
+    mark(jm, UINT32_MAX);
+    drop_pending(jm);
+    co->epoch++;
+    cancel_marked(jm, false);
+    sim_time_ns now = jm->w->run->now_ns, delay = co->region_restart && co->restart_due_ns > now ? co->restart_due_ns - now : 0;
+    co->status = PIPE_RESTARTING;
+    co->region_restart = false;
+    co->waiting_slots = false;
+    sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
+}
+
+static void deploy_arm_rescales(jm_side *jm) {
+    const pipe_cfg *cfg = &jm->w->cfg;
+    for (uint32_t i = 0; i < cfg->rescales_count; i++) {   /* those past are the deployment's to take */
+        if (cfg->rescales[i].at_ns < jm->w->run->now_ns) continue;
+        sim_timer_set(jm->w->run, jm->coord.actor, cfg->rescales[i].at_ns - jm->w->run->now_ns,
+                      (uint64_t)i << 32 | TIMER_RESCALE);
+    }
 }
 
 /* ---- what the tasks say -------------------------------------------------- */
@@ -512,7 +636,7 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
 static void slot_offered(jm_side *jm, uint32_t i, uint64_t process) {
     rt_coord *co = coord_of(jm);
     uint32_t t = i / co->hosts;
-    if (co->status == PIPE_RUNNING && !co->restarting[t] && i == jm_slot_of(jm, t)) {
+    if (co->status == PIPE_RUNNING && !co->restarting[t] && i == jm_slot_of(jm, t) && jm_active(jm, t)) {
         /* An offer sent before the deployment arrived is stale; one from a
          * new process in place of a deployed task means it is gone (its
          * connection's break is on its way, or was lost with it). */
@@ -563,7 +687,7 @@ void deploy_link_down(jm_side *jm, uint32_t i, uint32_t gen) {
     co->slot_free[i] = 0;                         /* gone with its connection, until it offers again */
     co->lost[i] = 1;
     uint32_t t = i / co->hosts;
-    if (i == jm_slot_of(jm, t) && gen > co->deploy_gen[i]) deploy_job_fail(jm, PIPE_FAIL_CONNECTION, t);
+    if (i == jm_slot_of(jm, t) && gen > co->deploy_gen[i] && jm_active(jm, t)) deploy_job_fail(jm, PIPE_FAIL_CONNECTION, t);
 }
 
 /* ---- heartbeats and retries ---------------------------------------------- */
@@ -582,7 +706,9 @@ static void heartbeat(jm_side *jm) {
             /* Disconnect it, as Flink's JobMaster does: when it hears of it,
              * it cancels what it runs and registers its slot again. */
             link_close(jm->w->run, co->conn_from_task[i]);
-            if (i == jm_slot_of(jm, i / co->hosts)) deploy_job_fail(jm, PIPE_FAIL_HEARTBEAT, i / co->hosts);
+            if (i == jm_slot_of(jm, i / co->hosts) && jm_active(jm, i / co->hosts)) {   /* a task of the attempt */
+                deploy_job_fail(jm, PIPE_FAIL_HEARTBEAT, i / co->hosts);
+            }
             continue;
         }
         sim_msg m = { .type = MSG_HEARTBEAT, .b = co->attempt[i / co->hosts] };
@@ -597,7 +723,7 @@ static void deploy_retry(jm_side *jm) {
     if (co->status != PIPE_RUNNING) return;
     bool any = false;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (co->running[t] || co->restarting[t]) continue;   /* a restarting region deploys later */
+        if (co->running[t] || co->restarting[t] || !jm_active(jm, t)) continue;   /* a restarting region deploys later */
         REACHED(jm->w, DEPLOY_REPEATED);
         send_deploy(jm, t);
         if (co->assign_pending[t] != 0) send_assign(jm, t);   /* it came to no task */
@@ -610,7 +736,7 @@ static void send_end(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         const job_vertex *v = coord_vertex_of(jm, t);
-        if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC || co->committed[t]) continue;
+        if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC || co->committed[t] || !jm_active(jm, t)) continue;
         sim_msg m = { .type = MSG_END, .b = co->attempt[t] };
         jm_send(jm, t, &m, 64, NULL, 0);
     }
@@ -630,6 +756,7 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
     case TIMER_END_RETRY:
         if (jm->coord.status == PIPE_FINISHED && jm->coord.commits_pending > 0) send_end(jm);
         break;
+    case TIMER_RESCALE: rescale(jm); break;
     default: SIM_ASSERT(!"unknown coordinator timer");
     }
 }
@@ -644,7 +771,7 @@ void deploy_job_finished(jm_side *jm) {
     memset(co->committed, 0, tasks_of(jm));
     for (uint32_t t = 0; t < tasks_of(jm) && jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; t++) {
         const job_vertex *v = coord_vertex_of(jm, t);
-        co->commits_pending += v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+        co->commits_pending += v->kind == JOB_SINK && v->sink == JOB_SINK_2PC && jm_active(jm, t);
     }
     if (co->commits_pending == 0) {
         sim_stop(jm->w->run);
@@ -659,6 +786,7 @@ void deploy_start(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     co->status = PIPE_RESTARTING;                 /* attempt 0 waits for its slots */
     co->waiting_slots = true;
+    deploy_arm_rescales(jm);                      /* a new coordinator's timers are its own */
     sim_time_ns interval, timeout;
     pipe_heartbeat(&jm->w->cfg, &interval, &timeout);
     sim_timer_set(jm->w->run, co->actor, interval, TIMER_HEARTBEAT);

@@ -56,6 +56,7 @@ void ha_put(jm_side *jm, const rt_slot *s) {
     }
     memcpy(e->offsets, s->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
     memcpy(e->splits, s->splits, jm->w->brk.partitions);
+    memcpy(e->par, s->par, sizeof e->par);
 }
 
 void ha_remove(jm_side *jm, uint64_t ckpt) {
@@ -106,6 +107,7 @@ void ha_recover(jm_side *jm) {
         }
         memcpy(s->offsets, e->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
         memcpy(s->splits, e->splits, jm->w->brk.partitions);
+        memcpy(s->par, e->par, sizeof s->par);
         co->completed_order[co->completed_count++] = k;
         co->restore_slot = k + 1;
     }

@@ -20,6 +20,7 @@ enum {                               /* the coordinator's timer tags (the tasks'
     TIMER_END_RETRY = 13,            /* end notices nobody answered go again */
     TIMER_ASSIGN_TIMEOUT = 14,       /* an assignment nobody acknowledged: the event was lost */
     TIMER_TIMEOUT = 15,              /* the earliest deadline of a pending checkpoint */
+    TIMER_RESCALE = 16,              /* a rescale of the schedule is due (tag: its index << 32) */
 };
 
 enum {                               /* a partition in a checkpoint (rt_slot.splits) */
@@ -41,6 +42,7 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     uint8_t    *splits;               /* by partition: SPLIT_* (the enumerator's state, then the readers') */
     uint64_t    bytes;                /* state and channel state written for it */
     uint64_t    files_new, files_shared;
+    uint16_t    par[JOB_VERTICES_MAX];   /* the parallelism of each vertex in the attempt that took it */
 } rt_slot;
 
 typedef struct rt_coord {
@@ -85,6 +87,12 @@ typedef struct rt_coord {
     uint64_t   *assign_pending;       /* by task: next_ckpt when an ASSIGN went unacknowledged, 0: none */
     pipe_status status;
     uint64_t    epoch;
+    /* Rescaling: the active parallelism of each vertex in the attempt
+     * deployed last (a task above it is not deployed, triggered or waited
+     * for), and when a pending restart's delay ends. */
+    uint32_t    par[JOB_VERTICES_MAX];
+    uint32_t    active_count;         /* tasks below their vertex's par */
+    sim_time_ns restart_due_ns;
     uint64_t    next_ckpt;
     uint32_t    pending;              /* checkpoints in flight */
     sim_time_ns last_completed_ns;
@@ -135,6 +143,12 @@ void jm_note_recv(jm_side *jm, const sim_event *ev);
 void jm_send(jm_side *jm, uint32_t t, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes);
 void jm_send_slot(jm_side *jm, uint32_t i, sim_msg *m, uint32_t bytes, const void *data, uint32_t data_bytes);
 static inline uint32_t jm_slot_of(const jm_side *jm, uint32_t t) { return t * jm->coord.hosts + jm->coord.placed[t]; }
+/* Task t runs in the current attempt's parallelism (rescaling: the tasks
+ * above it are not deployed). */
+static inline bool jm_active(const jm_side *jm, uint32_t t) {
+    const job_task *x = &world_job(jm->w)->tasks[t];
+    return x->subtask < jm->coord.par[x->vertex];
+}
 
 /* model/jm/coord.c: checkpoints */
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev);

@@ -48,7 +48,10 @@ void evt_reset(tm_side *tm, rt_task *t) {
     if (t->split_max != NULL) {
         for (uint32_t i = 0; i < t->parts_count; i++) t->split_max[i] = WIN_WM_MIN;
     }
-    for (uint32_t i = 0; i < t->jt->in_count; i++) task_in_chan(tm, t, i)->in_wm = WIN_WM_MIN;
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {   /* an input the attempt does not run ended already */
+        bool ended = t->data_ended[i / 64] >> (i % 64) & 1;
+        task_in_chan(tm, t, i)->in_wm = ended ? WIN_WM_MAX : WIN_WM_MIN;
+    }
 }
 
 void evt_send(tm_side *tm, rt_task *t, win_wm wm) {
@@ -69,7 +72,7 @@ static bool source_wm(tm_side *tm, const rt_task *t, win_wm *out) {
     bool any = false;
     win_wm low = WIN_WM_MAX;
     for (uint32_t i = 0; i < t->parts_count; i++) {
-        uint32_t part = t->parts_first + i * t->v->parallelism;
+        uint32_t part = t->parts_first + i * t->parts_stride;
         if (!(t->splits >> i & 1) || tm_offsets(tm, t)[part] >= tc->records_per_partition) continue;
         any = true;
         win_wm m = t->split_max[i] == WIN_WM_MIN ? WIN_WM_MIN

@@ -190,8 +190,9 @@ void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (tm->w->cfg.bug == PIPE_BUG_EARLY_COMMIT) sinktx_commit(tm, t, ckpt);   /* deliberate bug */
 }
 
-void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
-    if (t->v->sink != JOB_SINK_2PC || txlog_fenced(tm, t)) return;
+/* recoverAndCommit of t's log from checkpoint ckpt: its pre-committed
+ * transactions up to ckpt are committed, the others aborted. */
+static void resolve_log(tm_side *tm, rt_task *t, uint64_t ckpt) {
     rt_txlog *l = t->txlog;
     l->epoch = t->epoch;                          /* older attempts are fenced from now on */
     bool any = false;
@@ -204,6 +205,33 @@ void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
     }
     SIM_ASSERT(l->head == l->tail);
     if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t, 0, ckpt);
+}
+
+void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    if (t->v->sink != JOB_SINK_2PC || txlog_fenced(tm, t)) return;
+    resolve_log(tm, t, ckpt);
+    sinktx_adopt(tm, t, ckpt);
+}
+
+/* Rescaling down: the transactions of the old subtasks above the
+ * attempt's parallelism p are the external system's still, and subtask
+ * i of p takes over those of subtasks i + p, i + 2p, ... (as a sink's
+ * committables are redistributed on a rescale, and its lingering
+ * transactions of subtasks that no longer run are aborted): resolved as
+ * its own, its attempt fencing their old producers. The log is t's for
+ * the while (a task resolves through its own), so the steps are t's. */
+void sinktx_adopt(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    uint32_t p = t->deploy.parallelism[t->jt->vertex];
+    if (p == 0 || t->jt->subtask + p >= t->v->parallelism) return;
+    SIM_ASSERT(tm->hosts == 1);                  /* a rescale runs without slots: an instance per task */
+    rt_txlog *own = t->txlog;
+    uint32_t first = world_job(tm->w)->vertex_first_task[t->jt->vertex];
+    for (uint32_t s = t->jt->subtask + p; s < t->v->parallelism; s += p) {
+        t->txlog = tm->tasks[first + s].txlog;
+        if (t->txlog->count > 0) REACHED(tm->w, TXN_ADOPTED);
+        resolve_log(tm, t, ckpt);
+    }
+    t->txlog = own;
 }
 
 /* End of input: the last transaction is pre-committed for the first

@@ -93,7 +93,7 @@ static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
         const uint64_t *at = t->snap_offsets + k * t->parts_count;
         for (uint32_t i = 0; i < t->parts_count; i++) {
             if (!(t->snap_splits[k] >> i & 1)) continue;
-            a.offsets[a.offsets_count++] = (proto_offset){ .partition = t->parts_first + i * t->v->parallelism, .next = at[i] };
+            a.offsets[a.offsets_count++] = (proto_offset){ .partition = t->parts_first + i * t->parts_stride, .next = at[i] };
         }
     }
     sim_msg m = { .type = MSG_ACK, .a = sn->ckpt, .b = (t->epoch << 32) | t->id };
@@ -530,7 +530,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
         t->snap_splits[sn - t->snaps] = t->splits;
         uint64_t skew = tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
-        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm_offsets(tm, t)[t->parts_first + i * t->v->parallelism] + skew;
+        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm_offsets(tm, t)[t->parts_first + i * t->parts_stride] + skew;
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
@@ -707,21 +707,62 @@ void snap_clear(tm_side *tm, rt_task *t, bool died) {
     if (t->stateful) kstate_clear(&t->state);
 }
 
-/* Bytes a restore of d reads from the store (what the device charges). */
+/* The files of a rescaled task's handles after its first (proto.h). */
+static uint32_t more_files(const msg_deploy *d) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->more_count; i++) n += d->more_len[i];
+    SIM_ASSERT(d->more_count <= PIPE_RESCALE_HANDLES_MAX && n <= PROTO_MORE_FILES_MAX);
+    return n;
+}
+
+/* Bytes a restore of d reads from the store (what the device charges):
+ * a rescaled task reads the whole files of its handles. */
 uint64_t snap_restore_bytes(const tm_side *tm, const msg_deploy *d) {
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < d->chain.count; i++) {
         if (store_alive(&tm->w->files, d->chain.files[i])) bytes += store_bytes(&tm->w->files, d->chain.files[i]);
     }
+    for (uint32_t i = 0, n = more_files(d); i < n; i++) {
+        if (store_alive(&tm->w->files, d->more_files[i])) bytes += store_bytes(&tm->w->files, d->more_files[i]);
+    }
     if (d->cs_file != 0 && store_alive(&tm->w->files, d->cs_file)) bytes += store_bytes(&tm->w->files, d->cs_file);
     return bytes;
+}
+
+/* A rescaled task: the keys of its key groups from every handle (each an
+ * old subtask's chain), the others' keys left out; no base for an
+ * increment (its files hold other keys too): the next snapshot is full. */
+static bool restore_rescaled(tm_side *tm, rt_task *t, const msg_deploy *d) {
+    bool ok = d->chain.count == 0 || store_restore_owned(&tm->w->files, d->chain.files, d->chain.count, &t->state);
+    for (uint32_t h = 0, at = 0; h < d->more_count && ok; at += d->more_len[h++]) {
+        ok = d->more_len[h] == 0 || store_restore_owned(&tm->w->files, d->more_files + at, d->more_len[h], &t->state);
+    }
+    if (!ok) {
+        tm->w->stats.restore_failures++;          /* I5: a file the checkpoint needs was deleted */
+        kstate_clear(&t->state);
+    }
+    bool chain = d->chain.count > 1;
+    for (uint32_t h = 0; h < d->more_count; h++) chain |= d->more_len[h] > 1;
+    if (chain) REACHED(tm->w, RESTORE_CHAIN);
+    return ok;
+}
+
+/* Its key groups: those of its subtask at the attempt's parallelism. */
+static void own_groups(const tm_side *tm, rt_task *t) {
+    kstate_owner o = t->state.owner;
+    uint32_t p = t->deploy.parallelism[t->jt->vertex];
+    o.parallelism = p != 0 ? p : world_job(tm->w)->vertices[t->jt->vertex].parallelism;
+    kstate_own(&t->state, &o);
 }
 
 /* Keyed state from the deployment's chain; false when a file is gone. */
 static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
     bool ok = true;
     kstate_clear(&t->state);
-    if (d->chain.count > 0) {
+    own_groups(tm, t);
+    if (d->from_parallelism != 0) {
+        ok = restore_rescaled(tm, t, d);
+    } else if (d->chain.count > 0) {
         if (!store_restore(&tm->w->files, d->chain.files, d->chain.count, &t->state)) {
             tm->w->stats.restore_failures++;      /* I5: a file the checkpoint needs was deleted */
             ok = false;

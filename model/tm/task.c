@@ -140,6 +140,7 @@ static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_chan 
 }
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
+    if (c->off) return;                           /* its consumer is above the attempt's parallelism */
     if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
         chan_fill_sync(c);
         chan_buf held = *c->fill;                 /* the records before it go after it */
@@ -180,7 +181,7 @@ static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
             if (++oe->rr == oe->count) oe->rr = 0;
             break;
         case JOB_HASH: {
-            push_rec(tm, task_out_chan(tm, t, oe->first + job_key_subtask(r->key, oe->count)), r);
+            push_rec(tm, task_out_chan(tm, t, oe->first + job_key_subtask(r->key, oe->max_parallelism, oe->count)), r);
             break;
         }
         case JOB_BROADCAST:
@@ -258,7 +259,7 @@ static void send_finished(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->parts_count <= PROTO_OFFSETS_MAX);
     for (uint32_t i = 0; i < t->parts_count; i++) {
         if (!(t->splits >> i & 1)) continue;
-        uint32_t part = t->parts_first + i * t->v->parallelism;
+        uint32_t part = t->parts_first + i * t->parts_stride;
         SIM_ASSERT(tm_offsets(tm, t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
         f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm_offsets(tm, t)[part] };
     }
@@ -413,7 +414,7 @@ static void source_read(tm_side *tm, rt_task *t) {
     uint32_t n = 0, ended = 0;
     const broker_topic *topic = &tm->w->brk.topic[t->v->topic];
     while (n < CHAN_BUF_RECORDS && ended < t->parts_count) {
-        uint32_t i = t->parts_rr, part = t->parts_first + i * t->v->parallelism;
+        uint32_t i = t->parts_rr, part = t->parts_first + i * t->parts_stride;
         t->parts_rr = (t->parts_rr + 1) % t->parts_count;
         model_rec r;
         if (!(t->splits >> i & 1) || !broker_topic_read(topic, part, tm_offsets(tm, t)[part], &r)) {   /* not its, or at its end */
@@ -906,6 +907,7 @@ static void connect(tm_side *tm, rt_task *t) {
         c->requested = c->early_request == t->epoch + 1;
         if (c->early_request <= t->epoch + 1) c->early_request = 0;   /* one of a newer attempt waits for it */
         c->prio_held = 0;
+        c->off = !task_peer_runs(tm, t, c->consumer);
     }
     in_clear(t);
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
@@ -913,6 +915,7 @@ static void connect(tm_side *tm, rt_task *t) {
         SIM_ASSERT(c->ring_size <= UINT16_MAX);    /* an in_ref's slot and number fit */
         c->received = c->consumed = 0;
         c->barrier_ckpt = c->barrier_at = 0;
+        if (!task_peer_runs(tm, t, c->producer)) continue;   /* not deployed in this attempt: nothing to ask */
         sim_msg m = { .type = MSG_CREDIT, .a = proto_chan_word(t->epoch, c->id), .b = 0 };
         if (!link_send(tm->w->run, c->credit_link, &m, 64)) task_fail(tm, t);
     }
@@ -928,6 +931,37 @@ static void init_gate(tm_side *tm, rt_task *t) {
     gate_init(&t->g, mode, t->jt->in_count, tm->w->cfg.ckpt.legacy_eop);
     if (tm->w->cfg.bug == PIPE_BUG_EOP_NO_MARK) t->g.bugs |= GATE_BUG_EOP_NO_MARK;        /* deliberate bugs */
     if (tm->w->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {   /* inputs from tasks the attempt does not run: ended */
+        if (task_peer_runs(tm, t, task_in_chan(tm, t, i)->producer)) continue;
+        gate_acts acts = { .count = 0 };
+        gate_on_end(&t->g, i, &acts);             /* before any barrier: nothing to do */
+        SIM_ASSERT(acts.count == 0);
+        data_end(t, i);
+    }
+}
+
+bool task_peer_runs(const tm_side *tm, const rt_task *t, uint32_t task) {
+    const job_task *x = &world_job(tm->w)->tasks[task];
+    uint32_t p = t->deploy.parallelism[x->vertex];
+    return p == 0 || x->subtask < p;
+}
+
+/* The attempt's parallelism (the deployment's): a hash edge routes by
+ * the consumers it runs, a rebalance or broadcast edge feeds those only;
+ * a source reads the partitions of its share. */
+static void take_parallelism(tm_side *tm, rt_task *t) {
+    const job *j = world_job(tm->w);
+    for (uint32_t e = 0; e < t->out_edges_count; e++) {
+        rt_out_edge *oe = &t->out_edges[e];
+        uint32_t p = t->deploy.parallelism[oe->to];
+        oe->count = oe->part == JOB_FORWARD || p == 0 || p > oe->width ? oe->width : p;
+    }
+    if (t->v->kind != JOB_SOURCE) return;
+    uint32_t p = t->deploy.parallelism[t->jt->vertex];
+    uint32_t parts = tm->w->brk.topic[t->v->topic].cfg.partitions;
+    t->parts_stride = p != 0 ? p : j->vertices[t->jt->vertex].parallelism;
+    t->parts_count = t->jt->subtask < parts ? (parts - t->jt->subtask + t->parts_stride - 1) / t->parts_stride : 0;
+    SIM_ASSERT(t->parts_count <= t->parts_cap);
 }
 
 /* The slot is free: say so until a deployment comes (RPCs are lossy). */
@@ -958,11 +992,11 @@ static void start(tm_side *tm, rt_task *t) {
     snap_restore(tm, t, d);                        /* keyed state, sink transactions, channel state */
     evt_restored(tm, t);
     if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
-        for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->parts_first + i * t->v->parallelism] = 0;
+        for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->parts_first + i * t->parts_stride] = 0;
         for (uint32_t i = 0; i < d->offsets_count; i++) tm_offsets(tm, t)[d->offsets[i].partition] = d->offsets[i].next;
     }
     for (uint32_t i = 0; i < d->offsets_count; i++) {   /* the splits its restored state holds */
-        t->splits |= 1ull << ((d->offsets[i].partition - t->parts_first) / t->v->parallelism);
+        t->splits |= 1ull << ((d->offsets[i].partition - t->parts_first) / t->parts_stride);
     }
     source_kick(tm, t);
     task_pump(tm, t);
@@ -1003,6 +1037,7 @@ static void deploy(tm_side *tm, rt_task *t, uint64_t attempt, const msg_deploy *
     t->deployed = true;
     t->deploy = *d;
     take_hosts(tm, t, d);
+    take_parallelism(tm, t);
     init_gate(tm, t);
     connect(tm, t);
     evt_reset(tm, t);
@@ -1162,8 +1197,8 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
 static void take_splits(tm_side *tm, rt_task *t, const msg_assign *a) {
     for (uint32_t k = 0; k < a->partitions_count; k++) {
         uint32_t part = a->partitions[k];
-        SIM_ASSERT(part >= t->parts_first && (part - t->parts_first) % t->v->parallelism == 0);
-        uint64_t bit = 1ull << ((part - t->parts_first) / t->v->parallelism);
+        SIM_ASSERT(part >= t->parts_first && (part - t->parts_first) % t->parts_stride == 0);
+        uint64_t bit = 1ull << ((part - t->parts_first) / t->parts_stride);
         if (t->splits & bit) continue;            /* a repeated assignment */
         t->splits |= bit;
         if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm_offsets(tm, t)[part] = 0;

@@ -104,6 +104,7 @@ typedef struct rt_chan {
      * credit); a request of a newer attempt than the producer's waits. */
     bool      requested;
     uint8_t   free_count;            /* free slots, on top of the free stack in slots[] */
+    bool      off;                   /* producer's: its consumer is above the attempt's parallelism (no event goes) */
     uint64_t  received, consumed;    /* consumer's counters */
     uint64_t  barrier_slots;         /* bit s: slot s holds a barrier (chan_set_kind; rings of up to 64) */
     uint32_t  id;                    /* this connection's (the messages name it) */
@@ -209,6 +210,9 @@ typedef struct rt_out_edge {          /* a task's outputs of one edge */
     uint32_t first;                   /* index into the task's outputs */
     uint32_t count;
     uint32_t rr;                      /* rebalance position */
+    uint32_t max_parallelism;         /* hash: the consumer's key groups */
+    uint32_t width;                   /* its channels: count is the first `count`, those of the attempt's consumers */
+    uint32_t to;                      /* the consumer vertex */
 } rt_out_edge;
 
 typedef struct tm_side tm_side;
@@ -270,7 +274,9 @@ typedef struct rt_task {
     sim_time_ns       bp_since_ns;
     sim_time_ns       bp_ns;          /* backpressured in all, every attempt (instrumentation) */
     /* sources */
-    uint32_t          parts_first, parts_count;   /* sources: partitions parts_first + i x parallelism, i < parts_count: its topic's (p - first) % parallelism == subtask */
+    uint32_t          parts_first, parts_count;   /* sources: partitions parts_first + i x parts_stride, i < parts_count: its topic's (p - first) % stride == subtask */
+    uint32_t          parts_stride;   /* sources: the attempt's parallelism of its vertex (its deployment's) */
+    uint32_t          parts_cap;      /* the most partitions it reads at any parallelism (snap_offsets' stride room) */
     uint32_t          parts_rr;
     uint64_t          splits;         /* bit i: partition subtask + i * parallelism is assigned to it */
     /* sinks */
@@ -419,6 +425,9 @@ void task_pump(tm_side *tm, rt_task *t);
 void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns);
 bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns);
 void task_fail(tm_side *tm, rt_task *t);             /* the task failed: it stops and reports */
+/* Whether `task` runs in the attempt t's deployment names (rescaling:
+ * the tasks above their vertex's parallelism do not). */
+bool task_peer_runs(const tm_side *tm, const rt_task *t, uint32_t task);
 sim_time_ns task_backpressure_ns(const tm_side *tm, const rt_task *t);   /* held up by backpressure, so far */
 sim_timer_id task_timer(tm_side *tm, rt_task *t, sim_time_ns delay_ns, uint64_t tag);   /* tagged with the attempt */
 static inline uint64_t task_io_tag(const rt_task *t, uint64_t tag) {
@@ -457,7 +466,8 @@ void evt_restored(tm_side *tm, rt_task *t);                      /* its state wa
 void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);
 void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt);
 void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt);     /* every pre-committed <= ckpt */
-void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest */
+void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest (and adopt) */
+void sinktx_adopt(tm_side *tm, rt_task *t, uint64_t ckpt);      /* rescaled down: the old subtasks' transactions too */
 void sinktx_finish(tm_side *tm, rt_task *t);
 
 #endif
