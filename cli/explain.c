@@ -30,7 +30,7 @@ typedef struct sent_ack {
 
 enum told {                                   /* explanations given once */
     TOLD_SOURCE_TRIGGER, TOLD_ALIGNED_TRIGGER, TOLD_UNALIGNED_TRIGGER, TOLD_SYNC_KEYED, TOLD_SYNC_SOURCE,
-    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_COUNT
+    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_WINDOWS, TOLD_COUNT
 };
 
 typedef struct narrator {
@@ -372,6 +372,16 @@ static void on_align_timeout(narrator *n, const pipe_event *e) {
 
 /* A task's end: end of data on an input, its input ended, it finished
  * (FLIP-147: once its final checkpoint completed). False for the others. */
+/* "watermark 12.300ms: fired 250 windows, purged 250" (the end of event time: "the last watermark"). */
+static void windows_fired(narrator *n, const pipe_event *e) {
+    char wm[48];
+    if ((int64_t)e->word_a == INT64_MAX) snprintf(wm, sizeof wm, "the last watermark (its input ended)");
+    else snprintf(wm, sizeof wm, "watermark %.3fms", (double)(int64_t)e->word_a / 1e6);
+    say(n, e->at_ns, e->task, "%s: fired %u windows and purged %" PRIu64 "%s", wm, e->count, e->bytes,
+        once(n, TOLD_WINDOWS, " (a window fires when the watermark passes its end: its result goes downstream; it is "
+                              "purged, its state and timer cleared, at its end plus the allowed lateness)"));
+}
+
 static bool tell_ending(narrator *n, const pipe_event *e) {
     char in[96];
     switch (e->kind) {
@@ -379,6 +389,9 @@ static bool tell_ending(narrator *n, const pipe_event *e) {
         input_name(n->p, e->task, e->channel, in, sizeof in);
         say(n, e->at_ns, e->task, "got end of data on %s%s", in, once(n, TOLD_END_DATA, ": no records follow there, "
                                                                      "barriers still do"));
+        return true;
+    case PIPE_EV_WINDOWS_FIRED:
+        windows_fired(n, e);
         return true;
     case PIPE_EV_INPUT_ENDED:
         say(n, e->at_ns, e->task, "reached the end of its input and sent end of data downstream%s", once(n, TOLD_ENDED,

@@ -411,6 +411,8 @@ typedef enum pipe_ev_kind {
     PIPE_EV_RESCALED,                 /* coordinator: this deployment runs vertex `channel` at parallelism `count`
                                          (it ran `word_a`), restoring `ckpt` (0: the beginning); before the
                                          JOB_RESTARTED step of the deployment, one step per vertex that changed */
+    PIPE_EV_WINDOWS_FIRED,            /* window task: its watermark rose to `word_a` (a win_wm's bits): it fired
+                                         `count` windows (their results went downstream) and purged `bytes` */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 

@@ -42,6 +42,7 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_SEND:           return "send";   /* message steps: pipe_observe_messages only */
     case PIPE_EV_RECV:           return "receive";
     case PIPE_EV_RESCALED:       return "rescaled";
+    case PIPE_EV_WINDOWS_FIRED:  return "windows-fired";
     case PIPE_EV_KIND_MAX:       break;
     }
     return "?";

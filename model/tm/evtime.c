@@ -109,6 +109,7 @@ void evt_on_watermark(tm_side *tm, rt_task *t, rt_chan *c, win_wm wm) {
     t->fire_to = low;                             /* the task's next step sends it on (a window fires first) */
     t->fire_pos = t->fire_from;
     t->fire_live = UINT32_MAX;
+    t->fire_count = t->purge_count = 0;
 }
 
 /* ---- windows ------------------------------------------------------------ */
@@ -172,6 +173,7 @@ static bool timer_due(tm_side *tm, rt_task *t, uint32_t pos, uint64_t key, uint6
     bool firing = timer->sum == win_max_ts(x, wi);
     uint64_t n = firing ? timer->count++ : 0;
     if (win_cleanup(x, wi) <= w) {                /* purged: the map has no deletions, zero is absent */
+        t->purge_count++;
         timer->sum = 0;
         timer->fingerprint = 0;
     } else {
@@ -179,6 +181,7 @@ static bool timer_due(tm_side *tm, rt_task *t, uint32_t pos, uint64_t key, uint6
         if (pos < t->fire_live) t->fire_live = pos;
     }
     if (firing) {
+        t->fire_count++;
         fire(tm, t, key, wi, n);
         tm->w->stats.windows_fired++;
         REACHED(tm->w, WINDOW_FIRED);
@@ -206,6 +209,11 @@ uint32_t evt_fire_batch(tm_side *tm, rt_task *t) {
     if (n > 0 || (t->v->kind == JOB_WINDOW && t->fire_pos < t->state.count)) return n;
     t->wm_fired = t->fire_to;                     /* the walk is over: every due timer went */
     if (t->v->kind == JOB_WINDOW) t->fire_from = t->fire_live == UINT32_MAX ? t->state.count : t->fire_live;
+    if (t->v->kind == JOB_WINDOW && t->fire_count + t->purge_count > 0 && world_observed(tm->w)) {
+        pipe_event e = { .kind = PIPE_EV_WINDOWS_FIRED, .task = t->id, .chan = PIPE_NO_CHAN, .count = t->fire_count,
+                         .bytes = t->purge_count, .word_a = (uint64_t)t->fire_to };
+        tm_note_ev(tm, t, &e);
+    }
     if (t->fire_to > t->wm_sent) evt_send(tm, t, t->fire_to);
     return 0;
 }

@@ -329,6 +329,7 @@ typedef struct rt_task {
     uint32_t          fire_pos;       /* window: the map position the firing looks at next */
     uint32_t          fire_from;      /* window: no live timer below this map position */
     uint32_t          fire_live;      /* window: the lowest live timer position the firing saw */
+    uint32_t          fire_count, purge_count;   /* window: what the firing fired and purged (for the note) */
     uint32_t          restored_entries;   /* window: map positions below it came with the restored state */
     bool              end_after_fire; /* its input ended during a firing: end once it is done */
 } rt_task;
