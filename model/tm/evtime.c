@@ -60,7 +60,10 @@ void evt_send(tm_side *tm, rt_task *t, win_wm wm) {
     t->wm_sent_ns = tm->w->run->now_ns;
     if (t->jt->out_count == 0) return;
     model_rec r = { .id = WIN_WM_ID, .event_time_ns = (sim_time_ns)wm };
-    for (uint32_t i = 0; i < t->jt->out_count; i++) task_emit_to(tm, task_out_chan(tm, t, i), &r);
+    for (uint32_t i = 0; i < t->jt->out_count; i++) {   /* to the consumers the attempt runs (rescaling) */
+        rt_chan *c = task_out_chan(tm, t, i);
+        if (!c->off) task_emit_to(tm, c, &r);
+    }
     tm->w->stats.watermarks++;
 }
 
