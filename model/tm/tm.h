@@ -257,13 +257,14 @@ typedef struct rt_task {
     bool              finished;
     /* FLIP-147: its input ended (a source read its splits, an operator
      * got end of data or of partition on every input); it sent end of
-     * data and waits for a checkpoint it triggered since (final_from on)
-     * to complete before it finishes. */
+     * data and waits for a checkpoint it triggered since (final_from,
+     * below) to complete before it finishes. */
     bool              ending;
-    uint64_t          final_from;     /* the first checkpoint it triggered while ending, 0: none yet */
     uint64_t          rpc_trigger;    /* a trigger sent to it as its upstream finished: taken once every input ended */
     uint32_t          data_open;      /* inputs without end of data or of partition */
-    uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];
+    /* Up to out_edges_count, with those above: the flags and counts every
+     * event reads, in the struct's third line (final_from and data_ended,
+     * read at the ends of inputs only, are below). */
     bool              failure_reported;
     bool              stateful;
     bool              replaying;      /* restore: replaying input channel state (replay_file below) */
@@ -287,6 +288,8 @@ typedef struct rt_task {
     uint32_t          rpc_to_coord;
     uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
+    uint64_t          final_from;     /* ending: the first checkpoint it triggered since, 0: none yet */
+    uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];   /* bit i: input i brought end of data or of partition */
     kstate            state;          /* keyed aggregate, keyed join */
     rt_out_edge       out_edges[JOB_EDGES_MAX];
     gate              g;
