@@ -134,13 +134,23 @@ static void close_buf(tm_side *tm, rt_chan *c) {
  * closes, so the header line stays untouched), and the line after the
  * next record's is asked for now (a hint only: nothing observable
  * changes). */
-static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r) {
-    chan_fill *f = t->out_fills[out];
+static inline __attribute__((always_inline)) void push_to(tm_side *tm, rt_task *t, uint32_t out, chan_fill *f,
+                                                         const model_rec *r) {
     chan_buf *b = f->filling ? f->buf : open_buf(tm, task_out_chan(tm, t, out));
     uint32_t n = f->count++;
     b->recs[n] = *r;
     if (n + 2 < CHAN_BUF_RECORDS) __builtin_prefetch(&b->recs[n + 2], 1);
     if (n + 1 == CHAN_BUF_RECORDS) close_buf(tm, task_out_chan(tm, t, out));
+}
+
+static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r) {
+    push_to(tm, t, out, t->out_fills[out], r);
+}
+
+/* Output i of edge oe (its i-th), with its cursor. */
+static inline __attribute__((always_inline)) void push_edge(tm_side *tm, rt_task *t, const rt_out_edge *oe, uint32_t i,
+                                                           const model_rec *r) {
+    push_to(tm, t, oe->first + i, oe->fills != NULL ? oe->fills + i : t->out_fills[oe->first + i], r);
 }
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
@@ -178,18 +188,18 @@ static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
         rt_out_edge *oe = &t->out_edges[e];
         switch (oe->part) {
         case JOB_FORWARD:
-            push_rec(tm, t, oe->first, r);
+            push_edge(tm, t, oe, 0, r);
             break;
         case JOB_REBALANCE:
-            push_rec(tm, t, oe->first + oe->rr, r);
+            push_edge(tm, t, oe, oe->rr, r);
             if (++oe->rr == oe->count) oe->rr = 0;
             break;
         case JOB_HASH: {
-            push_rec(tm, t, oe->first + job_key_subtask(r->key, oe->count), r);
+            push_edge(tm, t, oe, job_key_subtask(r->key, oe->count), r);
             break;
         }
         case JOB_BROADCAST:
-            for (uint32_t i = 0; i < oe->count; i++) push_rec(tm, t, oe->first + i, r);
+            for (uint32_t i = 0; i < oe->count; i++) push_edge(tm, t, oe, i, r);
             break;
         }
     }
@@ -915,6 +925,13 @@ void task_wire(tm_side *tm, rt_task *t) {
         uint32_t jc = j->out_chan[t->jt->out_first + i];
         t->outs[i] = &tm->chans[tm->hosts == 1 ? jc : tm_conn(tm, jc, t->host, t->out_host[i])];
         t->out_fills[i] = tm_fill(tm, t->outs[i]);
+    }
+    for (uint32_t e = 0; e < t->out_edges_count; e++) {
+        rt_out_edge *oe = &t->out_edges[e];
+        oe->fills = t->out_fills[oe->first];
+        for (uint32_t i = 1; i < oe->count && oe->fills != NULL; i++) {
+            if (t->out_fills[oe->first + i] != oe->fills + i) oe->fills = NULL;
+        }
     }
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
         uint32_t jc = j->in_chan[t->jt->in_first + i];

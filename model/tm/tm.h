@@ -217,6 +217,10 @@ typedef struct rt_out_edge {          /* a task's outputs of one edge */
     uint32_t first;                   /* index into the task's outputs */
     uint32_t count;
     uint32_t rr;                      /* rebalance position */
+    /* The edge's cursors when they are consecutive in tm_side's fills
+     * (without slots a producer's channels of an edge are), else NULL:
+     * a record then finds its output's cursor without out_fills. */
+    chan_fill *fills;
 } rt_out_edge;
 
 typedef struct tm_side tm_side;
