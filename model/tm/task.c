@@ -130,10 +130,10 @@ static void close_buf(tm_side *tm, rt_chan *c) {
 
 /* With many outputs (a hash edge) the next record into a buffer comes
  * dozens of records later, when its lines may have left the cache: the
- * record is only stored (its count is the channel's until the buffer
- * closes, so the header line stays untouched), and the line after the
- * next record's is asked for now (a hint only: nothing observable
- * changes). */
+ * record is only stored (its count is in output `out`'s cursor f until
+ * the buffer closes, so the header line stays untouched, and the channel
+ * is read only to open or close a buffer), and the line after the next
+ * record's is asked for now (a hint only: nothing observable changes). */
 static inline __attribute__((always_inline)) void push_to(tm_side *tm, rt_task *t, uint32_t out, chan_fill *f,
                                                          const model_rec *r) {
     chan_buf *b = f->filling ? f->buf : open_buf(tm, task_out_chan(tm, t, out));
