@@ -500,7 +500,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max, pl->holds_max);
     /* A channel: its ring (the buffers both ends share), and its place in
      * the expanded graph (copied into the run). */
-    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->conns * (sizeof(rt_chan) + pl->ring * sizeof(chan_buf))
+    b[PIPE_MEM_CHANNELS] = (uint64_t)pl->conns * (sizeof(rt_chan) + sizeof(chan_fill) + pl->ring * sizeof(chan_buf))
                          + job_expand_bytes(g);
     b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->tasks * 8;   /* the records are checkpoint files */
     for (uint32_t t = 0; t < pl->tasks; t++) {
@@ -512,7 +512,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
                         + pl->results * (WIN_FIRINGS_MAX + 9)        /* window results in the external system */
                         + (uint64_t)pl->insts * 8 * PIPE_SOURCE_PARTS_MAX   /* sources' split maxima */
                         + (pl->hosts > 1 ? (uint64_t)pl->insts * (2 * JOB_TASK_CHANNELS_MAX + 48) : 0)   /* hosts, slots */
-                        + ((uint64_t)pl->chans * 2 * pl->hosts + pl->insts * 2) * sizeof(void *) + pl->insts * 32   /* wiring */
+                        + ((uint64_t)pl->chans * 3 * pl->hosts + pl->insts * 3) * sizeof(void *) + pl->insts * 48   /* wiring */
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + parts * 8 + 64)
                         + (uint64_t)parts * (8 * pl->hosts + 20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* 8: the broker's record bases */
@@ -724,6 +724,7 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
         k->out_host = sim_alloc(p->w.run, k->jt->out_count + 1, 1);
     }
     k->outs = sim_alloc(p->w.run, sizeof(rt_chan *) * (k->jt->out_count + 1), _Alignof(rt_chan *));
+    k->out_fills = sim_alloc(p->w.run, sizeof(chan_fill *) * (k->jt->out_count + 1), _Alignof(chan_fill *));
     k->ins = sim_alloc(p->w.run, sizeof(rt_chan *) * (k->jt->in_count + 1), _Alignof(rt_chan *));
     char name[SIM_NAME_BYTES + 16];          /* sim_actor_add truncates to a label */
     if (pl->hosts > 1) snprintf(name, sizeof name, "%s[%u]@tm%u", k->v->name, k->jt->subtask, h);
@@ -879,6 +880,7 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     build_results(p, pl);
     p->tm.tasks = sim_alloc(run, sizeof(rt_task) * pl->insts, _Alignof(rt_task));
     p->tm.chans = sim_alloc(run, sizeof(rt_chan) * (pl->conns ? pl->conns : 1), _Alignof(rt_chan));
+    p->tm.fills = sim_alloc(run, sizeof(chan_fill) * (pl->conns ? pl->conns : 1), 64);
     for (uint32_t m = 0; m < cfg->machines; m++) {
         char name[SIM_NAME_BYTES];
         snprintf(name, sizeof name, "tm%u", m);

@@ -216,7 +216,7 @@ typedef struct slot_watch {
  * fills), each in a slot of its own, and the free slots the others. */
 static void check_slots(slot_watch *w, const rt_chan *c) {
     bool used[CHAN_RING_MAX] = { false };
-    uint64_t end = c->filled + (c->filling ? 1 : 0);
+    uint64_t end = c->filled + (tm_fill(&w->p->tm, c)->filling ? 1 : 0);
     for (uint64_t n = c->acked; n < end; n++) {
         uint8_t s = CHAN_SLOT_OF(c)[n % c->ring_size];
         w->shared += used[s];

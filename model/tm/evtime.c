@@ -61,8 +61,7 @@ void evt_send(tm_side *tm, rt_task *t, win_wm wm) {
     if (t->jt->out_count == 0) return;
     model_rec r = { .id = WIN_WM_ID, .event_time_ns = (sim_time_ns)wm };
     for (uint32_t i = 0; i < t->jt->out_count; i++) {   /* to the consumers the attempt runs (rescaling) */
-        rt_chan *c = task_out_chan(tm, t, i);
-        if (!c->off) task_emit_to(tm, c, &r);
+        if (!task_out_chan(tm, t, i)->off) task_emit_to(tm, t, i, &r);
     }
     tm->w->stats.watermarks++;
 }

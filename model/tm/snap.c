@@ -206,8 +206,8 @@ void snap_send_priority(tm_side *tm, rt_task *t, rt_chan *c, uint64_t ckpt) {
 static void priority_barriers(tm_side *tm, rt_task *t, rt_snap *sn) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         rt_chan *c = task_out_chan(tm, t, i);
-        uint64_t end = c->filled + (c->filling ? 1 : 0);
-        chan_fill_sync(c);                        /* the open buffer's records count too */
+        uint64_t end = c->filled + (tm_fill(tm, c)->filling ? 1 : 0);
+        chan_fill_sync(tm, c);                        /* the open buffer's records count too */
         for (uint64_t n = c->sent; n < end; n++) persist(tm, t, sn, c, task_buf(c, n), true);
         snap_send_priority(tm, t, c, sn->ckpt);
     }
@@ -670,7 +670,7 @@ static void restore_channel_state(tm_side *tm, rt_task *t, uint64_t file) {
         const job_chan *jc = &world_job(tm->w)->chans[r.chan];
         if (r.output) {
             SIM_ASSERT(jc->producer == t->id);
-            task_emit_to(tm, task_out_chan(tm, t, jc->out_index), &r.rec);
+            task_emit_to(tm, t, jc->out_index, &r.rec);
         } else {
             SIM_ASSERT(jc->consumer == t->id);
             t->replaying = tm->w->cfg.bug != PIPE_BUG_NO_REPLAY;

@@ -80,8 +80,9 @@ static void out_sync(tm_side *tm, rt_chan *c) {
 }
 
 static void set_filling(tm_side *tm, rt_chan *c, bool filling) {
-    if (filling == c->filling) return;
-    c->filling = filling;
+    chan_fill *f = tm_fill(tm, c);
+    if (filling == f->filling) return;
+    f->filling = filling;
     tm->tasks[c->prod_inst].outs_filling += filling ? 1u : UINT32_MAX;
 }
 
@@ -99,10 +100,12 @@ static void send_ready(tm_side *tm, rt_chan *c) {
     out_sync(tm, c);
 }
 
-/* The buffer being filled; the channel keeps where it is and how many
- * records it holds, so that adding one reads nothing of the buffer. */
+/* The buffer being filled; the channel's chan_fill keeps where it is and
+ * how many records it holds, so that adding one reads nothing of the
+ * buffer's header, nor of the channel while the buffer is open. */
 static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
-    if (c->filling) return c->fill;
+    chan_fill *f = tm_fill(tm, c);
+    if (f->filling) return f->buf;
     SIM_ASSERT(c->filled - c->acked < c->ring_size);   /* the ring has a free slot */
     SIM_ASSERT(c->free_count == c->ring_size - (c->filled - c->acked));
     uint8_t slot = CHAN_FREE_SLOTS(c)[--c->free_count];
@@ -111,15 +114,15 @@ static chan_buf *open_buf(tm_side *tm, rt_chan *c) {
     chan_set_kind(c, c->filled, b, BUF_DATA);
     b->count = 0;
     b->ckpt = 0;
-    c->fill = b;
-    c->fill_count = 0;
+    f->buf = b;
+    f->count = 0;
     set_filling(tm, c, true);
     return b;
 }
 
 static void close_buf(tm_side *tm, rt_chan *c) {
-    if (!c->filling) return;
-    chan_fill_sync(c);
+    if (!tm_fill(tm, c)->filling) return;
+    chan_fill_sync(tm, c);
     set_filling(tm, c, false);
     c->filled++;
     send_ready(tm, c);
@@ -127,24 +130,36 @@ static void close_buf(tm_side *tm, rt_chan *c) {
 
 /* With many outputs (a hash edge) the next record into a buffer comes
  * dozens of records later, when its lines may have left the cache: the
- * record is only stored (its count is the channel's until the buffer
- * closes, so the header line stays untouched), and the line after the
- * next record's is asked for now (a hint only: nothing observable
- * changes). */
-static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_chan *c, const model_rec *r) {
-    chan_buf *b = open_buf(tm, c);
-    uint32_t n = c->fill_count++;
+ * record is only stored (its count is in output `out`'s cursor f until
+ * the buffer closes, so the header line stays untouched, and the channel
+ * is read only to open or close a buffer), and the line after the next
+ * record's is asked for now (a hint only: nothing observable changes). */
+static inline __attribute__((always_inline)) void push_to(tm_side *tm, rt_task *t, uint32_t out, chan_fill *f,
+                                                         const model_rec *r) {
+    chan_buf *b = f->filling ? f->buf : open_buf(tm, task_out_chan(tm, t, out));
+    uint32_t n = f->count++;
     b->recs[n] = *r;
     if (n + 2 < CHAN_BUF_RECORDS) __builtin_prefetch(&b->recs[n + 2], 1);
-    if (n + 1 == CHAN_BUF_RECORDS) close_buf(tm, c);
+    if (n + 1 == CHAN_BUF_RECORDS) close_buf(tm, task_out_chan(tm, t, out));
+}
+
+static inline __attribute__((always_inline)) void push_rec(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r) {
+    push_to(tm, t, out, t->out_fills[out], r);
+}
+
+/* Output i of edge oe (its i-th), with its cursor. */
+static inline __attribute__((always_inline)) void push_edge(tm_side *tm, rt_task *t, const rt_out_edge *oe, uint32_t i,
+                                                           const model_rec *r) {
+    push_to(tm, t, oe->first + i, oe->fills != NULL ? oe->fills + i : t->out_fills[oe->first + i], r);
 }
 
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     if (c->off) return;                           /* its consumer is above the attempt's parallelism */
-    if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && c->filling) {   /* deliberate bug */
-        chan_fill_sync(c);
-        chan_buf held = *c->fill;                 /* the records before it go after it */
-        chan_buf *b = c->fill;                    /* their slot takes the barrier */
+    chan_fill *f = tm_fill(tm, c);
+    if (tm->w->cfg.bug == PIPE_BUG_BARRIER_FIRST && kind == BUF_BARRIER && f->filling) {   /* deliberate bug */
+        chan_fill_sync(tm, c);
+        chan_buf held = *f->buf;                  /* the records before it go after it */
+        chan_buf *b = f->buf;                     /* their slot takes the barrier */
         chan_set_kind(c, c->filled, b, kind);
         b->count = 0;
         b->ckpt = ckpt;
@@ -152,7 +167,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
         set_filling(tm, c, false);
         c->filled++;
         *open_buf(tm, c) = held;
-        c->fill_count = held.count;
+        f->count = held.count;
         send_ready(tm, c);
         return;
     }
@@ -165,8 +180,8 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     close_buf(tm, c);
 }
 
-void task_emit_to(tm_side *tm, rt_chan *c, const model_rec *r) {
-    push_rec(tm, c, r);
+void task_emit_to(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r) {
+    push_rec(tm, t, out, r);
 }
 
 static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
@@ -174,18 +189,18 @@ static void emit(tm_side *tm, rt_task *t, const model_rec *r) {
         rt_out_edge *oe = &t->out_edges[e];
         switch (oe->part) {
         case JOB_FORWARD:
-            push_rec(tm, task_out_chan(tm, t, oe->first), r);
+            push_edge(tm, t, oe, 0, r);
             break;
         case JOB_REBALANCE:
-            push_rec(tm, task_out_chan(tm, t, oe->first + oe->rr), r);
+            push_edge(tm, t, oe, oe->rr, r);
             if (++oe->rr == oe->count) oe->rr = 0;
             break;
         case JOB_HASH: {
-            push_rec(tm, task_out_chan(tm, t, oe->first + job_key_subtask(r->key, oe->max_parallelism, oe->count)), r);
+            push_edge(tm, t, oe, job_key_subtask(r->key, oe->max_parallelism, oe->count), r);
             break;
         }
         case JOB_BROADCAST:
-            for (uint32_t i = 0; i < oe->count; i++) push_rec(tm, task_out_chan(tm, t, oe->first + i), r);
+            for (uint32_t i = 0; i < oe->count; i++) push_edge(tm, t, oe, i, r);
             break;
         }
     }
@@ -897,7 +912,7 @@ static void connect(tm_side *tm, rt_task *t) {
     t->outs_short = t->outs_full = t->outs_filling = 0;
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         rt_chan *c = task_out_chan(tm, t, i);
-        c->filling = false;
+        tm_fill(tm, c)->filling = false;
         c->filled = c->sent = c->acked = 0;
         SIM_ASSERT(c->ring_size <= CHAN_RING_MAX);  /* a slot fits a byte */
         c->free_count = (uint8_t)c->ring_size;      /* every slot free, slot 0 taken first */
@@ -1017,6 +1032,14 @@ void task_wire(tm_side *tm, rt_task *t) {
     for (uint32_t i = 0; i < t->jt->out_count; i++) {
         uint32_t jc = j->out_chan[t->jt->out_first + i];
         t->outs[i] = &tm->chans[tm->hosts == 1 ? jc : tm_conn(tm, jc, t->host, t->out_host[i])];
+        t->out_fills[i] = tm_fill(tm, t->outs[i]);
+    }
+    for (uint32_t e = 0; e < t->out_edges_count; e++) {
+        rt_out_edge *oe = &t->out_edges[e];
+        oe->fills = t->out_fills[oe->first];
+        for (uint32_t i = 1; i < oe->count && oe->fills != NULL; i++) {
+            if (t->out_fills[oe->first + i] != oe->fills + i) oe->fills = NULL;
+        }
     }
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
         uint32_t jc = j->in_chan[t->jt->in_first + i];

@@ -8,11 +8,11 @@
  *
  * Channel flow control (credit based, as Flink's network stack): buffers of
  * a channel are numbered 0, 1, 2, ... in order. The producer fills buffer
- * `filled` (while `filling`), queues it (filled++), and puts queued buffers
- * on the wire while sent - acked < credits; `acked` is what the consumer
- * reported finished (credit messages). Since queued - sent <= out_queue
- * (+2 for a flush and an event), sent - acked <= credits and one buffer
- * fills, at most ring_size buffers [acked, filled] are alive. Buffer n
+ * `filled` (while its chan_fill is `filling`), queues it (filled++), and
+ * puts queued buffers on the wire while sent - acked < credits; `acked` is
+ * what the consumer reported finished (credit messages). Since queued -
+ * sent <= out_queue (+2 for a flush and an event), sent - acked <= credits
+ * and one buffer fills, at most ring_size buffers [acked, filled] are alive. Buffer n
  * lives in ring slot slot_of[n % ring_size] (CHAN_SLOT_OF): the producer takes a free
  * slot when it opens buffer n, the one freed last (its lines are the
  * likeliest still cached: a ring taken in turn would cycle every slot
@@ -75,7 +75,7 @@ typedef struct in_list {             /* oldest first; tail only valid when head 
 typedef struct chan_buf {
     buf_kind  kind;
     uint32_t  count;                 /* records, for BUF_DATA; while filling, set only when it closes
-                                        (the channel's fill_count is the live one: chan_fill_sync) */
+                                        (the channel's chan_fill count is the live one: chan_fill_sync) */
     uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
     sim_time_ns ts_ns;               /* BUF_BARRIER: the checkpoint's timestamp */
     uint64_t  arrival;               /* consumer's arrival stamp */
@@ -83,20 +83,30 @@ typedef struct chan_buf {
     _Alignas(64) model_rec recs[CHAN_BUF_RECORDS];
 } chan_buf;
 
-/* Field order is for the cache: a hash edge has parallelism^2 channels,
- * and a record put into one touches only the first line (what the
- * producer reads per record and per buffer), a buffer sent or taken the
- * second (the consumer's counters and the slot arrays); what a checkpoint
- * or a connection reads follows. */
+/* The producer's open buffer of a connection, in an array of its own by
+ * connection (tm_side's fills, tm_fill): a record put into a channel
+ * touches only this, 16 bytes, not the channel's lines. With a hash edge
+ * a producer spreads its records over parallelism channels, and the
+ * channels' first lines alone (64 KiB at parallelism 32) do not stay in
+ * the first-level cache, while the cursors of a producer's outputs fill
+ * a few lines (measured: bench pipeline p32, see the commit). */
+typedef struct chan_fill {
+    chan_buf *buf;                   /* while filling, buffer `filled` of the channel */
+    uint32_t  count;                 /* and its records (what buf->count says once it closes) */
+    bool      filling;
+} chan_fill;
+
+/* Field order is for the cache: a hash edge has parallelism^2 channels;
+ * a record put into one touches its chan_fill only, a buffer opened,
+ * closed or sent the first line (the producer's counters), a buffer sent
+ * or taken the second (the consumer's counters and the slot arrays); what
+ * a checkpoint or a connection reads follows. */
 typedef struct rt_chan {
-    _Alignas(64) chan_buf *fill;     /* producer's: while filling, buffer `filled` (lines start at a line) */
-    chan_buf *ring;                  /* its slot 0; slot s is ring + s * ring_stride (chan_slot_buf) */
-    uint64_t  filled, sent, acked;   /* producer's counters */
-    uint32_t  fill_count;            /* and its records (what fill->count says once it closes) */
+    _Alignas(64) chan_buf *ring;     /* its slot 0; slot s is ring + s * ring_stride (chan_slot_buf) */
+    uint64_t  filled, sent, acked;   /* producer's counters; buffer `filled` is open while its chan_fill is filling */
     uint32_t  ring_size;
     uint32_t  ring_stride;
     uint32_t  prod_inst;             /* the instance at its producing end (tm_side) */
-    bool      filling;
     bool      ring_short;            /* producer's: no room in the ring for a flush and an event */
     bool      queue_full;            /* producer's: the send queue is at its bound */
     /* Connection of an attempt (Flink's partition request): the producer
@@ -213,6 +223,10 @@ typedef struct rt_out_edge {          /* a task's outputs of one edge */
     uint32_t max_parallelism;         /* hash: the consumer's key groups */
     uint32_t width;                   /* its channels: count is the first `count`, those of the attempt's consumers */
     uint32_t to;                      /* the consumer vertex */
+    /* The edge's cursors when they are consecutive in tm_side's fills
+     * (without slots a producer's channels of an edge are), else NULL:
+     * a record then finds its output's cursor without out_fills. */
+    chan_fill *fills;
 } rt_out_edge;
 
 typedef struct tm_side tm_side;
@@ -234,6 +248,7 @@ typedef struct rt_task {
     const job_task   *jt;
     const job_vertex *v;
     rt_chan         **outs, **ins;    /* its connections by output and input (task_wire) */
+    chan_fill       **out_fills;      /* by output: tm_fill of outs[i] (task_wire), what a record touches */
     uint64_t          epoch;          /* the job attempt it runs (or was cancelled for) */
     uint64_t          arrivals;
     /* Unconsumed input buffers in arrival order; those the pump found on
@@ -252,13 +267,14 @@ typedef struct rt_task {
     bool              finished;
     /* FLIP-147: its input ended (a source read its splits, an operator
      * got end of data or of partition on every input); it sent end of
-     * data and waits for a checkpoint it triggered since (final_from on)
-     * to complete before it finishes. */
+     * data and waits for a checkpoint it triggered since (final_from,
+     * below) to complete before it finishes. */
     bool              ending;
-    uint64_t          final_from;     /* the first checkpoint it triggered while ending, 0: none yet */
     uint64_t          rpc_trigger;    /* a trigger sent to it as its upstream finished: taken once every input ended */
     uint32_t          data_open;      /* inputs without end of data or of partition */
-    uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];
+    /* Up to out_edges_count, with those above: the flags and counts every
+     * event reads, in the struct's third line (final_from and data_ended,
+     * read at the ends of inputs only, are below). */
     bool              failure_reported;
     bool              stateful;
     bool              replaying;      /* restore: replaying input channel state (replay_file below) */
@@ -284,6 +300,8 @@ typedef struct rt_task {
     uint32_t          rpc_to_coord;
     uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
+    uint64_t          final_from;     /* ending: the first checkpoint it triggered since, 0: none yet */
+    uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];   /* bit i: input i brought end of data or of partition */
     kstate            state;          /* keyed aggregate, keyed join */
     rt_out_edge       out_edges[JOB_EDGES_MAX];
     gate              g;
@@ -349,6 +367,7 @@ struct tm_side {
     pipe_world *w;
     rt_task    *tasks;                /* by instance */
     rt_chan    *chans;                /* by connection */
+    chan_fill  *fills;                /* by connection: the producer's open buffer (tm_fill) */
     uint32_t    conns;
     uint32_t    hosts;
     uint32_t    chan_link0;           /* the first connection's data link; connection k's are 2k and 2k + 1 after it */
@@ -403,11 +422,19 @@ static inline rt_chan *task_in_chan(const tm_side *tm, const rt_task *t, uint32_
     return t->ins[i];
 }
 
+/* Connection c's open buffer (the producer's hot path finds it by
+ * output, in out_fills, and reads nothing of the channel). */
+static inline chan_fill *tm_fill(const tm_side *tm, const rt_chan *c) {
+    SIM_ASSERT(c->id < tm->conns);
+    return &tm->fills[c->id];
+}
+
 /* The buffer being filled says how many records it holds (readers of an
  * open buffer call this first; the producer keeps the count in the
- * channel and stores it in the buffer when it closes it). */
-static inline void chan_fill_sync(rt_chan *c) {
-    if (c->filling) c->fill->count = c->fill_count;
+ * channel's chan_fill and stores it in the buffer when it closes it). */
+static inline void chan_fill_sync(const tm_side *tm, const rt_chan *c) {
+    chan_fill *f = tm_fill(tm, c);
+    if (f->filling) f->buf->count = f->count;
 }
 
 /* model/tm/task.c */
@@ -416,7 +443,7 @@ chan_buf *task_buf(rt_chan *c, uint64_t n);
 void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt);
 /* An RPC to the coordinator (data: its payload, or NULL), told to message observers. */
 void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes);
-void task_emit_to(tm_side *tm, rt_chan *c, const model_rec *r);
+void task_emit_to(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r);   /* into output `out` */
 void task_emit(tm_side *tm, rt_task *t, const model_rec *r);     /* on every output edge, as the vertex partitions */
 void task_emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt);   /* on every output */
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
