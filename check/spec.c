@@ -29,10 +29,12 @@ static bool flatten(spec *sp, uint32_t start, uint32_t v, spec_term t, uint32_t 
     case JOB_KEYED_AGG:
     case JOB_KEYED_JOIN:
         t.vertex = v;
+        t.kind = x->kind == JOB_KEYED_JOIN ? SPEC_TERM_JOIN : SPEC_TERM_KEYED;
         if (!add_term(sp, start, t)) return false;
         break;
     case JOB_WINDOW:                              /* records end there: its results are records of its own */
         t.vertex = v;
+        t.kind = SPEC_TERM_WINDOW;
         return add_term(sp, start, t);
     case JOB_SINK:   return true;
     case JOB_UNION:
@@ -81,6 +83,7 @@ void spec_init(spec *sp, const job *j, const broker *b) {
     for (uint32_t v = 0; v < j->vertices_count; v++) {
         const job_vertex *x = &j->vertices[v];
         if (x->kind == JOB_SOURCE && sp->source == UINT32_MAX) sp->source = v;
+        sp->windows |= x->kind == JOB_WINDOW;
         if (x->kind == JOB_SOURCE) {
             SIM_ASSERT(x->topic < (b != NULL ? b->topics : 1) && sp->source_of[x->topic] == UINT32_MAX);   /* pipe_create saw to it */
             sp->source_of[x->topic] = v;
@@ -183,14 +186,13 @@ static void fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model
     for (uint32_t i = 0; i < sp->term_count[v]; i++, t++) {
         if (mark % 100 >= t->keep) continue;
         uint64_t key = r.key;
-        job_kind kind = sp->j->vertices[t->vertex].kind;
-        if (kind == JOB_WINDOW) {
+        if (t->kind == SPEC_TERM_WINDOW) {
             model_rec w = r;
             w.value += t->add;
             window(sp, into, t->vertex, &w, copies * t->copies, bound);
             continue;
         }
-        if (kind == JOB_KEYED_JOIN) key = key * 2 + (t->input == SPEC_INPUT_START ? input : t->input);
+        if (t->kind == SPEC_TERM_JOIN) key = key * 2 + (t->input == SPEC_INPUT_START ? input : t->input);
         aggregate(&into[t->vertex], key, r.value + t->add, mark, copies * t->copies);
     }
 }
@@ -198,7 +200,8 @@ static void fold(const spec *sp, kstate *into, uint32_t v, uint32_t input, model
 /* Without a broker (the unit tests' graphs) or with one topic, a record
  * is the default topic's: one branch, no look-up. */
 void spec_fold_input(const spec *sp, kstate *into, const model_rec *r) {
-    spec_fold_input_after(sp, into, r, WIN_WM_MIN);
+    uint32_t source = sp->topics == NULL ? sp->source : sp->source_of[broker_topic_of(sp->topics, rec_partition(r))];
+    fold(sp, into, source, 0, *r, 1, WIN_WM_MIN);
 }
 
 void spec_fold_input_after(const spec *sp, kstate *into, const model_rec *r, win_wm before_max) {

@@ -51,7 +51,10 @@ typedef struct spec_term {
     uint32_t keep;                    /* 100: no filter on the way */
     int64_t  add;                     /* maps' constants on the way */
     uint64_t copies;                  /* broadcast copies, summed over equal ways */
+    uint8_t  kind;                    /* the vertex's: SPEC_TERM_* (so a fold reads no vertex) */
 } spec_term;
+
+enum { SPEC_TERM_KEYED = 0, SPEC_TERM_JOIN, SPEC_TERM_WINDOW };
 
 typedef struct spec {
     const job    *j;
@@ -68,6 +71,7 @@ typedef struct spec {
     spec_term     terms[SPEC_TERMS_MAX];
     uint32_t      terms_count;
     uint8_t       visible[BROKER_TOPICS_MAX][100];   /* by topic and filter mark: spec_visible() */
+    bool          windows;                        /* the job has a window: folds follow late records */
 } spec;
 
 void spec_init(spec *sp, const job *j, const broker *b);

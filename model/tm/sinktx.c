@@ -19,10 +19,7 @@
  * (its transaction would be too large), which restarts the job. */
 #include "tm.h"
 
-static uint64_t rec_index(const tm_side *tm, const model_rec *r) {
-    if (win_is_result(r->id)) return world_result_index(tm->w, r->id);
-    return broker_index(&tm->w->brk, rec_partition(r), rec_offset(r));
-}
+
 
 /* A window result made visible: its window-key's value is the highest
  * firing's (a firing made visible again writes the same row). */
@@ -41,7 +38,7 @@ static void result_value(tm_side *tm, uint64_t i, int64_t value) {
  * broker's event time, (offset + 1) * gap of its topic: meaningful when
  * the sources read at the rate the broker produces (a source reading
  * ahead of event time counts 0). */
-static void latency(tm_side *tm, sim_time_ns event_ns) {
+static inline void latency(tm_side *tm, sim_time_ns event_ns) {
     sim_time_ns now = tm->w->run->now_ns;
     sim_time_ns d = now > event_ns ? now - event_ns : 0;
     tm->w->stats.latency_ns_sum += d;
@@ -67,7 +64,7 @@ static sim_time_ns event_of(const tm_side *tm, uint64_t i) {
  * sinks made visible (saturating at 127), the top bit says an idempotent
  * sink upserted it (once, however often it is written), so the count does
  * not depend on the order the sinks wrote in. */
-static void visible(tm_side *tm, uint64_t i, sim_time_ns event_ns) {
+static inline __attribute__((always_inline)) void visible(tm_side *tm, uint64_t i, sim_time_ns event_ns) {
     if ((tm->w->sink_seen[i] & 0x7f) < 0x7f) tm->w->sink_seen[i]++;
     tm->w->stats.visible_records++;
     latency(tm, event_ns);
@@ -127,12 +124,14 @@ static void overflow(tm_side *tm, rt_task *t) {
     task_fail(tm, t);
 }
 
-void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
-    uint64_t i = rec_index(tm, r);
+/* Record r, at index i of the external system (a window's result when
+ * `result`: inlined twice, so a broker record's path knows no results). */
+static inline __attribute__((always_inline)) void write_at(tm_side *tm, rt_task *t, const model_rec *r, uint64_t i,
+                                                           bool result) {
     switch (t->v->sink) {
     case JOB_SINK_PLAIN:
         visible(tm, i, r->event_time_ns);
-        result_value(tm, i, r->value);
+        if (result) result_value(tm, i, r->value);
         return;
     case JOB_SINK_IDEMPOTENT:                     /* upsert: a replay overwrites the same row */
         if (tm->w->sink_seen[i] & 0x80) {             /* visible already: nothing new to see */
@@ -141,7 +140,7 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
             return;
         }
         tm->w->sink_seen[i] |= 0x80;
-        result_value(tm, i, r->value);
+        if (result) result_value(tm, i, r->value);
         tm->w->stats.visible_records++;
         latency(tm, r->event_time_ns);
         return;
@@ -160,6 +159,15 @@ void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
         return;
     }
     }
+}
+
+void sinktx_write_result(tm_side *tm, rt_task *t, const model_rec *r) {
+    SIM_ASSERT(win_is_result(r->id));
+    write_at(tm, t, r, world_result_index(tm->w, r->id), true);
+}
+
+void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r) {
+    write_at(tm, t, r, broker_index(&tm->w->brk, rec_partition(r), rec_offset(r)), false);
 }
 
 void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt) {

@@ -468,10 +468,7 @@ static void source_read(tm_side *tm, rt_task *t) {
 /* ---- operators ---------------------------------------------------------- */
 
 static void apply(tm_side *tm, rt_task *t, rt_chan *c, const model_rec *in) {
-    if (win_is_watermark(in)) {                   /* event time, among the records */
-        evt_on_watermark(tm, t, c, (win_wm)in->event_time_ns);
-        return;
-    }
+    /* never a watermark: timed_records takes those (a job with event time) */
     model_rec r = *in;
     switch (t->v->kind) {
     case JOB_MAP:
@@ -501,7 +498,8 @@ static void apply(tm_side *tm, rt_task *t, rt_chan *c, const model_rec *in) {
         evt_window_apply(tm, t, &r);
         break;
     case JOB_SINK:
-        sinktx_write(tm, t, &r);
+        if (__builtin_expect(win_is_result(r.id), 0)) sinktx_write_result(tm, t, &r);
+        else sinktx_write(tm, t, &r);
         tm->w->stats.sink_records++;
         break;
     case JOB_SOURCE:
@@ -748,7 +746,7 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
     t->end_after_fire = true;                     /* the pump ends it, after what the watermark fires and sends */
 }
 
-static void work_done(tm_side *tm, rt_task *t);
+static inline void work_done(tm_side *tm, rt_task *t);
 
 void task_pump(tm_side *tm, rt_task *t) {
     if (t->restoring) return;                     /* input waits until the state is read */
@@ -766,7 +764,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             if (replay_next(tm, t)) return;
             continue;
         }
-        if (evt_firing(t) || t->busy_pos > 0 || t->end_after_fire) {   /* a risen watermark goes before anything */
+        if (tm->w->event_time && (evt_firing(t) || t->busy_pos > 0 || t->end_after_fire)) {   /* a risen watermark goes first */
             if (!evt_firing(t) && t->busy_pos > 0) {  /* sent on: the rest of the input buffer */
                 t->busy = true;
                 t->busy_chan = t->resume_chan;
@@ -835,7 +833,32 @@ void task_pump(tm_side *tm, rt_task *t) {
     }
 }
 
-static void work_done(tm_side *tm, rt_task *t) {
+/* A buffer's records with watermarks among them, from busy_pos on: true
+ * when all are taken; false when a watermark rose before the last (the
+ * task sends it on, a window fires, as its next step; the pump then
+ * takes the rest, busy_pos on). */
+static bool timed_records(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b) {
+    for (uint32_t i = t->busy_pos; i < b->count; i++) {
+        if (!win_is_watermark(&b->recs[i])) {
+            apply(tm, t, c, &b->recs[i]);
+            continue;
+        }
+        evt_on_watermark(tm, t, c, (win_wm)b->recs[i].event_time_ns);
+        if (!evt_firing(t) || i + 1 == b->count) continue;
+        t->busy_pos = i + 1;
+        t->resume_chan = t->busy_chan;
+        t->busy = false;
+        task_pump(tm, t);
+        return false;
+    }
+    t->busy_pos = 0;
+    return true;
+}
+
+/* Inline into its callers (the timer's and the pump's, which resumes a
+ * buffer after a watermark): once per data buffer, it was part of the
+ * event's handling before windows gave it a second caller. */
+static inline __attribute__((always_inline)) void work_done(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->busy);
     t->busy = false;
     if (t->busy_chan == UINT32_MAX) {             /* a replayed batch of channel state */
@@ -854,17 +877,11 @@ static void work_done(tm_side *tm, rt_task *t) {
     rt_chan *c = &tm->chans[t->busy_chan];
     const chan_buf *b = task_buf(c, c->consumed);
     SIM_ASSERT(b->kind == BUF_DATA);
-    for (uint32_t i = t->busy_pos; i < b->count; i++) {
-        apply(tm, t, c, &b->recs[i]);
-        if (evt_firing(t) && i + 1 < b->count) {  /* a watermark rose: it goes on first, then the rest */
-            t->busy_pos = i + 1;
-            t->resume_chan = t->busy_chan;
-            t->busy = false;
-            task_pump(tm, t);
-            return;
-        }
+    if (!tm->w->event_time) {                     /* no watermark among the records: the plain loop */
+        for (uint32_t i = 0; i < b->count; i++) apply(tm, t, c, &b->recs[i]);
+    } else if (!timed_records(tm, t, c, b)) {
+        return;                                   /* a watermark rose: it goes on first, then the rest */
     }
-    t->busy_pos = 0;
     consumed(tm, t, c);
     task_pump(tm, t);
 }
@@ -1090,7 +1107,9 @@ static bool fenced(tm_side *tm, const rt_task *t, uint64_t word) {
 static void unfenced(tm_side *tm, rt_task *t, rt_chan *c, uint64_t n) {
     const chan_buf *b = task_buf(c, n);
     if (b->kind != BUF_DATA) return;
-    for (uint32_t i = 0; i < b->count; i++) apply(tm, t, c, &b->recs[i]);
+    for (uint32_t i = 0; i < b->count; i++) {
+        if (!win_is_watermark(&b->recs[i])) apply(tm, t, c, &b->recs[i]);   /* its watermarks: not this attempt's */
+    }
 }
 
 /* A data buffer arrived: it waits for the pump in arrival order. */

@@ -491,7 +491,8 @@ void evt_send(tm_side *tm, rt_task *t, win_wm wm);               /* a watermark 
 void evt_restored(tm_side *tm, rt_task *t);                      /* its state was restored (a deliberate bug's hook) */
 
 /* model/tm/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
-void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);
+void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);          /* a broker record */
+void sinktx_write_result(tm_side *tm, rt_task *t, const model_rec *r);   /* a window's result */
 void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt);
 void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt);     /* every pre-committed <= ckpt */
 void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest (and adopt) */
