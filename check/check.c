@@ -104,12 +104,8 @@ uint32_t check_key_owner(const check_ctx *c, uint32_t v, uint64_t key, uint32_t 
     const job_vertex *x = &c->j->vertices[v];
     uint32_t tag = x->kind == JOB_KEYED_JOIN ? (uint32_t)(key & 1) : 0;
     uint64_t k = x->kind == JOB_KEYED_JOIN ? key >> 1 : x->kind == JOB_WINDOW ? win_key_key(key) : key;
-    bool hashed = false;
-    for (uint32_t e = 0; e < c->j->edges_count; e++) {
-        hashed |= c->j->edges[e].to == v && c->j->edges[e].input == tag && c->j->edges[e].part == JOB_HASH;
-    }
-    if (!hashed) return CHECK_NONE;
-    uint32_t groups = job_max_parallelism(x);
+    if (!(c->hashed[v] >> tag & 1)) return CHECK_NONE;
+    uint32_t groups = c->groups[v];
     uint32_t group = job_murmur_hash((uint32_t)(k ^ k >> 32)) % groups;
     return (uint32_t)((uint64_t)group * p / groups);
 }
@@ -255,6 +251,11 @@ check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err
     c->ctx.mem = &c->mem;
     c->ctx.report = &c->report;
     spec_init(&c->ctx.sp, c->ctx.j, pipe_broker(p));
+    for (uint32_t e = 0; e < c->ctx.j->edges_count; e++) {   /* what check_key_owner asks of every key */
+        const job_edge *d = &c->ctx.j->edges[e];
+        if (d->part == JOB_HASH && d->input < 32) c->ctx.hashed[d->to] |= 1u << d->input;
+    }
+    for (uint32_t v = 0; v < c->ctx.j->vertices_count; v++) c->ctx.groups[v] = job_max_parallelism(&c->ctx.j->vertices[v]);
     c->ctx.prefix = ARENA_NEW(&c->mem, check_prefix, 1);
     c->ctx.prefix->offsets = ARENA_NEW(&c->mem, uint64_t, broker_cfg_partitions(&pc->broker));
     c->ctx.prefix->before_max = ARENA_NEW(&c->mem, win_wm, broker_cfg_partitions(&pc->broker) + 1);

@@ -26,6 +26,8 @@ typedef struct check_ctx {
     arena          *mem;
     check_report   *report;
     uint32_t        keys;             /* the most keys one vertex's map holds (a join tags keys by input) */
+    uint32_t        hashed[JOB_VERTICES_MAX];   /* by vertex: bit i, its input i comes by a hash edge */
+    uint32_t        groups[JOB_VERTICES_MAX];   /* by vertex: its key groups (max-parallelism) */
     check_prefix   *prefix;
 } check_ctx;
 
