@@ -104,6 +104,30 @@ static void fail(wcheck *k, uint64_t key, const char *what, uint64_t wi, uint64_
                x->name, key, start, start + (int64_t)x->window_size_ns, what, a, b);
 }
 
+/* One window of the specification's map E and what the run's map A
+ * holds of it. */
+typedef struct wview {
+    uint64_t    mkey, key, wi;
+    kagg        e;                    /* the fold of its records */
+    const kagg *maybe, *timer, *got;  /* E's possibly late; A's timer and contents (zero when absent) */
+} wview;
+
+/* The next window of E from *pos (false when done); *maybe_all adds the
+ * possibly late records it passes (may be NULL). */
+static bool next_window(const kstate *E, const kstate *A, uint32_t *pos, wview *w, uint64_t *maybe_all) {
+    while (kstate_next(E, pos, &w->mkey, &w->e)) {
+        if (win_key_tag(w->mkey) == SPEC_POSSIBLY_LATE && maybe_all != NULL) *maybe_all += w->e.count;
+        if (win_key_tag(w->mkey) != WIN_CONTENTS) continue;
+        w->key = win_key_key(w->mkey);
+        w->wi = win_key_index(w->mkey);
+        w->maybe = find(E, w->key, w->wi, SPEC_POSSIBLY_LATE);
+        w->timer = A != NULL ? find(A, w->key, w->wi, WIN_TIMER) : &none;
+        w->got = A != NULL ? find(A, w->key, w->wi, WIN_CONTENTS) : &none;
+        return true;
+    }
+    return false;
+}
+
 /* Contents got of a window whose prefix fold is want, of which maybe may
  * have come late (and been dropped), fired `firings` times. A window
  * purged and opened again after a restore (records that came late for
@@ -140,14 +164,10 @@ void check_window_cut(const check_ctx *c, uint32_t v, uint32_t par, const kstate
     uint64_t lo_key[JOB_PARALLELISM_MAX] = { 0 }, maybe_all = 0;
     for (uint32_t s = 0; s < par; s++) lo[s] = WIN_WM_MIN, hi[s] = WIN_WM_MAX;
     uint32_t pos = 0;
-    uint64_t mkey;
-    kagg e;
-    while (kstate_next(E, &pos, &mkey, &e)) {
-        uint64_t key = win_key_key(mkey), wi = win_key_index(mkey);
-        if (win_key_tag(mkey) == SPEC_POSSIBLY_LATE) maybe_all += e.count;
-        if (win_key_tag(mkey) != WIN_CONTENTS) continue;
-        const kagg *maybe = find(E, key, wi, SPEC_POSSIBLY_LATE), *timer = find(A, key, wi, WIN_TIMER);
-        const kagg *got = find(A, key, wi, WIN_CONTENTS);
+    wview w;
+    while (next_window(E, A, &pos, &w, &maybe_all)) {
+        uint64_t key = w.key, wi = w.wi, mkey = w.mkey;
+        const kagg *maybe = w.maybe, *timer = w.timer, *got = w.got, e = w.e;
         uint32_t s = check_key_owner(c, v, mkey, par);   /* a hash input: never CHECK_NONE */
         SIM_ASSERT(s < par);
         win_wm end = win_max_ts(x, wi), clean = win_cleanup(x, wi), low = WIN_WM_MIN, high = WIN_WM_MAX;
@@ -189,14 +209,10 @@ bool check_window_final(const check_ctx *c, uint32_t v, const kstate *E, const k
     wcheck k = { .c = c, .inv = CHECK_I1, .v = v, .ckpt = CHECK_NONE64, .at_ns = at_ns };
     uint64_t maybe_all = 0;
     uint32_t pos = 0;
-    uint64_t mkey;
-    kagg e;
-    while (kstate_next(E, &pos, &mkey, &e)) {
-        uint64_t key = win_key_key(mkey), wi = win_key_index(mkey);
-        if (win_key_tag(mkey) == SPEC_POSSIBLY_LATE) maybe_all += e.count;
-        if (win_key_tag(mkey) != WIN_CONTENTS) continue;
-        const kagg *maybe = find(E, key, wi, SPEC_POSSIBLY_LATE), *timer = find(A, key, wi, WIN_TIMER);
-        const kagg *got = find(A, key, wi, WIN_CONTENTS);
+    wview w;
+    while (next_window(E, A, &pos, &w, &maybe_all)) {
+        uint64_t key = w.key, wi = w.wi;
+        const kagg *maybe = w.maybe, *timer = w.timer, *got = w.got, e = w.e;
         bool dropped = timer->count == 0 && timer->fingerprint == 0 && maybe->count == e.count;   /* all came late */
         if (!dropped && (timer->fingerprint != 0 || timer->count == 0))
             fail(&k, key, "at the end it has not fired and been purged (firings, timer set)", wi, timer->count, timer->fingerprint);
@@ -264,23 +280,24 @@ void check_window_output(const check_ctx *c, uint32_t v, const kstate *E, const 
     uint64_t keys = broker_cfg_keys(&c->cfg->broker);
     for (uint64_t i = 0; sums && i < keys; i++) per_key[i] = 0, maybe_late[i] = 0;
     uint32_t pos = 0;
-    uint64_t mkey;
-    kagg e;
-    while (kstate_next(E, &pos, &mkey, &e)) {
-        if (win_key_tag(mkey) != WIN_CONTENTS) continue;
-        uint64_t key = win_key_key(mkey), wi = win_key_index(mkey);
-        output_window(&k, promised, key, wi, &e, find(E, key, wi, SPEC_POSSIBLY_LATE), one_way, add);
+    wview w;
+    while (next_window(E, NULL, &pos, &w, NULL)) {
+        uint64_t key = w.key, wi = w.wi;
+        const kagg e = w.e;
+        output_window(&k, promised, key, wi, &e, w.maybe, one_way, add);
         uint32_t top;
         int64_t value;
         if (!sums) continue;
         per_key[key] = (int64_t)((uint64_t)per_key[key] + (uint64_t)e.sum);
         if (pipe_result_top(c->p, v, key, wi, &top, &value)) per_key[key] = (int64_t)((uint64_t)per_key[key] - (uint64_t)(value - add));
-        if (find(E, key, wi, SPEC_POSSIBLY_LATE)->count > 0) maybe_late[key] = 1;
+        if (w.maybe->count > 0) maybe_late[key] = 1;
     }
     if (!sums) return;
     pos = 0;
-    while (kstate_next(A, &pos, &mkey, &e)) {
-        if (win_key_tag(mkey) == WIN_LATE) per_key[win_key_key(mkey)] -= e.sum;
+    uint64_t mkey;
+    kagg late;
+    while (kstate_next(A, &pos, &mkey, &late)) {
+        if (win_key_tag(mkey) == WIN_LATE) per_key[win_key_key(mkey)] -= late.sum;
     }
     k.inv = CHECK_I3;
     for (uint64_t i = 0; i < keys; i++) {           /* the sums are of values >= 1 after the maps: no wrap */

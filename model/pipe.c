@@ -852,7 +852,6 @@ static void build_results(pipeline *p, const plan *pl) {
     pipe_world *w = &p->w;
     w->res_keys = broker_cfg_keys(&w->cfg.broker);
     for (uint32_t v = 0; v < g->vertices_count; v++) {
-        w->event_time |= g->vertices[v].kind == JOB_SOURCE && g->vertices[v].watermarks;
         if (g->vertices[v].kind != JOB_WINDOW) continue;
         w->res_first[v] = w->res_count;
         w->res_windows[v] = win_count(&g->vertices[v], broker_cfg_event_end(&w->cfg.broker));
@@ -876,6 +875,9 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     broker_init(&p->w.brk, run, &cfg->broker);
     p->tm.hosts = pl->hosts;
     p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions * pl->hosts, 8);
+    for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {   /* a source emits watermarks: the job has event time */
+        p->w.event_time |= cfg->graph.vertices[v].kind == JOB_SOURCE && cfg->graph.vertices[v].watermarks;
+    }
     p->w.sink_seen = sim_alloc(run, pl->records + pl->results * WIN_FIRINGS_MAX + 1, 1);
     build_results(p, pl);
     p->tm.tasks = sim_alloc(run, sizeof(rt_task) * pl->insts, _Alignof(rt_task));

@@ -488,7 +488,7 @@ void evt_window_apply(tm_side *tm, rt_task *t, const model_rec *r);     /* a rec
 static inline bool evt_firing(const rt_task *t) { return t->fire_to > t->wm_fired; }   /* a watermark to send on */
 uint32_t evt_fire_batch(tm_side *tm, rt_task *t);                /* results emitted, a buffer's worth at most; 0: sent on */
 void evt_send(tm_side *tm, rt_task *t, win_wm wm);               /* a watermark into every output's buffer */
-void evt_restored(tm_side *tm, rt_task *t);                      /* its state was restored (a deliberate bug's hook) */
+void evt_restored(tm_side *tm, rt_task *t);                      /* its state was restored: which windows came with it */
 
 /* model/tm/sinktx.c: sinks' output (P10): plain, idempotent, two-phase commit. */
 void sinktx_write(tm_side *tm, rt_task *t, const model_rec *r);          /* a broker record */
