@@ -42,6 +42,9 @@ check "bench rejects a bad number" 2 "--events 'ten': not a whole number" "$absi
 check "bench rejects a bad probability" 2 "--remote '1.5'" "$absim" bench phold --remote 1.5
 check "bench rejects an unknown option" 2 "unknown option or missing value: '--frob'" "$absim" bench phold --frob
 check "bench phold prints its JSON line" 0 '"trace_hash":"' "$absim" bench phold --lps 10 --events 1000
+check "bench pipeline times its repeats after a warm-up, one trace hash for all" 0 \
+    '"status":"finished","warmup":1,"repeat":3,' "$absim" bench pipeline --records 20000 --parallelism 2 --repeat 3
+check "bench pipeline rejects no timed run" 2 "--repeat 0: out of range [1, 99]" "$absim" bench pipeline --repeat 0
 check "bench bigjob: a small one finishes exactly-once after two restarts, its verdicts in JSON" 0 \
     '"restarts":2,"checkpoints":16,"verdicts":{"I1":"held","I2":"held","I3":"held","I4":"held","I5":"held","I6":"held"},"expectations":"held"' \
     "$absim" bench bigjob --parallelism 8 --keys 1000 --records 20000
