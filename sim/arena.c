@@ -5,10 +5,38 @@
  * bytes handed out before (below the high-water mark, dirty after a
  * reset) are cleared by hand. A run sized for the worst case then pays
  * for the memory it touches, not for the memory it may touch. */
+#define _DEFAULT_SOURCE                      /* madvise */
 #include "arena.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* A block of 2 to 64 MiB asks for transparent huge pages (a hint the
+ * system may ignore; with THP "madvise", Debian's default, it takes it):
+ * a run's working set spread over many MiB then costs a few TLB entries,
+ * not thousands, and a short run a few page faults, not hundreds.
+ * Measured 2026-12-02, medians of alternating runs: bench pipeline at
+ * parallelism 32 +4.5% records/s (34 MiB arena), parallelism 1 the same;
+ * PHOLD at 100,000 LPs +7% (21 MiB); swarm aligned-exactly-once (3 MiB
+ * per seed) 108 -> 128 runs/s. Larger blocks are sized for worst cases a
+ * run touches sparsely, where a 2 MiB page is backed whole for one byte:
+ * bench bigjob (858 MiB) went from 2.2 to 3.8 s, 1.8 s of it the
+ * system's, and its peak RSS from 436 to 720 MB; so they are left alone. */
+#define ARENA_HUGE_PAGE      ((uintptr_t)2 << 20)
+#define ARENA_HUGE_MAX_BYTES ((size_t)64 << 20)
+
+static void advise_huge(uint8_t *base, size_t size_bytes) {
+#ifdef MADV_HUGEPAGE
+    if (size_bytes > ARENA_HUGE_MAX_BYTES) return;
+    uintptr_t lo = ((uintptr_t)base + ARENA_HUGE_PAGE - 1) & ~(ARENA_HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)base + size_bytes) & ~(ARENA_HUGE_PAGE - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);   /* a hint: failure changes nothing */
+#else
+    (void)base;
+    (void)size_bytes;
+#endif
+}
 
 bool arena_create(arena *a, size_t size_bytes) {
     SIM_ASSERT(a != NULL);
@@ -17,6 +45,7 @@ bool arena_create(arena *a, size_t size_bytes) {
     a->base = calloc(1, size_bytes);
     if (a->base == NULL) return false;
     a->size_bytes = size_bytes;
+    advise_huge(a->base, size_bytes);
     return true;
 }
 

@@ -3,7 +3,8 @@
  * Contract:
  * - arena_create() is the only call that asks the system for memory (one
  *   calloc: pages are zeroed by the system when first touched, so a block
- *   sized for the worst case costs what a run touches); arena_destroy()
+ *   sized for the worst case costs what a run touches; a block of 2 to
+ *   64 MiB also asks for transparent huge pages, see arena.c); arena_destroy()
  *   gives all of it back with one free. Objects
  *   inside are never freed one by one.
  * - arena_alloc() returns zeroed memory aligned as asked, or aborts through
