@@ -1,5 +1,11 @@
-/* sim/evq.h: the pending-event set, a 4-ary min-heap of 16-byte keys
- * (at_ns, seq << 24 | slot) over a pool of event bodies.
+/* sim/evq.h: the pending-event set, in two tiers over a pool of event
+ * bodies: a 4-ary min-heap of 16-byte keys (at_ns, seq << 24 | slot) for
+ * the events before a horizon (and those too far ahead for the ring),
+ * and a ring of EVQ_RING_N unsorted buckets, 2^EVQ_RING_SHIFT ns wide,
+ * for those in [horizon, horizon + EVQ_RING_N << EVQ_RING_SHIFT); a bucket
+ * is poured into the heap when the heap runs out of events before the
+ * horizon (sim/evq.c has the invariant). Below EVQ_RING_MIN pending the
+ * ring is not used.
  *
  * Contract:
  * - evq_pop() yields events in nondecreasing at_ns; events with equal at_ns
@@ -15,7 +21,13 @@
  * - evq_init() is the only call that allocates (from the run's arena). The
  *   queue holds at most `capacity` pending events; pushing more asserts.
  *   Bodies live in a slot pool with a LIFO free list, so steady state never
- *   allocates and a freed slot is reused while still in cache.
+ *   allocates and a freed slot is reused while still in cache. The ring's
+ *   lists run through a per-slot array beside the pool (evq_bytes()
+ *   counts it all): nothing allocates after evq_init.
+ * - Which tier holds an event, the bucket width and the horizon depend
+ *   only on the sequence of pushes and pops, never on the wall clock or
+ *   addresses; and the pop order is the same total order (at_ns, seq) as
+ *   a single heap's: the tiers change the cost, not the order.
  *
  * Why this structure: measured, not assumed. 2-core reference machine,
  * 2026-12-01, shared with other jobs (load 1-2), so figures move by 10-30%
@@ -26,12 +38,12 @@
  * column is one session:
  *                                                   1,000 LPs  100,000 LPs
  *     4-ary heap of 16-byte keys + body pool,
- *       next body prefetched (this file)               21.3M       6.7M
+ *       next body prefetched (the heap tier here)               21.3M       6.7M
  *     binary heap of the same keys                     18.6M       4.5M
  *     4-ary heap, least child chosen without branches  15.4M       5.4M
  *     (bare loop, same session                         16.4M       7.0M)
  *   a later session (load 2-4, medians of 3):
- *     this file, a full node's least child by a
+ *     the heap here, a full node's least child by a
  *       three-compare tournament (no loop)             20.4M       7.6M
  *     the same with the loop over the children         21.3M       8.1M
  *     calendar queue (below)                           18.6M       2.6M
@@ -72,6 +84,45 @@
  * degrade. With 100,000 pending the keys (1.6 MB) and bodies (4.8 MB)
  * outgrow a core's cache: evq_pop prefetches the new root's body, which
  * the next pop copies (sim/run.c prefetches its actor in turn).
+ * 2026-12-02: the two tiers (load 1-4, another agent benchmarking too, so
+ * instructions are the solid numbers: callgrind, `absim bench pipeline
+ * --records 200000`, `absim bench phold --events 2000000`). In the
+ * pipeline at parallelism 32 about 540 events are pending, ~450 of them
+ * link messages 50-60 us ahead, against ~14 at parallelism 1; a single
+ * heap pays ~300 instructions per pop there against ~160. Total
+ * instructions, heap alone -> two tiers (width 2^12 ns, 4,096 buckets,
+ * ring from 64 pending, next list walked ahead from 128 a bucket):
+ *                        pipeline p1  pipeline p32  PHOLD 1,000  PHOLD 100,000
+ *     heap alone            162.95M      195.75M      1619.6M      2150.4M
+ *     two tiers             164.03M      192.74M      1333.9M      1870.5M
+ *                            +0.7%        -1.5%        -17.6%       -13.0%
+ * The width was chosen by measurement (without the walk ahead; p1, p32,
+ * PHOLD 1,000 / 100,000, millions): 2^10 ns 164.0 / 191.2 / 1722.6 /
+ * 2203.8 (PHOLD's 1 ms mean delay then outruns the 4 ms ring: 1.5% of
+ * its pushes go to the heap and, by Little's law, ~80 of its 1,000
+ * pending wait there, so every poured key climbs past them); 2^11 164.0 /
+ * 192.1 / 1406.3 / 1901.8; 2^12 (kept) 164.0 / 192.5 / 1327.5 / 1841.0;
+ * 2^13 164.0 / 193.8 / 1365.7 / 1899.6; 2^14 164.0 / 195.4 / 1406.6 /
+ * 1947.8. The pipeline alone would take 2^10 (1 us, ~12 events a pour);
+ * one fixed width that serves both was kept rather than one that adapts.
+ * Below 64 pending a bucket's round trip (push into it, pour, sift-up)
+ * costs more than the levels it saves: with the ring used at every size,
+ * parallelism 1 (~4 events in the heap, ~1.2 a pour) took 167.9M (+3%).
+ * A bucket's list is a chain of dependent loads: at 100,000 LPs (~400 a
+ * bucket, long evicted) the pour alone lost wall time against the heap
+ * in three sessions (-2%, -9%, -18% events/s) for all its 14% fewer
+ * instructions; walking the next bucket's list a step a pop, prefetching,
+ * costs 1.5% instructions there and won all three (+1.5%, +11%, +22%
+ * over the heap). Wall time, final code, medians of alternating runs in
+ * one session (load ~1): PHOLD 1,000 LPs (9 each, 10M events) 19.5M ->
+ * 22.2M events/s; 100,000 LPs (11 each, 4M events) 8.5M -> 10.4M;
+ * pipeline (9 each) p1 16.1M -> 16.1M, p32 11.5M -> 11.6M records/s
+ * (p32/p1 0.717 -> 0.719). Measured on the single heap and not kept:
+ * Floyd's sift-down to a leaf then up (pipeline p1 / p32 +0.5% / -0.2%
+ * instructions: its last key is not reliably the largest) and keys
+ * compared as one unsigned __int128 (+0.6% / +1.0%). No distribution of
+ * times makes the two tiers much worse than the heap alone: events beyond
+ * the ring, or all in one bucket, end in the heap at one extra push each.
  */
 #ifndef SIM_EVQ_H
 #define SIM_EVQ_H
@@ -110,17 +161,36 @@ typedef struct evq_key {
 #define EVQ_SEQ_LATE (1ull << 39)         /* the late class: after every ordinary key of its time */
 #define EVQ_SEQ_MAX  (EVQ_SEQ_LATE - 1)   /* pushes per run: ~5.5e11 */
 
+#define EVQ_RING_SHIFT 12u                /* bucket width: 2^12 ns, ~4 us (measured: see above) */
+#define EVQ_RING_BITS  12u                /* 4,096 buckets: the ring spans ~16.8 ms */
+#define EVQ_RING_MIN   64u                /* pending events below which the heap alone is used */
+#define EVQ_RING_AHEAD 128u               /* a pour of this many walks the next bucket's list ahead */
+#define EVQ_AHEAD_OFF  0xffffffffu
+#define EVQ_RING_N     (1u << EVQ_RING_BITS)
+#define EVQ_RING_WORDS ((EVQ_RING_N + 63u) / 64u)
+_Static_assert(EVQ_RING_WORDS <= 64, "one summary word over the bucket bitmap");
+
 typedef struct evq {
-    evq_key   *keys;        /* physical index = logical + 3 (cache-line trick) */
+    evq_key   *keys;        /* the near heap; physical index = logical + 3 (cache-line trick) */
     sim_event *bodies;
     uint32_t  *free_slots;
+    evq_key   *link;        /* per slot, a bucketed event's key: at_ns, seq << 24 | next slot (itself: the last) */
+    uint32_t  *ring_head;   /* per bucket, its first slot (valid when its bit is set) */
+    uint64_t  *ring_bits;   /* per bucket, non-empty */
+    uint64_t   ring_summary;/* per word of ring_bits, non-zero */
+    sim_time_ns horizon;    /* every bucketed event is at or after it; a multiple of the width */
+    uint32_t   ring_count;  /* bucketed events */
+    uint32_t   ring_ahead;  /* a slot in the next bucket's list, whose link is being prefetched; EVQ_AHEAD_OFF: none */
     uint32_t   free_count;
-    uint32_t   count;
+    uint32_t   count;       /* pending: in the heap and the ring */
     uint32_t   capacity;
     uint32_t   peak;
     uint64_t   seq_next;
     uint64_t   last_seq;    /* seq of the event evq_pop() returned last */
 } evq;
+
+/* Arena bytes evq_init takes for `capacity`, without alignment padding. */
+size_t evq_bytes(uint32_t capacity);
 
 void evq_init(evq *q, arena *a, uint32_t capacity);
 

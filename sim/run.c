@@ -70,8 +70,7 @@ static size_t kernel_bytes(const sim_cfg *c) {
          + (size_t)c->links_max * sizeof(sim_link)
          + (size_t)c->devs_max * sizeof(sim_dev)
          + (size_t)c->faults_max * (sizeof(sim_fault) + sizeof(uint32_t))
-         + ((size_t)c->events_pending_max + 7) * sizeof(evq_key)
-         + (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint32_t))
+         + evq_bytes(c->events_pending_max)
          + (c->order_ties ? (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint64_t)) : 0)
          + (size_t)c->payloads_max * (slot_bytes(c) + sizeof(uint32_t));
 }
