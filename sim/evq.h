@@ -38,7 +38,7 @@
  * column is one session:
  *                                                   1,000 LPs  100,000 LPs
  *     4-ary heap of 16-byte keys + body pool,
- *       next body prefetched (the heap tier here)               21.3M       6.7M
+ *       next body prefetched (the heap tier)           21.3M       6.7M
  *     binary heap of the same keys                     18.6M       4.5M
  *     4-ary heap, least child chosen without branches  15.4M       5.4M
  *     (bare loop, same session                         16.4M       7.0M)
