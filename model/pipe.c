@@ -718,6 +718,8 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
         k->out_edges[k->out_edges_count++] = (rt_out_edge){ .part = j->edges[e].part, .first = first, .count = count,
                                                             .width = count, .to = j->edges[e].to,
                                                             .max_parallelism = job_max_parallelism(&j->vertices[j->edges[e].to]) };
+        rt_out_edge *oe = &k->out_edges[k->out_edges_count - 1];
+        oe->mp_shift = job_mp_shift(oe->max_parallelism);
     }
     if (pl->hosts > 1) {
         k->in_host = sim_alloc(p->w.run, k->jt->in_count + 1, 1);

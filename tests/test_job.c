@@ -284,6 +284,32 @@ static void test_job_regions_forward_chains_and_all_to_all_edges(void **state) {
 /* Key groups as Flink's KeyGroupRangeAssignment computes them, on values
  * worked out by hand from its formulas (MathUtils.murmurHash of
  * Long.hashCode; murmurHash(1) = 68075478 is what the JVM prints). */
+/* The per-record path's mask and shift give the subtask the divisions
+ * give, for every power-of-two max-parallelism Flink allows, parallelism
+ * up to it, and keys with high words; other max-parallelisms have none. */
+static void test_key_subtask_by_shift_equals_by_division_for_powers_of_two(void **state) {
+    (void)state;
+    assert_int_equal(job_mp_shift(128), 7);
+    assert_int_equal(job_mp_shift(32768), 15);
+    assert_int_equal(job_mp_shift(1), 0);
+    assert_int_equal(job_mp_shift(96), JOB_MP_NOT_POW2);
+    assert_int_equal(job_mp_shift(129), JOB_MP_NOT_POW2);
+    uint64_t checked = 0;
+    for (uint32_t shift = 0; shift <= 15; shift++) {
+        uint32_t mp = 1u << shift;
+        static const uint32_t ps[] = { 1, 2, 3, 7, 32, 64, 100, 255, 256, 4096, 32768 };
+        for (uint32_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+            if (ps[pi] > mp) continue;
+            for (uint64_t k = 0; k < 2000; k++) {
+                uint64_t key = k * 0x9e3779b97f4a7c15ull;   /* high words too */
+                assert_int_equal(job_key_subtask_pow2(key, shift, ps[pi]), job_key_subtask(key, mp, ps[pi]));
+                checked++;
+            }
+        }
+    }
+    assert_true(checked > 100000);
+}
+
 static void test_key_groups_match_flinks_formulas_on_hand_computed_keys(void **state) {
     (void)state;
     assert_int_equal(job_murmur_hash(0), 593689054u);
@@ -373,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order),
         cmocka_unit_test(test_job_regions_forward_chains_and_all_to_all_edges),
         cmocka_unit_test(test_key_groups_match_flinks_formulas_on_hand_computed_keys),
+        cmocka_unit_test(test_key_subtask_by_shift_equals_by_division_for_powers_of_two),
         cmocka_unit_test(test_key_group_ranges_are_contiguous_cover_every_group_and_agree_with_the_assignment),
         cmocka_unit_test(test_default_max_parallelism_is_flinks_rule_and_a_parallelism_above_it_is_refused),
     };

@@ -195,6 +195,21 @@ static inline uint32_t job_key_subtask(uint64_t key, uint32_t max_parallelism, u
     return job_group_subtask(job_key_group(key, max_parallelism), max_parallelism, parallelism);
 }
 
+/* job_key_subtask when max_parallelism is 1 << shift (Flink's default
+ * rule always gives a power of two): the same subtask, the two divisions a
+ * mask and a shift, for the hash partitioner's per-record path. */
+#define JOB_MP_NOT_POW2 0xffu
+static inline uint32_t job_mp_shift(uint32_t max_parallelism) {
+    SIM_ASSERT(max_parallelism >= 1);
+    if ((max_parallelism & (max_parallelism - 1)) != 0) return JOB_MP_NOT_POW2;
+    return (uint32_t)__builtin_ctz(max_parallelism);
+}
+static inline uint32_t job_key_subtask_pow2(uint64_t key, uint32_t shift, uint32_t parallelism) {
+    SIM_ASSERT(shift < 32);
+    uint32_t group = job_murmur_hash((uint32_t)(key ^ key >> 32)) & ((1u << shift) - 1u);
+    return (uint32_t)(((uint64_t)group * parallelism) >> shift);
+}
+
 /* computeKeyGroupRangeForOperatorIndex: subtask i's groups [*first, *end). */
 void job_group_range(uint32_t max_parallelism, uint32_t parallelism, uint32_t subtask, uint32_t *first, uint32_t *end);
 

@@ -198,7 +198,9 @@ static inline __attribute__((always_inline)) void emit_inline(tm_side *tm, rt_ta
             if (++oe->rr == oe->count) oe->rr = 0;
             break;
         case JOB_HASH: {
-            push_edge(tm, t, oe, job_key_subtask(r->key, oe->max_parallelism, oe->count), r);
+            uint32_t i = oe->mp_shift != JOB_MP_NOT_POW2 ? job_key_subtask_pow2(r->key, oe->mp_shift, oe->count)
+                                                         : job_key_subtask(r->key, oe->max_parallelism, oe->count);
+            push_edge(tm, t, oe, i, r);
             break;
         }
         case JOB_BROADCAST:

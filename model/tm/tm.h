@@ -221,6 +221,7 @@ typedef struct rt_out_edge {          /* a task's outputs of one edge */
     uint32_t count;
     uint32_t rr;                      /* rebalance position */
     uint32_t max_parallelism;         /* hash: the consumer's key groups */
+    uint32_t mp_shift;                /* log2 of it when a power of two, else JOB_MP_NOT_POW2 */
     uint32_t width;                   /* its channels: count is the first `count`, those of the attempt's consumers */
     uint32_t to;                      /* the consumer vertex */
     /* The edge's cursors when they are consecutive in tm_side's fills
