@@ -473,89 +473,81 @@ static void source_read(tm_side *tm, rt_task *t) {
 
 /* ---- operators ---------------------------------------------------------- */
 
-static void apply(tm_side *tm, rt_task *t, rt_chan *c, const model_rec *in) {
-    /* never a watermark: timed_records takes those (a job with event time) */
-    model_rec r = *in;
-    switch (t->v->kind) {
-    case JOB_MAP:
-        r.value += t->v->map_add;
-        emit(tm, t, &r);
+/* What an operator of kind `kind` (the task's vertex's) does with one
+ * record. Inline: apply() passes the vertex's kind, plain_records() a
+ * constant per loop, so that a buffer's loop is one kind's code, the
+ * switch folded away and emit inline. `plain` (a constant too): no
+ * deliberate bug is on and the caller counts the records, so neither is
+ * looked at per record. */
+static inline __attribute__((always_inline)) void apply_as(tm_side *tm, rt_task *t, rt_chan *c, const model_rec *in,
+                                                           job_kind kind, bool plain) {
+    /* never a watermark: timed_records takes those (a job with event time);
+     * read in place: only a map and a join change what they pass on */
+    const model_rec *r = in;
+    pipe_bug bug = plain ? PIPE_BUG_NONE : tm->w->cfg.bug;
+    switch (kind) {
+    case JOB_MAP: {
+        model_rec m = *r;
+        m.value += t->v->map_add;
+        emit_inline(tm, t, &m);
         break;
+    }
     case JOB_FILTER:
-        if (kstate_record_mark(r.id) % 100 < t->v->keep_percent) emit(tm, t, &r);
+        if (kstate_record_mark(r->id) % 100 < t->v->keep_percent) emit_inline(tm, t, r);
         break;
     case JOB_KEYED_AGG:
-        if (tm->w->cfg.bug == PIPE_BUG_DROP_RECORDS && kstate_record_mark(r.id) % 1000 == 0) break;   /* deliberate bug */
-        kstate_fold(&t->state, &r);
-        emit(tm, t, &r);
+        if (bug == PIPE_BUG_DROP_RECORDS && kstate_record_mark(r->id) % 1000 == 0) break;   /* deliberate bug */
+        kstate_fold(&t->state, r);
+        emit_inline(tm, t, r);
         break;
     case JOB_UNION:
-        emit(tm, t, &r);
+        emit_inline(tm, t, r);
         break;
     case JOB_KEYED_JOIN: {
-        if (tm->w->cfg.bug == PIPE_BUG_JOIN_DROPS_INPUT && c->input == 1) break;   /* deliberate bug */
-        model_rec tagged = r;
-        tagged.key = r.key * 2 + c->input;       /* one table, both sides */
+        if (bug == PIPE_BUG_JOIN_DROPS_INPUT && c->input == 1) break;   /* deliberate bug */
+        model_rec tagged = *r;
+        tagged.key = r->key * 2 + c->input;      /* one table, both sides */
         kstate_fold(&t->state, &tagged);
-        emit(tm, t, &r);
+        emit_inline(tm, t, r);
         break;
     }
     case JOB_WINDOW:
-        evt_window_apply(tm, t, &r);
+        evt_window_apply(tm, t, r);
         break;
     case JOB_SINK:
-        if (__builtin_expect(win_is_result(r.id), 0)) sinktx_write_result(tm, t, &r);
-        else sinktx_write(tm, t, &r);
-        tm->w->stats.sink_records++;
+        if (__builtin_expect(win_is_result(r->id), 0)) sinktx_write_result(tm, t, r);
+        else sinktx_write(tm, t, r);
+        if (!plain) tm->w->stats.sink_records++;
         break;
     case JOB_SOURCE:
         SIM_ASSERT(!"a source has no input");
     }
-    tm->w->stats.records_processed++;
+    if (!plain) tm->w->stats.records_processed++;
 }
 
-/* A buffer's records, none of them a watermark: what apply() does to
- * each, with the vertex's kind decided once for the buffer and the record
- * emitted inline (per record: its operator and its push, no call, no
- * switch). Kinds that are rare, or run a deliberate bug, take apply(). */
+static void apply(tm_side *tm, rt_task *t, rt_chan *c, const model_rec *in) {
+    apply_as(tm, t, c, in, t->v->kind, false);
+}
+
+/* A buffer's records, none of them a watermark: the vertex's kind is
+ * decided once for the buffer, not per record; with a deliberate bug on,
+ * or a kind that is rare, each record takes apply(). */
 static void plain_records(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b) {
-    const job_vertex *v = t->v;
     const uint32_t n = b->count;
-    switch (v->kind) {
-    case JOB_MAP:
-        for (uint32_t i = 0; i < n; i++) {
-            model_rec r = b->recs[i];
-            r.value += v->map_add;
-            emit_inline(tm, t, &r);
-        }
-        break;
-    case JOB_FILTER:
-        for (uint32_t i = 0; i < n; i++) {
-            if (kstate_record_mark(b->recs[i].id) % 100 < v->keep_percent) emit_inline(tm, t, &b->recs[i]);
-        }
-        break;
-    case JOB_UNION:
-        for (uint32_t i = 0; i < n; i++) emit_inline(tm, t, &b->recs[i]);
-        break;
-    case JOB_KEYED_AGG:
-        if (tm->w->cfg.bug == PIPE_BUG_DROP_RECORDS) goto one_by_one;
-        for (uint32_t i = 0; i < n; i++) {
-            kstate_fold(&t->state, &b->recs[i]);
-            emit_inline(tm, t, &b->recs[i]);
-        }
-        break;
-    case JOB_SINK:
-        for (uint32_t i = 0; i < n; i++) {
-            if (__builtin_expect(win_is_result(b->recs[i].id), 0)) sinktx_write_result(tm, t, &b->recs[i]);
-            else sinktx_write(tm, t, &b->recs[i]);
-        }
-        tm->w->stats.sink_records += n;
-        break;
+    job_kind kind = tm->w->cfg.bug == PIPE_BUG_NONE ? t->v->kind : JOB_SOURCE;
+#define EACH(k) for (uint32_t i = 0; i < n; i++) apply_as(tm, t, c, &b->recs[i], k, true)
+    switch (kind) {
+    case JOB_MAP:       EACH(JOB_MAP); break;
+    case JOB_FILTER:    EACH(JOB_FILTER); break;
+    case JOB_KEYED_AGG: EACH(JOB_KEYED_AGG); break;
+    case JOB_UNION:     EACH(JOB_UNION); break;
+    case JOB_SINK:      EACH(JOB_SINK); break;
     default:
-    one_by_one:
         for (uint32_t i = 0; i < n; i++) apply(tm, t, c, &b->recs[i]);
         return;                                   /* apply counts them */
     }
+#undef EACH
+    if (kind == JOB_SINK) tm->w->stats.sink_records += n;
     tm->w->stats.records_processed += n;
 }
 
