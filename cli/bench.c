@@ -170,7 +170,7 @@ static void pipeline_usage(FILE *f) {
 /* One run of the reference job, timed around pipe_run() only. */
 typedef struct pipeline_timed {
     double      wall_s;
-    bool        finished;
+    pipe_status status;
     pipe_stats  st;
     uint64_t    dispatched;
     sim_time_ns end_ns;
@@ -185,7 +185,7 @@ static bool pipeline_time(const pipe_cfg *cfg, pipeline_timed *out, char *err, s
     pipe_run(pl);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out->wall_s = seconds_between(&t0, &t1);
-    out->finished = pipe_get_status(pl) == PIPE_FINISHED;
+    out->status = pipe_get_status(pl);
     out->st = *pipe_get_stats(pl);
     out->dispatched = pipe_sim(pl)->stats.dispatched;
     out->end_ns = pipe_sim(pl)->now_ns;
@@ -216,7 +216,7 @@ static int pipeline_measure(const pipe_cfg *cfg, uint32_t warmup, uint32_t repea
             return CLI_USAGE;
         }
         if (i == 0) r = first;
-        if (r.trace_hash != first.trace_hash || r.finished != first.finished) {
+        if (r.trace_hash != first.trace_hash || r.status != first.status) {
             fprintf(stderr, "%s: run %u gave trace hash %016" PRIx64 ", run 1 %016" PRIx64 ": not deterministic\n",
                     prog, i + 1, r.trace_hash, first.trace_hash);
             return CLI_FAIL;
@@ -232,13 +232,13 @@ static int pipeline_measure(const pipe_cfg *cfg, uint32_t warmup, uint32_t repea
            ",\"wall_s_max\":%.6f,\"records_per_sec\":%.0f,\"record_hops\":%" PRIu64 ",\"events\":%" PRIu64
            ",\"events_per_sec\":%.0f,\"virtual_s\":%.6f,\"checkpoints\":%" PRIu64 ",\"aborted\":%" PRIu64
            ",\"ckpt_ms_mean\":%.3f,\"align_ms_max\":%.3f,\"trace_hash\":\"%016" PRIx64 "\"}\n",
-           p, total, mode == PIPE_ALIGNED ? "aligned" : "at-least-once", first.finished ? "finished" : "not finished",
+           p, total, mode == PIPE_ALIGNED ? "aligned" : "at-least-once", pipe_status_name(first.status),
            warmup, repeat, wall_s, walls[0], walls[repeat - 1], wall_s > 0 ? (double)total / wall_s : 0.0,
            st->records_processed, first.dispatched, wall_s > 0 ? (double)first.dispatched / wall_s : 0.0,
            (double)first.end_ns / 1e9, st->completed, st->aborted,
            st->completed ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0.0,
            (double)st->alignment_ns_max / 1e6, first.trace_hash);
-    return first.finished ? CLI_OK : CLI_FAIL;
+    return first.status == PIPE_FINISHED ? CLI_OK : CLI_FAIL;
 }
 
 static int bench_pipeline(int argc, char **argv) {

@@ -19,7 +19,8 @@
  * Measured 2026-12-02, medians of alternating runs: bench pipeline at
  * parallelism 32 +4.5% records/s (34 MiB arena), parallelism 1 the same;
  * PHOLD at 100,000 LPs +7% (21 MiB); swarm aligned-exactly-once (3 MiB
- * per seed) 108 -> 128 runs/s. Larger blocks are sized for worst cases a
+ * a seed) 108 -> 128 runs/s in one pair of runs, within its noise. A
+ * block under 2 MiB holds no whole huge page. Larger blocks are sized for worst cases a
  * run touches sparsely, where a 2 MiB page is backed whole for one byte:
  * bench bigjob (858 MiB) went from 2.2 to 3.8 s, 1.8 s of it the
  * system's, and its peak RSS from 436 to 720 MB; so they are left alone. */
