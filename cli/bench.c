@@ -211,11 +211,11 @@ static int pipeline_measure(const pipe_cfg *cfg, uint32_t warmup, uint32_t repea
     char err[256];
     SIM_ASSERT(repeat >= 1 && repeat <= 99);
     for (uint32_t i = 0; i < warmup + repeat; i++) {
-        if (!pipeline_time(cfg, i == 0 ? &first : &r, err, sizeof err)) {
+        if (!pipeline_time(cfg, &r, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", prog, err);
             return CLI_USAGE;
         }
-        if (i == 0) r = first;
+        if (i == 0) first = r;
         if (r.trace_hash != first.trace_hash || r.status != first.status) {
             fprintf(stderr, "%s: run %u gave trace hash %016" PRIx64 ", run 1 %016" PRIx64 ": not deterministic\n",
                     prog, i + 1, r.trace_hash, first.trace_hash);
