@@ -405,8 +405,8 @@ static void test_kstate_scans_walk_the_live_entries_in_insertion_order(void **st
     kstate_snap_end(&s, snap);
     kstate_clear(&s);
     for (uint32_t i = 0; i < s.capacity; i++) {
-        assert_int_equal(s.keys[i], 0);
-        assert_int_equal(s.aggs[i].count, 0);
+        assert_int_equal(s.slots[i].key, 0);
+        assert_int_equal(s.slots[i].agg.count, 0);
         assert_int_equal(s.vers[i], 0);
     }
     assert_null(kstate_find(&s, 77777));

@@ -12,6 +12,7 @@ static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max
 
 /* The header's memory figures assume this layout. */
 _Static_assert(sizeof(kshadow) == 40, "kshadow layout changed: update the memory cost in kstate.h");
+_Static_assert(sizeof(kslot) == 32, "kslot layout changed: two to a line, and the memory cost in kstate.h");
 
 static uint64_t capacity_for(uint64_t keys_max) {
     uint64_t need = keys_max * KSTATE_LOAD_DEN / KSTATE_LOAD_NUM + 1;
@@ -22,9 +23,10 @@ static uint64_t capacity_for(uint64_t keys_max) {
 
 uint64_t kstate_bytes(uint64_t keys_max, uint32_t snaps_max) {
     uint64_t cap = capacity_for(keys_max);
-    uint64_t plain = cap * (sizeof(uint64_t) + sizeof(kagg)) + keys_max * sizeof(uint32_t);
+    uint64_t plain = cap * sizeof(kslot) + keys_max * sizeof(uint32_t);
     uint64_t versioned = snaps_max == 0 ? 0 : cap * 4 + snaps_max * (keys_max * sizeof(kshadow) + cap * 4);
-    return plain + versioned + 16 * (3 + 1 + 2 * (uint64_t)snaps_max);   /* each carve's alignment */
+    /* Each carve's alignment: the slots' line, 16 for the others. */
+    return plain + versioned + 64 + 16 * (1 + 1 + 2 * (uint64_t)snaps_max);
 }
 
 void kstate_init(kstate *s, sim_run *run, uint32_t keys_max) {
@@ -46,8 +48,7 @@ static void init_from(kstate *s, arena *a, uint32_t keys_max, uint32_t snaps_max
     uint64_t cap = capacity_for(keys_max);
     SIM_ASSERT(cap <= KSTATE_CAPACITY_MAX);
     memset(s, 0, sizeof *s);
-    s->keys = arena_alloc(a, sizeof(uint64_t) * cap, _Alignof(uint64_t));
-    s->aggs = arena_alloc(a, sizeof(kagg) * cap, _Alignof(kagg));
+    s->slots = arena_alloc(a, sizeof(kslot) * cap, 64);   /* two slots a line, none across two */
     s->order = arena_alloc(a, sizeof(uint32_t) * keys_max, _Alignof(uint32_t));
     s->capacity = (uint32_t)cap;
     s->keys_max = keys_max;
@@ -69,7 +70,7 @@ void kstate_own(kstate *s, const kstate_owner *owner) {
     SIM_ASSERT(owner->parallelism == 0 || owner->subtask < owner->parallelism);
     SIM_ASSERT(owner->parallelism <= owner->max_parallelism || owner->parallelism == 0);
     s->owner = *owner;
-    for (uint32_t n = 0; n < s->count; n++) SIM_ASSERT(kstate_owns(s, s->keys[s->order[n]] - 1));
+    for (uint32_t n = 0; n < s->count; n++) SIM_ASSERT(kstate_owns(s, s->slots[s->order[n]].key - 1));
 }
 
 bool kstate_owns(const kstate *s, uint64_t key) {
@@ -88,8 +89,8 @@ void kstate_clear(kstate *s) {
     SIM_ASSERT(s->snaps_active == 0);             /* no snapshot may still read the old history */
     for (uint32_t n = 0; n < s->count; n++) {
         uint32_t i = s->order[n];
-        s->keys[i] = 0;
-        s->aggs[i] = (kagg){ 0 };
+        s->slots[i].key = 0;
+        s->slots[i].agg = (kagg){ 0 };
         if (s->vers != NULL) s->vers[i] = 0;
     }
     s->count = 0;
@@ -98,11 +99,11 @@ void kstate_clear(kstate *s) {
 
 /* Slot i, found empty on key's probe path, takes key. */
 static void take_slot(kstate *s, uint32_t i, uint64_t key) {
-    SIM_ASSERT(s->keys[i] == 0);
+    SIM_ASSERT(s->slots[i].key == 0);
     /* Sized for the keys it owns: one more is a sizing or a routing bug. */
     SIM_ASSERT(s->count < s->keys_max);
     SIM_ASSERT(kstate_owns(s, key));
-    s->keys[i] = key + 1;
+    s->slots[i].key = key + 1;
     s->order[s->count++] = i;
 }
 
@@ -112,8 +113,8 @@ static uint32_t slot_of(kstate *s, uint64_t key) {
     SIM_ASSERT(key != UINT64_MAX);
     uint32_t mask = s->capacity - 1;
     for (uint32_t i = home(s, key);; i = (i + 1) & mask) {
-        if (s->keys[i] == key + 1) return i;
-        if (s->keys[i] == 0) {
+        if (s->slots[i].key == key + 1) return i;
+        if (s->slots[i].key == 0) {
             take_slot(s, i, key);
             return i;
         }
@@ -134,34 +135,34 @@ static void cow_slot(kstate *s, uint32_t i, uint64_t key_before) {
         SIM_ASSERT(sn->shadows_count < s->keys_max);   /* one per key at most */
         sn->shadow_of_slot[i] = sn->shadows_count;
         sn->shadows[sn->shadows_count++] = (kshadow){
-            .slot = i, .ver = v, .key = key_before, .agg = s->aggs[i],
+            .slot = i, .ver = v, .key = key_before, .agg = s->slots[i].agg,
         };
     }
 }
 
 kagg *kstate_upsert(kstate *s, uint64_t key) {
-    if (s->vers == NULL) return &s->aggs[slot_of(s, key)];     /* plain map */
+    if (s->vers == NULL) return &s->slots[slot_of(s, key)].agg;     /* plain map */
     SIM_ASSERT(key != UINT64_MAX);
     /* Find without inserting first: the shadow of a new key's slot must say
      * "was empty", so the COW check needs the slot's content before. */
     uint32_t mask = s->capacity - 1;
     uint32_t i = home(s, key);
-    while (s->keys[i] != key + 1 && s->keys[i] != 0) i = (i + 1) & mask;
-    if (s->snaps_active != 0) cow_slot(s, i, s->keys[i]);
+    while (s->slots[i].key != key + 1 && s->slots[i].key != 0) i = (i + 1) & mask;
+    if (s->snaps_active != 0) cow_slot(s, i, s->slots[i].key);
     /* The deliberate bug FLINK-26968: with nothing to copy for, an update
      * of a present key skips the version stamp, so the next incremental
      * snapshot (the keys written since its base) leaves it out. */
-    if (s->snaps_active == 0 && (s->bugs & KSTATE_BUG_NO_BUMP) && s->keys[i] != 0) return &s->aggs[i];
-    if (s->keys[i] == 0) take_slot(s, i, key);
+    if (s->snaps_active == 0 && (s->bugs & KSTATE_BUG_NO_BUMP) && s->slots[i].key != 0) return &s->slots[i].agg;
+    if (s->slots[i].key == 0) take_slot(s, i, key);
     s->vers[i] = s->version;
-    return &s->aggs[i];
+    return &s->slots[i].agg;
 }
 
 const kagg *kstate_find(const kstate *s, uint64_t key) {
     uint32_t mask = s->capacity - 1;
     for (uint32_t i = home(s, key);; i = (i + 1) & mask) {
-        if (s->keys[i] == key + 1) return &s->aggs[i];
-        if (s->keys[i] == 0) return NULL;
+        if (s->slots[i].key == key + 1) return &s->slots[i].agg;
+        if (s->slots[i].key == 0) return NULL;
     }
 }
 
@@ -180,11 +181,11 @@ void kstate_copy(kstate *dst, const kstate *src) {
     bool same = dst->capacity == src->capacity;
     for (uint32_t n = 0; n < src->count; n++) {
         uint32_t i = src->order[n];
-        uint64_t key = src->keys[i] - 1;
+        uint64_t key = src->slots[i].key - 1;
         uint32_t j = i;
         if (same) take_slot(dst, i, key);
         else j = slot_of(dst, key);
-        dst->aggs[j] = src->aggs[i];              /* restored entries stay at version 0 */
+        dst->slots[j].agg = src->slots[i].agg;              /* restored entries stay at version 0 */
     }
     SIM_ASSERT(dst->count == src->count);
 }
@@ -195,8 +196,8 @@ bool kstate_next(const kstate *s, uint32_t *pos, uint64_t *key, kagg *agg) {
         return false;
     }
     uint32_t i = s->order[(*pos)++];
-    *key = s->keys[i] - 1;
-    *agg = s->aggs[i];
+    *key = s->slots[i].key - 1;
+    *agg = s->slots[i].agg;
     return true;
 }
 
@@ -281,8 +282,8 @@ static uint32_t snap_entry(const kstate *s, const ksnap *sn, uint32_t pos, uint6
         *agg = sh->agg;
         *ver = sh->ver;
     } else {                                      /* unchanged: the live slot */
-        *key = s->keys[i] - 1;
-        *agg = s->aggs[i];
+        *key = s->slots[i].key - 1;
+        *agg = s->slots[i].agg;
         *ver = s->vers[i];
     }
     return i;
@@ -313,6 +314,6 @@ void kstate_snap_copy(const kstate *s, uint32_t snap, kstate *out) {
         uint32_t i = snap_entry(s, sn, pos, &key, &agg, &ver);
         if (same) take_slot(out, i, key);
         else i = slot_of(out, key);               /* like a restore: version 0 */
-        out->aggs[i] = agg;
+        out->slots[i].agg = agg;
     }
 }

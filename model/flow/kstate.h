@@ -65,7 +65,7 @@
  *   a plain map.
  * - Memory, all carved at init (nothing is allocated later), for capacity
  *   C (the power of two above keys_max * 4/3) and K = keys_max: a plain map
- *   takes C * (8 + sizeof(kagg)) + K * 4 = 32 bytes per slot and 4 per key
+ *   takes C * sizeof(kslot) + K * 4 = 32 bytes per slot and 4 per key
  *   (order); a versioned one adds C * 4 (vers) plus, per snapshot record,
  *   K * sizeof(kshadow) (a shadow per key at most) and C * 4
  *   (shadow_of_slot, the slot -> shadow index that makes reading a
@@ -95,7 +95,7 @@ typedef struct kagg {
 typedef struct kshadow {
     uint32_t slot;
     uint32_t ver;                     /* the slot's version then */
-    uint64_t key;                     /* as in keys[]: key + 1, 0 = was empty */
+    uint64_t key;                     /* as in kslot: key + 1, 0 = was empty */
     kagg     agg;
 } kshadow;
 
@@ -124,9 +124,17 @@ typedef struct kstate_owner {
     uint32_t key_bits;                /* 0, or the bits of the key above the tag (a window's map: model/flow/window.h) */
 } kstate_owner;
 
+/* A slot: the key beside its aggregate, 32 bytes on a 64-byte-aligned
+ * table, so that a lookup's probe brings in the aggregate it then writes
+ * (one line, where two arrays cost two misses once the map has left the
+ * cache: with parallelism 32 the maps of a worker's tasks do). */
+typedef struct kslot {
+    uint64_t key;                     /* key + 1; 0 marks an empty slot */
+    kagg     agg;
+} kslot;
+
 typedef struct kstate {
-    uint64_t *keys;                   /* key + 1; 0 marks an empty slot */
-    kagg     *aggs;
+    kslot    *slots;                  /* capacity slots */
     uint32_t *order;                  /* occupied slots in insertion order: order[0 .. count) */
     uint32_t  capacity;               /* slots, a power of two */
     uint32_t  count;                  /* keys present */
