@@ -149,7 +149,7 @@ static void pipeline_usage(FILE *f) {
     fprintf(f,
             "usage: absim bench pipeline [--records N] [--parallelism P] [--seed S]\n"
             "                            [--interval-ns T] [--mode aligned|at-least-once]\n"
-            "                            [--warmup W] [--repeat R]\n"
+            "                            [--warmup W] [--repeat R] [--against Q]\n"
             "\n"
             "Runs the reference job: source -> map (forward) -> keyed aggregate (hash)\n"
             "-> sink (forward), each with parallelism P, over N records in 2P\n"
@@ -164,7 +164,11 @@ static void pipeline_usage(FILE *f) {
             "  --interval-ns T   checkpoint interval (default 100000000: 100 ms)\n"
             "  --mode M          checkpoint mode (default aligned)\n"
             "  --warmup W        untimed runs first (default 1; 0: time a cold process)\n"
-            "  --repeat R        timed runs, 1..99 (default 5)\n");
+            "  --repeat R        timed runs, 1..99 (default 5)\n"
+            "  --against Q       the same job at parallelism Q too, its runs taking\n"
+            "                    turns with these; adds the peer's records_per_sec and\n"
+            "                    ratio_of_medians and median_pair_ratio (this job's\n"
+            "                    records/s over the peer's)\n");
 }
 
 /* One run of the reference job, timed around pipe_run() only. */
@@ -199,46 +203,117 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The timed runs of one job: its first run (what the line reports) and
+ * every timed run's wall time. */
+typedef struct pipeline_series {
+    const pipe_cfg *cfg;
+    uint32_t        p;
+    pipeline_timed  first;
+    double          walls[99];
+} pipeline_series;
+
+/* Run i of a series (i < warmup: untimed); false, with the exit code in
+ * *rc, when the job cannot be built or is not deterministic. */
+static bool pipeline_round(pipeline_series *s, uint32_t i, uint32_t warmup, int *rc) {
+    const char *prog = "absim bench pipeline";
+    pipeline_timed r = { 0 };
+    char err[256];
+    if (!pipeline_time(s->cfg, &r, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        *rc = CLI_USAGE;
+        return false;
+    }
+    if (i == 0) s->first = r;
+    if (r.trace_hash != s->first.trace_hash || r.status != s->first.status) {
+        fprintf(stderr, "%s: parallelism %u, run %u gave trace hash %016" PRIx64 ", run 1 %016" PRIx64
+                ": not deterministic\n", prog, s->p, i + 1, r.trace_hash, s->first.trace_hash);
+        *rc = CLI_FAIL;
+        return false;
+    }
+    if (i >= warmup) s->walls[i - warmup] = r.wall_s;
+    return true;
+}
+
+static double median_of(double *v, uint32_t n) {
+    qsort(v, n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint64_t pipeline_records(const pipe_cfg *cfg) {
+    return (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
+}
+
+/* Records per second of a job's run of wall_s seconds. */
+static double pipeline_rate(const pipe_cfg *cfg, double wall_s) {
+    return wall_s > 0 ? (double)pipeline_records(cfg) / wall_s : 0.0;
+}
+
+/* The peer's fields and the two ratios, for --against: each ratio is
+ * this job's records/s over the peer's, once of the medians and once the
+ * median of the ratios of runs that ran one after the other (on a shared
+ * machine the load moves within seconds, and a pair shares it). */
+static void pipeline_print_against(const pipeline_series *s, const pipeline_series *q, uint32_t repeat) {
+    double pair[99], ws[99], wq[99];
+    for (uint32_t i = 0; i < repeat; i++) {
+        pair[i] = pipeline_rate(s->cfg, s->walls[i]) / pipeline_rate(q->cfg, q->walls[i]);
+        ws[i] = s->walls[i];
+        wq[i] = q->walls[i];
+    }
+    double ms = pipeline_rate(s->cfg, median_of(ws, repeat)), mq = pipeline_rate(q->cfg, median_of(wq, repeat));
+    printf(",\"against\":{\"parallelism\":%u,\"records_per_sec\":%.0f,\"trace_hash\":\"%016" PRIx64
+           "\"},\"ratio_of_medians\":%.3f,\"median_pair_ratio\":%.3f", q->p, mq, q->first.trace_hash,
+           mq > 0 ? ms / mq : 0.0, median_of(pair, repeat));
+}
+
 /* Warm-up runs, then timed ones: the first run of a process pays for a
  * cold cache, first-touched pages and, on a shared machine, a cold core
  * (measured 2026-12-02: 1,000,000 records at parallelism 1 ran 9-13 M
  * records/s cold against 13 M warm), which is not the per-record cost the
- * bench is for. Every run must give the first one's trace hash. */
-static int pipeline_measure(const pipe_cfg *cfg, uint32_t warmup, uint32_t repeat, uint32_t p, pipe_mode mode) {
-    const char *prog = "absim bench pipeline";
-    pipeline_timed first = { 0 }, r = { 0 };
-    double walls[99];
-    char err[256];
+ * bench is for. Every run must give the first one's trace hash. With a
+ * peer (--against) the two jobs take turns, run for run. */
+static int pipeline_measure(pipeline_series *s, pipeline_series *q, uint32_t warmup, uint32_t repeat,
+                            pipe_mode mode) {
     SIM_ASSERT(repeat >= 1 && repeat <= 99);
+    int rc = CLI_OK;
     for (uint32_t i = 0; i < warmup + repeat; i++) {
-        if (!pipeline_time(cfg, &r, err, sizeof err)) {
-            fprintf(stderr, "%s: %s\n", prog, err);
-            return CLI_USAGE;
-        }
-        if (i == 0) first = r;
-        if (r.trace_hash != first.trace_hash || r.status != first.status) {
-            fprintf(stderr, "%s: run %u gave trace hash %016" PRIx64 ", run 1 %016" PRIx64 ": not deterministic\n",
-                    prog, i + 1, r.trace_hash, first.trace_hash);
-            return CLI_FAIL;
-        }
-        if (i >= warmup) walls[i - warmup] = r.wall_s;
+        if (!pipeline_round(s, i, warmup, &rc)) return rc;
+        if (q != NULL && !pipeline_round(q, i, warmup, &rc)) return rc;
     }
-    qsort(walls, repeat, sizeof walls[0], cmp_double);
-    double wall_s = repeat % 2 ? walls[repeat / 2] : (walls[repeat / 2 - 1] + walls[repeat / 2]) / 2;
-    const pipe_stats *st = &first.st;
-    uint64_t total = (uint64_t)cfg->broker.partitions * cfg->broker.records_per_partition;
+    double walls[99];
+    memcpy(walls, s->walls, sizeof walls);
+    double wall_s = median_of(walls, repeat);
+    const pipeline_timed *first = &s->first;
+    const pipe_stats *st = &first->st;
     printf("{\"impl\":\"absim\",\"model\":\"pipeline\",\"parallelism\":%u,\"records\":%" PRIu64
            ",\"mode\":\"%s\",\"status\":\"%s\",\"warmup\":%u,\"repeat\":%u,\"wall_s\":%.6f,\"wall_s_min\":%.6f"
            ",\"wall_s_max\":%.6f,\"records_per_sec\":%.0f,\"record_hops\":%" PRIu64 ",\"events\":%" PRIu64
            ",\"events_per_sec\":%.0f,\"virtual_s\":%.6f,\"checkpoints\":%" PRIu64 ",\"aborted\":%" PRIu64
-           ",\"ckpt_ms_mean\":%.3f,\"align_ms_max\":%.3f,\"trace_hash\":\"%016" PRIx64 "\"}\n",
-           p, total, mode == PIPE_ALIGNED ? "aligned" : "at-least-once", pipe_status_name(first.status),
-           warmup, repeat, wall_s, walls[0], walls[repeat - 1], wall_s > 0 ? (double)total / wall_s : 0.0,
-           st->records_processed, first.dispatched, wall_s > 0 ? (double)first.dispatched / wall_s : 0.0,
-           (double)first.end_ns / 1e9, st->completed, st->aborted,
-           st->completed ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0.0,
-           (double)st->alignment_ns_max / 1e6, first.trace_hash);
-    return first.status == PIPE_FINISHED ? CLI_OK : CLI_FAIL;
+           ",\"ckpt_ms_mean\":%.3f,\"align_ms_max\":%.3f,\"trace_hash\":\"%016" PRIx64 "\"",
+           s->p, pipeline_records(s->cfg), mode == PIPE_ALIGNED ? "aligned" : "at-least-once",
+           pipe_status_name(first->status), warmup, repeat, wall_s, walls[0], walls[repeat - 1],
+           pipeline_rate(s->cfg, wall_s), st->records_processed, first->dispatched,
+           wall_s > 0 ? (double)first->dispatched / wall_s : 0.0, (double)first->end_ns / 1e9, st->completed,
+           st->aborted, st->completed ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0.0,
+           (double)st->alignment_ns_max / 1e6, first->trace_hash);
+    if (q != NULL) pipeline_print_against(s, q, repeat);
+    printf("}\n");
+    bool finished = first->status == PIPE_FINISHED && (q == NULL || q->first.status == PIPE_FINISHED);
+    return finished ? CLI_OK : CLI_FAIL;
+}
+
+/* The reference job at parallelism p. */
+static void pipeline_cfg(pipe_cfg *cfg, uint64_t seed, uint32_t p, uint64_t records, pipe_mode mode,
+                         uint64_t interval_ns) {
+    pipe_cfg_init(cfg, seed);
+    job_add_chain(&cfg->graph, &(job_chain){ .parallelism = { p, p, p, p },
+                                             .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
+                                             .cost_ns = { 200, 100, 300, 50 } });
+    cfg->broker.partitions = 2 * p;
+    cfg->broker.records_per_partition = (records + 2 * p - 1) / (2 * p);
+    cfg->broker.keys = 10000;
+    cfg->machines = p < PIPE_MACHINES_MAX ? p : PIPE_MACHINES_MAX;
+    cfg->ckpt.mode = mode;
+    cfg->ckpt.interval_ns = interval_ns;
 }
 
 static int bench_pipeline(int argc, char **argv) {
@@ -250,11 +325,13 @@ static int bench_pipeline(int argc, char **argv) {
         { "mode", required_argument, NULL, 'm' },
         { "warmup", required_argument, NULL, 'w' },
         { "repeat", required_argument, NULL, 'r' },
+        { "against", required_argument, NULL, 'a' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *prog = "absim bench pipeline";
     uint64_t records = 1000000, par = 4, seed = 1, interval = 100 * SIM_NS_PER_MS, warmup = 1, repeat = 5;
+    uint64_t against = 0;
     pipe_mode mode = PIPE_ALIGNED;
     int c;
     optind = 1;
@@ -267,6 +344,7 @@ static int bench_pipeline(int argc, char **argv) {
         case 'i': if (!cli_parse_u64(prog, "--interval-ns", optarg, 1, 1ull << 50, &interval)) return CLI_USAGE; break;
         case 'w': if (!cli_parse_u64(prog, "--warmup", optarg, 0, 99, &warmup)) return CLI_USAGE; break;
         case 'r': if (!cli_parse_u64(prog, "--repeat", optarg, 1, 99, &repeat)) return CLI_USAGE; break;
+        case 'a': if (!cli_parse_u64(prog, "--against", optarg, 1, JOB_PARALLELISM_MAX, &against)) return CLI_USAGE; break;
         case 'm':
             if (strcmp(optarg, "aligned") == 0) {
                 mode = PIPE_ALIGNED;
@@ -282,19 +360,11 @@ static int bench_pipeline(int argc, char **argv) {
         }
     }
     if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
-    static pipe_cfg cfg;                          /* large: not on the stack */
-    pipe_cfg_init(&cfg, seed);
-    uint32_t p = (uint32_t)par;
-    job_add_chain(&cfg.graph, &(job_chain){ .parallelism = { p, p, p, p },
-                                            .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
-                                            .cost_ns = { 200, 100, 300, 50 } });
-    cfg.broker.partitions = 2 * p;
-    cfg.broker.records_per_partition = (records + 2 * p - 1) / (2 * p);
-    cfg.broker.keys = 10000;
-    cfg.machines = p < PIPE_MACHINES_MAX ? p : PIPE_MACHINES_MAX;
-    cfg.ckpt.mode = mode;
-    cfg.ckpt.interval_ns = interval;
-    return pipeline_measure(&cfg, (uint32_t)warmup, (uint32_t)repeat, p, mode);
+    static pipe_cfg cfg, peer;                    /* large: not on the stack */
+    pipeline_cfg(&cfg, seed, (uint32_t)par, records, mode, interval);
+    pipeline_series s = { .cfg = &cfg, .p = (uint32_t)par }, q = { .cfg = &peer, .p = (uint32_t)against };
+    if (against != 0) pipeline_cfg(&peer, seed, (uint32_t)against, records, mode, interval);
+    return pipeline_measure(&s, against != 0 ? &q : NULL, (uint32_t)warmup, (uint32_t)repeat, mode);
 }
 
 static void snapshots_usage(FILE *f) {

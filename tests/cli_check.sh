@@ -44,6 +44,12 @@ check "bench rejects an unknown option" 2 "unknown option or missing value: '--f
 check "bench phold prints its JSON line" 0 '"trace_hash":"' "$absim" bench phold --lps 10 --events 1000
 check "bench pipeline times its repeats after a warm-up, one trace hash for all" 0 \
     '"status":"finished","warmup":1,"repeat":3,' "$absim" bench pipeline --records 20000 --parallelism 2 --repeat 3
+check "bench pipeline against a peer times both in turns and gives the two ratios" 0 \
+    '"against":{"parallelism":1,"records_per_sec":' "$absim" bench pipeline --records 20000 --parallelism 2 --against 1 --repeat 3
+check "bench pipeline against a peer names both ratios" 0 '"ratio_of_medians":' \
+    "$absim" bench pipeline --records 20000 --parallelism 2 --against 1 --repeat 1 --warmup 0
+check "bench pipeline rejects a peer above the parallelism limit" 2 "--against 100000: out of range [1, 256]" \
+    "$absim" bench pipeline --against 100000
 check "bench pipeline rejects no timed run" 2 "--repeat 0: out of range [1, 99]" "$absim" bench pipeline --repeat 0
 check "bench bigjob: a small one finishes exactly-once after two restarts, its verdicts in JSON" 0 \
     '"restarts":2,"checkpoints":16,"verdicts":{"I1":"held","I2":"held","I3":"held","I4":"held","I5":"held","I6":"held"},"expectations":"held"' \
