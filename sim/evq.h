@@ -123,6 +123,15 @@
  * compared as one unsigned __int128 (+0.6% / +1.0%). No distribution of
  * times makes the two tiers much worse than the heap alone: events beyond
  * the ring, or all in one bucket, end in the heap at one extra push each.
+ * 2026-12-02, measured and not kept: a sorted run beside the heap, a
+ * poured bucket of up to 64 insertion-sorted into it (least last) so that
+ * its pops take O(1), the front being the lesser of the run's last and
+ * the heap's root. At parallelism 32 a pour holds ~44 events in push
+ * order, which is not near time order (links add 0-10 us of jitter to a
+ * 4 us bucket), so the sort moved ~n/4 keys each: ring_pour 3.5M -> 11.1M
+ * instructions, evq_pop 18.8M -> 16.0M, and the kernel's peeks, each now
+ * a comparison of two places, +4.4M in step: pipeline p1 / p32 +1.7% /
+ * +3.9% instructions (`absim bench pipeline --records 200000`).
  */
 #ifndef SIM_EVQ_H
 #define SIM_EVQ_H
