@@ -143,8 +143,8 @@ static void close_buf(tm_side *tm, rt_chan *c) {
  * memory; and the task's open output lines asked for when it takes a
  * buffer: 0.690 -> 0.684. With 2 credits a channel instead of 4 the
  * ratio did not move either (three invocations each: 0.68-0.72 against
- * 0.68-0.73): the queue
- * stays far above a core's 1 MiB second-level cache. */
+ * 0.68-0.73): the queue stays far above a core's 1 MiB second-level
+ * cache. */
 static inline __attribute__((always_inline)) void push_to(tm_side *tm, rt_task *t, uint32_t out, chan_fill *f,
                                                          const model_rec *r) {
     chan_buf *b = f->filling ? f->buf : open_buf(tm, task_out_chan(tm, t, out));
