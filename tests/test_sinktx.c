@@ -103,6 +103,40 @@ static void test_two_phase_commit_output_holds_every_record_once_despite_crashes
     }
 }
 
+/* A record's latency at a sink runs from its own event time, disorder
+ * included, whatever the sink. Without windows disorder changes no
+ * event's time, only the records' event times (the same trace), so a
+ * two-phase-commit sink's latencies must sum to those of the same job in
+ * order plus every record's shift. Event times of a nanosecond apart
+ * stay far below every visibility time: no latency is clipped at 0. */
+static void test_two_phase_commit_latency_runs_from_each_records_disordered_event_time(void **state) {
+    (void)state;
+    pipe_cfg c = job_with_sink(1, JOB_SINK_2PC);
+    c.broker.event_gap_ns = 1;
+    pipeline *in_order = make(&c);
+    pipe_run(in_order);
+    c.broker.disorder_ns = 5000;
+    pipeline *p = make(&c);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(in_order), PIPE_FINISHED);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    assert_int_equal(pipe_sim(p)->trace_hash, pipe_sim(in_order)->trace_hash);
+    broker_topic_cfg t = broker_cfg_topic(&c.broker, 0);
+    uint64_t shift = 0;
+    for (uint32_t part = 0; part < t.partitions; part++) {
+        for (uint64_t off = 0; off < t.records_per_partition; off++) {
+            shift += (off + 1) * t.event_gap_ns - broker_event_time(&t, part, off);
+        }
+    }
+    const pipe_stats *a = pipe_get_stats(in_order), *b = pipe_get_stats(p);
+    assert_int_equal(a->visible_records, 80000);
+    assert_int_equal(b->visible_records, 80000);
+    assert_true(shift > 80000);                   /* most records moved */
+    assert_int_equal(b->latency_ns_sum - a->latency_ns_sum, shift);
+    pipe_destroy(p);
+    pipe_destroy(in_order);
+}
+
 static void test_plain_sink_shows_duplicates_and_idempotent_sink_does_not(void **state) {
     (void)state;
     pipe_cfg c = job_with_sink(1, JOB_SINK_PLAIN);
@@ -231,6 +265,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_zombie_sink_moved_away_from_a_paused_machine_is_fenced_by_the_external_system),
         cmocka_unit_test(test_two_phase_commit_output_holds_every_record_once_despite_crashes),
+        cmocka_unit_test(test_two_phase_commit_latency_runs_from_each_records_disordered_event_time),
         cmocka_unit_test(test_plain_sink_shows_duplicates_and_idempotent_sink_does_not),
         cmocka_unit_test(test_committing_before_completion_is_caught),
         cmocka_unit_test(test_two_phase_commit_output_is_invisible_until_its_checkpoint_completes),

@@ -46,7 +46,8 @@ static inline void latency(tm_side *tm, sim_time_ns event_ns) {
 }
 
 /* The event time of record i (broker_index), for a transaction's records,
- * which the log keeps by index. */
+ * which the log keeps by index: the record's own, disorder included, as
+ * the other sinks take it from the record. */
 static sim_time_ns event_of(const tm_side *tm, uint64_t i) {
     const broker_topic *t = tm->w->brk.topic;
     if (i >= tm->w->brk.records) {                /* a window result: its window's last timestamp */
@@ -57,7 +58,8 @@ static sim_time_ns event_of(const tm_side *tm, uint64_t i) {
         return (sim_time_ns)win_max_ts(&w->cfg.graph.vertices[v], (wkey - w->res_first[v]) / w->res_keys);
     }
     while (i >= t->end_record) t++;               /* one comparison with one topic */
-    return ((i - t->first_record) % t->cfg.records_per_partition + 1) * t->cfg.event_gap_ns;
+    uint64_t per = t->cfg.records_per_partition, at = i - t->first_record;
+    return broker_event_time(&t->cfg, t->first + (uint32_t)(at / per), at % per);
 }
 
 /* sink_seen[i]: the low 7 bits count the copies plain and two-phase-commit
