@@ -137,14 +137,14 @@ static void close_buf(tm_side *tm, rt_chan *c) {
  * Measured on 2026-12-02 and not kept (bench pipeline --parallelism 32
  * --against 1, alternating rounds): a hash edge's records held in pairs
  * in the cursor and written a whole line at a time with non-temporal
- * stores, so that the queued buffers (~6 of 9 ring slots at each of
- * 1,024 channels under backpressure) do not push the keyed state out of
- * the cache: p32/p1 0.683 -> 0.638, the consumer then reads them from
- * memory; and the task's open output lines asked for when it takes a
+ * stores, so that the buffers in flight (the 1,024 hash channels' open
+ * ones, ~1 MB, and 5-6 of 9 ring slots at each of the 64 forward
+ * channels, counted by sampling) do not push the keyed state out of the
+ * cache: p32/p1 0.683 -> 0.638, the consumer then reads them from memory; and the task's open output lines asked for when it takes a
  * buffer: 0.690 -> 0.684. With 2 credits a channel instead of 4 the
  * ratio did not move either (three invocations each: 0.68-0.72 against
- * 0.68-0.73): the queue stays far above a core's 1 MiB second-level
- * cache. */
+ * 0.68-0.73): what is in flight stays far above a core's 1 MiB
+ * second-level cache. */
 static inline __attribute__((always_inline)) void push_to(tm_side *tm, rt_task *t, uint32_t out, chan_fill *f,
                                                          const model_rec *r) {
     chan_buf *b = f->filling ? f->buf : open_buf(tm, task_out_chan(tm, t, out));
