@@ -255,14 +255,15 @@ static double pipeline_rate(const pipe_cfg *cfg, double wall_s) {
 static void pipeline_print_against(const pipeline_series *s, const pipeline_series *q, uint32_t repeat) {
     double pair[99], ws[99], wq[99];
     for (uint32_t i = 0; i < repeat; i++) {
-        pair[i] = pipeline_rate(s->cfg, s->walls[i]) / pipeline_rate(q->cfg, q->walls[i]);
+        double peer = pipeline_rate(q->cfg, q->walls[i]);
+        pair[i] = peer > 0 ? pipeline_rate(s->cfg, s->walls[i]) / peer : 0.0;
         ws[i] = s->walls[i];
         wq[i] = q->walls[i];
     }
     double ms = pipeline_rate(s->cfg, median_of(ws, repeat)), mq = pipeline_rate(q->cfg, median_of(wq, repeat));
-    printf(",\"against\":{\"parallelism\":%u,\"records_per_sec\":%.0f,\"trace_hash\":\"%016" PRIx64
-           "\"},\"ratio_of_medians\":%.3f,\"median_pair_ratio\":%.3f", q->p, mq, q->first.trace_hash,
-           mq > 0 ? ms / mq : 0.0, median_of(pair, repeat));
+    printf(",\"against\":{\"parallelism\":%u,\"status\":\"%s\",\"records_per_sec\":%.0f,\"trace_hash\":\"%016" PRIx64
+           "\"},\"ratio_of_medians\":%.3f,\"median_pair_ratio\":%.3f", q->p, pipe_status_name(q->first.status), mq,
+           q->first.trace_hash, mq > 0 ? ms / mq : 0.0, median_of(pair, repeat));
 }
 
 /* Warm-up runs, then timed ones: the first run of a process pays for a
@@ -297,6 +298,7 @@ static int pipeline_measure(pipeline_series *s, pipeline_series *q, uint32_t war
            (double)st->alignment_ns_max / 1e6, first->trace_hash);
     if (q != NULL) pipeline_print_against(s, q, repeat);
     printf("}\n");
+    if (!cli_stdout_ok("absim bench pipeline")) return CLI_USAGE;
     bool finished = first->status == PIPE_FINISHED && (q == NULL || q->first.status == PIPE_FINISHED);
     return finished ? CLI_OK : CLI_FAIL;
 }

@@ -45,9 +45,11 @@ check "bench phold prints its JSON line" 0 '"trace_hash":"' "$absim" bench phold
 check "bench pipeline times its repeats after a warm-up, one trace hash for all" 0 \
     '"status":"finished","warmup":1,"repeat":3,' "$absim" bench pipeline --records 20000 --parallelism 2 --repeat 3
 check "bench pipeline against a peer times both in turns and gives the two ratios" 0 \
-    '"against":{"parallelism":1,"records_per_sec":' "$absim" bench pipeline --records 20000 --parallelism 2 --against 1 --repeat 3
+    '"against":{"parallelism":1,"status":"finished","records_per_sec":' "$absim" bench pipeline --records 20000 --parallelism 2 --against 1 --repeat 3
 check "bench pipeline against a peer names both ratios" 0 '"ratio_of_medians":' \
     "$absim" bench pipeline --records 20000 --parallelism 2 --against 1 --repeat 1 --warmup 0
+check "bench pipeline to a full device exits 2 and says so" 2 "writing to standard output failed: No space left on device" \
+    sh -c "\"$absim\" bench pipeline --records 2000 --parallelism 2 --against 1 --repeat 1 --warmup 0 > /dev/full"
 check "bench pipeline rejects a peer above the parallelism limit" 2 "--against 100000: out of range [1, 256]" \
     "$absim" bench pipeline --against 100000
 check "bench pipeline rejects no timed run" 2 "--repeat 0: out of range [1, 99]" "$absim" bench pipeline --repeat 0
