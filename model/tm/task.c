@@ -140,7 +140,8 @@ static void close_buf(tm_side *tm, rt_chan *c) {
  * stores, so that the buffers in flight (the 1,024 hash channels' open
  * ones, ~1 MB, and 5-6 of 9 ring slots at each of the 64 forward
  * channels, counted by sampling) do not push the keyed state out of the
- * cache: p32/p1 0.683 -> 0.638, the consumer then reads them from memory; and the task's open output lines asked for when it takes a
+ * cache: p32/p1 0.683 -> 0.638, the consumer then reads them from
+ * memory; and the task's open output lines asked for when it takes a
  * buffer: 0.690 -> 0.684. With 2 credits a channel instead of 4 the
  * ratio did not move either (three invocations each: 0.68-0.72 against
  * 0.68-0.73): what is in flight stays far above a core's 1 MiB
