@@ -149,7 +149,8 @@ static void pipeline_usage(FILE *f) {
     fprintf(f,
             "usage: absim bench pipeline [--records N] [--parallelism P] [--seed S]\n"
             "                            [--interval-ns T] [--mode aligned|at-least-once]\n"
-            "                            [--warmup W] [--repeat R] [--against Q]\n"
+            "                            [--buffer-timeout-ns B] [--warmup W] [--repeat R]\n"
+            "                            [--against Q]\n"
             "\n"
             "Runs the reference job: source -> map (forward) -> keyed aggregate (hash)\n"
             "-> sink (forward), each with parallelism P, over N records in 2P\n"
@@ -157,12 +158,18 @@ static void pipeline_usage(FILE *f) {
             "times untimed, then R times timed, each a fresh run of the same job\n"
             "(every run must give the same trace hash). Prints one JSON line, the\n"
             "median of the timed runs: records, wall_s, records_per_sec, events,\n"
-            "events_per_sec, checkpoints, ... and wall_s_min, wall_s_max.\n"
+            "events_per_sec, checkpoints, data_buffers and records_per_buffer (how\n"
+            "full the buffers went), ... and wall_s_min, wall_s_max.\n"
             "  --records N       records in all (default 1000000)\n"
             "  --parallelism P   tasks per vertex (default 4)\n"
             "  --seed S          run seed (default 1)\n"
             "  --interval-ns T   checkpoint interval (default 100000000: 100 ms)\n"
             "  --mode M          checkpoint mode (default aligned)\n"
+            "  --buffer-timeout-ns B  a partly filled buffer is sent after B ns (default\n"
+            "                    100000000: 100 ms, Flink's execution.buffer-timeout;\n"
+            "                    a scenario's default is 1 ms, at which the hash edge's\n"
+            "                    buffers leave part full once P is large, so the job\n"
+            "                    moves more buffers per record than at a small P)\n"
             "  --warmup W        untimed runs first (default 1; 0: time a cold process)\n"
             "  --repeat R        timed runs, 1..99 (default 5)\n"
             "  --against Q       the same job at parallelism Q too, its runs taking\n"
@@ -261,9 +268,10 @@ static void pipeline_print_against(const pipeline_series *s, const pipeline_seri
         wq[i] = q->walls[i];
     }
     double ms = pipeline_rate(s->cfg, median_of(ws, repeat)), mq = pipeline_rate(q->cfg, median_of(wq, repeat));
-    printf(",\"against\":{\"parallelism\":%u,\"status\":\"%s\",\"records_per_sec\":%.0f,\"trace_hash\":\"%016" PRIx64
-           "\"},\"ratio_of_medians\":%.3f,\"median_pair_ratio\":%.3f", q->p, pipe_status_name(q->first.status), mq,
-           q->first.trace_hash, mq > 0 ? ms / mq : 0.0, median_of(pair, repeat));
+    printf(",\"against\":{\"parallelism\":%u,\"status\":\"%s\",\"records_per_sec\":%.0f,\"data_buffers\":%" PRIu64
+           ",\"trace_hash\":\"%016" PRIx64 "\"},\"ratio_of_medians\":%.3f,\"median_pair_ratio\":%.3f", q->p,
+           pipe_status_name(q->first.status), mq, q->first.st.data_buffers, q->first.trace_hash, mq > 0 ? ms / mq : 0.0,
+           median_of(pair, repeat));
 }
 
 /* Warm-up runs, then timed ones: the first run of a process pays for a
@@ -289,13 +297,15 @@ static int pipeline_measure(pipeline_series *s, pipeline_series *q, uint32_t war
            ",\"mode\":\"%s\",\"status\":\"%s\",\"warmup\":%u,\"repeat\":%u,\"wall_s\":%.6f,\"wall_s_min\":%.6f"
            ",\"wall_s_max\":%.6f,\"records_per_sec\":%.0f,\"record_hops\":%" PRIu64 ",\"events\":%" PRIu64
            ",\"events_per_sec\":%.0f,\"virtual_s\":%.6f,\"checkpoints\":%" PRIu64 ",\"aborted\":%" PRIu64
-           ",\"ckpt_ms_mean\":%.3f,\"align_ms_max\":%.3f,\"trace_hash\":\"%016" PRIx64 "\"",
+           ",\"ckpt_ms_mean\":%.3f,\"align_ms_max\":%.3f,\"buffer_timeout_ns\":%" PRIu64 ",\"data_buffers\":%" PRIu64
+           ",\"records_per_buffer\":%.2f,\"trace_hash\":\"%016" PRIx64 "\"",
            s->p, pipeline_records(s->cfg), mode == PIPE_ALIGNED ? "aligned" : "at-least-once",
            pipe_status_name(first->status), warmup, repeat, wall_s, walls[0], walls[repeat - 1],
            pipeline_rate(s->cfg, wall_s), st->records_processed, first->dispatched,
            wall_s > 0 ? (double)first->dispatched / wall_s : 0.0, (double)first->end_ns / 1e9, st->completed,
            st->aborted, st->completed ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0.0,
-           (double)st->alignment_ns_max / 1e6, first->trace_hash);
+           (double)st->alignment_ns_max / 1e6, s->cfg->buffer_timeout_ns, st->data_buffers,
+           st->data_buffers ? (double)st->records_processed / (double)st->data_buffers : 0.0, first->trace_hash);
     if (q != NULL) pipeline_print_against(s, q, repeat);
     printf("}\n");
     if (!cli_stdout_ok("absim bench pipeline")) return CLI_USAGE;
@@ -305,7 +315,7 @@ static int pipeline_measure(pipeline_series *s, pipeline_series *q, uint32_t war
 
 /* The reference job at parallelism p. */
 static void pipeline_cfg(pipe_cfg *cfg, uint64_t seed, uint32_t p, uint64_t records, pipe_mode mode,
-                         uint64_t interval_ns) {
+                         uint64_t interval_ns, uint64_t timeout_ns) {
     pipe_cfg_init(cfg, seed);
     job_add_chain(&cfg->graph, &(job_chain){ .parallelism = { p, p, p, p },
                                              .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
@@ -316,6 +326,7 @@ static void pipeline_cfg(pipe_cfg *cfg, uint64_t seed, uint32_t p, uint64_t reco
     cfg->machines = p < PIPE_MACHINES_MAX ? p : PIPE_MACHINES_MAX;
     cfg->ckpt.mode = mode;
     cfg->ckpt.interval_ns = interval_ns;
+    cfg->buffer_timeout_ns = timeout_ns;
 }
 
 static int bench_pipeline(int argc, char **argv) {
@@ -328,12 +339,13 @@ static int bench_pipeline(int argc, char **argv) {
         { "warmup", required_argument, NULL, 'w' },
         { "repeat", required_argument, NULL, 'r' },
         { "against", required_argument, NULL, 'a' },
+        { "buffer-timeout-ns", required_argument, NULL, 'b' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *prog = "absim bench pipeline";
     uint64_t records = 1000000, par = 4, seed = 1, interval = 100 * SIM_NS_PER_MS, warmup = 1, repeat = 5;
-    uint64_t against = 0;
+    uint64_t against = 0, timeout = 100 * SIM_NS_PER_MS;
     pipe_mode mode = PIPE_ALIGNED;
     int c;
     optind = 1;
@@ -347,6 +359,7 @@ static int bench_pipeline(int argc, char **argv) {
         case 'w': if (!cli_parse_u64(prog, "--warmup", optarg, 0, 99, &warmup)) return CLI_USAGE; break;
         case 'r': if (!cli_parse_u64(prog, "--repeat", optarg, 1, 99, &repeat)) return CLI_USAGE; break;
         case 'a': if (!cli_parse_u64(prog, "--against", optarg, 1, JOB_PARALLELISM_MAX, &against)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_u64(prog, "--buffer-timeout-ns", optarg, 1, 1ull << 50, &timeout)) return CLI_USAGE; break;
         case 'm':
             if (strcmp(optarg, "aligned") == 0) {
                 mode = PIPE_ALIGNED;
@@ -363,9 +376,9 @@ static int bench_pipeline(int argc, char **argv) {
     }
     if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
     static pipe_cfg cfg, peer;                    /* large: not on the stack */
-    pipeline_cfg(&cfg, seed, (uint32_t)par, records, mode, interval);
+    pipeline_cfg(&cfg, seed, (uint32_t)par, records, mode, interval, timeout);
     pipeline_series s = { .cfg = &cfg, .p = (uint32_t)par }, q = { .cfg = &peer, .p = (uint32_t)against };
-    if (against != 0) pipeline_cfg(&peer, seed, (uint32_t)against, records, mode, interval);
+    if (against != 0) pipeline_cfg(&peer, seed, (uint32_t)against, records, mode, interval, timeout);
     return pipeline_measure(&s, against != 0 ? &q : NULL, (uint32_t)warmup, (uint32_t)repeat, mode);
 }
 

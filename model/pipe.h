@@ -300,6 +300,8 @@ typedef struct pipe_stats {
     uint64_t    records_read;          /* by sources, replays included */
     uint64_t    records_processed;     /* by operators and sinks */
     uint64_t    sink_records;          /* written by sinks, replays and aborted transactions included */
+    uint64_t    data_buffers;          /* data buffers put on channels (full, or closed early by the
+                                          buffer timeout, a barrier or the end), every attempt's */
     uint64_t    last_completed;        /* id */
     sim_time_ns ckpt_duration_ns_max;
     sim_time_ns ckpt_duration_ns_sum;

@@ -53,6 +53,12 @@ check "bench pipeline to a full device exits 2 and says so" 2 "writing to standa
 check "bench pipeline rejects a peer above the parallelism limit" 2 "--against 100000: out of range [1, 256]" \
     "$absim" bench pipeline --against 100000
 check "bench pipeline rejects no timed run" 2 "--repeat 0: out of range [1, 99]" "$absim" bench pipeline --repeat 0
+check "bench pipeline says its buffer timeout and how full its buffers went" 0 \
+    '"buffer_timeout_ns":100000000,"data_buffers":' "$absim" bench pipeline --records 20000 --parallelism 2 --repeat 1
+check "bench pipeline takes a buffer timeout" 0 '"buffer_timeout_ns":1000000,' \
+    "$absim" bench pipeline --records 20000 --parallelism 2 --repeat 1 --buffer-timeout-ns 1000000
+check "bench pipeline rejects a zero buffer timeout" 2 "--buffer-timeout-ns 0: out of range" \
+    "$absim" bench pipeline --buffer-timeout-ns 0
 check "bench bigjob: a small one finishes exactly-once after two restarts, its verdicts in JSON" 0 \
     '"restarts":2,"checkpoints":16,"verdicts":{"I1":"held","I2":"held","I3":"held","I4":"held","I5":"held","I6":"held"},"expectations":"held"' \
     "$absim" bench bigjob --parallelism 8 --keys 1000 --records 20000

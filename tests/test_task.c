@@ -5,7 +5,8 @@
  * it takes, to the definition: the earliest arrival among the channels the
  * gate does not block, as a scan of every channel's oldest buffer finds
  * it. Ring slots are reused last-freed-first: no two alive buffers may
- * share one. White-box: it includes the model's internal header to read
+ * share one. A buffer leaves full unless the buffer timeout, a barrier or
+ * the end closes it first. White-box: it includes the model's internal header to read
  * the channels. */
 #include "harness.h"
 
@@ -264,6 +265,46 @@ static void test_alive_buffers_never_share_a_ring_slot(void **state) {
     }
 }
 
+/* The chain over 3,200 records in one partition, no checkpoint within
+ * the run; the source takes cost_ns a record (it reads 32, a buffer's
+ * worth, at a time), the others 100 ns. */
+static void line_job(pipe_cfg *c, uint32_t aggs, sim_time_ns cost_ns, sim_time_ns timeout_ns) {
+    *c = pipe_cfg_default(3);
+    job_add_chain(&c->graph, &(job_chain){ .parallelism = { 1, 1, aggs, aggs },
+                                           .into = { 0, JOB_FORWARD, JOB_HASH, JOB_FORWARD },
+                                           .cost_ns = { cost_ns, 100, 100, 100 } });
+    c->broker.partitions = 1;
+    c->broker.records_per_partition = 3200;
+    c->machines = 1;
+    c->ckpt.interval_ns = 100 * SIM_NS_PER_S;
+    c->buffer_timeout_ns = timeout_ns;
+}
+
+static uint64_t buffers_of(const pipe_cfg *c) {
+    checked_run r = run_checked(c);
+    assert_int_equal(r.status, PIPE_FINISHED);
+    assert_int_equal(r.stats.sink_records, 3200);
+    return r.stats.data_buffers;
+}
+
+static void test_a_buffer_leaves_full_unless_the_timeout_closes_it_first(void **state) {
+    (void)state;
+    static pipe_cfg c;                            /* large: not on the stack */
+    /* One channel an edge: every buffer takes a whole 32 records, three
+     * edges of 100 buffers. */
+    line_job(&c, 1, SIM_NS_PER_US, SIM_NS_PER_MS);
+    assert_int_equal(buffers_of(&c), 3 * 3200 / CHAN_BUF_RECORDS);
+    /* A hash edge to 4 fed 32 records every 3.2 ms: about 8 a channel,
+     * which the 1 ms timeout sends on their own; with Flink's 100 ms the
+     * buffers fill, each of the 9 channels sending at most a partial one
+     * at its end and one at each of the run's 3 timeouts. */
+    line_job(&c, 4, 100 * SIM_NS_PER_US, 100 * SIM_NS_PER_MS);
+    uint64_t slow = buffers_of(&c);
+    assert_in_range(slow, 3 * 3200 / CHAN_BUF_RECORDS, 3 * 3200 / CHAN_BUF_RECORDS + 9 * 4);
+    line_job(&c, 4, 100 * SIM_NS_PER_US, SIM_NS_PER_MS);
+    assert_true(buffers_of(&c) >= 2 * slow);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aligned_takes_the_earliest_arrival_of_unblocked_channels),
@@ -271,6 +312,7 @@ int main(void) {
         cmocka_unit_test(test_redeploy_clears_what_the_task_had_listed),
         cmocka_unit_test(test_at_least_once_takes_in_arrival_order),
         cmocka_unit_test(test_alive_buffers_never_share_a_ring_slot),
+        cmocka_unit_test(test_a_buffer_leaves_full_unless_the_timeout_closes_it_first),
     };
     return cmocka_run_group_tests_name("task", tests, NULL, NULL);
 }

@@ -95,6 +95,7 @@ static void send_ready(tm_side *tm, rt_chan *c) {
         if (world_msgs(tm->w)) tm_note_send(tm, &tm->tasks[c->prod_inst], c->data_link, c->consumer, &m, ok, c, b);
         if (!ok) task_fail(tm, &tm->tasks[c->prod_inst]);
         c->sent++;
+        tm->w->stats.data_buffers += b->kind == BUF_DATA;
         if (b->kind == BUF_BARRIER) snap_barrier_sent(tm, &tm->tasks[c->prod_inst], b->ckpt);
     }
     out_sync(tm, c);
