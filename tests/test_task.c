@@ -6,8 +6,8 @@
  * gate does not block, as a scan of every channel's oldest buffer finds
  * it. Ring slots are reused last-freed-first: no two alive buffers may
  * share one. A buffer leaves full unless the buffer timeout, a barrier or
- * the end closes it first. White-box: it includes the model's internal header to read
- * the channels. */
+ * the end closes it first. White-box: it includes the model's internal
+ * header to read the channels. */
 #include "harness.h"
 
 #include "../model/pipe_int.h"
@@ -299,10 +299,10 @@ static void test_a_buffer_leaves_full_unless_the_timeout_closes_it_first(void **
      * buffers fill, each of the 9 channels sending at most a partial one
      * at its end and one at each of the run's 3 timeouts. */
     line_job(&c, 4, 100 * SIM_NS_PER_US, 100 * SIM_NS_PER_MS);
-    uint64_t slow = buffers_of(&c);
-    assert_in_range(slow, 3 * 3200 / CHAN_BUF_RECORDS, 3 * 3200 / CHAN_BUF_RECORDS + 9 * 4);
+    uint64_t at_100ms = buffers_of(&c);
+    assert_in_range(at_100ms, 3 * 3200 / CHAN_BUF_RECORDS, 3 * 3200 / CHAN_BUF_RECORDS + 9 * 4);
     line_job(&c, 4, 100 * SIM_NS_PER_US, SIM_NS_PER_MS);
-    assert_true(buffers_of(&c) >= 2 * slow);
+    assert_true(buffers_of(&c) >= 2 * at_100ms);
 }
 
 int main(void) {
