@@ -1,16 +1,14 @@
 /* check/restart.c: the restart strategy, part of invariant I5 (rule P9),
  * checked against Flink's definitions, not the model's code:
  *
- * - none: the first failure fails the job.
- * - fixed-delay (attempts A, delay D): failures 1..A restart, each no
- *   sooner than D after it; failure A+1 fails the job.
- * - failure-rate (max M per interval I, delay D): a failure restarts, no
- *   sooner than D after it, while at most M failures (this one included)
- *   fell in the last I; otherwise it fails the job.
- * - exponential (initial, max, multiplier, reset): never gives up; the
- *   delay is `initial` at the first failure and after a failure-free
- *   stretch of `reset`, else the previous delay times the multiplier,
- *   capped at `max`.
+ * Flink's strategies are model/flow/restart.h, held to Flink's own unit
+ * tests (tests/test_restart.c: FixedDelay-, FailureRate- and
+ * ExponentialDelayRestartBackoffTimeStrategyTest): the checker runs its
+ * own instance over the failures the run reports and holds each decision
+ * to it: restart or give up, and when. An exponential backoff's jitter is
+ * the model's draw: the checker takes the one the model's restart time
+ * implies if it lies within Flink's range (+-jitter x the backoff), and
+ * flags a restart time no jitter gives.
  *
  * A failure is a JOB_FAILED step (the coordinator's decision to restart
  * or give up follows it), whether it restarts every task or, with region
@@ -41,14 +39,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-#define RATE_WINDOW_MAX 64u           /* failure-rate: failure times kept (max failures is far below) */
-
 typedef struct restart {
     const check_ctx *c;
-    uint32_t    failures;             /* since the strategy started (fixed delay) */
-    sim_time_ns window[RATE_WINDOW_MAX];   /* failure rate: the failures inside the interval */
-    uint32_t    window_count;
-    sim_time_ns exp_delay_ns, last_failure_ns;
+    rs_cfg      rules;
+    rs_state    strategy;             /* Flink's strategy, fed the failures the run reported */
+    int64_t     model_backoff;        /* the failure being decided: the model's backoff (-1: it gave up) */
     bool        waiting;              /* a failure's restart is due */
     sim_time_ns failed_ns, due_ns;    /* that failure, and the earliest its restart may come */
     bool        gave_up;              /* at failure gave_up_ns the strategy gives up */
@@ -66,43 +61,32 @@ static void *create(const check_ctx *c) {
     r->region = ARENA_NEW(c->mem, uint32_t, c->j->tasks_count);
     r->regions = job_regions(c->j, r->region);
     r->failed = ARENA_NEW(c->mem, uint8_t, r->regions);
+    r->rules = pipe_restart_rules(&c->cfg->restart);
+    rs_init(&r->strategy);
     return r;
 }
 
-static void fresh(restart *r) {
-    r->failures = 0;
-    r->window_count = 0;
-    r->exp_delay_ns = 0;
+/* The jitter the model drew, as its backoff implies: within Flink's range
+ * it is taken as drawn; outside, the nearest end (the decision then
+ * differs from the model's and is flagged). */
+static int64_t follow_jitter(void *ctx, int64_t base, int64_t off) {
+    const restart *r = ctx;
+    int64_t j = r->model_backoff < 0 ? 0 : r->model_backoff - base;
+    return j < -off ? -off : j > off ? off : j;
 }
 
 /* Flink's decision at a failure at now: false to give up, else the delay. */
-static bool decide(restart *r, sim_time_ns now, sim_time_ns *delay_ns) {
-    const pipe_restart_cfg *k = &r->c->cfg->restart;
-    switch (k->kind) {
-    case PIPE_RESTART_NONE: return false;
-    case PIPE_RESTART_FIXED_DELAY:
-        *delay_ns = k->delay_ns;
-        return ++r->failures <= k->attempts;
-    case PIPE_RESTART_FAILURE_RATE: {
-        uint32_t kept = 0;
-        for (uint32_t i = 0; i < r->window_count; i++) {
-            if (now - r->window[i] < k->interval_ns) r->window[kept++] = r->window[i];
-        }
-        r->window_count = kept;
-        if (r->window_count < RATE_WINDOW_MAX) r->window[r->window_count++] = now;
-        *delay_ns = k->delay_ns;
-        return r->window_count <= k->max_failures;
+static bool decide(restart *r, const pipe_event *e, sim_time_ns *delay_ns) {
+    r->model_backoff = e->ok && e->due_ns >= e->at_ns ? (int64_t)(e->due_ns - e->at_ns) : -1;
+    rs_decision d = rs_on_failure(&r->strategy, &r->rules, (int64_t)e->at_ns, follow_jitter, r);
+    *delay_ns = (sim_time_ns)d.backoff;
+    if (d.restart && e->ok && d.backoff != r->model_backoff) {
+        check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "the coordinator set the restart after the failure at "
+                   "t=%.3fms %.3fms later, where the restart strategy gives %.3fms%s", (double)e->at_ns / 1e6,
+                   (double)r->model_backoff / 1e6, (double)d.backoff / 1e6,
+                   r->rules.jitter_milli > 0 ? " (or a jitter within its factor)" : "");
     }
-    case PIPE_RESTART_EXPONENTIAL: {
-        bool reset = r->exp_delay_ns == 0 || now - r->last_failure_ns > k->reset_ns;
-        sim_time_ns d = r->exp_delay_ns * k->multiplier_milli / 1000;
-        r->exp_delay_ns = reset ? k->initial_ns : d > k->max_ns ? k->max_ns : d;
-        r->last_failure_ns = now;
-        *delay_ns = r->exp_delay_ns;
-        return true;
-    }
-    }
-    return false;
+    return d.restart;
 }
 
 /* What a failure restarts: its culprit's region, or every task. */
@@ -148,10 +132,10 @@ static void failover_check(restart *r, const pipe_event *e) {
     if (g < r->regions) r->failed[g] = 0;
 }
 
-static void on_failed(restart *r, sim_time_ns now) {
-    sim_time_ns delay = 0;
+static void on_failed(restart *r, const pipe_event *e) {
+    sim_time_ns delay = 0, now = e->at_ns;
     r->c->report->checks[CHECK_I5]++;
-    if (!decide(r, now, &delay)) {
+    if (!decide(r, e, &delay)) {
         r->gave_up = true;
         r->gave_up_ns = now;
         return;
@@ -192,7 +176,7 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_JOB_FAILED:
         report_of_attempt(r, e);
         failover_of(r, e);
-        on_failed(r, e->at_ns);
+        on_failed(r, e);
         break;
     case PIPE_EV_JOB_RESTARTED:
         failover_check(r, e);
@@ -209,7 +193,7 @@ static void on_event(void *self, const pipe_event *e) {
     }
     case PIPE_EV_COORD_FAILOVER:              /* a new JobMaster: a new strategy; the pending restart is its own */
         r->full_due = true;                   /* it knows no task: every one is deployed */
-        fresh(r);
+        rs_init(&r->strategy);
         r->waiting = false;
         r->gave_up = false;
         break;

@@ -532,8 +532,10 @@ static void drawn_restart(const pipe_restart_cfg *x, char *buf, size_t n) {
         dur_text(x->initial_ns, a, sizeof a);
         dur_text(x->max_ns, b, sizeof b);
         dur_text(x->reset_ns, c, sizeof c);
-        snprintf(buf, n, "restart exponential initial %s max %s multiplier %u.%03u reset %s", a, b,
-                 x->multiplier_milli / 1000, x->multiplier_milli % 1000, c);
+        size_t k = (size_t)snprintf(buf, n, "restart exponential initial %s max %s multiplier %u.%03u reset %s "
+                                    "jitter %u.%03u", a, b, x->multiplier_milli / 1000, x->multiplier_milli % 1000, c,
+                                    x->jitter_milli / 1000, x->jitter_milli % 1000);
+        if (x->attempts_before_reset != RS_UNLIMITED && k < n) snprintf(buf + k, n - k, " attempts %u", x->attempts_before_reset);
         return;
     }
     snprintf(buf, n, "restart ?");

@@ -41,7 +41,8 @@ void pipe_cfg_init(pipe_cfg *c, uint64_t seed) {
                                     .delay_ns = 100 * SIM_NS_PER_MS, .max_failures = 3,
                                     .interval_ns = 60 * SIM_NS_PER_S, .initial_ns = 100 * SIM_NS_PER_MS,
                                     .max_ns = 10 * SIM_NS_PER_S, .multiplier_milli = 2000,
-                                    .reset_ns = 60 * SIM_NS_PER_S };
+                                    .reset_ns = 60 * SIM_NS_PER_S, .jitter_milli = 0,
+                                    .attempts_before_reset = RS_UNLIMITED };
     c->machines = 2;
     c->latency_ns = 50 * SIM_NS_PER_US;
     c->jitter_ns = 10 * SIM_NS_PER_US;
@@ -54,6 +55,20 @@ void pipe_cfg_init(pipe_cfg *c, uint64_t seed) {
     c->buffer_timeout_ns = SIM_NS_PER_MS;
     c->time_max_ns = 3600 * SIM_NS_PER_S;
     c->events_max = 2000000000ull;
+}
+
+rs_cfg pipe_restart_rules(const pipe_restart_cfg *r) {
+    rs_cfg c = { .attempts = r->kind == PIPE_RESTART_EXPONENTIAL ? r->attempts_before_reset : r->attempts, .delay = (int64_t)r->delay_ns, .max_failures = r->max_failures,
+                 .interval = (int64_t)r->interval_ns, .initial = (int64_t)r->initial_ns, .max = (int64_t)r->max_ns,
+                 .reset = (int64_t)r->reset_ns, .multiplier_milli = r->multiplier_milli,
+                 .jitter_milli = r->jitter_milli };
+    switch (r->kind) {
+    case PIPE_RESTART_NONE:         c.kind = RS_NONE; break;
+    case PIPE_RESTART_FIXED_DELAY:  c.kind = RS_FIXED_DELAY; break;
+    case PIPE_RESTART_FAILURE_RATE: c.kind = RS_FAILURE_RATE; break;
+    case PIPE_RESTART_EXPONENTIAL:  c.kind = RS_EXPONENTIAL; break;
+    }
+    return c;
 }
 
 const char *pipe_ckpt_end_name(pipe_ckpt_end e) {
@@ -291,8 +306,9 @@ static const char *check_cfg(const pipe_cfg *c, char *err, size_t n) {
         if (c->slow[i].factor < 1 || c->slow[i].factor > 1000000) BAD("slow operator factor out of range [1, 1000000]");
     }
     if (c->bug >= PIPE_BUG_COUNT) BAD("unknown deliberate bug");
-    if (c->restart.kind == PIPE_RESTART_EXPONENTIAL && (c->restart.multiplier_milli < 1000 || c->restart.initial_ns == 0))
-        BAD("exponential restart needs a multiplier >= 1 and an initial delay > 0");
+    rs_cfg rules = pipe_restart_rules(&c->restart);
+    const char *rules_bad = rs_cfg_error(&rules);
+    if (rules_bad != NULL) BAD("restart strategy: %s", rules_bad);
     const char *sources = check_sources(c, err, n);
     if (sources != NULL) return sources;
     const char *windows = check_windows(c, err, n);

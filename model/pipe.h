@@ -64,6 +64,7 @@
 #include "flow/gate.h"
 #include "flow/job.h"
 #include "flow/kstate.h"
+#include "flow/restart.h"
 
 #define PIPE_MACHINES_MAX 32u
 #define PIPE_RETAINED_MAX 16u
@@ -147,7 +148,13 @@ typedef struct pipe_restart_cfg {
     sim_time_ns  max_ns;              /* exponential */
     uint32_t     multiplier_milli;    /* exponential, x1000 */
     sim_time_ns  reset_ns;            /* exponential: quiet time that resets the delay */
+    uint32_t     jitter_milli;        /* exponential: jitter factor x1000 */
+    uint32_t     attempts_before_reset;   /* exponential: attempts allowed until a reset (RS_UNLIMITED: no limit) */
 } pipe_restart_cfg;
+
+/* The strategy's rules (model/flow/restart.h) for this configuration, in
+ * nanoseconds. */
+rs_cfg pipe_restart_rules(const pipe_restart_cfg *r);
 
 /* Deliberate bugs: known-wrong variants of the protocol, each the smallest
  * deviation in the real code path, each of which the checkers must catch;
@@ -474,7 +481,8 @@ typedef struct pipe_event {
     uint32_t     count;               /* records: CONSUME, CHANNEL_STATE, TXN; buffers: ALIGN_TIMEOUT at an output */
     uint64_t     bytes;               /* WRITE; BACKPRESSURE: the interval's length in ns */
     pipe_write   what;                /* WRITE, WRITE_DONE */
-    bool         ok;                  /* WRITE_DONE, RESTORE; NOTICE: completed; TXN: committed */
+    bool         ok;                  /* WRITE_DONE, RESTORE; NOTICE: completed; TXN: committed;
+                                         JOB_FAILED: the restart strategy restarts */
     uint64_t     first_id;            /* CONSUME: the first record's id */
     bool         priority;            /* BARRIER: an unaligned barrier that overtook the channel's data */
     bool         ambiguous;           /* METADATA: the store took the write, its writer was told it failed */
@@ -486,7 +494,8 @@ typedef struct pipe_event {
     uint32_t     peer;                /* SEND: the receiver, RECV: the sender (a task, or PIPE_NO_TASK) */
     uint32_t     link;                /* SEND, RECV: the kernel link it travels */
     uint64_t     word_a, word_b;      /* SEND, RECV: its words, which tell a delivery's send among a link's */
-    sim_time_ns  due_ns;              /* SEND: when it is to arrive (a paused receiver takes it later) */
+    sim_time_ns  due_ns;              /* SEND: when it is to arrive (a paused receiver takes it later);
+                                         JOB_FAILED: when the restart is due, if `ok` (the strategy restarts) */
 } pipe_event;
 
 /* What a data buffer holds (PIPE_EV_SEND's `channel` for a data message). */
@@ -697,6 +706,8 @@ typedef enum pipe_reach {
     PIPE_REACH_REGION_RESTART,        /* a failure restarted its pipelined region alone, the others kept running */
     PIPE_REACH_RESCALED,              /* a deployment changed a vertex's parallelism from a checkpoint */
     PIPE_REACH_RESCALE_FROM_NOTHING,  /* ... with no completed checkpoint: the rescaled job started over */
+    PIPE_REACH_GIVE_UP_EXPONENTIAL,   /* the exponential strategy used its attempts before a reset */
+    PIPE_REACH_RESTART_MERGED,        /* a failure before the scheduled restart joined its attempt (FLIP-364) */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */

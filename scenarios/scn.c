@@ -926,7 +926,7 @@ static bool st_vary(pctx *c) {
 static bool st_restart(pctx *c) {
     static const char *const kinds[] = { "none", "fixed-delay", "failure-rate", "exponential", NULL };
     static const char *const keys[] = { "attempts", "delay", "max", "per", "initial", "multiplier", "reset",
-                                        "failover", NULL };
+                                        "jitter", "failover", NULL };
     static const char *const failovers[] = { "region", "full", NULL };
     pipe_restart_cfg *r = &c->s->cfg.restart;
     const tok *k = next(c, "a restart strategy (none, fixed-delay, failure-rate, exponential)");
@@ -948,10 +948,16 @@ static bool st_restart(pctx *c) {
         } else if (is(o, "attempts") && r->kind == PIPE_RESTART_FIXED_DELAY) {
             if (!opt_count(c, 0, 1000000, &v)) return false;
             r->attempts = (uint32_t)v;
+        } else if (is(o, "attempts") && r->kind == PIPE_RESTART_EXPONENTIAL) {   /* before a reset */
+            if (!opt_count(c, 1, 1000000, &v)) return false;
+            r->attempts_before_reset = (uint32_t)v;
+        } else if (is(o, "jitter") && r->kind == PIPE_RESTART_EXPONENTIAL) {
+            const tok *t = next(c, "a jitter factor such as 0.1");
+            if (t == NULL || !milli(c, t, 0, 1000, &r->jitter_milli)) return false;
         } else if (is(o, "delay") && (r->kind == PIPE_RESTART_FIXED_DELAY || r->kind == PIPE_RESTART_FAILURE_RATE)) {
             if (!opt_duration(c, &r->delay_ns)) return false;
         } else if (is(o, "max") && r->kind == PIPE_RESTART_FAILURE_RATE) {
-            if (!opt_count(c, 0, 63, &v)) return false;
+            if (!opt_count(c, 1, RS_WINDOW_MAX - 1, &v)) return false;
             r->max_failures = (uint32_t)v;
         } else if (is(o, "per") && r->kind == PIPE_RESTART_FAILURE_RATE) {
             if (!opt_duration(c, &r->interval_ns)) return false;
@@ -961,7 +967,7 @@ static bool st_restart(pctx *c) {
             if (!opt_duration(c, &r->max_ns)) return false;
         } else if (is(o, "multiplier") && r->kind == PIPE_RESTART_EXPONENTIAL) {
             const tok *t = next(c, "a multiplier such as 2 or 1.5");
-            if (t == NULL || !milli(c, t, 1000, 100000, &r->multiplier_milli)) return false;
+            if (t == NULL || !milli(c, t, 1001, 100000, &r->multiplier_milli)) return false;
         } else if (is(o, "reset") && r->kind == PIPE_RESTART_EXPONENTIAL) {
             if (!opt_duration(c, &r->reset_ns)) return false;
         } else if (r->kind == PIPE_RESTART_NONE) {
@@ -974,6 +980,10 @@ static bool st_restart(pctx *c) {
         }
     }
     if (r->kind == PIPE_RESTART_EXPONENTIAL && r->initial_ns == 0) return fail_at(c, k->col, "exponential restarts need an initial delay above 0");
+    if (r->kind == PIPE_RESTART_EXPONENTIAL && r->initial_ns > r->max_ns) {
+        return fail_at(c, k->col, "the initial delay must be at most the max delay (Flink's "
+                       "ExponentialDelayRestartBackoffTimeStrategy refuses it)");
+    }
     return true;
 }
 
@@ -2109,6 +2119,8 @@ static void draw_restart(rng *r, pipe_restart_cfg *x) {
         x->max_ns = draw_in(r, 20, 60) * SIM_NS_PER_MS;
         x->multiplier_milli = (uint32_t)draw_in(r, 1500, 3000);
         x->reset_ns = draw_in(r, 20, 100) * SIM_NS_PER_MS;
+        x->jitter_milli = (uint32_t)draw_in(r, 0, 2) * 100;   /* 0, Flink's 0.1, or 0.2 */
+        x->attempts_before_reset = rng_below(r, 2) ? (uint32_t)draw_in(r, 1, 6) : RS_UNLIMITED;
         break;
     }
 }
@@ -2424,9 +2436,11 @@ static void write_settings(const scn *s, FILE *f) {
                 dur(d1, sizeof d1, r->interval_ns), dur(d2, sizeof d2, r->delay_ns));
         break;
     case PIPE_RESTART_EXPONENTIAL:
-        fprintf(f, "restart exponential initial %s max %s multiplier %u.%03u reset %s",
+        fprintf(f, "restart exponential initial %s max %s multiplier %u.%03u reset %s jitter %u.%03u",
                 dur(d1, sizeof d1, r->initial_ns), dur(d2, sizeof d2, r->max_ns), r->multiplier_milli / 1000,
-                r->multiplier_milli % 1000, dur(d4, sizeof d4, r->reset_ns));
+                r->multiplier_milli % 1000, dur(d4, sizeof d4, r->reset_ns), r->jitter_milli / 1000,
+                r->jitter_milli % 1000);
+        if (r->attempts_before_reset != RS_UNLIMITED) fprintf(f, " attempts %u", r->attempts_before_reset);
         break;
     }
     fprintf(f, "%s\n", r->failover == PIPE_FAILOVER_FULL ? " failover full" : "");   /* region: the default */

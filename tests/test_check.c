@@ -766,6 +766,65 @@ static void test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up(
     fed_free(&f);
 }
 
+/* A failure as the coordinator reports it: whether it restarts, and when. */
+static void failed_step(fed *f, sim_time_ns at_ns, bool restart, sim_time_ns due_ns) {
+    pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .at_ns = at_ns, .task = PIPE_NO_TASK, .chan = PIPE_NO_CHAN,
+                     .culprit = PIPE_NO_TASK, .ok = restart, .due_ns = due_ns };
+    check_feed(f->cs, &e);
+}
+
+/* Failure rate 2 per 100 ms (FLINK-20752: the window is closed at its far
+ * end): failures at 0, 50 and 100 ms give up at the third, so a
+ * coordinator that restarts it breaks I5; at 101 ms it restarts. */
+static void test_safety_holds_the_failure_rate_window_closed_at_its_far_end(void **state) {
+    (void)state;
+    for (sim_time_ns third = 100; third <= 101; third++) {
+        pipe_cfg c = job_of(3, PIPE_ALIGNED);
+        c.faults_count = 0;
+        c.restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FAILURE_RATE, .max_failures = 2,
+                                        .interval_ns = 100 * SIM_NS_PER_MS, .delay_ns = SIM_NS_PER_MS };
+        fed f = feed_cfg(&c);
+        const sim_time_ns at[] = { 0, 50 * SIM_NS_PER_MS, third * SIM_NS_PER_MS };
+        for (int i = 0; i < 3; i++) {
+            failed_step(&f, at[i], true, at[i] + SIM_NS_PER_MS);
+            step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0, at[i] + SIM_NS_PER_MS);
+        }
+        const check_violation *v = first_of(check_finish(f.cs), CHECK_I5);
+        if (third == 101) {
+            assert_null(v);
+        } else {
+            assert_non_null(v);
+            assert_non_null(strstr(v->what, "where the restart strategy gives up"));
+        }
+        fed_free(&f);
+    }
+}
+
+/* Exponential delay, initial 10 ms, jitter 0.1 (FLIP-364): a first
+ * restart 9 to 11 ms after the failure is one the jitter gives (the
+ * clamp to [initial, max] takes 9 to 10); 12 ms is none, a violation. */
+static void test_safety_holds_an_exponential_restart_within_its_jitter(void **state) {
+    (void)state;
+    const sim_time_ns after[] = { 10, 11, 12 };
+    for (int i = 0; i < 3; i++) {
+        pipe_cfg c = job_of(3, PIPE_ALIGNED);
+        c.faults_count = 0;
+        c.restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_EXPONENTIAL, .initial_ns = 10 * SIM_NS_PER_MS,
+                                        .max_ns = SIM_NS_PER_S, .multiplier_milli = 1500, .reset_ns = SIM_NS_PER_S,
+                                        .jitter_milli = 100, .attempts_before_reset = RS_UNLIMITED };
+        fed f = feed_cfg(&c);
+        failed_step(&f, SIM_NS_PER_MS, true, SIM_NS_PER_MS + after[i] * SIM_NS_PER_MS);
+        const check_violation *v = first_of(check_finish(f.cs), CHECK_I5);
+        if (after[i] <= 11) {
+            assert_null(v);
+        } else {
+            assert_non_null(v);
+            assert_non_null(strstr(v->what, "12.000ms later, where the restart strategy gives 11.000ms"));
+        }
+        fed_free(&f);
+    }
+}
+
 /* A failed metadata write aborts its checkpoint at once: completing it
  * anyway, or aborting it only later (at the timeout), is a violation. */
 static void test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed(void **state) {
@@ -829,6 +888,8 @@ int main(void) {
         cmocka_unit_test(test_a_task_whose_inputs_timed_out_triggers_unaligned_at_once),
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
         cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
+        cmocka_unit_test(test_safety_holds_the_failure_rate_window_closed_at_its_far_end),
+        cmocka_unit_test(test_safety_holds_an_exponential_restart_within_its_jitter),
         cmocka_unit_test(test_safety_rejects_a_failure_on_a_report_of_another_attempt),
         cmocka_unit_test(test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed),
         cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),

@@ -364,7 +364,8 @@ static void test_restart_strategies_give_up_or_back_off_as_configured(void **sta
     assert_int_equal(o.stats.restarts, 2);
     /* Exponential: 10 ms, then 20 ms, then 40 ms. */
     c.restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_EXPONENTIAL, .initial_ns = 10 * SIM_NS_PER_MS,
-                                    .max_ns = SIM_NS_PER_S, .multiplier_milli = 2000, .reset_ns = 10 * SIM_NS_PER_S };
+                                    .max_ns = SIM_NS_PER_S, .multiplier_milli = 2000, .reset_ns = 10 * SIM_NS_PER_S,
+                                    .attempts_before_reset = RS_UNLIMITED };
     add_crash(&c, 0, 120 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
     o = run_job(&c);
     assert_int_equal(o.status, PIPE_FINISHED);

@@ -723,7 +723,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     fclose(f);
     assert_string_equal(first, second);
     assert_non_null(strstr(first, "fault at 6s lose rpc out[0] 12.5% for 1s\n"));
-    assert_non_null(strstr(first, " reset 60s failover full\n"));   /* region, the default, goes unsaid */
+    assert_non_null(strstr(first, " reset 60s jitter 0.000 failover full\n"));   /* region, the default, goes unsaid */
     assert_non_null(strstr(first, "expect restarted-tasks == 4\nexpect records-read >= 100\n"));
     assert_non_null(strstr(first, "bounds time 120s events "));   /* durations and bandwidths in human units */
     assert_null(strstr(first, "000ns"));

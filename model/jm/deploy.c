@@ -72,40 +72,34 @@ static uint32_t part_reader(const jm_side *jm, uint32_t part) {
  * wait for slots must not start a later attempt before its delay. */
 static uint64_t restart_tag(const jm_side *jm) { return jm->coord.epoch << 32 | TIMER_RESTART; }
 
-/* The restart strategy: the delay before the next attempt, or false when it
- * gives up. */
-static bool restart_delay(jm_side *jm, sim_time_ns *delay_ns) {
-    rt_coord *co = coord_of(jm);
-    const pipe_restart_cfg *r = &jm->w->cfg.restart;
-    sim_time_ns now = jm->w->run->now_ns;
-    switch (r->kind) {
-    case PIPE_RESTART_NONE:
-        return false;
-    case PIPE_RESTART_FIXED_DELAY:                /* failures this coordinator's strategy saw, this one included */
-        if (++co->strategy_failures > r->attempts) return false;
-        *delay_ns = r->delay_ns;
-        return true;
-    case PIPE_RESTART_FAILURE_RATE: {
-        uint32_t kept = 0;                        /* failures inside the window, this one included */
-        for (uint32_t i = 0; i < co->failure_count; i++) {
-            if (co->failure_times[i] + r->interval_ns > now) co->failure_times[kept++] = co->failure_times[i];
-        }
-        co->failure_count = kept;
-        if (co->failure_count < 64) co->failure_times[co->failure_count++] = now;
-        if (co->failure_count > r->max_failures) return false;
-        *delay_ns = r->delay_ns;
-        return true;
+/* The jitter of an exponential backoff, uniform on [-off, off], drawn
+ * through the choice point from the coordinator's stream; a span past
+ * 32 bits (a backoff of minutes in ns) takes two draws (its bias is below
+ * span / 2^64). */
+static int64_t draw_jitter(void *ctx, int64_t base, int64_t off) {
+    jm_side *jm = ctx;
+    (void)base;
+    sim_run *run = jm->w->run;
+    rng *stream = &run->actors[jm->coord.actor].rng;
+    uint64_t span = 2 * (uint64_t)off + 1;
+    uint64_t v;
+    if (span <= UINT32_MAX) {
+        v = sim_choose(run, stream, SIM_CHOICE_DELAY, (uint32_t)span);
+    } else {
+        uint64_t hi = sim_choose(run, stream, SIM_CHOICE_DELAY, 0);
+        v = (hi << 32 | sim_choose(run, stream, SIM_CHOICE_DELAY, 0)) % span;
     }
-    case PIPE_RESTART_EXPONENTIAL:
-        if (co->exp_delay_ns != 0 && now - co->last_failure_ns > r->reset_ns) REACHED(jm->w, EXPONENTIAL_RESET);
-        if (co->exp_delay_ns == 0 || now - co->last_failure_ns > r->reset_ns) co->exp_delay_ns = r->initial_ns;
-        *delay_ns = co->exp_delay_ns;
-        co->exp_delay_ns = co->exp_delay_ns * r->multiplier_milli / 1000;
-        if (co->exp_delay_ns > r->max_ns) co->exp_delay_ns = r->max_ns;
-        co->last_failure_ns = now;
-        return true;
-    }
-    return false;
+    return (int64_t)v - off;
+}
+
+/* The restart strategy's decision on a failure now (Flink's
+ * ExecutionFailureHandler asks it for every failure, region or full). */
+static rs_decision restart_decide(jm_side *jm) {
+    rs_cfg rules = pipe_restart_rules(&jm->w->cfg.restart);
+    rs_decision d = rs_on_failure(&jm->coord.strategy, &rules, (int64_t)jm->w->run->now_ns, draw_jitter, jm);
+    if (!d.new_attempt) REACHED(jm->w, RESTART_MERGED);
+    if (d.reset) REACHED(jm->w, EXPONENTIAL_RESET);
+    return d;
 }
 
 static void reach_strategy(jm_side *jm, bool again) {
@@ -117,18 +111,21 @@ static void reach_strategy(jm_side *jm, bool again) {
     case PIPE_RESTART_FAILURE_RATE:
         if (again) REACHED(jm->w, RESTART_FAILURE_RATE); else REACHED(jm->w, GIVE_UP_FAILURE_RATE);
         break;
-    case PIPE_RESTART_EXPONENTIAL: REACHED(jm->w, RESTART_EXPONENTIAL); break;
+    case PIPE_RESTART_EXPONENTIAL:
+        if (again) REACHED(jm->w, RESTART_EXPONENTIAL); else REACHED(jm->w, GIVE_UP_EXPONENTIAL);
+        break;
     }
 }
 
 /* Observers learn why and who (the run summary names the failing task);
  * the note changes nothing in the run. */
-static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
+static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit, const rs_decision *d) {
     if (!world_observed(jm->w)) return;
     bool report = why == PIPE_FAIL_REPORTED && culprit < world_job(jm->w)->tasks_count;
     pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .channel = why, .chan = PIPE_NO_CHAN,
                      .culprit = culprit, .count = (uint32_t)(report ? jm->coord.report_epoch : 0),
-                     .word_a = report ? jm->coord.attempt[culprit] : 0 };
+                     .word_a = report ? jm->coord.attempt[culprit] : 0, .ok = d->restart,
+                     .due_ns = d->restart ? jm->w->run->now_ns + (sim_time_ns)d->backoff : 0 };
     jm_note_ev(jm, &e);
 }
 
@@ -565,13 +562,14 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     if (co->status != PIPE_RUNNING) return;
     if (culprit != PIPE_NO_TASK && co->restarting[culprit]) return;   /* its region restarts already */
     bool region = region_failover(jm, culprit);
-    note_failed(jm, why, culprit);
+    rs_decision d = restart_decide(jm);
+    note_failed(jm, why, culprit, &d);
     mark(jm, region ? co->region[culprit] : UINT32_MAX);
     drop_pending(jm);
     co->epoch++;
     cancel_marked(jm, region);
-    sim_time_ns delay;
-    bool again = restart_delay(jm, &delay);
+    sim_time_ns delay = (sim_time_ns)d.backoff;
+    bool again = d.restart;
     reach_strategy(jm, again);
     if (!again) {                                 /* the job fails: every task goes */
         mark(jm, UINT32_MAX);
@@ -820,9 +818,7 @@ void deploy_failover(jm_side *jm) {
     co->pending = 0;
     /* A new JobMaster starts a new restart strategy: what the old one
      * counted (attempts, the failure-rate window, the backoff) died with it. */
-    co->strategy_failures = 0;
-    co->failure_count = 0;
-    co->exp_delay_ns = 0;
+    rs_init(&co->strategy);
     memset(co->slot_free, 0, slots_of(jm));
     memset(co->running, 0, j->tasks_count);
     memset(co->alive, 0, slots_of(jm));

@@ -109,11 +109,7 @@ typedef struct rt_coord {
     uint32_t    finished_count;
     uint32_t    sources_running;
     /* restart strategy (this coordinator's: a failover starts a new one) */
-    uint32_t    strategy_failures;    /* fixed delay: failures it saw */
-    sim_time_ns failure_times[64];    /* failure rate window */
-    uint32_t    failure_count;
-    sim_time_ns exp_delay_ns;
-    sim_time_ns last_failure_ns;
+    rs_state    strategy;             /* model/flow/restart.h: what it counted of the failures */
     bool        trigger_armed;
     bool        timeout_armed;        /* one timer for the earliest deadline of the pending checkpoints: a
                                          run of many short checkpoints with a long timeout holds one
