@@ -22,6 +22,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 int cli_bench(int argc, char **argv);
 int cli_kernel_demo(int argc, char **argv);
 int cli_gate(int argc, char **argv);
+int cli_coord(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_swarm(int argc, char **argv);

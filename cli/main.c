@@ -20,6 +20,7 @@ static const struct {
     { "bench", cli_bench, "benchmarks: PHOLD (kernel), pipeline (protocol model)" },
     { "demo", cli_kernel_demo, "a small kernel run with links, crashes and a partition, narrated" },
     { "gate", cli_gate, "one task's input gate by hand: barriers, alignment, cancel markers" },
+    { "coord", cli_coord, "Flink's checkpoint coordinator rules by hand: triggers, queue, failures" },
 };
 
 static void usage(FILE *f) {

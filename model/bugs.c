@@ -47,7 +47,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "I3", "scenarios/swarm/durable-incremental-timeouts.scn", 1 },
     [PIPE_BUG_EOP_NO_MARK] = { PIPE_BUG_EOP_NO_MARK, "FLINK-24068",
         "an alignment waits forever for an input that ended", "end of partition does not count as the channel's barrier",
-        "I6", "scenarios/swarm/backpressure-vary.scn", 175 },
+        "I6", "scenarios/swarm/backpressure-vary.scn", 526 },
     [PIPE_BUG_ABORT_DISCARDS_SHARED] = { PIPE_BUG_ABORT_DISCARDS_SHARED, "FLINK-24611",
         "a retained checkpoint refers to a file an aborted one discarded", "aborting a checkpoint deletes every file of its chains",
         "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 7 },

@@ -38,6 +38,23 @@ check "gate argument error names the token" 2 "absim gate: at index 1: token 'zz
 check "gate unknown mode" 2 "--mode 'foo': expected aligned, at-least-once or unaligned" \
     "$absim" gate --mode foo --channels 2
 check "gate help" 0 "usage: absim gate" "$absim" gate --help
+coord_stdin() { printf '%s' "$1" | "$absim" coord --interval 10; }
+check "coord: a request behind max-concurrent waits in the queue and triggers at the completion" 0 \
+    "$(printf 't=20 arm 30\nt=27 complete 1\nt=27 trigger 2\nt=30 arm 40')" \
+    "$absim" coord --interval 10 --max-concurrent 1 start@0 wait@25 ack1@27 wait@30
+check "coord: past tolerable the job fails and the count starts anew" 0 \
+    "$(printf 't=22 abort 2 CHECKPOINT_DECLINED\nt=22 fail-job')" \
+    "$absim" coord --interval 10 --tolerable 1 start@0 decline1@12 wait@20 decline2@22
+check "coord: a barrier's abort is not counted" 0 "t=12 abort 1 CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER" \
+    "$absim" coord --interval 10 start@0 cancel1@12 wait@20
+check "coord: inside the min pause a request is dropped and the trigger moves" 0 \
+    "$(printf 't=20 drop MINIMUM_TIME_BETWEEN_CHECKPOINTS\nt=20 arm 26')" \
+    "$absim" coord --interval 10 --min-pause 8 start@0 wait@10 ack1@18 wait@20
+check "coord: stdin error names line and column" 2 "<stdin>:2:1: 'ack1@3': time goes back (now 5)" \
+    coord_stdin "$(printf 'start@0 wait@5 # five\nack1@3\n')"
+check "coord: a first delay outside [min-pause, interval] is bad input" 2 "--first-delay 11 is outside [0, 10]" \
+    "$absim" coord --interval 10 --first-delay 11
+check "coord help" 0 "usage: absim coord" "$absim" coord --help
 check "bench rejects a bad number" 2 "--events 'ten': not a whole number" "$absim" bench phold --events ten
 check "bench rejects a bad probability" 2 "--remote '1.5'" "$absim" bench phold --remote 1.5
 check "bench rejects an unknown option" 2 "unknown option or missing value: '--frob'" "$absim" bench phold --frob
