@@ -52,6 +52,7 @@ typedef struct restart {
     uint32_t    regions;
     uint8_t    *failed;               /* by region: it failed and has not restarted since */
     bool        full_due;             /* a failure or failover that restarts every task, since the last full restart */
+    void       *trigger;              /* check/trigger.c, the coordinator's rules: one observer for both */
     sim_time_ns full_ns;              /* the last full restart */
 } restart;
 
@@ -63,6 +64,7 @@ static void *create(const check_ctx *c) {
     r->failed = ARENA_NEW(c->mem, uint8_t, r->regions);
     r->rules = pipe_restart_rules(&c->cfg->restart);
     rs_init(&r->strategy);
+    r->trigger = check_trigger_ops.create(c);
     return r;
 }
 
@@ -172,6 +174,7 @@ static void report_of_attempt(restart *r, const pipe_event *e) {
 
 static void on_event(void *self, const pipe_event *e) {
     restart *r = self;
+    check_trigger_ops.on_event(r->trigger, e);
     switch (e->kind) {
     case PIPE_EV_JOB_FAILED:
         report_of_attempt(r, e);
@@ -203,6 +206,7 @@ static void on_event(void *self, const pipe_event *e) {
 
 static void on_end(void *self, const check_end *end) {
     restart *r = self;
+    check_trigger_ops.on_end(r->trigger, end);
     if (r->gave_up && end->status != PIPE_FAILED) {
         check_fail(r->c, CHECK_I5, CHECK_AT(r->gave_up_ns), "the restart strategy gives up at the failure at "
                    "t=%.3fms, yet the job did not fail (%s)", (double)r->gave_up_ns / 1e6, pipe_status_name(end->status));
@@ -213,5 +217,5 @@ static void on_end(void *self, const check_end *end) {
     }
 }
 
-const check_ops check_restart_ops = { .name = "restart strategy (I5)", .create = create, .on_event = on_event,
+const check_ops check_restart_ops = { .name = "restart strategy and coordinator (I5)", .create = create, .on_event = on_event,
                                       .on_end = on_end };

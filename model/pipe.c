@@ -792,7 +792,7 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * broker_cfg_partitions(&cfg->broker), 8);
     p->jm.coord.end_owner = sim_alloc(run, sizeof(uint32_t) * broker_cfg_partitions(&cfg->broker), 4);
     for (uint32_t part = 0; part < broker_cfg_partitions(&cfg->broker); part++) p->jm.coord.end_owner[part] = UINT32_MAX;
-    p->jm.coord.next_ckpt = 1;
+    coord_rules_init(&p->jm, 1);
     p->jm.coord.status = PIPE_RUNNING;              /* submitted; at its start it waits for slots */
 }
 

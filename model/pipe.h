@@ -199,6 +199,7 @@ typedef enum pipe_bug {
     PIPE_BUG_RESTORE_DROPS_TIMERS,    /* a restored window keeps its contents but not its timers: it never fires */
     PIPE_BUG_WATERMARK_HIGHEST,       /* an operator's watermark is the highest over its inputs, not the lowest */
     PIPE_BUG_RESCALE_WRONG_RANGE,     /* a rescaled task is given the old subtasks' handles off by one: the last one overlapping its key groups is left out */
+    PIPE_BUG_FAILURE_COUNT_KEPT,      /* the failed-checkpoint count survives the job failure it caused (absim's old reading) */
     PIPE_BUG_COUNT
 } pipe_bug;
 
@@ -478,7 +479,8 @@ typedef struct pipe_event {
     uint32_t     waiting;             /* buffers queued on those blocked channels */
     uint64_t     epoch;               /* job attempt */
     uint32_t     chan;                /* the channel's id (pipe-wide), or PIPE_NO_CHAN */
-    uint32_t     count;               /* records: CONSUME, CHANNEL_STATE, TXN; buffers: ALIGN_TIMEOUT at an output */
+    uint32_t     count;               /* records: CONSUME, CHANNEL_STATE, TXN; buffers: ALIGN_TIMEOUT at an output;
+                                         CKPT_ABORT: Flink's reason, a ckr_why (model/flow/ckrules.h) */
     uint64_t     bytes;               /* WRITE; BACKPRESSURE: the interval's length in ns */
     pipe_write   what;                /* WRITE, WRITE_DONE */
     bool         ok;                  /* WRITE_DONE, RESTORE; NOTICE: completed; TXN: committed;
@@ -708,6 +710,8 @@ typedef enum pipe_reach {
     PIPE_REACH_RESCALE_FROM_NOTHING,  /* ... with no completed checkpoint: the rescaled job started over */
     PIPE_REACH_GIVE_UP_EXPONENTIAL,   /* the exponential strategy used its attempts before a reset */
     PIPE_REACH_RESTART_MERGED,        /* a failure before the scheduled restart joined its attempt (FLIP-364) */
+    PIPE_REACH_TRIGGER_NOT_RUNNING,   /* a request failed: not every task to trigger or wait for runs */
+    PIPE_REACH_QUEUED_TRIGGERED,      /* a queued request triggered as a pending checkpoint ended */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flow/ckrules.h"
 #include "flow/csfile.h"
 #include "pipe.h"
 
@@ -31,7 +32,7 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_CREDIT,                      /* a = attempt << 32 | channel, b = buffers consumed */
     MSG_TRIGGER,                     /* coord -> source: a = ckpt, b = epoch; msg_trigger */
     MSG_ACK,                         /* task -> coord: a = ckpt, b = epoch << 32 | task */
-    MSG_DECLINE,
+    MSG_DECLINE,                     /* task -> coord: a = ckpt, b = epoch << 32 | task; msg_decline */
     MSG_COMPLETE,                    /* coord -> task: a = ckpt, b = epoch */
     MSG_ABORTED,
     MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task */
@@ -75,6 +76,12 @@ static inline uint32_t proto_word_low(uint64_t word) { return (uint32_t)word; }
 /* TRIGGER's payload, and a priority barrier's: what Flink's barrier
  * carries besides the id. A task learns a checkpoint's timestamp from its
  * trigger or its first barrier, never from the coordinator's memory. */
+/* Why a task declined (Flink's CheckpointException reason, which decides
+ * whether CheckpointFailureManager counts it): a ckr_why. */
+typedef struct msg_decline {
+    uint32_t why;
+} msg_decline;
+
 typedef struct msg_trigger {
     uint64_t timestamp_ns;           /* when the coordinator created the checkpoint */
 } msg_trigger;

@@ -1,5 +1,6 @@
 /* reports/rpt.c: the protocol trace (JSON Lines) and what the checkpoint
  * picture (reports/dot.c) needs, kept as the run goes. */
+#include "../model/flow/ckrules.h"
 #include "rpt.h"
 
 #include <inttypes.h>
@@ -325,6 +326,7 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
         break;
     case PIPE_EV_CKPT_COMPLETE: case PIPE_EV_CKPT_ABORT:
         fprintf(f, ",\"end\":\"%s\"", pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        if (e->count != 0) fprintf(f, ",\"reason\":\"%s\"", ckr_why_name((ckr_why)e->count));   /* Flink's */
         break;
     case PIPE_EV_WRITE:
         fprintf(f, ",\"what\":\"%s\",\"bytes\":%" PRIu64, e->what == PIPE_WRITE_KEYED ? "keyed" : "channels", e->bytes);

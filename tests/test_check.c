@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include "../check/spec.h"
+#include "../model/flow/ckrules.h"
 #include "../model/pipe.h"
 
 /* source(2) -> map(2, forward) -> keyed aggregate(2, hash) -> sink(2, forward) */
@@ -825,11 +826,70 @@ static void test_safety_holds_an_exponential_restart_within_its_jitter(void **st
     }
 }
 
+/* A checkpoint's end as the coordinator reports it, with Flink's reason. */
+static void ended_step(fed *f, pipe_ev_kind kind, uint64_t ckpt, uint32_t why, sim_time_ns at_ns) {
+    pipe_event e = { .kind = kind, .at_ns = at_ns, .task = PIPE_NO_TASK, .chan = PIPE_NO_CHAN, .ckpt = ckpt,
+                     .channel = kind == PIPE_EV_CKPT_COMPLETE ? PIPE_CKPT_COMPLETED : PIPE_CKPT_DECLINED, .count = why };
+    check_feed(f->cs, &e);
+}
+
+/* The coordinator's rules (check/trigger.c): one checkpoint at a time and
+ * a minimum pause of 5 ms; a second trigger while one is pending, or one
+ * 2 ms after a completion, breaks I5. */
+static void test_safety_holds_triggers_to_max_concurrent_and_the_min_pause(void **state) {
+    (void)state;
+    for (int bad = 0; bad < 3; bad++) {
+        pipe_cfg c = job_of(3, PIPE_ALIGNED);
+        c.faults_count = 0;
+        c.ckpt.min_pause_ns = 5 * SIM_NS_PER_MS;
+        fed f = feed_cfg(&c);
+        step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 10 * SIM_NS_PER_MS);
+        if (bad == 1) step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 2, 11 * SIM_NS_PER_MS);   /* 2 pending */
+        ended_step(&f, PIPE_EV_CKPT_COMPLETE, 1, 0, 12 * SIM_NS_PER_MS);
+        step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 3, (bad == 2 ? 14 : 17) * SIM_NS_PER_MS);
+        const check_report *r = check_finish(f.cs);     /* the other checks flag the missing acks: not these */
+        uint32_t hits = 0;
+        for (uint32_t i = 0; i < r->kept_count; i++) {
+            hits += strstr(r->kept[i].what, bad == 2 ? "inside the minimum pause of 5.000ms"
+                                                     : "triggered with 1 pending, max-concurrent 1") != NULL;
+        }
+        assert_int_equal(hits, bad == 0 ? 0 : bad == 1 ? 2 : 1);   /* 1: checkpoint 2 stays pending under 3 too */
+        fed_free(&f);
+    }
+}
+
+/* CheckpointFailureManager, tolerable 0: a declined checkpoint (counted)
+ * must fail the job over at once; a barrier's abort (not counted) must
+ * not. */
+static void test_safety_holds_job_failures_to_flinks_failure_count(void **state) {
+    (void)state;
+    for (int c_ = 0; c_ < 3; c_++) {
+        fed f = feed_of(PIPE_ALIGNED);
+        step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 10 * SIM_NS_PER_MS);
+        ended_step(&f, PIPE_EV_CKPT_ABORT, 1, c_ == 2 ? CKR_DECLINED_BY_BARRIERS : CKR_DECLINED, 11 * SIM_NS_PER_MS);
+        if (c_ != 1) {
+            pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .at_ns = 11 * SIM_NS_PER_MS, .task = PIPE_NO_TASK,
+                             .chan = PIPE_NO_CHAN, .channel = PIPE_FAIL_CHECKPOINTS, .culprit = PIPE_NO_TASK,
+                             .ok = true, .due_ns = 16 * SIM_NS_PER_MS };
+            check_feed(f.cs, &e);
+        }
+        step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, 0, 16 * SIM_NS_PER_MS);
+        const check_violation *v = first_of(check_finish(f.cs), CHECK_I5);
+        if (c_ == 0) assert_null(v);
+        if (c_ == 1) assert_non_null(strstr(v->what, "yet the job did not fail over"));
+        if (c_ == 2) assert_non_null(strstr(v->what, "CheckpointFailureManager counts 0 in a row against 0 tolerable"));
+        fed_free(&f);
+    }
+}
+
 /* A failed metadata write aborts its checkpoint at once: completing it
  * anyway, or aborting it only later (at the timeout), is a violation. */
 static void test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed(void **state) {
     (void)state;
-    fed f = feed_of(PIPE_ALIGNED);
+    pipe_cfg c = job_of(3, PIPE_ALIGNED);
+    c.faults_count = 0;
+    c.ckpt.max_concurrent = 3;                       /* the three are pending at once */
+    fed f = feed_cfg(&c);
     for (uint64_t ckpt = 1; ckpt <= 3; ckpt++) {
         step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, ckpt, ckpt * 100);
         for (uint32_t t = 0; t < 8; t++) write_step(&f, PIPE_EV_ACK, t, ckpt, PIPE_WRITE_KEYED, true);
@@ -890,6 +950,8 @@ int main(void) {
         cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
         cmocka_unit_test(test_safety_holds_the_failure_rate_window_closed_at_its_far_end),
         cmocka_unit_test(test_safety_holds_an_exponential_restart_within_its_jitter),
+        cmocka_unit_test(test_safety_holds_triggers_to_max_concurrent_and_the_min_pause),
+        cmocka_unit_test(test_safety_holds_job_failures_to_flinks_failure_count),
         cmocka_unit_test(test_safety_rejects_a_failure_on_a_report_of_another_attempt),
         cmocka_unit_test(test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed),
         cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),

@@ -29,7 +29,9 @@ static void compare(const char *path, void *ctx) {
     t->files++;
     if (ratio < t->lo) t->lo = ratio;
     if (ratio > t->hi) t->hi = ratio;
-    if (ratio >= 0.75 && ratio <= 1.33) return;
+    /* 0.7: the estimate leaves out the periodic scheduler's random first delay and the
+     * wait for the final checkpoint (FLIP-147), up to an interval each */
+    if (ratio >= 0.7 && ratio <= 1.33) return;
     print_error("%s: estimated %.3f ms, a failure-free run took %.3f ms\n", path, ratio * measured / 1e6, measured / 1e6);
     t->off++;
 }

@@ -1,13 +1,10 @@
 /* model/flow/ckrules.h: the checkpoint coordinator's rules as Flink defines
  * them, as a pure state machine: when a periodic checkpoint is triggered,
  * queued or dropped, when pending ones time out, and when failed
- * checkpoints fail the job. `absim coord` drives it by hand;
- * tests/test_ckrules.c holds it to Flink's own unit tests. The simulated
- * coordinator (model/jm/coord.c) does not decide with it yet and still
- * differs from it: no queue (a request behind max-concurrent waits a full
- * interval), a first trigger one interval after each deployment, every
- * decline counted, and the failure count kept across the job failure it
- * causes.
+ * checkpoints fail the job. The simulated coordinator (model/jm/coord.c)
+ * decides with it, `absim coord` drives it by hand, tests/test_ckrules.c
+ * holds it to Flink's own unit tests, and check/trigger.c holds a run's
+ * triggers and job failures to Flink's definitions.
  *
  * Contract (Flink 1.15 to 2.x, flink-runtime org.apache.flink.runtime.checkpoint):
  * - The periodic scheduler (CheckpointCoordinator.startCheckpointScheduler)

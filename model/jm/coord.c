@@ -151,14 +151,18 @@ void coord_drop_unread(jm_side *jm) {
     }
 }
 
-void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end) {
+void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end, ckr_why why) {
     if (ckpt - 1 < jm->history_count) {            /* beyond the recorded ones: only noted */
         pipe_ckpt_rec *h = &jm->history[ckpt - 1];
         SIM_ASSERT(h->end == PIPE_CKPT_PENDING);
         h->end = end;
         h->ended_ns = jm->w->run->now_ns;
     }
-    jm_note(jm, end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT, PIPE_NO_TASK, (uint32_t)end, ckpt);
+    if (!world_observed(jm->w)) return;
+    pipe_event e = { .kind = end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT,
+                     .task = PIPE_NO_TASK, .channel = (uint32_t)end, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
+                     .count = (uint32_t)why };
+    jm_note_ev(jm, &e);
 }
 
 /* What became of a task's report of a checkpoint (reports draw lost and
@@ -226,19 +230,140 @@ void coord_forget_task(jm_side *jm, uint32_t t) {
 }
 
 
-static void abort_ckpt(jm_side *jm, rt_slot *s, pipe_ckpt_end why) {
+static pipe_ckpt_end end_of(ckr_why why) {
+    switch (why) {
+    case CKR_EXPIRED:      return PIPE_CKPT_TIMED_OUT;
+    case CKR_SUBSUMED:     return PIPE_CKPT_SUBSUMED;
+    case CKR_TASK_CLOSING: return PIPE_CKPT_TASK_FINISHED;
+    case CKR_SUSPEND:      return PIPE_CKPT_JOB_FAILED;
+    default:               return PIPE_CKPT_DECLINED;
+    }
+}
+
+/* Checkpoint s ended without completing: its slot goes, the tasks are told. */
+static void end_slot(jm_side *jm, rt_slot *s, ckr_why why) {
     uint64_t ckpt = s->ckpt;
-    bool failure = why == PIPE_CKPT_DECLINED || why == PIPE_CKPT_TIMED_OUT;
-    coord_history_end(jm, ckpt, why);
-    if (failure && jm->w->cfg.bug == PIPE_BUG_ABORT_DISCARDS_SHARED) discard_all(jm, s);   /* deliberate bug */
+    coord_history_end(jm, ckpt, end_of(why), why);
+    if (ckr_counted(why) && jm->w->cfg.bug == PIPE_BUG_ABORT_DISCARDS_SHARED) discard_all(jm, s);   /* deliberate bug */
     coord_free_slot(jm, s);
-    jm->coord.pending--;
     jm->w->stats.aborted++;
     notify_all(jm, MSG_ABORTED, ckpt);
-    if (failure && ++jm->coord.consecutive_failures > jm->w->cfg.ckpt.tolerable_failures) {
-        REACHED(jm->w, TOLERABLE_EXCEEDED);
-        deploy_job_fail(jm, PIPE_FAIL_CHECKPOINTS, PIPE_NO_TASK);
+}
+
+static void start_ckpt(jm_side *jm, uint64_t id);
+static void complete(jm_side *jm, rt_slot *s);
+
+/* A checkpoint ended and a queued request took its place. */
+static void reach_dequeued(jm_side *jm, const ckr_acts *a) {
+    for (uint32_t i = 0; i < a->count; i++) {
+        if (a->items[i].kind == CKR_TRIGGER) REACHED(jm->w, QUEUED_TRIGGERED);
     }
+}
+
+/* Carry out what the rules decided (model/flow/ckrules.h), in order. */
+static void run_acts(jm_side *jm, const ckr_acts *a) {
+    uint64_t completed = 0;                       /* told once the older ones are subsumed, as Flink does */
+    for (uint32_t i = 0; i < a->count; i++) {
+        const ckr_act *x = &a->items[i];
+        if (completed != 0 && !(x->kind == CKR_ABORT && x->why == CKR_SUBSUMED)) {
+            notify_all(jm, MSG_COMPLETE, completed);
+            completed = 0;
+        }
+        switch (x->kind) {
+        case CKR_ARM:
+            sim_timer_set(jm->w->run, jm->coord.actor, (sim_time_ns)x->at - jm->w->run->now_ns,
+                          (uint64_t)x->gen << 32 | TIMER_TRIGGER);
+            break;
+        case CKR_TRIGGER: start_ckpt(jm, x->id); break;
+        case CKR_COMPLETE:
+            complete(jm, coord_pending_slot(jm, x->id));
+            completed = x->id;
+            break;
+        case CKR_ABORT: {
+            rt_slot *s = coord_pending_slot(jm, x->id);
+            SIM_ASSERT(s != NULL);
+            if (x->why == CKR_SUBSUMED) {
+                jm->w->stats.subsumed++;
+                REACHED(jm->w, CKPT_SUBSUMED);
+            }
+            end_slot(jm, s, x->why);
+            break;
+        }
+        case CKR_DROP:
+            if (x->why == CKR_MIN_PAUSE) REACHED(jm->w, TRIGGER_MIN_PAUSE);
+            if (x->why == CKR_NOT_RUNNING) REACHED(jm->w, TRIGGER_NOT_RUNNING);
+            break;
+        case CKR_FAIL_JOB:
+            REACHED(jm->w, TOLERABLE_EXCEEDED);
+            if (jm->w->cfg.bug == PIPE_BUG_FAILURE_COUNT_KEPT) {   /* deliberate bug: the count stays past the limit */
+                jm->coord.sched.fm.failures = jm->coord.sched.fm.tolerable;
+            }
+            deploy_job_fail(jm, PIPE_FAIL_CHECKPOINTS, PIPE_NO_TASK);   /* failGlobal: every task */
+            break;
+        }
+    }
+    if (completed != 0) notify_all(jm, MSG_COMPLETE, completed);
+}
+
+/* Whether a checkpoint can start now: the tasks to trigger and to wait
+ * for all run (Flink's NOT_ALL_REQUIRED_TASKS_RUNNING otherwise). */
+static bool tasks_ready(jm_side *jm) {
+    const rt_coord *co = &jm->coord;
+    if (co->status != PIPE_RUNNING || co->region_restart || co->finished_count == co->active_count) return false;
+    if (jm->w->cfg.ckpt.finished_tasks_off && co->finished_count > 0) {   /* Flink <= 1.13: not every task runs */
+        REACHED(jm->w, TRIGGER_SKIP_FINISHED);
+        return false;
+    }
+    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
+        if (jm_active(jm, t) && !co->finished[t] && !co->running[t]) return false;
+    }
+    return true;
+}
+
+/* Checkpoint s is aborted for `why`, by `task` (a decline) or the
+ * coordinator: the rules count it and try the queued requests. */
+static void abort_ckpt(jm_side *jm, rt_slot *s, ckr_why why, uint32_t task) {
+    ckr_acts a = { .count = 0 };
+    ckr_abort(&jm->coord.sched, s->ckpt, why, task, (int64_t)jm->w->run->now_ns, tasks_ready(jm), &a);
+    reach_dequeued(jm, &a);
+    run_acts(jm, &a);
+}
+
+sim_time_ns coord_draw_ns(jm_side *jm, sim_time_ns lo, sim_time_ns hi) {
+    SIM_ASSERT(lo <= hi);
+    sim_run *run = jm->w->run;
+    rng *stream = &run->actors[jm->coord.actor].rng;
+    uint64_t span = hi - lo + 1, v;
+    if (span <= UINT32_MAX) {
+        v = sim_choose(run, stream, SIM_CHOICE_DELAY, (uint32_t)span);
+    } else {
+        uint64_t top = sim_choose(run, stream, SIM_CHOICE_DELAY, 0);
+        v = (top << 32 | sim_choose(run, stream, SIM_CHOICE_DELAY, 0)) % span;
+    }
+    return lo + v;
+}
+
+void coord_rules_init(jm_side *jm, uint64_t next_id) {
+    const pipe_ckpt_cfg *cc = &jm->w->cfg.ckpt;
+    ckr_cfg c = { .interval = (int64_t)cc->interval_ns, .min_pause = (int64_t)cc->min_pause_ns,
+                  .timeout = (int64_t)cc->timeout_ns, .max_concurrent = cc->max_concurrent,
+                  .tolerable = cc->tolerable_failures };
+    ckr_init(&jm->coord.sched, &c, next_id);
+}
+
+void coord_start_scheduler(jm_side *jm) {
+    if (!jm->w->cfg.ckpt.enabled) return;
+    int64_t lo, hi;
+    ckr_init_delay_range(&jm->coord.sched, &lo, &hi);
+    ckr_acts a = { .count = 0 };
+    ckr_start(&jm->coord.sched, (int64_t)jm->w->run->now_ns, (int64_t)coord_draw_ns(jm, (sim_time_ns)lo, (sim_time_ns)hi), &a);
+    for (uint32_t i = 0; i < a.count; i++) SIM_ASSERT(a.items[i].kind == CKR_ARM);   /* stopped before: nothing pending */
+    run_acts(jm, &a);
+}
+
+void coord_stop_scheduler(jm_side *jm) {
+    ckr_acts a = { .count = 0 };
+    ckr_stop(&jm->coord.sched, &a);               /* its SUSPEND aborts are the caller's drop_pending */
 }
 
 /* The checkpoint in slot idx joins the retained ones (the oldest goes
@@ -257,14 +382,11 @@ void coord_retain(jm_side *jm, uint32_t idx) {
 }
 
 static void complete(jm_side *jm, rt_slot *s) {
-    rt_coord *co = coord_of(jm);
+    SIM_ASSERT(s != NULL && !s->complete);
     s->complete = true;
     s->finalizing = false;
     jm->w->stats.bytes_written += s->bytes;
-    coord_history_end(jm, s->ckpt, PIPE_CKPT_COMPLETED);
-    co->pending--;
-    co->consecutive_failures = 0;
-    co->last_completed_ns = jm->w->run->now_ns;
+    coord_history_end(jm, s->ckpt, PIPE_CKPT_COMPLETED, 0);
     jm->w->stats.completed++;
     jm->w->stats.last_completed = s->ckpt;
     REACHED(jm->w, CKPT_COMPLETED);
@@ -273,15 +395,15 @@ static void complete(jm_side *jm, rt_slot *s) {
     if (d > jm->w->stats.ckpt_duration_ns_max) jm->w->stats.ckpt_duration_ns_max = d;
     coord_retain(jm, (uint32_t)(s - jm->slots));
     (void)store_dir_release(&jm->w->files, s->ckpt);   /* it holds its own references now */
-    for (uint32_t i = 0; i < jm->slots_count; i++) {          /* subsume older pending ones */
-        rt_slot *o = &jm->slots[i];
-        if (o->ckpt != 0 && !o->complete && o->ckpt < s->ckpt) {
-            jm->w->stats.subsumed++;
-            REACHED(jm->w, CKPT_SUBSUMED);
-            abort_ckpt(jm, o, PIPE_CKPT_SUBSUMED);
-        }
-    }
-    notify_all(jm, MSG_COMPLETE, s->ckpt);
+}
+
+/* Checkpoint s is complete: the rules subsume the older pending ones
+ * and try the queued requests. */
+static void completed(jm_side *jm, rt_slot *s) {
+    ckr_acts a = { .count = 0 };
+    ckr_complete(&jm->coord.sched, s->ckpt, (int64_t)jm->w->run->now_ns, tasks_ready(jm), &a);
+    reach_dequeued(jm, &a);
+    run_acts(jm, &a);
 }
 
 /* Every acknowledgement is in: with the durable backend the coordinator
@@ -296,7 +418,7 @@ static void maybe_complete(jm_side *jm, rt_slot *s) {
         return;
     }
     if (jm->w->cfg.state.backend != PIPE_BACKEND_DURABLE) {
-        complete(jm, s);
+        completed(jm, s);
         return;
     }
     s->finalizing = true;
@@ -325,7 +447,7 @@ static void metadata_unknown(jm_side *jm, rt_slot *s) {
     if (jm->w->cfg.bug == PIPE_BUG_HA_DISCARD) {  /* deliberate bug */
         discard_own(jm, s);
         jm->w->stats.declined++;
-        abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
+        abort_ckpt(jm, s, CKR_FINALIZE_FAILED, CKR_NO_TASK);
         return;
     }
     deploy_job_fail(jm, PIPE_FAIL_CHECKPOINT_STORE, PIPE_NO_TASK);
@@ -351,7 +473,7 @@ static void metadata_written(jm_side *jm, const sim_event *ev) {
     if (failed) {
         REACHED(jm->w, METADATA_FAILED);
         jm->w->stats.declined++;
-        abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
+        abort_ckpt(jm, s, CKR_FINALIZE_FAILED, CKR_NO_TASK);
         return;
     }
     if (!to_ha) {                                 /* the _metadata file is written: now the pointer */
@@ -363,14 +485,7 @@ static void metadata_written(jm_side *jm, const sim_event *ev) {
         metadata_unknown(jm, s);
         return;
     }
-    complete(jm, s);
-}
-
-void coord_arm_trigger(jm_side *jm, sim_time_ns delay_ns) {
-    rt_coord *co = coord_of(jm);
-    if (!jm->w->cfg.ckpt.enabled || co->trigger_armed) return;
-    co->trigger_armed = true;
-    sim_timer_set(jm->w->run, co->actor, delay_ns, TIMER_TRIGGER);
+    completed(jm, s);
 }
 
 /* The timer of the earliest deadline among the pending checkpoints, if
@@ -390,23 +505,19 @@ static void arm_timeout(jm_side *jm) {
     sim_timer_set(jm->w->run, co->actor, due > jm->w->run->now_ns ? due - jm->w->run->now_ns : 0, TIMER_TIMEOUT);
 }
 
-/* Pending checkpoints past their deadline are aborted, oldest first. */
+/* Pending checkpoints past their deadline expire, oldest first. */
 static void timeouts(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     co->timeout_armed = false;
-    for (bool again = true; again && co->status == PIPE_RUNNING;) {
-        rt_slot *oldest = NULL;
-        for (uint32_t i = 0; i < jm->slots_count; i++) {
-            rt_slot *s = &jm->slots[i];
-            if (s->ckpt == 0 || s->complete || s->started_ns + jm->w->cfg.ckpt.timeout_ns > jm->w->run->now_ns) continue;
-            if (oldest == NULL || s->ckpt < oldest->ckpt) oldest = s;
-        }
-        again = oldest != NULL;
-        if (!again) break;
-        jm->w->stats.timed_out++;
-        REACHED(jm->w, CKPT_TIMED_OUT);
-        abort_ckpt(jm, oldest, PIPE_CKPT_TIMED_OUT);
-    }
+    if (co->status != PIPE_RUNNING) return;
+    int64_t now = (int64_t)jm->w->run->now_ns;
+    uint32_t expiring = 0;
+    for (uint32_t i = 0; i < co->sched.pending_count; i++) expiring += co->sched.pending[i].started + co->sched.cfg.timeout <= now;
+    jm->w->stats.timed_out += expiring;
+    if (expiring > 0) REACHED(jm->w, CKPT_TIMED_OUT);
+    ckr_acts a = { .count = 0 };
+    ckr_expire(&co->sched, now, tasks_ready(jm), &a);
+    run_acts(jm, &a);
     arm_timeout(jm);
 }
 
@@ -450,34 +561,29 @@ static void trigger_tasks(jm_side *jm, rt_slot *s) {
     }
 }
 
-static void trigger(jm_side *jm) {
+/* The periodic trigger armed as gen fired (CheckpointCoordinator's
+ * ScheduledTrigger): a request for the rules. */
+static void fire(jm_side *jm, uint32_t gen) {
     rt_coord *co = coord_of(jm);
-    const pipe_ckpt_cfg *cc = &jm->w->cfg.ckpt;
-    co->trigger_armed = false;
-    /* Re-armed on restart; while regions restart their tasks could not
-     * take a trigger (Flink: not all required tasks are running). */
-    if (co->status != PIPE_RUNNING || co->region_restart || co->finished_count == co->active_count) return;
-    if (cc->finished_tasks_off && co->finished_count > 0) {   /* Flink < 1.14: not every task runs, no checkpoint */
-        REACHED(jm->w, TRIGGER_SKIP_FINISHED);
-        return;
-    }
+    if (co->status == PIPE_FINISHED || co->status == PIPE_FAILED) return;
+    uint32_t queued = co->sched.queued;
+    ckr_acts a = { .count = 0 };
+    ckr_fire(&co->sched, (int64_t)jm->w->run->now_ns, gen, tasks_ready(jm), &a);
+    if (co->sched.queued > queued) REACHED(jm->w, TRIGGER_MAX_CONCURRENT);   /* it waits in the queue */
+    run_acts(jm, &a);
+}
+
+/* The rules triggered checkpoint id: a slot takes it, the tasks that
+ * start it are told. */
+static void start_ckpt(jm_side *jm, uint64_t id) {
+    rt_coord *co = coord_of(jm);
     sim_time_ns now = jm->w->run->now_ns;
-    if (jm->w->stats.completed > 0 && now < co->last_completed_ns + cc->min_pause_ns) {
-        REACHED(jm->w, TRIGGER_MIN_PAUSE);
-        coord_arm_trigger(jm, co->last_completed_ns + cc->min_pause_ns - now);   /* min pause after a completion */
-        return;
-    }
-    if (co->pending >= cc->max_concurrent) {
-        REACHED(jm->w, TRIGGER_MAX_CONCURRENT);
-        coord_arm_trigger(jm, cc->interval_ns);
-        return;
-    }
     rt_slot *s = NULL;
     for (uint32_t i = 0; i < jm->slots_count && s == NULL; i++) {
         if (jm->slots[i].ckpt == 0) s = &jm->slots[i];
     }
     SIM_ASSERT(s != NULL);                       /* slots = retained + concurrent + 1 */
-    s->ckpt = co->next_ckpt++;
+    s->ckpt = id;
     s->complete = false;
     s->started_ns = now;
     s->acks = 0;
@@ -487,8 +593,7 @@ static void trigger(jm_side *jm) {
         s->splits[part] = co->assigned[part] ? SPLIT_ASSIGNED : SPLIT_FREE;
         s->offsets[part] = 0;
     }
-    if (co->pending > 0) REACHED(jm->w, CKPT_CONCURRENT);
-    co->pending++;
+    if (co->sched.pending_count > 1) REACHED(jm->w, CKPT_CONCURRENT);
     jm->w->stats.triggered++;
     jm_note(jm, PIPE_EV_CKPT_START, PIPE_NO_TASK, co->finished_count > 0 ? inner_starts(jm) : 0, s->ckpt);
     if (jm->history_count < PIPE_HISTORY_MAX && s->ckpt == jm->history_count + 1) {
@@ -496,7 +601,6 @@ static void trigger(jm_side *jm) {
     }
     trigger_tasks(jm, s);
     arm_timeout(jm);
-    coord_arm_trigger(jm, cc->interval_ns);
 }
 
 
@@ -551,13 +655,20 @@ static bool feeds_running(const jm_side *jm, uint32_t t) {
 static void unseen_by_finished(jm_side *jm, uint32_t task, uint64_t seen) {
     if (jm->w->cfg.bug == PIPE_BUG_NO_FINAL_CHECKPOINT || jm->w->cfg.ckpt.finished_tasks_off) return;
     bool stranded = feeds_running(jm, task);
-    for (uint32_t i = 0; i < jm->slots_count; i++) {
-        rt_slot *s = &jm->slots[i];
-        if (s->ckpt == 0 || s->complete || s->ckpt <= seen) continue;
+    /* The checkpoints pending now: one a queued request triggers meanwhile
+     * knows the task finished (trigger_tasks acknowledged for it). */
+    uint64_t ids[CKR_PENDING_MAX];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < jm->coord.sched.pending_count; i++) {
+        if (jm->coord.sched.pending[i].id > seen) ids[n++] = jm->coord.sched.pending[i].id;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        rt_slot *s = coord_pending_slot(jm, ids[k]);
+        if (s == NULL) continue;                  /* subsumed or aborted by an earlier one of these */
         if (stranded) {
             REACHED(jm->w, CKPT_TASK_FINISHED);
             jm->w->stats.aborted_task_finished++;
-            abort_ckpt(jm, s, PIPE_CKPT_TASK_FINISHED);
+            abort_ckpt(jm, s, CKR_TASK_CLOSING, CKR_NO_TASK);
             continue;
         }
         ack_finished(jm, s, task);
@@ -613,7 +724,8 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         if (s == NULL) break;
         REACHED(jm->w, CKPT_DECLINED);
         jm->w->stats.declined++;
-        abort_ckpt(jm, s, PIPE_CKPT_DECLINED);
+        SIM_ASSERT(payload != NULL);
+        abort_ckpt(jm, s, (ckr_why)((const msg_decline *)payload)->why, task);
         break;
     case MSG_FAILED:
         co->report_epoch = epoch;
@@ -670,8 +782,8 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
         break;
     }
     case SIM_EV_TIMER:
-        if (ev->msg.a == TIMER_TRIGGER) {
-            trigger(jm);
+        if ((ev->msg.a & 0xffffffffu) == TIMER_TRIGGER) {
+            fire(jm, (uint32_t)(ev->msg.a >> 32));
         } else if (ev->msg.a == TIMER_TIMEOUT) {
             timeouts(jm);
         } else {

@@ -245,7 +245,7 @@ static void assign_all(jm_side *jm) {
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         if (coord_vertex_of(jm, t)->kind != JOB_SOURCE || !co->restarting[t] || !jm_active(jm, t)) continue;
         send_assign(jm, t);
-        co->assign_pending[t] = co->next_ckpt;    /* checkpoints from this id on wait for its ack */
+        co->assign_pending[t] = co->sched.next_id;    /* checkpoints from this id on wait for its ack */
         any = true;
     }
     /* An operator event is an RPC with an answer: none within
@@ -384,7 +384,7 @@ static void deploy_all(jm_side *jm) {
     assign_all(jm);
     memset(co->restarting, 0, n);
     arm_deploy_retry(jm);
-    coord_arm_trigger(jm, jm->w->cfg.ckpt.interval_ns);
+    coord_start_scheduler(jm);                    /* the job (again) RUNNING: the periodic scheduler starts */
 }
 
 /* Whether task t runs in the attempt a pending restart deploys: a
@@ -499,7 +499,7 @@ static void drop_pending(jm_side *jm) {
     for (uint32_t i = 0; i < jm->slots_count; i++) {
         if (jm->slots[i].ckpt != 0 && !jm->slots[i].complete) {
             REACHED(jm->w, PENDING_LOST);
-            coord_history_end(jm, jm->slots[i].ckpt, PIPE_CKPT_JOB_FAILED);
+            coord_history_end(jm, jm->slots[i].ckpt, PIPE_CKPT_JOB_FAILED, CKR_SUSPEND);
             tell_survivors(jm, jm->slots[i].ckpt);
             if (i != keep) coord_free_slot(jm, &jm->slots[i]);
             jm->w->stats.aborted++;
@@ -511,7 +511,7 @@ static void drop_pending(jm_side *jm) {
         jm->slots[keep].finalizing = false;
         coord_retain(jm, keep);
     }
-    jm->coord.pending = 0;
+    coord_stop_scheduler(jm);                     /* the job left RUNNING: Flink stops the periodic scheduler */
 }
 
 /* Read the completed-checkpoint store back (its metadata: a size that
@@ -800,7 +800,6 @@ void deploy_failover(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     const job *j = world_job(jm->w);
     jm->w->stats.failovers++;
-    co->trigger_armed = false;
     co->timeout_armed = false;                   /* its timer died with the old process */
     co->deploy_armed = false;
     co->epoch++;
@@ -810,14 +809,15 @@ void deploy_failover(jm_side *jm) {
     for (uint32_t i = 0; i < jm->slots_count; i++) {
         rt_slot *s = &jm->slots[i];
         if (s->ckpt == 0 || s->complete) continue;
-        coord_history_end(jm, s->ckpt, PIPE_CKPT_JOB_FAILED);
+        coord_history_end(jm, s->ckpt, PIPE_CKPT_JOB_FAILED, CKR_SUSPEND);
         coord_free_slot(jm, s);
         jm->w->stats.aborted++;
         jm->w->stats.lost_with_job++;
     }
-    co->pending = 0;
-    /* A new JobMaster starts a new restart strategy: what the old one
-     * counted (attempts, the failure-rate window, the backoff) died with it. */
+    /* A new JobMaster starts a new CheckpointCoordinator (its failure count,
+     * its scheduler; the ids go on, from the store's counter) and a new
+     * restart strategy: what the old ones counted died with them. */
+    coord_rules_init(jm, co->sched.next_id);
     rs_init(&co->strategy);
     memset(co->slot_free, 0, slots_of(jm));
     memset(co->running, 0, j->tasks_count);

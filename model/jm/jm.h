@@ -11,6 +11,7 @@
 
 #include "../proto.h"
 #include "../world.h"
+#include "../flow/ckrules.h"
 
 enum {                               /* the coordinator's timer tags (the tasks' are others) */
     TIMER_TRIGGER = 4,
@@ -93,10 +94,8 @@ typedef struct rt_coord {
     uint32_t    par[JOB_VERTICES_MAX];
     uint32_t    active_count;         /* tasks below their vertex's par */
     sim_time_ns restart_due_ns;
-    uint64_t    next_ckpt;
-    uint32_t    pending;              /* checkpoints in flight */
-    sim_time_ns last_completed_ns;
-    uint32_t    consecutive_failures;
+    ckr         sched;                /* model/flow/ckrules.h: Flink's periodic scheduler, request queue and
+                                         failure manager (pending ids, next id, failures counted) */
     uint64_t    restore_slot;         /* slot index + 1 of the latest completed, 0: none */
     uint64_t    completed_order[PIPE_RETAINED_MAX];   /* slot indices, oldest first */
     bool        recovering;           /* reading the completed-checkpoint store back */
@@ -110,7 +109,6 @@ typedef struct rt_coord {
     uint32_t    sources_running;
     /* restart strategy (this coordinator's: a failover starts a new one) */
     rs_state    strategy;             /* model/flow/restart.h: what it counted of the failures */
-    bool        trigger_armed;
     bool        timeout_armed;        /* one timer for the earliest deadline of the pending checkpoints: a
                                          run of many short checkpoints with a long timeout holds one
                                          event for it, not one per checkpoint */
@@ -152,9 +150,19 @@ rt_slot *coord_pending_slot(jm_side *jm, uint64_t ckpt);    /* NULL unless ckpt 
 const rt_slot *coord_restore(const jm_side *jm);             /* NULL: start from scratch */
 void coord_slot_release(jm_side *jm, rt_slot *s);            /* its files' references go */
 void coord_free_slot(jm_side *jm, rt_slot *s);
-void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end);
+void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end, ckr_why why);
 void coord_retain(jm_side *jm, uint32_t idx);                /* slot idx joins the retained checkpoints */
-void coord_arm_trigger(jm_side *jm, sim_time_ns delay_ns);
+/* The job turned RUNNING (a deployment) / left it (a failure, a rescale,
+ * the end): Flink's CheckpointCoordinatorDeActivator starts and stops the
+ * periodic scheduler. Stopping forgets the pending checkpoints (the
+ * caller ended their slots: drop_pending). */
+void coord_start_scheduler(jm_side *jm);
+void coord_stop_scheduler(jm_side *jm);
+/* A fresh coordinator's rules (a new JobMaster): ids go on from next_id. */
+void coord_rules_init(jm_side *jm, uint64_t next_id);
+/* A duration uniform on [lo, hi], drawn through the choice point from the
+ * coordinator's stream (two draws past 32 bits; bias below span / 2^64). */
+sim_time_ns coord_draw_ns(jm_side *jm, sim_time_ns lo, sim_time_ns hi);
 void coord_forget_finished(jm_side *jm);                     /* a new attempt: no task finished */
 void coord_forget_task(jm_side *jm, uint32_t t);              /* a region restart: t has not finished */
 void coord_drop_unread(jm_side *jm);                         /* the deliberate bug FLINK-7783 */

@@ -232,7 +232,7 @@ static void decline_snap(tm_side *tm, rt_task *t, rt_snap *sn) {
     snap_free(t, sn);
     REACHED(tm->w, DECLINE_SENT);
     tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
-    task_rpc(tm, t, MSG_DECLINE, ckpt);
+    task_decline(tm, t, ckpt, CKR_DECLINED);      /* the snapshot's write failed: counted */
 }
 
 static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
@@ -494,7 +494,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         REACHED(tm->w, DECLINE_SENT);
         tm->w->stats.async_failures++;
         tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
-        task_rpc(tm, t, MSG_DECLINE, ckpt);
+        task_decline(tm, t, ckpt, CKR_DECLINED);
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_CANCEL, ckpt);
         return;
     }

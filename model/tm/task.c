@@ -52,6 +52,12 @@ void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt) {
     task_send_rpc(tm, t, &m, NULL, 0);
 }
 
+void task_decline(tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t why) {
+    sim_msg m = { .type = MSG_DECLINE, .a = ckpt, .b = (t->epoch << 32) | t->id };
+    msg_decline d = { .why = why };
+    task_send_rpc(tm, t, &m, &d, sizeof d);
+}
+
 /* A connection the task needs is gone (a cut or partitioned link refuses
  * the send, or a peer broke it): the task fails, once per incarnation, and
  * the coordinator restarts the job. */
@@ -285,7 +291,7 @@ static void decline(tm_side *tm, rt_task *t, uint64_t ckpt) {
     snap_abort(t, ckpt);
     REACHED(tm->w, DECLINE_SENT);
     tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
-    task_rpc(tm, t, MSG_DECLINE, ckpt);
+    task_decline(tm, t, ckpt, CKR_DECLINED_BY_BARRIERS);   /* subsumed, cancelled or ended: not counted */
 }
 
 /* FINISHED carries the final state's handle: the coordinator acknowledges
@@ -319,6 +325,16 @@ static void finish(tm_side *tm, rt_task *t) {
     task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FINISHED_RETRY);
 }
 
+/* A task whose final checkpoint completed finishes once every input
+ * brought its end of partition: in Flink a task's input processing ends
+ * only at EndOfPartition on every channel, so a task never finishes
+ * before the tasks upstream of it (FLIP-147's finishing steps). */
+static void maybe_finish(tm_side *tm, rt_task *t) {
+    if (!t->final_done || t->finished || t->g.open > 0) return;
+    REACHED(tm->w, FINAL_CHECKPOINT_DONE);
+    finish(tm, t);
+}
+
 /* The end of the task's input (a source read its splits, an operator got
  * end of data or of partition on every input). Without checkpoints after
  * tasks finish (`finished-tasks off`, or no checkpoints) it finishes now.
@@ -336,6 +352,7 @@ static void end_input(tm_side *tm, rt_task *t) {
     emit_event(tm, t, BUF_END_DATA, 0);
     t->ending = true;
     t->final_from = 0;
+    t->final_done = false;
     REACHED(tm->w, INPUT_ENDED);
     tm_note(tm, PIPE_EV_INPUT_ENDED, t, 0, 0);
 }
@@ -812,7 +829,8 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
     }
     carry_out(tm, t, &acts);
     if (kind == BUF_BARRIER) align_check(tm, t);
-    if (t->data_open > 0 || (kind != BUF_END && kind != BUF_END_DATA)) return;
+    if (kind == BUF_END) maybe_finish(tm, t);     /* the last end of partition it waited for */
+    if (t->finished || t->data_open > 0 || (kind != BUF_END && kind != BUF_END_DATA)) return;
     if (!tm->w->event_time) {
         end_input(tm, t);
         return;
@@ -979,6 +997,7 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
     t->finished = false;
     t->ending = false;
     t->final_from = 0;
+    t->final_done = false;
     t->rpc_trigger = 0;
     t->failure_reported = false;
     t->restoring = false;
@@ -1294,8 +1313,8 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         note_notice(tm, t, m->a, true);
         snap_confirmed(tm, t, m->a);
         if (t->ending && !t->finished && t->final_from != 0 && m->a >= t->final_from) {
-            REACHED(tm->w, FINAL_CHECKPOINT_DONE);
-            finish(tm, t);                        /* its final checkpoint completed: it may go */
+            t->final_done = true;                 /* its final checkpoint completed: it may go */
+            maybe_finish(tm, t);
         }
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */

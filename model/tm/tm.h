@@ -311,6 +311,7 @@ typedef struct rt_task {
     uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
     uint64_t          final_from;     /* ending: the first checkpoint it triggered since, 0: none yet */
+    bool              final_done;     /* ending: that checkpoint completed; it finishes once every input ended */
     uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];   /* bit i: input i brought end of data or of partition */
     kstate            state;          /* keyed aggregate, keyed join */
     rt_out_edge       out_edges[JOB_EDGES_MAX];
@@ -451,6 +452,8 @@ static inline void chan_fill_sync(const tm_side *tm, const rt_chan *c) {
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *ev);
 chan_buf *task_buf(rt_chan *c, uint64_t n);
 void task_rpc(tm_side *tm, rt_task *t, uint32_t type, uint64_t ckpt);
+/* Decline ckpt to the coordinator, saying why (a ckr_why). */
+void task_decline(tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t why);
 /* An RPC to the coordinator (data: its payload, or NULL), told to message observers. */
 void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes);
 void task_emit_to(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r);   /* into output `out` */
