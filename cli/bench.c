@@ -167,7 +167,7 @@ static void pipeline_usage(FILE *f) {
             "  --mode M          checkpoint mode (default aligned)\n"
             "  --buffer-timeout-ns B  a partly filled buffer is sent after B ns (default\n"
             "                    100000000: 100 ms, Flink's execution.buffer-timeout;\n"
-            "                    a scenario's default is 1 ms, at which the hash edge's\n"
+            "                    a scenario's default too; at 1 ms the hash edge's\n"
             "                    buffers leave partly full once P is large, so the job\n"
             "                    moves more buffers per record than at a small P)\n"
             "  --warmup W        untimed runs first (default 1; 0: time a cold process)\n"

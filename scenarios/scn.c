@@ -52,6 +52,8 @@ typedef struct pctx {
     uint32_t    topic_size_col[BROKER_TOPICS_MAX];   /* its partitions or records option */
     uint32_t    heartbeat_line, heartbeat_col;   /* the last network statement that set a heartbeat key, 0: none */
     uint32_t    incremental_line, incremental_col;   /* the last `state ... incremental`, 0: none */
+    uint32_t    ckpt_line, ckpt_col;             /* the last `checkpoint` statement (not off), 0: none */
+    bool        interval_set, restart_set;       /* an interval given; a restart statement */
     uint32_t    slots_line, slots_col;           /* the `machines ... slots` that set them, 0: none */
 } pctx;
 
@@ -773,10 +775,17 @@ static bool st_checkpoint(pctx *c) {
     pipe_ckpt_cfg *k = &c->s->cfg.ckpt;
     uint64_t v;
     uint32_t mode_col = 1, timeout_col = 0, concurrent_col = 0;   /* for the checks at the end */
+    bool off = c->i < c->n && is(&c->t[c->i], "off");
+    if (!off) {                                   /* a checkpoint statement turns them on (Flink: an interval does) */
+        k->enabled = true;
+        c->ckpt_line = c->line;
+        c->ckpt_col = c->t[c->i - 1].col;
+    }
     while (more(c)) {
         const tok *o = next(c, "an option");
         if (is(o, "off")) {
             k->enabled = false;
+            c->ckpt_line = 0;
         } else if (is(o, "mode")) {
             const tok *m = next(c, "aligned, at-least-once or unaligned");
             if (m == NULL) return false;
@@ -786,6 +795,7 @@ static bool st_checkpoint(pctx *c) {
             else return unknown(c, m, "checkpoint mode", modes);
             mode_col = m->col;
         } else if (is(o, "interval")) {
+            c->interval_set = true;
             if (!opt_duration(c, &k->interval_ns)) return false;
             if (k->interval_ns == 0) return fail_at(c, o->col, "the interval must be above 0");
         } else if (is(o, "min-pause")) {
@@ -929,6 +939,7 @@ static bool st_restart(pctx *c) {
                                         "jitter", "failover", NULL };
     static const char *const failovers[] = { "region", "full", NULL };
     pipe_restart_cfg *r = &c->s->cfg.restart;
+    c->restart_set = true;
     const tok *k = next(c, "a restart strategy (none, fixed-delay, failure-rate, exponential)");
     if (k == NULL) return false;
     if (is(k, "none")) r->kind = PIPE_RESTART_NONE;
@@ -1640,8 +1651,22 @@ static bool finish_windows(pctx *c) {
     return fail_on(c, c->vertex_at[v].line, c->vertex_at[v].col[JOB_FIELD_KIND], "%s", msg);
 }
 
+/* Flink's defaults that depend on the whole file: checkpoints need an
+ * interval (execution.checkpointing.interval has no default); with no
+ * restart statement, the strategy is exponential delay with checkpoints
+ * and none without (RestartBackoffTimeStrategyFactoryLoader, 1.19+). */
+static bool finish_flink_defaults(pctx *c) {
+    pipe_cfg *g = &c->s->cfg;
+    if (g->ckpt.enabled && !c->interval_set) {
+        return fail_on(c, c->ckpt_line, c->ckpt_col, "checkpoints need an interval (Flink's "
+                       "execution.checkpointing.interval has no default; 'checkpoint off' turns them off)");
+    }
+    if (!c->restart_set && !g->ckpt.enabled) g->restart.kind = PIPE_RESTART_NONE;
+    return true;
+}
+
 static bool finish(pctx *c) {
-    return finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c) &&
+    return finish_flink_defaults(c) && finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c) &&
            finish_slots(c) && finish_windows(c) && finish_rescales(c);   /* pipe_create checks the rest */
 }
 
@@ -1656,10 +1681,23 @@ bool scn_parse_duration(const char *text, sim_time_ns *out, char *err, size_t er
     return duration(&c, &t, out);
 }
 
+void scn_flink_defaults(pipe_cfg *g) {
+    g->ckpt.enabled = false;                      /* until a checkpoint statement */
+    g->ckpt.timeout_ns = 600 * SIM_NS_PER_S;      /* execution.checkpointing.timeout: 10 min */
+    g->restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_EXPONENTIAL, .failover = PIPE_FAILOVER_REGION,
+                                     .attempts = 1, .delay_ns = SIM_NS_PER_S,          /* fixed-delay: 1, 1 s */
+                                     .max_failures = 1, .interval_ns = 60 * SIM_NS_PER_S,   /* failure-rate: 1 per 1 min */
+                                     .initial_ns = SIM_NS_PER_S, .max_ns = 60 * SIM_NS_PER_S, .multiplier_milli = 1500,
+                                     .reset_ns = 3600 * SIM_NS_PER_S, .jitter_milli = 100,
+                                     .attempts_before_reset = RS_UNLIMITED };
+    g->buffer_timeout_ns = 100 * SIM_NS_PER_MS;  /* execution.buffer-timeout: 100 ms */
+}
+
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes) {
     memset(s, 0, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
     pipe_cfg_init(&s->cfg, 1);
+    scn_flink_defaults(&s->cfg);
     pctx c = { .s = s, .path = s->path, .err = err, .err_bytes = err_bytes };
     size_t pos = 0;
     while (pos < len) {
@@ -2410,7 +2448,6 @@ static void write_settings(const scn *s, FILE *f) {
     static const char *const modes[] = { "", "aligned", "at-least-once", "unaligned" };
     const pipe_cfg *c = &s->cfg;
     char d1[32], d2[32], d3[32], d4[32], b1[32], b2[32];
-    if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");
     fprintf(f, "checkpoint mode %s interval %s min-pause %s timeout %s max-concurrent %u tolerable %u retained %u%s",
             modes[c->ckpt.mode], dur(d1, sizeof d1, c->ckpt.interval_ns), dur(d2, sizeof d2, c->ckpt.min_pause_ns),
             dur(d3, sizeof d3, c->ckpt.timeout_ns), c->ckpt.max_concurrent, c->ckpt.tolerable_failures,
@@ -2418,6 +2455,7 @@ static void write_settings(const scn *s, FILE *f) {
     if (c->ckpt.finished_tasks_off) fprintf(f, " finished-tasks off");
     if (c->ckpt.alignment_timeout_ns > 0) fprintf(f, " alignment-timeout %s", dur(d1, sizeof d1, c->ckpt.alignment_timeout_ns));
     fprintf(f, "\n");
+    if (!c->ckpt.enabled) fprintf(f, "checkpoint off\n");   /* after: a checkpoint statement turns them on */
     const pipe_state_cfg *st = &c->state;
     fprintf(f, "state backend %s %s %s full-every %u sync-cost %s store-latency %s store-bandwidth %s "
             "memory-latency %s memory-bandwidth %s\n",

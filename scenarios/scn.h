@@ -145,6 +145,12 @@ typedef struct scn {
 } scn;
 
 bool scn_load(scn *s, const char *path, char *err, size_t err_bytes);
+/* The scenario language's defaults, Flink's (scenarios/README.md lists
+ * each with its Flink key): checkpoints off until a checkpoint statement,
+ * a 10 min timeout, exponential-delay restarts as Flink 1.19+ (none without
+ * checkpoints), a strategy's options at Flink's defaults, a 100 ms buffer
+ * timeout. The C API's pipe_cfg_init keeps absim's own. */
+void scn_flink_defaults(pipe_cfg *g);
 bool scn_parse(scn *s, const char *path, const char *text, size_t len, char *err, size_t err_bytes);
 
 /* Swarm testing: append a fault profile drawn for `seed` (which kinds are

@@ -113,11 +113,11 @@ check "run: an unknown topic names its column and the nearest topic" 2 \
 check "run: a missing file" 2 "/nonexistent.scn: cannot open" "$absim" run /nonexistent.scn
 { cat scenarios/faults/crash-machine.scn; printf 'fault at 20ms lose rpc dploy agg[1] 100%% for 10ms\n'; } > "$bad"
 check "run: an unknown RPC kind names its line and column and lists the kinds" 2 \
-    "$bad:31:24: unknown RPC kind 'dploy' (did you mean 'deploy'? expected a task, as agg[1], or one of the kinds: deploy, cancel," \
+    "$bad:34:24: unknown RPC kind 'dploy' (did you mean 'deploy'? expected a task, as agg[1], or one of the kinds: deploy, cancel," \
     "$absim" run "$bad"
 { cat scenarios/faults/crash-machine.scn; printf 'network heartbeat-interval 10ms heartbeat-timeout 10ms\n'; } > "$bad"
 check "run: a heartbeat timeout within its interval names the network statement" 2 \
-    "$bad:31:33: network: heartbeat-timeout 10ms must be longer than heartbeat-interval 10ms plus a round trip" \
+    "$bad:34:33: network: heartbeat-timeout 10ms must be longer than heartbeat-interval 10ms plus a round trip" \
     "$absim" run "$bad"
 check "run: a paused machine's zombies are fenced and the summary says so" 0 \
     "fencing: 26 messages of old attempts or connections dropped (8 data at tasks, 18 RPCs)" \
@@ -516,9 +516,9 @@ check "run --json: failures is a list, an unfired fault each (not joined)" 0 "li
     run_failures scenarios/faults/snapshot-and-commit-points.scn --bug no-alignment --faults random --seed 1
 cp scenarios/faults/crash-machine.scn "$bad.many"
 for i in $(seq 20); do echo "expect checkpoints == 100$i" >> "$bad.many"; done
-check "run --json: the first 16 failures are listed, the others counted" 0 "listed 16 dropped 4 last: $bad.many:46: expectation failed: checkpoints == 10016 (got 11)" \
+check "run --json: the first 16 failures are listed, the others counted" 0 "listed 16 dropped 4 last: $bad.many:49: expectation failed: checkpoints == 10016 (got 11)" \
     run_failures "$bad.many"
-check "run: the summary prints every failure, past the list's limit too" 1 "$bad.many:50: expectation failed: checkpoints == 10020 (got 11)" \
+check "run: the summary prints every failure, past the list's limit too" 1 "$bad.many:53: expectation failed: checkpoints == 10020 (got 11)" \
     "$absim" run "$bad.many"
 check "run: each fault that never fired is a line of its own" 1 "$(printf 'the job ended at 204.761ms)\nscenarios/faults/snapshot-and-commit-points.scn:33: fault when')" \
     "$absim" run scenarios/faults/snapshot-and-commit-points.scn --bug no-alignment --faults random --seed 1

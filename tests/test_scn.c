@@ -29,6 +29,49 @@ static char *written(const scn *s) {
 #define JOB "vertex src source parallelism 2\nvertex agg keyed-aggregate parallelism 2\nvertex out sink\n" \
             "edge src -> agg hash\nedge agg -> out rebalance\n"
 
+/* The language's defaults are Flink's (1.19 to 2.x): with no restart
+ * statement, exponential delay with every option at its default when
+ * checkpoints are on, none when off
+ * (RestartBackoffTimeStrategyFactoryLoaderTest#testNoStrategySpecifiedWhenCheckpointingEnabled
+ * and #testNoStrategySpecifiedWhenCheckpointingDisabled); a strategy's
+ * options at RestartStrategyOptions' defaults; checkpoints off without a
+ * statement, an interval required, a 10 min timeout
+ * (execution.checkpointing.*), a 100 ms buffer timeout. */
+static void test_scn_defaults_are_flinks(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB), "ok");
+    assert_false(s_.cfg.ckpt.enabled);
+    assert_int_equal(s_.cfg.restart.kind, PIPE_RESTART_NONE);
+    assert_int_equal(s_.cfg.buffer_timeout_ns, 100 * SIM_NS_PER_MS);
+    assert_string_equal(parse(JOB "checkpoint mode aligned\n"),
+                        "t.scn:6:1: checkpoints need an interval (Flink's execution.checkpointing.interval has no "
+                        "default; 'checkpoint off' turns them off)");
+    assert_string_equal(parse(JOB "checkpoint interval 10ms\n"), "ok");
+    const pipe_cfg *c = &s_.cfg;
+    assert_true(c->ckpt.enabled);
+    assert_int_equal(c->ckpt.timeout_ns, 600 * SIM_NS_PER_S);
+    assert_int_equal(c->ckpt.max_concurrent, 1);
+    assert_int_equal(c->ckpt.tolerable_failures, 0);
+    assert_int_equal(c->ckpt.min_pause_ns, 0);
+    assert_int_equal(c->restart.kind, PIPE_RESTART_EXPONENTIAL);
+    assert_int_equal(c->restart.initial_ns, SIM_NS_PER_S);
+    assert_int_equal(c->restart.max_ns, 60 * SIM_NS_PER_S);
+    assert_int_equal(c->restart.multiplier_milli, 1500);
+    assert_int_equal(c->restart.reset_ns, 3600 * SIM_NS_PER_S);
+    assert_int_equal(c->restart.jitter_milli, 100);
+    assert_int_equal(c->restart.attempts_before_reset, RS_UNLIMITED);
+    assert_string_equal(parse(JOB "checkpoint interval 10ms\nrestart fixed-delay\n"), "ok");
+    assert_int_equal(s_.cfg.restart.attempts, 1);
+    assert_int_equal(s_.cfg.restart.delay_ns, SIM_NS_PER_S);
+    assert_string_equal(parse(JOB "checkpoint interval 10ms\nrestart failure-rate\n"), "ok");
+    assert_int_equal(s_.cfg.restart.max_failures, 1);
+    assert_int_equal(s_.cfg.restart.interval_ns, 60 * SIM_NS_PER_S);
+    assert_int_equal(s_.cfg.restart.delay_ns, SIM_NS_PER_S);
+    assert_string_equal(parse(JOB "checkpoint interval 10ms\ncheckpoint off\n"), "ok");   /* off wins, no interval asked */
+    assert_false(s_.cfg.ckpt.enabled);
+    assert_int_equal(s_.cfg.restart.kind, PIPE_RESTART_NONE);
+}
+
 static void test_scn_reads_every_statement_with_units(void **state) {
     (void)state;
     assert_string_equal(parse(
@@ -219,7 +262,7 @@ static void test_scn_job_errors_name_the_statement_that_causes_them(void **state
 static void test_scn_accepted_jobs_at_the_limits_are_accepted_by_pipe_create(void **state) {
     (void)state;
     static const char *const ok[] = {
-        JOB "checkpoint mode aligned alignment-timeout 5ms max-concurrent 1\n",
+        JOB "checkpoint mode aligned alignment-timeout 5ms max-concurrent 1 interval 100ms\n",
         "broker partitions 2\nvertex a source parallelism 2\nvertex out sink\nedge a -> out rebalance\n",
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -316,7 +359,7 @@ static void test_scn_reads_state_modes_sinks_faults_and_expectations(void **stat
     assert_int_equal(s_.expects[0].value, 2500 * SIM_NS_PER_US);
     assert_string_equal(scn_expect_text(&s_.expects[0], text, sizeof text), "duration < 2.5ms");
 
-    assert_string_equal(parse(JOB "checkpoint mode aligned alignment-timeout 20ms\nstate backend memory async full\n"), "ok");
+    assert_string_equal(parse(JOB "checkpoint mode aligned alignment-timeout 20ms interval 100ms\nstate backend memory async full\n"), "ok");
     assert_int_equal(s_.cfg.ckpt.mode, PIPE_ALIGNED);
     assert_int_equal(s_.cfg.ckpt.alignment_timeout_ns, 20 * SIM_NS_PER_MS);
     assert_int_equal(s_.cfg.state.backend, PIPE_BACKEND_MEMORY);
@@ -698,7 +741,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
         "fault when agg[1] aligning 3 crash machine 0 for 1ms\n"
         "fault when checkpoint 4 completes after 2ms cut link m[1] -> agg[0] for 1ms\n"
         "vertex out2 sink parallelism 2 output two-phase-commit\nedge agg -> out2 forward\n"
-        "checkpoint mode aligned alignment-timeout 15ms max-concurrent 1\n"
+        "checkpoint mode aligned alignment-timeout 15ms max-concurrent 1 interval 100ms\n"
         "state backend durable sync incremental full-every 7 sync-cost 3us store-latency 4ms store-bandwidth 50MiB/s\n"
         "state memory-latency 1ms memory-bandwidth 3Gbit/s\n"
         "fault at 7s crash coordinator for 50ms\nfault at 8s crash coordinator\n"
@@ -723,7 +766,7 @@ static void test_scn_write_round_trips_through_the_reader(void **state) {
     fclose(f);
     assert_string_equal(first, second);
     assert_non_null(strstr(first, "fault at 6s lose rpc out[0] 12.5% for 1s\n"));
-    assert_non_null(strstr(first, " reset 60s jitter 0.000 failover full\n"));   /* region, the default, goes unsaid */
+    assert_non_null(strstr(first, " reset 60s jitter 0.100 failover full\n"));   /* Flink's jitter unsaid; region, the default, too */
     assert_non_null(strstr(first, "expect restarted-tasks == 4\nexpect records-read >= 100\n"));
     assert_non_null(strstr(first, "bounds time 120s events "));   /* durations and bandwidths in human units */
     assert_null(strstr(first, "000ns"));
@@ -1458,10 +1501,10 @@ static void test_scn_unfired_reports_a_point_never_reached(void **state) {
     (void)state;
     char why[1024], want[1024], end[32];
     sim_time_ns end_ns;
-    assert_int_equal(unfired_of(JOB_WIDE "checkpoint mode aligned\nfault when x[1] aligning 2 crash task b[0]\n", why,
+    assert_int_equal(unfired_of(JOB_WIDE "checkpoint mode aligned\nfault when x[1] aligning 2 crash task b[0]\nchannels buffer-timeout 1ms\n", why,
                                 sizeof why, &end_ns), 0);
     assert_true(arm_.reached[0]);
-    assert_int_equal(unfired_of(JOB_WIDE "checkpoint mode unaligned\nfault when x[1] aligning 2 crash task b[0]\n", why,
+    assert_int_equal(unfired_of(JOB_WIDE "checkpoint mode unaligned\nfault when x[1] aligning 2 crash task b[0]\nchannels buffer-timeout 1ms\n", why,
                                 sizeof why, &end_ns), 1);
     assert_false(arm_.reached[0]);
     snprintf(want, sizeof want, "t.scn:13: fault when x[1] aligning 2 crash task b[0] never fired (the point was never "
@@ -1635,10 +1678,10 @@ static void test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be(void *
     assert_string_equal(parse("vertex src source parallelism 2\nvertex m map parallelism 2\nvertex out sink\n"
                               "edge src -> m forward\nedge m -> out rebalance\nfault at 10ms rescale m to 3\n"),
                         "t.scn:6:15: m: a rescaled vertex takes no forward edge (src -> m forward needs equal parallelism)");
-    assert_string_equal(parse(JOB "checkpoint mode unaligned\nfault at 10ms rescale agg to 3\n"),
+    assert_string_equal(parse(JOB "checkpoint mode unaligned interval 100ms\nfault at 10ms rescale agg to 3\n"),
                         "t.scn:7:15: rescaling needs aligned checkpoints without an alignment timeout: those hold "
                         "channel state, and redistributing channel state is not modelled");
-    assert_string_equal(parse(JOB "checkpoint alignment-timeout 2ms\nfault at 10ms rescale agg to 3\n"),
+    assert_string_equal(parse(JOB "checkpoint alignment-timeout 2ms interval 100ms\nfault at 10ms rescale agg to 3\n"),
                         "t.scn:7:15: rescaling needs aligned checkpoints without an alignment timeout: those hold "
                         "channel state, and redistributing channel state is not modelled");
     assert_string_equal(parse("vertex src source parallelism 2\nvertex agg keyed-aggregate parallelism 2 max-parallelism 4\n"
@@ -1658,6 +1701,7 @@ static void test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be(void *
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scn_defaults_are_flinks),
         cmocka_unit_test(test_scn_reads_every_statement_with_units),
         cmocka_unit_test(test_scn_errors_name_file_line_column_and_suggest),
         cmocka_unit_test(test_scn_job_errors_name_the_statement_that_causes_them),
