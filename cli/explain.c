@@ -448,7 +448,9 @@ static void tell(narrator *n, const pipe_event *e) {
         if (n->txn_ns[e->task] == e->at_ns) break;   /* a restore's: its transactions were told one by one */
         if (e->ckpt == UINT64_MAX) {              /* the job's end (END): what is left */
             say(n, e->at_ns, e->task, "committed its transactions that were left, as the job ends: their output is "
-                "visible now");
+                "visible now%s", n->s->cfg.ckpt.finished_tasks_off
+                                     ? " (absim's end-of-job commit: Flink without FLIP-147 never committed this data)"
+                                     : "");
             break;
         }
         say(n, e->at_ns, e->task, "committed the pre-committed transactions up to checkpoint %" PRIu64 ": their output is "
