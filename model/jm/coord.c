@@ -285,6 +285,9 @@ static void run_acts(jm_side *jm, const ckr_acts *a) {
             if (x->why == CKR_SUBSUMED) {
                 jm->w->stats.subsumed++;
                 REACHED(jm->w, CKPT_SUBSUMED);
+            } else if (x->why == CKR_EXPIRED) {
+                jm->w->stats.timed_out++;
+                REACHED(jm->w, CKPT_TIMED_OUT);
             }
             end_slot(jm, s, x->why);
             break;
@@ -493,16 +496,11 @@ static void metadata_written(jm_side *jm, const sim_event *ev) {
 static void arm_timeout(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     if (co->timeout_armed || co->status != PIPE_RUNNING) return;   /* a restart drops what is pending */
-    sim_time_ns due = SIM_TIME_NS_MAX;
-    for (uint32_t i = 0; i < jm->slots_count; i++) {
-        const rt_slot *s = &jm->slots[i];
-        if (s->ckpt == 0 || s->complete) continue;
-        sim_time_ns d = s->started_ns + jm->w->cfg.ckpt.timeout_ns;
-        if (d < due) due = d;
-    }
-    if (due == SIM_TIME_NS_MAX) return;
+    int64_t due = ckr_next_deadline(&co->sched);
+    if (due == INT64_MAX) return;
     co->timeout_armed = true;
-    sim_timer_set(jm->w->run, co->actor, due > jm->w->run->now_ns ? due - jm->w->run->now_ns : 0, TIMER_TIMEOUT);
+    sim_time_ns now = jm->w->run->now_ns;
+    sim_timer_set(jm->w->run, co->actor, (sim_time_ns)due > now ? (sim_time_ns)due - now : 0, TIMER_TIMEOUT);
 }
 
 /* Pending checkpoints past their deadline expire, oldest first. */
@@ -510,13 +508,8 @@ static void timeouts(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     co->timeout_armed = false;
     if (co->status != PIPE_RUNNING) return;
-    int64_t now = (int64_t)jm->w->run->now_ns;
-    uint32_t expiring = 0;
-    for (uint32_t i = 0; i < co->sched.pending_count; i++) expiring += co->sched.pending[i].started + co->sched.cfg.timeout <= now;
-    jm->w->stats.timed_out += expiring;
-    if (expiring > 0) REACHED(jm->w, CKPT_TIMED_OUT);
     ckr_acts a = { .count = 0 };
-    ckr_expire(&co->sched, now, tasks_ready(jm), &a);
+    ckr_expire(&co->sched, (int64_t)jm->w->run->now_ns, tasks_ready(jm), &a);
     run_acts(jm, &a);
     arm_timeout(jm);
 }

@@ -73,23 +73,10 @@ static uint32_t part_reader(const jm_side *jm, uint32_t part) {
 static uint64_t restart_tag(const jm_side *jm) { return jm->coord.epoch << 32 | TIMER_RESTART; }
 
 /* The jitter of an exponential backoff, uniform on [-off, off], drawn
- * through the choice point from the coordinator's stream; a span past
- * 32 bits (a backoff of minutes in ns) takes two draws (its bias is below
- * span / 2^64). */
+ * through the choice point from the coordinator's stream. */
 static int64_t draw_jitter(void *ctx, int64_t base, int64_t off) {
-    jm_side *jm = ctx;
     (void)base;
-    sim_run *run = jm->w->run;
-    rng *stream = &run->actors[jm->coord.actor].rng;
-    uint64_t span = 2 * (uint64_t)off + 1;
-    uint64_t v;
-    if (span <= UINT32_MAX) {
-        v = sim_choose(run, stream, SIM_CHOICE_DELAY, (uint32_t)span);
-    } else {
-        uint64_t hi = sim_choose(run, stream, SIM_CHOICE_DELAY, 0);
-        v = (hi << 32 | sim_choose(run, stream, SIM_CHOICE_DELAY, 0)) % span;
-    }
-    return (int64_t)v - off;
+    return (int64_t)coord_draw_ns(ctx, 0, 2 * (sim_time_ns)off) - off;
 }
 
 /* The restart strategy's decision on a failure now (Flink's
