@@ -73,8 +73,7 @@ const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t
 static uint32_t vertex_keys(const pipe_cfg *cfg, uint32_t v) {
     const job_vertex *x = &cfg->graph.vertices[v];
     uint64_t keys = broker_cfg_keys(&cfg->broker);
-    if (x->kind == JOB_WINDOW)                    /* contents, timer and possibly late per window, and late */
-        return (uint32_t)(keys * (3 * win_count(x, broker_cfg_event_end(&cfg->broker)) + 1));
+    if (x->kind == JOB_WINDOW) return (uint32_t)pipe_window_vertex_entries(cfg, v);   /* bounded by the reader */
     return (uint32_t)(keys * (x->kind == JOB_KEYED_JOIN ? 2 : 1));
 }
 
@@ -155,7 +154,9 @@ uint64_t check_records(const kstate *s) {
 }
 
 /* The bound counts from the moment the faults settled (T: every window
- * closed and everything it slowed finished, fault_settled()), so no term
+ * closed and everything it slowed finished, fault_settled(), and, since
+ * live.c takes them in, a doomed checkpoint's expiry and a failure's
+ * restart delay; the terms below still allow for both), so no term
  * stands for a fault's own duration or after-effect: a store slowed 20x
  * keeps its FIFO busy with the writes issued inside the window (a dead
  * attempt's too: the device's work is not withdrawn) for tens of ms after

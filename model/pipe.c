@@ -150,6 +150,34 @@ static const char *check_sources(const pipe_cfg *c, char *err, size_t n) {
     return NULL;
 }
 
+static void plan_routed(const pipe_cfg *cfg, uint32_t v, uint32_t max_parallelism, uint64_t keys, uint32_t *routed);
+static uint64_t window_entries(const pipe_cfg *cfg, const job_vertex *x, uint64_t routed);
+
+/* The most map entries a subtask of window vertex v may need, over the
+ * parallelisms the schedule gives it: what plan_keys sizes its map for,
+ * so a job this passes never finds its map short (keys do not divide
+ * evenly: the subtask with the most decides). */
+static uint64_t window_entries_max(const pipe_cfg *c, uint32_t v) {
+    const job_vertex *x = &c->graph.vertices[v];    /* every entry is keyed by the record's key (task_owner) */
+    uint32_t routed[JOB_PARALLELISM_MAX] = { 0 };
+    uint64_t most = 0;
+    plan_routed(c, v, job_max_parallelism(x), broker_cfg_keys(&c->broker), routed);
+    for (uint32_t s = 0; s < JOB_PARALLELISM_MAX; s++) {
+        uint64_t n = window_entries(c, x, routed[s]);
+        if (n > most) most = n;
+    }
+    return most;
+}
+
+uint64_t pipe_window_vertex_entries(const pipe_cfg *c, uint32_t v) {
+    const job_vertex *x = &c->graph.vertices[v];
+    SIM_ASSERT(x->kind == JOB_WINDOW);
+    uint64_t keys = broker_cfg_keys(&c->broker);
+    uint64_t every = keys * (3 * win_count(x, broker_cfg_event_end(&c->broker)) + 1);
+    uint64_t touched = 3 * broker_cfg_records(&c->broker) * win_per_record(x) + keys;
+    return touched < every ? touched : every;
+}
+
 const char *pipe_window_problem(const pipe_cfg *c, uint32_t *vertex, char *err, size_t n) {
 #define BAD(...) return *vertex = v, snprintf(err, n, __VA_ARGS__), err
     sim_time_ns end = broker_cfg_event_end(&c->broker);
@@ -161,10 +189,15 @@ const char *pipe_window_problem(const pipe_cfg *c, uint32_t *vertex, char *err, 
         if (windows >= WIN_INDEX_MAX)
             BAD("window %s: the input's event times span %llu windows, more than 2^28 (a longer slide)", x->name,
                 (unsigned long long)windows);
-        if (keys * (2 * windows + 1) / x->parallelism > KSTATE_CAPACITY_MAX / 2)
+        if (window_entries_max(c, v) > KSTATE_CAPACITY_MAX / 2)
             BAD("window %s: %llu keys in %llu windows need more state than a task's map holds (2^23 entries): "
                 "fewer keys, a longer slide or more parallelism", x->name, (unsigned long long)keys,
                 (unsigned long long)windows);
+        if (pipe_window_vertex_entries(c, v) > KSTATE_CAPACITY_MAX / 2)
+            BAD("window %s: its whole state (%llu keys in %llu windows, %llu records) needs more than a map holds "
+                "(2^23 entries; the checkers fold it in one): fewer keys or records, or a longer slide", x->name,
+                (unsigned long long)keys, (unsigned long long)windows,
+                (unsigned long long)broker_cfg_records(&c->broker));
         slots += keys * windows;
         if (slots * WIN_FIRINGS_MAX + broker_cfg_records(&c->broker) > (1ull << 31))
             BAD("the windows' results (keys x windows x %u firings each) and the records are more than 2^31 entries of "
@@ -367,11 +400,17 @@ static void count_copies(plan *pl) {
 
 static bool keyed_kind(job_kind k) { return k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW; }
 
-/* Map entries per key of a vertex: a window's contents and timer per
- * window, and its late aggregate (model/flow/window.h). */
-static uint64_t entries_per_key(const pipe_cfg *cfg, const job_vertex *x) {
-    if (x->kind != JOB_WINDOW) return 1;
-    return 2 * win_count(x, broker_cfg_event_end(&cfg->broker)) + 1;
+/* Map entries a window subtask that `routed` keys go to may hold: a
+ * window's contents and timer per window-key touched and a late
+ * aggregate per key (purged windows are zeroed, never deleted: window.h).
+ * Every window of every key, or, when fewer, those the input's records
+ * can touch: win_per_record windows each, whatever path brought it (a
+ * record keeps its key and event time up to a window, and no window
+ * feeds another). */
+static uint64_t window_entries(const pipe_cfg *cfg, const job_vertex *x, uint64_t routed) {
+    uint64_t every = routed * (2 * win_count(x, broker_cfg_event_end(&cfg->broker)) + 1);
+    uint64_t touched = 2 * broker_cfg_records(&cfg->broker) * win_per_record(x) + routed;
+    return touched < every ? touched : every;
 }
 
 /* The keys task t's map may take: for each input of its vertex, those the
@@ -427,7 +466,7 @@ static void plan_keys(plan *pl, const pipe_cfg *cfg) {
         if (o.hashed != 0) plan_routed(cfg, v, o.max_parallelism, keys, routed);
         for (uint32_t s = 0; s < x->parallelism; s++) {
             uint64_t n = 0;
-            if (x->kind == JOB_WINDOW) n = routed[s] * entries_per_key(cfg, x);
+            if (x->kind == JOB_WINDOW) n = window_entries(cfg, x, routed[s]);
             else for (uint32_t in = 0; in < (1u << o.tag_bits); in++) n += (o.hashed >> in & 1) ? routed[s] : keys;
             uint32_t t = g->vertex_first_task[v] + s;
             pl->task_keys[t] = n > 0 ? (uint32_t)n : 1;   /* a subtask no key goes to still has a map */

@@ -323,6 +323,7 @@ typedef struct pipe_stats {
     uint64_t    sync_parts;            /* synchronous parts ended (declined snapshots too) */
     sim_time_ns sync_ns_sum, sync_ns_max;     /* trigger to the task going on */
     sim_time_ns async_ns_sum, async_ns_max;   /* background write to acknowledgement */
+    uint64_t    snapshots_forgotten;   /* written snapshots a task stopped remembering: their notices were lost or late (snap.c) */
     uint64_t    async_failures;        /* snapshots that failed at their task: a failed write (a full
                                           store too), channel state past its bound, too many at once
                                           (each declined), or a finished task's final state not written */
@@ -561,9 +562,16 @@ void pipe_mem_sum(pipe_mem *m);       /* total_bytes = the sum of the parts */
 void pipe_mem_refusal(const pipe_mem *m, uint64_t limit_bytes, char *err, size_t err_bytes);
 
 /* NULL when every window vertex of c fits the model's bounds (its window
- * numbers, its tasks' maps, the external system's results), else what is
- * wrong, and *vertex says which window. pipe_create refuses the same. */
+ * numbers, its tasks' maps whatever the keys' spread over the subtasks,
+ * a map of its whole state, the external system's results), else what
+ * is wrong, and *vertex says which window. pipe_create refuses the same. */
 const char *pipe_window_problem(const pipe_cfg *c, uint32_t *vertex, char *err, size_t n);
+
+/* Entries a map of window vertex v's whole state may need, with a late
+ * aggregate per window-key beside its contents and timer, and one per key:
+ * every window of every key, or fewer when the input's records touch
+ * fewer (what a fold of the input for the checkers holds at most). */
+uint64_t pipe_window_vertex_entries(const pipe_cfg *c, uint32_t v);
 
 /* NULL and a message in err when the configuration is invalid (or memory
  * is short): user input never asserts. */
@@ -730,6 +738,8 @@ typedef enum pipe_reach {
     PIPE_REACH_RESTORE_CHAIN,         /* a task restored from an incremental chain */
     PIPE_REACH_RESTORE_CHANNEL_STATE, /* a restore replayed or re-emitted channel state */
     PIPE_REACH_RESTORE_SCRATCH,       /* a restart with no completed checkpoint */
+    PIPE_REACH_NOTICE_TABLE_FULL,     /* notices lost or late for more checkpoints than a task remembers: it forgot the oldest */
+    PIPE_REACH_REPLAY_READ_FAILED,    /* a zombie's read of channel state found its file gone with the coordinator's memory */
     PIPE_REACH_UNDEPLOYED,            /* an incarnation nobody deployed ignored an event */
     PIPE_REACH_FAILURE_REPEATED,      /* a failed task reported its failure again */
     PIPE_REACH_LOST_JOBMANAGER,       /* a task whose JobManager connection broke freed its slot */

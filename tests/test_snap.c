@@ -386,6 +386,44 @@ static void test_a_lost_ack_loses_its_state_handle_and_leaks_no_file(void **stat
     pipe_destroy(p);
 }
 
+/* Completion notices to agg[0] held back while ten or more checkpoints
+ * complete: more written snapshots await their
+ * notice than the task remembers (PIPE_CONCURRENT_MAX + 1). Flink's task
+ * keeps them all (an unbounded map); absim's forgets the oldest, whose
+ * holds the coordinator releases with its directory. The run must go on
+ * exactly-once, every checker content, with no file left over. */
+static void delay_notices_to_agg0(pipeline *p, void *ctx) {
+    sim_time_ns window_ns = *(const sim_time_ns *)ctx;
+    uint32_t link = p->jm.coord.rpc_to_task[jm_slot_of(&p->jm, 4)];   /* agg[0]: source 0,1; map 2,3; agg 4,5 */
+    fault_add(pipe_sim(p), &(fault_spec){ .kind = FAULT_LINK_DELAY, .target = link, .at_ns = 10 * SIM_NS_PER_MS,
+                                          .duration_ns = window_ns, .delay_ns = window_ns + 8 * SIM_NS_PER_MS });
+}
+
+static void test_notices_late_for_many_checkpoints_forget_the_oldest_snapshot_and_lose_nothing(void **state) {
+    (void)state;
+    for (pipe_mode mode = PIPE_ALIGNED; mode <= PIPE_UNALIGNED; mode += PIPE_UNALIGNED - PIPE_ALIGNED) {
+        pipe_cfg c = chain(2, 2, 5000, 500);
+        c.ckpt.mode = mode;                       /* unaligned: channel-state files are held too */
+        if (mode == PIPE_UNALIGNED) c.graph.vertices[3].cost_ns = 12000;   /* a slow sink: in-flight data to persist */
+        c.state.backend = PIPE_BACKEND_DURABLE;
+        c.state.incremental = true;
+        c.ckpt.interval_ns = SIM_NS_PER_MS;
+        c.ckpt.timeout_ns = 30 * SIM_NS_PER_MS;
+        c.ckpt.max_concurrent = mode == PIPE_UNALIGNED ? 1 : PIPE_CONCURRENT_MAX;   /* as Flink requires */
+        c.heartbeat_timeout_ns = SIM_NS_PER_S;    /* heartbeats wait behind the held notices: no loss declared */
+        sim_time_ns window_ns = (mode == PIPE_UNALIGNED ? 150 : 12) * SIM_NS_PER_MS;   /* ten or more completions */
+        checked_run r = run_checked_with(&c, delay_notices_to_agg0, &window_ns);
+        print_message("mode %d: %llu completed, %llu snapshots forgotten, %llu unaligned\n", (int)mode,
+                      (unsigned long long)r.stats.completed, (unsigned long long)r.stats.snapshots_forgotten,
+                      (unsigned long long)r.stats.unaligned_triggers);
+        assert_int_equal(r.status, PIPE_FINISHED);
+        assert_true(r.reach[PIPE_REACH_NOTICE_TABLE_FULL] > 0);
+        if (r.report.kept_count > 0) fail_msg("%s", r.report.kept[0].what);
+        assert_true(r.report.state_known && r.report.state_equal);
+        assert_true(r.stats.completed > 2 * (PIPE_CONCURRENT_MAX + 1));
+    }
+}
+
 /* ---- P5: unaligned checkpoints -------------------------------------------- */
 
 typedef struct bp_result {
@@ -610,6 +648,7 @@ int main(void) {
         cmocka_unit_test(test_incremental_chains_restore_the_full_state_and_keep_shared_files),
         cmocka_unit_test(test_no_file_outlives_its_last_reference),
         cmocka_unit_test(test_a_lost_ack_loses_its_state_handle_and_leaks_no_file),
+        cmocka_unit_test(test_notices_late_for_many_checkpoints_forget_the_oldest_snapshot_and_lose_nothing),
         cmocka_unit_test(test_unaligned_duration_stays_flat_under_backpressure),
         cmocka_unit_test(test_unaligned_recovery_replays_channel_state_exactly_once),
         cmocka_unit_test(test_coordinator_crash_resumes_from_the_latest_checkpoint_with_a_durable_store),

@@ -63,6 +63,46 @@ static void release_held(tm_side *tm, rt_held *h) {
     *h = (rt_held){ .ckpt = 0 };
 }
 
+/* The tables of written, unconfirmed snapshots (recent, held_cs) empty
+ * as notices come: a completion takes every older entry with it, as
+ * Flink's RocksIncrementalSnapshotStrategy.notifyCheckpointComplete
+ * clears its materializedSstFiles below the completed id (an abort takes
+ * its own). Flink's map has no bound; these hold PIPE_CONCURRENT_MAX + 1
+ * entries, and only notices lost or late for that many checkpoints fill
+ * them. The oldest entry is then forgotten: its holds stay in its
+ * directory, which the coordinator releases when it ends that checkpoint
+ * (it has ended it already unless it lost its slots to a failover, when
+ * the directory's holds are left behind, as Flink leaves the files of a
+ * pending checkpoint after a JobManager failover), and it can no longer
+ * be the base of an increment: the next snapshot may share less. */
+static void note_forgotten(tm_side *tm) {
+    REACHED(tm->w, NOTICE_TABLE_FULL);
+    tm->w->stats.snapshots_forgotten++;
+}
+
+static uint32_t recent_entry(tm_side *tm, rt_task *t) {
+    uint32_t free = PIPE_CONCURRENT_MAX + 1, oldest = 0;
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->recent[i].ckpt == 0 && free > PIPE_CONCURRENT_MAX) free = i;
+        if (t->recent[i].ckpt != 0 && t->recent[i].ckpt < t->recent[oldest].ckpt) oldest = i;
+    }
+    if (free <= PIPE_CONCURRENT_MAX) return free;
+    note_forgotten(tm);
+    memset(&t->recent[oldest], 0, sizeof t->recent[oldest]);
+    return oldest;
+}
+
+static rt_held *forget_oldest_held(tm_side *tm, rt_task *t) {
+    rt_held *oldest = &t->held_cs[0];
+    for (uint32_t i = 1; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->held_cs[i].ckpt < oldest->ckpt) oldest = &t->held_cs[i];
+    }
+    SIM_ASSERT(oldest->ckpt != 0);                /* called on a full table only */
+    note_forgotten(tm);
+    *oldest = (rt_held){ .ckpt = 0 };
+    return oldest;
+}
+
 static uint32_t device_of(const tm_side *tm) {
     return tm->w->cfg.state.backend == PIPE_BACKEND_DURABLE ? tm->w->store_dev : tm->w->memory_dev;
 }
@@ -169,7 +209,7 @@ static bool materialize_cs(tm_side *tm, rt_task *t, rt_snap *sn) {
         return false;
     }
     rt_held *h = held_of(t, 0);
-    SIM_ASSERT(h != NULL);                        /* one per snapshot the task holds at most */
+    if (h == NULL) h = forget_oldest_held(tm, t);
     *h = (rt_held){ .ckpt = sn->ckpt, .file = f };
     return true;
 }
@@ -428,9 +468,7 @@ static void materialize(tm_side *tm, rt_task *t, rt_snap *sn) {
     c.files[c.count++] = f;
     tm->w->stats.files_created++;
     tm->w->stats.files_shared += c.count - 1;
-    uint32_t i = 0;                               /* remembered until confirmed or aborted */
-    while (i < PIPE_CONCURRENT_MAX + 1 && t->recent[i].ckpt != 0) i++;
-    SIM_ASSERT(i < PIPE_CONCURRENT_MAX + 1);      /* one per snapshot the task holds at most */
+    uint32_t i = recent_entry(tm, t);             /* remembered until confirmed or aborted */
     for (uint32_t k = 0; k < c.count; k++) {      /* the checkpoint's directory holds its chain */
         if (store_dir_hold(&tm->w->files, sn->ckpt, c.files[k])) continue;
         c.count = k;                              /* no room, or a base file is gone: the snapshot fails */

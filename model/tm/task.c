@@ -707,6 +707,16 @@ static void take_priority(tm_side *tm, rt_task *t) {
  * input, a buffer's worth at a time. */
 static bool replay_next(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->replay_file != 0);
+    if (!store_alive(&tm->w->files, t->replay_file)) {
+        /* The file went with the coordinator's memory (a memory backend
+         * wiped by a coordinator failover) under a zombie attempt: the
+         * read fails and so does the attempt, as a failed state read
+         * fails a Flink task; it takes no more input. */
+        REACHED(tm->w, REPLAY_READ_FAILED);
+        t->replay_file = 0;
+        task_fail(tm, t);
+        return true;
+    }
     t->replay_n = 0;
     rt_cs_rec r;
     while (t->replay_n < CHAN_BUF_RECORDS && csfile_next(&tm->w->files, t->replay_file, &t->replay_pos, &r)) {
@@ -849,6 +859,7 @@ void task_pump(tm_side *tm, rt_task *t) {
     }
     while (!t->busy && !t->finished && t->syncing == 0) {
         if (t->replaying) {
+            if (t->replay_file == 0) return;      /* its read failed: cancelled next */
             if (!room(t, true)) {
                 bp_begin(tm, t);
                 return;
