@@ -45,6 +45,7 @@ typedef struct live {
     uint64_t    pending, acked[TASK_WORDS];   /* the oldest pending checkpoint */
     sim_time_ns pending_ns;
     sim_time_ns after_ns;             /* the faults' after-effects ran out then (expiries, restart delays) */
+    sim_time_ns expired_ns;           /* the last expiry of a checkpoint triggered while the faults were on */
     uint32_t   *blocked;              /* by task: inputs its gate blocked at its last control step */
 } live;
 
@@ -85,19 +86,22 @@ static sim_time_ns settled_ns(const live *l) {
 }
 
 /* A checkpoint that expires counts to the settling when it was triggered
- * (its timeout before) no later than the faults' settling; a failure
- * declared by then, or within a heartbeat timeout after (a crashed
- * TaskManager's silence is noticed that late), until its restart is due. */
+ * (its timeout before) while the faults were on; a failure declared by
+ * their heal, within a heartbeat timeout after (a crashed TaskManager's
+ * silence is noticed that late) or by such an expiry (one past the
+ * tolerable failures), until its restart is due. Neither rule feeds on
+ * itself: a protocol whose checkpoints keep expiring, or whose job keeps
+ * failing, after the heal is the protocol's, and I6 sees it. */
 static void after_effect(live *l, const pipe_event *e) {
-    sim_time_ns settled = settled_ns(l), until = 0, beat, noticed;
+    sim_time_ns heal = heal_ns(l), beat, noticed;
     pipe_heartbeat(pipe_config(l->c->p), &beat, &noticed);
     if (e->kind == PIPE_EV_CKPT_ABORT && e->count == CKR_EXPIRED) {
         sim_time_ns timeout = pipe_config(l->c->p)->ckpt.timeout_ns;
-        if (e->at_ns - timeout <= settled) until = e->at_ns;
-    } else if (e->kind == PIPE_EV_JOB_FAILED && e->ok && e->at_ns <= settled + noticed) {
-        until = e->due_ns;
+        if (e->at_ns - timeout < heal && e->at_ns > l->expired_ns) l->expired_ns = e->at_ns;
+        if (l->expired_ns > l->after_ns) l->after_ns = l->expired_ns;
+    } else if (e->kind == PIPE_EV_JOB_FAILED && e->ok && (e->at_ns <= heal + noticed || e->at_ns <= l->expired_ns)) {
+        if (e->due_ns > l->after_ns) l->after_ns = e->due_ns;
     }
-    if (until > l->after_ns) l->after_ns = until;
 }
 
 static void gap(live *l, sim_time_ns until_ns, const char *until) {

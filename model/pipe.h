@@ -323,6 +323,7 @@ typedef struct pipe_stats {
     uint64_t    sync_parts;            /* synchronous parts ended (declined snapshots too) */
     sim_time_ns sync_ns_sum, sync_ns_max;     /* trigger to the task going on */
     sim_time_ns async_ns_sum, async_ns_max;   /* background write to acknowledgement */
+    uint64_t    triggers_forgotten;    /* triggers a backpressured source stopped queueing: abort notices were lost (task.c) */
     uint64_t    snapshots_forgotten;   /* written snapshots a task stopped remembering: their notices were lost or late (snap.c) */
     uint64_t    async_failures;        /* snapshots that failed at their task: a failed write (a full
                                           store too), channel state past its bound, too many at once
@@ -738,7 +739,7 @@ typedef enum pipe_reach {
     PIPE_REACH_RESTORE_CHAIN,         /* a task restored from an incremental chain */
     PIPE_REACH_RESTORE_CHANNEL_STATE, /* a restore replayed or re-emitted channel state */
     PIPE_REACH_RESTORE_SCRATCH,       /* a restart with no completed checkpoint */
-    PIPE_REACH_NOTICE_TABLE_FULL,     /* notices lost or late for more checkpoints than a task remembers: it forgot the oldest */
+    PIPE_REACH_NOTICE_TABLE_FULL,     /* notices lost or late for more checkpoints than a task keeps: it forgot the oldest */
     PIPE_REACH_REPLAY_READ_FAILED,    /* a zombie's read of channel state found its file gone with the coordinator's memory */
     PIPE_REACH_UNDEPLOYED,            /* an incarnation nobody deployed ignored an event */
     PIPE_REACH_FAILURE_REPEATED,      /* a failed task reported its failure again */

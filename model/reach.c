@@ -74,7 +74,7 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(RESTORE_CHAIN, "restore-incremental-chain", "a task restored its state from a chain of several files"),
     R(RESTORE_CHANNEL_STATE, "restore-channel-state", "a restore replayed or re-emitted in-flight records"),
     R(RESTORE_SCRATCH, "restore-from-scratch", "a restart with no completed checkpoint: from the beginning"),
-    R(NOTICE_TABLE_FULL, "notice-table-full", "notices were lost or late for more checkpoints than a task remembers: it forgot its oldest written snapshot"),
+    R(NOTICE_TABLE_FULL, "notice-table-full", "notices were lost or late for more checkpoints than a task keeps: it forgot its oldest written snapshot, held channel-state file or queued trigger"),
     R(REPLAY_READ_FAILED, "replay-read-failed", "a zombie attempt's replay of channel state found its file gone (memory backend, new coordinator): the attempt failed"),
     R(UNDEPLOYED, "undeployed-ignores", "a free slot (no task deployed) ignored an event"),
     R(FAILURE_REPEATED, "failure-reported-again", "a failed task reported its failure again (RPCs get lost)"),

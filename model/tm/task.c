@@ -446,6 +446,14 @@ static void withdraw_trigger(tm_side *tm, rt_task *t, uint64_t ckpt) {
     }
 }
 
+static void forget_oldest_trigger(tm_side *tm, rt_task *t) {
+    SIM_ASSERT(t->triggers_queued > 0);
+    memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * (t->triggers_queued - 1));
+    t->triggers_queued--;
+    REACHED(tm->w, NOTICE_TABLE_FULL);
+    tm->w->stats.triggers_forgotten++;
+}
+
 static void source_read(tm_side *tm, rt_task *t) {
     t->source_waiting = false;
     if (t->finished || t->syncing > 0) return;   /* the sync part's end kicks it */
@@ -1313,8 +1321,11 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         /* A source held up by backpressure queues triggers. An abort notice
          * withdraws its checkpoint's (MSG_ABORTED), and it comes on the
          * same link before any later trigger, so the queue holds pending
-         * checkpoints only: at most max-concurrent. */
-        SIM_ASSERT(t->triggers_queued < PIPE_CONCURRENT_MAX + 1);
+         * checkpoints only, at most max-concurrent, unless notices were
+         * lost: then the queue may fill, and its oldest goes (at most that
+         * checkpoint fails: the coordinator has fewer pending than the
+         * queue holds, and the oldest is the likeliest aborted). */
+        if (t->triggers_queued == PIPE_CONCURRENT_MAX + 1) forget_oldest_trigger(tm, t);
         t->trigger_queue[t->triggers_queued++] = m->a;
         source_triggers(tm, t);
         if (t->triggers_queued > 0) REACHED(tm->w, TRIGGER_QUEUED);
