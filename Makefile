@@ -49,6 +49,14 @@ STAMP    := $(BUILD)/.flags
 $(shell mkdir -p $(BUILD) && echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $(STAMP) || \
         echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $(STAMP))
 
+# The build's name for absim --version: git describe of the tree (a clone
+# without git history says unknown). Rewritten only when it changes, so
+# only cli/main.o is rebuilt then.
+VERSION_H := $(BUILD)/version.h
+$(shell mkdir -p $(BUILD) && v=$$(git describe --always --dirty 2>/dev/null || echo unknown) && \
+        printf '#define ABSIM_BUILD "%s"\n' "$$v" | cmp -s - $(VERSION_H) || \
+        printf '#define ABSIM_BUILD "%s"\n' "$$v" > $(VERSION_H))
+
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
 MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(CHECK_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o) $(RPT_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -66,6 +74,9 @@ $(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/cli/main.o: $(VERSION_H)
+$(BUILD)/cli/main.o: CFLAGS += -include $(VERSION_H)
 
 $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)

@@ -281,6 +281,8 @@ void check_feed(check_set *c, const pipe_event *e) {
     }
 }
 
+const check_report *check_progress(const check_set *c) { return &c->report; }
+
 const check_report *check_finish(check_set *c) {
     if (c->finished) return &c->report;
     c->finished = true;

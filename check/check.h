@@ -109,6 +109,11 @@ void check_attach(check_set *c);
 void check_feed(check_set *c, const pipe_event *e);
 /* After pipe_run: end-of-run checks; the report stays valid until destroy. */
 const check_report *check_finish(check_set *c);
+/* The report so far, during the run: a narrator that observes after the
+ * checkers sees each violation in the step that made it (violations
+ * grow; a kept entry is new, or replaced by the first of another
+ * invariant once kept is full). */
+const check_report *check_progress(const check_set *c);
 void check_destroy(check_set *c);
 
 /* The default I6 bound, counted from the moment the faults settled (every

@@ -56,7 +56,23 @@ void cli_failures_json(FILE *out, const cli_failures *f);
 /* cli/text.c: s as a JSON string (quoted), or as XML text (attr: inside
  * an attribute's quotes); a byte that is not valid UTF-8 becomes '?'. */
 void cli_json_string(FILE *f, const char *s);
+/* The protocol a run follows, as scenario lines say it ("checkpoint mode
+ * aligned interval 5ms ...; restart fixed-delay ..."), and, when one is
+ * on, the deliberate bug and what it breaks (cli/story.c). */
+void cli_protocol_words(const pipe_cfg *c, char *buf, size_t n);
 void cli_xml_string(FILE *f, const char *s, bool attr);
+/* s as one shell word for a command absim prints: as it is when every
+ * byte is safe (letters, digits, and _ - . / : = + , @ %), else in single
+ * quotes with each ' written '\''. Into buf (cut at a byte boundary when
+ * short: a caller sizes buf for paths); returns buf. */
+const char *cli_shell_word(const char *s, char *buf, size_t n);
+
+/* The program as the user invoked it (argv[0] of main: build/absim,
+ * ./absim, or absim found on PATH), shell-quoted: the first word of every
+ * command absim prints for the user to run, so it runs as printed from
+ * where it was invoked. "absim" until main sets it. */
+void cli_self_set(const char *argv0);
+const char *cli_self(void);
 
 /* What happened in a run (cli/story.c), for its summary and --json: each
  * fault of the script (when it was due, began and ended, which tasks a
@@ -227,6 +243,11 @@ bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char 
  * expectations 1 when the job finished and the state (output) was wrong,
  * 2 when it did not finish. */
 uint32_t cli_expect_failure(const scn *s, uint32_t i, const cli_outcome *o);   /* of s's expect line i */
+/* The verdicts of a finished run of s on p (the checkers' report r, the
+ * armed faults), as run prints them to out: the invariants' line, each
+ * violation kept, each expect line, each scripted fault that never fired;
+ * fills o. CLI_OK, or CLI_FAIL when any failed. */
+int cli_verdicts(const scn *s, pipeline *p, const check_report *r, const scn_armed *arm, FILE *out, cli_outcome *o);
 
 /* A pool of child processes, `jobs` at a time, one run each (runs stay
  * single-threaded; a run that dies of an assertion is reported, not
@@ -287,6 +308,15 @@ typedef struct cli_out {
 } cli_out;
 
 bool cli_out_open(const char *prog, const char *opt, const char *path, cli_out *o);
+/* Inputs (scenario files) a command read: cli_out_open, and any other
+ * writer, refuses a path that names one (the same file, by device and
+ * inode, whatever the spelling). */
+void cli_input_note(const char *path);
+bool cli_names_input(const char *path);
+/* A temporary file that a fatal signal (interrupt, closed pipe, abort)
+ * must remove: noted when made, forgotten when renamed or removed. */
+void cli_tmp_note(const char *tmp);
+void cli_tmp_forget(const char *tmp);
 bool cli_out_commit(const char *prog, const char *opt, cli_out *o);
 void cli_out_abandon(cli_out *o);
 /* Flushes stdout: false after saying so when a write to it failed. */

@@ -36,6 +36,8 @@ enum told {                                   /* explanations given once */
 typedef struct narrator {
     pipeline      *p;
     const scn     *s;
+    const check_set *checks;                  /* attached before the narrator: it sees their violations */
+    check_violation told_kept[CHECK_KEPT_MAX];    /* the report's kept entries as last told */
     cli_story     *story;
     FILE          *out;                       /* stdout, or the buffer of the lines before the first step told */
     char          *early;
@@ -265,13 +267,20 @@ static void on_restarted(narrator *n, const pipe_event *e) {
     if (e->channel > 0) {
         char tasks[200];
         (void)region_list(n->p, e->channel - 1, tasks, sizeof tasks);
-        say(n, e->at_ns, PIPE_NO_TASK, "restarts the %u tasks of a pipelined region (%s) %s; its sources rewind to "
-            "their offsets, the other regions kept running (attempt %" PRIu64 ")", e->count, tasks, from, e->epoch);
+        say(n, e->at_ns, PIPE_NO_TASK, "restarts the %u tasks of a pipelined region (%s) %s; its sources %s, the other "
+            "regions kept running (attempt %" PRIu64 ")", e->count, tasks, from,
+            pipe_config(n->p)->bug == PIPE_BUG_NO_REWIND ? "keep their positions (the deliberate bug no-rewind)"
+                                                         : "rewind to their offsets", e->epoch);
+    } else if (e->ckpt > 0 && pipe_config(n->p)->bug == PIPE_BUG_NO_REWIND) {   /* told as it happens */
+        say(n, e->at_ns, PIPE_NO_TASK, "restarts every task %s; the sources keep their positions instead of rewinding "
+            "to its offsets (the deliberate bug no-rewind) (attempt %" PRIu64 ")", from, e->epoch);
     } else if (e->ckpt > 0) {
         say(n, e->at_ns, PIPE_NO_TASK, "restarts every task %s; sources rewind to its offsets (attempt %" PRIu64 ")",
             from, e->epoch);
     } else {
-        say(n, e->at_ns, PIPE_NO_TASK, "restarts every task %s (attempt %" PRIu64 ")", from, e->epoch);
+        say(n, e->at_ns, PIPE_NO_TASK, "restarts every task %s%s (attempt %" PRIu64 ")", from,
+            pipe_config(n->p)->bug == PIPE_BUG_NO_REWIND ? "; the sources keep their positions instead of starting "
+                                                           "over (the deliberate bug no-rewind)" : "", e->epoch);
     }
 }
 
@@ -533,15 +542,27 @@ static void tell_lost(narrator *n) {
     }
 }
 
+/* Violations the checkers found since the last step, told at the step
+ * that made them whatever the filters: what the run broke is the story. */
+static void tell_violations(narrator *n) {
+    const check_report *r = check_progress(n->checks);
+    for (uint32_t i = 0; i < r->kept_count; i++) {   /* an entry new since the last step, or replaced */
+        const check_violation *v = &r->kept[i];
+        if (memcmp(v, &n->told_kept[i], sizeof *v) == 0) continue;
+        n->told_kept[i] = *v;
+        say(n, v->at_ns, NO_SUBJECT, "VIOLATION of %s (%s): %s", check_inv_name(v->inv), check_inv_title(v->inv), v->what);
+    }
+}
+
 static void narrate(void *ctx, const pipe_event *e) {
     narrator *n = ctx;
     if (e->kind == PIPE_EV_JOB_RESTARTED) n->restoring = e->ckpt;
     if (e->kind == PIPE_EV_ACK || (e->kind == PIPE_EV_ACK_RECEIVED && e->channel != PIPE_RCV_FOR_FINISHED)) track_ack(n, e);
     bool receipt = e->kind == PIPE_EV_ACK_RECEIVED || e->kind == PIPE_EV_DECLINE_RECEIVED;
     uint32_t who = receipt ? e->culprit : e->task;   /* a receipt speaks of its sender */
-    if (n->task >= 0 && who != (uint32_t)n->task) return;
-    if (n->ckpt != 0 && e->ckpt != n->ckpt) return;
-    tell(n, e);
+    bool shown = (n->task < 0 || who == (uint32_t)n->task) && (n->ckpt == 0 || e->ckpt == n->ckpt);
+    if (shown) tell(n, e);
+    tell_violations(n);
 }
 
 /* Faults are told whatever the filters: they are what the steps answer to. */
@@ -656,6 +677,38 @@ static int nothing_matched(const char *prog, const explain_opts *x, const pipeli
     return CLI_USAGE;
 }
 
+/* The run, narrated: the protocol it follows first (a deliberate bug
+ * named), then each step and each violation at its time, then the
+ * verdicts as run prints them. CLI_FAIL when the run failed, as run. */
+static int narrate_run(scn *s, pipeline *p, narrator *n, const explain_opts *x, const char *path) {
+    char words[768];
+    cli_protocol_words(&s->cfg, words, sizeof words);
+    say(n, 0, NO_SUBJECT, "the protocol: %s", words);
+    scn_armed arm;                               /* faults first, then the story (for fault words), then the narration */
+    cli_story_run story;
+    cli_story_begin(&story, n->story, s, p, &arm, NULL, x->random_faults);
+    story.on_fault = on_fault;
+    story.on_fault_ctx = n;
+    story.then = narrate;
+    story.then_ctx = n;
+    scn_arm_faults(s, p, &arm, cli_story_observe, &story);
+    pipe_run(p);
+    cli_story_end(&story);
+    const check_report *r = check_finish((check_set *)n->checks);
+    tell_lost(n);
+    tell_violations(n);                          /* those of the run's end: final state, output, liveness */
+    flush(n);
+    if (n->said == 0 && (x->task != NULL || x->ckpt != 0)) return nothing_matched("absim explain", x, p);
+    to_stdout(n);
+    printf("%s: seed %" PRIu64 ", %s; %" PRIu64 " lines narrated, trace_hash %016" PRIx64 "\n", path, s->cfg.seed,
+           pipe_status_name(pipe_get_status(p)), n->lines, pipe_sim(p)->trace_hash);
+    cli_outcome *o = calloc(1, sizeof *o);
+    if (o == NULL) return CLI_USAGE;
+    int rc = cli_verdicts(s, p, r, &arm, stdout, o);
+    free(o);
+    return rc;
+}
+
 int cli_explain(int argc, char **argv) {
     const char *prog = "absim explain";
     explain_opts x;
@@ -666,41 +719,29 @@ int cli_explain(int argc, char **argv) {
     char err[SCN_ERR_BYTES] = "out of memory";
     s->cfg.bug = x.bug;
     if (x.random_faults) cli_random_faults(s);
-    bool ready = cli_memory_ok(&s->cfg, 1, false, err, sizeof err);
+    bool ready = cli_memory_ok(&s->cfg, 1, true, err, sizeof err);
     pipeline *p = ready ? pipe_create(&s->cfg, err, sizeof err) : NULL;
-    narrator *n = p != NULL ? narrator_new(p, s, &x) : NULL;
+    check_set *checks = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
+    narrator *n = checks != NULL ? narrator_new(p, s, &x) : NULL;
     if (n == NULL) {
         fprintf(stderr, "%s: %s\n", argv[optind], err);
+        check_destroy(checks);
         pipe_destroy(p);
         free(s);
         return CLI_USAGE;
     }
+    n->checks = checks;
+    check_attach(checks);                         /* the checkers observe first: the narrator sees their verdicts */
     if (x.task != NULL && (n->task = task_of(p, x.task)) < 0) {
         const job *j = pipe_job(p);
         fprintf(stderr, "%s: --task '%s': no such task (write it as vertex[subtask], as in %s[0])\n", prog, x.task,
                 j->vertices[j->vertices_count > 1 ? 1 : 0].name);
         rc = CLI_USAGE;
     } else {
-        scn_armed arm;                           /* faults first, then the story (for fault words), then the narration */
-        cli_story_run story;
-        cli_story_begin(&story, n->story, s, p, &arm, NULL, x.random_faults);
-        story.on_fault = on_fault;
-        story.on_fault_ctx = n;
-        story.then = narrate;
-        story.then_ctx = n;
-        scn_arm_faults(s, p, &arm, cli_story_observe, &story);
-        pipe_run(p);
-        cli_story_end(&story);
-        tell_lost(n);
-        flush(n);
-        rc = n->said == 0 && (x.task != NULL || x.ckpt != 0) ? nothing_matched(prog, &x, p) : CLI_OK;
-        if (rc == CLI_OK) {
-            to_stdout(n);
-            printf("%s: seed %" PRIu64 ", %s; %" PRIu64 " lines narrated, trace_hash %016" PRIx64 "\n", argv[optind],
-                   s->cfg.seed, pipe_status_name(pipe_get_status(p)), n->lines, pipe_sim(p)->trace_hash);
-        }
+        rc = narrate_run(s, p, n, &x, argv[optind]);
     }
     narrator_free(n);
+    check_destroy(checks);
     pipe_destroy(p);
     free(s);
     return rc;

@@ -28,10 +28,11 @@ static void usage(FILE *f) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
     }
-    fprintf(f, "\n'absim COMMAND --help' describes each command.\n");
+    fprintf(f, "\n'absim COMMAND --help' describes each command; 'absim --version' names the build.\n");
 }
 
 int main(int argc, char **argv) {
+    cli_self_set(argc > 0 ? argv[0] : NULL);
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;
@@ -39,6 +40,10 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
         return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {      /* the build: its commit, from git describe at build time */
+        printf("absim %s\n", ABSIM_BUILD);
+        return cli_stdout_ok("absim") ? CLI_OK : CLI_USAGE;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) != 0) continue;

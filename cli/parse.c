@@ -90,6 +90,7 @@ scn *cli_load_scenario(const char *prog, int argc, char **argv, bool seed_given,
         free(s);
         return NULL;
     }
+    cli_input_note(argv[optind]);
     if (seed_given) s->cfg.seed = seed;
     return s;
 }

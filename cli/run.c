@@ -130,6 +130,10 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
     const sim_run *run = pipe_sim((pipeline *)p);
     fprintf(out, "%s: seed %" PRIu64 ", %s at t=%.3fms after %" PRIu64 " events\n", s->path, s->cfg.seed,
             pipe_status_name(status), (double)run->now_ns / 1e6, run->stats.dispatched);
+    if (s->cfg.bug != PIPE_BUG_NONE) {           /* the run is of a wrong protocol: say so before anything it did */
+        const pipe_bug_info *b = pipe_bug_info_of(s->cfg.bug);
+        fprintf(out, "  deliberate bug: %s (--bug): %s; %s\n", b->name, b->breaks, b->mechanism);
+    }
     cli_story_faults(out, s, story);
     fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
             " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt",
@@ -424,6 +428,30 @@ static int report_run(const scn *s, pipeline *p, const check_report *r, const sc
     return rc;
 }
 
+/* What the verdicts read of a finished run. */
+static void outcome_fill(cli_outcome *o, const scn *s, pipeline *p, const check_report *r) {
+    o->trace_hash = pipe_sim(p)->trace_hash;
+    o->status = pipe_get_status(p);
+    o->stats = *pipe_get_stats(p);
+    o->completed = o->stats.completed;
+    o->restarts = o->stats.restarts;
+    o->report = *r;
+    memcpy(o->reach, pipe_reached(p), sizeof o->reach);
+    for (uint32_t i = 0; i < s->expects_count; i++) {   /* what expect lines about one task compare */
+        const scn_expect *e = &s->expects[i];
+        if (e->kind != SCN_EXPECT_BACKPRESSURE) continue;
+        o->task_values[i] = pipe_task_backpressure_ns(p, pipe_job(p)->vertex_first_task[e->vertex] + e->subtask);
+    }
+}
+
+int cli_verdicts(const scn *s, pipeline *p, const check_report *r, const scn_armed *arm, FILE *out, cli_outcome *o) {
+    outcome_fill(o, s, p, r);
+    summary_invariants(out, r);
+    int rc = verdicts(s, out, r, o);
+    fault_verdicts(arm, pipe_sim(p)->now_ns, out, o);
+    return o->unfired > 0 ? CLI_FAIL : rc;
+}
+
 int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *trace, FILE *dot, uint64_t dot_ckpt, const cli_views *views,
                      cli_outcome *o) {
     char err[SCN_ERR_BYTES];
@@ -467,18 +495,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
                         " checkpoint%s", dot_ckpt, rec.triggered ? "only " : "", rec.triggered, rec.triggered == 1 ? "" : "s");
     }
     const check_report *r = check_finish(cs);
-    o->trace_hash = pipe_sim(p)->trace_hash;
-    o->status = pipe_get_status(p);
-    o->stats = *pipe_get_stats(p);
-    o->completed = o->stats.completed;
-    o->restarts = o->stats.restarts;
-    o->report = *r;
-    memcpy(o->reach, pipe_reached(p), sizeof o->reach);
-    for (uint32_t i = 0; i < s->expects_count; i++) {   /* what expect lines about one task compare */
-        const scn_expect *e = &s->expects[i];
-        if (e->kind != SCN_EXPECT_BACKPRESSURE) continue;
-        o->task_values[i] = pipe_task_backpressure_ns(p, pipe_job(p)->vertex_first_task[e->vertex] + e->subtask);
-    }
+    outcome_fill(o, s, p, r);
     char *text = NULL;
     int rc = report_run(s, p, r, &arm, out, views != NULL && views->html != NULL ? &text : NULL, o);
     if (o->unfired > 0) rc = CLI_FAIL;

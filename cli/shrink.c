@@ -280,6 +280,7 @@ static bool write_result(const char *prog, FILE *f, const char *tmp, const char 
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(err ? err : EIO));
         unlink(tmp);
     }
+    cli_tmp_forget(tmp);
     return ok;
 }
 
@@ -398,14 +399,20 @@ int cli_shrink(int argc, char **argv) {
         if (!default_out(prog, s->path, x.seed, def, sizeof def)) rc = CLI_FAIL;
         out = def;
     }
+    if (rc < 0 && cli_names_input(out)) {
+        fprintf(stderr, "%s: -o %s: that is the scenario being shrunk: it would be replaced\n", prog, out);
+        rc = CLI_USAGE;
+    }
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", out);
     int fd = rc < 0 ? mkstemp(tmp) : -1;             /* writable? known before the shrinking */
+    if (fd >= 0) cli_tmp_note(tmp);
     FILE *f = fd >= 0 && fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;   /* mkstemp makes it 0600 */
     if (rc < 0 && f == NULL) {
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(tmp);
+            cli_tmp_forget(tmp);
         }
         rc = CLI_USAGE;
     }

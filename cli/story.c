@@ -401,6 +401,7 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
     for (uint32_t i = 0; offsets != NULL && i < pipe_broker(r->p)->partitions; i++) to += offsets[i];
     uint64_t at = ps->records_read - r->rewound_sum, rewound = at > to ? at - to : 0;
     if (e->channel > 0) rewound = 0;
+    if (pipe_config(r->p)->bug == PIPE_BUG_NO_REWIND) rewound = 0;   /* the deliberate bug: the sources read on */
     r->rewound_sum += rewound;
     r->last_recovery_ns = e->at_ns;
     uint32_t n = ++st->restarts_all;
@@ -541,6 +542,18 @@ static void drawn_restart(const pipe_restart_cfg *x, char *buf, size_t n) {
     snprintf(buf, n, "restart ?");
 }
 
+void cli_protocol_words(const pipe_cfg *c, char *buf, size_t n) {
+    char ck[256], rs[200];
+    if (c->ckpt.enabled) drawn_checkpoint(&c->ckpt, ck, sizeof ck);
+    else snprintf(ck, sizeof ck, "checkpoints off");
+    drawn_restart(&c->restart, rs, sizeof rs);
+    int k = snprintf(buf, n, "%s; %s", ck, rs);
+    if (c->bug != PIPE_BUG_NONE && k >= 0 && (size_t)k < n) {
+        const pipe_bug_info *b = pipe_bug_info_of(c->bug);
+        snprintf(buf + k, n - (size_t)k, "; the deliberate bug %s is on (--bug): %s", b->name, b->breaks);
+    }
+}
+
 /* Line by line, what the run's faults did, in the order they were due. */
 void cli_story_faults(FILE *out, const scn *s, const cli_story *st) {
     uint32_t fired = 0;
@@ -673,7 +686,8 @@ static void restart_line(FILE *out, const scn *s, const cli_story *st, const cli
     } else {
         fprintf(out, "from the beginning (no checkpoint to restore)");
     }
-    if (r->regions > 0) fprintf(out, "; %s sources rewound to its offsets", r->regions == 1 ? "the region's" : "their");
+    if (s->cfg.bug == PIPE_BUG_NO_REWIND) fprintf(out, "; the sources kept their positions (the deliberate bug no-rewind)");
+    else if (r->regions > 0) fprintf(out, "; %s sources rewound to its offsets", r->regions == 1 ? "the region's" : "their");
     else fprintf(out, "; the sources rewound %" PRIu64 " records", r->rewound);
     for (uint32_t i = 0; i < r->moved && i < 4; i++) {
         fprintf(out, "%s%s[%u] to machine %u", i == 0 ? "; moved to free slots: " : ", ",

@@ -197,19 +197,21 @@ static void work(void *ctx, uint64_t task, cli_task_result *out) {
 /* The commands that reproduce, narrate and minimise a failing run (a run
  * that died or could not start has no trace hash: `run` shows it again). */
 static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *r, char cmd[3][1024]) {
-    const char *path = w->files[task % w->nfiles].path;
+    char path[512];
+    (void)cli_shell_word(w->files[task % w->nfiles].path, path, sizeof path);
     uint64_t seed = task_seed(w, task);
+    const char *self = cli_self();
     char opts[96];
     snprintf(opts, sizeof opts, "%s%s%s", w->opt->random_faults ? " --faults random" : "",
              w->opt->bug ? " --bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "");
     if (r->died || r->rc == CLI_USAGE) {          /* no trace hash to check: running it again shows what happened */
-        snprintf(cmd[0], 1024, "absim run %s --seed %" PRIu64 "%s", path, seed, opts);
+        snprintf(cmd[0], 1024, "%s run %s --seed %" PRIu64 "%s", self, path, seed, opts);
     } else {
-        snprintf(cmd[0], 1024, "absim replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", path, seed, r->trace_hash,
-                 opts);
+        snprintf(cmd[0], 1024, "%s replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", self, path, seed,
+                 r->trace_hash, opts);
     }
-    snprintf(cmd[1], 1024, "absim explain %s --seed %" PRIu64 "%s", path, seed, opts);
-    snprintf(cmd[2], 1024, "absim shrink %s --seed %" PRIu64 "%s", path, seed, opts);
+    snprintf(cmd[1], 1024, "%s explain %s --seed %" PRIu64 "%s", self, path, seed, opts);
+    snprintf(cmd[2], 1024, "%s shrink %s --seed %" PRIu64 "%s", self, path, seed, opts);
 }
 
 /* The run as a JUnit testcase: a failure (an invariant, an expectation,
@@ -372,6 +374,7 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
     char err[SCN_ERR_BYTES];
     if (!outputs_apart(prog, o)) return false;
     for (uint32_t i = 0; i < w->nfiles; i++) {
+        cli_input_note(names[i]);
         if (!scn_load(&w->files[i], names[i], err, sizeof err)) {
             fprintf(stderr, "%s\n", err);
             return false;

@@ -1,8 +1,10 @@
 /* cli/text.c: text written into JSON and XML outputs. Paths and messages
  * come from the user's files, so any byte may appear: a byte that does
  * not start a valid UTF-8 sequence is written as '?', since a JSON or XML
- * reader rejects the whole document (or line) for one bad byte. */
+ * reader rejects the whole document (or line) for one bad byte. And the
+ * words of the shell commands absim prints for the user to run. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -66,3 +68,39 @@ void cli_xml_string(FILE *f, const char *s, bool attr) {
         p += n;
     }
 }
+
+static bool shell_safe(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           strchr("_-./:=+,@%", c) != NULL;
+}
+
+const char *cli_shell_word(const char *s, char *buf, size_t n) {
+    SIM_ASSERT(n >= 3);
+    bool safe = s[0] != '\0';
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0' && safe; p++) safe = shell_safe(*p);
+    if (safe) {
+        snprintf(buf, n, "%s", s);
+        return buf;
+    }
+    size_t k = 0;
+    buf[k++] = '\'';
+    for (const char *p = s; *p != '\0' && k + 6 < n; p++) {
+        if (*p == '\'') {
+            memcpy(buf + k, "'\\''", 4);
+            k += 4;
+        } else {
+            buf[k++] = *p;
+        }
+    }
+    buf[k++] = '\'';
+    buf[k] = '\0';
+    return buf;
+}
+
+static char self_word[1024] = "absim";
+
+void cli_self_set(const char *argv0) {
+    if (argv0 != NULL && argv0[0] != '\0') (void)cli_shell_word(argv0, self_word, sizeof self_word);
+}
+
+const char *cli_self(void) { return self_word; }

@@ -159,8 +159,9 @@ void cli_view_end(const cli_views *v, svg_recorder *rec, const scn *s, const cli
     if (rec == NULL) return;
     add_faults(rec, s, st);
     svg_finish(rec);
-    char title[320];
-    snprintf(title, sizeof title, "%s, seed %" PRIu64, s->path, s->cfg.seed);
+    char title[400];                             /* a wrong protocol says so in every picture of it */
+    snprintf(title, sizeof title, "%s, seed %" PRIu64 "%s%s", s->path, s->cfg.seed,
+             s->cfg.bug != PIPE_BUG_NONE ? ", deliberate bug " : "", s->cfg.bug != PIPE_BUG_NONE ? pipe_bug_name(s->cfg.bug) : "");
     svg_opts o = v->opts;
     o.title = title;
     o.show = v->show_given ? v->show : NULL;

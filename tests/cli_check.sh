@@ -223,7 +223,60 @@ check "swarm: a failing campaign's JUnit report counts every failure" 0 "in orde
 check "swarm: ... and validates" 0 "validates" xmllint --noout --schema $xsd "$bad.fail.xml"
 check "swarm: a failure's message is the first failure, the body lists them all, the output has the replay command" 0 \
     "checkpoint 1 (first p0@496)\" type=\"invariant I5\">$s1: invariant I5 violated at t=" cat "$bad.fail.xml"
-check "swarm: ... and the output has the replay command" 0 "replay: absim replay $s1 --seed 3 --hash" cat "$bad.fail.xml"
+check "swarm: ... and the output has the replay command, with the program as invoked" 0 "replay: $absim replay $s1 --seed 3 --hash" cat "$bad.fail.xml"
+# Every command swarm prints runs as printed, from where it was invoked.
+"$absim" swarm $s1 --seeds 3..3 --faults random --bug no-alignment --quiet > "$bad.cmds" 2>/dev/null
+cmd_tmp=$(mktemp -d)
+for key in replay explain shrink; do
+    cmd=$(sed -n "s/.*\"$key\":\"\([^\"]*\)\".*/\1/p" "$bad.cmds")
+    want=$s1; [ $key = shrink ] && want="still fails with"
+    check "swarm: its $key command runs as printed ($cmd)" "$([ $key = shrink ] && echo 0 || echo 1)" "$want" \
+        env TMPDIR="$cmd_tmp" sh -c "$cmd"
+done
+rm -rf "$bad.cmds" "$cmd_tmp"
+odd_cmd_dir=$(mktemp -d); cp $s1 "$odd_cmd_dir/it's here.scn"
+"$absim" swarm "$odd_cmd_dir/it's here.scn" --seeds 3..3 --faults random --bug no-alignment --quiet > "$bad.cmds" 2>/dev/null
+check "swarm: a path with a quote and a space is quoted in the printed command, which runs" 1 "replay: trace hash" \
+    sh -c "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["replay"])' "$bad.cmds")"
+rm -rf "$odd_cmd_dir" "$bad.cmds"
+check "absim --version names the build" 0 "absim " "$absim" --version
+violations_told() {   # FILE SEED BUG: every violation run reports is in explain's story, at its time
+    "$absim" run "$1" --seed "$2" --faults random --bug "$3" > "$bad.run" 2>&1
+    "$absim" explain "$1" --seed "$2" --faults random --bug "$3" > "$bad.explain" 2>&1
+    echo "explain exit $?"
+    python3 - "$bad.run" "$bad.explain" <<'PY'
+import re, sys
+run = open(sys.argv[1]).read()
+told = open(sys.argv[2]).read()
+kept = re.findall(r"^  invariant (I\d) violated at (t=[0-9.]+ms): (.*)$", run, re.M)
+missing = [k for k in kept if "%s VIOLATION of %s (" % (k[1], k[0]) not in told or k[2] not in told]
+print("%d violations run reports, %d missing from explain" % (len(kept), len(missing)))
+PY
+}
+check "explain: on a --bug seed it names the bug, tells every violation run reports at its time, and exits 1" 0 \
+    "$(printf 'explain exit 1\n8 violations run reports, 0 missing from explain')" \
+    violations_told scenarios/swarm/aligned-exactly-once.scn 1 no-rewind
+check "explain: ... naming the bug in its first line" 0 "the deliberate bug no-rewind is on (--bug)" head -1 "$bad.explain"
+lacks "explain: ... and never says the sources rewound, which the bug stops" "sources rewind" cat "$bad.explain"
+check "run: the summary names the deliberate bug" 1 "  deliberate bug: no-rewind (--bug): records between" \
+    "$absim" run scenarios/swarm/aligned-exactly-once.scn --seed 1 --faults random --bug no-rewind
+lacks "run: ... and says no rewind happened" "the sources rewound" \
+    "$absim" run scenarios/swarm/aligned-exactly-once.scn --seed 1 --faults random --bug no-rewind
+check "explain: a passing run exits 0 and ends with run's verdicts" 0 "expect exactly-once: held" \
+    "$absim" explain scenarios/teach/p9-recovery.scn
+rm -f "$bad.run" "$bad.explain"
+in_dir=$(mktemp -d); cp scenarios/faults/crash-task.scn "$in_dir/x.scn"
+check "run: an output that names the input is refused, whatever its spelling" 2 \
+    "--trace $in_dir/./x.scn: that is an input of this command: it would be replaced" \
+    "$absim" run "$in_dir/x.scn" --trace "$in_dir/./x.scn"
+check "run: ... and the input is untouched" 0 "# One task crashes" head -1 "$in_dir/x.scn"
+check "shrink: -o naming the scenario being shrunk is refused" 2 "that is the scenario being shrunk" \
+    "$absim" shrink "$in_dir/x.scn" --seed 1 --bug no-rewind -o "$in_dir/x.scn"
+timeout -s INT 2 "$absim" swarm scenarios/swarm/windows.scn --seeds 1..100000 --quiet --junit "$in_dir/j.xml" \
+    --coverage "$in_dir/c.json" > /dev/null 2>&1
+check "swarm: an interrupted campaign leaves no temporary file beside its outputs" 0 "x.scn" ls "$in_dir"
+lacks "swarm: ... none at all" "tmp" ls "$in_dir"
+rm -rf "$in_dir"
 # A run that cannot start (this job needs more than 16 GiB: refused before
 # anything is allocated) is an error, not a failure.
 sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate parallelism 2/keyed-aggregate parallelism 8/; s/edge map -> agg hash/edge map -> agg rebalance/' \
@@ -232,7 +285,7 @@ sed 's/records 20000 keys 500/records 1000 keys 4194304/; s/keyed-aggregate para
 check "swarm: a run that cannot start is a JUnit error" 0 'failures="0" errors="2" skipped="0"' cat "$bad.err.xml"
 check "swarm: ... of type bad input, and the report validates" 0 "validates" \
     sh -c "grep -q '<error message=\"$bad.huge.scn: the run needs .* of memory, .* type=\"bad input\">' \"$bad.err.xml\" && xmllint --noout --schema $xsd \"$bad.err.xml\""
-check "swarm: ... whose follow-up runs it again (no trace hash to replay)" 0 "replay: absim run $bad.huge.scn --seed 1" cat "$bad.err.xml"
+check "swarm: ... whose follow-up runs it again (no trace hash to replay)" 0 "replay: $absim run $bad.huge.scn --seed 1" cat "$bad.err.xml"
 lacks "swarm: ... and never names a hash of zeros" "0000000000000000" cat "$bad.err.xml"
 rm -f "$bad.huge.scn" "$bad.err.xml"
 json_tally() {   # swarm ARGS... --json: every stdout line is JSON; the failing runs in seed order, the tally last
@@ -411,8 +464,11 @@ check "a zombie's replay of channel state from a memory backend a new coordinato
 uneven=$(mktemp); printf 'vertex src source parallelism 2 watermark-delay 200us\nvertex win window tumbling 2ms parallelism 2\nvertex out sink\nedge src -> win hash\nedge win -> out rebalance\ncheckpoint interval 10ms\nexpect finished\n' > "$uneven"
 check "a window whose keys divide unevenly over its subtasks runs" 0 "I1 exactly-once state held" "$absim" run "$uneven"
 rm -f "$uneven"
-check "bugs: every bug caught within 60 seeds, none on the correct protocol" 0 "bugs: 37 of 37 caught" \
-    "$absim" bugs --seeds 60 --jobs 2
+check "bugs: with its defaults every bug is caught, none on the correct protocol" 0 "bugs: 37 of 37 caught" \
+    "$absim" bugs --jobs 2
+check "bugs: one bug's catch names its file, and the correct protocol runs only the seeds the bug ran" 0 \
+    "$(printf 'scenarios/swarm/aligned-exactly-once.scn\ncorrect protocol: 20 runs over seeds 1..1, 0 failed')" \
+    "$absim" bugs --bug no-rewind --jobs 2
 f=$(mktemp --suffix=.scn); sed 's/^fault at 47ms crash machine 1 for 20ms$/fault at 4700ms crash machine 1 for 20ms/' scenarios/faults/crash-machine.scn > "$f"
 check "run: a scripted fault that cannot fire fails the run and is named" 1 "$f:25: fault at 4.7s crash machine 1 for 20ms never fired (the job ended at" \
     "$absim" run "$f"
