@@ -188,16 +188,33 @@ static void on_send(svg_recorder *r, const pipe_event *e) {
     r->tail[e->link] = i;
 }
 
+/* The waiting send a delivery is of: the first with its words that was
+ * due at this very moment (one to a receiver that was down when it came
+ * was dropped, and a heartbeat's words repeat), else the first with its
+ * words (a paused receiver takes what waited for it later than due). */
+static uint32_t delivered_send(const svg_recorder *r, const pipe_event *e) {
+    uint32_t first = SVG_NONE;
+    for (uint32_t i = r->head[e->link]; i != SVG_NONE; i = r->msgs[i].next) {
+        const svg_msg *m = &r->msgs[i];
+        if (m->msg != e->msg || m->a != e->word_a || m->b != e->word_b) continue;
+        if (m->due_ns == e->at_ns) return i;
+        if (first == SVG_NONE) first = i;
+    }
+    return first;
+}
+
 /* A link delivers in send order: sends ahead of the one delivered that
  * are still waiting were lost on the way. */
 static void on_recv(svg_recorder *r, const pipe_event *e) {
     if (e->link >= r->links) return;
+    uint32_t got = delivered_send(r, e);
+    if (got == SVG_NONE) return;                 /* its send was not kept (outside the window, or none left) */
     uint32_t i = r->head[e->link];
     while (i != SVG_NONE) {
         svg_msg *m = &r->msgs[i];
         r->head[e->link] = m->next;
         if (m->next == SVG_NONE) r->tail[e->link] = SVG_NONE;
-        if (m->msg == e->msg && m->a == e->word_a && m->b == e->word_b) {
+        if (i == got) {
             m->recv_ns = e->at_ns;
             m->flags |= SVG_DELIVERED;
             return;

@@ -240,6 +240,14 @@ check "swarm: a path with a quote and a space is quoted in the printed command, 
     sh -c "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["replay"])' "$bad.cmds")"
 rm -rf "$odd_cmd_dir" "$bad.cmds"
 check "absim --version names the build" 0 "absim " "$absim" --version
+align_within() {   # FILE: the summary's alignment max is within its longest checkpoint (no aborts there)
+    "$absim" run "$1" | sed -n 's/.*duration: mean [0-9.]*ms, max \([0-9.]*\)ms;.*alignment mean [0-9.]*ms, max \([0-9.]*\)ms.*/\1 \2/p' |
+        awk '{ print ($2 <= $1) ? "alignment within the longest checkpoint" : "alignment " $2 " beyond the longest checkpoint " $1 }'
+}
+for f in scenarios/teach/p5a-unaligned-overtakes-backpressure.scn scenarios/teach/p5c-durations-under-backpressure.scn scenarios/teach/p3-alignment-blocks-inputs.scn; do
+    check "run: alignment is timed from the checkpoint's own first barrier, never a stale one ($f)" 0 \
+        "alignment within the longest checkpoint" align_within "$f"
+done
 violations_told() {   # FILE SEED BUG: every violation run reports is in explain's story, at its time
     "$absim" run "$1" --seed "$2" --faults random --bug "$3" > "$bad.run" 2>&1
     "$absim" explain "$1" --seed "$2" --faults random --bug "$3" > "$bad.explain" 2>&1

@@ -512,7 +512,8 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_CANCEL, ckpt);
         return;
     }
-    if (t->jt->in_count > 0) {                    /* from its first barrier to the trigger */
+    if (t->jt->in_count > 0 && t->align_start_ckpt == ckpt) {   /* from its first barrier to the trigger; a trigger the
+                                                             coordinator sent (upstream finished) aligned nothing */
         sim_time_ns align = tm->w->run->now_ns - t->align_start_ns;
         tm->w->stats.alignment_ns_sum += align;
         if (align > tm->w->stats.alignment_ns_max) tm->w->stats.alignment_ns_max = align;

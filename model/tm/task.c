@@ -676,6 +676,7 @@ static void align_check(tm_side *tm, rt_task *t) {
  * "checkpoint start delay" (barriers travelling behind queued data). */
 static void first_barrier(tm_side *tm, rt_task *t, uint64_t ckpt) {
     t->align_start_ns = tm->w->run->now_ns;
+    t->align_start_ckpt = ckpt;
     sim_time_ns started_ns;
     if (!task_ts_of(t, ckpt, &started_ns)) return;
     sim_time_ns d = tm->w->run->now_ns - started_ns;
@@ -1029,6 +1030,7 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
     for (uint32_t e = 0; e < t->out_edges_count; e++) t->out_edges[e].rr = 0;
     t->align_due = false;
     t->align_ckpt = 0;
+    t->align_start_ckpt = 0;
     t->last_seen_ckpt = 0;
     memset(t->aborted, 0, sizeof t->aborted);
     t->aborted_next = 0;

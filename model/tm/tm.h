@@ -317,7 +317,8 @@ typedef struct rt_task {
     rt_out_edge       out_edges[JOB_EDGES_MAX];
     gate              g;
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
-    sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint */
+    sim_time_ns       align_start_ns; /* first barrier of the pending checkpoint ... */
+    uint64_t          align_start_ckpt;   /* ... this one (a trigger of another, sent by the coordinator, aligned nothing) */
     uint64_t          ts_ckpt[TASK_TS_MAX];   /* checkpoints' timestamps the task learned (ring) */
     sim_time_ns       ts_ns[TASK_TS_MAX];
     uint32_t          ts_next;
