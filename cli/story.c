@@ -312,11 +312,28 @@ static bool touches(const cli_story_run *r, uint32_t i, uint32_t t) {
     }
 }
 
+/* Whether lost-RPC window i governs over j, both open on the same RPCs
+ * at once: the kernel draws each message's loss from the strongest open
+ * window, the earliest begun among equals (sim/link.c), so a weaker
+ * window nested inside a stronger one lost nothing of its own. */
+static bool governs(const cli_story_run *r, uint32_t i, uint32_t j) {
+    const scn_fault *a = &r->s->faults[i], *b = &r->s->faults[j];
+    if (a->kind != SCN_LOSE_RPC || b->kind != SCN_LOSE_RPC || a->vertex != b->vertex || a->subtask != b->subtask ||
+        a->rpc != b->rpc) {
+        return false;
+    }
+    const cli_fault_fate *x = &r->st->faults[i], *y = &r->st->faults[j];
+    bool overlap = x->begun_ns <= y->begun_ns ? !x->ended || x->ended_ns > y->begun_ns : !y->ended || y->ended_ns > x->begun_ns;
+    if (!overlap) return false;
+    if (fault_ratio_stronger(a->ratio, b->ratio)) return true;
+    return !fault_ratio_stronger(b->ratio, a->ratio) && x->begun_ns < y->begun_ns;
+}
+
 /* The fault behind a failure at `at`: of those begun by then and either
  * begun since the last recovery or still open, the latest that can cause
- * this kind of failure, preferring one that touches the culprit; for a
- * failover the first coordinator crash since then (a nested one inside
- * it changed nothing). */
+ * this kind of failure, preferring one that touches the culprit, and a
+ * lost-RPC window over one it governs; for a failover the first
+ * coordinator crash since then (a nested one inside it changed nothing). */
 static uint32_t blame(const cli_story_run *r, sim_time_ns at, uint32_t cause, uint32_t culprit) {
     uint32_t best = UINT32_MAX;
     bool best_touches = false;
@@ -329,6 +346,8 @@ static uint32_t blame(const cli_story_run *r, sim_time_ns at, uint32_t cause, ui
         bool t = culprit != PIPE_NO_TASK && touches(r, i, culprit);
         bool later = best != UINT32_MAX && (cause == CLI_FAILOVER ? x->begun_ns < r->st->faults[best].begun_ns
                                                                    : x->begun_ns >= r->st->faults[best].begun_ns);
+        if (best != UINT32_MAX && t == best_touches && governs(r, i, best)) later = true;
+        if (best != UINT32_MAX && t == best_touches && governs(r, best, i)) later = false;
         if (best == UINT32_MAX || (t && !best_touches) || (t == best_touches && later)) {
             best = i;
             best_touches = t;

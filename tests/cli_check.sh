@@ -240,6 +240,12 @@ check "swarm: a path with a quote and a space is quoted in the printed command, 
     sh -c "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["replay"])' "$bad.cmds")"
 rm -rf "$odd_cmd_dir" "$bad.cmds"
 check "absim --version names the build" 0 "absim " "$absim" --version
+nest=$(mktemp)
+sed -e '/^fault /d' -e '/^expect /d' scenarios/faults/nested-windows.scn > "$nest"
+printf 'fault at 40ms lose rpc source[0] 100%% for 200ms\nfault at 60ms lose rpc source[0] 20%% for 100ms\n' >> "$nest"
+check "run: a failure is blamed on the lost-RPC window that governs, not a weaker one nested in it" 0 \
+    "declared lost; cause: messages source[0] -> coordinator were being lost from t=40.000ms" "$absim" run "$nest"
+rm -f "$nest"
 align_within() {   # FILE: the summary's alignment max is within its longest checkpoint (no aborts there)
     "$absim" run "$1" | sed -n 's/.*duration: mean [0-9.]*ms, max \([0-9.]*\)ms;.*alignment mean [0-9.]*ms, max \([0-9.]*\)ms.*/\1 \2/p' |
         awk '{ print ($2 <= $1) ? "alignment within the longest checkpoint" : "alignment " $2 " beyond the longest checkpoint " $1 }'
