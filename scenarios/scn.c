@@ -2168,6 +2168,25 @@ void scn_random_settings(scn *s, uint64_t seed) {
     if (s->vary & SCN_VARY_CHECKPOINT) draw_checkpoint(&r, &s->cfg.ckpt);
     if (s->vary & SCN_VARY_RESTART) draw_restart(&r, &s->cfg.restart);
     if (s->vary & SCN_VARY_NETWORK) s->cfg.rpc_latency_ns = vary_rpc_ns[rng_below(&r, VARY_RPC_CHOICES)];
+    /* A checkpoint waits on RPCs (the trigger, each acknowledgement, with
+     * slow ones the notices and redeployments around it): a drawn timeout
+     * leaves room for ten of them beyond its floor, or at 3 ms each a
+     * timeout of 41 ms with three concurrent checkpoints let none complete
+     * (aligned-memory-vary seed 9101408: 4353 timeouts in 60 s, the job
+     * never ended). No draw is added: every other setting stays. */
+    if ((s->vary & SCN_VARY_CHECKPOINT) && (s->vary & SCN_VARY_NETWORK)) s->cfg.ckpt.timeout_ns += 10 * s->cfg.rpc_latency_ns;
+    /* A strategy that never gives up, few tolerable failures and a timeout
+     * shorter than the first checkpoint after a restart (it runs under the
+     * catch-up load) fail the job over forever: a configuration's livelock,
+     * in Flink as here, not the protocol's (seed 9101642 of the same file:
+     * a 46 ms timeout, tolerable 0). Such a draw takes a timeout of 200 ms
+     * or more. */
+    const pipe_restart_cfg *x = &s->cfg.restart;
+    bool endless = x->kind == PIPE_RESTART_EXPONENTIAL && x->attempts_before_reset == RS_UNLIMITED;
+    if ((s->vary & SCN_VARY_CHECKPOINT) && endless && s->cfg.ckpt.tolerable_failures < 1000 &&
+        s->cfg.ckpt.timeout_ns < 200 * SIM_NS_PER_MS) {
+        s->cfg.ckpt.timeout_ns += 200 * SIM_NS_PER_MS;
+    }
 }
 
 /* ---- fault text ------------------------------------------------------------ */

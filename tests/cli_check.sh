@@ -636,7 +636,7 @@ check "run: a failure the restart strategy does not survive says so" 0 "no resta
 check "run: a random profile is listed, fired or not" 0 \
     "t=23.678ms did not fire (the run ended first): fault at 23.67783ms delay link join[1] -> out[0] by 17ms for 13.283073ms optional" \
     "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random
-check "run: the settings vary drew are shown" 0 "$(printf '  drawn by vary for seed 3:\n    checkpoint mode aligned interval 3ms min-pause 0ms timeout 160ms max-concurrent 3 tolerable 1000\n    restart fixed-delay attempts 0 delay 27ms\n    network rpc-latency 200us')" \
+check "run: the settings vary drew are shown" 0 "$(printf '  drawn by vary for seed 3:\n    checkpoint mode aligned interval 3ms min-pause 0ms timeout 162ms max-concurrent 3 tolerable 1000\n    restart fixed-delay attempts 0 delay 27ms\n    network rpc-latency 200us')" \
     "$absim" run scenarios/swarm/aligned-memory-vary.scn --seed 3 --faults random
 check "run: --log names a fault's target" 0 "fault=0 crash-machine target=tm1" "$absim" run $cm --log -
 story_json() {   # the --json line's faults, recovery and drawn settings
