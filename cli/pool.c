@@ -133,12 +133,18 @@ static bool start(const char *prog, worker *w, void *ctx, uint64_t task, cli_poo
     return true;
 }
 
-bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next, cli_pool_work_fn work,
-              cli_pool_done_fn done) {
-    SIM_ASSERT(jobs >= 1);
-    if (jobs > POOL_JOBS_MAX) jobs = POOL_JOBS_MAX;
-    worker ws[POOL_JOBS_MAX];
-    memset(ws, 0, sizeof ws);
+/* The pool's tables, on the heap: the children start from inside the
+ * pool's frame, and a run needs the stack they leave (ulimit -s 64). */
+typedef struct pool_mem {
+    worker          ws[POOL_JOBS_MAX];
+    struct pollfd   pfd[POOL_JOBS_MAX];
+    uint64_t        owner[POOL_JOBS_MAX];
+    cli_task_result r;
+} pool_mem;
+
+static bool pool_loop(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next, cli_pool_work_fn work,
+                      cli_pool_done_fn done, pool_mem *m) {
+    worker *ws = m->ws;
     bool more = true, ok = true;
     for (;;) {
         for (uint64_t k = 0; k < jobs && more; k++) {
@@ -151,8 +157,8 @@ bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next,
                 ok = false;
             }
         }
-        struct pollfd pfd[POOL_JOBS_MAX];
-        uint64_t owner[POOL_JOBS_MAX], n = 0;
+        struct pollfd *pfd = m->pfd;
+        uint64_t *owner = m->owner, n = 0;
         for (uint64_t k = 0; k < jobs; k++) {
             if (ws[k].pid == 0) continue;
             pfd[n] = (struct pollfd){ .fd = ws[k].fd, .events = POLLIN };
@@ -167,10 +173,23 @@ bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next,
         }
         for (uint64_t i = 0; i < n; i++) {
             if (polled && pfd[i].revents == 0) continue;
-            cli_task_result r;
             uint64_t task = ws[owner[i]].task;
-            reap(&ws[owner[i]], &r);
-            done(ctx, task, &r);
+            reap(&ws[owner[i]], &m->r);
+            done(ctx, task, &m->r);
         }
     }
+}
+
+bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next, cli_pool_work_fn work,
+              cli_pool_done_fn done) {
+    SIM_ASSERT(jobs >= 1);
+    if (jobs > POOL_JOBS_MAX) jobs = POOL_JOBS_MAX;
+    pool_mem *m = calloc(1, sizeof *m);
+    if (m == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return false;
+    }
+    bool ok = pool_loop(prog, jobs, ctx, next, work, done, m);
+    free(m);
+    return ok;
 }

@@ -463,36 +463,37 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     if (random_faults) o->random_faults = cli_random_faults(s);
     pipeline *p = pipe_create(&s->cfg, err, sizeof err);
     check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
-    rpt_recorder rec;                            /* --trace, --dot, and the --html page's checkpoint pictures */
+    rpt_recorder *rec = malloc(sizeof *rec);     /* --trace, --dot, the --html page's checkpoint pictures (heap: large) */
     svg_recorder *pic = NULL;                    /* --svg, --html */
     bool html = views != NULL && views->html != NULL;
-    bool reported = cs != NULL && rpt_init(&rec, p, trace, dot != NULL || html);
+    bool reported = cs != NULL && rec != NULL && rpt_init(rec, p, trace, dot != NULL || html);
     if (!reported || !cli_view_begin(views, p, &pic)) {
         cli_failure_add(&o->failures, "%s: %s", s->path, cs == NULL ? err : "out of memory for the report");
-        if (reported) rpt_free(&rec);
+        if (reported) rpt_free(rec);
+        free(rec);
         check_destroy(cs);
         pipe_destroy(p);
         return CLI_USAGE;
     }
-    if (dot_ckpt != 0) rpt_keep_only(&rec, dot_ckpt);
+    if (dot_ckpt != 0) rpt_keep_only(rec, dot_ckpt);
     check_attach(cs);                            /* the checkers observe first */
     scn_armed arm;                               /* faults at times and at protocol points */
     cli_story_run story;                         /* what happened, told by the summary, --json and --trace */
     bool reporting = trace != NULL || dot != NULL || html;
-    cli_story_begin(&story, &o->story, s, p, &arm, reporting ? &rec : NULL, random_faults);
+    cli_story_begin(&story, &o->story, s, p, &arm, reporting ? rec : NULL, random_faults);
     scn_arm_faults(s, p, &arm, cli_story_observe, &story);
     if (pic != NULL) svg_attach(pic);
     pipe_sim(p)->cfg.log = log;
     pipe_run(p);
     cli_story_end(&story);
-    bool drawn = dot_ckpt == 0 || dot_ckpt <= rec.triggered;
+    bool drawn = dot_ckpt == 0 || dot_ckpt <= rec->triggered;
     if (dot != NULL && drawn) {
         char title[320];
         snprintf(title, sizeof title, "%s, seed %" PRIu64, s->path, s->cfg.seed);
-        rpt_write_dot(&rec, dot, title);
+        rpt_write_dot(rec, dot, title);
     } else if (!drawn) {                         /* nothing to draw: a mistake of the command, as a bad option */
         cli_failure_add(&o->failures, "absim run: --dot-checkpoint %" PRIu64 ": the run triggered %s%" PRIu64
-                        " checkpoint%s", dot_ckpt, rec.triggered ? "only " : "", rec.triggered, rec.triggered == 1 ? "" : "s");
+                        " checkpoint%s", dot_ckpt, rec->triggered ? "only " : "", rec->triggered, rec->triggered == 1 ? "" : "s");
     }
     const check_report *r = check_finish(cs);
     outcome_fill(o, s, p, r);
@@ -501,8 +502,9 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
     if (o->unfired > 0) rc = CLI_FAIL;
     if (!drawn) rc = CLI_USAGE;                  /* its refusal is the first failure: the one the caller prints */
     o->ok = rc == CLI_OK;
-    cli_view_end(views, pic, s, &o->story, text, r, &rec);
-    rpt_free(&rec);
+    cli_view_end(views, pic, s, &o->story, text, r, rec);
+    rpt_free(rec);
+    free(rec);
     free(text);
     check_destroy(cs);
     pipe_destroy(p);
@@ -762,30 +764,36 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     }
     x.views.show_given = x.tasks != NULL;
     s->cfg.bug = x.bug;
-    run_outputs w;
-    if (!open_outputs(prog, x.paths, &w)) {
+    /* The outcome and the outputs' names are tens of KiB: on the heap, so a
+     * small stack (ulimit -s 64) runs as well. */
+    run_outputs *w = malloc(sizeof *w);
+    cli_outcome *o = malloc(sizeof *o);
+    if (w == NULL || o == NULL || !open_outputs(prog, x.paths, w)) {
+        if (w == NULL || o == NULL) fprintf(stderr, "%s: out of memory\n", prog);
+        free(w);
+        free(o);
         free(s);
         return CLI_USAGE;
     }
-    cli_outcome o;
-    x.views.svg = w.svg.f;
-    x.views.html = w.html.f;
-    rc = cli_run_scenario(s, x.random_faults, w.log.f, x.json ? NULL : stdout, w.trace.f, w.dot.f, x.dot_ckpt, &x.views, &o);
+    x.views.svg = w->svg.f;
+    x.views.html = w->html.f;
+    rc = cli_run_scenario(s, x.random_faults, w->log.f, x.json ? NULL : stdout, w->trace.f, w->dot.f, x.dot_ckpt, &x.views, o);
     if (rc == CLI_USAGE) {
-        fprintf(stderr, "%s\n", o.failures.text[0]);
-        abandon_outputs(&w);
-        free(s);
-        return CLI_USAGE;
+        fprintf(stderr, "%s\n", o->failures.text[0]);
+        abandon_outputs(w);
+    } else {
+        if (x.paths[3] != NULL) {
+            cli_cov_report(x.json ? stderr : stdout, o->reach);
+            cli_cov_write(w->cov.f, o->reach);    /* a failed write shows at the commit */
+        }
+        if (x.json) json_line(s, o, x.bug);
+        if (x.hash_given && !hash_as_recorded(argv[optind], &x, o->trace_hash)) rc = CLI_FAIL;
+        bool written = commit_outputs(prog, w);
+        if (!cli_stdout_ok(prog) || !written) rc = CLI_USAGE;
     }
-    if (x.paths[3] != NULL) {
-        cli_cov_report(x.json ? stderr : stdout, o.reach);
-        cli_cov_write(w.cov.f, o.reach);          /* a failed write shows at the commit */
-    }
-    if (x.json) json_line(s, &o, x.bug);
-    if (x.hash_given && !hash_as_recorded(argv[optind], &x, o.trace_hash)) rc = CLI_FAIL;
     free(s);
-    bool written = commit_outputs(prog, &w);
-    if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;
+    free(w);
+    free(o);
     return rc;
 }
 

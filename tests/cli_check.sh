@@ -240,6 +240,10 @@ check "swarm: a path with a quote and a space is quoted in the printed command, 
     sh -c "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["replay"])' "$bad.cmds")"
 rm -rf "$odd_cmd_dir" "$bad.cmds"
 check "absim --version names the build" 0 "absim " "$absim" --version
+check "run: a 64 KiB stack is enough (outcomes and outputs live on the heap)" 0 "I1 exactly-once state held" \
+    sh -c "ulimit -s 64 && \"$absim\" run scenarios/faults/crash-task.scn --svg /dev/null"
+check "swarm: ... for its runs too" 0 "swarm: 4 passed, 0 failed" \
+    sh -c "ulimit -s 64 && \"$absim\" swarm scenarios/swarm/windows.scn --seeds 1..4 --faults random --quiet"
 nest=$(mktemp)
 sed -e '/^fault /d' -e '/^expect /d' scenarios/faults/nested-windows.scn > "$nest"
 printf 'fault at 40ms lose rpc source[0] 100%% for 200ms\nfault at 60ms lose rpc source[0] 20%% for 100ms\n' >> "$nest"
