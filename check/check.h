@@ -86,6 +86,12 @@ typedef struct check_report {
     bool            output_known;
     uint64_t        out_records, out_lost, out_duplicated, out_first_lost, out_first_duplicated;
     sim_time_ns     liveness_ns;                   /* the bound I6 used */
+    /* The configuration's verdict, not the protocol's: where I6 would have
+     * failed, the checkpoints expired although every task acknowledged
+     * them (later than the timeout): no checkpoint can complete with these
+     * settings and this load. I6 is then not judged; the text says which
+     * checkpoint and when ("" when none). */
+    char            unreachable[240];
 } check_report;
 
 typedef struct check_set check_set;

@@ -23,7 +23,12 @@
  * - End of input: unless the restart strategy gave up (the job failed),
  *   the job finishes. A run that stopped at a bound is stalled: the
  *   violation names the oldest pending checkpoint and the tasks whose
- *   acknowledgement it still waits for, with their blocked inputs. */
+ *   acknowledgement it still waits for, with their blocked inputs.
+ * - Where either would fail because the latest checkpoint to expire ran
+ *   out of time (every task had taken its barrier and acknowledged or was
+ *   still writing its snapshot when the timeout struck), the settings let
+ *   no checkpoint complete under the run's load: that is the report's
+ *   `unreachable` verdict, the configuration's, and I6 is not judged. */
 #include "check_int.h"
 #include "../model/flow/ckrules.h"
 
@@ -32,6 +37,7 @@
 #include <string.h>
 
 #define TASK_WORDS (JOB_TASKS_MAX / 64u)
+#define RING_CKPTS 8u
 
 typedef struct live {
     const check_ctx *c;
@@ -47,6 +53,14 @@ typedef struct live {
     sim_time_ns after_ns;             /* the faults' after-effects ran out then (expiries, restart delays) */
     sim_time_ns expired_ns;           /* the last expiry of a checkpoint triggered while the faults were on */
     uint32_t   *blocked;              /* by task: inputs its gate blocked at its last control step */
+    /* The latest checkpoints (by id modulo RING_CKPTS): who acknowledged
+     * each, whether it expired, for the configuration's verdict. */
+    uint64_t    ring_ckpt[RING_CKPTS];
+    sim_time_ns ring_expired_ns[RING_CKPTS];   /* 0: not expired */
+    bool        ring_outlast[RING_CKPTS];      /* at its expiry every task had done its part or was writing */
+    uint64_t    ring_acked[RING_CKPTS][TASK_WORDS];
+    uint64_t    ring_triggered[RING_CKPTS][TASK_WORDS];
+    uint8_t    *ring_writing;                  /* RING_CKPTS x tasks: its snapshot writes in flight */
 } live;
 
 static void *create(const check_ctx *c) {
@@ -55,6 +69,7 @@ static void *create(const check_ctx *c) {
     l->ckpts_on = c->cfg->ckpt.enabled;
     l->bound_ns = c->report->liveness_ns;
     l->blocked = ARENA_NEW(c->mem, uint32_t, c->j->tasks_count);
+    l->ring_writing = ARENA_NEW(c->mem, uint8_t, (size_t)RING_CKPTS * c->j->tasks_count);
     for (uint32_t t = 0; t < c->j->tasks_count; t++) l->sources += c->j->tasks[t].in_count == 0;
     c->report->applies[CHECK_I6] = true;
     return l;
@@ -104,9 +119,69 @@ static void after_effect(live *l, const pipe_event *e) {
     }
 }
 
+/* Whether checkpoint slot i, expiring now, ran out of time rather than
+ * stalled: every task took its barrier and either acknowledged (the
+ * acknowledgement may still be on its way) or was still writing its
+ * snapshot, and the coordinator acknowledged for every finished task. */
+static bool ran_out(const live *l, uint32_t i) {
+    for (uint32_t t = 0; t < l->c->j->tasks_count; t++) {
+        if (bit(l->ring_acked[i], t)) continue;   /* a finished task's: the coordinator's, for it (FLIP-147) */
+        if (!bit(l->ring_triggered[i], t) || l->ring_writing[(size_t)i * l->c->j->tasks_count + t] == 0) return false;
+    }
+    return true;
+}
+
+static void ring_event(live *l, const pipe_event *e) {
+    uint32_t i = (uint32_t)(e->ckpt % RING_CKPTS);
+    uint8_t *writing = l->ring_writing + (size_t)i * l->c->j->tasks_count;
+    if (e->kind == PIPE_EV_CKPT_START) {
+        l->ring_ckpt[i] = e->ckpt;
+        l->ring_expired_ns[i] = 0;
+        l->ring_outlast[i] = false;
+        memset(l->ring_acked[i], 0, sizeof l->ring_acked[i]);
+        memset(l->ring_triggered[i], 0, sizeof l->ring_triggered[i]);
+        memset(writing, 0, l->c->j->tasks_count);
+        return;
+    }
+    if (l->ring_ckpt[i] != e->ckpt || e->ckpt == 0) return;
+    if (e->kind == PIPE_EV_ACK) l->ring_acked[i][e->task / 64] |= 1ull << (e->task % 64);
+    if (e->kind == PIPE_EV_ACK_RECEIVED && e->channel == PIPE_RCV_FOR_FINISHED && e->culprit < l->c->j->tasks_count) {
+        l->ring_acked[i][e->culprit / 64] |= 1ull << (e->culprit % 64);
+    }
+    if (e->kind == PIPE_EV_TRIGGER) l->ring_triggered[i][e->task / 64] |= 1ull << (e->task % 64);
+    if (e->kind == PIPE_EV_WRITE && writing[e->task] < UINT8_MAX) writing[e->task]++;
+    if (e->kind == PIPE_EV_WRITE_DONE && writing[e->task] > 0) writing[e->task]--;
+    if (e->kind == PIPE_EV_CKPT_ABORT && e->count == CKR_EXPIRED) {
+        l->ring_expired_ns[i] = e->at_ns;
+        l->ring_outlast[i] = ran_out(l, i);
+    }
+}
+
+/* The configuration's verdict, where I6 would fail: the latest checkpoint
+ * that expired after `from` ran out of time (ran_out) rather than stalled.
+ * The protocol did its part; the timeout is shorter than a checkpoint
+ * takes with these settings under this load. */
+static bool outlasted(live *l, sim_time_ns from) {
+    uint32_t best = RING_CKPTS;
+    for (uint32_t i = 0; i < RING_CKPTS; i++) {
+        if (l->ring_expired_ns[i] <= from) continue;
+        if (best == RING_CKPTS || l->ring_ckpt[i] > l->ring_ckpt[best]) best = i;
+    }
+    if (best == RING_CKPTS || !l->ring_outlast[best]) return false;
+    check_report *r = l->c->report;
+    if (r->unreachable[0] == '\0') {
+        snprintf(r->unreachable, sizeof r->unreachable, "checkpoint %" PRIu64 " expired at %.3fms, its %.3fms timeout "
+                 "shorter than it took: every task had taken its barrier and acknowledged or was still writing its "
+                 "snapshot; no checkpoint can complete with these settings under this load", l->ring_ckpt[best],
+                 (double)l->ring_expired_ns[best] / 1e6, (double)pipe_config(l->c->p)->ckpt.timeout_ns / 1e6);
+    }
+    return true;
+}
+
 static void gap(live *l, sim_time_ns until_ns, const char *until) {
     sim_time_ns heal = settled_ns(l), from = l->last_complete_ns > heal ? l->last_complete_ns : heal;
     if (until_ns <= from || until_ns - from <= l->bound_ns) return;
+    if (outlasted(l, from)) return;
     check_where w = CHECK_AT(until_ns);
     w.ckpt = l->pending != 0 ? l->pending : CHECK_NONE64;
     const char *since = l->last_complete_ns > heal ? "the last completion"
@@ -120,6 +195,14 @@ static void gap(live *l, sim_time_ns until_ns, const char *until) {
 static void on_event(void *self, const pipe_event *e) {
     live *l = self;
     const job *j = l->c->j;
+    switch (e->kind) {
+    case PIPE_EV_CKPT_START: case PIPE_EV_ACK: case PIPE_EV_CKPT_ABORT: case PIPE_EV_TRIGGER: case PIPE_EV_WRITE:
+    case PIPE_EV_WRITE_DONE: case PIPE_EV_ACK_RECEIVED:
+        ring_event(l, e);
+        break;
+    default:
+        break;
+    }
     switch (e->kind) {
     case PIPE_EV_CKPT_START:
         if (l->pending == 0) {
@@ -197,6 +280,8 @@ static void on_end(void *self, const check_end *end) {
         if (l->ckpts_on && l->sources_done == l->sources) gap(l, l->sources_done_ns, "the sources finished");
         return;
     }
+    sim_time_ns from = l->last_complete_ns > settled_ns(l) ? l->last_complete_ns : settled_ns(l);
+    if (l->ckpts_on && outlasted(l, from)) return;
     check_where w = CHECK_AT(end->end_ns);
     char why[400] = "no checkpoint pending";
     if (l->pending != 0) {

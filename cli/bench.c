@@ -517,7 +517,8 @@ static int bigjob_text(char *buf, size_t n, uint64_t par, uint64_t keys, uint64_
 }
 
 static const char *verdict_of(const check_report *r, check_inv i) {
-    return !r->applies[i] ? "not promised" : r->violations[i] > 0 ? "violated" : r->checks[i] == 0 ? "not reached" : "held";
+    return !r->applies[i] ? "not promised" : r->violations[i] > 0 ? "violated"
+         : i == CHECK_I6 && r->unreachable[0] != '\0' ? "not judged" : r->checks[i] == 0 ? "not reached" : "held";
 }
 
 static void bigjob_print(const scn *s, const cli_outcome *o, double wall_s, int rc) {

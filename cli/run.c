@@ -184,6 +184,7 @@ static void summary_invariants(FILE *out, const check_report *r) {
     fprintf(out, "  invariants:");
     for (uint32_t i = CHECK_I1; i < CHECK_INV_COUNT; i++) {
         const char *verdict = !r->applies[i] ? "not promised" : r->violations[i] > 0 ? "VIOLATED"
+                            : i == CHECK_I6 && r->unreachable[0] != '\0' ? "not judged (no checkpoint can complete)"
                             : r->checks[i] == 0 ? "not reached" : "held";
         fprintf(out, "%s %s %s %s", i == CHECK_I1 ? "" : ";", check_inv_name((check_inv)i), check_inv_title((check_inv)i),
                 verdict);
@@ -323,6 +324,11 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
     }
     if (check_total(r) > r->kept_count && out != NULL) {
         fprintf(out, "  ... %" PRIu64 " violations in all\n", check_total(r));
+    }
+    if (r->unreachable[0] != '\0') {            /* the configuration's verdict: a failed run, not a protocol's */
+        cli_failure_add(&o->failures, "%s: configuration: %s", s->path, r->unreachable);
+        if (out != NULL) fprintf(out, "  configuration: %s\n", r->unreachable);
+        rc = CLI_FAIL;
     }
     for (uint32_t i = 0; i < s->expects_count; i++) {
         const scn_expect *e = &s->expects[i];

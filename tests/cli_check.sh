@@ -240,6 +240,15 @@ check "swarm: a path with a quote and a space is quoted in the printed command, 
     sh -c "$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["replay"])' "$bad.cmds")"
 rm -rf "$odd_cmd_dir" "$bad.cmds"
 check "absim --version names the build" 0 "absim " "$absim" --version
+slow=$(mktemp)
+sed -e 's/^checkpoint interval 20ms timeout 10s/checkpoint interval 20ms timeout 3ms tolerable 1000/' -e '/^fault /d' \
+    -e 's/^restart fixed-delay attempts 3 delay 50ms/restart fixed-delay attempts 100000 delay 50ms/' -e '/^expect restarts/d' \
+    scenarios/faults/crash-task.scn > "$slow"
+printf 'state backend durable store-latency 1ms store-bandwidth 1MB/s\nbounds time 2s\n' >> "$slow"
+check "run: a timeout no checkpoint can meet is the configuration's verdict, not an I6 failure of the protocol" 1 \
+    "$(printf 'I6 liveness not judged (no checkpoint can complete)\n  configuration: checkpoint ')" "$absim" run "$slow"
+lacks "run: ... and no invariant is said violated" "violated at" "$absim" run "$slow"
+rm -f "$slow"
 check "run: a 64 KiB stack is enough (outcomes and outputs live on the heap)" 0 "I1 exactly-once state held" \
     sh -c "ulimit -s 64 && \"$absim\" run scenarios/faults/crash-task.scn --svg /dev/null"
 check "swarm: ... for its runs too" 0 "swarm: 4 passed, 0 failed" \
