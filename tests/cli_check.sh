@@ -249,10 +249,15 @@ check "run: a timeout no checkpoint can meet is the configuration's verdict, not
     "$(printf 'I6 liveness not judged (no checkpoint can complete)\n  configuration: checkpoint ')" "$absim" run "$slow"
 lacks "run: ... and no invariant is said violated" "violated at" "$absim" run "$slow"
 rm -f "$slow"
+case $absim in
+*build-san*) ;;   # AddressSanitizer pads every frame with red zones: 64 KiB says nothing there
+*)
 check "run: a 64 KiB stack is enough (outcomes and outputs live on the heap)" 0 "I1 exactly-once state held" \
     sh -c "ulimit -s 64 && \"$absim\" run scenarios/faults/crash-task.scn --svg /dev/null"
 check "swarm: ... for its runs too" 0 "swarm: 4 passed, 0 failed" \
     sh -c "ulimit -s 64 && \"$absim\" swarm scenarios/swarm/windows.scn --seeds 1..4 --faults random --quiet"
+;;
+esac
 nest=$(mktemp)
 sed -e '/^fault /d' -e '/^expect /d' scenarios/faults/nested-windows.scn > "$nest"
 printf 'fault at 40ms lose rpc source[0] 100%% for 200ms\nfault at 60ms lose rpc source[0] 20%% for 100ms\n' >> "$nest"
