@@ -226,10 +226,11 @@ uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans)
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {   /* the output's window maps and sums */
         if (cfg->graph.vertices[v].kind == JOB_WINDOW) maps += kstate_bytes(most_keys(cfg), 0) + broker_cfg_keys(&cfg->broker) * 9 + 128;
     }
-    uint64_t per_task = 2048;                     /* safety's task record, liveness's counters and the
-                                                     restart check's regions, rounded up */
+    uint64_t per_task = 2048;                     /* safety's task record, liveness's counters and
+                                                     checkpoint ring, the restart check's regions, rounded up */
+    uint64_t ring = 2 * 8 * (JOB_TASKS_MAX / 8);  /* liveness's ring: acknowledged and triggered sets of 8 checkpoints */
     return maps + (uint64_t)tasks * per_task + (uint64_t)chans * 24
-         + broker_cfg_partitions(&cfg->broker) * 16ull + (1u << 16);
+         + broker_cfg_partitions(&cfg->broker) * 16ull + ring + (1u << 16);
 }
 
 check_set *check_create(pipeline *p, const check_cfg *cfg, char *err, size_t err_bytes) {
