@@ -36,7 +36,7 @@ enum told {                                   /* explanations given once */
 typedef struct narrator {
     pipeline      *p;
     const scn     *s;
-    const check_set *checks;                  /* attached before the narrator: it sees their violations */
+    check_set     *checks;                    /* attached before the narrator: it sees their violations */
     check_violation told_kept[CHECK_KEPT_MAX];    /* the report's kept entries as last told */
     cli_story     *story;
     FILE          *out;                       /* stdout, or the buffer of the lines before the first step told */
@@ -580,17 +580,22 @@ static void on_fault(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin) {
 static void explain_usage(FILE *f) {
     fprintf(f, "usage: absim explain FILE [--seed S] [--faults random] [--bug NAME] [--task NAME[I]] [--checkpoint N]\n"
                "\n"
-               "Runs the scenario and narrates the protocol, a line per step: the faults as\n"
+               "Runs the scenario, with the checkers, and narrates the protocol, a line per\n"
+               "step: first the protocol the run follows (its checkpoint and restart\n"
+               "settings, and a deliberate bug with what it breaks), then the faults as\n"
                "they begin and end, barriers arriving and blocking inputs, alignment\n"
                "timeouts, triggers, snapshots, acknowledgements dropped or made up for\n"
                "finished tasks, completed and aborted checkpoints, failures, restarts and\n"
-               "restores, transactions committed and aborted on restore. Steps of one\n"
+               "restores, transactions committed and aborted on restore, and each\n"
+               "violation of an invariant at the step that made it (VIOLATION of ...),\n"
+               "whatever the filters; last the verdicts, as run prints them. Steps of one\n"
                "instant that say the same of several tasks are one line.\n"
                "  --faults random  adds the fault profile swarm draws for the seed (narrates a swarm seed)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n"
                "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
                "  --checkpoint N   only the steps of checkpoint N\n"
-               "Exit 2 when a filter matches no step of the run (it says so).\n");
+               "Exit 0 when the run passed, 1 when it failed (as run), 2 when a filter\n"
+               "matches no step of the run (it says so).\n");
 }
 
 typedef struct explain_opts {
@@ -698,7 +703,7 @@ static int narrate_run(scn *s, pipeline *p, narrator *n, const explain_opts *x, 
     scn_arm_faults(s, p, &arm, cli_story_observe, &story);
     pipe_run(p);
     cli_story_end(&story);
-    const check_report *r = check_finish((check_set *)n->checks);
+    const check_report *r = check_finish(n->checks);
     tell_lost(n);
     tell_violations(n);                          /* those of the run's end: final state, output, liveness */
     flush(n);
