@@ -90,5 +90,6 @@ extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_s
     check_restart_ops;
 /* Not an observer of its own: check_restart_ops runs it beside the restart strategy's checks. */
 extern const check_ops check_trigger_ops;
+void check_trigger_restarting(void *trigger, bool restarting, sim_time_ns now);   /* from check/restart.c */
 
 #endif

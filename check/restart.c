@@ -13,10 +13,16 @@
  * A failure is a JOB_FAILED step (the coordinator's decision to restart
  * or give up follows it), whether it restarts every task or, with region
  * failover, its pipelined region alone (Flink's strategy counts both
- * alike); a restart is the next JOB_RESTARTED (a region restart takes
- * one step per region, at one time: the first ends the wait). A restart
+ * alike). Each failure's restart has its own delay
+ * (DefaultScheduler.restartTasksWithDelay schedules one per failure): a
+ * region restarts (JOB_RESTARTED naming it) no sooner than the delay of
+ * the failure that last failed it, whatever other regions failed since;
+ * a full restart no sooner than the delay of the failure that called for
+ * it (after a rescale alone: of every region still waiting). A restart
  * may come later than its delay (it waits for machines to come back), not
- * sooner. A new coordinator (failover) starts with a fresh strategy, as a
+ * sooner. The job is RUNNING again, for the coordinator's rules
+ * (check/trigger.c), once no region waits (removeVerticesFromRestartPending).
+ * A new coordinator (failover) starts with a fresh strategy, as a
  * new JobMaster does. At the end: a job that failed did so at a failure
  * the strategy gives up on, and one the strategy gave up on failed.
  *
@@ -44,13 +50,14 @@ typedef struct restart {
     rs_cfg      rules;
     rs_state    strategy;             /* Flink's strategy, fed the failures the run reported */
     int64_t     model_backoff;        /* the failure being decided: the model's backoff (-1: it gave up) */
-    bool        waiting;              /* a failure's restart is due */
-    sim_time_ns failed_ns, due_ns;    /* that failure, and the earliest its restart may come */
+    bool        waiting;              /* a full restart's delay runs: of the failure at failed_ns, until due_ns */
+    sim_time_ns failed_ns, due_ns;
     bool        gave_up;              /* at failure gave_up_ns the strategy gives up */
     sim_time_ns gave_up_ns;
     uint32_t   *region;               /* by task: its pipelined region */
     uint32_t    regions;
     uint8_t    *failed;               /* by region: it failed and has not restarted since */
+    sim_time_ns *region_failed_ns, *region_due_ns;   /* by region: that failure, and the earliest its restart may come */
     bool        full_due;             /* a failure or failover that restarts every task, since the last full restart */
     void       *trigger;              /* check/trigger.c, the coordinator's rules: one observer for both */
     sim_time_ns full_ns;              /* the last full restart */
@@ -62,6 +69,8 @@ static void *create(const check_ctx *c) {
     r->region = ARENA_NEW(c->mem, uint32_t, c->j->tasks_count);
     r->regions = job_regions(c->j, r->region);
     r->failed = ARENA_NEW(c->mem, uint8_t, r->regions);
+    r->region_failed_ns = ARENA_NEW(c->mem, sim_time_ns, r->regions);
+    r->region_due_ns = ARENA_NEW(c->mem, sim_time_ns, r->regions);
     r->rules = pipe_restart_rules(&c->cfg->restart);
     rs_init(&r->strategy);
     r->trigger = check_trigger_ops.create(c);
@@ -91,13 +100,26 @@ static bool decide(restart *r, const pipe_event *e, sim_time_ns *delay_ns) {
     return d.restart;
 }
 
-/* What a failure restarts: its culprit's region, or every task. */
-static void failover_of(restart *r, const pipe_event *e) {
-    if (r->c->cfg->restart.failover == PIPE_FAILOVER_REGION && e->culprit != PIPE_NO_TASK && r->regions > 1) {
-        r->failed[r->region[e->culprit]] = 1;
-    } else {
-        r->full_due = true;
+/* What a failure restarts: its culprit's region, or every task (UINT32_MAX). */
+static uint32_t failover_of(const restart *r, const pipe_event *e) {
+    bool region = r->c->cfg->restart.failover == PIPE_FAILOVER_REGION && e->culprit != PIPE_NO_TASK && r->regions > 1;
+    return region ? r->region[e->culprit] : UINT32_MAX;
+}
+
+/* Whether some restart is pending: the job is not RUNNING. */
+static bool restarting(const restart *r) {
+    for (uint32_t g = 0; g < r->regions; g++) {
+        if (r->failed[g]) return true;
     }
+    return r->full_due;
+}
+
+/* A restart at now that comes sooner than its failure's delay. */
+static void too_soon(const restart *r, const char *what, sim_time_ns now, sim_time_ns failed_ns, sim_time_ns due_ns) {
+    if (now >= due_ns) return;
+    check_fail(r->c, CHECK_I5, CHECK_AT(now), "%s restarted %.3fms after the failure at t=%.3fms, sooner than the "
+               "restart strategy's delay of %.3fms", what, (double)(now - failed_ns) / 1e6, (double)failed_ns / 1e6,
+               (double)(due_ns - failed_ns) / 1e6);
 }
 
 /* A rescale of the schedule since the last full restart: it cancels every
@@ -111,18 +133,31 @@ static bool rescale_since(const restart *r, sim_time_ns now) {
     return false;
 }
 
+/* A full restart: after the failure that called for it, or after a
+ * rescale that waited for the regions' delays. */
+static void full_restarted(restart *r, sim_time_ns now) {
+    if (!r->full_due && !rescale_since(r, now)) {
+        check_fail(r->c, CHECK_I5, CHECK_AT(now), "every task restarted, though region failover restarts only "
+                   "the regions of the tasks that failed");
+    }
+    if (r->waiting) {
+        too_soon(r, "the job", now, r->failed_ns, r->due_ns);
+    } else {
+        for (uint32_t g = 0; g < r->regions; g++) {
+            if (r->failed[g]) too_soon(r, "the job", now, r->region_failed_ns[g], r->region_due_ns[g]);
+        }
+    }
+    r->full_ns = now;
+    r->full_due = false;
+    r->waiting = false;
+    memset(r->failed, 0, r->regions);
+}
+
 /* A restart step: region e->channel - 1 alone, or every task (0). */
 static void failover_check(restart *r, const pipe_event *e) {
     const check_ctx *c = r->c;
     if (e->channel == 0) {
-        bool rescaled = rescale_since(r, e->at_ns);
-        r->full_ns = e->at_ns;
-        if (!r->full_due && !rescaled) {
-            check_fail(c, CHECK_I5, CHECK_AT(e->at_ns), "every task restarted, though region failover restarts only "
-                       "the regions of the tasks that failed");
-        }
-        r->full_due = false;
-        memset(r->failed, 0, r->regions);
+        full_restarted(r, e->at_ns);
         return;
     }
     uint32_t g = e->channel - 1;
@@ -131,15 +166,29 @@ static void failover_check(restart *r, const pipe_event *e) {
                    c->cfg->restart.failover != PIPE_FAILOVER_REGION ? "failover full restarts every task"
                                                                     : "none of its tasks failed since it last started");
     }
-    if (g < r->regions) r->failed[g] = 0;
+    if (g >= r->regions || !r->failed[g]) return;
+    char what[32];
+    snprintf(what, sizeof what, "region %u", g);
+    too_soon(r, what, e->at_ns, r->region_failed_ns[g], r->region_due_ns[g]);
+    r->failed[g] = 0;
 }
 
+/* A failure: Flink's strategy decides; the restart of what it fails (its
+ * culprit's region, or every task) is due after the delay. */
 static void on_failed(restart *r, const pipe_event *e) {
     sim_time_ns delay = 0, now = e->at_ns;
+    uint32_t g = failover_of(r, e);
     r->c->report->checks[CHECK_I5]++;
+    if (g == UINT32_MAX) r->full_due = true;
+    else r->failed[g] = 1;
     if (!decide(r, e, &delay)) {
         r->gave_up = true;
         r->gave_up_ns = now;
+        return;
+    }
+    if (g != UINT32_MAX) {
+        r->region_failed_ns[g] = now;
+        r->region_due_ns[g] = now + delay;
         return;
     }
     r->waiting = true;
@@ -147,18 +196,13 @@ static void on_failed(restart *r, const pipe_event *e) {
     r->due_ns = now + delay;
 }
 
-static void on_restarted(restart *r, sim_time_ns now) {
+static void on_restarted(restart *r, const pipe_event *e) {
     if (r->gave_up) {
-        check_fail(r->c, CHECK_I5, CHECK_AT(now), "the job restarted after the failure at t=%.3fms, where the "
+        check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "the job restarted after the failure at t=%.3fms, where the "
                    "restart strategy gives up", (double)r->gave_up_ns / 1e6);
         r->gave_up = false;
     }
-    if (r->waiting && now < r->due_ns) {
-        check_fail(r->c, CHECK_I5, CHECK_AT(now), "the job restarted %.3fms after the failure at t=%.3fms, "
-                   "sooner than the restart strategy's delay of %.3fms", (double)(now - r->failed_ns) / 1e6,
-                   (double)r->failed_ns / 1e6, (double)(r->due_ns - r->failed_ns) / 1e6);
-    }
-    r->waiting = false;
+    failover_check(r, e);
 }
 
 /* A failure report of another attempt (an old one, a zombie's) names a
@@ -178,12 +222,12 @@ static void on_event(void *self, const pipe_event *e) {
     switch (e->kind) {
     case PIPE_EV_JOB_FAILED:
         report_of_attempt(r, e);
-        failover_of(r, e);
         on_failed(r, e);
+        check_trigger_restarting(r->trigger, true, e->at_ns);
         break;
     case PIPE_EV_JOB_RESTARTED:
-        failover_check(r, e);
-        on_restarted(r, e->at_ns);
+        on_restarted(r, e);
+        if (!restarting(r)) check_trigger_restarting(r->trigger, false, e->at_ns);
         break;
     case PIPE_EV_RESCALED: {                  /* the next JOB_RESTARTED restarts every task */
         r->full_due = true;
@@ -198,6 +242,7 @@ static void on_event(void *self, const pipe_event *e) {
         r->full_due = true;                   /* it knows no task: every one is deployed */
         rs_init(&r->strategy);
         r->waiting = false;
+        memset(r->failed, 0, r->regions);
         r->gave_up = false;
         break;
     default: break;

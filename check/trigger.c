@@ -84,8 +84,16 @@ static void on_failed(trigger *t, const pipe_event *e) {
                    t->fm.tolerable);
     }
     if (on_checkpoints) t->fail_due = false;
-    t->restarting = true;
     t->pending = 0;                               /* suspended with the attempt */
+}
+
+/* From check/restart.c, which knows the regions: whether the job is
+ * RESTARTING (a failure's restart pending, of every task or of a region)
+ * or RUNNING again (its scheduler started then). */
+void check_trigger_restarting(void *self, bool restarting, sim_time_ns now) {
+    trigger *t = self;
+    if (!restarting && t->restarting) t->started_ns = now;
+    t->restarting = restarting;
 }
 
 /* A failure the count called for must come at once. */
@@ -109,10 +117,6 @@ static void on_event(void *self, const pipe_event *e) {
         break;
     case PIPE_EV_CKPT_ABORT: on_abort(t, e); break;
     case PIPE_EV_JOB_FAILED: on_failed(t, e); break;
-    case PIPE_EV_JOB_RESTARTED:
-        t->restarting = false;
-        t->started_ns = e->at_ns;
-        break;
     case PIPE_EV_RESCALED:                        /* a restart that no failure announced */
         t->restarting = false;
         t->started_ns = e->at_ns;

@@ -382,7 +382,8 @@ static void incident(cli_story_run *r, const pipe_event *e) {
 }
 
 /* Region failover: the tasks of region e->channel - 1 join the restart
- * record x (one step per region, all at one time). */
+ * record x (one step per region; regions whose delays end at one time
+ * are told as one restart). */
 static void region_tasks(cli_story_run *r, cli_restart *x, const pipe_event *e) {
     const job *j = pipe_job(r->p);
     x->regions++;

@@ -825,7 +825,7 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->jm.coord.region = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->jm.coord.regions = job_regions(&p->w.cfg.graph, p->jm.coord.region);
     p->jm.coord.restarting = sim_alloc(run, pl->tasks, 1);
-    memset(p->jm.coord.restarting, 1, pl->tasks);   /* the first deployment deploys every task */
+    memset(p->jm.coord.restarting, JM_RESTART_DUE, pl->tasks);   /* the first deployment deploys every task */
     p->jm.coord.assigned = sim_alloc(run, broker_cfg_partitions(&cfg->broker), 1);
     p->jm.coord.assign_pending = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * broker_cfg_partitions(&cfg->broker), 8);

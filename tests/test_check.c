@@ -519,6 +519,7 @@ typedef struct fed {
 static fed feed_cfg(const pipe_cfg *c) {
     char err[256];
     fed f = { .p = pipe_create(c, err, sizeof err) };
+    if (f.p == NULL) print_message("%s\n", err);
     assert_non_null(f.p);
     f.cs = check_create(f.p, &(check_cfg){ .liveness_ns = 0 }, err, sizeof err);
     assert_non_null(f.cs);
@@ -774,6 +775,42 @@ static void failed_step(fed *f, sim_time_ns at_ns, bool restart, sim_time_ns due
     check_feed(f->cs, &e);
 }
 
+/* Each failure's restart has its own delay (DefaultScheduler's
+ * restartTasksWithDelay, one per failure): with region failover and a
+ * fixed 5 ms delay, source[0]'s region failing at 1 ms restarts at 6 ms,
+ * though source[1]'s failed at 3 ms; the second region restarting at
+ * 7 ms is too soon; and no checkpoint is triggered until both run again
+ * (the job is RESTARTING while one region waits). */
+static void test_safety_holds_each_region_to_its_own_failures_delay(void **state) {
+    (void)state;
+    pipe_cfg c = job_of(3, PIPE_ALIGNED);
+    c.faults_count = 0;
+    c.graph = (job){ 0 };
+    job_add_chain(&c.graph, &(job_chain){ .parallelism = { 2, 2, 2, 2 }, .into = { 0, JOB_FORWARD, JOB_FORWARD, JOB_FORWARD },
+                                          .cost_ns = { 1000, 1000, 1000, 1000 } });
+    c.restart.failover = PIPE_FAILOVER_REGION;
+    c.ckpt.min_pause_ns = 0;
+    fed f = feed_cfg(&c);
+    uint32_t region[8];
+    assert_int_equal(job_regions(pipe_job(f.p), region), 2);
+    const sim_time_ns ms = SIM_NS_PER_MS;
+    for (uint32_t culprit = 0; culprit < 2; culprit++) {
+        pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .at_ns = (1 + 2 * culprit) * ms, .task = PIPE_NO_TASK,
+                         .chan = PIPE_NO_CHAN, .culprit = culprit, .ok = true, .due_ns = (6 + 2 * culprit) * ms };
+        check_feed(f.cs, &e);
+    }
+    step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, region[0] + 1, 0, 6 * ms);   /* its own delay: fine */
+    step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 6 * ms + ms / 2);         /* source[1]'s region waits */
+    step(&f, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, region[1] + 1, 0, 7 * ms);   /* 1 ms too soon */
+    const check_report *r = check_finish(f.cs);
+    assert_int_equal(r->violations[CHECK_I5], 2);
+    assert_non_null(strstr(r->kept[0].what, "checkpoint 1 was triggered while the job restarted"));
+    char want[96];
+    snprintf(want, sizeof want, "region %u restarted 4.000ms after the failure at t=3.000ms, sooner", region[1]);
+    assert_non_null(strstr(r->kept[1].what, want));
+    fed_free(&f);
+}
+
 /* Failure rate 2 per 100 ms (FLINK-20752: the window is closed at its far
  * end): failures at 0, 50 and 100 ms give up at the third, so a
  * coordinator that restarts it breaks I5; at 101 ms it restarts. */
@@ -949,6 +986,7 @@ int main(void) {
         cmocka_unit_test(test_safety_flags_a_record_consumed_from_a_blocked_input),
         cmocka_unit_test(test_safety_holds_the_restart_strategy_to_its_delay_and_its_give_up),
         cmocka_unit_test(test_safety_holds_the_failure_rate_window_closed_at_its_far_end),
+        cmocka_unit_test(test_safety_holds_each_region_to_its_own_failures_delay),
         cmocka_unit_test(test_safety_holds_an_exponential_restart_within_its_jitter),
         cmocka_unit_test(test_safety_holds_triggers_to_max_concurrent_and_the_min_pause),
         cmocka_unit_test(test_safety_holds_job_failures_to_flinks_failure_count),

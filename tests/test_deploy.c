@@ -326,6 +326,49 @@ static void test_region_failover_restarts_the_failed_region_alone(void **state) 
     for (uint32_t t = 0; t < 12; t++) assert_int_equal(b.attempt[t], 1);
 }
 
+typedef struct region_times {
+    sim_time_ns failed_ns[3], restarted_ns[3];   /* by region: its failure, its restart (0: none) */
+    uint32_t    restarts;
+} region_times;
+
+static void see_region_times(void *ctx, const pipe_event *e) {
+    region_times *a = ctx;
+    if (e->kind == PIPE_EV_JOB_FAILED && e->culprit < 12) a->failed_ns[e->culprit % 3] = e->at_ns;
+    if (e->kind == PIPE_EV_JOB_RESTARTED && e->channel >= 1 && e->channel <= 3) {
+        a->restarted_ns[e->channel - 1] = e->at_ns;
+        a->restarts++;
+    }
+}
+
+static void crash_two_regions(pipeline *p, void *ctx) {
+    pipe_observe(p, see_region_times, ctx);
+    for (uint32_t i = 1; i <= 2; i++) {           /* agg[1] at 35 ms, agg[2] at 40 ms */
+        fault_spec x = { .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(p, 6 + i),
+                         .at_ns = (30 + 5 * i) * SIM_NS_PER_MS, .duration_ns = SIM_NS_PER_MS };
+        fault_add(pipe_sim(p), &x);
+    }
+}
+
+/* Each failure's restart has its own delay (Flink's DefaultScheduler
+ * schedules one restart per failure, restartTasksWithDelay): agg[1]'s
+ * region restarts 10 ms after its failure, though agg[2]'s region failed
+ * 5 ms later and restarts 10 ms after its own; the job is exactly-once. */
+static void test_region_failover_restarts_each_region_after_its_own_delay(void **state) {
+    (void)state;
+    pipe_cfg c = three_chains(3, PIPE_FAILOVER_REGION);
+    c.restart.delay_ns = 10 * SIM_NS_PER_MS;
+    region_times a = { .restarts = 0 };
+    checked_run r = run_checked_with(&c, crash_two_regions, &a);
+    assert_exactly_once(&r);
+    assert_int_equal(a.restarts, 2);
+    assert_int_equal(r.stats.restarted_tasks, 8);
+    for (uint32_t g = 1; g <= 2; g++) {
+        assert_true(a.failed_ns[g] > 0);
+        assert_int_equal(a.restarted_ns[g], a.failed_ns[g] + c.restart.delay_ns);
+    }
+    assert_int_equal(a.restarted_ns[0], 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_with_slots_a_lost_machines_tasks_move_to_free_slots_and_the_others_stay),
@@ -339,6 +382,7 @@ int main(void) {
         cmocka_unit_test(test_a_lost_split_assignment_fails_the_job_over_and_loses_no_split),
         cmocka_unit_test(test_an_ambiguous_store_write_is_recovered_from_the_store_not_discarded),
         cmocka_unit_test(test_region_failover_restarts_the_failed_region_alone),
+        cmocka_unit_test(test_region_failover_restarts_each_region_after_its_own_delay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

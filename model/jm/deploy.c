@@ -18,9 +18,15 @@
  * Region failover (Flink's RestartPipelinedRegionFailoverStrategy, the
  * default): a task's failure cancels and redeploys its pipelined region
  * only (co->restarting), from its part of the latest completed
- * checkpoint; the job stays RUNNING, the other regions keep their attempt
- * and run on (they share no channel with it), pending checkpoints are
- * aborted and no new one is triggered until the region runs again. A
+ * checkpoint; the other regions keep their attempt and run on (they
+ * share no channel with it), pending checkpoints are aborted and no new
+ * one is triggered until every failed region runs again (Flink's job is
+ * RESTARTING meanwhile; here status stays RUNNING with region_restart).
+ * Each failure's restart has its own delay (restartTasksWithDelay: one
+ * scheduled restart per failure): the tasks a failure cancelled are due
+ * when its timer fires (JM_RESTART_DUE) and deployed once their slots are
+ * free, whatever region failed since; a full failure takes the pending
+ * regions into its own restart. A
  * failure no task is to blame for (checkpoints, the checkpoint store), a
  * job of one region, or `failover full` restart every task, as before.
  *
@@ -68,9 +74,20 @@ static uint32_t part_reader(const jm_side *jm, uint32_t part) {
     return 0;
 }
 
-/* A restart timer names its attempt: one left by an earlier failure's
- * wait for slots must not start a later attempt before its delay. */
+/* A restart timer names its attempt: the tasks cancelled for it are due
+ * when it fires, whatever failed since (a later region's failure has its
+ * own timer; a full one re-cancels every pending task for its attempt). */
 static uint64_t restart_tag(const jm_side *jm) { return jm->coord.epoch << 32 | TIMER_RESTART; }
+
+/* Whether task t is deployed by the restart about to happen. */
+static bool due(const jm_side *jm, uint32_t t) { return jm->coord.restarting[t] == JM_RESTART_DUE; }
+
+static bool any_due(const jm_side *jm) {
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (due(jm, t)) return true;
+    }
+    return false;
+}
 
 /* The jitter of an exponential backoff, uniform on [-off, off], drawn
  * through the choice point from the coordinator's stream. */
@@ -230,7 +247,7 @@ static void assign_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     bool any = false;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (coord_vertex_of(jm, t)->kind != JOB_SOURCE || !co->restarting[t] || !jm_active(jm, t)) continue;
+        if (coord_vertex_of(jm, t)->kind != JOB_SOURCE || !due(jm, t) || !jm_active(jm, t)) continue;
         send_assign(jm, t);
         co->assign_pending[t] = co->sched.next_id;    /* checkpoints from this id on wait for its ack */
         any = true;
@@ -273,11 +290,11 @@ static void arm_deploy_retry(jm_side *jm) {
 
 /* The tasks to deploy talk only to each other: a region is closed under
  * channels (job_regions), so no restored task has a channel from or to a
- * task that runs on in an older attempt. */
+ * task that runs on in an older attempt or waits for a later restart. */
 static void assert_closed(const jm_side *jm) {
     const job *j = world_job(jm->w);
     for (uint32_t c = 0; c < j->chans_count; c++) {
-        SIM_ASSERT(jm->coord.restarting[j->chans[c].producer] == jm->coord.restarting[j->chans[c].consumer]);
+        SIM_ASSERT(due(jm, j->chans[c].producer) == due(jm, j->chans[c].consumer));
     }
 }
 
@@ -293,7 +310,7 @@ static void note_restarted(jm_side *jm, bool regions, uint64_t ckpt) {
     if (!world_observed(jm->w)) return;
     for (uint32_t r = 0; r < co->regions; r++) {
         uint32_t count = 0;
-        for (uint32_t t = 0; t < tasks_of(jm); t++) count += co->restarting[t] && co->region[t] == r;
+        for (uint32_t t = 0; t < tasks_of(jm); t++) count += due(jm, t) && co->region[t] == r;
         if (count == 0) continue;
         pipe_event e = { .kind = PIPE_EV_JOB_RESTARTED, .task = PIPE_NO_TASK, .channel = r + 1, .ckpt = ckpt,
                          .chan = PIPE_NO_CHAN, .count = count };
@@ -326,19 +343,19 @@ static void take_parallelism(jm_side *jm, uint64_t ckpt) {
     for (uint32_t t = 0; t < j->tasks_count; t++) co->active_count += jm_active(jm, t);
 }
 
-/* Every slot of the tasks to deploy (co->restarting: all of them, or the
- * regions that restart) is free: attempt `epoch` starts on them; with a
+/* Every slot of the tasks to deploy (the due ones: all of them, or the
+ * regions whose delay is over) is free: each starts its attempt; with a
  * full restart, at the schedule's parallelism (the tasks above it are
- * not deployed). */
+ * not deployed). The job is RUNNING again, and its periodic scheduler
+ * starts, once no region waits any more (DefaultScheduler's
+ * removeVerticesFromRestartPending). */
 static void deploy_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     uint32_t n = tasks_of(jm);
     bool regions = co->status == PIPE_RUNNING;    /* a region restart: the others run on */
     if (regions) assert_closed(jm);
     const rt_slot *restored = coord_restore(jm);  /* the enumerator's state: the checkpoint's */
-    co->waiting_slots = false;
     co->status = PIPE_RUNNING;
-    co->region_restart = false;
     bool restart = co->deployed_once;
     if (!regions) take_parallelism(jm, restored != NULL ? restored->ckpt : 0);
     if (restart) {
@@ -354,11 +371,11 @@ static void deploy_all(jm_side *jm) {
         co->sources_running = 0;
     }
     for (uint32_t part = 0; part < jm->w->brk.partitions; part++) {
-        if (regions && !co->restarting[part_reader(jm, part)]) continue;   /* read on by a region that runs */
+        if (regions && !due(jm, part_reader(jm, part))) continue;   /* read on by a region that runs or waits */
         co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
     }
     for (uint32_t t = 0; t < n; t++) {
-        if (!co->restarting[t] || !jm_active(jm, t)) continue;
+        if (!due(jm, t) || !jm_active(jm, t)) continue;
         jm->w->stats.restarted_tasks += restart;
         if (!regions) co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
         co->assign_pending[t] = 0;
@@ -369,9 +386,13 @@ static void deploy_all(jm_side *jm) {
         send_deploy(jm, t);
     }
     assign_all(jm);
-    memset(co->restarting, 0, n);
+    co->region_restart = false;
+    for (uint32_t t = 0; t < n; t++) {
+        if (due(jm, t)) co->restarting[t] = JM_RESTART_NONE;
+        co->region_restart |= co->restarting[t] != JM_RESTART_NONE;   /* another region's delay runs */
+    }
     arm_deploy_retry(jm);
-    coord_start_scheduler(jm);                    /* the job (again) RUNNING: the periodic scheduler starts */
+    if (!co->region_restart) coord_start_scheduler(jm);   /* the job (again) RUNNING: the periodic scheduler starts */
 }
 
 /* Whether task t runs in the attempt a pending restart deploys: a
@@ -384,7 +405,7 @@ static bool runs_next(const jm_side *jm, uint32_t t) {
 
 static bool all_free(const jm_side *jm) {
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (jm->coord.restarting[t] && !jm->coord.slot_free[t] && runs_next(jm, t)) return false;
+        if (due(jm, t) && !jm->coord.slot_free[t] && runs_next(jm, t)) return false;
     }
     return true;
 }
@@ -394,21 +415,22 @@ static bool all_free(const jm_side *jm) {
  * freed theirs first (Flink waits for the cancellation to end); a task
  * keeps its slot when it is free (its state is local there), and one
  * whose TaskManager was lost goes to the first machine with a free slot
- * for its vertex, in machine order; the tasks of regions that run on
- * keep theirs. None: the restart waits for slots. */
+ * for its vertex, in machine order; the tasks of regions that run on,
+ * or wait for their own restart, keep theirs. None: the restart waits
+ * for slots. */
 static bool place_all(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     const job *j = world_job(jm->w);
     uint32_t n = tasks_of(jm), hs = co->hosts;
     for (uint32_t t = 0; t < n; t++) {
         uint32_t i = jm_slot_of(jm, t);
-        if (co->restarting[t] && !co->slot_free[i] && !co->lost[i]) return false;   /* still cancelling */
+        if (due(jm, t) && !co->slot_free[i] && !co->lost[i]) return false;   /* still cancelling */
     }
     uint16_t used[JOB_VERTICES_MAX][PIPE_MACHINES_MAX] = { { 0 } };
     uint32_t *next = co->place_next;
     for (uint32_t t = 0; t < n; t++) {
         next[t] = UINT32_MAX;
-        if (co->restarting[t] && !co->slot_free[jm_slot_of(jm, t)]) continue;
+        if (due(jm, t) && !co->slot_free[jm_slot_of(jm, t)]) continue;
         next[t] = co->placed[t];
         used[j->tasks[t].vertex][next[t]]++;
     }
@@ -431,11 +453,10 @@ static bool place_all(jm_side *jm) {
     return true;
 }
 
-/* Deploy now if the delay is over, the store is read and every task has
- * a free slot. */
+/* Deploy the due tasks now if the store is read and each has a free slot. */
 static void maybe_deploy(jm_side *jm) {
     rt_coord *co = coord_of(jm);
-    if (!restart_pending(jm) || !co->waiting_slots || co->recovering) return;
+    if (!restart_pending(jm) || !any_due(jm) || co->recovering) return;
     if (co->hosts == 1 ? !all_free(jm) : !place_all(jm)) return;
     deploy_all(jm);
 }
@@ -445,22 +466,33 @@ static void maybe_deploy(jm_side *jm) {
 static void cancel_again(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (!co->restarting[t] || co->slot_free[jm_slot_of(jm, t)]) continue;   /* a lost TaskManager too: it may be back, silent */
+        if (!due(jm, t) || co->slot_free[jm_slot_of(jm, t)]) continue;   /* a lost TaskManager too: it may be back, silent */
         REACHED(jm->w, CANCEL_REPEATED);
         sim_msg m = { .type = MSG_CANCEL, .b = co->attempt[t] };
         jm_send(jm, t, &m, 64, NULL, 0);
     }
 }
 
-void deploy_restart_due(jm_side *jm) {
+/* Deploy what is due, or wait for its slots and look again. */
+static void look_again(jm_side *jm) {
     rt_coord *co = coord_of(jm);
-    if (!restart_pending(jm)) return;
-    co->waiting_slots = true;
     maybe_deploy(jm);
-    if (!restart_pending(jm)) return;
+    if (!restart_pending(jm) || !any_due(jm) || co->restart_retry_armed) return;
     REACHED(jm->w, RESTART_WAITS);
     cancel_again(jm);
-    sim_timer_set(jm->w->run, co->actor, retry_ns(jm), restart_tag(jm));   /* look again */
+    co->restart_retry_armed = true;
+    sim_timer_set(jm->w->run, co->actor, retry_ns(jm), TIMER_RESTART_RETRY);
+}
+
+/* The delay of the failure that cancelled attempt `epoch` is over: its
+ * tasks are due (none, when a later full failure took them over). */
+static void restart_due(jm_side *jm, uint64_t epoch) {
+    rt_coord *co = coord_of(jm);
+    if (!restart_pending(jm)) return;
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (co->restarting[t] == JM_RESTART_WAITING && co->attempt[t] == epoch) co->restarting[t] = JM_RESTART_DUE;
+    }
+    look_again(jm);
 }
 
 /* ---- failing an attempt -------------------------------------------------- */
@@ -508,27 +540,28 @@ static void read_store(jm_side *jm) {
     dev_read(jm->w->run, jm->w->store_dev, jm->coord.actor, 1024 + (uint64_t)tasks_of(jm) * 64, IO_METADATA);
 }
 
-enum { MARKED = 2 };                         /* co->restarting: to be cancelled now (1: cancelled) */
-
 /* Mark the tasks to restart that were running: every one, or region r's. */
 static void mark(jm_side *jm, uint32_t r) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (!co->restarting[t] && (r == UINT32_MAX || co->region[t] == r)) co->restarting[t] = MARKED;
+        if (!co->restarting[t] && (r == UINT32_MAX || co->region[t] == r)) co->restarting[t] = JM_RESTART_MARKED;
     }
 }
 
-/* Cancel the marked tasks: attempt epoch replaces theirs. A region's
- * tasks forget they finished (the whole job's do at its deployment).
- * Tasks cancelled by an earlier failure whose restart is still pending
- * are deployed as attempt epoch too (a newer deployment replaces what a
- * task runs), so that every restore of the restart is of the newest. */
+/* Cancel the marked tasks: attempt epoch replaces theirs, and they wait
+ * for this failure's delay. A region's tasks forget they finished (the
+ * whole job's do at its deployment). Other regions whose restart is
+ * pending keep theirs (Flink schedules each failure's restart on its
+ * own); a full restart takes them over (a newer deployment replaces what
+ * a task runs), so that every restore of it is of the newest. */
 static void cancel_marked(jm_side *jm, bool region) {
     rt_coord *co = coord_of(jm);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (co->restarting[t]) co->attempt[t] = co->epoch;
-        if (co->restarting[t] != MARKED) continue;
-        co->restarting[t] = 1;
+        if (co->restarting[t] == JM_RESTART_NONE || (region && co->restarting[t] != JM_RESTART_MARKED)) continue;
+        co->attempt[t] = co->epoch;
+        bool marked = co->restarting[t] == JM_RESTART_MARKED;
+        co->restarting[t] = JM_RESTART_WAITING;
+        if (!marked) continue;
         co->slot_free[jm_slot_of(jm, t)] = 0;
         co->running[t] = 0;
         if (region) coord_forget_task(jm, t);
@@ -565,12 +598,12 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
         sim_stop(jm->w->run);
         return;
     }
+    sim_time_ns due_ns = jm->w->run->now_ns + delay;
+    if (!region || !co->region_restart || co->restart_due_ns < due_ns) co->restart_due_ns = due_ns;   /* the latest */
     co->status = region ? PIPE_RUNNING : PIPE_RESTARTING;
     co->region_restart = region;
-    co->waiting_slots = false;
     if (why == PIPE_FAIL_CHECKPOINT_STORE) read_store(jm);   /* restart from what the store holds */
     jm->w->stats.restart_delay_ns_sum += delay;
-    co->restart_due_ns = jm->w->run->now_ns + delay;
     sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
 }
 
@@ -600,7 +633,6 @@ static void rescale(jm_side *jm) {
     sim_time_ns now = jm->w->run->now_ns, delay = co->region_restart && co->restart_due_ns > now ? co->restart_due_ns - now : 0;
     co->status = PIPE_RESTARTING;
     co->region_restart = false;
-    co->waiting_slots = false;
     sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
 }
 
@@ -731,7 +763,11 @@ static void send_end(jm_side *jm) {
 void deploy_on_timer(jm_side *jm, uint64_t tag) {
     switch (tag & 0xffffffffu) {
     case TIMER_RESTART:
-        if (tag >> 32 == jm->coord.epoch) deploy_restart_due(jm);
+        restart_due(jm, tag >> 32);
+        break;
+    case TIMER_RESTART_RETRY:
+        jm->coord.restart_retry_armed = false;
+        look_again(jm);
         break;
     case TIMER_HEARTBEAT: heartbeat(jm); break;
     case TIMER_ASSIGN_TIMEOUT:
@@ -769,8 +805,7 @@ void deploy_job_finished(jm_side *jm) {
 
 void deploy_start(jm_side *jm) {
     rt_coord *co = coord_of(jm);
-    co->status = PIPE_RESTARTING;                 /* attempt 0 waits for its slots */
-    co->waiting_slots = true;
+    co->status = PIPE_RESTARTING;                 /* attempt 0 waits for its slots (every task is due) */
     deploy_arm_rescales(jm);                      /* a new coordinator's timers are its own */
     sim_time_ns interval, timeout;
     pipe_heartbeat(&jm->w->cfg, &interval, &timeout);
@@ -789,9 +824,10 @@ void deploy_failover(jm_side *jm) {
     jm->w->stats.failovers++;
     co->timeout_armed = false;                   /* its timer died with the old process */
     co->deploy_armed = false;
+    co->restart_retry_armed = false;
     co->epoch++;
     co->region_restart = false;
-    memset(co->restarting, 1, j->tasks_count);   /* every task, whatever region restarted */
+    memset(co->restarting, JM_RESTART_DUE, j->tasks_count);   /* every task, whatever region restarted, at once */
     for (uint32_t t = 0; t < j->tasks_count; t++) co->attempt[t] = co->epoch;
     for (uint32_t i = 0; i < jm->slots_count; i++) {
         rt_slot *s = &jm->slots[i];

@@ -22,6 +22,18 @@ enum {                               /* the coordinator's timer tags (the tasks'
     TIMER_ASSIGN_TIMEOUT = 14,       /* an assignment nobody acknowledged: the event was lost */
     TIMER_TIMEOUT = 15,              /* the earliest deadline of a pending checkpoint */
     TIMER_RESCALE = 16,              /* a rescale of the schedule is due (tag: its index << 32) */
+    TIMER_RESTART_RETRY = 17,        /* restarts whose delay is over look again for their slots */
+};
+
+/* A task's part in a restart (rt_coord.restarting). Each failure's
+ * restart has its own delay (DefaultScheduler.restartTasksWithDelay
+ * schedules one restart per failure): a region that failed later does
+ * not hold back one whose delay is over. */
+enum {
+    JM_RESTART_NONE = 0,             /* it runs (or is not deployed: above the attempt's parallelism) */
+    JM_RESTART_WAITING = 1,          /* cancelled; its failure's delay runs (the timer names attempt[t]) */
+    JM_RESTART_MARKED = 2,           /* being cancelled by the failure at hand */
+    JM_RESTART_DUE = 3,              /* its delay is over: it is deployed once its slot is free */
 };
 
 enum {                               /* a partition in a checkpoint (rt_slot.splits) */
@@ -73,9 +85,9 @@ typedef struct rt_coord {
     uint64_t   *attempt;              /* by task: the attempt it runs, or is cancelled for */
     uint32_t   *region;               /* by task: its pipelined region (job_regions) */
     uint32_t    regions;
-    uint8_t    *restarting;           /* by task: cancelled, to be deployed by the pending restart */
+    uint8_t    *restarting;           /* by task: JM_RESTART_*, its part in a pending restart */
     bool        region_restart;       /* a restart of some regions is pending; the job stays RUNNING */
-    bool        waiting_slots;        /* the restart's delay is over: deploy once every slot is free */
+    bool        restart_retry_armed;  /* TIMER_RESTART_RETRY pending */
     uint64_t    report_epoch;         /* the attempt the failure report being handled named (for the observers) */
     bool        deployed_once;        /* the first deployment happened (later ones are restarts) */
     bool        deploy_armed;         /* TIMER_DEPLOY_RETRY pending */
@@ -90,7 +102,7 @@ typedef struct rt_coord {
     uint64_t    epoch;
     /* Rescaling: the active parallelism of each vertex in the attempt
      * deployed last (a task above it is not deployed, triggered or waited
-     * for), and when a pending restart's delay ends. */
+     * for), and when the last pending restart's delay ends. */
     uint32_t    par[JOB_VERTICES_MAX];
     uint32_t    active_count;         /* tasks below their vertex's par */
     sim_time_ns restart_due_ns;
@@ -178,7 +190,6 @@ void ha_recover(jm_side *jm);                                 /* the retained ch
 void deploy_start(jm_side *jm);                               /* the first coordinator starts */
 void deploy_failover(jm_side *jm);                            /* a new coordinator after a crash */
 void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit);
-void deploy_restart_due(jm_side *jm);                         /* the restart strategy's delay is over */
 void deploy_recovered(jm_side *jm);                           /* failover: the store was read */
 void deploy_on_timer(jm_side *jm, uint64_t tag);              /* heartbeat, deploy and end retries */
 void deploy_link_down(jm_side *jm, uint32_t task, uint32_t gen);
