@@ -75,6 +75,8 @@ typedef struct check_violation {
 typedef struct check_report {
     uint64_t        seed;
     bool            applies[CHECK_INV_COUNT];      /* the configuration promises it */
+    const char     *verdict_note[CHECK_INV_COUNT];   /* a static text the verdict needs (why a promise
+                                                      is void, what it covers), or NULL */
     uint64_t        checks[CHECK_INV_COUNT];       /* times it was checked */
     uint64_t        violations[CHECK_INV_COUNT];
     check_violation kept[CHECK_KEPT_MAX];          /* the first violations, and the first of every invariant */

@@ -406,11 +406,19 @@ static bool tell_ending(narrator *n, const pipe_event *e) {
         say(n, e->at_ns, e->task, "reached the end of its input and sent end of data downstream%s", once(n, TOLD_ENDED,
             ": it goes on taking part in checkpoints, and finishes once one it takes from now on completes (FLIP-147)"));
         return true;
-    case PIPE_EV_TASK_FINISHED:
-        say(n, e->at_ns, e->task, pipe_config(n->p)->ckpt.finished_tasks_off || !pipe_config(n->p)->ckpt.enabled
-                                      ? "finished (its input ended) and sent end of partition downstream"
-                                      : "finished (its final checkpoint completed) and sent end of partition downstream");
+    case PIPE_EV_TASK_FINISHED: {
+        const pipe_cfg *cfg = pipe_config(n->p);
+        const job *j = pipe_job(n->p);
+        const job_vertex *v = &j->vertices[j->tasks[e->task].vertex];
+        bool lossy = cfg->ckpt.finished_tasks_off && v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+        say(n, e->at_ns, e->task, "%s and sent end of partition downstream%s",
+            cfg->ckpt.finished_tasks_off || !cfg->ckpt.enabled ? "finished (its input ended)"
+                                                               : "finished (its final checkpoint completed)",
+            lossy ? ": what it wrote since the last checkpoint it was told of is never committed (Flink up to 1.13: "
+                    "TwoPhaseCommitSinkFunction.close aborts its open transaction, and a finished task gets no "
+                    "completion notice; FLIP-147 Part One)" : "");
         return true;
+    }
     default:
         return false;
     }
@@ -457,9 +465,7 @@ static void tell(narrator *n, const pipe_event *e) {
         if (n->txn_ns[e->task] == e->at_ns) break;   /* a restore's: its transactions were told one by one */
         if (e->ckpt == UINT64_MAX) {              /* the job's end (END): what is left */
             say(n, e->at_ns, e->task, "committed its transactions that were left, as the job ends: their output is "
-                "visible now%s", n->s->cfg.ckpt.finished_tasks_off
-                                     ? " (absim's end-of-job commit: Flink without FLIP-147 never committed this data)"
-                                     : "");
+                "visible now");
             break;
         }
         say(n, e->at_ns, e->task, "committed the pre-committed transactions up to checkpoint %" PRIu64 ": their output is "

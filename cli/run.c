@@ -188,6 +188,7 @@ static void summary_invariants(FILE *out, const check_report *r) {
                             : r->checks[i] == 0 ? "not reached" : "held";
         fprintf(out, "%s %s %s %s", i == CHECK_I1 ? "" : ";", check_inv_name((check_inv)i), check_inv_title((check_inv)i),
                 verdict);
+        if (r->verdict_note[i] != NULL) fprintf(out, " (%s)", r->verdict_note[i]);
         if (r->applies[i] && r->checks[i] > 1) fprintf(out, " (%" PRIu64 " checks)", r->checks[i]);
     }
     fputc('\n', out);
@@ -277,7 +278,9 @@ static void expectation(const scn_expect *e, uint64_t task_value, const cli_outc
     case SCN_EXPECT_OUTPUT_EXACTLY_ONCE:
     case SCN_EXPECT_OUTPUT_AT_LEAST_ONCE:
     case SCN_EXPECT_OUTPUT_DUPLICATES:
+    case SCN_EXPECT_OUTPUT_LOST:
         *ok = r->output_known && (e->kind == SCN_EXPECT_OUTPUT_DUPLICATES ? r->out_duplicated > 0
+                                  : e->kind == SCN_EXPECT_OUTPUT_LOST ? r->out_lost > 0
                                   : e->kind == SCN_EXPECT_OUTPUT_AT_LEAST_ONCE ? r->out_lost == 0
                                   : r->out_lost == 0 && r->out_duplicated == 0);
         if (!r->output_known) {

@@ -1332,9 +1332,9 @@ static bool st_expect(pctx *c) {
                                                SCN_EXPECT_CHECKPOINTED_BYTES, SCN_EXPECT_RESTARTED_TASKS,
                                                SCN_EXPECT_RECORDS_READ, SCN_EXPECT_LATE_RECORDS,
                                                SCN_EXPECT_WINDOWS_FIRED, SCN_EXPECT_LATE_FIRINGS, SCN_EXPECT_RESCALED };
-    static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", NULL };
+    static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", "lost", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
-                                                 SCN_EXPECT_OUTPUT_DUPLICATES };
+                                                 SCN_EXPECT_OUTPUT_DUPLICATES, SCN_EXPECT_OUTPUT_LOST };
     static const char *const ops[] = { ">=", "<=", "==", ">", "<", NULL };   /* ties suggest the first */
     static const scn_cmp cmp_of[] = { SCN_GE, SCN_LE, SCN_EQ, SCN_GT, SCN_LT };
     scn *s = c->s;
@@ -1349,7 +1349,7 @@ static bool st_expect(pctx *c) {
     if (kind < 0) return unknown(c, k, "expectation", kinds);
     e.kind = kind_of[kind];
     if (is(k, "output")) {                        /* what the sinks made visible */
-        const tok *o = next(c, "exactly-once, at-least-once or duplicates");
+        const tok *o = next(c, "exactly-once, at-least-once, duplicates or lost");
         if (o == NULL) return false;
         int x = -1;
         for (int i = 0; outputs[i] != NULL; i++) {
@@ -2252,9 +2252,9 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
                                          "duration", "relocated", "backpressure", "checkpointed-bytes",
                                          "restarted-tasks", "records-read", "late-records", "windows-fired",
-                                         "late-firings", "rescaled" };
+                                         "late-firings", "rescaled", "output lost" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_RESCALED);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_OUTPUT_LOST);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';

@@ -112,6 +112,7 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_WINDOWS_FIRED,         /* window firings at the watermark, compared */
     SCN_EXPECT_LATE_FIRINGS,          /* window firings on records within the allowed lateness, compared */
     SCN_EXPECT_RESCALED,              /* deployments that changed a vertex's parallelism, compared */
+    SCN_EXPECT_OUTPUT_LOST,           /* some record visible fewer times than the input says */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;

@@ -301,7 +301,7 @@ static void test_scn_reads_state_modes_sinks_faults_and_expectations(void **stat
         "fault when out[0] commits 3 after 1ms slow task out[0] 1000000x for 1ms\n"
         "fault when checkpoint 4 completes crash task out[0]\n"
         "expect output exactly-once\nexpect output at-least-once\nexpect output duplicates\n"
-        "expect failovers == 1\nexpect unaligned >= 4\n"),
+        "expect failovers == 1\nexpect unaligned >= 4\nexpect output lost\n"),
         "ok");
     const pipe_cfg *c = &s_.cfg;
     assert_int_equal(c->ckpt.mode, PIPE_UNALIGNED);
@@ -339,7 +339,8 @@ static void test_scn_reads_state_modes_sinks_faults_and_expectations(void **stat
     assert_int_equal(f[6].at_ns, SIM_NS_PER_MS);
     assert_int_equal(f[6].factor, 1000000);
     assert_int_equal(f[7].point, SCN_WHEN_COMPLETES);
-    assert_int_equal(s_.expects_count, 5);
+    assert_int_equal(s_.expects_count, 6);
+    assert_int_equal(s_.expects[5].kind, SCN_EXPECT_OUTPUT_LOST);
     assert_int_equal(s_.expects[0].kind, SCN_EXPECT_OUTPUT_EXACTLY_ONCE);
     assert_int_equal(s_.expects[1].kind, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE);
     assert_int_equal(s_.expects[2].kind, SCN_EXPECT_OUTPUT_DUPLICATES);
@@ -435,7 +436,7 @@ static void test_scn_new_statements_report_mistakes_with_suggestions(void **stat
                         "t.scn:6:15: unknown output expectation 'exactly_once' (did you mean 'exactly-once'?)");
     assert_string_equal(parse(JOB "expect outputs duplicates\n"),
                         "t.scn:6:8: unknown expectation 'outputs' (did you mean 'output'?)");
-    assert_string_equal(parse(JOB "expect output\n"), "t.scn:6:14: expected exactly-once, at-least-once or duplicates");
+    assert_string_equal(parse(JOB "expect output\n"), "t.scn:6:14: expected exactly-once, at-least-once, duplicates or lost");
     assert_string_equal(parse(JOB "expect failovers = 1\n"), "t.scn:6:18: unknown comparison '=' (did you mean '>='?)");
     assert_string_equal(parse(JOB "expect unaligned\n"), "t.scn:6:17: expected a comparison (==, >=, <=, >, <)");
     char text[2048] = JOB;

@@ -784,13 +784,16 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
 
 /* The final checkpoint (FLIP-147): every task finished, its final state
  * is the job's; the two-phase-commit sinks commit what is left, and the
- * job ends when each said so. */
+ * job ends when each said so. Without checkpoints after tasks finish the
+ * sinks are gone by now: what they had not committed is never committed
+ * (FLIP-147 Part One). */
 void deploy_job_finished(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     co->status = PIPE_FINISHED;
     co->commits_pending = 0;
     memset(co->committed, 0, tasks_of(jm));
-    for (uint32_t t = 0; t < tasks_of(jm) && jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT; t++) {
+    bool none = jm->w->cfg.bug == PIPE_BUG_NO_FINAL_CHECKPOINT || jm->w->cfg.ckpt.finished_tasks_off;
+    for (uint32_t t = 0; t < tasks_of(jm) && !none; t++) {
         const job_vertex *v = coord_vertex_of(jm, t);
         co->commits_pending += v->kind == JOB_SINK && v->sink == JOB_SINK_2PC && jm_active(jm, t);
     }

@@ -248,8 +248,12 @@ void sinktx_adopt(tm_side *tm, rt_task *t, uint64_t ckpt) {
  * checkpoint the task will not see, last_seen + 1: the coordinator
  * acknowledges every later one on the finished sink's behalf (FLIP-147),
  * so any of them that completes holds it, and a restore from one commits
- * it; the job's end commits it otherwise (MSG_END). */
+ * it; the job's end commits it otherwise (MSG_END). Without checkpoints
+ * after tasks finish (Flink up to 1.13) the sink closes instead and its
+ * open transaction is never committed (TwoPhaseCommitSinkFunction.close
+ * aborts it; FLIP-147 Part One: that data "finally gets lost"): it stays
+ * open here, and a restore aborts it. */
 void sinktx_finish(tm_side *tm, rt_task *t) {
-    if (t->v->sink != JOB_SINK_2PC) return;
+    if (t->v->sink != JOB_SINK_2PC || tm->w->cfg.ckpt.finished_tasks_off) return;
     sinktx_precommit(tm, t, t->last_seen_ckpt + 1);
 }

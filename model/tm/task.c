@@ -1333,7 +1333,11 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         if (t->triggers_queued > 0) REACHED(tm->w, TRIGGER_QUEUED);
         break;
     case MSG_COMPLETE:                            /* notifyCheckpointComplete */
-        if (m->b != t->epoch) break;
+        /* Without checkpoints after tasks finish a finished task is gone:
+         * its TaskExecutor drops the notice ("checkpoint confirmation for
+         * unknown task", TaskExecutor.confirmCheckpoint), so a sink's
+         * transactions wait for no commit any more. */
+        if (m->b != t->epoch || (t->finished && tm->w->cfg.ckpt.finished_tasks_off)) break;
         note_notice(tm, t, m->a, true);
         snap_confirmed(tm, t, m->a);
         if (t->ending && !t->finished && t->final_from != 0 && m->a >= t->final_from) {
