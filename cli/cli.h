@@ -100,6 +100,7 @@ typedef struct cli_incident {
     uint32_t    fault;                /* the script's fault behind it, or UINT32_MAX */
     uint64_t    ckpt;                 /* checkpoint failures: the one that was one too many */
     pipe_ckpt_end ckpt_end;
+    uint32_t    ckpt_why;             /* its abort's reason (ckr_why), 0: none given */
     bool        txn_full;             /* the culprit's transaction log was full */
     uint32_t    restart;              /* the restart that followed (1, 2, ...), 0: none */
 } cli_incident;
@@ -145,6 +146,7 @@ typedef struct cli_story_run {
     sim_time_ns      last_recovery_ns;
     uint64_t         abort_ckpt;      /* the last checkpoint aborted, and how */
     pipe_ckpt_end    abort_end;
+    uint32_t         abort_why;       /* ckr_why */
     uint64_t         txn_overflows;
     uint8_t          host[JOB_TASKS_MAX];   /* each task's machine at its last deployment */
     /* Optional listeners (absim explain): each fault's beginning and end as

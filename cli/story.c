@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../model/flow/ckrules.h"
 
 static const char *const kind_names[] = {
     [SCN_CRASH_MACHINE] = "crash-machine", [SCN_CRASH_TASK] = "crash-task", [SCN_PARTITION] = "partition",
@@ -378,6 +379,7 @@ static void incident(cli_story_run *r, const pipe_event *e) {
     if (cause == PIPE_FAIL_CHECKPOINTS) {
         x->ckpt = r->abort_ckpt;
         x->ckpt_end = r->abort_end;
+        x->ckpt_why = r->abort_why;
     }
 }
 
@@ -455,6 +457,7 @@ void cli_story_observe(void *ctx, const pipe_event *e) {
     case PIPE_EV_CKPT_ABORT:
         r->abort_ckpt = e->ckpt;
         r->abort_end = (pipe_ckpt_end)e->channel;
+        r->abort_why = e->count;
         break;
     case PIPE_EV_JOB_FAILED:
     case PIPE_EV_COORD_FAILOVER: incident(r, e); break;
@@ -680,7 +683,9 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
         break;
     case PIPE_FAIL_CHECKPOINTS:
         fprintf(out, "checkpoint %" PRIu64 " %s: more failed checkpoints in a row than the %u tolerable", x->ckpt,
-                x->ckpt_end == PIPE_CKPT_TIMED_OUT ? "timed out" : "was declined", s->cfg.ckpt.tolerable_failures);
+                x->ckpt_end == PIPE_CKPT_TIMED_OUT ? "timed out"
+                : x->ckpt_why == CKR_FINALIZE_FAILED ? "could not be finalized (its metadata write failed)"
+                : "was declined", s->cfg.ckpt.tolerable_failures);
         break;
     case CLI_FAILOVER: fprintf(out, "a new coordinator took over"); break;
     default: break;
