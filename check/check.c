@@ -69,19 +69,11 @@ const char *check_task_name(const check_ctx *c, uint32_t task, char *buf, size_t
     return buf;
 }
 
-/* Keys a map of vertex v's state holds: a join tags each key by its input. */
-static uint32_t vertex_keys(const pipe_cfg *cfg, uint32_t v) {
-    const job_vertex *x = &cfg->graph.vertices[v];
-    uint64_t keys = broker_cfg_keys(&cfg->broker);
-    if (x->kind == JOB_WINDOW) return (uint32_t)pipe_window_vertex_entries(cfg, v);   /* bounded by the reader */
-    return (uint32_t)(keys * (x->kind == JOB_KEYED_JOIN ? 2 : 1));
-}
-
 /* The most any one vertex's map holds (the scratch maps hold one at a time). */
 static uint32_t most_keys(const pipe_cfg *cfg) {
     uint32_t most = 0;
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {
-        if (vertex_keys(cfg, v) > most) most = vertex_keys(cfg, v);
+        if (pipe_vertex_map_keys(cfg, v) > most) most = pipe_vertex_map_keys(cfg, v);
     }
     return most;
 }
@@ -111,7 +103,7 @@ uint32_t check_key_owner(const check_ctx *c, uint32_t v, uint64_t key, uint32_t 
 
 void check_maps(const check_ctx *c, kstate *maps) {
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
-        if (spec_keyed(&c->sp, v)) kstate_init_in(&maps[v], c->mem, vertex_keys(c->cfg, v));
+        if (spec_keyed(&c->sp, v)) kstate_init_in(&maps[v], c->mem, pipe_vertex_map_keys(c->cfg, v));
     }
 }
 
@@ -221,7 +213,7 @@ uint64_t check_memory_bytes(const pipe_cfg *cfg, uint32_t tasks, uint32_t chans)
     uint64_t maps = 2 * (kstate_bytes(most_keys(cfg), 0) + 64);   /* state's actual, the cut's scratch */
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {    /* the shared prefix fold, the cut's actual */
         job_kind k = cfg->graph.vertices[v].kind;
-        if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW) maps += 2 * (kstate_bytes(vertex_keys(cfg, v), 0) + 64);
+        if (k == JOB_KEYED_AGG || k == JOB_KEYED_JOIN || k == JOB_WINDOW) maps += 2 * (kstate_bytes(pipe_vertex_map_keys(cfg, v), 0) + 64);
     }
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {   /* the output's window maps and sums */
         if (cfg->graph.vertices[v].kind == JOB_WINDOW) maps += kstate_bytes(most_keys(cfg), 0) + broker_cfg_keys(&cfg->broker) * 9 + 128;

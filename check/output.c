@@ -64,8 +64,8 @@ static void on_event(void *self, const pipe_event *e) {
 static void report(output *o, check_inv inv, sim_time_ns at, uint64_t id, uint32_t got, uint32_t want) {
     check_where w = CHECK_AT(at);
     w.record = id;
-    check_fail(o->c, inv, w, "record p%" PRIu64 "@%" PRIu64 " is visible %u times in the output, the input says %u",
-               id >> 40, (uint64_t)(id & BROKER_OFFSET_MAX), got, want);
+    check_fail(o->c, inv, w, "record p%" PRIu64 "@%" PRIu64 " is visible %u time%s in the output, the input says %u",
+               id >> 40, (uint64_t)(id & BROKER_OFFSET_MAX), got, got == 1 ? "" : "s", want);
 }
 
 static void on_end(void *self, const check_end *end) {

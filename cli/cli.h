@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "../check/check.h"
+#include "../reports/holds.h"
 #include "../reports/html.h"
 #include "../reports/rpt.h"
 #include "../reports/svg.h"
@@ -71,6 +72,14 @@ const char *cli_shell_word(const char *s, char *buf, size_t n);
  * ./absim, or absim found on PATH), shell-quoted: the first word of every
  * command absim prints for the user to run, so it runs as printed from
  * where it was invoked. "absim" until main sets it. */
+/* What checkpoint ckpt holds (reports/holds.h reads it back from the
+ * store), in explain's words (cli/holds.c): a line with the sources'
+ * offsets, each stateful task's keys and the channel state by task, or
+ * with detail a line per part. at_ns: when it completed (its attempt's
+ * parallelism then names the key groups). */
+void cli_holds_tell(const pipeline *p, rpt_holds *h, uint64_t ckpt, sim_time_ns at_ns, bool detail,
+                    void (*emit)(void *ctx, const char *text), void *ctx);
+
 void cli_self_set(const char *argv0);
 const char *cli_self(void);
 

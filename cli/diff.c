@@ -138,7 +138,7 @@ int cli_diff(int argc, char **argv) {
             return CLI_USAGE;
         }
     }
-    printf("%s: seed %" PRIu64 ", %u faults\n%-34s", argv[optind], s->cfg.seed, s->faults_count, "");
+    printf("%s: seed %" PRIu64 ", %u fault%s\n%-34s", argv[optind], s->cfg.seed, s->faults_count, s->faults_count == 1 ? "" : "s", "");
     for (uint32_t i = 0; i < ncols; i++) printf("%18s", cols[i].name);
     printf("\n");
 #define ROW(label, fmt, expr)                                        \

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 
-#define PRED_BYTES   480u
+#define PRED_BYTES   1024u                     /* a checkpoint's content fits (cli/holds.c) */
 #define GROUPS_MAX   48u
 #define NO_SUBJECT   (UINT32_MAX - 1)         /* a fault line: no task speaks */
 #define ACKS_MAX     1024u                     /* acknowledgements on their way at once, lost ones included */
@@ -56,6 +56,8 @@ typedef struct narrator {
     bool           told[TOLD_COUNT];
     sent_ack       acks[ACKS_MAX];            /* sent, not arrived (yet) */
     uint32_t       acks_count, acks_untracked;
+    rpt_holds     *holds;                     /* what a completed checkpoint holds, read back */
+    sim_time_ns    holds_ns;                  /* the completion being told */
 } narrator;
 
 static void task_name(const pipeline *p, uint32_t t, char *buf, size_t n) {
@@ -391,6 +393,11 @@ static void windows_fired(narrator *n, const pipe_event *e) {
                               "purged, its state and timer cleared, at its end plus the allowed lateness)"));
 }
 
+static void holds_line(void *ctx, const char *text) {
+    narrator *n = ctx;
+    say(n, n->holds_ns, NO_SUBJECT, "%s", text);
+}
+
 static bool tell_ending(narrator *n, const pipe_event *e) {
     char in[96];
     switch (e->kind) {
@@ -451,6 +458,8 @@ static void tell(narrator *n, const pipe_event *e) {
     case PIPE_EV_CKPT_COMPLETE:
         say(n, e->at_ns, PIPE_NO_TASK, "completes checkpoint %" PRIu64 "%s", e->ckpt,
             once(n, TOLD_COMPLETE, ": every task acknowledged; it is the restore point now"));
+        n->holds_ns = e->at_ns;                   /* then what it holds: a line, or all of it for --checkpoint */
+        cli_holds_tell(n->p, n->holds, e->ckpt, e->at_ns, n->ckpt != 0, holds_line, n);
         break;
     case PIPE_EV_CKPT_ABORT: on_abort(n, e); break;
     case PIPE_EV_JOB_FAILED: on_failed(n, e); break;
@@ -591,15 +600,19 @@ static void explain_usage(FILE *f) {
                "settings, and a deliberate bug with what it breaks), then the faults as\n"
                "they begin and end, barriers arriving and blocking inputs, alignment\n"
                "timeouts, triggers, snapshots, acknowledgements dropped or made up for\n"
-               "finished tasks, completed and aborted checkpoints, failures, restarts and\n"
-               "restores, transactions committed and aborted on restore, and each\n"
-               "violation of an invariant at the step that made it (VIOLATION of ...),\n"
-               "whatever the filters; last the verdicts, as run prints them. Steps of one\n"
-               "instant that say the same of several tasks are one line.\n"
+               "finished tasks, completed checkpoints with what each holds as a restore\n"
+               "reads it back (the sources' offsets, each stateful task's keys and the\n"
+               "records folded into them, the channel state), aborted checkpoints,\n"
+               "failures, restarts and restores, transactions committed and aborted on\n"
+               "restore, and each violation of an invariant at the step that made it\n"
+               "(VIOLATION of ...), whatever the filters; last the verdicts, as run prints\n"
+               "them. Steps of one instant that say the same of several tasks are one line.\n"
                "  --faults random  adds the fault profile swarm draws for the seed (narrates a swarm seed)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n"
                "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
-               "  --checkpoint N   only the steps of checkpoint N\n"
+               "  --checkpoint N   only the steps of checkpoint N, and all it holds: a line per\n"
+               "                   stateful task with its key groups and file chain (its keys\n"
+               "                   one by one when it has few), the channel state by channel\n"
                "Exit 0 when the run passed, 1 when it failed (as run), 2 when a filter\n"
                "matches no step of the run (it says so).\n");
 }
@@ -662,8 +675,12 @@ static narrator *narrator_new(pipeline *p, const scn *s, const explain_opts *x) 
     n->align_ns = calloc(tasks, sizeof *n->align_ns);
     n->align_ckpt = calloc(tasks, sizeof *n->align_ckpt);
     n->txn_ns = calloc(tasks, sizeof *n->txn_ns);
-    if (n->story == NULL || n->subjects == NULL || n->align_ns == NULL || n->align_ckpt == NULL || n->txn_ns == NULL) {
-        free(n->story); free(n->subjects); free(n->align_ns); free(n->align_ckpt); free(n->txn_ns); free(n);
+    n->holds = rpt_holds_create(p);
+    if (n->story == NULL || n->subjects == NULL || n->align_ns == NULL || n->align_ckpt == NULL || n->txn_ns == NULL ||
+        n->holds == NULL) {
+        free(n->story); free(n->subjects); free(n->align_ns); free(n->align_ckpt); free(n->txn_ns);
+        rpt_holds_destroy(n->holds);
+        free(n);
         return NULL;
     }
     for (uint32_t t = 0; t < tasks; t++) n->txn_ns[t] = SIM_TIME_NS_MAX;
@@ -675,7 +692,9 @@ static narrator *narrator_new(pipeline *p, const scn *s, const explain_opts *x) 
 static void narrator_free(narrator *n) {
     if (n->out != stdout) fclose(n->out);
     free(n->early);
-    free(n->story); free(n->subjects); free(n->align_ns); free(n->align_ckpt); free(n->txn_ns); free(n);
+    free(n->story); free(n->subjects); free(n->align_ns); free(n->align_ckpt); free(n->txn_ns);
+    rpt_holds_destroy(n->holds);
+    free(n);
 }
 
 /* A filter that let no step through names what the run had instead. */

@@ -141,7 +141,7 @@ bool cli_view_begin(const cli_views *v, pipeline *p, svg_recorder **rec) {
     if (v == NULL || (v->svg == NULL && v->html == NULL)) return true;
     svg_recorder *r = malloc(sizeof *r);
     if (r == NULL) return false;
-    if (!svg_init(r, p)) {
+    if (!svg_init(r, p) || (v->html != NULL && !svg_keep_holds(r))) {   /* the viewer shows what each checkpoint holds */
         svg_free(r);
         free(r);
         return false;

@@ -169,6 +169,13 @@ static uint64_t window_entries_max(const pipe_cfg *c, uint32_t v) {
     return most;
 }
 
+uint32_t pipe_vertex_map_keys(const pipe_cfg *c, uint32_t v) {
+    const job_vertex *x = &c->graph.vertices[v];
+    uint64_t keys = broker_cfg_keys(&c->broker);
+    if (x->kind == JOB_WINDOW) return (uint32_t)pipe_window_vertex_entries(c, v);   /* bounded by the reader */
+    return (uint32_t)(keys * (x->kind == JOB_KEYED_JOIN ? 2 : 1));
+}
+
 uint64_t pipe_window_vertex_entries(const pipe_cfg *c, uint32_t v) {
     const job_vertex *x = &c->graph.vertices[v];
     SIM_ASSERT(x->kind == JOB_WINDOW);

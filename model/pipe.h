@@ -573,6 +573,10 @@ const char *pipe_window_problem(const pipe_cfg *c, uint32_t *vertex, char *err, 
  * every window of every key, or fewer when the input's records touch
  * fewer (what a fold of the input for the checkers holds at most). */
 uint64_t pipe_window_vertex_entries(const pipe_cfg *c, uint32_t v);
+/* Keys a map of vertex v's state holds at most (a join tags each key by
+ * its input; a window: pipe_window_vertex_entries): what a map to fold the
+ * input into, or to read a checkpoint of it back into, must take. */
+uint32_t pipe_vertex_map_keys(const pipe_cfg *c, uint32_t v);
 
 /* NULL and a message in err when the configuration is invalid (or memory
  * is short): user input never asserts. */

@@ -60,7 +60,8 @@ static void write_tasks(FILE *f, const svg_recorder *r) {
 static void gate_text(const svg_recorder *r, const pipe_event *e, char *buf, size_t n) {
     uint32_t inputs = pipe_job(r->p)->tasks[e->task].in_count;
     if (e->blocked == 0) snprintf(buf, n, "no input blocked");
-    else snprintf(buf, n, "%u of %u inputs blocked, %u buffers wait behind them", e->blocked, inputs, e->waiting);
+    else snprintf(buf, n, "%u of %u input%s blocked, %u buffer%s wait%s behind them", e->blocked, inputs, inputs == 1 ? "" : "s",
+                  e->waiting, e->waiting == 1 ? "" : "s", e->waiting == 1 ? "s" : "");
 }
 
 static void task_gate_step(const svg_recorder *r, const pipe_event *e, const char *who, char *buf, size_t n) {
@@ -217,6 +218,12 @@ static void write_step(FILE *f, const svg_recorder *r, uint32_t i) {
         fputc(']', f);
     }
     if (e->kind == PIPE_EV_WRITE) fprintf(f, ",\"x\":\"%" PRIu64 " bytes\"", e->bytes);
+    size_t holds_len;
+    const char *holds = svg_step_holds(r, i, &holds_len);   /* JSON of task names and numbers: safe in <script> */
+    if (holds != NULL) {
+        fputs(",\"h\":", f);
+        fwrite(holds, 1, holds_len, f);
+    }
     if (e->kind == PIPE_EV_WRITE_DONE || e->kind == PIPE_EV_RESTORE) fprintf(f, ",\"ok\":%d", e->ok ? 1 : 0);
     if (s->fault != SVG_NONE) {
         const svg_fault *x = &r->faults[s->fault];
@@ -450,6 +457,7 @@ void html_write(FILE *f, const html_page *pg) {
           "<button id=\"st-first\">first</button><button id=\"st-prev\">prev</button><button id=\"st-next\">next</button>"
           "<button id=\"st-last\">last</button><input type=\"range\" id=\"st-slider\" min=\"0\" max=\"0\" value=\"0\">"
           "<span id=\"st-pos\"></span></div>\n<div id=\"st-text\"></div>\n<div id=\"st-where\"></div>\n"
+          "<div id=\"st-holds\"></div>\n"
           "<table id=\"state\"></table>\n</section>\n<section id=\"diagram\"><h2>Space-time diagram</h2>\n<div id=\"sd-box\">\n", f);
     axis ax;
     svg_write(pg->rec, f, &o, &ax);

@@ -1,6 +1,7 @@
 /* reports/rpt.c: the protocol trace (JSON Lines) and what the checkpoint
  * picture (reports/dot.c) needs, kept as the run goes. */
 #include "../model/flow/ckrules.h"
+#include "holds.h"
 #include "rpt.h"
 
 #include <inttypes.h>
@@ -80,6 +81,7 @@ bool rpt_init(rpt_recorder *r, pipeline *p, FILE *trace, bool keep) {
     r->p = p;
     r->trace = trace;
     r->keep = keep;
+    if (trace != NULL && (r->holds = rpt_holds_create(p)) == NULL) return false;
     if (!keep) return true;
     const job *j = pipe_job(p);
     uint32_t tasks = j->tasks_count;
@@ -107,6 +109,8 @@ bool rpt_init(rpt_recorder *r, pipeline *p, FILE *trace, bool keep) {
 void rpt_keep_only(rpt_recorder *r, uint64_t ckpt) { r->only = ckpt; }
 
 void rpt_free(rpt_recorder *r) {
+    rpt_holds_destroy(r->holds);
+    r->holds = NULL;
     free(r->steps);
     free(r->bits);
     free(r->finished_ns);
@@ -317,6 +321,14 @@ static void channel_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) 
     }
 }
 
+/* A completion's "holds": what the checkpoint holds as the store has it
+ * (reports/holds.h). */
+static void holds_fields(const rpt_recorder *r, FILE *f, uint64_t ckpt) {
+    if (r->holds == NULL || !rpt_holds_read(r->holds, ckpt)) return;
+    fputs(",\"holds\":", f);
+    rpt_holds_json(r->holds, f);
+}
+
 static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     switch (e->kind) {
     case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: gate_fields(f, e); break;
@@ -327,6 +339,7 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     case PIPE_EV_CKPT_COMPLETE: case PIPE_EV_CKPT_ABORT:
         fprintf(f, ",\"end\":\"%s\"", pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
         if (e->count != 0) fprintf(f, ",\"reason\":\"%s\"", ckr_why_name((ckr_why)e->count));   /* Flink's */
+        if (e->kind == PIPE_EV_CKPT_COMPLETE) holds_fields(r, f, e->ckpt);
         break;
     case PIPE_EV_WRITE:
         fprintf(f, ",\"what\":\"%s\",\"bytes\":%" PRIu64, e->what == PIPE_WRITE_KEYED ? "keyed" : "channels", e->bytes);

@@ -117,6 +117,7 @@ typedef struct rpt_recorder {
     uint64_t        triggered;        /* the newest checkpoint started */
     sim_time_ns     last_ns;          /* the latest step */
     uint64_t        lines;
+    struct rpt_holds *holds;          /* with a trace: what a completed checkpoint holds, read back */
 } rpt_recorder;
 
 /* false when memory is short. */

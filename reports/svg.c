@@ -2,6 +2,7 @@
  * from its steps) and the default window; the drawing is in
  * reports/svgdraw.c. */
 #include "svg.h"
+#include "holds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,10 @@ bool svg_init(svg_recorder *r, pipeline *p) {
 }
 
 void svg_free(svg_recorder *r) {
+    if (r->holds_f != NULL) fclose(r->holds_f);
+    free(r->holds_buf);
+    free(r->holds_refs);
+    rpt_holds_destroy(r->holds);
     free(r->steps);
     free(r->msgs);
     free(r->gates);
@@ -111,6 +116,36 @@ void svg_free(svg_recorder *r) {
 }
 
 void svg_attach(svg_recorder *r) { pipe_observe_messages(r->p, svg_observe, r); }
+
+bool svg_keep_holds(svg_recorder *r) {
+    r->holds = rpt_holds_create(r->p);
+    r->holds_f = r->holds != NULL ? open_memstream(&r->holds_buf, &r->holds_len) : NULL;
+    return r->holds_f != NULL;
+}
+
+const char *svg_step_holds(const svg_recorder *r, uint32_t i, size_t *len) {
+    uint32_t lo = 0, hi = r->holds_count;         /* refs are in step order */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->holds_refs[mid].step < i) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == r->holds_count || r->holds_refs[lo].step != i || r->holds_f == NULL) return NULL;
+    fflush(r->holds_f);                           /* the buffer is complete from here on */
+    *len = r->holds_refs[lo].len;
+    return r->holds_buf + r->holds_refs[lo].off;
+}
+
+/* A completion step (the last kept): what its checkpoint holds now. */
+static void keep_holds(svg_recorder *r, uint64_t ckpt) {
+    if (r->holds_f == NULL || !rpt_holds_read(r->holds, ckpt) ||
+        !grow((void **)&r->holds_refs, &r->holds_cap, r->holds_count + 1, sizeof *r->holds_refs, SVG_STEPS_MAX)) return;
+    fflush(r->holds_f);
+    size_t off = r->holds_len;
+    rpt_holds_json(r->holds, r->holds_f);
+    fflush(r->holds_f);
+    r->holds_refs[r->holds_count++] = (svg_holds_ref){ .step = r->steps_count - 1, .off = off, .len = r->holds_len - off };
+}
 
 /* The inputs whose view changed since the last step, appended to gates:
  * every task's, so that the viewer shows the buffers waiting everywhere
@@ -155,6 +190,7 @@ static void on_step(svg_recorder *r, const pipe_event *e) {
     if (e->kind == PIPE_EV_JOB_RESTARTED && e->ckpt == 0) s->e.ckpt = pipe_restore_ckpt(r->p);   /* the one it restores */
     for (uint32_t t = 0; e->kind == PIPE_EV_JOB_RESTARTED && t < r->tasks; t++) r->hosts[t] |= 1u << pipe_task_host(r->p, t);
     poll_gates(r, s);
+    if (e->kind == PIPE_EV_CKPT_COMPLETE) keep_holds(r, e->ckpt);
 }
 
 /* The checkpoint an RPC is about (its first word), or 0. */

@@ -92,6 +92,11 @@ typedef struct svg_fault {
     uint8_t    *tasks;                /* by task: 1 when it acts on it (svg_add_fault copies) */
 } svg_fault;
 
+typedef struct svg_holds_ref {       /* a completion step's content: holds_buf[off .. off + len) */
+    uint32_t step;
+    size_t   off, len;
+} svg_holds_ref;
+
 typedef struct svg_recorder {
     pipeline       *p;
     uint32_t        tasks;
@@ -113,6 +118,14 @@ typedef struct svg_recorder {
     sim_time_ns     end_ns;
     sim_time_ns     keep_until_ns;    /* nothing later is kept (a window given before the run); 0: all */
     bool            oom;              /* an array could not grow: later steps are counted only */
+    /* svg_keep_holds: what each completed checkpoint holds, as JSON
+     * (reports/holds.h), read back when it completed, for the viewer. */
+    struct rpt_holds *holds;
+    FILE           *holds_f;          /* an open_memstream over holds_buf */
+    char           *holds_buf;
+    size_t          holds_len;
+    svg_holds_ref  *holds_refs;       /* in step order */
+    uint32_t        holds_count, holds_cap;
 } svg_recorder;
 
 typedef struct svg_opts {
@@ -126,6 +139,12 @@ typedef struct svg_opts {
 /* false when memory is short. */
 bool svg_init(svg_recorder *r, pipeline *p);
 void svg_free(svg_recorder *r);
+/* Keep what each completed checkpoint holds (before the run); false when
+ * memory is short. */
+bool svg_keep_holds(svg_recorder *r);
+/* Step i's content (a completion, with svg_keep_holds): JSON, its length
+ * in *len; NULL when none. Valid until svg_free. */
+const char *svg_step_holds(const svg_recorder *r, uint32_t i, size_t *len);
 /* Observe r->p (before pipe_run), message steps included. */
 void svg_attach(svg_recorder *r);
 void svg_observe(void *ctx, const pipe_event *e);

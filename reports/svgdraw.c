@@ -459,7 +459,8 @@ static void blocked_rect(const layout *L, uint32_t task, uint32_t input, const b
     const job *j = pipe_job(L->r->p);
     char from[64], buf[128];
     svg_task_name(L->r->p, j->chans[j->in_chan[j->tasks[task].in_first + input]].producer, from, sizeof from);
-    snprintf(buf, sizeof buf, "input from %s blocked%s%u buffers wait", from, b->most > 0 ? ", up to " : ", ", b->most);
+    snprintf(buf, sizeof buf, "input from %s blocked%s%u buffer%s wait%s", from, b->most > 0 ? ", up to " : ", ", b->most,
+             b->most == 1 ? "" : "s", b->most == 1 ? "s" : "");
     text(L, x0 + 3, y + h + 8, "dn", NULL, b->step, buf);
 }
 

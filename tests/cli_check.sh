@@ -392,6 +392,34 @@ check "explain: an alignment timeout firing at a task's inputs" 0 \
 check "explain: ... and at an output queue, where the barrier turns priority" 0 \
     "map[0] and map[1] still held barrier 1 behind 6 queued buffers to agg[0] at the alignment timeout: sent it ahead as a priority barrier" \
     "$absim" explain scenarios/teach/p5b-alignment-timeout.scn
+check "explain: a completion says what the checkpoint holds: the sources' offsets, each stateful task's keys" 0 \
+    "t=36.952ms checkpoint 2 holds: the sources' offsets (S_2) p0 3600, p1 3600, p2 3600, p3 3600: 14400 records before them; keyed state agg[0] 257 keys (7438 records), agg[1] 243 keys (6962 records); no channel state" \
+    "$absim" explain scenarios/teach/p2-sources-emit-barriers.scn
+check "explain --checkpoint: ... and all of it, a task's key groups and file chain a line" 0 \
+    "t=36.952ms agg[1] 243 keys (6962 records); key groups 64-127 of 128, 1 file in its chain" \
+    "$absim" explain scenarios/teach/p2-sources-emit-barriers.scn --checkpoint 2
+check "explain --checkpoint: an unaligned checkpoint's channel state, by channel" 0 \
+    "channel state 2656 records (by channel): map[0] -> agg[0] 458, map[1] -> agg[0] 436, map[0] -> agg[1] 406" \
+    "$absim" explain scenarios/teach/p5a-unaligned-overtakes-backpressure.scn --checkpoint 1
+holds_add_up() {   # every completion of p2: the records in keyed state are those before the offsets (one aggregate, no filter)
+    "$absim" explain scenarios/teach/p2-sources-emit-barriers.scn | python3 -c '
+import re, sys
+n = bad = 0
+for l in sys.stdin:
+    m = re.search(r"holds: .*: (\d+) records? before them; keyed state (.*); ", l)
+    if not m: continue
+    n += 1
+    folded = sum(int(x) for x in re.findall(r"\((\d+) records?\)", m.group(2)))
+    bad += folded != int(m.group(1))
+print("%d checkpoints told, %d whose keyed records differ from the records before their offsets" % (n, bad))'
+}
+check "explain: what each checkpoint holds adds up: its keyed state folds exactly the records before its offsets" 0 \
+    "11 checkpoints told, 0 whose keyed records differ" holds_add_up
+small_keys=$(mktemp)
+sed -e 's/^broker partitions .*/broker partitions 2 records 40 keys 3/' -e '/^expect /d' scenarios/teach/p2-sources-emit-barriers.scn > "$small_keys"
+check "explain --checkpoint: a small job's keys one by one, with their count and sum" 0 "agg[1] 3 keys (80 records); key groups 64-127 of 128, 1 file in its chain; by key (count, sum): 2 (23, 1221) 1 (31, 1729) 0 (26, 1192)" \
+    "$absim" explain "$small_keys" --checkpoint 1
+rm -f "$small_keys"
 check "explain: a restored sink commits the transaction its checkpoint holds" 0 \
     "t=30.363ms out[0] committed on restore the transaction pre-committed for checkpoint 3 (3338 records, now visible)" \
     "$absim" explain scenarios/teach/p10a-two-phase-commit.scn --task 'out[0]'

@@ -7,7 +7,10 @@
 # opened at #ck=1 and #ck=2 the page shows that picture alone, and the
 # two renderings differ; opened at the step where a task triggers
 # checkpoint 2, it shows checkpoint 2's picture with that task's box
-# marked (the picture follows the stepper). Without chromium (make deps
+# marked (the picture follows the stepper). At the first completion the
+# stepper says what the checkpoint holds (the sources' offsets, as the
+# page's data has them) and shows every stateful task's part of it.
+# Without chromium (make deps
 # installs it as root) it says so and passes.
 #   sh tests/html_check.sh ABSIM [PYTHON]     p3 (alignment), p9 (a crash and a restart) and p9b (a region restart)
 #   HTML_CHECK=all sh tests/html_check.sh ... every scenario under scenarios/teach/
@@ -101,6 +104,29 @@ check_pictures() {   # NAME PAGE: which picture shows, as chosen and as the step
     echo "html-check: $1: #ck=1 and #ck=2 show their pictures, rendered differently; step $3 shows checkpoint 2, task $4 marked"
 }
 
+check_holds() {   # NAME PAGE: at the first completion the stepper says what the checkpoint holds, every stateful task's part
+    at=$("$python" - "$2" <<'PY'
+import json, sys
+i = 0
+for line in open(sys.argv[1]):
+    if not line.startswith('{"t":') and not line.startswith(',{"t":'): continue
+    st = json.loads(line.lstrip(',').rstrip().rstrip(','))
+    if st["k"] == "checkpoint-complete" and "h" in st:
+        print(i, st["c"], st["h"]["offsets"][0], len(st["h"]["state"])); break
+    i += 1
+PY
+)
+    set -- "$1" "$2" $at
+    if [ -z "$3" ]; then fail "$1: no completion carries what its checkpoint holds"; return 1; fi
+    dom_at "$2" "step=$3" > "$tmp/$1.holds"
+    if ! grep -q "<div id=\"st-holds\">Checkpoint $4, the last completed, holds the sources’ offsets (S_$4) p0 $5," "$tmp/$1.holds"; then
+        fail "$1: step $3 does not say what checkpoint $4 holds"; return 1
+    fi
+    k=$(grep -o '<td>[0-9]* keys ([0-9]* records), [0-9]* files\?</td>' "$tmp/$1.holds" | wc -l)
+    if [ "$k" -ne "$6" ]; then fail "$1: step $3 shows $k tasks' part of checkpoint $4, it holds $6"; return 1; fi
+    echo "html-check: $1: step $3 shows what checkpoint $4 holds: the sources' offsets and all $6 stateful tasks' parts"
+}
+
 check_page() {   # SCENARIO
     name=$(basename "$1" .scn)
     page="$tmp/$name.html"
@@ -115,6 +141,7 @@ check_page() {   # SCENARIO
     if [ "$a" = "$b" ]; then fail "$name: steps 3 and $((n / 2)) show the same"; return; fi
     case "$b" in *"step $((n / 2)) of"*) ;; *) fail "$name: #step=$((n / 2)) did not open that step"; return ;; esac
     check_pictures "$name" "$page" || return
+    check_holds "$name" "$page" || return
     passed=$((passed + 1))
     echo "html-check: $name: $ink; steps 3 and $((n / 2)) of $n show different states"
 }
