@@ -11,14 +11,28 @@
  * I3 (exactly-once) applies in the exactly-once modes when every sink is
  * transactional or idempotent, unless the checkpoints died with a
  * memory-backend coordinator (the job then starts over and replays output
- * it had committed: the promise is void, as in Flink without HA). */
+ * it had committed: the promise is void, as in Flink without HA).
+ *
+ * I4 is void too when a two-phase-commit sink restores a checkpoint whose
+ * metadata write ended ambiguously after it had restored an older one (or
+ * none): since FLINK-22494 the coordinator aborts such a checkpoint but
+ * keeps its files, the HA store may hold it, and a new coordinator
+ * (JobManager failover) restores it from there; the restore to the older
+ * one aborted the transactions it pre-committed (recoverAndAbort, a Kafka
+ * sink's lingering transactions), so what it covered is never committed.
+ * This is absim's reading of Flink's code (CheckpointCoordinator,
+ * DefaultCompletedCheckpointStore), not a run on a cluster. */
 #include "check_int.h"
 
 #include <inttypes.h>
 
+#define AMBIGUOUS_MAX 16u             /* the newest checkpoints whose metadata write ended ambiguously */
+
 typedef struct output {
     const check_ctx *c;
     bool promised;                    /* I3 */
+    uint64_t ambiguous[AMBIGUOUS_MAX];    /* a ring by id: such checkpoints */
+    bool     rolled_back[AMBIGUOUS_MAX];  /* a sink restored an older one since */
     int64_t *per_key;                 /* windows: by key, what results and late records leave of the input */
     uint8_t *maybe_late;              /* windows: by key, whether a record of it may have come after a purge */
     kstate   final;                   /* windows: a window vertex's final state (its late aggregates) */
@@ -52,8 +66,32 @@ static void *create(const check_ctx *c) {
     return o;
 }
 
+static bool tpc_sink(const check_ctx *c, uint32_t task) {
+    const job_vertex *v = &c->j->vertices[c->j->tasks[task].vertex];
+    return v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+}
+
+/* A sink's restore: it rolls back past the ambiguous checkpoints newer
+ * than what it restores; restoring one it rolled back past voids I4. */
+static void sink_restored(output *o, const pipe_event *e) {
+    if (e->task == PIPE_NO_TASK || !tpc_sink(o->c, e->task)) return;
+    uint32_t i = e->ckpt % AMBIGUOUS_MAX;
+    if (e->ckpt != 0 && o->ambiguous[i] == e->ckpt && o->rolled_back[i] && o->c->report->applies[CHECK_I4]) {
+        o->c->report->applies[CHECK_I4] = false;
+        o->c->report->verdict_note[CHECK_I4] = "a sink restored a checkpoint whose metadata write had ended ambiguously, "
+                                               "from the store, after restoring an older one had aborted its "
+                                               "transactions: absim's reading of Flink since FLINK-22494";
+    }
+    for (uint32_t k = 0; k < AMBIGUOUS_MAX; k++) o->rolled_back[k] |= o->ambiguous[k] > e->ckpt;
+}
+
 static void on_event(void *self, const pipe_event *e) {
     output *o = self;
+    if (e->kind == PIPE_EV_METADATA && e->ok && e->ambiguous) {
+        o->ambiguous[e->ckpt % AMBIGUOUS_MAX] = e->ckpt;
+        o->rolled_back[e->ckpt % AMBIGUOUS_MAX] = false;
+    }
+    if (e->kind == PIPE_EV_RESTORE) sink_restored(o, e);
     if (e->kind == PIPE_EV_COORD_FAILOVER && o->c->cfg->state.backend == PIPE_BACKEND_MEMORY) {
         o->promised = false;
         o->c->report->applies[CHECK_I3] = false;

@@ -19,7 +19,12 @@
  *   completions, none after a memory-backend coordinator failover): a
  *   restore names one of them (or none) and finds its files; at every
  *   completion no retained checkpoint refers to a deleted file and the new
- *   one holds every stateful task's state;
+ *   one holds every stateful task's state. The HA store's view beside it:
+ *   the retained ones and every checkpoint whose pointer write ended
+ *   ambiguously (Flink's DefaultCompletedCheckpointStore adds to its own
+ *   list only after the store's write returned, and removes from the store
+ *   only what its list subsumes, so such a checkpoint stays there); a new
+ *   coordinator (durable backend) retains the newest `retained` of it;
  * - a two-phase-commit sink commits only up to a completed checkpoint;
  * - the last checkpoints' trigger times: an alignment timeout fires at a
  *   task only once its checkpoint is that old, and one at its inputs
@@ -32,6 +37,7 @@
 #define SNAPS_PER_TASK (PIPE_CONCURRENT_MAX + 2u)
 #define PENDING_MAX    (PIPE_CONCURRENT_MAX + 8u)
 #define COMPLETED_RING 64u
+#define STORED_MAX     (PIPE_RETAINED_MAX + 16u)   /* the HA store's newest entries (older ones never restore) */
 #define TASK_WORDS     (JOB_TASKS_MAX / 64u)
 #define CHAN_WORDS     (JOB_TASK_CHANNELS_MAX / 64u)
 
@@ -71,8 +77,10 @@ typedef struct safety {
     uint64_t    *last_barrier;        /* by channel id: the newest barrier it delivered */
     uint64_t    *last_inband;         /* by channel id: the newest in-band (not priority) one */
     pending_rec  pending[PENDING_MAX];
-    uint64_t     retained[PIPE_RETAINED_MAX];
+    uint64_t     retained[PIPE_RETAINED_MAX];   /* the coordinator's, oldest first */
     uint32_t     retained_count;
+    uint64_t     stored[STORED_MAX];           /* the HA store's, by id */
+    uint32_t     stored_count;
     uint64_t     completed[COMPLETED_RING];   /* the last completions, a ring */
     uint32_t     completed_count;
     uint64_t     latest_completed;
@@ -285,25 +293,56 @@ static void complete_files(safety *s, const pipe_event *e) {
 
 /* Without its metadata a checkpoint cannot be found again: a failed
  * write aborts it then and there (Flink declines it at once). */
-/* Checkpoint ckpt joins the retained ones the store holds (the oldest
- * goes when `retained` are kept). */
+/* The HA store's view: ckpt goes in (by id; the oldest goes when full),
+ * or out. */
+static void store_put(safety *s, uint64_t ckpt) {
+    if (s->stored_count == STORED_MAX) memmove(s->stored, s->stored + 1, sizeof(uint64_t) * --s->stored_count);
+    uint32_t i = s->stored_count;
+    while (i > 0 && s->stored[i - 1] > ckpt) i--;
+    if (i > 0 && s->stored[i - 1] == ckpt) return;
+    memmove(s->stored + i + 1, s->stored + i, sizeof(uint64_t) * (s->stored_count - i));
+    s->stored[i] = ckpt;
+    s->stored_count++;
+}
+
+static void store_drop(safety *s, uint64_t ckpt) {
+    for (uint32_t i = 0; i < s->stored_count; i++) {
+        if (s->stored[i] != ckpt) continue;
+        memmove(s->stored + i, s->stored + i + 1, sizeof(uint64_t) * (--s->stored_count - i));
+        return;
+    }
+}
+
+/* Checkpoint ckpt joins the retained ones, and the store (the oldest
+ * retained goes, from both, when `retained` are kept). */
 static void retain(safety *s, uint64_t ckpt) {
     uint32_t keep = s->c->cfg->ckpt.retained;
     if (s->retained_count == keep) {
+        store_drop(s, s->retained[0]);
         memmove(s->retained, s->retained + 1, sizeof(uint64_t) * (keep - 1));
         s->retained_count--;
     }
     s->retained[s->retained_count++] = ckpt;
+    store_put(s, ckpt);
+}
+
+/* A new coordinator reads the store back: it retains its newest. */
+static void recover_store(safety *s) {
+    uint32_t keep = s->c->cfg->ckpt.retained, n = s->stored_count < keep ? s->stored_count : keep;
+    memmove(s->stored, s->stored + (s->stored_count - n), sizeof(uint64_t) * n);
+    s->stored_count = n;
+    memcpy(s->retained, s->stored, sizeof(uint64_t) * n);
+    s->retained_count = n;
 }
 
 static void on_metadata(safety *s, const pipe_event *e) {
     s->c->report->checks[CHECK_I5]++;
     /* The store took a write its writer cannot know of: the checkpoint is
-     * one a recovery may restore, whatever the coordinator decides. */
+     * one a new coordinator may restore, though this one aborts it. */
     if (e->ok && e->ambiguous) {
         s->completed[s->completed_count++ % COMPLETED_RING] = e->ckpt;
         if (e->ckpt > s->latest_completed) s->latest_completed = e->ckpt;
-        retain(s, e->ckpt);
+        store_put(s, e->ckpt);
     }
     pending_rec *r = pending_of(s, e->ckpt);
     if (r == NULL || e->ok) return;
@@ -461,7 +500,9 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_JOB_FAILED:
     case PIPE_EV_COORD_FAILOVER:
         memset(s->pending, 0, sizeof s->pending);
-        if (e->kind == PIPE_EV_COORD_FAILOVER && s->c->cfg->state.backend == PIPE_BACKEND_MEMORY) s->retained_count = 0;
+        if (e->kind != PIPE_EV_COORD_FAILOVER) break;
+        if (s->c->cfg->state.backend == PIPE_BACKEND_MEMORY) s->retained_count = s->stored_count = 0;
+        else recover_store(s);
         break;
     case PIPE_EV_RESTORE:        on_restore(s, e); break;
     case PIPE_EV_SINK_COMMIT:    on_commit(s, e); break;

@@ -117,7 +117,8 @@ typedef struct cli_incident {
 typedef struct cli_restart {
     sim_time_ns at_ns;
     uint64_t    restored;             /* the checkpoint restored, 0: from the beginning */
-    sim_time_ns restored_ns;          /* when it completed */
+    sim_time_ns restored_ns;          /* when it completed (or, aborted, when its coordinator aborted it) */
+    bool        restored_aborted;     /* its coordinator aborted it: a later one found it in the store */
     uint64_t    rewound;              /* records the sources rewound (read again) */
     uint32_t    moved;                /* tasks deployed onto another machine than before (slots) */
     uint32_t    moved_vertex[4], moved_subtask[4], moved_to[4];   /* the first of them, and where */

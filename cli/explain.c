@@ -246,7 +246,6 @@ static void on_failed(narrator *n, const pipe_event *e) {
     case PIPE_FAIL_REPORTED:   snprintf(what, sizeof what, "hears from %s that it failed", culprit); break;
     case PIPE_FAIL_CONNECTION: snprintf(what, sizeof what, "lost its connection to %s (its TaskManager is gone)", culprit); break;
     case PIPE_FAIL_EVENT_LOST: snprintf(what, sizeof what, "heard no acknowledgement of the splits it assigned to %s", culprit); break;
-    case PIPE_FAIL_CHECKPOINT_STORE: snprintf(what, sizeof what, "cannot tell whether its checkpoint store took a metadata write"); break;
     case PIPE_FAIL_HEARTBEAT:
         snprintf(what, sizeof what, "heard no heartbeat from %s's TaskManager within the timeout: it is lost", culprit);
         break;

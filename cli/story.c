@@ -447,7 +447,10 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
     }
     uint32_t count = 0;
     const pipe_ckpt_rec *h = pipe_history(r->p, &count);
-    if (ckpt > 0 && ckpt <= count) x->restored_ns = h[ckpt - 1].ended_ns;
+    if (ckpt > 0 && ckpt <= count) {
+        x->restored_ns = h[ckpt - 1].ended_ns;
+        x->restored_aborted = h[ckpt - 1].end != PIPE_CKPT_COMPLETED;
+    }
 }
 
 void cli_story_observe(void *ctx, const pipe_event *e) {
@@ -678,13 +681,10 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
     case PIPE_FAIL_EVENT_LOST:
         fprintf(out, "%s never acknowledged the splits assigned to it: the assignment is taken as lost", x->culprit);
         break;
-    case PIPE_FAIL_CHECKPOINT_STORE:
-        fprintf(out, "a write to the completed-checkpoint store ended ambiguously: the job restarts from what the store holds");
-        break;
     case PIPE_FAIL_CHECKPOINTS:
         fprintf(out, "checkpoint %" PRIu64 " %s: more failed checkpoints in a row than the %u tolerable", x->ckpt,
                 x->ckpt_end == PIPE_CKPT_TIMED_OUT ? "timed out"
-                : x->ckpt_why == CKR_FINALIZE_FAILED ? "could not be finalized (its metadata write failed)"
+                : x->ckpt_why == CKR_FINALIZE_FAILED ? "could not be finalized (its metadata write failed or ended ambiguously)"
                 : "was declined", s->cfg.ckpt.tolerable_failures);
         break;
     case CLI_FAILOVER: fprintf(out, "a new coordinator took over"); break;
@@ -705,7 +705,12 @@ static void restart_line(FILE *out, const scn *s, const cli_story *st, const cli
                 r->regions == 1 ? "" : "s", r->tasks, r->of, r->who);
     }
     if (r->restored > 0) {
-        fprintf(out, "from checkpoint %" PRIu64 " (completed at t=%.3fms)", r->restored, ms(r->restored_ns));
+        if (r->restored_aborted) {           /* FLINK-22494: its metadata write ended ambiguously */
+            fprintf(out, "from checkpoint %" PRIu64 " (aborted at t=%.3fms by a coordinator that could not tell whether the "
+                    "store took it; it did)", r->restored, ms(r->restored_ns));
+        } else {
+            fprintf(out, "from checkpoint %" PRIu64 " (completed at t=%.3fms)", r->restored, ms(r->restored_ns));
+        }
     } else if (x->cause == CLI_FAILOVER && s->cfg.state.backend == PIPE_BACKEND_MEMORY) {
         fprintf(out, "from the beginning (the memory backend's checkpoints died with the coordinator)");
     } else {

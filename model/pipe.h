@@ -434,8 +434,8 @@ typedef enum pipe_fail_cause {
     PIPE_FAIL_CONNECTION,             /* the coordinator's connection to `culprit` broke (Flink: its TaskManager was lost) */
     PIPE_FAIL_CHECKPOINTS,            /* more consecutive failed checkpoints than tolerable (no culprit) */
     PIPE_FAIL_HEARTBEAT,              /* `culprit`'s TaskManager answered no heartbeat within the timeout */
-    PIPE_FAIL_CHECKPOINT_STORE,       /* a write to the completed-checkpoint store ended ambiguously (`ckpt`) */
-    PIPE_FAIL_EVENT_LOST,             /* `culprit`, a source, never acknowledged the splits assigned to it */
+    PIPE_FAIL_EVENT_LOST = 6,         /* `culprit`, a source, never acknowledged the splits assigned to it
+                                         (5 was an ambiguous store write: since FLINK-22494 a checkpoint failure) */
 } pipe_fail_cause;
 
 /* What the coordinator made of an acknowledgement or a decline
@@ -694,7 +694,7 @@ typedef enum pipe_reach {
     PIPE_REACH_FINISHED_ACKED_FOR,    /* acknowledged on behalf of a finished task */
     PIPE_REACH_FINAL_CHECKPOINT,      /* every task finished: sinks commit the rest */
     PIPE_REACH_PENDING_LOST,          /* pending checkpoints died with a failed attempt */
-    PIPE_REACH_METADATA_AMBIGUOUS,    /* a metadata write ended ambiguously: the job fails over to the store */
+    PIPE_REACH_METADATA_AMBIGUOUS,    /* a metadata write ended ambiguously: the checkpoint is aborted, its files kept */
     PIPE_REACH_COMPLETION_WAITS_ASSIGN, /* a checkpoint waited for a split assignment to be acknowledged */
     PIPE_REACH_ASSIGNMENT_LOST,       /* an assignment was never acknowledged: the job fails over */
     /* coordinator: restarts and failover */

@@ -17,7 +17,7 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(TOLERABLE_EXCEEDED, "tolerable-failures-exceeded", "more failed checkpoints in a row than tolerated: the job fails"),
     R(LATE_ACK, "late-ack-dropped", "an acknowledgement of a checkpoint no longer pending was dropped"),
     R(COORD_OLD_ATTEMPT, "coordinator-drops-old-attempt", "the coordinator dropped a message of an older attempt"),
-    R(METADATA_AMBIGUOUS, "metadata-ambiguous", "a metadata write ended ambiguously: the coordinator fails the job over to what the checkpoint store holds"),
+    R(METADATA_AMBIGUOUS, "metadata-ambiguous", "a metadata write ended ambiguously: the coordinator aborts the checkpoint and keeps its files, which the store may name"),
     R(COMPLETION_WAITS_ASSIGN, "completion-waits-for-assignment", "a checkpoint waited to complete until a split assignment sent before it was acknowledged"),
     R(ASSIGNMENT_LOST, "assignment-lost", "a split assignment was never acknowledged: the coordinator fails the job over"),
     R(FINISHED_ACKED_FOR, "finished-task-acknowledged", "the coordinator acknowledged for a finished task (FLIP-147)"),

@@ -428,7 +428,6 @@ const char *rpt_fail_cause_name(pipe_fail_cause c) {
     case PIPE_FAIL_CONNECTION:  return "connection-lost";
     case PIPE_FAIL_CHECKPOINTS: return "checkpoint-failures";
     case PIPE_FAIL_HEARTBEAT:   return "heartbeat-timeout";
-    case PIPE_FAIL_CHECKPOINT_STORE: return "checkpoint-store-ambiguous";
     case PIPE_FAIL_EVENT_LOST:  return "assignment-lost";
     }
     return "?";

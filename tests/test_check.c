@@ -950,6 +950,48 @@ static void test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed(
     fed_free(&f);
 }
 
+/* FLINK-22494 as absim reads it: checkpoint 3's metadata write ended
+ * ambiguously (the coordinator aborted it, the HA store has it). A sink
+ * that rolled back to checkpoint 1 and then restores 3 from the store
+ * after a coordinator failover has lost 3's transactions: I4 is not
+ * promised then, and says why; without the rollback it is. The restore of
+ * 3 after the failover is of a checkpoint the store holds (no I5); the
+ * same restore by the coordinator that aborted it is not. */
+static void test_output_and_safety_follow_an_ambiguous_checkpoint_into_the_store(void **state) {
+    (void)state;
+    const uint32_t out0 = 6;
+    for (int rollback = 0; rollback <= 1; rollback++) {
+        for (int failover = 0; failover <= 1; failover++) {
+            pipe_cfg c = job_of(3, PIPE_ALIGNED);
+            c.faults_count = 0;
+            c.graph.vertices[3].sink = JOB_SINK_2PC;
+            c.state.backend = PIPE_BACKEND_DURABLE;
+            fed f = feed_cfg(&c);
+            step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 100);
+            step(&f, PIPE_EV_CKPT_COMPLETE, PIPE_NO_TASK, 0, 1, 200);
+            pipe_event m = { .kind = PIPE_EV_METADATA, .at_ns = 300, .task = PIPE_NO_TASK, .ckpt = 3, .chan = PIPE_NO_CHAN,
+                             .ok = true, .ambiguous = true };
+            check_feed(f.cs, &m);
+            pipe_event back = { .kind = PIPE_EV_RESTORE, .at_ns = 400, .task = out0, .ckpt = 1, .epoch = 1, .chan = PIPE_NO_CHAN,
+                                .ok = true };
+            if (rollback) check_feed(f.cs, &back);
+            if (failover) step(&f, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0, 500);
+            pipe_event again = { .kind = PIPE_EV_RESTORE, .at_ns = 600, .task = out0, .ckpt = 3, .epoch = 2,
+                                 .chan = PIPE_NO_CHAN, .ok = true };
+            check_feed(f.cs, &again);
+            const check_report *r = check_finish(f.cs);
+            assert_int_equal(r->applies[CHECK_I4], !rollback);
+            if (rollback) assert_non_null(strstr(r->verdict_note[CHECK_I4], "FLINK-22494"));
+            bool not_retained = false;
+            for (uint32_t i = 0; i < r->kept_count; i++) {
+                not_retained |= strstr(r->kept[i].what, "restored checkpoint 3, which is not a retained") != NULL;
+            }
+            assert_int_equal(not_retained, !failover);
+            fed_free(&f);
+        }
+    }
+}
+
 /* A stalled checkpoint: the run stops at a bound with checkpoint 1 waiting
  * for agg[0], which blocks an input; I6 names both. */
 static void test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for(void **state) {
@@ -992,6 +1034,7 @@ int main(void) {
         cmocka_unit_test(test_safety_holds_job_failures_to_flinks_failure_count),
         cmocka_unit_test(test_safety_rejects_a_failure_on_a_report_of_another_attempt),
         cmocka_unit_test(test_safety_flags_a_checkpoint_kept_after_its_metadata_write_failed),
+        cmocka_unit_test(test_output_and_safety_follow_an_ambiguous_checkpoint_into_the_store),
         cmocka_unit_test(test_safety_flags_barriers_that_do_not_increase_on_a_channel),
         cmocka_unit_test(test_safety_flags_an_ack_before_the_channel_state_is_durable),
         cmocka_unit_test(test_safety_forgets_dropped_snapshots_so_a_live_one_keeps_its_writes),

@@ -442,18 +442,22 @@ static void discard_own(jm_side *jm, const rt_slot *s) {
 }
 
 /* The metadata write ended ambiguously: the checkpoint may be in the
- * store or not. Since FLINK-22494 the coordinator discards nothing and
- * fails the job over to what the store holds (a recovery read, as after a
- * coordinator failover); the bug takes the write for a failed one. */
+ * store or not. Since FLINK-22494 (1.14: PossibleInconsistentStateException)
+ * the coordinator discards none of its files (the store may name them; it
+ * holds its own references, ha.c) and aborts it as
+ * FINALIZE_CHECKPOINT_FAILURE (CheckpointCoordinator's
+ * addCompletedCheckpointToStoreAndSubsumeOldest), which counts against the
+ * tolerable failed checkpoints (since 1.18, FLINK-32347): the job runs on,
+ * or fails over globally to the coordinator's own latest completed one
+ * (DefaultCompletedCheckpointStore lists a checkpoint only once the
+ * store's write returned). A later coordinator reads the store back, this
+ * checkpoint perhaps included. The deliberate bug deletes its files as
+ * for a failed write. */
 static void metadata_unknown(jm_side *jm, rt_slot *s) {
     REACHED(jm->w, METADATA_AMBIGUOUS);
-    if (jm->w->cfg.bug == PIPE_BUG_HA_DISCARD) {  /* deliberate bug */
-        discard_own(jm, s);
-        jm->w->stats.declined++;
-        abort_ckpt(jm, s, CKR_FINALIZE_FAILED, CKR_NO_TASK);
-        return;
-    }
-    deploy_job_fail(jm, PIPE_FAIL_CHECKPOINT_STORE, PIPE_NO_TASK);
+    if (jm->w->cfg.bug == PIPE_BUG_HA_DISCARD) discard_own(jm, s);   /* deliberate bug */
+    jm->w->stats.declined++;
+    abort_ckpt(jm, s, CKR_FINALIZE_FAILED, CKR_NO_TASK);
 }
 
 void coord_retry_completion(jm_side *jm) {

@@ -602,7 +602,6 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     if (!region || !co->region_restart || co->restart_due_ns < due_ns) co->restart_due_ns = due_ns;   /* the latest */
     co->status = region ? PIPE_RUNNING : PIPE_RESTARTING;
     co->region_restart = region;
-    if (why == PIPE_FAIL_CHECKPOINT_STORE) read_store(jm);   /* restart from what the store holds */
     jm->w->stats.restart_delay_ns_sum += delay;
     sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
 }
