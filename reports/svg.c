@@ -9,12 +9,17 @@
 
 #include "../model/proto.h"
 
-static const char *const palette[] = {   /* no red: red is for faults and losses */
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
+/* A checkpoint's identity, cycling: none of the colours that mean
+ * something whatever the checkpoint (red: faults, losses, aborts; green:
+ * completion; orange: blocked inputs and declines; purple: a new
+ * coordinator; brown: a task finished; grey: other messages; dark grey:
+ * deployments, restores). */
+static const char *const palette[SVG_CKPT_COLOURS] = {
+    "#1f77b4", "#e377c2", "#bcbd22", "#393b79", "#17becf",
 };
 
 const char *svg_ckpt_colour(uint64_t ckpt) {
-    return ckpt == 0 ? "#777777" : palette[(ckpt - 1) % (sizeof palette / sizeof palette[0])];
+    return ckpt == 0 ? "#777777" : palette[(ckpt - 1) % SVG_CKPT_COLOURS];
 }
 
 void svg_task_name(const pipeline *p, uint32_t task, char *buf, size_t n) {

@@ -164,6 +164,7 @@ void svg_task_name(const pipeline *p, uint32_t task, char *buf, size_t n);
 void svg_xml(FILE *f, const char *s);
 size_t svg_utf8_len(const unsigned char *s);   /* 1 to 4, 0: no valid UTF-8 sequence starts at s */
 /* A checkpoint's colour ("#1f77b4"), the same in the diagram and the viewer. */
+#define SVG_CKPT_COLOURS 5u           /* checkpoints cycle through these (svg.c) */
 const char *svg_ckpt_colour(uint64_t ckpt);
 
 #endif

@@ -277,12 +277,13 @@ static void head(const layout *L) {
     svg_xml(f, L->o->title != NULL ? L->o->title : "absim run");
     fputs("</title>\n<defs>\n", f);
     static const char *const extra[][2] = { { "g", "#9a9a9a" }, { "k", "#333333" }, { "r", "#d62728" }, { "n", "#2ca02c" } };
-    for (uint32_t i = 0; i < 8 + 4; i++) {
+    for (uint32_t i = 0; i < SVG_CKPT_COLOURS + 4; i++) {
         char id[8];
-        snprintf(id, sizeof id, "%s%u", i < 8 ? "c" : extra[i - 8][0], i < 8 ? i : 0);
+        bool ck = i < SVG_CKPT_COLOURS;
+        snprintf(id, sizeof id, "%s%u", ck ? "c" : extra[i - SVG_CKPT_COLOURS][0], ck ? i : 0);
         fprintf(f, "<marker id=\"sd-%s\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"5\" markerHeight=\"5\" "
                    "orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"%s\"/></marker>\n",
-                id, i < 8 ? svg_ckpt_colour(i + 1) : extra[i - 8][1]);
+                id, ck ? svg_ckpt_colour(i + 1) : extra[i - SVG_CKPT_COLOURS][1]);
     }
     fputs("<style>\n"
           "text{font-family:Helvetica,Arial,sans-serif}\n"
@@ -624,7 +625,7 @@ typedef struct rpc_look {
 
 /* How a message between the coordinator and a task looks; cls NULL: not drawn. */
 static rpc_look look_of(const svg_msg *m, char *marker, size_t n) {
-    snprintf(marker, n, "c%u", m->ckpt > 0 ? (uint32_t)((m->ckpt - 1) % 8) : 0);
+    snprintf(marker, n, "c%u", m->ckpt > 0 ? (uint32_t)((m->ckpt - 1) % SVG_CKPT_COLOURS) : 0);
     const char *colour = svg_ckpt_colour(m->ckpt);
     switch (m->msg) {
     case MSG_TRIGGER:   return (rpc_look){ "tr", colour, marker, NULL };
@@ -682,7 +683,7 @@ static void barrier_msgs(layout *L) {
         if (undelivered(L, m, step)) continue;
         double x1 = tx(L, m->sent_ns), y1 = ty(L, m->from), x2 = tx(L, m->recv_ns), y2 = ty(L, m->to);
         char marker[8];
-        snprintf(marker, sizeof marker, "c%u", m->ckpt > 0 ? (uint32_t)((m->ckpt - 1) % 8) : 0);
+        snprintf(marker, sizeof marker, "c%u", m->ckpt > 0 ? (uint32_t)((m->ckpt - 1) % SVG_CKPT_COLOURS) : 0);
         if (m->buf == PIPE_BUF_END) {
             line(L, x1, y1, x2, y2, "rpc", "#333333", "k0", SVG_NONE);
             text(L, x2 + 2, y2 - 3, "dn", NULL, SVG_NONE, "end");
@@ -818,8 +819,8 @@ static void task_mark(const layout *L, const pipe_event *e, double x, double y, 
     case PIPE_EV_RESTORE:
         if (e->ckpt > 0) snprintf(buf, sizeof buf, "restore %" PRIu64 "%s", e->ckpt, e->ok ? "" : ": files gone");
         else snprintf(buf, sizeof buf, "start, attempt %" PRIu64, e->epoch);
-        dot(L, x, y, 3, e->ok ? "#008080" : "#d62728", i);
-        text(L, x + 3, y - 12, "sm", e->ok ? "#008080" : "#d62728", i, buf);
+        dot(L, x, y, 3, e->ok ? "#333333" : "#d62728", i);
+        text(L, x + 3, y - 12, "sm", e->ok ? "#333333" : "#d62728", i, buf);
         break;
     case PIPE_EV_TASK_FINISHED:
         rect(L, x - 3, y - 3, 6, 6, "row", "#222222", i);
@@ -859,14 +860,14 @@ typedef struct legend_item {
 } legend_item;
 
 static const legend_item legend_items[] = {
-    { S_LINE, "b", "#1f77b4", "c0", "barrier n, one colour per checkpoint (dot: the gate takes it)" },
-    { S_LINE, "pr", "#ff7f0e", "c1", "unaligned barrier: overtakes the queued data" },
-    { S_LINE, "cx", "#2ca02c", "c2", "cancel marker" },
+    { S_LINE, "b", "#1f77b4", "c0", "barrier n in checkpoint n's colour (dot: the gate takes it)" },
+    { S_LINE, "pr", "#1f77b4", "c0", "unaligned barrier (long dashes): overtakes the queued data" },
+    { S_LINE, "cx", "#1f77b4", "c0", "cancel marker (short dashes)" },
     { S_LINE, "d", NULL, "g0", "record buffer (number: its records, or several buffers')" },
     { S_LINE, "q", "#1f77b4", NULL, "barrier queued behind data until the gate takes it" },
     { S_LOST, NULL, NULL, NULL, "lost message (refused by its link, or never delivered)" },
-    { S_LINE, "tr", "#1f77b4", "c0", "trigger: coordinator to source" },
-    { S_LINE, "rpc", "#1f77b4", "c0", "acknowledgement: task to coordinator" },
+    { S_LINE, "tr", "#1f77b4", "c0", "trigger: coordinator to source (its checkpoint's colour)" },
+    { S_LINE, "rpc", "#1f77b4", "c0", "acknowledgement: task to coordinator (its checkpoint's colour)" },
     { S_LINE, "note", "#2ca02c", "n0", "completion notice (checkpoint n done)" },
     { S_LINE, "note", "#d62728", "r0", "abort notice, decline, failure report" },
     { S_LINE, "rpc", "#333333", "k0", "deploy; cancel (dashed)" },
