@@ -1,4 +1,4 @@
-/* reports/axis.c: the broken time axis (see axis.h). */
+/* reports/axis.c: one linear time scale with breaks (see axis.h). */
 #include "axis.h"
 
 #include <stdlib.h>
@@ -51,16 +51,36 @@ static void add_seg(axis *a, sim_time_ns t0, sim_time_ns t1, double w, bool gap)
     a->x_end = x + w;
 }
 
-/* A quiet stretch: to the common scale, or squeezed when that is too wide. */
-static void add_gap(axis *a, sim_time_ns t0, sim_time_ns t1, double px_per_ns, const axis_cfg *cfg) {
+/* A quiet stretch: to scale, or a break when that is too wide. */
+static void add_gap(axis *a, sim_time_ns t0, sim_time_ns t1, const axis_cfg *cfg) {
     if (t1 <= t0) return;
-    double w = (double)(t1 - t0) * px_per_ns;
+    double w = (double)(t1 - t0) * a->px_per_ns;
     bool squeeze = w > cfg->gap_px;
     add_seg(a, t0, t1, squeeze ? cfg->gap_px : w, squeeze);
 }
 
+/* The one scale: busy time over the target width, raised for the span
+ * that asks most (its least width over its length) while the busy spans
+ * fit max_width_px, never past max_px_per_ms. */
+static double choose_scale(const axis_span *s, uint32_t m, const axis_cfg *cfg) {
+    sim_time_ns busy = 0;
+    double want = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        busy += s[i].t1 - s[i].t0;
+        double w = s[i].min_px / (double)(s[i].t1 - s[i].t0);
+        if (w > want) want = w;
+    }
+    double px_per_ns = cfg->target_px / (double)busy;
+    double widest = cfg->max_width_px / (double)busy;
+    if (want > widest) want = widest;
+    if (want > px_per_ns) px_per_ns = want;
+    if (px_per_ns > cfg->max_px_per_ms / 1e6) px_per_ns = cfg->max_px_per_ms / 1e6;
+    return px_per_ns;
+}
+
 void axis_build(axis *a, sim_time_ns from, sim_time_ns to, axis_span *spans, uint32_t n, double x0,
                 const axis_cfg *cfg) {
+    SIM_ASSERT(cfg->target_px > 0 && cfg->max_width_px >= cfg->target_px && cfg->gap_px > 0);
     memset(a, 0, sizeof *a);
     if (to <= from) to = from + 1;
     a->from = from;
@@ -68,22 +88,19 @@ void axis_build(axis *a, sim_time_ns from, sim_time_ns to, axis_span *spans, uin
     a->x0 = a->x_end = x0;
     uint32_t m = normalise(spans, n, from, to);
     if (m == 0) {
+        a->px_per_ns = cfg->target_px / (double)(to - from);
         add_seg(a, from, to, cfg->target_px, false);
         return;
     }
-    sim_time_ns busy = 0;
-    for (uint32_t i = 0; i < m; i++) busy += spans[i].t1 - spans[i].t0;
-    double px_per_ns = cfg->target_px / (double)busy;
-    if (px_per_ns > cfg->max_px_per_ms / 1e6) px_per_ns = cfg->max_px_per_ms / 1e6;
+    a->px_per_ns = choose_scale(spans, m, cfg);
     sim_time_ns at = from;
     for (uint32_t i = 0; i < m; i++) {
-        add_gap(a, at, spans[i].t0, px_per_ns, cfg);
-        double w = (double)(spans[i].t1 - spans[i].t0) * px_per_ns;
-        double least = spans[i].min_px > 0 ? spans[i].min_px : cfg->min_span_px;
-        add_seg(a, spans[i].t0, spans[i].t1, w < least ? least : w, false);
+        add_gap(a, at, spans[i].t0, cfg);
+        add_seg(a, spans[i].t0, spans[i].t1, (double)(spans[i].t1 - spans[i].t0) * a->px_per_ns, false);
         at = spans[i].t1;
     }
-    add_gap(a, at, to, px_per_ns, cfg);
+    add_gap(a, at, to, cfg);
+    SIM_ASSERT(a->count > 0 && a->seg[a->count - 1].t1 == to);
 }
 
 uint32_t axis_seg_of(const axis *a, sim_time_ns t) {
@@ -103,15 +120,12 @@ double axis_x(const axis *a, sim_time_ns t) {
     return s->x0 + (s->x1 - s->x0) * ((double)(t - s->t0) / (double)(s->t1 - s->t0));
 }
 
-sim_time_ns axis_tick_ns(const axis *a, uint32_t s, double min_px) {
-    SIM_ASSERT(s < a->count);
-    const axis_seg *g = &a->seg[s];
-    if (g->gap) return 0;
-    double px_per_ns = (g->x1 - g->x0) / (double)(g->t1 - g->t0);
+sim_time_ns axis_tick_ns(const axis *a, double min_px) {
+    SIM_ASSERT(a->px_per_ns > 0);
     static const sim_time_ns steps[] = { 1, 2, 5 };
     for (sim_time_ns decade = 1; decade <= 1000000000000ull; decade *= 10) {
         for (uint32_t i = 0; i < 3; i++) {
-            if ((double)(steps[i] * decade) * px_per_ns >= min_px) return steps[i] * decade;
+            if ((double)(steps[i] * decade) * a->px_per_ns >= min_px) return steps[i] * decade;
         }
     }
     return 0;

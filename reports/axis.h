@@ -1,20 +1,22 @@
-/* reports/axis.h: a broken time axis for pictures of a run. What teaches
- * happens in bursts (a checkpoint's barriers cross a hop in 50 us, the
- * next checkpoint comes 20 ms later): on one linear scale either the
- * burst is a hair or the picture is metres wide. So the axis draws busy
- * spans to scale and squeezes the quiet gaps between them to a fixed
- * width, marked as breaks.
+/* reports/axis.h: the time axis of pictures of a run: one linear scale,
+ * with breaks. What teaches happens in bursts (a checkpoint's barriers
+ * cross a hop in 50 us, the next checkpoint comes 20 ms later): drawn
+ * whole on one scale, either the burst is a hair or the picture is
+ * metres wide. So the axis leaves the quiet stretches out, as breaks a
+ * reader sees, and draws everything else on one scale, so that two
+ * lengths on the picture compare as the times they stand for.
  *
  * Contract:
  * - axis_build() takes the window [from, to] and busy spans (any order,
  *   overlapping or not, clipped to the window) and lays the window out
- *   from x0: spans merged where they overlap, each drawn at the common
- *   scale (busy time over the target width, at most max_px_per_ms) or,
- *   when that leaves it narrower than its least width (its own, else
- *   min_span_px), stretched to that; a
- *   gap drawn at the common scale unless that is wider than gap_px, then
- *   squeezed to gap_px and marked `gap`. No busy span: the window is one
- *   span, linear.
+ *   from x0: spans merged where they overlap; one scale for the whole
+ *   axis, the busy time over target_px, raised so that the shortest span
+ *   that asks for a least width (min_px > 0) gets it, as long as the busy
+ *   spans stay within max_width_px and the scale within max_px_per_ms.
+ *   A quiet stretch is drawn at that scale unless it would be wider than
+ *   gap_px; then it is a break: gap_px wide, marked `gap`, not to scale.
+ *   No busy span: the window is one segment, linear.
+ * - Every segment that is not a break has the same pixels per ns.
  * - axis_x() is monotone (non-decreasing) in t and maps from to x0 and to
  *   to x_end; times outside the window are clamped to its ends.
  * - Everything is integer nanoseconds in and doubles out, computed the
@@ -32,20 +34,20 @@
 
 typedef struct axis_span {
     sim_time_ns t0, t1;
-    double      min_px;               /* its own least width (0: min_span_px); merged spans keep the larger */
+    double      min_px;               /* the least width it asks for (0: none); merged spans keep the larger */
 } axis_span;
 
 typedef struct axis_cfg {
-    double target_px;                 /* width the busy spans share at the common scale */
-    double min_span_px;               /* no busy span narrower */
-    double gap_px;                    /* a squeezed gap's width */
-    double max_px_per_ms;             /* the common scale's limit */
+    double target_px;                 /* width the busy spans share at the plain scale */
+    double max_width_px;              /* the busy spans' width when raised for a span's min_px, at most */
+    double gap_px;                    /* a break's width */
+    double max_px_per_ms;             /* the scale's limit */
 } axis_cfg;
 
 typedef struct axis_seg {
     sim_time_ns t0, t1;
     double      x0, x1;
-    bool        gap;                  /* squeezed: not to scale */
+    bool        gap;                  /* a break: left out, not to scale */
 } axis_seg;
 
 typedef struct axis {
@@ -53,6 +55,7 @@ typedef struct axis {
     uint32_t    count;
     sim_time_ns from, to;
     double      x0, x_end;
+    double      px_per_ns;            /* the one scale of every segment but the breaks */
 } axis;
 
 /* spans: n of them (the array is sorted in place). More busy spans than
@@ -62,8 +65,8 @@ void   axis_build(axis *a, sim_time_ns from, sim_time_ns to, axis_span *spans, u
 double axis_x(const axis *a, sim_time_ns t);
 /* The segment t falls in (times outside the window: the first or last). */
 uint32_t axis_seg_of(const axis *a, sim_time_ns t);
-/* Tick spacing for segment s: a round step (1, 2, 5 x 10^k ns) at least
- * min_px apart; 0 for a gap. */
-sim_time_ns axis_tick_ns(const axis *a, uint32_t s, double min_px);
+/* Tick spacing: a round step (1, 2, 5 x 10^k ns) at least min_px apart
+ * at the axis's scale. */
+sim_time_ns axis_tick_ns(const axis *a, double min_px);
 
 #endif

@@ -251,8 +251,8 @@ static void write_data(FILE *f, const html_page *pg, const axis *ax) {
     write_tasks(f, r);
     fputs(",\n\"axis\":[", f);
     for (uint32_t s = 0; s < ax->count; s++) {
-        fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%.1f,%.1f]", s ? "," : "", ax->seg[s].t0, ax->seg[s].t1, ax->seg[s].x0,
-                ax->seg[s].x1);
+        fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d]", s ? "," : "", ax->seg[s].t0, ax->seg[s].t1, ax->seg[s].x0,
+                ax->seg[s].x1, ax->seg[s].gap ? 1 : 0);
     }
     fprintf(f, "],\n\"more\":%" PRIu64 ",\"steps\":[", (uint64_t)(r->steps_count - n) + r->steps_dropped);
     for (uint32_t i = 0; i < n; i++) write_step(f, r, i);

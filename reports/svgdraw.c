@@ -1,5 +1,5 @@
 /* reports/svgdraw.c: the space-time diagram drawn from what svg.c kept
- * (see svg.h). Layers from the back: squeezed gaps and the time grid,
+ * (see svg.h). Layers from the back: the axis's breaks and the time grid,
  * fault windows, the task lines, blocked inputs, snapshot bars, record
  * buffers, messages to and from the coordinator, barriers, then the
  * markers of single steps, the axis and the legend. */
@@ -203,13 +203,14 @@ static void build_axis(layout *L) {
         const svg_step *s = &r->steps[i];
         if (s->fault == SVG_NONE && s->e.kind == PIPE_EV_CKPT_START && L->ckpt_end != NULL) {
             sim_time_ns end = L->ckpt_end[i], pad = (end - s->e.at_ns) / 10 + L->q / 4;
-            if (in_window(L, s->e.at_ns, end)) sp[n++] = (axis_span){ s->e.at_ns > pad ? s->e.at_ns - pad : 0, end + pad, 0 };
+            if (in_window(L, s->e.at_ns, end)) sp[n++] = (axis_span){ s->e.at_ns > pad ? s->e.at_ns - pad : 0, end + pad, 160 };
         } else if (instant_worth_room(s) && in_window(L, s->e.at_ns, s->e.at_ns)) {
             sim_time_ns t = s->e.at_ns;
-            sp[n++] = (axis_span){ t > L->q ? t - L->q : 0, t + L->q, 90 };   /* room for its marks, not a checkpoint's */
+            sp[n++] = (axis_span){ t > L->q ? t - L->q : 0, t + L->q, 0 };   /* room for its marks, at the one scale */
         }
     }
-    axis_cfg cfg = { .target_px = 1400, .min_span_px = 220, .gap_px = 44, .max_px_per_ms = 2000 };
+    /* The shortest checkpoint gets 160 px if the busy spans fit 4200 px so. */
+    axis_cfg cfg = { .target_px = 1400, .max_width_px = 4200, .gap_px = 48, .max_px_per_ms = 2000 };
     axis_build(&L->ax, L->from, L->to, sp, sp != NULL ? n : 0, LEFT, &cfg);
     free(sp);
 }
@@ -304,32 +305,37 @@ static void head(const layout *L) {
 }
 
 static void title(const layout *L) {
-    char a[32], b[32], c[32], sub[256];
+    char a[32], b[32], c[32], sub[320];
     text(L, 12, 22, "ttl", NULL, SVG_NONE, L->o->title != NULL ? L->o->title : "absim run");
     ms_text(a, sizeof a, L->from);
     ms_text(b, sizeof b, L->to);
     ms_text(c, sizeof c, L->r->end_ns);
-    snprintf(sub, sizeof sub, "space-time diagram, t = %s to %s of a run that ended at t = %s; shaded stretches of the "
-             "axis are squeezed (not to scale)", a, b, c);
+    snprintf(sub, sizeof sub, "space-time diagram, t = %s to %s of a run that ended at t = %s; one time scale "
+             "throughout (%.0f px a millisecond) but for the grey breaks, idle time left out, each labelled with "
+             "how long", a, b, c, L->ax.px_per_ns * 1e6);
     text(L, 12, 40, "sub", NULL, SVG_NONE, sub);
 }
 
-/* Squeezed gaps shaded; a tick grid in each span at its own scale. */
+/* The time grid at the axis's one scale; each break shaded, drawn as a
+ * cut in the axis line, with how much time it leaves out. */
 static void grid(const layout *L) {
     double ay = L->bottom;
+    sim_time_ns step = axis_tick_ns(&L->ax, 70);
+    int dec = step >= SIM_NS_PER_MS ? 0 : step >= 100 * SIM_NS_PER_US ? 1 : step >= 10 * SIM_NS_PER_US ? 2 : 3;
     for (uint32_t s = 0; s < L->ax.count; s++) {
         const axis_seg *g = &L->ax.seg[s];
-        char buf[48];
+        char buf[64], tip[96];
         if (g->gap) {
-            rect(L, g->x0, L->top, g->x1 - g->x0, ay - L->top, "gap", NULL, SVG_NONE);
-            snprintf(buf, sizeof buf, "+%.2fms", (double)(g->t1 - g->t0) / 1e6);
+            snprintf(buf, sizeof buf, "%.2f ms", (double)(g->t1 - g->t0) / 1e6);
+            snprintf(tip, sizeof tip, "break: %s left out of the axis", buf);
+            rect(L, g->x0, L->top, g->x1 - g->x0, ay - L->top, "gap", tip, SVG_NONE);
+            line(L, g->x0 + 4, ay + 5, g->x0 + 10, ay - 5, "axis", NULL, NULL, SVG_NONE);
+            line(L, g->x1 - 10, ay + 5, g->x1 - 4, ay - 5, "axis", NULL, NULL, SVG_NONE);
             text(L, g->x0 + 1, ay + 26, "tk", NULL, SVG_NONE, buf);
             continue;
         }
-        sim_time_ns step = axis_tick_ns(&L->ax, s, 70);
-        if (step == 0) continue;
-        int dec = step >= SIM_NS_PER_MS ? 0 : step >= 100 * SIM_NS_PER_US ? 1 : step >= 10 * SIM_NS_PER_US ? 2 : 3;
-        for (sim_time_ns t = (g->t0 + step - 1) / step * step; t <= g->t1; t += step) {
+        line(L, g->x0, ay, g->x1, ay, "axis", NULL, NULL, SVG_NONE);
+        for (sim_time_ns t = step == 0 ? g->t1 + 1 : (g->t0 + step - 1) / step * step; t <= g->t1; t += step) {
             double x = tx(L, t);
             line(L, x, L->top, x, ay, "grid", NULL, NULL, SVG_NONE);
             line(L, x, ay, x, ay + 5, "axis", NULL, NULL, SVG_NONE);
@@ -337,7 +343,6 @@ static void grid(const layout *L) {
             text(L, x - 8, ay + 15, "tk", NULL, SVG_NONE, buf);
         }
     }
-    line(L, L->ax.x0, ay, L->ax.x_end, ay, "axis", NULL, NULL, SVG_NONE);
     text(L, L->ax.x_end + 6, ay + 15, "tk", NULL, SVG_NONE, "ms");
 }
 
@@ -562,7 +567,7 @@ static bool undelivered(const layout *L, const svg_msg *m, uint32_t step) {
 }
 
 typedef struct data_bin {
-    int64_t  bin;                     /* 10 px of sending time; a squeezed gap: one bin, below 0 */
+    int64_t  bin;                     /* 10 px of sending time; a break in the axis: one bin, below 0 */
     uint32_t n, records;
     double   xs, xr;                  /* sums */
     uint32_t from, to;
@@ -642,7 +647,7 @@ static rpc_look look_of(const svg_msg *m, char *marker, size_t n) {
 }
 
 /* Routine RPCs (heartbeats, slot offers, ...) sent and delivered inside
- * one squeezed gap would only draw a smudge there. */
+ * one break in the axis would only draw a smudge there. */
 static bool smudge(const layout *L, const svg_msg *m) {
     if (!(m->flags & SVG_DELIVERED) || m->msg == MSG_DEPLOY || m->msg == MSG_CANCEL || m->msg == MSG_FAILED ||
         m->msg == MSG_DECLINE || m->msg == MSG_TRIGGER || m->msg == MSG_ACK) {
@@ -877,7 +882,7 @@ static const legend_item legend_items[] = {
     { S_DIAMOND, NULL, "#1f77b4", NULL, "channel state persisted (cs: records)" },
     { S_RECT, "flt", NULL, NULL, "fault window (its line above)" },
     { S_CROSS, NULL, "#d62728", NULL, "crash; the line dashed while down" },
-    { S_RECT, "gap", NULL, NULL, "squeezed stretch of time (+: how long)" },
+    { S_RECT, "gap", NULL, NULL, "break: idle time left out (below: how long)" },
 };
 
 static void legend_sample(const layout *L, const legend_item *k, double x, double y) {

@@ -10,7 +10,10 @@
 # marked (the picture follows the stepper), and opened at #ck=2 (chosen
 # by hand, the stepper no longer followed) no box is marked. At the first completion the
 # stepper says what the checkpoint holds (the sources' offsets, as the
-# page's data has them) and shows every stateful task's part of it.
+# page's data has them) and shows every stateful task's part of it. The
+# diagram's axis, as the page's data has it, keeps one scale: every
+# segment but the breaks draws as many pixels a millisecond, and each
+# break is labelled on the diagram with the time it leaves out.
 # Without chromium (make deps
 # installs it as root) it says so and passes.
 #   sh tests/html_check.sh ABSIM [PYTHON]     p3 (alignment), p9 (a crash and a restart) and p9b (a region restart)
@@ -130,6 +133,22 @@ PY
     echo "html-check: $1: step $3 shows what checkpoint $4 holds: the sources' offsets and all $6 stateful tasks' parts"
 }
 
+check_scale() {   # NAME PAGE: one time scale on the diagram's axis, and each break labelled with how long
+    out=$("$python" - "$2" <<'PY'
+import json, re, sys
+page = open(sys.argv[1]).read()
+data = json.loads(re.search(r'<script type="application/json" id="absim-data">(.*?)</script>', page, re.S).group(1))
+scales = [(x1 - x0) / (t1 - t0) for t0, t1, x0, x1, gap in data["axis"] if not gap and t1 > t0 and x1 - x0 >= 20]
+breaks = ["%.2f ms" % ((t1 - t0) / 1e6) for t0, t1, x0, x1, gap in data["axis"] if gap]
+unlabelled = [b for b in breaks if ">%s</text>" % b not in page]
+if not scales or max(scales) > min(scales) * 1.02 or unlabelled:
+    print("scales %s px/ms, unlabelled breaks %s" % (sorted({round(s * 1e6, 1) for s in scales}), unlabelled)); sys.exit(1)
+print("%d segments at %.1f px/ms, %d breaks labelled" % (len(scales), scales[0] * 1e6, len(breaks)))
+PY
+) || { fail "$1: the diagram's axis: $out"; return 1; }
+    echo "html-check: $1: one time scale: $out"
+}
+
 check_page() {   # SCENARIO
     name=$(basename "$1" .scn)
     page="$tmp/$name.html"
@@ -145,6 +164,7 @@ check_page() {   # SCENARIO
     case "$b" in *"step $((n / 2)) of"*) ;; *) fail "$name: #step=$((n / 2)) did not open that step"; return ;; esac
     check_pictures "$name" "$page" || return
     check_holds "$name" "$page" || return
+    check_scale "$name" "$page" || return
     passed=$((passed + 1))
     echo "html-check: $name: $ink; steps 3 and $((n / 2)) of $n show different states"
 }

@@ -4,6 +4,7 @@
  * bytes every time, and changes nothing in the run. */
 #include "harness.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "../model/proto.h"
@@ -34,6 +35,7 @@ typedef struct run_pic {
     size_t   len;
     uint32_t lost_at_once, lost_in_flight, delivered, steps, against_log;
     sim_time_ns from, to;
+    axis        ax;                   /* the diagram's time axis, as laid out */
 } run_pic;
 
 static void count_steps(void *ctx, const pipe_event *e) {
@@ -111,7 +113,7 @@ static run_pic run_once(bool pictured) {
         svg_opts o = { .title = "test <&> run" };
         svg_window(&r, &o, &x.from, &x.to);
         FILE *f2 = open_memstream(&x.svg, &x.len);
-        svg_write(&r, f2, &o, NULL);
+        svg_write(&r, f2, &o, &x.ax);
         fclose(f2);
         svg_free(&r);
     }
@@ -147,6 +149,17 @@ static void test_the_picture_is_xml_the_same_bytes_every_time_and_draws_what_hap
     assert_true(count_of(a.svg, "class=\"blk\"") >= 1);  /* an input blocked for alignment */
     assert_true(count_of(a.svg, "class=\"sync\"") >= 1 && count_of(a.svg, "class=\"async\"") >= 1);
     assert_null(strstr(a.svg, "data-s="));               /* steps are marked for the viewer only */
+    uint32_t breaks = 0;                                 /* one time scale, but for breaks labelled with their length */
+    for (uint32_t s = 0; s < a.ax.count; s++) {
+        const axis_seg *g = &a.ax.seg[s];
+        char label[48];
+        snprintf(label, sizeof label, ">%.2f ms</text>", (double)(g->t1 - g->t0) / 1e6);
+        if (g->gap) breaks += strstr(a.svg, label) != NULL;
+        else assert_true(fabs((g->x1 - g->x0) / (double)(g->t1 - g->t0) / a.ax.px_per_ns - 1) < 1e-9);
+    }
+    assert_true(breaks >= 1);
+    for (uint32_t s = 0; s < a.ax.count; s++) breaks -= a.ax.seg[s].gap;
+    assert_int_equal(breaks, 0);
     char path[] = "/tmp/absim-test-svg-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
