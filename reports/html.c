@@ -2,6 +2,7 @@
 #include "html.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ckpic.h"
@@ -28,6 +29,14 @@ static void json_str(FILE *f, const char *s) {
 }
 
 static double ms(sim_time_ns t) { return (double)t / 1e6; }
+
+/* The diagram's windows over the run (svg_panes), each drawn as its own
+ * picture, one shown at a time. */
+typedef struct html_panes {
+    sim_time_ns from_ns[SVG_PANES_MAX], to_ns[SVG_PANES_MAX];
+    axis        ax[SVG_PANES_MAX];
+    uint32_t    count, shown;
+} html_panes;
 
 static void input_from(const pipeline *p, uint32_t task, uint32_t input, char *buf, size_t n) {
     const job *j = pipe_job(p);
@@ -244,17 +253,30 @@ static void write_step(FILE *f, const svg_recorder *r, uint32_t i) {
     fputc('}', f);
 }
 
-static void write_data(FILE *f, const html_page *pg, const axis *ax) {
+/* The diagram's windows: for each, its times and its axis's segments
+ * (t0, t1, x0, x1, break), so the script puts a step's cursor where the
+ * diagram drew its time. */
+static void write_panes(FILE *f, const html_panes *pn) {
+    fprintf(f, ",\n\"pane\":%u,\"panes\":[", pn->shown);
+    for (uint32_t k = 0; k < pn->count; k++) {
+        const axis *ax = &pn->ax[k];
+        fprintf(f, "%s{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"axis\":[", k ? "," : "", pn->from_ns[k], pn->to_ns[k]);
+        for (uint32_t s = 0; s < ax->count; s++) {
+            fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d]", s ? "," : "", ax->seg[s].t0, ax->seg[s].t1, ax->seg[s].x0,
+                    ax->seg[s].x1, ax->seg[s].gap ? 1 : 0);
+        }
+        fputs("]}", f);
+    }
+    fputc(']', f);
+}
+
+static void write_data(FILE *f, const html_page *pg, const html_panes *pn) {
     const svg_recorder *r = pg->rec;
     uint32_t n = r->steps_count < HTML_STEPS_MAX ? r->steps_count : HTML_STEPS_MAX;
     fputs("<script type=\"application/json\" id=\"absim-data\">{", f);
     write_tasks(f, r);
-    fputs(",\n\"axis\":[", f);
-    for (uint32_t s = 0; s < ax->count; s++) {
-        fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%d]", s ? "," : "", ax->seg[s].t0, ax->seg[s].t1, ax->seg[s].x0,
-                ax->seg[s].x1, ax->seg[s].gap ? 1 : 0);
-    }
-    fprintf(f, "],\n\"more\":%" PRIu64 ",\"steps\":[", (uint64_t)(r->steps_count - n) + r->steps_dropped);
+    write_panes(f, pn);
+    fprintf(f, ",\n\"more\":%" PRIu64 ",\"steps\":[", (uint64_t)(r->steps_count - n) + r->steps_dropped);
     for (uint32_t i = 0; i < n; i++) write_step(f, r, i);
     fputs("]}</script>\n", f);
 }
@@ -337,16 +359,20 @@ static void tl_axis(FILE *f, sim_time_ns end) {
     fprintf(f, "<text x=\"%.1f\" y=\"116\" class=\"tk\">ms</text>\n", TL_LEFT + TL_W + 12);
 }
 
-static void timeline(FILE *f, const html_page *pg, sim_time_ns from, sim_time_ns to) {
+static void timeline(FILE *f, const html_page *pg, const html_panes *pn) {
     const svg_recorder *r = pg->rec;
     sim_time_ns end = r->end_ns ? r->end_ns : 1;
     fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"1200\" height=\"150\" viewBox=\"0 0 1200 150\">\n"
           "<rect width=\"1200\" height=\"150\" fill=\"#fff\"/>\n"
           "<text x=\"8\" y=\"26\" class=\"lb\">checkpoints</text><text x=\"8\" y=\"62\" class=\"lb\">faults</text>"
           "<text x=\"8\" y=\"88\" class=\"lb\">failures, restarts</text>\n", f);
-    fprintf(f, "<rect x=\"%.1f\" y=\"8\" width=\"%.1f\" height=\"88\" fill=\"#1f77b4\" fill-opacity=\".07\" stroke=\"#1f77b4\" "
-               "stroke-dasharray=\"4 3\"><title>the diagram's window</title></rect>\n",
-            tl_x(from, end), tl_x(to, end) - tl_x(from, end) < 2 ? 2 : tl_x(to, end) - tl_x(from, end));
+    for (uint32_t k = 0; k < pn->count; k++) {   /* the shown one filled (the script moves that) */
+        double x0 = tl_x(pn->from_ns[k], end), w = tl_x(pn->to_ns[k], end) - x0;
+        fprintf(f, "<rect x=\"%.1f\" y=\"8\" width=\"%.1f\" height=\"88\" class=\"tlpane%s\" data-pane=\"%u\" fill=\"#1f77b4\" "
+                   "fill-opacity=\"%s\" stroke=\"#1f77b4\" stroke-dasharray=\"4 3\"><title>the diagram's window %u of %u: "
+                   "t = %.3fms to %.3fms</title></rect>\n", x0, w < 2 ? 2 : w, k == pn->shown ? " on" : "", k,
+                k == pn->shown ? ".07" : "0", k + 1, pn->count, ms(pn->from_ns[k]), ms(pn->to_ns[k]));
+    }
     tl_checkpoints(f, r, end);
     tl_axis(f, end);
     static const pipe_ckpt_end ends[] = { PIPE_CKPT_COMPLETED, PIPE_CKPT_DECLINED, PIPE_CKPT_TIMED_OUT,
@@ -357,7 +383,8 @@ static void timeline(FILE *f, const html_page *pg, sim_time_ns from, sim_time_ns
         fprintf(f, "<rect x=\"%.1f\" y=\"130\" width=\"12\" height=\"8\" fill=\"%s\"/><text x=\"%.1f\" y=\"138\" class=\"tk\">%s</text>\n",
                 x, end_colour(ends[i]), x + 16, ends[i] == PIPE_CKPT_PENDING ? "pending at the end" : pipe_ckpt_end_name(ends[i]));
     }
-    fprintf(f, "<text x=\"%.1f\" y=\"138\" class=\"tk\">dashed: the diagram's window</text>\n", TL_LEFT + 880);
+    fprintf(f, "<text x=\"%.1f\" y=\"138\" class=\"tk\">%s</text>\n", TL_LEFT + 870,
+            pn->count > 1 ? "dashed: diagram windows, shaded: shown" : "dashed: the diagram's window");
     fputs("</svg>\n", f);
 }
 
@@ -435,11 +462,39 @@ static void pictures(FILE *f, const html_page *pg) {
     fputs("</div></section>\n", f);
 }
 
-void html_write(FILE *f, const html_page *pg) {
+/* The diagram: its windows' controls, then each window's picture, the
+ * shown one visible. */
+static void diagram(FILE *f, const html_page *pg, html_panes *pn) {
+    fputs("<section id=\"diagram\"><h2>Space-time diagram</h2>\n<div class=\"controls\">", f);
+    if (pn->count > 1) {
+        fputs("<button id=\"sd-prev\">&#9664; earlier</button><button id=\"sd-next\">later &#9654;</button> ", f);
+    }
+    fputs("<button id=\"sd-out\">&#8722;</button><button id=\"sd-in\">+</button><button id=\"sd-fit\">fit</button>"
+          "<button id=\"sd-one\">100%</button> <span id=\"sd-now\"></span></div>\n"
+          "<p class=\"note\">The run is drawn in windows, one at a time: the stepper shows the one holding its step "
+          "(or move with earlier and later), and the buttons zoom it. Hover over an arrow, a bar or a mark for what it "
+          "was.</p>\n<div id=\"sd-box\">\n", f);
     svg_opts o = *pg->opts;
     o.viewer = true;
-    sim_time_ns from, to;
-    svg_window(pg->rec, &o, &from, &to);
+    for (uint32_t k = 0; k < pn->count; k++) {
+        o.from_ns = pn->from_ns[k];
+        o.to_ns = pn->to_ns[k];
+        o.from_given = o.to_given = true;
+        o.pane = k;
+        fprintf(f, "<div class=\"sd-pane%s\" id=\"sd-pane-%u\">\n", k == pn->shown ? " on" : "", k);
+        svg_write(pg->rec, f, &o, &pn->ax[k]);
+        fputs("</div>\n", f);
+    }
+    fputs("</div></section>\n", f);
+}
+
+void html_write(FILE *f, const html_page *pg) {
+    html_panes *pn = calloc(1, sizeof *pn);
+    if (pn == NULL) {
+        fputs("<!DOCTYPE html>\n<p>out of memory for the page</p>\n", f);
+        return;
+    }
+    pn->count = svg_panes(pg->rec, pg->opts, pn->from_ns, pn->to_ns, &pn->shown);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>absim: ", f);
     svg_xml(f, pg->title);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>absim run: ", html_style);
@@ -449,7 +504,7 @@ void html_write(FILE *f, const html_page *pg) {
           "<section id=\"summary\"><h2>Summary</h2>\n<pre>", f);
     svg_xml(f, pg->summary != NULL ? pg->summary : "");
     fputs("</pre></section>\n<section id=\"timeline\"><h2>Checkpoints, faults and restarts over the whole run</h2>\n", f);
-    timeline(f, pg, from, to);
+    timeline(f, pg, pn);
     ckpt_table(f, pg->rec);
     fputs("</section>\n<section id=\"violations\"><h2>Violations</h2>\n", f);
     violations(f, pg);
@@ -458,11 +513,10 @@ void html_write(FILE *f, const html_page *pg) {
           "<button id=\"st-last\">last</button><input type=\"range\" id=\"st-slider\" min=\"0\" max=\"0\" value=\"0\">"
           "<span id=\"st-pos\"></span></div>\n<div id=\"st-text\"></div>\n<div id=\"st-where\"></div>\n"
           "<div id=\"st-holds\"></div>\n"
-          "<table id=\"state\"></table>\n</section>\n<section id=\"diagram\"><h2>Space-time diagram</h2>\n<div id=\"sd-box\">\n", f);
-    axis ax;
-    svg_write(pg->rec, f, &o, &ax);
-    fputs("</div></section>\n", f);
+          "<table id=\"state\"></table>\n</section>\n", f);
+    diagram(f, pg, pn);
     pictures(f, pg);
-    write_data(f, pg, &ax);
+    write_data(f, pg, pn);
     fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", html_script);
+    free(pn);
 }

@@ -6,8 +6,10 @@
  * - html_write() writes the page from a finished svg_recorder (svg.h):
  *   the summary (the text absim run printed), a timeline of the whole
  *   run's checkpoints by outcome with its faults, failures and restarts,
- *   the violations, the space-time diagram (svg_write in viewer mode),
- *   and a stepper: first/prev/next/last buttons, a slider and the arrow
+ *   the violations, the space-time diagram (svg_write in viewer mode,
+ *   one picture per window of svg_panes, shown one at a time: the one
+ *   holding the stepper's step, or the one chosen with earlier/later or
+ *   in the timeline; zoom buttons scale them), and a stepper: first/prev/next/last buttons, a slider and the arrow
  *   keys move through the run's protocol steps (the recorder's, faults
  *   included, in order), highlight the current one in the diagram (its
  *   elements carry data-s) with a cursor at its time, and show every

@@ -349,6 +349,7 @@ void svg_finish(svg_recorder *r) {
 /* ---- the default window -------------------------------------------------- */
 
 #define SVG_DEFAULT_CKPTS 6u
+#define SVG_WHOLE_RUN_CKPTS 16u           /* a run with no more checkpoints is drawn whole by default */
 
 /* The n-th checkpoint start at or after t (n from 1), and its end (its
  * completion or abort, else the run's end); false when there are fewer. */
@@ -413,10 +414,21 @@ static bool first_incident(const svg_recorder *r, sim_time_ns *at, sim_time_ns *
     return true;
 }
 
+/* A run small enough to draw whole: every step kept, few checkpoints. */
+static bool small_run(const svg_recorder *r) {
+    if (r->steps_dropped > 0 || r->msgs_dropped > 0 || r->keep_until_ns != 0) return false;
+    uint32_t started = 0;
+    for (uint32_t i = 0; i < r->steps_count && started <= SVG_WHOLE_RUN_CKPTS; i++) {
+        started += r->steps[i].fault == SVG_NONE && r->steps[i].e.kind == PIPE_EV_CKPT_START;
+    }
+    return started <= SVG_WHOLE_RUN_CKPTS;
+}
+
 static void default_window(const svg_recorder *r, sim_time_ns *from, sim_time_ns *to) {
     sim_time_ns at, settled, s, e;
     *from = 0;
     *to = r->end_ns;
+    if (small_run(r)) return;
     if (first_incident(r, &at, &settled)) {
         *from = ckpt_before(r, at, &s) ? s : at;
         if (nth_ckpt_after(r, settled, 1, true, &s, &e)) *to = e;
@@ -462,4 +474,40 @@ void svg_window(const svg_recorder *r, const svg_opts *o, sim_time_ns *from_ns, 
         if (*from_ns >= *to_ns) *from_ns = 0;
     }
     if (*to_ns <= *from_ns) *to_ns = *from_ns + SIM_NS_PER_MS;
+}
+
+uint32_t svg_panes(const svg_recorder *r, const svg_opts *o, sim_time_ns from_ns[SVG_PANES_MAX],
+                   sim_time_ns to_ns[SVG_PANES_MAX], uint32_t *shown) {
+    sim_time_ns from, to;
+    svg_window(r, o, &from, &to);
+    *shown = 0;
+    from_ns[0] = from;
+    to_ns[0] = to;
+    if (o->from_given || o->to_given || (from == 0 && to >= r->end_ns)) return 1;
+    uint32_t started = 0;
+    for (uint32_t i = 0; i < r->steps_count; i++) {
+        started += r->steps[i].fault == SVG_NONE && r->steps[i].e.kind == PIPE_EV_CKPT_START;
+    }
+    uint32_t want = (started + SVG_DEFAULT_CKPTS - 1) / SVG_DEFAULT_CKPTS;   /* windows of about six checkpoints */
+    if (want > SVG_PANES_MAX) want = SVG_PANES_MAX;
+    if (want == 0) want = 1;
+    uint32_t n = 0, seen = 0;
+    from_ns[0] = 0;
+    for (uint32_t i = 0; i < r->steps_count; i++) {
+        const svg_step *s = &r->steps[i];
+        if (s->fault != SVG_NONE || s->e.kind != PIPE_EV_CKPT_START) continue;
+        uint64_t cut = (uint64_t)(n + 1) * started / want;   /* window n + 1 begins at this checkpoint's start */
+        if (n + 1 < want && seen == cut && s->e.at_ns > from_ns[n]) {
+            to_ns[n++] = s->e.at_ns;
+            from_ns[n] = s->e.at_ns;
+        }
+        seen++;
+    }
+    to_ns[n] = r->end_ns > from_ns[n] ? r->end_ns : from_ns[n] + 1;
+    n++;
+    for (uint32_t k = 0; k < n; k++) {
+        if (from_ns[k] <= from && from < to_ns[k]) *shown = k;
+    }
+    SIM_ASSERT(n >= 1 && n <= SVG_PANES_MAX && from_ns[0] == 0);
+    return n;
 }

@@ -6,7 +6,10 @@
  * acknowledgements and notices between the coordinator and the tasks,
  * lost messages as arrows ending in a cross; an input's blocked interval
  * shaded, persisted channel state, the snapshot's synchronous and
- * asynchronous parts as bars; faults, crashes, restores and restarts.
+ * asynchronous parts as bars; faults, crashes, restores and restarts;
+ * sink commits, aborted transactions and window firings. Every arrow,
+ * bar and mark carries hover text (<title>); annotations are placed so
+ * that none covers another where a line up or down is free.
  *
  * Contract:
  * - svg_recorder observes a run with the message steps
@@ -24,13 +27,16 @@
  *   messages still undelivered. Step indices are final from then on: the
  *   run viewer (reports/html.c) numbers its stepper by them and the
  *   diagram marks its elements with them (data-s) in viewer mode.
- * - svg_window(): the options' window, else a default around the first
- *   checkpoints and, when there is one, the first fault or failure: from
+ * - svg_window(): the options' window, else the whole run when it
+ *   triggered at most 16 checkpoints (and the recording kept all of it),
+ *   else a default around the first checkpoints and, when there is one,
+ *   the first fault or failure: from
  *   the start of the last checkpoint begun before it to the end of the
  *   first checkpoint that completed after the fault ended and the job
  *   restarted; without one the first three checkpoints; never more than six
  *   checkpoints' starts.
- * - svg_write() lays the window out on a broken axis (reports/axis.h)
+ * - svg_write() lays the window out on one time scale with breaks
+ *   (reports/axis.h)
  *   and writes one SVG document (viewer mode: an <svg> element for an
  *   HTML page). Output depends only on the run and the options: the same
  *   run gives the same bytes.
@@ -134,7 +140,19 @@ typedef struct svg_opts {
     const uint8_t *show;              /* by task: 1 draws its line (NULL: every task) */
     const char    *title;
     bool           viewer;            /* for the run viewer: no XML declaration, steps marked (data-s) */
+    uint32_t       pane;              /* viewer: the diagram's number on its page (ids sd-N, sd-cursor-N) */
 } svg_opts;
+
+#define SVG_PANES_MAX 12u
+
+/* The run viewer's windows over a run: the default window (svg_window)
+ * when the options give one or it is the whole run; else consecutive
+ * windows that tile the run from 0 to its end, cut at checkpoint starts,
+ * as many as six checkpoints a window asks (at most SVG_PANES_MAX), the
+ * checkpoints shared out evenly. Returns how many (at least 1); *shown:
+ * the one holding the default window's start. */
+uint32_t svg_panes(const svg_recorder *r, const svg_opts *o, sim_time_ns from_ns[SVG_PANES_MAX],
+                   sim_time_ns to_ns[SVG_PANES_MAX], uint32_t *shown);
 
 /* false when memory is short. */
 bool svg_init(svg_recorder *r, pipeline *p);

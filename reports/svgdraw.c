@@ -6,6 +6,7 @@
 #include "svg.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #define LANES_MAX 8u
 #define SNAP_SLOTS 16u                /* open snapshots a task's bars track */
 #define FULL_BUFFER 32u               /* records in a full buffer (model/tm/tm.h CHAN_BUF_RECORDS): not labelled */
+#define TIP_MAX   320u                /* an element's hover text */
 
 typedef struct step_key {
     uint32_t    kind, task, chan;
@@ -42,7 +44,29 @@ typedef struct layout {
     uint32_t            drawn_msgs, drawn_steps;
     double              stack_x;          /* the coordinator's last outcome label, and how many stand there */
     uint32_t            stack_n;
+    char               *tip;          /* hover text for the next element drawn ("": none); it takes and clears it */
+    struct label_set   *ls;           /* annotations held back to be placed apart, then drawn on top */
 } layout;
+
+/* An annotation ("sm": a step's label; "dn": a note on an arrow or bar)
+ * waiting for its place: drawn where it was put when nothing placed
+ * before it is there, else moved up or down a line or, a mere count on
+ * an arrow, left out (its arrow's hover text still has it). */
+typedef struct label {
+    double   x, y, w, h;
+    uint32_t step, order;
+    int      prio;                    /* placed first: 2 a step's label, 1 a named note, 0 a count */
+    char     cls[4], fill[8];
+    char    *text, *tip;              /* owned; tip NULL: none */
+} label;
+
+typedef struct label_set {
+    label   *v;
+    uint32_t count, cap;
+    bool     on;                      /* text() holds annotations back (the diagram's body, not its legend) */
+} label_set;
+
+#define LABELS_MAX 65536u
 
 static double tx(const layout *L, sim_time_ns t) { return axis_x(&L->ax, t); }
 static double ty(const layout *L, uint32_t task) { return task == PIPE_NO_TASK ? L->coord_y : L->y[task]; }
@@ -54,11 +78,45 @@ static void sattr(const layout *L, uint32_t step) {
     if (L->o->viewer && step != SVG_NONE) fprintf(L->f, " data-s=\"%u\"", step);
 }
 
+/* The next element's hover text (SVG <title>): what it stands for, in
+ * words, with its times, so that every arrow, box and mark says what it
+ * was without the legend. */
+static void tipf(const layout *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tipf(const layout *L, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->tip, TIP_MAX, fmt, ap);
+    va_end(ap);
+}
+
+/* Ends an element's start tag: with its hover text as a <title> child
+ * when one is set (then cleared), else as an empty element. */
+static void close_el(const layout *L, const char *el) {
+    if (L->tip[0] == '\0') {
+        fputs("/>\n", L->f);
+        return;
+    }
+    fputs("><title>", L->f);
+    svg_xml(L->f, L->tip);
+    fprintf(L->f, "</title></%s>\n", el);
+    L->tip[0] = '\0';
+}
+
+static bool defer_label(const layout *L, double x, double y, const char *cls, const char *fill, uint32_t step,
+                        const char *s);
+
 static void text(const layout *L, double x, double y, const char *cls, const char *fill, uint32_t step, const char *s) {
+    if (L->ls->on && defer_label(L, x, y, cls, fill, step, s)) return;
     fprintf(L->f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\"", x, y, cls);
     if (fill != NULL) fprintf(L->f, " fill=\"%s\"", fill);
     sattr(L, step);
     fputc('>', L->f);
+    if (L->tip[0] != '\0') {
+        fputs("<title>", L->f);
+        svg_xml(L->f, L->tip);
+        fputs("</title>", L->f);
+        L->tip[0] = '\0';
+    }
     svg_xml(L->f, s);
     fputs("</text>\n", L->f);
 }
@@ -69,27 +127,122 @@ static void line(const layout *L, double x1, double y1, double x2, double y2, co
     if (stroke != NULL) fprintf(L->f, " stroke=\"%s\"", stroke);
     if (marker != NULL) fprintf(L->f, " marker-end=\"url(#sd-%s)\"", marker);
     sattr(L, step);
-    fputs("/>\n", L->f);
+    close_el(L, "line");
 }
 
 static void rect(const layout *L, double x, double y, double w, double h, const char *cls, const char *fill, uint32_t step) {
     fprintf(L->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"", x, y, w < 1 ? 1 : w, h, cls);
     if (fill != NULL) fprintf(L->f, " fill=\"%s\"", fill);
     sattr(L, step);
-    fputs("/>\n", L->f);
+    close_el(L, "rect");
 }
 
-/* A message that never arrived: its arrow stops short, in a cross. */
+/* A message that never arrived: its arrow stops short, in a cross; both
+ * carry its hover text. */
 static void lost(const layout *L, double x1, double y1, double x2, double y2, double frac, uint32_t step) {
+    char tip[TIP_MAX];
+    memcpy(tip, L->tip, TIP_MAX);
     double ex = x1 + (x2 - x1) * frac, ey = y1 + (y2 - y1) * frac;
     line(L, x1, y1, ex, ey, "lost", NULL, NULL, step);
     fprintf(L->f, "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" class=\"lostx\"", ex - 4, ey - 4, ex + 4, ey + 4,
             ex - 4, ey + 4, ex + 4, ey - 4);
     sattr(L, step);
-    fputs("/>\n", L->f);
+    memcpy(L->tip, tip, TIP_MAX);
+    close_el(L, "path");
 }
 
 static void ms_text(char *buf, size_t n, sim_time_ns t) { snprintf(buf, n, "%.3fms", (double)t / 1e6); }
+
+/* ---- annotations placed apart --------------------------------------------- */
+
+static char *dup_text(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d != NULL) memcpy(d, s, n);
+    return d;
+}
+
+/* Holds an annotation back for place_labels(); false: draw it now (not
+ * an annotation, or no room to hold it). */
+static bool defer_label(const layout *L, double x, double y, const char *cls, const char *fill, uint32_t step,
+                        const char *s) {
+    bool sm = strcmp(cls, "sm") == 0, dn = strcmp(cls, "dn") == 0;
+    label_set *ls = L->ls;
+    if ((!sm && !dn) || (fill != NULL && strlen(fill) >= sizeof ls->v[0].fill)) return false;
+    if (ls->count == ls->cap) {
+        uint32_t cap = ls->cap ? ls->cap * 2 : 256;
+        label *v = cap <= LABELS_MAX ? realloc(ls->v, cap * sizeof *v) : NULL;
+        if (v == NULL) return false;
+        ls->v = v;
+        ls->cap = cap;
+    }
+    label *l = &ls->v[ls->count];
+    double px = sm ? 5.0 : 4.4;                   /* Helvetica's mean advance at 9 px and 8 px */
+    *l = (label){ .x = x, .y = y, .w = px * (double)strlen(s), .h = sm ? 9 : 8, .step = step, .order = ls->count,
+                  .prio = sm ? 2 : step != SVG_NONE || strlen(s) > 6 ? 1 : 0, .text = dup_text(s),
+                  .tip = L->tip[0] != '\0' ? dup_text(L->tip) : NULL };
+    memcpy(l->cls, cls, strlen(cls) + 1);
+    if (fill != NULL) memcpy(l->fill, fill, strlen(fill) + 1);
+    L->tip[0] = '\0';
+    if (l->text == NULL) return false;
+    ls->count++;
+    return true;
+}
+
+static int by_prio(const void *pa, const void *pb) {
+    const label *a = pa, *b = pb;
+    if (a->prio != b->prio) return a->prio > b->prio ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static bool overlaps(const label *a, double y, const label *b) {
+    return a->x < b->x + b->w && b->x < a->x + a->w && y - a->h < b->y + 1 && b->y - b->h < y + 1;
+}
+
+/* Places the held annotations, the most telling first, each where it
+ * was put or a line above or below, whichever is free first; a count that
+ * finds no free place is left out. Then draws them. Placed labels are
+ * kept sorted by x, so a new one is checked against those it could
+ * touch only (no label is 600 px wide). */
+static void place_labels(const layout *L) {
+    label_set *ls = L->ls;
+    ls->on = false;
+    if (ls->count > 1) qsort(ls->v, ls->count, sizeof *ls->v, by_prio);
+    uint32_t *placed = malloc(((size_t)ls->count + 1) * sizeof *placed), n = 0;
+    static const double shifts[] = { 0, -10, 10, -20, 20 };
+    for (uint32_t i = 0; placed != NULL && i < ls->count; i++) {
+        label *l = &ls->v[i];
+        uint32_t lo = 0, hi = n;                  /* the first placed label with x > l->x - 600 */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (ls->v[placed[mid]].x > l->x - 600) hi = mid;
+            else lo = mid + 1;
+        }
+        double y = l->y;
+        bool free_at = false;
+        for (uint32_t k = 0; k < (l->prio > 0 ? 5u : 1u) && !free_at; k++) {
+            y = l->y + shifts[k];
+            free_at = true;
+            for (uint32_t j = lo; j < n && ls->v[placed[j]].x < l->x + l->w && free_at; j++) {
+                if (overlaps(l, y, &ls->v[placed[j]])) free_at = false;
+            }
+        }
+        if (!free_at && l->prio == 0) continue;
+        if (!free_at) y = l->y;
+        l->y = y;
+        uint32_t at = lo;
+        while (at < n && ls->v[placed[at]].x <= l->x) at++;
+        memmove(placed + at + 1, placed + at, (n - at) * sizeof *placed);
+        placed[at] = i;
+        n++;
+    }
+    for (uint32_t k = 0; k < n; k++) {            /* in x order: the same bytes every run */
+        label *l = &ls->v[placed[k]];
+        if (l->tip != NULL) snprintf(L->tip, TIP_MAX, "%s", l->tip);
+        text(L, l->x, l->y, l->cls, l->fill[0] != '\0' ? l->fill : NULL, l->step, l->text);
+    }
+    free(placed);
+}
 
 /* ---- steps that messages point at ----------------------------------------- */
 
@@ -241,7 +394,9 @@ static bool layout_init(layout *L, const svg_recorder *r, FILE *f, const svg_opt
     sim_time_ns rpc = pipe_config(r->p)->rpc_latency_ns;
     L->q = 2 * rpc > 50 * SIM_NS_PER_US ? 2 * rpc : 50 * SIM_NS_PER_US;
     L->y = malloc(((size_t)r->tasks + 1) * sizeof *L->y);
-    if (L->y == NULL) return false;
+    L->tip = calloc(TIP_MAX, 1);
+    L->ls = calloc(1, sizeof *L->ls);
+    if (L->y == NULL || L->tip == NULL || L->ls == NULL) return false;
     ckpt_ends(L);
     build_keys(L);
     build_axis(L);
@@ -263,6 +418,13 @@ static bool layout_init(layout *L, const svg_recorder *r, FILE *f, const svg_opt
 
 static void layout_free(layout *L) {
     free(L->y);
+    free(L->tip);
+    for (uint32_t i = 0; L->ls != NULL && i < L->ls->count; i++) {
+        free(L->ls->v[i].text);
+        free(L->ls->v[i].tip);
+    }
+    if (L->ls != NULL) free(L->ls->v);
+    free(L->ls);
     free(L->keys);
     free(L->ckpt_end);
 }
@@ -272,8 +434,9 @@ static void layout_free(layout *L) {
 static void head(const layout *L) {
     FILE *f = L->f;
     if (!L->o->viewer) fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\"%s width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-            L->o->viewer ? " id=\"sd\"" : "", L->width, L->height, L->width, L->height);
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\"", f);
+    if (L->o->viewer) fprintf(f, " id=\"sd-%u\" class=\"sd\"", L->o->pane);
+    fprintf(f, " width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n", L->width, L->height, L->width, L->height);
     fputs("<title>", f);
     svg_xml(f, L->o->title != NULL ? L->o->title : "absim run");
     fputs("</title>\n<defs>\n", f);
@@ -324,11 +487,12 @@ static void grid(const layout *L) {
     int dec = step >= SIM_NS_PER_MS ? 0 : step >= 100 * SIM_NS_PER_US ? 1 : step >= 10 * SIM_NS_PER_US ? 2 : 3;
     for (uint32_t s = 0; s < L->ax.count; s++) {
         const axis_seg *g = &L->ax.seg[s];
-        char buf[64], tip[96];
+        char buf[64];
         if (g->gap) {
             snprintf(buf, sizeof buf, "%.2f ms", (double)(g->t1 - g->t0) / 1e6);
-            snprintf(tip, sizeof tip, "break: %s left out of the axis", buf);
-            rect(L, g->x0, L->top, g->x1 - g->x0, ay - L->top, "gap", tip, SVG_NONE);
+            tipf(L, "break: t = %.3fms to %.3fms (%s) left out of the axis: no checkpoint pending, no fault beginning "
+                 "or ending, no failure, restart or restore in it", (double)g->t0 / 1e6, (double)g->t1 / 1e6, buf);
+            rect(L, g->x0, L->top, g->x1 - g->x0, ay - L->top, "gap", NULL, SVG_NONE);
             line(L, g->x0 + 4, ay + 5, g->x0 + 10, ay - 5, "axis", NULL, NULL, SVG_NONE);
             line(L, g->x1 - 10, ay + 5, g->x1 - 4, ay - 5, "axis", NULL, NULL, SVG_NONE);
             text(L, g->x0 + 1, ay + 26, "tk", NULL, SVG_NONE, buf);
@@ -362,23 +526,31 @@ static void fault_band(const layout *L, uint32_t i) {
     uint32_t s = fault_step(L, i);
     double x0 = tx(L, f->begin_ns), x1 = tx(L, end), w = x1 - x0 < 2 ? 2 : x1 - x0;
     double ly = 62 + LANE_H * L->lane[i];
+    char tip[SVG_FAULT_TEXT + 64];
+    if (end - f->begin_ns < SIM_NS_PER_US) snprintf(tip, sizeof tip, "%s (at t = %.3fms)", f->text, (double)f->begin_ns / 1e6);
+    else snprintf(tip, sizeof tip, "%s (t = %.3fms to %.3fms%s)", f->text, (double)f->begin_ns / 1e6, (double)end / 1e6,
+                  f->ended ? "" : ", the run's end");
+    if (f->everywhere) tipf(L, "%s", tip);
     if (f->everywhere) rect(L, x0, L->top, w, L->bottom - L->top, "fltall", NULL, s);
     for (uint32_t t = 0; t <= L->r->tasks; t++) {
         uint32_t task = t == L->r->tasks ? PIPE_NO_TASK : t;
         bool on = task == PIPE_NO_TASK ? f->coord : f->tasks[t] != 0;
         if (!on || !shown(L, task)) continue;
         double y = ty(L, task);
+        tipf(L, "%s", tip);
         rect(L, x0, y - ROW_H / 2 + 3, w, ROW_H - 6, "flt", NULL, s);
         if (f->crash && f->begin_ns >= L->from) {
             fprintf(L->f, "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" class=\"crash\"", x0 - 6, y - 6, x0 + 6,
                     y + 6, x0 - 6, y + 6, x0 + 6, y - 6);
+            tipf(L, "%s", tip);
             sattr(L, s);
-            fputs("/>\n", L->f);
+            close_el(L, "path");
         }
     }
     line(L, x0, ly + 3, x0, L->bottom, "fltl", NULL, NULL, s);
     char buf[SVG_FAULT_TEXT + 16];
     snprintf(buf, sizeof buf, "fault: %s", f->text);
+    tipf(L, "%s", tip);
     text(L, x0 + 3, ly, "flbl", NULL, s, buf);
 }
 
@@ -428,6 +600,9 @@ static void task_line(const layout *L, uint32_t task) {
         line(L, tx(L, at), y, tx(L, down), y, "row", NULL, NULL, SVG_NONE);
         if (down >= L->to) break;
         sim_time_ns up = back_at(L, task, down);
+        tipf(L, "%s down: crashed at t = %.3fms, %s at t = %.3fms", name, (double)down / 1e6,
+             up >= L->r->end_ns ? "still down at the run's end" : task == PIPE_NO_TASK ? "a new coordinator took over"
+                                                                   : "restored", (double)up / 1e6);
         line(L, tx(L, down), y, tx(L, up), y, "down", NULL, NULL, SVG_NONE);
         at = up > down ? up : down + 1;
     }
@@ -441,6 +616,8 @@ static void ckpt_lives(const layout *L) {
         if (L->r->steps[i].fault != SVG_NONE || e->kind != PIPE_EV_CKPT_START) continue;
         if (!in_window(L, e->at_ns, L->ckpt_end[i])) continue;
         double lane = (double)(e->ckpt % 3) * 4;
+        tipf(L, "checkpoint %" PRIu64 " pending: triggered at t = %.3fms, ended at t = %.3fms (%.3fms)", e->ckpt,
+             (double)e->at_ns / 1e6, (double)L->ckpt_end[i] / 1e6, (double)(L->ckpt_end[i] - e->at_ns) / 1e6);
         line(L, tx(L, e->at_ns), L->coord_y + 6 + lane, tx(L, L->ckpt_end[i]), L->coord_y + 6 + lane, "life",
              svg_ckpt_colour(e->ckpt), NULL, i);
     }
@@ -460,11 +637,14 @@ static void blocked_rect(const layout *L, uint32_t task, uint32_t input, const b
     uint32_t n = L->r->in_first[task + 1] - L->r->in_first[task];
     double h = n > 0 && 16.0 / n < 5 ? 16.0 / n : 5, y = ty(L, task) + 3 + h * input;
     double x0 = tx(L, b->since), x1 = tx(L, until);
+    const job *j = pipe_job(L->r->p);
+    char from[64], self[64], buf[128];
+    svg_task_name(L->r->p, j->chans[j->in_chan[j->tasks[task].in_first + input]].producer, from, sizeof from);
+    svg_task_name(L->r->p, task, self, sizeof self);
+    tipf(L, "%s: its input from %s blocked for alignment (its barrier came first), t = %.3fms to %.3fms; up to %u "
+         "buffer%s waited", self, from, (double)b->since / 1e6, (double)until / 1e6, b->most, b->most == 1 ? "" : "s");
     rect(L, x0, y, x1 - x0, h, "blk", NULL, b->step);
     if (x1 - x0 < 90) return;
-    const job *j = pipe_job(L->r->p);
-    char from[64], buf[128];
-    svg_task_name(L->r->p, j->chans[j->in_chan[j->tasks[task].in_first + input]].producer, from, sizeof from);
     snprintf(buf, sizeof buf, "input from %s blocked%s%u buffer%s wait%s", from, b->most > 0 ? ", up to " : ", ", b->most,
              b->most == 1 ? "" : "s", b->most == 1 ? "s" : "");
     text(L, x0 + 3, y + h + 8, "dn", NULL, b->step, buf);
@@ -518,6 +698,15 @@ static void snap_bar(const layout *L, uint32_t task, sim_time_ns t0, sim_time_ns
                      uint32_t step) {
     if (!shown(L, task) || !in_window(L, t0, t1)) return;
     double x0 = tx(L, t0), x1 = tx(L, t1);
+    char who[64];
+    svg_task_name(L->r->p, task, who, sizeof who);
+    bool sync = strcmp(cls, "sync") == 0;
+    const job *j = pipe_job(L->r->p);
+    const job_vertex *v = &j->vertices[j->tasks[task].vertex];
+    bool tpc = v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+    tipf(L, "%s: %s of its snapshot of checkpoint %" PRIu64 ", t = %.3fms to %.3fms (%.3fms)%s", who,
+         sync ? "synchronous part" : "asynchronous part (the write)", ckpt, (double)t0 / 1e6, (double)t1 / 1e6,
+         (double)(t1 - t0) / 1e6, sync && tpc ? "; it pre-commits its transaction for the checkpoint" : "");
     rect(L, x0, ty(L, task) - 10, x1 - x0 < 1.5 ? 1.5 : x1 - x0, 6, cls, svg_ckpt_colour(ckpt), step);
 }
 
@@ -552,6 +741,28 @@ static bool msg_shown(const layout *L, const svg_msg *m) {
     return shown(L, m->from) && shown(L, m->to) && in_window(L, m->sent_ns, end);
 }
 
+/* What a message was: its kind (a data message's buffer kind), whose
+ * checkpoint, between whom, sent when, and what became of it. */
+static void msg_tip(const layout *L, const svg_msg *m) {
+    char from[64], to[64], what[80], fate[96];
+    svg_task_name(L->r->p, m->from, from, sizeof from);
+    svg_task_name(L->r->p, m->to, to, sizeof to);
+    if (m->msg == MSG_PRIORITY) snprintf(what, sizeof what, "unaligned barrier of checkpoint %" PRIu64, m->ckpt);
+    else if (m->msg == MSG_DATA && m->buf == PIPE_BUF_BARRIER) snprintf(what, sizeof what, "barrier of checkpoint %" PRIu64, m->ckpt);
+    else if (m->msg == MSG_DATA && m->buf == PIPE_BUF_CANCEL) snprintf(what, sizeof what, "cancel marker of checkpoint %" PRIu64, m->ckpt);
+    else if (m->msg == MSG_DATA && m->buf == PIPE_BUF_END) snprintf(what, sizeof what, "end of partition");
+    else if (m->msg == MSG_DATA && m->buf == PIPE_BUF_END_DATA) snprintf(what, sizeof what, "end of data");
+    else if (m->msg == MSG_DATA) snprintf(what, sizeof what, "buffer of %u record%s", m->count, m->count == 1 ? "" : "s");
+    else if (m->ckpt > 0) snprintf(what, sizeof what, "%s (checkpoint %" PRIu64 ")", pipe_msg_name(m->msg), m->ckpt);
+    else snprintf(what, sizeof what, "%s", pipe_msg_name(m->msg));
+    if (m->flags & SVG_DELIVERED) snprintf(fate, sizeof fate, "arrived at t = %.3fms", (double)m->recv_ns / 1e6);
+    else if (m->flags & SVG_LOST_AT_ONCE) snprintf(fate, sizeof fate, "refused by its link: lost");
+    else if (m->flags & SVG_IN_FLIGHT) snprintf(fate, sizeof fate, "still travelling at the run's end");
+    else snprintf(fate, sizeof fate, "lost on the way (due at t = %.3fms)", (double)m->due_ns / 1e6);
+    tipf(L, "%s from %s to %s%s, sent at t = %.3fms, %s", what, from, to,
+         m->chan != PIPE_NO_CHAN && m->msg == MSG_DATA ? " on its channel" : "", (double)m->sent_ns / 1e6, fate);
+}
+
 /* A message that did not arrive: lost at once, lost on the way, or still
  * travelling at the end. True when it was drawn so. */
 static bool undelivered(const layout *L, const svg_msg *m, uint32_t step) {
@@ -562,6 +773,7 @@ static bool undelivered(const layout *L, const svg_msg *m, uint32_t step) {
                                                                     : pipe_config(L->r->p)->rpc_latency_ns;
     double x2 = tx(L, (m->flags & SVG_LOST_AT_ONCE) ? m->sent_ns + lat : m->due_ns);
     if (x2 - x1 < 12) x2 = x1 + 12;
+    msg_tip(L, m);
     lost(L, x1, y1, x2, y2, (m->flags & SVG_LOST_AT_ONCE) ? 0.35 : 0.75, step);
     return true;
 }
@@ -570,6 +782,7 @@ typedef struct data_bin {
     int64_t  bin;                     /* 10 px of sending time; a break in the axis: one bin, below 0 */
     uint32_t n, records;
     double   xs, xr;                  /* sums */
+    sim_time_ns first_ns, last_ns;    /* sending times of the first and the last */
     uint32_t from, to;
     double   labelled;                /* where the channel's last count was written */
 } data_bin;
@@ -583,13 +796,24 @@ static uint32_t bits(uint32_t n) {
 static void flush_bin(const layout *L, data_bin *b) {
     if (b->n == 0) return;
     double x1 = b->xs / b->n, x2 = b->xr / b->n, y1 = ty(L, b->from), y2 = ty(L, b->to);
+    char from[64], to[64];
+    svg_task_name(L->r->p, b->from, from, sizeof from);
+    svg_task_name(L->r->p, b->to, to, sizeof to);
+    if (b->n == 1) tipf(L, "buffer of %u record%s from %s to %s, sent at t = %.3fms", b->records, b->records == 1 ? "" : "s",
+                        from, to, (double)b->first_ns / 1e6);
+    else tipf(L, "%u buffers, %u records, from %s to %s, sent t = %.3fms to %.3fms", b->n, b->records, from, to,
+              (double)b->first_ns / 1e6, (double)b->last_ns / 1e6);
+    char tip[TIP_MAX];
+    memcpy(tip, L->tip, TIP_MAX);
     fprintf(L->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"d\"", x1, y1, x2, y2);
     if (b->n > 1) fprintf(L->f, " stroke-width=\"%.2f\"", 0.5 + 0.45 * bits(b->n));
-    fputs(" marker-end=\"url(#sd-g0)\"/>\n", L->f);
+    fputs(" marker-end=\"url(#sd-g0)\"", L->f);
+    close_el(L, "line");
     bool worth = b->bin < 0 || b->n > 2 || (b->n == 1 && b->records < FULL_BUFFER / 2);   /* a few, or a short flush */
     if (worth && x1 - b->labelled > 80) {         /* counts no closer than 80 px on a channel */
         char buf[32];
         snprintf(buf, sizeof buf, "%u", b->records);
+        memcpy(L->tip, tip, TIP_MAX);
         text(L, (x1 + x2) / 2 + 2, (y1 + y2) / 2 - 2, "dn", NULL, SVG_NONE, buf);
         b->labelled = x1;
     }
@@ -614,7 +838,8 @@ static void data_msgs(layout *L) {
         uint32_t seg = axis_seg_of(&L->ax, m->sent_ns);
         int64_t bin = L->ax.seg[seg].gap ? -1 - (int64_t)seg : (int64_t)(xs / 10.0);
         if (b->n > 0 && b->bin != bin) flush_bin(L, b);
-        if (b->n == 0) *b = (data_bin){ .bin = bin, .from = m->from, .to = m->to, .labelled = b->labelled };
+        if (b->n == 0) *b = (data_bin){ .bin = bin, .from = m->from, .to = m->to, .labelled = b->labelled, .first_ns = m->sent_ns };
+        b->last_ns = m->sent_ns;
         b->n++;
         b->records += m->count;
         b->xs += xs;
@@ -668,7 +893,9 @@ static void rpc_msgs(layout *L) {
         char marker[8];
         rpc_look k = look_of(m, marker, sizeof marker);
         double x1 = tx(L, m->sent_ns), y1 = ty(L, m->from), x2 = tx(L, m->recv_ns), y2 = ty(L, m->to);
+        msg_tip(L, m);
         line(L, x1, y1, x2, y2, k.cls, k.stroke, k.marker, step);
+        if (k.label != NULL) msg_tip(L, m);
         if (k.label != NULL) text(L, x1 + (x2 - x1) * 0.6 + 3, y1 + (y2 - y1) * 0.6, "dn", NULL, step, k.label);
     }
 }
@@ -689,8 +916,10 @@ static void barrier_msgs(layout *L) {
         double x1 = tx(L, m->sent_ns), y1 = ty(L, m->from), x2 = tx(L, m->recv_ns), y2 = ty(L, m->to);
         char marker[8];
         snprintf(marker, sizeof marker, "c%u", m->ckpt > 0 ? (uint32_t)((m->ckpt - 1) % SVG_CKPT_COLOURS) : 0);
+        msg_tip(L, m);
         if (m->buf == PIPE_BUF_END) {
             line(L, x1, y1, x2, y2, "rpc", "#333333", "k0", SVG_NONE);
+            msg_tip(L, m);
             text(L, x2 + 2, y2 - 3, "dn", NULL, SVG_NONE, "end");
             continue;
         }
@@ -698,6 +927,10 @@ static void barrier_msgs(layout *L) {
         line(L, x1, y1, x2, y2, cls, svg_ckpt_colour(m->ckpt), marker, L->o->viewer ? step : SVG_NONE);
         if (step == SVG_NONE) continue;
         sim_time_ns took = r->steps[step].e.at_ns;
+        char to[64];
+        svg_task_name(r->p, m->to, to, sizeof to);
+        tipf(L, "barrier %" PRIu64 " queued at %s behind the data that came before it, t = %.3fms to %.3fms, until its "
+             "gate took it", m->ckpt, to, (double)m->recv_ns / 1e6, (double)took / 1e6);
         if (took > m->recv_ns) line(L, x2, y2 - 2, tx(L, took), y2 - 2, "q", svg_ckpt_colour(m->ckpt), NULL, SVG_NONE);
     }
 }
@@ -707,20 +940,27 @@ static void barrier_msgs(layout *L) {
 static void dot(const layout *L, double x, double y, double rad, const char *fill, uint32_t step) {
     fprintf(L->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"", x, y, rad, fill);
     sattr(L, step);
-    fputs("/>\n", L->f);
+    close_el(L, "circle");
 }
 
 static void cross(const layout *L, double x, double y, double d, const char *stroke, uint32_t step) {
     fprintf(L->f, "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" stroke=\"%s\" stroke-width=\"1.5\"", x - d, y - d,
             x + d, y + d, x - d, y + d, x + d, y - d, stroke);
     sattr(L, step);
-    fputs("/>\n", L->f);
+    close_el(L, "path");
 }
 
 static void triangle(const layout *L, double x, double y, const char *fill, uint32_t step) {
     fprintf(L->f, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fz\" fill=\"%s\"", x, y - 7, x - 5, y + 2, x + 5, y + 2, fill);
     sattr(L, step);
-    fputs("/>\n", L->f);
+    close_el(L, "path");
+}
+
+/* A mark's hover text: when, who, what. */
+static void mark_tip(const layout *L, const pipe_event *e, const char *what) {
+    char who[64];
+    svg_task_name(L->r->p, e->task, who, sizeof who);
+    tipf(L, "t=%.3fms, %s: %s", (double)e->at_ns / 1e6, who, what);
 }
 
 /* The coordinator's steps: checkpoints begun and ended, failures, restarts. */
@@ -732,47 +972,65 @@ static double outcome_y(layout *L, double x, double y) {
 }
 
 static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint32_t i) {
-    char buf[160], who[64] = "";
+    char buf[160], what[200], who[64] = "";
     const char *colour = svg_ckpt_colour(e->ckpt);
     switch (e->kind) {
     case PIPE_EV_CKPT_START:
+        snprintf(what, sizeof what, "checkpoint %" PRIu64 " triggered", e->ckpt);
+        mark_tip(L, e, what);
         dot(L, x, y, 4, colour, i);
         snprintf(buf, sizeof buf, "%" PRIu64, e->ckpt);
+        mark_tip(L, e, what);
         text(L, x - 3, y - 8, "sm", colour, i, buf);
         return true;
     case PIPE_EV_CKPT_COMPLETE:
+        snprintf(what, sizeof what, "checkpoint %" PRIu64 " completed", e->ckpt);
+        mark_tip(L, e, what);
         dot(L, x, y, 3.5, "#2ca02c", i);
         snprintf(buf, sizeof buf, "%" PRIu64 " done", e->ckpt);
+        mark_tip(L, e, what);
         text(L, x + 3, outcome_y(L, x, y), "sm", "#2ca02c", i, buf);
         return true;
     case PIPE_EV_CKPT_ABORT:
-        cross(L, x, y, 4, "#d62728", i);
         snprintf(buf, sizeof buf, "%" PRIu64 " %s", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        snprintf(what, sizeof what, "checkpoint %" PRIu64 " aborted: %s", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        mark_tip(L, e, what);
+        cross(L, x, y, 4, "#d62728", i);
+        mark_tip(L, e, what);
         text(L, x + 3, outcome_y(L, x, y), "sm", "#d62728", i, buf);
         return true;
     case PIPE_EV_JOB_FAILED:
-        triangle(L, x, y, "#d62728", i);
         if (e->culprit != PIPE_NO_TASK) svg_task_name(L->r->p, e->culprit, who, sizeof who);
         snprintf(buf, sizeof buf, "job failed: %s%s%s", rpt_fail_cause_name((pipe_fail_cause)e->channel), *who ? ", " : "", who);
+        mark_tip(L, e, buf);
+        triangle(L, x, y, "#d62728", i);
+        mark_tip(L, e, buf);
         text(L, x + 4, y - 16, "sm", "#d62728", i, buf);
         return true;
     case PIPE_EV_JOB_RESTARTED: {
-        triangle(L, x, y, "#2ca02c", i);
         char of[64] = "";
         uint32_t region, tasks;
         if (rpt_step_region(L->r->p, e, &region, &tasks)) snprintf(of, sizeof of, " of region %u (%u tasks)", region, tasks);
         if (e->ckpt > 0) snprintf(buf, sizeof buf, "restart%s: attempt %" PRIu64 " from checkpoint %" PRIu64, of, e->epoch, e->ckpt);
         else snprintf(buf, sizeof buf, "restart%s: attempt %" PRIu64 " from the beginning", of, e->epoch);
+        mark_tip(L, e, buf);
+        triangle(L, x, y, "#2ca02c", i);
+        mark_tip(L, e, buf);
         text(L, x + 4, y - 16, "sm", "#2ca02c", i, buf);
         return true;
     }
     case PIPE_EV_COORD_FAILOVER:
+        mark_tip(L, e, "a new coordinator took over");
         triangle(L, x, y, "#9467bd", i);
+        mark_tip(L, e, "a new coordinator took over");
         text(L, x + 4, y - 16, "sm", "#9467bd", i, "a new coordinator took over");
         return true;
     case PIPE_EV_METADATA:
         if (e->ok && !e->ambiguous) return true;
         snprintf(buf, sizeof buf, "metadata of %" PRIu64 ": %s", e->ckpt, e->ambiguous ? "ambiguous" : "write failed");
+        snprintf(what, sizeof what, "the metadata write of checkpoint %" PRIu64 " %s", e->ckpt,
+                 e->ambiguous ? "ended ambiguously: the coordinator cannot tell whether the store took it" : "failed");
+        mark_tip(L, e, what);
         text(L, x + 3, y + 34, "sm", "#d62728", i, buf);
         return true;
     default:
@@ -782,59 +1040,127 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
 
 /* A task's snapshot steps: trigger, channel state, decline, drop, failed write. */
 static bool snap_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i) {
-    char buf[96];
+    char buf[96], what[200];
     const char *colour = svg_ckpt_colour(e->ckpt);
     switch (e->kind) {
     case PIPE_EV_TRIGGER:
+        snprintf(what, sizeof what, "takes its snapshot of checkpoint %" PRIu64 "%s", e->ckpt,
+                 e->channel ? " (unaligned: its in-flight data goes into the snapshot)" : "");
+        mark_tip(L, e, what);
         line(L, x, y - 15, x, y + 4, "b", colour, NULL, i);
         snprintf(buf, sizeof buf, "%" PRIu64 "%s", e->ckpt, e->channel ? " unaligned" : "");
+        mark_tip(L, e, what);
         text(L, x - 3, y - 18, "sm", colour, i, buf);
         return true;
     case PIPE_EV_CHANNEL_STATE:
+        snprintf(what, sizeof what, "persists channel state of checkpoint %" PRIu64 ": %u in-flight records", e->ckpt, e->count);
+        mark_tip(L, e, what);
         fprintf(L->f, "<path d=\"M%.1f %.1fl4 4l-4 4l-4 -4z\" fill=\"%s\"", x, y + 8, colour);
         sattr(L, i);
-        fputs("/>\n", L->f);
+        close_el(L, "path");
         snprintf(buf, sizeof buf, "cs %u", e->count);
+        mark_tip(L, e, what);
         text(L, x + 5, y + 16, "dn", NULL, i, buf);
         return true;
     case PIPE_EV_DECLINE:
-        cross(L, x, y, 3, "#d62728", i);
         snprintf(buf, sizeof buf, "%" PRIu64 " %s", e->ckpt, e->channel ? "aborted before its trigger" : "declined");
+        snprintf(what, sizeof what, "checkpoint %s", buf);
+        mark_tip(L, e, what);
+        cross(L, x, y, 3, "#d62728", i);
+        mark_tip(L, e, what);
         text(L, x + 3, y + 26, "sm", "#d62728", i, buf);
         return true;
     case PIPE_EV_SNAPSHOT_DROPPED:
         snprintf(buf, sizeof buf, "%" PRIu64 " dropped", e->ckpt);
+        snprintf(what, sizeof what, "drops its snapshot of checkpoint %" PRIu64, e->ckpt);
+        mark_tip(L, e, what);
         text(L, x + 3, y + 26, "sm", "#888888", i, buf);
         return true;
     case PIPE_EV_WRITE_DONE:
-        if (!e->ok) text(L, x + 3, y + 26, "sm", "#d62728", i, "write failed");
+        if (e->ok) return true;
+        snprintf(what, sizeof what, "a snapshot write of checkpoint %" PRIu64 " failed", e->ckpt);
+        mark_tip(L, e, what);
+        text(L, x + 3, y + 26, "sm", "#d62728", i, "write failed");
         return true;
     default:
         return false;
     }
 }
 
-/* Its gate, its life: barriers taken, cancel markers, restores, the end, commits. */
+/* A sink's transaction aborted: the open one on a restore, or one
+ * pre-committed for a checkpoint that did not complete. (Commits are
+ * SINK_COMMIT's marks.) */
+static void txn_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i) {
+    char buf[96], what[200];
+    if (e->ok) return;
+    if (e->ckpt > 0) {
+        snprintf(buf, sizeof buf, "txn %" PRIu64 " aborted", e->ckpt);
+        snprintf(what, sizeof what, "aborts its transaction pre-committed for checkpoint %" PRIu64 " (%u records)%s", e->ckpt,
+                 e->count, e->channel == PIPE_TXN_RESTORE ? " on its restore of an earlier checkpoint" : "");
+    } else {
+        snprintf(buf, sizeof buf, "open txn aborted");
+        snprintf(what, sizeof what, "aborts its open transaction (%u records, not pre-committed)%s", e->count,
+                 e->channel == PIPE_TXN_RESTORE ? " on its restore" : "");
+    }
+    mark_tip(L, e, what);
+    rect(L, x - 2.5, y + 5, 5, 5, "row", "#d62728", i);
+    mark_tip(L, e, what);
+    text(L, x + 4, y + 26, "sm", "#d62728", i, buf);
+}
+
+/* Its gate, its life: barriers taken, cancel markers, restores, the end,
+ * commits, window firings. */
 static void task_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i) {
-    char buf[96];
+    char buf[96], what[200];
     const char *colour = svg_ckpt_colour(e->ckpt);
     switch (e->kind) {
-    case PIPE_EV_BARRIER: dot(L, x, y, 2.5, colour, i); break;
-    case PIPE_EV_CANCEL:  cross(L, x, y, 2.5, colour, i); break;
+    case PIPE_EV_BARRIER:
+        snprintf(what, sizeof what, "its gate takes barrier %" PRIu64 " on input channel %u", e->ckpt, e->channel);
+        mark_tip(L, e, what);
+        dot(L, x, y, 2.5, colour, i);
+        break;
+    case PIPE_EV_CANCEL:
+        snprintf(what, sizeof what, "its gate takes the cancel marker of checkpoint %" PRIu64 " on input channel %u", e->ckpt,
+                 e->channel);
+        mark_tip(L, e, what);
+        cross(L, x, y, 2.5, colour, i);
+        break;
     case PIPE_EV_RESTORE:
         if (e->ckpt > 0) snprintf(buf, sizeof buf, "restore %" PRIu64 "%s", e->ckpt, e->ok ? "" : ": files gone");
         else snprintf(buf, sizeof buf, "start, attempt %" PRIu64, e->epoch);
+        if (e->ckpt > 0) snprintf(what, sizeof what, "attempt %" PRIu64 " restores its state from checkpoint %" PRIu64 "%s",
+                                  e->epoch, e->ckpt, e->ok ? "" : ", but its files are gone");
+        else snprintf(what, sizeof what, "attempt %" PRIu64 " starts from the beginning", e->epoch);
+        mark_tip(L, e, what);
         dot(L, x, y, 3, e->ok ? "#333333" : "#d62728", i);
+        mark_tip(L, e, what);
         text(L, x + 3, y - 12, "sm", e->ok ? "#333333" : "#d62728", i, buf);
         break;
     case PIPE_EV_TASK_FINISHED:
+        mark_tip(L, e, "finished");
         rect(L, x - 3, y - 3, 6, 6, "row", "#222222", i);
+        mark_tip(L, e, "finished");
         text(L, x + 5, y - 5, "sm", "#222222", i, "finished");
         break;
     case PIPE_EV_SINK_COMMIT:
+        snprintf(what, sizeof what, "commits its transaction of checkpoint %" PRIu64 ": its records become visible", e->ckpt);
+        mark_tip(L, e, what);
         rect(L, x - 2.5, y + 5, 5, 5, "row", "#2ca02c", i);
         snprintf(buf, sizeof buf, "commit %" PRIu64, e->ckpt);
+        mark_tip(L, e, what);
         text(L, x + 4, y + 26, "sm", "#2ca02c", i, buf);
+        break;
+    case PIPE_EV_TXN:
+        txn_mark(L, e, x, y, i);
+        break;
+    case PIPE_EV_WINDOWS_FIRED:
+        snprintf(buf, sizeof buf, "%u fired", e->count);
+        snprintf(what, sizeof what, "its watermark rose: %u window%s fired (results sent downstream), %" PRIu64
+                 " purged (past their allowed lateness)", e->count, e->count == 1 ? "" : "s", (uint64_t)e->bytes);
+        mark_tip(L, e, what);
+        fprintf(L->f, "<path d=\"M%.1f %.1fl3.5 -7l3.5 7z\" fill=\"#ffffff\" stroke=\"#333333\"", x - 3.5, y - 3);
+        sattr(L, i);
+        close_el(L, "path");
         break;
     default:
         break;
@@ -857,7 +1183,7 @@ static void marks(layout *L) {
 
 /* ---- legend and notes ---------------------------------------------------- */
 
-typedef enum sample { S_LINE, S_LOST, S_RECT, S_BARS, S_DIAMOND, S_CROSS, S_DOT } sample;
+typedef enum sample { S_LINE, S_LOST, S_RECT, S_BARS, S_DIAMOND, S_CROSS, S_SQUARES, S_TRIANGLE } sample;
 
 typedef struct legend_item {
     sample      kind;
@@ -883,6 +1209,8 @@ static const legend_item legend_items[] = {
     { S_RECT, "flt", NULL, NULL, "fault window (its line above)" },
     { S_CROSS, NULL, "#d62728", NULL, "crash; the line dashed while down" },
     { S_RECT, "gap", NULL, NULL, "break: idle time left out (below: how long)" },
+    { S_SQUARES, NULL, NULL, NULL, "sink: transaction committed; red: aborted" },
+    { S_TRIANGLE, NULL, NULL, NULL, "window task: its watermark rose, windows fired" },
 };
 
 static void legend_sample(const layout *L, const legend_item *k, double x, double y) {
@@ -902,13 +1230,19 @@ static void legend_sample(const layout *L, const legend_item *k, double x, doubl
                 y + 5, x + 10, y + 5, x + 20, y - 5);
         line(L, x + 22, y, x + 40, y, "down", NULL, NULL, SVG_NONE);
         break;
-    case S_DOT: break;
+    case S_SQUARES:
+        rect(L, x + 8, y - 2.5, 5, 5, "row", "#2ca02c", SVG_NONE);
+        rect(L, x + 22, y - 2.5, 5, 5, "row", "#d62728", SVG_NONE);
+        break;
+    case S_TRIANGLE:
+        fprintf(L->f, "<path d=\"M%.1f %.1fl3.5 -7l3.5 7z\" fill=\"#ffffff\" stroke=\"#333333\"/>\n", x + 13.5, y + 3.5);
+        break;
     }
 }
 
 static void legend(const layout *L) {
     double y0 = L->bottom + 50;
-    text(L, LEFT - 140, y0, "lbl", NULL, SVG_NONE, "Legend");
+    text(L, LEFT - 140, y0, "lbl", NULL, SVG_NONE, "Legend (hover over any arrow, bar or mark: what it was, and when)");
     uint32_t n = sizeof legend_items / sizeof legend_items[0], per = (n + 2) / 3;
     for (uint32_t i = 0; i < n; i++) {
         double x = LEFT - 140 + (double)(i / per) * 340, y = y0 + 18 + (double)(i % per) * 17;
@@ -936,6 +1270,7 @@ void svg_write(const svg_recorder *r, FILE *f, const svg_opts *o, axis *ax) {
     head(&L);
     title(&L);
     grid(&L);
+    L.ls->on = true;
     for (uint32_t i = 0; i < r->faults_count; i++) fault_band(&L, i);
     task_line(&L, PIPE_NO_TASK);
     for (uint32_t t = 0; t < r->tasks; t++) {
@@ -948,10 +1283,11 @@ void svg_write(const svg_recorder *r, FILE *f, const svg_opts *o, axis *ax) {
     rpc_msgs(&L);
     barrier_msgs(&L);
     marks(&L);
+    place_labels(&L);
     legend(&L);
     notes(&L);
-    if (o->viewer) fprintf(f, "<line id=\"sd-cursor\" x1=\"0\" y1=\"%.1f\" x2=\"0\" y2=\"%.1f\" stroke=\"#000\" "
-                              "stroke-width=\"1\" visibility=\"hidden\"/>\n", L.top, L.bottom);
+    if (o->viewer) fprintf(f, "<line id=\"sd-cursor-%u\" x1=\"0\" y1=\"%.1f\" x2=\"0\" y2=\"%.1f\" stroke=\"#000\" "
+                              "stroke-width=\"1\" visibility=\"hidden\"/>\n", o->pane, L.top, L.bottom);
     fputs("</svg>\n", f);
     if (ax != NULL) *ax = L.ax;
     layout_free(&L);

@@ -771,7 +771,9 @@ check "run --svg: the same bytes on a rerun" 0 "" cmp "$pic.a.svg" "$pic.b.svg"
 check "run --html: the same bytes on a rerun" 0 "" cmp "$pic.a.html" "$pic.b.html"
 check "run --html: one page, its steps embedded as JSON" 0 '<script type="application/json" id="absim-data">' cat "$pic.a.html"
 lacks "run --html: nothing is fetched from elsewhere" 'src="http' cat "$pic.a.html"
-check "run --svg: the default window holds the fault and the checkpoints around it" 0 "t = 13.241ms to 95.448ms" cat "$pic.a.svg"
+check "run --svg: a run of at most 16 checkpoints is drawn whole by default" 0 "t = 0.000ms to 276.114ms of a run that ended at t = 276.114ms" cat "$pic.a.svg"
+check "run --svg: a longer run's default window holds the first fault and the checkpoints around it" 0 "t = 37.836ms to 165.242ms" \
+    sh -c "\"$absim\" run scenarios/teach/p4a-at-least-once-duplicates.scn --svg \"$pic.l.svg\" >/dev/null && cat \"$pic.l.svg\""
 check "run --svg --from --to: the window asked for, in the scenario's units" 0 "t = 40.000ms to 62.500ms" \
     sh -c "\"$absim\" run $p3 --svg \"$pic.w.svg\" --from 40ms --to 62.5ms >/dev/null && xmllint --noout \"$pic.w.svg\" && cat \"$pic.w.svg\""
 check "run --svg --tasks: only the tasks asked for get a line" 0 ">agg[1]</text>" \

@@ -13,7 +13,9 @@
 # page's data has them) and shows every stateful task's part of it. The
 # diagram's axis, as the page's data has it, keeps one scale: every
 # segment but the breaks draws as many pixels a millisecond, and each
-# break is labelled on the diagram with the time it leaves out.
+# break is labelled on the diagram with the time it leaves out. A run
+# too long to draw whole (p4a) is drawn in windows: opened at a late step
+# the page shows the last window, with the step's cursor in it.
 # Without chromium (make deps
 # installs it as root) it says so and passes.
 #   sh tests/html_check.sh ABSIM [PYTHON]     p3 (alignment), p9 (a crash and a restart) and p9b (a region restart)
@@ -138,15 +140,38 @@ check_scale() {   # NAME PAGE: one time scale on the diagram's axis, and each br
 import json, re, sys
 page = open(sys.argv[1]).read()
 data = json.loads(re.search(r'<script type="application/json" id="absim-data">(.*?)</script>', page, re.S).group(1))
-scales = [(x1 - x0) / (t1 - t0) for t0, t1, x0, x1, gap in data["axis"] if not gap and t1 > t0 and x1 - x0 >= 20]
-breaks = ["%.2f ms" % ((t1 - t0) / 1e6) for t0, t1, x0, x1, gap in data["axis"] if gap]
-unlabelled = [b for b in breaks if ">%s</text>" % b not in page]
-if not scales or max(scales) > min(scales) * 1.02 or unlabelled:
-    print("scales %s px/ms, unlabelled breaks %s" % (sorted({round(s * 1e6, 1) for s in scales}), unlabelled)); sys.exit(1)
-print("%d segments at %.1f px/ms, %d breaks labelled" % (len(scales), scales[0] * 1e6, len(breaks)))
+out = []
+for k, pane in enumerate(data["panes"]):
+    axis = pane["axis"]
+    scales = [(x1 - x0) / (t1 - t0) for t0, t1, x0, x1, gap in axis if not gap and t1 > t0 and x1 - x0 >= 20]
+    breaks = ["%.2f ms" % ((t1 - t0) / 1e6) for t0, t1, x0, x1, gap in axis if gap]
+    unlabelled = [b for b in breaks if ">%s</text>" % b not in page]
+    if not scales or max(scales) > min(scales) * 1.02 or unlabelled:
+        print("window %d: scales %s px/ms, unlabelled breaks %s" % (k, sorted({round(s * 1e6, 1) for s in scales}), unlabelled))
+        sys.exit(1)
+    out.append("%d segments at %.1f px/ms, %d breaks labelled" % (len(scales), scales[0] * 1e6, len(breaks)))
+print("; ".join(out))
 PY
 ) || { fail "$1: the diagram's axis: $out"; return 1; }
     echo "html-check: $1: one time scale: $out"
+}
+
+check_panes() {   # SCENARIO: a run drawn in windows: a late step opens the window that holds it, its cursor shown
+    name=$(basename "$1" .scn)
+    page="$tmp/$name.html"
+    if ! "$absim" run "$1" --html "$page" > /dev/null; then fail "$name: absim run --html"; return; fi
+    n=$(grep -c '^,\?{"t":' "$page")
+    at=$((n - 20))
+    dom_at "$page" "step=$at" > "$tmp/$name.late"
+    w=$(grep -o '<span id="sd-now">window [0-9]* of [0-9]*' "$tmp/$name.late" | sed 's/.*window //')
+    on=$(grep -o 'class="sd-pane on" id="sd-pane-[0-9]*"' "$tmp/$name.late" | sed 's/.*sd-pane-//; s/"//')
+    case "$w" in "$((on + 1)) of $((on + 1))") ;; *) fail "$name: step $at shows '$w' (window $on on), not the last window"; return ;; esac
+    if ! grep -q "<line id=\"sd-cursor-$on\"[^>]*visibility=\"visible\"" "$tmp/$name.late" ||
+       grep -q '<div id="st-where">(this step is outside' "$tmp/$name.late"; then
+        fail "$name: step $at has no cursor in window $on"; return
+    fi
+    passed=$((passed + 1))
+    echo "html-check: $name: step $at of $n opens window $w, the last, its cursor at the step"
 }
 
 check_page() {   # SCENARIO
@@ -175,6 +200,7 @@ else
     check_page scenarios/teach/p3-alignment-blocks-inputs.scn
     check_page scenarios/teach/p9-recovery.scn
     check_page scenarios/teach/p9b-region-failover.scn   # a region restarts: the others' tasks stay running
+    check_panes scenarios/teach/p4a-at-least-once-duplicates.scn   # 49 checkpoints: drawn in windows
 fi
 echo "html-check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -73,7 +73,8 @@ static void test_the_page_embeds_every_step_as_json_its_script_cannot_end_early(
     json[n] = '\0';
     assert_int_equal(count_of(json, "{\"t\":"), a.steps);
     assert_non_null(strstr(json, "\"k\":\"checkpoint-complete\""));
-    assert_non_null(strstr(json, "\"axis\":[["));
+    assert_non_null(strstr(json, "\"panes\":[{\"from\":0,"));   /* a short run: one window, the whole run */
+    assert_int_equal(count_of(json, "\"axis\":[["), 1);
     free(json);
     free(a.text);
 }
@@ -92,7 +93,7 @@ static void test_the_page_is_self_contained_marks_its_steps_and_is_the_same_ever
     assert_non_null(strstr(a.text, "<button class=\"jump\" data-t=\"7000000\">"));
     assert_true(count_of(a.text, "data-s=\"") > 100);
     assert_non_null(strstr(a.text, "id=\"st-slider\""));
-    assert_non_null(strstr(a.text, "id=\"sd-cursor\""));
+    assert_non_null(strstr(a.text, "id=\"sd-cursor-0\""));
     free(a.text);
     free(b.text);
 }
@@ -147,8 +148,59 @@ static void test_a_big_job_embeds_as_many_pictures_as_the_boxes_allow(void **sta
     pipe_destroy(p);
 }
 
+/* A run of 60 checkpoints: the page draws it in windows that tile it from
+ * 0 to its end, each cut at a checkpoint's start and holding five to
+ * seven of them, one picture (and one axis) each, the first shown. */
+static void test_a_long_run_is_drawn_in_windows_that_tile_it_at_checkpoint_starts(void **state) {
+    (void)state;
+    pipe_cfg c = small_job();
+    c.broker.records_per_partition = 30000;
+    char err[256];
+    pipeline *p = pipe_create(&c, err, sizeof err);
+    if (p == NULL) fail_msg("pipe_create: %s", err);
+    static svg_recorder r;
+    assert_true(svg_init(&r, p));
+    svg_attach(&r);
+    pipe_run(p);
+    svg_finish(&r);
+    uint32_t starts = 0;
+    for (uint32_t i = 0; i < r.steps_count; i++) starts += r.steps[i].e.kind == PIPE_EV_CKPT_START;
+    assert_true(starts > 36 && starts <= 72);      /* more windows than one, fewer than the limit */
+    svg_opts o = { .title = "t" };
+    sim_time_ns from[SVG_PANES_MAX], to[SVG_PANES_MAX];
+    uint32_t shown, n = svg_panes(&r, &o, from, to, &shown);
+    assert_int_equal(n, (starts + 5) / 6);
+    assert_true(from[0] == 0 && to[n - 1] == r.end_ns && shown == 0);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t inside = 0, at_start = k == 0;
+        for (uint32_t i = 0; i < r.steps_count; i++) {
+            const pipe_event *e = &r.steps[i].e;
+            if (e->kind != PIPE_EV_CKPT_START) continue;
+            inside += e->at_ns >= from[k] && e->at_ns < to[k];
+            at_start += e->at_ns == from[k];
+        }
+        assert_true(inside >= 5 && inside <= 7);
+        assert_true(at_start >= 1);                 /* cut where a checkpoint starts */
+        if (k > 0) assert_true(from[k] == to[k - 1]);
+    }
+    html_page pg = { .title = "long", .summary = "", .rec = &r, .opts = &o };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    html_write(f, &pg);
+    fclose(f);
+    assert_int_equal(count_of(text, "<div class=\"sd-pane"), n);
+    assert_int_equal(count_of(text, "<div class=\"sd-pane on\" id=\"sd-pane-0\">"), 1);
+    assert_int_equal(count_of(text, "\"axis\":[["), n);
+    assert_int_equal(count_of(text, "class=\"tlpane"), n);
+    free(text);
+    svg_free(&r);
+    pipe_destroy(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_long_run_is_drawn_in_windows_that_tile_it_at_checkpoint_starts),
         cmocka_unit_test(test_the_page_embeds_every_step_as_json_its_script_cannot_end_early),
         cmocka_unit_test(test_the_page_is_self_contained_marks_its_steps_and_is_the_same_every_time),
         cmocka_unit_test(test_the_page_has_one_picture_per_checkpoint_the_first_shown_each_with_its_tasks),

@@ -135,6 +135,57 @@ static void test_the_recorder_keeps_every_step_tells_lost_messages_and_changes_n
     free(a.svg);
 }
 
+/* Elements of class cls before the legend that carry no hover text (end
+ * their start tag with "/>"), and how many there are in all. */
+static uint32_t without_title(const char *svg, const char *cls, uint32_t *all) {
+    const char *legend = strstr(svg, ">Legend");
+    char want[32];
+    snprintf(want, sizeof want, "class=\"%s\"", cls);
+    uint32_t bare = 0;
+    *all = 0;
+    for (const char *at = strstr(svg, want); at != NULL && (legend == NULL || at < legend); at = strstr(at + 1, want)) {
+        const char *end = strchr(at, '>');
+        assert_non_null(end);
+        (*all)++;
+        bare += end[-1] == '/';
+    }
+    return bare;
+}
+
+typedef struct text_box { double x0, x1, y0, y1; } text_box;
+
+/* Pairs of annotations (classes sm and dn) before the legend whose boxes
+ * meet, with the advance the diagram assumes (5 px a character at 9 px,
+ * 4.4 at 8 px); and how many annotations there are. */
+static uint32_t overlapping_labels(const char *svg, uint32_t *all) {
+    const char *legend = strstr(svg, ">Legend");
+    static text_box box[4096];
+    uint32_t n = 0, pairs = 0;
+    for (const char *at = strstr(svg, "<text x=\""); at != NULL && at < legend && n < 4096; at = strstr(at + 1, "<text x=\"")) {
+        double x, y;
+        char cls[8];
+        if (sscanf(at, "<text x=\"%lf\" y=\"%lf\" class=\"%7[a-z]\"", &x, &y, cls) != 3) continue;
+        bool sm = strcmp(cls, "sm") == 0;
+        if (!sm && strcmp(cls, "dn") != 0) continue;
+        const char *body = strchr(at, '>') + 1, *end = strstr(body, "</text>");
+        const char *title_end = strstr(body, "</title>");
+        if (title_end != NULL && title_end < end) body = title_end + 8;
+        uint32_t chars = 0;
+        for (const char *c = body; c < end; c++) {
+            if (*c == '&') c = strchr(c, ';');
+            chars++;
+        }
+        box[n++] = (text_box){ x, x + (sm ? 5.0 : 4.4) * chars, y - (sm ? 9 : 8), y + 1 };
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t j = i + 1; j < n; j++) {
+            pairs += box[i].x0 < box[j].x1 && box[j].x0 < box[i].x1 && box[i].y0 < box[j].y1 && box[j].y0 < box[i].y1;
+        }
+    }
+    *all = n;
+    return pairs;
+}
+
 static void test_the_picture_is_xml_the_same_bytes_every_time_and_draws_what_happened(void **state) {
     (void)state;
     run_pic a = run_once(true), b = run_once(true);
@@ -149,6 +200,15 @@ static void test_the_picture_is_xml_the_same_bytes_every_time_and_draws_what_hap
     assert_true(count_of(a.svg, "class=\"blk\"") >= 1);  /* an input blocked for alignment */
     assert_true(count_of(a.svg, "class=\"sync\"") >= 1 && count_of(a.svg, "class=\"async\"") >= 1);
     assert_null(strstr(a.svg, "data-s="));               /* steps are marked for the viewer only */
+    static const char *const hover[] = { "b", "d", "rpc", "tr", "note", "lost", "lostx", "blk", "sync", "async", "flt",
+                                         "crash", "down", "life", "gap", "flbl" };
+    for (uint32_t k = 0; k < sizeof hover / sizeof hover[0]; k++) {   /* every arrow, bar and mark says what it was */
+        uint32_t all, bare = without_title(a.svg, hover[k], &all);
+        if (bare != 0 || all == 0) fail_msg("class %s: %u of %u elements without hover text", hover[k], bare, all);
+    }
+    assert_true(count_of(a.svg, "<title>t=") > 20);     /* the protocol steps' marks: when, who, what */
+    uint32_t labels, touching = overlapping_labels(a.svg, &labels);
+    if (labels < 10 || touching != 0) fail_msg("%u of the %u annotations' boxes meet another's", touching, labels);
     uint32_t breaks = 0;                                 /* one time scale, but for breaks labelled with their length */
     for (uint32_t s = 0; s < a.ax.count; s++) {
         const axis_seg *g = &a.ax.seg[s];
