@@ -207,6 +207,9 @@ static void liveness(const check_report *r, bool *ok, char *got, size_t n) {
     }
 }
 
+#define CKPT_NEVER    UINT64_MAX          /* an expected checkpoint's time: it was never triggered */
+#define CKPT_NOT_DONE (1ull << 63)         /* ... it ended otherwise (its pipe_ckpt_end in the low bits) */
+
 /* What a comparing expectation counts; false for the others. */
 static bool counted(const scn_expect *e, const pipe_stats *st, uint64_t *got) {
     switch (e->kind) {
@@ -294,6 +297,23 @@ static void expectation(const scn_expect *e, uint64_t task_value, const cli_outc
         *ok = compare(task_value, e->cmp, e->value);
         snprintf(got, n, "%.3fms", (double)task_value / 1e6);
         return;
+    case SCN_EXPECT_CKPT_TRIGGERED:
+    case SCN_EXPECT_CKPT_COMPLETED: {             /* rounds to the time as written */
+        const char *what = e->kind == SCN_EXPECT_CKPT_TRIGGERED ? "triggered" : "completed";
+        if (task_value == CKPT_NEVER) {
+            *ok = false;
+            snprintf(got, n, "checkpoint %" PRIu64 " was never triggered", e->ckpt);
+        } else if (task_value & CKPT_NOT_DONE) {
+            pipe_ckpt_end end = (pipe_ckpt_end)(task_value & ~CKPT_NOT_DONE);
+            *ok = false;
+            snprintf(got, n, "checkpoint %" PRIu64 " did not complete (%s)", e->ckpt,
+                     end == PIPE_CKPT_PENDING ? "pending at the end" : pipe_ckpt_end_name(end));
+        } else {
+            *ok = 2 * task_value + e->res_ns >= 2 * e->value && 2 * task_value < 2 * e->value + e->res_ns;
+            snprintf(got, n, "%s at %.*fms", what, e->res_ns >= SIM_NS_PER_US ? 3 : 6, (double)task_value / 1e6);
+        }
+        return;
+    }
     case SCN_EXPECT_DURATION: {                   /* the summary's mean, to the microsecond */
         uint64_t mean = 0;
         *ok = st->completed > 0 && counted(e, st, &mean) && compare(mean, e->cmp, e->value);
@@ -336,7 +356,7 @@ static int verdicts(const scn *s, FILE *out, const check_report *r, cli_outcome 
     for (uint32_t i = 0; i < s->expects_count; i++) {
         const scn_expect *e = &s->expects[i];
         bool ok = false;
-        char got[200] = "", text[64];
+        char got[200] = "", text[96];
         expectation(e, o->task_values[i], o, r, &ok, got, sizeof got);
         scn_expect_text(e, text, sizeof text);
         if (ok) {
@@ -366,6 +386,11 @@ uint32_t cli_expect_failure(const scn *s, uint32_t i, const cli_outcome *o) {
     case SCN_EXPECT_EXACTLY_ONCE:
     case SCN_EXPECT_DUPLICATES: return o->report.state_known ? 1 : 2;
     case SCN_EXPECT_LIVENESS: return 1;          /* a gap beyond the bound, or a stall */
+    case SCN_EXPECT_CKPT_TRIGGERED:
+    case SCN_EXPECT_CKPT_COMPLETED: {            /* never triggered, not completed, earlier, later */
+        uint64_t v = o->task_values[i];
+        return v == CKPT_NEVER ? 1 : (v & CKPT_NOT_DONE) ? 2 : v < e->value ? 3 : 4;
+    }
     default: return o->report.output_known ? 1 : 2;
     }
 }
@@ -437,6 +462,20 @@ static int report_run(const scn *s, pipeline *p, const check_report *r, const sc
     return rc;
 }
 
+/* When checkpoint e->ckpt was triggered or completed, as the run's
+ * history has it; CKPT_NEVER when it was not triggered, CKPT_NOT_DONE |
+ * its end when it ended otherwise (or was pending at the end). */
+static uint64_t ckpt_time(const pipeline *p, const scn_expect *e) {
+    uint32_t count = 0;
+    const pipe_ckpt_rec *h = pipe_history(p, &count);
+    for (uint32_t k = 0; k < count; k++) {
+        if (h[k].id != e->ckpt) continue;
+        if (e->kind == SCN_EXPECT_CKPT_TRIGGERED) return h[k].triggered_ns;
+        return h[k].end == PIPE_CKPT_COMPLETED ? h[k].ended_ns : CKPT_NOT_DONE | (uint64_t)h[k].end;
+    }
+    return CKPT_NEVER;
+}
+
 /* What the verdicts read of a finished run. */
 static void outcome_fill(cli_outcome *o, const scn *s, pipeline *p, const check_report *r) {
     o->trace_hash = pipe_sim(p)->trace_hash;
@@ -446,10 +485,13 @@ static void outcome_fill(cli_outcome *o, const scn *s, pipeline *p, const check_
     o->restarts = o->stats.restarts;
     o->report = *r;
     memcpy(o->reach, pipe_reached(p), sizeof o->reach);
-    for (uint32_t i = 0; i < s->expects_count; i++) {   /* what expect lines about one task compare */
+    for (uint32_t i = 0; i < s->expects_count; i++) {   /* what expect lines about one task or checkpoint compare */
         const scn_expect *e = &s->expects[i];
-        if (e->kind != SCN_EXPECT_BACKPRESSURE) continue;
-        o->task_values[i] = pipe_task_backpressure_ns(p, pipe_job(p)->vertex_first_task[e->vertex] + e->subtask);
+        if (e->kind == SCN_EXPECT_BACKPRESSURE) {
+            o->task_values[i] = pipe_task_backpressure_ns(p, pipe_job(p)->vertex_first_task[e->vertex] + e->subtask);
+        } else if (e->kind == SCN_EXPECT_CKPT_TRIGGERED || e->kind == SCN_EXPECT_CKPT_COMPLETED) {
+            o->task_values[i] = ckpt_time(p, e);
+        }
     }
 }
 

@@ -220,7 +220,7 @@ static void describe(const scn *s, const cli_outcome *o, char *buf, size_t n) {
     }
     for (uint32_t i = 0; i < s->expects_count && used < n; i++) {
         if (s->expects[i].line != o->failed_line) continue;
-        char text[64];
+        char text[96];
         snprintf(buf + used, n - used, "%sline %u: expect %s failed", used ? ", " : "", o->failed_line,
                  scn_expect_text(&s->expects[i], text, sizeof text));
     }

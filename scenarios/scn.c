@@ -1318,12 +1318,43 @@ static bool expect_task(pctx *c, scn_expect *e) {
     return true;
 }
 
+/* `checkpoint N triggered|completed at T`: a time the run must bear out
+ * to the precision it is written with (the teaching files quote them), so
+ * "15.2ms" holds for 15.15 ms up to, not including, 15.25 ms. */
+static bool expect_ckpt_time(pctx *c, scn_expect *e) {
+    static const char *const events[] = { "triggered", "completed", NULL };
+    if (!opt_count(c, 1, UINT32_MAX, &e->ckpt)) return false;
+    const tok *w = next(c, "triggered or completed");
+    if (w == NULL) return false;
+    if (!is(w, "triggered") && !is(w, "completed")) return unknown(c, w, "checkpoint event", events);
+    e->kind = is(w, "triggered") ? SCN_EXPECT_CKPT_TRIGGERED : SCN_EXPECT_CKPT_COMPLETED;
+    const tok *at = next(c, "'at' and a time such as 15.2ms");
+    if (at == NULL) return false;
+    if (!is(at, "at")) return fail_at(c, at->col, "expected 'at' before the time, found '%.*s'", (int)at->len, at->s);
+    const tok *t = next(c, "a time such as 15.2ms");
+    if (t == NULL || !duration(c, t, &e->value)) return false;
+    if (t->len >= sizeof e->task) return fail_at(c, t->col, "'%.*s' is too long a time", (int)t->len, t->s);
+    uint32_t digits = 0, u = 0;                   /* decimals written, and where the unit starts */
+    while (u < t->len && ((t->s[u] >= '0' && t->s[u] <= '9') || t->s[u] == '.')) u++;
+    for (const char *d = memchr(t->s, '.', u); d != NULL && d + 1 < t->s + u; d++) digits++;
+    char one[16];
+    int n = snprintf(one, sizeof one, "1%.*s", (int)(t->len - u), t->s + u);
+    tok unit_tok = { .s = one, .len = (uint32_t)n, .col = t->col + u };
+    sim_time_ns unit_ns = 0;
+    if (n <= 0 || (size_t)n >= sizeof one || !duration(c, &unit_tok, &unit_ns)) return false;
+    e->res_ns = unit_ns;
+    for (uint32_t k = 0; k < digits && e->res_ns >= 10; k++) e->res_ns /= 10;
+    memcpy(e->task, t->s, t->len);
+    e->task[t->len] = '\0';
+    return true;
+}
+
 static bool st_expect(pctx *c) {
     static const char *const kinds[] = { "finished", "failed", "exactly-once", "duplicates", "checkpoints",
                                          "restarts", "aborted", "output", "failovers", "unaligned", "liveness",
                                          "fenced", "duration", "relocated", "backpressure", "checkpointed-bytes",
                                          "restarted-tasks", "records-read", "late-records", "windows-fired",
-                                         "late-firings", "rescaled", NULL };
+                                         "late-firings", "rescaled", "checkpoint", NULL };
     static const scn_expect_kind kind_of[] = { SCN_EXPECT_FINISHED, SCN_EXPECT_FAILED, SCN_EXPECT_EXACTLY_ONCE,
                                                SCN_EXPECT_DUPLICATES, SCN_EXPECT_CHECKPOINTS, SCN_EXPECT_RESTARTS,
                                                SCN_EXPECT_ABORTED, 0, SCN_EXPECT_FAILOVERS, SCN_EXPECT_UNALIGNED,
@@ -1331,7 +1362,8 @@ static bool st_expect(pctx *c) {
                                                SCN_EXPECT_RELOCATED, SCN_EXPECT_BACKPRESSURE,
                                                SCN_EXPECT_CHECKPOINTED_BYTES, SCN_EXPECT_RESTARTED_TASKS,
                                                SCN_EXPECT_RECORDS_READ, SCN_EXPECT_LATE_RECORDS,
-                                               SCN_EXPECT_WINDOWS_FIRED, SCN_EXPECT_LATE_FIRINGS, SCN_EXPECT_RESCALED };
+                                               SCN_EXPECT_WINDOWS_FIRED, SCN_EXPECT_LATE_FIRINGS, SCN_EXPECT_RESCALED,
+                                               SCN_EXPECT_CKPT_TRIGGERED };
     static const char *const outputs[] = { "exactly-once", "at-least-once", "duplicates", "lost", NULL };
     static const scn_expect_kind output_of[] = { SCN_EXPECT_OUTPUT_EXACTLY_ONCE, SCN_EXPECT_OUTPUT_AT_LEAST_ONCE,
                                                  SCN_EXPECT_OUTPUT_DUPLICATES, SCN_EXPECT_OUTPUT_LOST };
@@ -1360,6 +1392,7 @@ static bool st_expect(pctx *c) {
     }
     if (e.kind == SCN_EXPECT_LIVENESS && !liveness_bound(c, &e.value)) return false;
     if (e.kind == SCN_EXPECT_BACKPRESSURE && !expect_task(c, &e)) return false;
+    if (is(k, "checkpoint") && !expect_ckpt_time(c, &e)) return false;
     if (compares(e.kind)) {
         const tok *op = next(c, "a comparison (==, >=, <=, >, <)");
         if (op == NULL) return false;
@@ -2252,9 +2285,9 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
                                          "output duplicates", "failovers", "unaligned", "liveness", "fenced",
                                          "duration", "relocated", "backpressure", "checkpointed-bytes",
                                          "restarted-tasks", "records-read", "late-records", "windows-fired",
-                                         "late-firings", "rescaled", "output lost" };
+                                         "late-firings", "rescaled", "output lost", "checkpoint", "checkpoint" };
     static const char *const ops[] = { "", "==", ">=", "<=", ">", "<" };
-    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_OUTPUT_LOST);
+    SIM_ASSERT(e->kind >= SCN_EXPECT_FINISHED && e->kind <= SCN_EXPECT_CKPT_COMPLETED);
     if (e->kind == SCN_EXPECT_LIVENESS) {         /* in human units, exact: the reader takes it back */
         wbuf b = { .s = buf, .n = size_bytes };
         buf[0] = '\0';
@@ -2266,6 +2299,9 @@ const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes) {
         if (e->kind == SCN_EXPECT_BACKPRESSURE) put(&b, "backpressure %s %s ", e->task, ops[e->cmp]);
         else put(&b, "duration %s ", ops[e->cmp]);
         put_duration(&b, e->value);
+    } else if (e->kind == SCN_EXPECT_CKPT_TRIGGERED || e->kind == SCN_EXPECT_CKPT_COMPLETED) {   /* as written */
+        snprintf(buf, size_bytes, "checkpoint %llu %s at %s", (unsigned long long)e->ckpt,
+                 e->kind == SCN_EXPECT_CKPT_TRIGGERED ? "triggered" : "completed", e->task);
     } else if (compares(e->kind)) {
         snprintf(buf, size_bytes, "%s %s %llu", names[e->kind], ops[e->cmp], (unsigned long long)e->value);
     } else {
@@ -2554,7 +2590,7 @@ void scn_write(const scn *s, FILE *f) {
         fprintf(f, "%s\n", text);
     }
     for (uint32_t i = 0; i < s->expects_count; i++) {
-        char text[64];
+        char text[96];
         fprintf(f, "expect %s\n", scn_expect_text(&s->expects[i], text, sizeof text));
     }
 }

@@ -113,6 +113,8 @@ typedef enum scn_expect_kind {
     SCN_EXPECT_LATE_FIRINGS,          /* window firings on records within the allowed lateness, compared */
     SCN_EXPECT_RESCALED,              /* deployments that changed a vertex's parallelism, compared */
     SCN_EXPECT_OUTPUT_LOST,           /* some record visible fewer times than the input says */
+    SCN_EXPECT_CKPT_TRIGGERED,        /* checkpoint `ckpt` was triggered at `value` (ns), to the precision written */
+    SCN_EXPECT_CKPT_COMPLETED,        /* checkpoint `ckpt` completed at `value` (ns), to the precision written */
 } scn_expect_kind;
 
 typedef enum scn_cmp { SCN_EQ = 1, SCN_GE, SCN_LE, SCN_GT, SCN_LT } scn_cmp;
@@ -123,7 +125,9 @@ typedef struct scn_expect {
     uint64_t        value;
     uint32_t        line;
     uint32_t        vertex, subtask;  /* backpressure: the task */
-    char            task[40];         /* and its name, as written */
+    char            task[40];         /* and its name, as written; a checkpoint's time: the time as written */
+    uint64_t        ckpt;             /* a checkpoint's time: the checkpoint */
+    sim_time_ns     res_ns;           /* and the precision written: the last digit's worth (15.2ms: 100us) */
 } scn_expect;
 
 /* Settings a random fault profile draws too (statement `vary`), so a

@@ -131,6 +131,21 @@ lacks "run: no fencing line when nothing was fenced" "fencing:" "$absim" run sce
 sed 's/^expect restarts == 1$/expect restarts == 0/' scenarios/faults/crash-machine.scn > "$bad"
 check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expectation failed: restarts == 0 (got 1)" \
     "$absim" run "$bad"
+# A checkpoint's time holds to the precision it is written with: p1's
+# first checkpoint was triggered at 15.200 ms.
+printf 'expect checkpoint 1 triggered at 15.2ms\nexpect checkpoint 1 triggered at 15.20ms\n' |
+    cat scenarios/teach/p1-periodic-trigger.scn - > "$bad"
+check "run: expect checkpoint N triggered at T holds when the time rounds to T as written" 0 \
+    "expect checkpoint 1 triggered at 15.20ms: held" "$absim" run "$bad"
+printf 'expect checkpoint 1 triggered at 15.3ms\n' | cat scenarios/teach/p1-periodic-trigger.scn - > "$bad"
+check "run: ... and fails, with the time the run had, when it does not" 1 \
+    "expectation failed: checkpoint 1 triggered at 15.3ms (got triggered at 15.200ms)" "$absim" run "$bad"
+printf 'expect checkpoint 14 completed at 1ms\n' | cat scenarios/teach/p1-periodic-trigger.scn - > "$bad"
+check "run: ... and says so of a checkpoint never triggered" 1 \
+    "expectation failed: checkpoint 14 completed at 1ms (got checkpoint 14 was never triggered)" "$absim" run "$bad"
+printf 'expect checkpoint 3 completed at 1ms\n' | cat scenarios/teach/p9-recovery.scn - > "$bad"
+check "run: ... and of one that did not complete" 1 \
+    "expectation failed: checkpoint 3 completed at 1ms (got checkpoint 3 did not complete (job-failed))" "$absim" run "$bad"
 # The memory guard counts the whole run: this pipeline alone fits in 16 GiB
 # (15.6), with the invariant checkers it does not (16.7). Behind a
 # rebalance edge each of the 8 keyed tasks is sized for every key.

@@ -690,6 +690,40 @@ static void test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_wri
     assert_string_equal(parse(JOB "expect backpressure agg[0] >= 5\n"), "t.scn:6:31: '5' needs a unit (duration)");
 }
 
+/* `expect checkpoint N triggered|completed at T`: the time and the
+ * precision it is written with (the last digit's worth), written back as
+ * written, and its mistakes placed. */
+static void test_scn_expect_checkpoint_time_keeps_the_precision_written(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "expect checkpoint 1 triggered at 15.2ms\nexpect checkpoint 13 completed at 206.50ms\n"
+                                  "expect checkpoint 2 triggered at 31ms\nexpect checkpoint 3 completed at 1.5s\n"), "ok");
+    assert_int_equal(s_.expects[0].kind, SCN_EXPECT_CKPT_TRIGGERED);
+    assert_int_equal(s_.expects[0].ckpt, 1);
+    assert_int_equal(s_.expects[0].value, 15200 * SIM_NS_PER_US);
+    assert_int_equal(s_.expects[0].res_ns, 100 * SIM_NS_PER_US);
+    assert_int_equal(s_.expects[1].kind, SCN_EXPECT_CKPT_COMPLETED);
+    assert_int_equal(s_.expects[1].res_ns, 10 * SIM_NS_PER_US);
+    assert_int_equal(s_.expects[2].res_ns, SIM_NS_PER_MS);
+    assert_int_equal(s_.expects[3].value, 1500 * SIM_NS_PER_MS);
+    assert_int_equal(s_.expects[3].res_ns, 100 * SIM_NS_PER_MS);
+    char text[96];
+    assert_string_equal(scn_expect_text(&s_.expects[1], text, sizeof text), "checkpoint 13 completed at 206.50ms");
+    char *out = written(&s_);
+    assert_non_null(strstr(out, "expect checkpoint 1 triggered at 15.2ms\n"));
+    assert_non_null(strstr(out, "expect checkpoint 13 completed at 206.50ms\n"));
+    assert_string_equal(parse(out), "ok");
+    assert_int_equal(s_.expects[1].res_ns, 10 * SIM_NS_PER_US);
+    free(out);
+    assert_string_equal(parse(JOB "expect checkpoint 0 triggered at 1ms\n"), "t.scn:6:19: 0 is out of range [1, 4294967295]");
+    assert_string_equal(parse(JOB "expect checkpoint 1 trigered at 1ms\n"),
+                        "t.scn:6:21: unknown checkpoint event 'trigered' (did you mean 'triggered'?)");
+    assert_string_equal(parse(JOB "expect checkpoint 1 completed 1ms\n"),
+                        "t.scn:6:31: expected 'at' before the time, found '1ms'");
+    assert_string_equal(parse(JOB "expect checkpoint 1 completed at 1\n"), "t.scn:6:34: '1' needs a unit (duration)");
+    assert_string_equal(parse(JOB "expect checkpoint 1 completed at\n"), "t.scn:6:33: expected a time such as 15.2ms");
+    assert_string_equal(parse(JOB "expect checkpoint 1 completed at 2ms 3ms\n"), "t.scn:6:38: unexpected '3ms'");
+}
+
 /* `expect liveness D` sets the I6 bound: read exactly, written back in
  * human units, at most once, above 0, and its mistakes placed. */
 static void test_scn_expect_liveness_sets_the_bound_and_reports_mistakes(void **state) {
@@ -1761,6 +1795,7 @@ int main(void) {
         cmocka_unit_test(test_scn_random_faults_are_optional),
         cmocka_unit_test(test_scn_every_shipped_scenario_fault_fires),
         cmocka_unit_test(test_scn_load_reports_missing_files),
+        cmocka_unit_test(test_scn_expect_checkpoint_time_keeps_the_precision_written),
         cmocka_unit_test(test_scn_max_parallelism_is_read_written_back_and_bounds_the_parallelism),
         cmocka_unit_test(test_scn_rescales_go_into_the_schedule_in_time_order_and_read_back),
         cmocka_unit_test(test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be),
