@@ -34,10 +34,6 @@ static void emit_line(line *l, void (*emit)(void *ctx, const char *text), void *
     l->text[0] = '\0';
 }
 
-static void task_text(const job *j, uint32_t t, char *buf, size_t n) {
-    snprintf(buf, n, "%s[%u]", j->vertices[j->tasks[t].vertex].name, j->tasks[t].subtask);
-}
-
 /* "p0 3520, p1 3456, ...: 13768 records before them" */
 static void offsets_text(const pipeline *p, const uint64_t *off, line *l) {
     const broker *b = pipe_broker(p);
@@ -67,7 +63,7 @@ static void task_line(const pipeline *p, rpt_holds *h, sim_time_ns at_ns, uint32
     const job_vertex *v = &j->vertices[j->tasks[t].vertex];
     const rpt_task_holds *x = rpt_holds_task(h, t);
     char name[64];
-    task_text(j, t, name, sizeof name);
+    svg_task_name(p, t, name, sizeof name);
     if (x->gone) {
         add(l, "%s a file of its chain is gone", name);
         return;
@@ -101,13 +97,13 @@ static void channels_text(const pipeline *p, const rpt_holds *h, bool detail, li
     for (uint32_t t = 0; t < j->tasks_count; t++) {   /* task order; within a task, its inputs' order */
         uint64_t mine = 0;
         char to[64], from[64];
-        task_text(j, t, to, sizeof to);
+        svg_task_name(p, t, to, sizeof to);
         for (uint32_t i = 0; i < j->tasks[t].in_count; i++) {
             uint32_t c = j->in_chan[j->tasks[t].in_first + i];
             uint64_t k = rpt_holds_chan(h, c);
             mine += k;
             if (!detail || k == 0) continue;
-            task_text(j, j->chans[c].producer, from, sizeof from);
+            svg_task_name(p, j->chans[c].producer, from, sizeof from);
             add(l, "%s %s -> %s %" PRIu64, first ? "" : ",", from, to, k);
             first = false;
         }

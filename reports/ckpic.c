@@ -167,11 +167,26 @@ static void end_lines(const pic *P, uint32_t t, lines *l) {
     }
 }
 
+/* What the completed checkpoint holds of the task, as the store had it
+ * at the completion: its keyed state, and the in-flight records of its
+ * inputs it would restore. */
+static void held_lines(const pic *P, uint32_t t, lines *l) {
+    const rpt_task_step *s = &P->c->tasks[t];
+    if (!P->c->held) return;
+    const job_vertex *v = &P->j->vertices[P->j->tasks[t].vertex];
+    const char *unit = v->kind == JOB_WINDOW ? "window entries" : v->kind == JOB_KEYED_JOIN ? "key entries" : "keys";
+    if (s->held_gone) add(l, L_BAD, "holds: a file of its chain is gone");
+    else if (s->held_files > 0) add(l, L_PLAIN, "holds %u %s, %" PRIu64 " records, %u file%s", s->held_entries, unit,
+                                    s->held_records, s->held_files, s->held_files == 1 ? "" : "s");
+    if (s->held_inflight > 0) add(l, L_PLAIN, "holds %" PRIu64 " in-flight records to restore", s->held_inflight);
+}
+
 static void task_lines(const pic *P, uint32_t t, lines *l) {
     l->n = 0;
     head_lines(P, t, l);
     snap_lines(P, t, l);
     end_lines(P, t, l);
+    held_lines(P, t, l);
 }
 
 /* ---- layout -------------------------------------------------------------- */
@@ -319,6 +334,16 @@ static void coord_box(const pic *P) {
     add(&l, L_PLAIN, "acks counted: %u of %u tasks", counted, P->j->tasks_count);
     if (finished > 0) add(&l, L_PLAIN, "acknowledged for %u finished", finished);
     if (dropped + lost > 0) add(&l, L_BAD, "acks dropped: %u, lost: %u", dropped, lost);
+    if (c->held) {                                /* S_n, the cut at the sources */
+        char off[LINE_CHARS + 4];
+        int used = 0;
+        for (uint32_t i = 0; i < c->held_parts && i < RPT_HELD_PARTS && used >= 0 && used < (int)sizeof off; i++) {
+            used += snprintf(off + used, sizeof off - (size_t)used, "%sp%u %" PRIu64, i ? ", " : "", i, c->held_offsets[i]);
+        }
+        add(&l, L_PLAIN, "holds S_%" PRIu64 ", the sources' offsets:", c->id);
+        add(&l, L_PLAIN, "%s%s", off, c->held_parts > RPT_HELD_PARTS ? ", ..." : "");
+        add(&l, L_PLAIN, "%" PRIu64 " records before them", c->held_before);
+    }
     double y = coord_y(P);
     fprintf(P->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"12\" fill=\"#eef4fb\" stroke=\"#1f77b4\"/>\n",
             MARGIN, y, COORD_W, P->box_h);

@@ -155,6 +155,13 @@ static void node_text(const rpt_recorder *r, const rpt_ckpt *c, uint32_t t, char
         cat(buf, n, s->known_aborted ? "\\nskipped: known aborted" : "\\nno trigger");
     }
     if (s->declined && !s->known_aborted) cat(buf, n, "\\ndeclined");
+    if (c->held && s->held_gone) cat(buf, n, "\\nholds: a file is gone");
+    else if (c->held && s->held_files > 0) {
+        job_kind k = pipe_job(r->p)->vertices[pipe_job(r->p)->tasks[t].vertex].kind;
+        cat(buf, n, "\\nholds %u %s (%" PRIu64 " records)", s->held_entries,
+            k == JOB_WINDOW ? "window entries" : k == JOB_KEYED_JOIN ? "key entries" : "keys", s->held_records);
+    }
+    if (c->held && s->held_inflight > 0) cat(buf, n, "\\nholds %" PRIu64 " in-flight records", s->held_inflight);
 }
 
 static void task_node(const rpt_recorder *r, FILE *f, const rpt_ckpt *c, uint32_t t) {
@@ -231,8 +238,10 @@ static void cluster_label(FILE *f, const rpt_ckpt *c) {
     fprintf(f, "\";\n    color=%s;\n", done && c->end == PIPE_CKPT_COMPLETED ? "darkgreen" : "firebrick");
     fprintf(f, "    c%" PRIu64 "_start [shape=ellipse, label=\"coordinator\\ntriggers %" PRIu64 "\\nt=%.3fms\"];\n", c->id,
             c->id, ms(c->start_ns));
-    fprintf(f, "    c%" PRIu64 "_end [shape=ellipse, label=\"%s\\nt=%.3fms\"];\n", c->id,
+    fprintf(f, "    c%" PRIu64 "_end [shape=ellipse, label=\"%s\\nt=%.3fms", c->id,
             done ? pipe_ckpt_end_name(c->end) : "pending", ms(done ? c->end_ns : c->start_ns));
+    if (c->held) fprintf(f, "\\nholds S_%" PRIu64 ": %" PRIu64 " records\\nbefore the sources' offsets", c->id, c->held_before);
+    fputs("\"];\n", f);
 }
 
 static void cluster(const rpt_recorder *r, FILE *f, const rpt_ckpt *c) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../sim/arena.h"
+#include "svg.h"
 
 struct rpt_holds {
     pipeline       *p;
@@ -104,10 +105,6 @@ uint64_t rpt_holds_chan(const rpt_holds *h, uint32_t chan) {
 
 uint64_t rpt_holds_inflight(const rpt_holds *h) { return h->inflight; }
 
-static void label(const job *j, uint32_t t, char *buf, size_t n) {
-    snprintf(buf, n, "%s[%u]", j->vertices[j->tasks[t].vertex].name, j->tasks[t].subtask);
-}
-
 void rpt_holds_json(const rpt_holds *h, FILE *f) {
     SIM_ASSERT(h->ckpt != 0);
     const job *j = pipe_job(h->p);
@@ -120,7 +117,7 @@ void rpt_holds_json(const rpt_holds *h, FILE *f) {
     for (uint32_t t = 0; t < j->tasks_count; t++) {
         const rpt_task_holds *x = &h->tasks[t];
         if (x->files == 0) continue;
-        label(j, t, who, sizeof who);
+        svg_task_name(h->p, t, who, sizeof who);
         fprintf(f, "%s{\"task\":\"%s\",\"files\":%u", first ? "" : ",", who, x->files);
         if (x->gone) fputs(",\"gone\":true}", f);
         else fprintf(f, ",\"entries\":%u,\"records\":%" PRIu64 "}", x->entries, x->records);
@@ -130,8 +127,8 @@ void rpt_holds_json(const rpt_holds *h, FILE *f) {
     first = true;
     for (uint32_t c = 0; c < j->chans_count; c++) {
         if (h->per_chan[c] == 0) continue;
-        label(j, j->chans[c].producer, from, sizeof from);
-        label(j, j->chans[c].consumer, who, sizeof who);
+        svg_task_name(h->p, j->chans[c].producer, from, sizeof from);
+        svg_task_name(h->p, j->chans[c].consumer, who, sizeof who);
         fprintf(f, "%s{\"from\":\"%s\",\"to\":\"%s\",\"records\":%" PRIu64 "}", first ? "" : ",", from, who,
                 h->per_chan[c]);
         first = false;

@@ -81,7 +81,7 @@ bool rpt_init(rpt_recorder *r, pipeline *p, FILE *trace, bool keep) {
     r->p = p;
     r->trace = trace;
     r->keep = keep;
-    if (trace != NULL && (r->holds = rpt_holds_create(p)) == NULL) return false;
+    if ((trace != NULL || keep) && (r->holds = rpt_holds_create(p)) == NULL) return false;
     if (!keep) return true;
     const job *j = pipe_job(p);
     uint32_t tasks = j->tasks_count;
@@ -275,6 +275,30 @@ static void keep_task_step(rpt_recorder *r, const pipe_event *e) {
     }
 }
 
+/* What a checkpoint that just completed holds, as the store has it. */
+static void keep_held(rpt_recorder *r, rpt_ckpt *c) {
+    if (r->holds == NULL || !rpt_holds_read(r->holds, c->id)) return;
+    const job *j = pipe_job(r->p);
+    const uint64_t *off = rpt_holds_offsets(r->holds);
+    c->held = true;
+    c->held_parts = pipe_broker(r->p)->partitions;
+    c->held_before = 0;
+    for (uint32_t i = 0; i < c->held_parts; i++) {
+        if (i < RPT_HELD_PARTS) c->held_offsets[i] = off[i];
+        c->held_before += off[i];
+    }
+    for (uint32_t t = 0; t < j->tasks_count; t++) {
+        const rpt_task_holds *x = rpt_holds_task(r->holds, t);
+        rpt_task_step *s = &c->tasks[t];
+        s->held_entries = x->entries;
+        s->held_files = x->files;
+        s->held_records = x->records;
+        s->held_gone = x->gone;
+        s->held_inflight = 0;
+        for (uint32_t k = 0; k < j->tasks[t].in_count; k++) s->held_inflight += rpt_holds_chan(r->holds, j->in_chan[j->tasks[t].in_first + k]);
+    }
+}
+
 static void keep_step(rpt_recorder *r, const pipe_event *e) {
     r->last_ns = e->at_ns;
     switch (e->kind) {
@@ -285,6 +309,7 @@ static void keep_step(rpt_recorder *r, const pipe_event *e) {
         if (c == NULL) return;
         c->end_ns = e->at_ns;
         c->end = (pipe_ckpt_end)e->channel;
+        if (e->kind == PIPE_EV_CKPT_COMPLETE) keep_held(r, c);
         return;
     }
     case PIPE_EV_ACK_RECEIVED: keep_ack(r, e); return;

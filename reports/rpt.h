@@ -49,7 +49,8 @@
 #define RPT_CKPTS_MAX      32u
 #define RPT_INCIDENTS_MAX  48u
 #define RPT_INCIDENT_BYTES 192u
-#define RPT_ARRIVALS_CHANS 65536u         /* more channels: no arrival times (the memory would grow with the square of the parallelism) */
+#define RPT_ARRIVALS_CHANS 65536u
+#define RPT_HELD_PARTS     8u             /* a completed checkpoint's offsets kept for its picture */         /* more channels: no arrival times (the memory would grow with the square of the parallelism) */
 
 typedef enum rpt_ack {
     RPT_ACK_NONE = 0,                 /* no acknowledgement sent */
@@ -77,6 +78,12 @@ typedef struct rpt_task_step {
     uint8_t     ack;                  /* rpt_ack */
     uint8_t     why;                  /* RPT_ACK_DROPPED: the pipe_receipt */
     bool        unaligned, timed_out, declined, known_aborted;
+    /* What the completed checkpoint holds of the task, read back from the
+     * store at its completion (reports/holds.h): */
+    uint32_t    held_entries, held_files;   /* its keys (or window, join entries) and its file chain */
+    uint64_t    held_records;         /* records folded into them */
+    uint64_t    held_inflight;        /* in-flight records on its inputs it would restore */
+    bool        held_gone;            /* a file of its chain was gone */
 } rpt_task_step;
 
 /* When a channel's barrier (or cancel marker) reached its consumer, and
@@ -94,6 +101,10 @@ typedef struct rpt_ckpt {
     rpt_task_step *tasks;             /* by task */
     uint64_t      *barriers, *priority, *cancels;   /* bit sets by channel id: delivered to the consumer */
     rpt_arrival   *arrivals;          /* by channel id (NULL: not kept, more than RPT_ARRIVALS_CHANS channels) */
+    bool           held;              /* completed, and what it holds was read back (tasks' held_*, and:) */
+    uint32_t       held_parts;        /* partitions; the first RPT_HELD_PARTS offsets kept */
+    uint64_t       held_offsets[RPT_HELD_PARTS];   /* the sources' offsets by partition: S_n */
+    uint64_t       held_before;       /* records before them all */
 } rpt_ckpt;
 
 typedef struct rpt_incident {
@@ -117,7 +128,7 @@ typedef struct rpt_recorder {
     uint64_t        triggered;        /* the newest checkpoint started */
     sim_time_ns     last_ns;          /* the latest step */
     uint64_t        lines;
-    struct rpt_holds *holds;          /* with a trace: what a completed checkpoint holds, read back */
+    struct rpt_holds *holds;          /* with a trace or pictures: what a completed checkpoint holds, read back */
 } rpt_recorder;
 
 /* false when memory is short. */

@@ -456,7 +456,7 @@ static void head(const layout *L) {
           ".sm{font-size:9px}.dn{font-size:8px;fill:#777}.flbl{font-size:10px;fill:#b22222}\n"
           ".row{stroke:#444;stroke-width:1}.down{stroke:#bbb;stroke-width:1;stroke-dasharray:4 3}\n"
           ".grid{stroke:#eee;stroke-width:1}.gap{fill:#f3f3f3}.axis{stroke:#666;stroke-width:1}\n"
-          ".d{stroke:#9a9a9a;stroke-width:.7}.b{stroke-width:2}.pr{stroke-width:2;stroke-dasharray:6 3}\n"
+          ".cut{fill:none;stroke-width:1.2;stroke-dasharray:8 3 1 3;stroke-opacity:.8}.d{stroke:#9a9a9a;stroke-width:.7}.b{stroke-width:2}.pr{stroke-width:2;stroke-dasharray:6 3}\n"
           ".cx{stroke-width:1.5;stroke-dasharray:2 2}.rpc{stroke-width:1}.tr{stroke-width:1;stroke-dasharray:3 2}\n"
           ".note{stroke-width:.8}.hb{stroke:#cfcfcf;stroke-width:.5}.q{stroke-width:1.5;stroke-dasharray:1 2}\n"
           ".lost{stroke:#d62728;stroke-width:1.3}.lostx{stroke:#d62728;stroke-width:2;fill:none}\n"
@@ -732,6 +732,68 @@ static void snapshots(const layout *L) {
         }
     }
     free(all);
+}
+
+/* ---- the cut of each completed checkpoint --------------------------------- */
+
+#define CUT_RECENT 8u                 /* a task's latest snapshots a cut looks among */
+
+typedef struct cut_mark {
+    uint64_t    ckpt;
+    sim_time_ns at;
+} cut_mark;
+
+/* A completed checkpoint's cut: a line through the point where each task
+ * took its snapshot, the line of the algorithm: what a task did before
+ * its point is in the checkpoint, what it did after is not. Drawn when
+ * every shown task's point is known. */
+static void cut_line(const layout *L, const cut_mark *recent, uint64_t ckpt, sim_time_ns done) {
+    char pts[64];
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < L->r->tasks; t++) {
+        if (!shown(L, t)) continue;
+        const cut_mark *m = NULL;
+        for (uint32_t k = 0; k < CUT_RECENT; k++) {
+            if (recent[t * CUT_RECENT + k].ckpt == ckpt) m = &recent[t * CUT_RECENT + k];
+        }
+        if (m == NULL || !in_window(L, m->at, m->at)) return;   /* a finished task's or one outside: no line */
+        n++;
+    }
+    if (n < 2) return;
+    tipf(L, "the cut of checkpoint %" PRIu64 " (completed at t = %.3fms): each task's point is where it took its "
+         "snapshot; the records it had processed before that point are in the checkpoint, those after are not",
+         ckpt, (double)done / 1e6);
+    fprintf(L->f, "<polyline class=\"cut\" stroke=\"%s\" points=\"", svg_ckpt_colour(ckpt));
+    for (uint32_t t = 0, i = 0; t < L->r->tasks; t++) {
+        if (!shown(L, t)) continue;
+        for (uint32_t k = 0; k < CUT_RECENT; k++) {
+            const cut_mark *m = &recent[t * CUT_RECENT + k];
+            if (m->ckpt != ckpt) continue;
+            snprintf(pts, sizeof pts, "%s%.1f,%.1f", i++ ? " " : "", tx(L, m->at), ty(L, t));
+            fputs(pts, L->f);
+            break;
+        }
+    }
+    fputc('"', L->f);
+    close_el(L, "polyline");
+}
+
+static void cuts(const layout *L) {
+    const svg_recorder *r = L->r;
+    cut_mark *recent = calloc((size_t)r->tasks * CUT_RECENT + 1, sizeof *recent);
+    if (recent == NULL) return;
+    for (uint32_t i = 0; i < r->steps_count; i++) {
+        const pipe_event *e = &r->steps[i].e;
+        if (r->steps[i].fault != SVG_NONE) continue;
+        if (e->kind == PIPE_EV_TRIGGER && e->task != PIPE_NO_TASK) {
+            cut_mark *row = &recent[(size_t)e->task * CUT_RECENT];
+            memmove(row + 1, row, (CUT_RECENT - 1) * sizeof *row);   /* newest first */
+            row[0] = (cut_mark){ .ckpt = e->ckpt, .at = e->at_ns };
+        } else if (e->kind == PIPE_EV_CKPT_COMPLETE && in_window(L, e->at_ns, e->at_ns)) {
+            cut_line(L, recent, e->ckpt, e->at_ns);
+        }
+    }
+    free(recent);
 }
 
 /* ---- messages ---------------------------------------------------------------- */
@@ -1133,6 +1195,7 @@ static void task_mark(const layout *L, const pipe_event *e, double x, double y, 
         else snprintf(what, sizeof what, "attempt %" PRIu64 " starts from the beginning", e->epoch);
         mark_tip(L, e, what);
         dot(L, x, y, 3, e->ok ? "#333333" : "#d62728", i);
+        if (e->ckpt == 0 && e->epoch == 0) break;   /* the job's first start: the dot and its hover text say it */
         mark_tip(L, e, what);
         text(L, x + 3, y - 12, "sm", e->ok ? "#333333" : "#d62728", i, buf);
         break;
@@ -1211,6 +1274,7 @@ static const legend_item legend_items[] = {
     { S_RECT, "gap", NULL, NULL, "break: idle time left out (below: how long)" },
     { S_SQUARES, NULL, NULL, NULL, "sink: transaction committed; red: aborted" },
     { S_TRIANGLE, NULL, NULL, NULL, "window task: its watermark rose, windows fired" },
+    { S_LINE, "cut", "#1f77b4", NULL, "a completed checkpoint's cut: each task's snapshot point" },
 };
 
 static void legend_sample(const layout *L, const legend_item *k, double x, double y) {
@@ -1279,6 +1343,7 @@ void svg_write(const svg_recorder *r, FILE *f, const svg_opts *o, axis *ax) {
     ckpt_lives(&L);
     blocked(&L);
     snapshots(&L);
+    cuts(&L);
     data_msgs(&L);
     rpc_msgs(&L);
     barrier_msgs(&L);

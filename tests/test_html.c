@@ -28,7 +28,7 @@ typedef struct page {
     char    *text;
     size_t   len;
     uint32_t steps;
-    uint64_t triggered;
+    uint64_t triggered, completed;
 } page;
 
 static page write_page(void) {
@@ -48,7 +48,7 @@ static page write_page(void) {
     svg_opts o = { .title = "t" };
     html_page pg = { .title = "job <1>", .summary = "the summary: a < b & c\n", .violations = &v,
                      .violations_count = 1, .violations_all = 1, .rec = &r, .opts = &o, .ckpts = &k };
-    page x = { .steps = r.steps_count, .triggered = k.triggered };
+    page x = { .steps = r.steps_count, .triggered = k.triggered, .completed = pipe_get_stats(p)->completed };
     FILE *f = open_memstream(&x.text, &x.len);
     html_write(f, &pg);
     fclose(f);
@@ -115,6 +115,11 @@ static void test_the_page_has_one_picture_per_checkpoint_the_first_shown_each_wi
     assert_non_null(strstr(a.text, "aligned t="));              /* the agg tasks have two inputs */
     assert_non_null(strstr(a.text, ", counted t="));
     assert_non_null(strstr(a.text, "trigger from the coordinator t="));
+    /* what each completed checkpoint holds: S_n at the coordinator, each keyed task's part (the two aggs) */
+    assert_true(a.completed >= 2);
+    assert_int_equal(count_of(a.text, ">holds S_"), a.completed);
+    assert_int_equal(count_of(a.text, " records before them<"), a.completed);
+    assert_int_equal(count_of(a.text, " keys, "), 2 * a.completed);
     free(a.text);
 }
 

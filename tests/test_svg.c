@@ -201,12 +201,21 @@ static void test_the_picture_is_xml_the_same_bytes_every_time_and_draws_what_hap
     assert_true(count_of(a.svg, "class=\"sync\"") >= 1 && count_of(a.svg, "class=\"async\"") >= 1);
     assert_null(strstr(a.svg, "data-s="));               /* steps are marked for the viewer only */
     static const char *const hover[] = { "b", "d", "rpc", "tr", "note", "lost", "lostx", "blk", "sync", "async", "flt",
-                                         "crash", "down", "life", "gap", "flbl" };
+                                         "crash", "down", "life", "gap", "flbl", "cut" };
     for (uint32_t k = 0; k < sizeof hover / sizeof hover[0]; k++) {   /* every arrow, bar and mark says what it was */
         uint32_t all, bare = without_title(a.svg, hover[k], &all);
         if (bare != 0 || all == 0) fail_msg("class %s: %u of %u elements without hover text", hover[k], bare, all);
     }
     assert_true(count_of(a.svg, "<title>t=") > 20);     /* the protocol steps' marks: when, who, what */
+    uint32_t cuts = 0;                                   /* a completed checkpoint's cut: a point on every task's line */
+    for (const char *c = strstr(a.svg, "<polyline class=\"cut\""); c != NULL; c = strstr(c + 1, "<polyline class=\"cut\"")) {
+        const char *pts = strstr(c, "points=\""), *end = strchr(pts + 8, '"');
+        uint32_t points = 0;
+        for (const char *q = pts; q < end; q++) points += *q == ',';
+        assert_int_equal(points, 7);
+        cuts++;
+    }
+    assert_true(cuts >= 2);
     uint32_t labels, touching = overlapping_labels(a.svg, &labels);
     if (labels < 10 || touching != 0) fail_msg("%u of the %u annotations' boxes meet another's", touching, labels);
     uint32_t breaks = 0;                                 /* one time scale, but for breaks labelled with their length */
