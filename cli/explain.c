@@ -30,7 +30,7 @@ typedef struct sent_ack {
 
 enum told {                                   /* explanations given once */
     TOLD_SOURCE_TRIGGER, TOLD_ALIGNED_TRIGGER, TOLD_UNALIGNED_TRIGGER, TOLD_SYNC_KEYED, TOLD_SYNC_SOURCE,
-    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_WINDOWS, TOLD_COUNT
+    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_ONE_INPUT_TRIGGER, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_WINDOWS, TOLD_COUNT
 };
 
 typedef struct narrator {
@@ -181,28 +181,41 @@ static void on_trigger(narrator *n, const pipe_event *e) {
             if (blocks) snprintf(aligned, sizeof aligned, " (aligned in %.3fms)", d);
             else snprintf(aligned, sizeof aligned, " (the first came %.3fms earlier)", d);
         }
-        const char *why = blocks ? once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream, started the snapshot, "
+        const char *why = !several ? once(n, TOLD_ONE_INPUT_TRIGGER, ": forwarded it downstream and started the "
+                                          "snapshot (one input: nothing to align)")
+                        : blocks ? once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream, started the snapshot, "
                                         "unblocked the inputs")
-                        : several ? once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream and started the snapshot; "
-                                         "no input was blocked, so records that came after the first barriers are in it")
-                        : "";
+                        : once(n, TOLD_ALIGNED_TRIGGER, ": forwarded it downstream and started the snapshot; "
+                               "no input was blocked, so records that came after the first barriers are in it");
         say(n, e->at_ns, e->task, "had barrier %" PRIu64 " from every input%s%s", e->ckpt, aligned, why);
+    }
+    const job_vertex *v = &j->vertices[j->tasks[e->task].vertex];
+    if (v->kind == JOB_SINK && v->sink == JOB_SINK_2PC) {   /* with the snapshot's start (TwoPhaseCommitSinkFunction.snapshotState) */
+        say(n, e->at_ns, e->task, "pre-committed the open transaction for checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_SYNC_2PC, " and opened the next: its records become visible when the checkpoint completes"));
     }
 }
 
 static void on_sync(narrator *n, const pipe_event *e) {
     const job *j = pipe_job(n->p);
     const job_vertex *v = &j->vertices[j->tasks[e->task].vertex];
-    if (v->kind == JOB_KEYED_AGG || v->kind == JOB_KEYED_JOIN) {
+    bool keyed = v->kind == JOB_KEYED_AGG || v->kind == JOB_KEYED_JOIN || v->kind == JOB_WINDOW;
+    const char *what = v->kind == JOB_WINDOW ? "window state (contents and timers)" : "keyed state";
+    if (keyed && !pipe_config(n->p)->state.async) {
+        say(n, e->at_ns, e->task, "marked its %s for checkpoint %" PRIu64 "%s", what, e->ckpt,
+            once(n, TOLD_SYNC_KEYED, " and writes it now; with synchronous snapshots it processes nothing until the "
+                 "write is done"));
+    } else if (keyed) {
+        char why[160];
+        snprintf(why, sizeof why, ": a copy-on-write version of the %s is marked, written in the background while "
+                 "processing goes on", what);
         say(n, e->at_ns, e->task, "took the synchronous part of checkpoint %" PRIu64 "%s", e->ckpt,
-            once(n, TOLD_SYNC_KEYED, ": a copy-on-write version of the keyed state is marked, written in the background "
-                 "while processing goes on"));
+            once(n, TOLD_SYNC_KEYED, why));
     } else if (v->kind == JOB_SOURCE) {
         say(n, e->at_ns, e->task, "took the synchronous part of checkpoint %" PRIu64 "%s", e->ckpt,
             once(n, TOLD_SYNC_SOURCE, " (the offsets; no keyed state)"));
     } else if (v->kind == JOB_SINK && v->sink == JOB_SINK_2PC) {
-        say(n, e->at_ns, e->task, "pre-committed the open transaction for checkpoint %" PRIu64 "%s", e->ckpt,
-            once(n, TOLD_SYNC_2PC, " and opened the next: its records become visible when the checkpoint completes"));
+        say(n, e->at_ns, e->task, "took the synchronous part of checkpoint %" PRIu64, e->ckpt);
     } else {
         say(n, e->at_ns, e->task, "took the synchronous part of checkpoint %" PRIu64 "%s", e->ckpt,
             once(n, TOLD_SYNC_STATELESS, " (stateless: nothing to write)"));
@@ -376,8 +389,9 @@ static void on_align_timeout(narrator *n, const pipe_event *e) {
     }
     const job *j = pipe_job(n->p);
     task_name(n->p, j->chans[e->chan].consumer, to, sizeof to);
-    say(n, e->at_ns, e->task, "still held barrier %" PRIu64 " behind %u queued buffers to %s at the alignment timeout: "
-        "sent it ahead as a priority barrier, the buffers it overtook persisted as channel state", e->ckpt, e->count, to);
+    say(n, e->at_ns, e->task, "still held barrier %" PRIu64 " behind %u queued buffer%s to %s at the alignment timeout: "
+        "sent it ahead as a priority barrier, the buffers it overtook persisted as channel state", e->ckpt, e->count,
+        e->count == 1 ? "" : "s", to);
 }
 
 /* A task's end: end of data on an input, its input ended, it finished
@@ -466,6 +480,11 @@ static void tell(narrator *n, const pipe_event *e) {
     case PIPE_EV_RESCALED: on_rescaled(n, e); break;
     case PIPE_EV_SNAPSHOT_SYNC: on_sync(n, e); break;
     case PIPE_EV_SNAPSHOT_ASYNC:
+        if (!pipe_config(n->p)->state.async) {   /* the write the task waited for */
+            say(n, e->at_ns, e->task, "wrote checkpoint %" PRIu64 "%s and acknowledged it", e->ckpt,
+                once(n, TOLD_ASYNC, " to the state backend (synchronously: it processes again from now)"));
+            break;
+        }
         say(n, e->at_ns, e->task, "wrote checkpoint %" PRIu64 "%s and acknowledged it", e->ckpt,
             once(n, TOLD_ASYNC, "'s asynchronous part to the state backend"));
         break;

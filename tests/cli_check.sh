@@ -839,6 +839,57 @@ check "run --html --dot-checkpoint N: the page's picture is checkpoint N alone" 
     sh -c "\"$absim\" run scenarios/teach/p9-recovery.scn --html \"$pic.p.html\" --dot-checkpoint 4 >/dev/null && echo \$(grep -o 'Checkpoint 4 alone[^.]*\\.' \"$pic.p.html\") \$(grep -c 'class=\"ckpic' \"$pic.p.html\") \$(grep -o 'class=\"ckpic on\" id=\"ck-[0-9]*' \"$pic.p.html\" | sed 's/.*id=\"//')"
 check "run --html: a lost acknowledgement is said lost in its checkpoint's picture" 0 "ack sent t=24.311: LOST, never arrived" \
     sh -c "\"$absim\" run scenarios/teach/p8-complete-and-subsume.scn --html \"$pic.p.html\" >/dev/null && cat \"$pic.p.html\""
+# The teaching files' variants: what a comment says a changed copy of its
+# job does ("set min-pause to 0ms and ..."), run as the comment says. The
+# files' own runs pin their numbers with expect lines (scenario-check).
+tv=$(mktemp)
+variant() {   # variant FILE SED_SCRIPT [EXPECT_LINES]: the variant, its expect lines dropped and the given ones added
+    sed -e '/^expect /d' -e "$2" "scenarios/teach/$1" > "$tv"
+    [ -n "${3:-}" ] && printf '%b' "$3" >> "$tv"
+    "$absim" run "$tv"
+}
+hash_of() { "$absim" run "$1" | sed -n 's/^  trace_hash //p'; }
+same_run() {   # same_run FILE SED_SCRIPT OTHER: the variant is the other file's run, hash for hash
+    sed "$2" "scenarios/teach/$1" > "$tv"
+    a=$(hash_of "$tv"); b=$(hash_of "scenarios/teach/$3")
+    [ -n "$a" ] && [ "$a" = "$b" ] && echo "same trace_hash $a"
+}
+check "teach p1: with min-pause 0 a checkpoint every 10 ms, 20 in all" 0 "20 triggered, 20 completed" \
+    variant p1-periodic-trigger.scn 's/min-pause 15ms/min-pause 0ms/' \
+    'expect checkpoint 1 triggered at 10.3ms\nexpect checkpoint 3 triggered at 30.3ms\nexpect checkpoints == 20\n'
+check "teach p4a: aligned, the keyed state is exact and the plain sink still shows duplicates" 0 "expect output duplicates: held" \
+    variant p4a-at-least-once-duplicates.scn 's/mode at-least-once/mode aligned/' 'expect exactly-once\nexpect output duplicates\n'
+check "teach p4b: a forward chain at least once is the aligned run" 0 "same trace_hash" \
+    same_run p4b-at-least-once-forward-chain.scn 's/mode at-least-once/mode aligned/' p4b-at-least-once-forward-chain.scn
+check "teach p5a: aligned, 12 of 19 complete" 0 "19 triggered, 12 completed, 7 aborted" \
+    variant p5a-unaligned-overtakes-backpressure.scn 's/checkpoint mode unaligned/checkpoint mode aligned/'
+check "teach p5b: a fast sink: agg is the bottleneck, 30 of 56 snapshots unaligned, the sources aligned" 0 "56 task snapshots" \
+    variant p5b-alignment-timeout.scn 's/cost 20us/cost 500ns/' 'expect unaligned == 30\nexpect checkpoints == 7\n'
+check "teach p5c: aligned, 13 of 19 complete, 31.1 ms on average" 0 "duration: mean 31.136ms" \
+    variant p5c-durations-under-backpressure.scn 's/ alignment-timeout 2ms//' 'expect checkpoints == 13\n'
+check "teach p5c: a fast sink, 0.85 ms" 0 "duration: mean 0.853ms" \
+    variant p5c-durations-under-backpressure.scn 's/^vertex out sink parallelism 2 cost 20us/vertex out sink parallelism 2 cost 500ns/'
+check "teach p6: synchronous snapshots hold processing up: the job ends at 334 ms, not 194" 0 "finished at t=334.271ms" \
+    variant p6-async-snapshots.scn 's/^state backend durable async /state backend durable sync /'
+check "teach p7: full snapshots write 34 files and share none" 0 "files: 34 written, 0 references to shared files; 1615744 bytes" \
+    variant p7-incremental.scn 's/^state backend durable async incremental full-every 3/state backend durable async full/'
+check "teach p7: a memory backend refuses incremental" 2 "incremental checkpoints need 'state backend durable'" \
+    variant p7-incremental.scn 's/^state backend durable async incremental full-every 3/state backend memory incremental/'
+check "teach p9: a full failover restarts what the region failover does, one region being the job" 0 "same trace_hash" \
+    same_run p9-recovery.scn 's/^restart fixed-delay attempts 3 delay 50ms$/& failover full/' p9-recovery.scn
+check "teach p9b: with failover full it is p9c" 0 "same trace_hash" \
+    same_run p9b-region-failover.scn 's/ failover region$/ failover full/' p9c-full-failover.scn
+check "teach p11: finished-tasks off loses what the finished tasks held: 9728 of 18000 records visible" 0 "at sinks 25760, visible 9728" \
+    variant p11-final-checkpoint.scn 's/^checkpoint mode aligned interval 10ms timeout 10s$/& finished-tasks off/' 'expect output lost\n'
+check "teach p12: --bug rescale-wrong-range fails I2 as the comment quotes" 1 "agg, key 10: 3 records in the checkpoint, 29 in the prefixes" \
+    "$absim" run scenarios/teach/p12-rescale.scn --bug rescale-wrong-range
+check "teach p13b: aligned, it is p13a" 0 "same trace_hash" \
+    same_run p13b-windows-at-least-once.scn 's/^checkpoint mode at-least-once /checkpoint mode aligned /' p13a-windows-aligned.scn
+check "teach p13b: each result is visible once, 21 too high" 1 "output exactly-once (got 0 of 2000 records lost, 21 duplicated (first a window result: key 75, window 6, firing 0))" \
+    variant p13b-windows-at-least-once.scn 's/^x//' 'expect output exactly-once\n'
+check "teach p13c: a watermark delay of 1 ms drops no record" 0 "0 records dropped as late" \
+    variant p13c-late-records.scn 's/watermark-delay 100us/watermark-delay 1ms/'
+rm -f "$tv"
 rm -f "$pic" "$pic".*
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
 rm -f "$bad" "$bad.xml" "$bad.min.scn" "$bad.x" "$bad.dot" "$bad.trace"
