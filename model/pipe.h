@@ -425,6 +425,8 @@ typedef enum pipe_ev_kind {
                                          JOB_RESTARTED step of the deployment, one step per vertex that changed */
     PIPE_EV_WINDOWS_FIRED,            /* window task: its watermark rose to `word_a` (a win_wm's bits): it fired
                                          `count` windows (their results went downstream) and purged `bytes` */
+    PIPE_EV_WATERMARK,                /* a message step: `task` put a watermark, event time `word_a` ns (a win_wm's
+                                         bits), among the records of its outputs (only for pipe_observe_messages) */
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 

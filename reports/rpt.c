@@ -45,6 +45,7 @@ const char *rpt_step_name(pipe_ev_kind kind) {
     case PIPE_EV_RECV:           return "receive";
     case PIPE_EV_RESCALED:       return "rescaled";
     case PIPE_EV_WINDOWS_FIRED:  return "windows-fired";
+    case PIPE_EV_WATERMARK:      return "watermark";   /* a message step, as SEND */
     case PIPE_EV_KIND_MAX:       break;
     }
     return "?";

@@ -111,6 +111,7 @@ void svg_free(svg_recorder *r) {
     free(r->steps);
     free(r->msgs);
     free(r->gates);
+    free(r->wms);
     free(r->now);
     free(r->in_first);
     free(r->hosts);
@@ -265,12 +266,23 @@ static void on_recv(svg_recorder *r, const pipe_event *e) {
     }
 }
 
+/* A watermark a task sent: a tick on its line, not a step (a source
+ * sends one every watermark interval: the stepper would drown in them). */
+static void on_watermark(svg_recorder *r, const pipe_event *e) {
+    if (!kept(r, e->at_ns) || !grow((void **)&r->wms, &r->wms_cap, r->wms_count + 1, sizeof *r->wms, SVG_MSGS_MAX)) {
+        r->wms_dropped++;
+        return;
+    }
+    r->wms[r->wms_count++] = (svg_wm){ .at_ns = e->at_ns, .wm = (int64_t)e->word_a, .task = e->task };
+}
+
 void svg_observe(void *ctx, const pipe_event *e) {
     svg_recorder *r = ctx;
     switch (e->kind) {
     case PIPE_EV_SEND: on_send(r, e); break;
     case PIPE_EV_RECV: on_recv(r, e); break;
     case PIPE_EV_CONSUME: break;                 /* the buffer's arrow says it */
+    case PIPE_EV_WATERMARK: on_watermark(r, e); break;
     default: on_step(r, e); break;
     }
 }

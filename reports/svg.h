@@ -7,7 +7,8 @@
  * lost messages as arrows ending in a cross; an input's blocked interval
  * shaded, persisted channel state, the snapshot's synchronous and
  * asynchronous parts as bars; faults, crashes, restores and restarts;
- * sink commits, aborted transactions and window firings. Every arrow,
+ * sink commits, aborted transactions, window firings and watermarks sent
+ * (PIPE_EV_WATERMARK, kept apart from the steps). Every arrow,
  * bar and mark carries hover text (<title>); annotations are placed so
  * that none covers another where a line up or down is free.
  *
@@ -98,6 +99,12 @@ typedef struct svg_fault {
     uint8_t    *tasks;                /* by task: 1 when it acts on it (svg_add_fault copies) */
 } svg_fault;
 
+typedef struct svg_wm {              /* a watermark a task sent (PIPE_EV_WATERMARK) */
+    sim_time_ns at_ns;
+    int64_t     wm;                   /* its event time, ns */
+    uint32_t    task;
+} svg_wm;
+
 typedef struct svg_holds_ref {       /* a completion step's content: holds_buf[off .. off + len) */
     uint32_t step;
     size_t   off, len;
@@ -114,6 +121,9 @@ typedef struct svg_recorder {
     uint64_t        msgs_dropped;
     svg_gate       *gates;
     uint32_t        gates_count, gates_cap;
+    svg_wm         *wms;              /* watermarks sent, up to SVG_MSGS_MAX (the rest dropped, counted) */
+    uint32_t        wms_count, wms_cap;
+    uint64_t        wms_dropped;
     pipe_input_view *now;             /* by input (in_first[task] + input): as last seen */
     uint32_t       *in_first;         /* by task, and one past the last */
     uint32_t       *hosts;            /* by task: bit m, it was deployed to machine m (slots move tasks) */

@@ -456,7 +456,7 @@ static void head(const layout *L) {
           ".sm{font-size:9px}.dn{font-size:8px;fill:#777}.flbl{font-size:10px;fill:#b22222}\n"
           ".row{stroke:#444;stroke-width:1}.down{stroke:#bbb;stroke-width:1;stroke-dasharray:4 3}\n"
           ".grid{stroke:#eee;stroke-width:1}.gap{fill:#f3f3f3}.axis{stroke:#666;stroke-width:1}\n"
-          ".cut{fill:none;stroke-width:1.2;stroke-dasharray:8 3 1 3;stroke-opacity:.8}.d{stroke:#9a9a9a;stroke-width:.7}.b{stroke-width:2}.pr{stroke-width:2;stroke-dasharray:6 3}\n"
+          ".wm{stroke:#555555;stroke-width:1.2}.cut{fill:none;stroke-width:1.2;stroke-dasharray:8 3 1 3;stroke-opacity:.8}.d{stroke:#9a9a9a;stroke-width:.7}.b{stroke-width:2}.pr{stroke-width:2;stroke-dasharray:6 3}\n"
           ".cx{stroke-width:1.5;stroke-dasharray:2 2}.rpc{stroke-width:1}.tr{stroke-width:1;stroke-dasharray:3 2}\n"
           ".note{stroke-width:.8}.hb{stroke:#cfcfcf;stroke-width:.5}.q{stroke-width:1.5;stroke-dasharray:1 2}\n"
           ".lost{stroke:#d62728;stroke-width:1.3}.lostx{stroke:#d62728;stroke-width:2;fill:none}\n"
@@ -732,6 +732,33 @@ static void snapshots(const layout *L) {
         }
     }
     free(all);
+}
+
+/* ---- watermarks ------------------------------------------------------------- */
+
+/* A tick under a task's line where it sent a watermark among its records
+ * (one every watermark interval at a source: a tick within 8 px of the
+ * last one drawn on the line is left out, the next one's hover text has
+ * the watermark then). */
+static void watermarks(const layout *L) {
+    const svg_recorder *r = L->r;
+    double *last = malloc(((size_t)r->tasks + 1) * sizeof *last);
+    if (last == NULL) return;
+    for (uint32_t t = 0; t < r->tasks; t++) last[t] = -1e9;
+    for (uint32_t i = 0; i < r->wms_count; i++) {
+        const svg_wm *w = &r->wms[i];
+        if (!shown(L, w->task) || !in_window(L, w->at_ns, w->at_ns)) continue;
+        double x = tx(L, w->at_ns), y = ty(L, w->task);
+        if (x - last[w->task] < 8) continue;
+        last[w->task] = x;
+        char who[64];
+        svg_task_name(r->p, w->task, who, sizeof who);
+        if (w->wm == INT64_MAX) tipf(L, "t=%.3fms, %s: sent the final watermark (its input ended) on its outputs", (double)w->at_ns / 1e6, who);
+        else tipf(L, "t=%.3fms, %s: sent watermark %.3fms (event time) among its records, on its outputs",
+                  (double)w->at_ns / 1e6, who, (double)w->wm / 1e6);
+        line(L, x, y + 3, x, y + 10, "wm", NULL, NULL, SVG_NONE);
+    }
+    free(last);
 }
 
 /* ---- the cut of each completed checkpoint --------------------------------- */
@@ -1246,7 +1273,7 @@ static void marks(layout *L) {
 
 /* ---- legend and notes ---------------------------------------------------- */
 
-typedef enum sample { S_LINE, S_LOST, S_RECT, S_BARS, S_DIAMOND, S_CROSS, S_SQUARES, S_TRIANGLE } sample;
+typedef enum sample { S_LINE, S_LOST, S_RECT, S_BARS, S_DIAMOND, S_CROSS, S_SQUARES, S_TRIANGLE, S_TICK } sample;
 
 typedef struct legend_item {
     sample      kind;
@@ -1275,6 +1302,7 @@ static const legend_item legend_items[] = {
     { S_SQUARES, NULL, NULL, NULL, "sink: transaction committed; red: aborted" },
     { S_TRIANGLE, NULL, NULL, NULL, "window task: its watermark rose, windows fired" },
     { S_LINE, "cut", "#1f77b4", NULL, "a completed checkpoint's cut: each task's snapshot point" },
+    { S_TICK, "wm", NULL, NULL, "watermark sent among the records (event time jobs)" },
 };
 
 static void legend_sample(const layout *L, const legend_item *k, double x, double y) {
@@ -1297,6 +1325,10 @@ static void legend_sample(const layout *L, const legend_item *k, double x, doubl
     case S_SQUARES:
         rect(L, x + 8, y - 2.5, 5, 5, "row", "#2ca02c", SVG_NONE);
         rect(L, x + 22, y - 2.5, 5, 5, "row", "#d62728", SVG_NONE);
+        break;
+    case S_TICK:
+        line(L, x, y, x + 34, y, "row", NULL, NULL, SVG_NONE);
+        for (double d = 6; d < 34; d += 9) line(L, x + d, y + 2, x + d, y + 9, "wm", NULL, NULL, SVG_NONE);
         break;
     case S_TRIANGLE:
         fprintf(L->f, "<path d=\"M%.1f %.1fl3.5 -7l3.5 7z\" fill=\"#ffffff\" stroke=\"#333333\"/>\n", x + 13.5, y + 3.5);
@@ -1344,6 +1376,7 @@ void svg_write(const svg_recorder *r, FILE *f, const svg_opts *o, axis *ax) {
     blocked(&L);
     snapshots(&L);
     cuts(&L);
+    watermarks(&L);
     data_msgs(&L);
     rpc_msgs(&L);
     barrier_msgs(&L);

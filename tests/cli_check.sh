@@ -794,6 +794,11 @@ check "run --svg --from --to: the window asked for, in the scenario's units" 0 "
 check "run --svg --tasks: only the tasks asked for get a line" 0 ">agg[1]</text>" \
     sh -c "\"$absim\" run $p3 --svg \"$pic.t.svg\" --tasks 'agg,out[0]' >/dev/null && cat \"$pic.t.svg\""
 lacks "run --svg --tasks: ... and the others none" ">map[0]</text>" cat "$pic.t.svg"
+check "run --svg: an event-time job's watermarks are ticks on the sending tasks' lines, each saying its event time" 0 \
+    "source[1]: sent watermark 50.000ms (event time) among its records, on its outputs" \
+    sh -c "\"$absim\" run scenarios/teach/p13a-windows-aligned.scn --svg \"$pic.wm.svg\" >/dev/null && xmllint --noout \"$pic.wm.svg\" && cat \"$pic.wm.svg\""
+check "run --svg: ... and drawing them changes nothing in the run" 0 "trace_hash f41d1c5fc52160dd" \
+    "$absim" run scenarios/teach/p13a-windows-aligned.scn --svg "$pic.wm.svg"
 check "run --svg: a bad --from is bad input, said as the scenario reader says it" 2 \
     "absim run: --from 10mss: unknown unit 'mss' (did you mean 'ms'?)" "$absim" run $p3 --svg "$pic.x.svg" --from 10mss
 check "run --svg: --to needs a unit" 2 "--to 20: '20' needs a unit (duration)" "$absim" run $p3 --svg "$pic.x.svg" --to 20

@@ -64,6 +64,7 @@ void evt_send(tm_side *tm, rt_task *t, win_wm wm) {
         if (!task_out_chan(tm, t, i)->off) task_emit_to(tm, t, i, &r);
     }
     tm->w->stats.watermarks++;
+    tm_note_watermark(tm, t, wm);
 }
 
 /* The source's watermark over its splits: false when no split holds it

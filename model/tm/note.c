@@ -87,6 +87,13 @@ void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, c
     world_note_msg(tm->w, &e);
 }
 
+void tm_note_watermark(tm_side *tm, const rt_task *t, int64_t wm) {
+    if (!world_msgs(tm->w)) return;
+    pipe_event e = { .kind = PIPE_EV_WATERMARK, .task = t->id, .epoch = t->epoch, .chan = PIPE_NO_CHAN,
+                     .word_a = (uint64_t)wm };
+    world_note_msg(tm->w, &e);
+}
+
 void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev) {
     if (ev->kind != SIM_EV_MSG || ev->aux == SIM_NO_LINK || ev->msg.type == MSG_CREDIT) return;
     bool data = ev->msg.type == MSG_DATA || ev->msg.type == MSG_PRIORITY;

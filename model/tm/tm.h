@@ -415,6 +415,7 @@ void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t cha
 void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, const sim_msg *m, bool ok,
                   const rt_chan *c, const chan_buf *b);
 void tm_note_recv(tm_side *tm, const rt_task *t, const sim_event *ev);
+void tm_note_watermark(tm_side *tm, const rt_task *t, int64_t wm);   /* for pictures: a watermark sent */
 
 /* Task t's output i and input i: without slots a connection is its job
  * channel; with them, the one between this instance and the host the
