@@ -178,6 +178,7 @@ static void held_lines(const pic *P, uint32_t t, lines *l) {
     if (s->held_gone) add(l, L_BAD, "holds: a file of its chain is gone");
     else if (s->held_files > 0) add(l, L_PLAIN, "holds %u %s, %" PRIu64 " records, %u file%s", s->held_entries, unit,
                                     s->held_records, s->held_files, s->held_files == 1 ? "" : "s");
+    if (!s->held_gone && s->held_files > 0 && v->kind == JOB_WINDOW) add(l, L_PLAIN, "and %u timers set", s->held_timers);
     if (s->held_inflight > 0) add(l, L_PLAIN, "holds %" PRIu64 " in-flight records to restore", s->held_inflight);
 }
 

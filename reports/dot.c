@@ -160,6 +160,7 @@ static void node_text(const rpt_recorder *r, const rpt_ckpt *c, uint32_t t, char
         job_kind k = pipe_job(r->p)->vertices[pipe_job(r->p)->tasks[t].vertex].kind;
         cat(buf, n, "\\nholds %u %s (%" PRIu64 " records)", s->held_entries,
             k == JOB_WINDOW ? "window entries" : k == JOB_KEYED_JOIN ? "key entries" : "keys", s->held_records);
+        if (k == JOB_WINDOW) cat(buf, n, "\\nand %u timers set", s->held_timers);
     }
     if (c->held && s->held_inflight > 0) cat(buf, n, "\\nholds %" PRIu64 " in-flight records", s->held_inflight);
 }

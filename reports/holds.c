@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/flow/window.h"
 #include "../sim/arena.h"
 #include "svg.h"
 
@@ -65,8 +66,18 @@ static void read_task(rpt_holds *h, uint32_t t) {
     uint32_t pos = 0;
     uint64_t key;
     kagg a;
-    x->entries = h->scratch.count;
-    while (kstate_next(&h->scratch, &pos, &key, &a)) x->records += a.count;
+    if (pipe_job(h->p)->vertices[pipe_job(h->p)->tasks[t].vertex].kind != JOB_WINDOW) {
+        x->entries = h->scratch.count;
+        while (kstate_next(&h->scratch, &pos, &key, &a)) x->records += a.count;
+        return;
+    }
+    while (kstate_next(&h->scratch, &pos, &key, &a)) {   /* a purged window's entries are zero: absent */
+        switch (win_key_tag(key)) {
+        case WIN_CONTENTS: x->entries += a.count > 0; x->records += a.count; break;
+        case WIN_TIMER:    x->timers += a.fingerprint != 0; break;
+        case WIN_LATE:     x->late += a.count; break;
+        }
+    }
 }
 
 bool rpt_holds_read(rpt_holds *h, uint64_t ckpt) {
@@ -120,6 +131,9 @@ void rpt_holds_json(const rpt_holds *h, FILE *f) {
         svg_task_name(h->p, t, who, sizeof who);
         fprintf(f, "%s{\"task\":\"%s\",\"files\":%u", first ? "" : ",", who, x->files);
         if (x->gone) fputs(",\"gone\":true}", f);
+        else if (j->vertices[j->tasks[t].vertex].kind == JOB_WINDOW)
+            fprintf(f, ",\"entries\":%u,\"records\":%" PRIu64 ",\"timers\":%u,\"late\":%" PRIu64 "}", x->entries, x->records,
+                    x->timers, x->late);
         else fprintf(f, ",\"entries\":%u,\"records\":%" PRIu64 "}", x->entries, x->records);
         first = false;
     }

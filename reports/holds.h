@@ -24,8 +24,11 @@
 typedef struct rpt_task_holds {
     uint32_t files;                   /* its chain's length; 0: the checkpoint holds no state of the task */
     bool     gone;                    /* a file of the chain was deleted: the rest is unknown */
-    uint32_t entries;                 /* keys (a window's: key and window; a join's: key and input) */
+    uint32_t entries;                 /* keys (a window task's: its windows' contents, a key and window each, the
+                                         purged left out; a join's: key and input) */
     uint64_t records;                 /* records folded into them (the aggregates' counts) */
+    uint32_t timers;                  /* a window task: its windows' timers still set (model/flow/window.h) */
+    uint64_t late;                    /* a window task: (record, window) pairs dropped as late, kept per key */
 } rpt_task_holds;
 
 typedef struct rpt_holds rpt_holds;

@@ -140,7 +140,9 @@ const char html_script[] =
     "    if (!k) return '-';\n"
     "    k.h.state.forEach(function (x) {\n"
     "      if (x.task !== name) return;\n"
-    "      out.push(x.gone ? 'a file is gone' : x.entries + ' keys (' + x.records + ' records), ' + x.files + ' file' + (x.files === 1 ? '' : 's'));\n"
+    "      out.push(x.gone ? 'a file is gone' : x.timers !== undefined ?\n"   /* a window task */
+    "        x.entries + ' window entries (' + x.records + ' records), ' + x.timers + ' timers' + (x.late ? ', ' + x.late + ' late records' : '') + ', ' + x.files + ' file' + (x.files === 1 ? '' : 's') :\n"
+    "        x.entries + ' keys (' + x.records + ' records), ' + x.files + ' file' + (x.files === 1 ? '' : 's'));\n"
     "    });\n"
     "    var inflight = 0;\n"
     "    k.h.channel_state.forEach(function (x) { if (x.to === name) inflight += x.records; });\n"

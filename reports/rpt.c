@@ -295,6 +295,7 @@ static void keep_held(rpt_recorder *r, rpt_ckpt *c) {
         s->held_files = x->files;
         s->held_records = x->records;
         s->held_gone = x->gone;
+        s->held_timers = x->timers;
         s->held_inflight = 0;
         for (uint32_t k = 0; k < j->tasks[t].in_count; k++) s->held_inflight += rpt_holds_chan(r->holds, j->in_chan[j->tasks[t].in_first + k]);
     }

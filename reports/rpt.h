@@ -83,6 +83,7 @@ typedef struct rpt_task_step {
     uint32_t    held_entries, held_files;   /* its keys (or window, join entries) and its file chain */
     uint64_t    held_records;         /* records folded into them */
     uint64_t    held_inflight;        /* in-flight records on its inputs it would restore */
+    uint32_t    held_timers;          /* a window task: its windows' timers still set */
     bool        held_gone;            /* a file of its chain was gone */
 } rpt_task_step;
 

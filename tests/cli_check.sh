@@ -794,6 +794,9 @@ check "run --svg --from --to: the window asked for, in the scenario's units" 0 "
 check "run --svg --tasks: only the tasks asked for get a line" 0 ">agg[1]</text>" \
     sh -c "\"$absim\" run $p3 --svg \"$pic.t.svg\" --tasks 'agg,out[0]' >/dev/null && cat \"$pic.t.svg\""
 lacks "run --svg --tasks: ... and the others none" ">map[0]</text>" cat "$pic.t.svg"
+check "explain --checkpoint: a window task's part is its windows' contents and its timers, apart" 0 \
+    "win[0] 50 window entries (569 records), 50 timers set; key groups 0-63 of 128, 1 file in its chain" \
+    "$absim" explain scenarios/teach/p13a-windows-aligned.scn --checkpoint 3
 check "run --svg: an event-time job's watermarks are ticks on the sending tasks' lines, each saying its event time" 0 \
     "source[1]: sent watermark 50.000ms (event time) among its records, on its outputs" \
     sh -c "\"$absim\" run scenarios/teach/p13a-windows-aligned.scn --svg \"$pic.wm.svg\" >/dev/null && xmllint --noout \"$pic.wm.svg\" && cat \"$pic.wm.svg\""
