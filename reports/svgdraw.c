@@ -1127,12 +1127,27 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
     }
 }
 
+static bool two_phase(const layout *L, uint32_t task) {
+    const job *j = pipe_job(L->r->p);
+    const job_vertex *v = &j->vertices[j->tasks[task].vertex];
+    return v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+}
+
 /* A task's snapshot steps: trigger, channel state, decline, drop, failed write. */
 static bool snap_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i) {
     char buf[96], what[200];
     const char *colour = svg_ckpt_colour(e->ckpt);
     switch (e->kind) {
     case PIPE_EV_TRIGGER:
+        if (two_phase(L, e->task)) {              /* TwoPhaseCommitSinkFunction.snapshotState pre-commits */
+            snprintf(what, sizeof what, "pre-commits its open transaction for checkpoint %" PRIu64 " and opens the next: "
+                     "committed when the checkpoint completes", e->ckpt);
+            mark_tip(L, e, what);
+            fprintf(L->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"5\" height=\"5\" fill=\"#ffffff\" stroke=\"#2ca02c\"",
+                    x - 2.5, y + 5);
+            sattr(L, i);
+            close_el(L, "rect");
+        }
         snprintf(what, sizeof what, "takes its snapshot of checkpoint %" PRIu64 "%s", e->ckpt,
                  e->channel ? " (unaligned: its in-flight data goes into the snapshot)" : "");
         mark_tip(L, e, what);
@@ -1299,7 +1314,7 @@ static const legend_item legend_items[] = {
     { S_RECT, "flt", NULL, NULL, "fault window (its line above)" },
     { S_CROSS, NULL, "#d62728", NULL, "crash; the line dashed while down" },
     { S_RECT, "gap", NULL, NULL, "break: idle time left out (below: how long)" },
-    { S_SQUARES, NULL, NULL, NULL, "sink: transaction committed; red: aborted" },
+    { S_SQUARES, NULL, NULL, NULL, "sink's transaction: pre-committed (hollow), committed, aborted (red)" },
     { S_TRIANGLE, NULL, NULL, NULL, "window task: its watermark rose, windows fired" },
     { S_LINE, "cut", "#1f77b4", NULL, "a completed checkpoint's cut: each task's snapshot point" },
     { S_TICK, "wm", NULL, NULL, "watermark sent among the records (event time jobs)" },
@@ -1323,8 +1338,9 @@ static void legend_sample(const layout *L, const legend_item *k, double x, doubl
         line(L, x + 22, y, x + 40, y, "down", NULL, NULL, SVG_NONE);
         break;
     case S_SQUARES:
-        rect(L, x + 8, y - 2.5, 5, 5, "row", "#2ca02c", SVG_NONE);
-        rect(L, x + 22, y - 2.5, 5, 5, "row", "#d62728", SVG_NONE);
+        fprintf(L->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"5\" height=\"5\" fill=\"#ffffff\" stroke=\"#2ca02c\"/>\n", x + 2, y - 2.5);
+        rect(L, x + 14, y - 2.5, 5, 5, "row", "#2ca02c", SVG_NONE);
+        rect(L, x + 26, y - 2.5, 5, 5, "row", "#d62728", SVG_NONE);
         break;
     case S_TICK:
         line(L, x, y, x + 34, y, "row", NULL, NULL, SVG_NONE);

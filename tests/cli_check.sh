@@ -800,6 +800,9 @@ check "explain --checkpoint: a window task's part is its windows' contents and i
 check "run --svg: an event-time job's watermarks are ticks on the sending tasks' lines, each saying its event time" 0 \
     "source[1]: sent watermark 50.000ms (event time) among its records, on its outputs" \
     sh -c "\"$absim\" run scenarios/teach/p13a-windows-aligned.scn --svg \"$pic.wm.svg\" >/dev/null && xmllint --noout \"$pic.wm.svg\" && cat \"$pic.wm.svg\""
+check "run --svg: a two-phase-commit sink's pre-commit is a mark at its snapshot" 0 \
+    "t=24.621ms, out[0]: pre-commits its open transaction for checkpoint 3 and opens the next" \
+    sh -c "\"$absim\" run scenarios/teach/p10a-two-phase-commit.scn --svg \"$pic.pc.svg\" >/dev/null && cat \"$pic.pc.svg\""
 check "run --svg: ... and drawing them changes nothing in the run" 0 "trace_hash f41d1c5fc52160dd" \
     "$absim" run scenarios/teach/p13a-windows-aligned.scn --svg "$pic.wm.svg"
 check "run --svg: a bad --from is bad input, said as the scenario reader says it" 2 \
