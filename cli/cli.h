@@ -114,12 +114,16 @@ typedef struct cli_incident {
     uint32_t    restart;              /* the restart that followed (1, 2, ...), 0: none */
 } cli_incident;
 
+#define CLI_PARTS_TOLD 8u            /* partitions a restart line lists one by one */
+
 typedef struct cli_restart {
     sim_time_ns at_ns;
     uint64_t    restored;             /* the checkpoint restored, 0: from the beginning */
     sim_time_ns restored_ns;          /* when it completed (or, aborted, when its coordinator aborted it) */
     bool        restored_aborted;     /* its coordinator aborted it: a later one found it in the store */
     uint64_t    rewound;              /* records the sources rewound (read again) */
+    uint64_t    part_rewound[CLI_PARTS_TOLD];   /* ... by partition, the first CLI_PARTS_TOLD */
+    uint32_t    parts;                /* partitions of the job */
     uint32_t    moved;                /* tasks deployed onto another machine than before (slots) */
     uint32_t    moved_vertex[4], moved_subtask[4], moved_to[4];   /* the first of them, and where */
     uint32_t    regions;              /* region failover: the regions restarted (0: every task) */
@@ -153,6 +157,7 @@ typedef struct cli_story_run {
     sim_time_ns      slow_next_ns;    /* no slow window begins or ends before this: steps before it skip the scan */
     bool             slow_begun[SCN_FAULTS_MAX], slow_ended[SCN_FAULTS_MAX];   /* slow task windows told */
     uint64_t         rewound_sum;
+    uint64_t        *rewound_at;      /* by restart told, then partition: pipe_partitions_rewound at its step */
     sim_time_ns      last_recovery_ns;
     uint64_t         abort_ckpt;      /* the last checkpoint aborted, and how */
     pipe_ckpt_end    abort_end;

@@ -7,6 +7,7 @@
  * kernel's fault observer, the model's protocol steps) and read-only
  * views, so the run is the run it would be without them. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -270,6 +271,8 @@ void cli_story_begin(cli_story_run *r, cli_story *st, const scn *s, pipeline *p,
         r->has_slow |= s->faults[i].kind == SCN_SLOW_TASK || s->faults[i].kind == SCN_RESCALE;
     }
     fault_observe(pipe_sim(p), on_fault, r);
+    uint32_t parts = pipe_broker(p)->partitions;   /* NULL: out of memory, the restarts' totals only */
+    r->rewound_at = calloc((size_t)CLI_STORY_MAX * parts + 1, sizeof *r->rewound_at);
 }
 
 static bool breaks_connections(scn_fault_kind k) {
@@ -432,7 +435,11 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
     }
     if (st->restarts_count == CLI_STORY_MAX) return;
     cli_restart *x = &st->restarts[st->restarts_count++];
-    *x = (cli_restart){ .at_ns = e->at_ns, .restored = ckpt, .rewound = rewound };
+    *x = (cli_restart){ .at_ns = e->at_ns, .restored = ckpt, .rewound = rewound, .parts = pipe_broker(r->p)->partitions };
+    if (r->rewound_at != NULL) {                  /* where the partitions' rewinds stood when it began */
+        memcpy(r->rewound_at + (size_t)(st->restarts_count - 1) * x->parts, pipe_partitions_rewound(r->p),
+               x->parts * sizeof *r->rewound_at);
+    }
     if (e->channel > 0) region_tasks(r, x, e);
     for (uint32_t t = 0; t < pipe_job(r->p)->tasks_count; t++) {   /* with slots: who moved, and where */
         uint32_t h = pipe_task_host(r->p, t);
@@ -480,9 +487,37 @@ static sim_time_ns due_key(const scn *s, const cli_story *st, uint32_t i) {
     return s->faults[i].point == SCN_AT_TIME ? s->faults[i].at_ns : SIM_TIME_NS_MAX;
 }
 
+/* Each restart's rewind by partition: the rewinds between its step and
+ * the next restart's (or the end), as its tasks restore after its step.
+ * Kept only for a full restart whose partitions add up to its total (the
+ * sources' records read, less the checkpoint's offsets): a restart that
+ * failed before all its sources restored shares its rewinds with the
+ * next, and a region's restart has no total to hold them to. */
+static void part_rewinds(cli_story_run *r) {
+    cli_story *st = r->st;
+    const uint64_t *now = pipe_partitions_rewound(r->p);
+    for (uint32_t k = 0; r->rewound_at != NULL && k < st->restarts_count; k++) {
+        cli_restart *x = &st->restarts[k];
+        const uint64_t *from = r->rewound_at + (size_t)k * x->parts;
+        const uint64_t *to = k + 1 < st->restarts_count ? r->rewound_at + (size_t)(k + 1) * x->parts : now;
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < x->parts; i++) {
+            if (i < CLI_PARTS_TOLD) x->part_rewound[i] = to[i] - from[i];
+            sum += to[i] - from[i];
+        }
+        if (sum != x->rewound || x->regions > 0 || x->rewound == 0) x->parts = 0;   /* not told by partition */
+    }
+    if (r->rewound_at == NULL) {
+        for (uint32_t k = 0; k < st->restarts_count; k++) st->restarts[k].parts = 0;
+    }
+    free(r->rewound_at);
+    r->rewound_at = NULL;
+}
+
 void cli_story_end(cli_story_run *r) {
     cli_story *st = r->st;
     const scn *s = r->s;
+    part_rewinds(r);
     st->end_ns = pipe_sim(r->p)->now_ns;
     st->fenced_data = pipe_get_stats(r->p)->fenced_data;
     st->fenced_rpcs = pipe_get_stats(r->p)->fenced_rpcs;
@@ -719,6 +754,10 @@ static void restart_line(FILE *out, const scn *s, const cli_story *st, const cli
     if (s->cfg.bug == PIPE_BUG_NO_REWIND) fprintf(out, "; the sources kept their positions (the deliberate bug no-rewind)");
     else if (r->regions > 0) fprintf(out, "; %s sources rewound to its offsets", r->regions == 1 ? "the region's" : "their");
     else fprintf(out, "; the sources rewound %" PRIu64 " records", r->rewound);
+    for (uint32_t i = 0; r->regions == 0 && i < r->parts && i < CLI_PARTS_TOLD; i++) {   /* how far, each partition */
+        fprintf(out, "%sp%u %" PRIu64, i == 0 ? " (by partition: " : ", ", i, r->part_rewound[i]);
+    }
+    if (r->regions == 0 && r->parts > 0) fprintf(out, "%s)", r->parts > CLI_PARTS_TOLD ? ", ..." : "");
     for (uint32_t i = 0; i < r->moved && i < 4; i++) {
         fprintf(out, "%s%s[%u] to machine %u", i == 0 ? "; moved to free slots: " : ", ",
                 s->cfg.graph.vertices[r->moved_vertex[i]].name, r->moved_subtask[i], r->moved_to[i]);

@@ -578,6 +578,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + parts * 8 + 64)
                         + (uint64_t)parts * (8 * pl->hosts + 20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* 8: the broker's record bases */
+                        + (uint64_t)parts * 24            /* where each partition's reader is, for the reports */
                         + zipf * 16                       /* the Zipf tables and their guides */
                         + rescaled_sources_bytes(pl, cfg)
                         + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
@@ -939,6 +940,9 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     broker_init(&p->w.brk, run, &cfg->broker);
     p->tm.hosts = pl->hosts;
     p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions * pl->hosts, 8);
+    p->w.read_pos = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions, 8);
+    p->w.read_epoch = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions, 8);
+    p->w.rewound = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions, 8);
     for (uint32_t v = 0; v < cfg->graph.vertices_count; v++) {   /* a source emits watermarks: the job has event time */
         p->w.event_time |= cfg->graph.vertices[v].kind == JOB_SOURCE && cfg->graph.vertices[v].watermarks;
     }
@@ -1225,6 +1229,8 @@ static const rt_slot *slot_of(const pipeline *p, uint64_t ckpt) {
     }
     return NULL;
 }
+
+const uint64_t *pipe_partitions_rewound(const pipeline *p) { return p->w.rewound; }
 
 const uint64_t *pipe_ckpt_offsets(const pipeline *p, uint64_t ckpt) {
     const rt_slot *s = slot_of(p, ckpt);

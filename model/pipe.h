@@ -799,6 +799,10 @@ const uint64_t *pipe_reached(const pipeline *p);
 const broker   *pipe_broker(const pipeline *p);
 const pipe_cfg *pipe_config(const pipeline *p);
 const uint64_t *pipe_ckpt_offsets(const pipeline *p, uint64_t ckpt);   /* by partition: S_n */
+/* By partition: the records its readers were set back by, summed over the
+ * restores so far (a restore to S_n from where the failed attempt had
+ * read; a split assigned afresh from where it was). For reports. */
+const uint64_t *pipe_partitions_rewound(const pipeline *p);
 /* Task `task`'s keyed state in checkpoint `ckpt`, restored from its file
  * chain into `out` (cleared first). *files: the chain's length (0: the
  * checkpoint holds no state of the task). False when a file is gone. */

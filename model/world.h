@@ -64,6 +64,11 @@ struct pipe_world {
     uint32_t   observers;
     uint32_t   msg_observers;         /* bit i: observer i takes the message steps too */
     uint64_t   reach[PIPE_REACH_COUNT];   /* protocol coverage: written, never read, by the model */
+    /* For the reports, never read by the model: by partition, where its
+     * reader of the newest attempt is (an old attempt's zombie does not
+     * move it back), and the records its readers were rewound by, summed
+     * over the restores (pipe_partitions_rewound). */
+    uint64_t  *read_pos, *read_epoch, *rewound;
 };
 typedef struct pipe_world pipe_world;
 
@@ -85,6 +90,20 @@ enum {                               /* storage operation tags: ckpt << 2 | what
     IO_METADATA = 2,                 /* the coordinator's checkpoint metadata */
     IO_RESTORE = 3,                  /* a task reads the state its deployment names */
 };
+
+/* A source of attempt `epoch` read partition `part` up to `pos`; or set
+ * it there for a restore or an assignment (world_rewind: a position
+ * behind the reader's counts as rewound). */
+static inline void world_read(pipe_world *w, uint32_t part, uint64_t epoch, uint64_t pos) {
+    if (epoch < w->read_epoch[part]) return;
+    w->read_pos[part] = pos;
+    w->read_epoch[part] = epoch;
+}
+static inline void world_rewind(pipe_world *w, uint32_t part, uint64_t epoch, uint64_t pos) {
+    if (epoch < w->read_epoch[part]) return;
+    if (w->read_pos[part] > pos) w->rewound[part] += w->read_pos[part] - pos;
+    world_read(w, part, epoch, pos);
+}
 
 /* Count a reach point (model/reach.c) in world w. */
 #define REACHED(w, point) ((void)((w)->reach[PIPE_REACH_##point]++))

@@ -135,6 +135,8 @@ check "run: a failed expectation exits 1 and names its line" 1 "$bad:29: expecta
 # first checkpoint was triggered at 15.200 ms.
 printf 'expect checkpoint 1 triggered at 15.2ms\nexpect checkpoint 1 triggered at 15.20ms\n' |
     cat scenarios/teach/p1-periodic-trigger.scn - > "$bad"
+check "run: a restart says how far the sources rewound each partition, adding up to the total" 0 \
+    "the sources rewound 8224 records (by partition: p0 2032, p1 2080, p2 2032, p3 2080)" "$absim" run scenarios/teach/p9-recovery.scn
 check "run: expect checkpoint N triggered at T holds when the time rounds to T as written" 0 \
     "expect checkpoint 1 triggered at 15.20ms: held" "$absim" run "$bad"
 printf 'expect checkpoint 1 triggered at 15.3ms\n' | cat scenarios/teach/p1-periodic-trigger.scn - > "$bad"

@@ -485,6 +485,7 @@ static void source_read(tm_side *tm, rt_task *t) {
         }
         ended = 0;
         tm_offsets(tm, t)[part]++;
+        world_read(tm->w, part, t->epoch, tm_offsets(tm, t)[part]);
         if (t->split_max != NULL && (win_wm)r.event_time_ns > t->split_max[i]) t->split_max[i] = (win_wm)r.event_time_ns;
         emit(tm, t, &r);
         n++;
@@ -1142,6 +1143,10 @@ static void start(tm_side *tm, rt_task *t) {
     if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
         for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->parts_first + i * t->parts_stride] = 0;
         for (uint32_t i = 0; i < d->offsets_count; i++) tm_offsets(tm, t)[d->offsets[i].partition] = d->offsets[i].next;
+        for (uint32_t i = 0; i < t->parts_count; i++) {   /* for the reports: how far it set them back */
+            uint32_t part = t->parts_first + i * t->parts_stride;
+            world_rewind(tm->w, part, t->epoch, tm_offsets(tm, t)[part]);
+        }
     }
     for (uint32_t i = 0; i < d->offsets_count; i++) {   /* the splits its restored state holds */
         t->splits |= 1ull << ((d->offsets[i].partition - t->parts_first) / t->parts_stride);
@@ -1367,6 +1372,7 @@ static void take_splits(tm_side *tm, rt_task *t, const msg_assign *a) {
         if (t->splits & bit) continue;            /* a repeated assignment */
         t->splits |= bit;
         if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm_offsets(tm, t)[part] = 0;
+        if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) world_rewind(tm->w, part, t->epoch, 0);
     }
     t->splits_final |= a->final != 0;
     task_rpc(tm, t, MSG_ASSIGN_ACK, 0);
