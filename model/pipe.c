@@ -836,6 +836,7 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     memset(p->jm.coord.restarting, JM_RESTART_DUE, pl->tasks);   /* the first deployment deploys every task */
     p->jm.coord.assigned = sim_alloc(run, broker_cfg_partitions(&cfg->broker), 1);
     p->jm.coord.assign_pending = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
+    p->jm.coord.assign_sent_ns = sim_alloc(run, sizeof(sim_time_ns) * pl->tasks, 8);
     p->jm.coord.end_offsets = sim_alloc(run, sizeof(uint64_t) * broker_cfg_partitions(&cfg->broker), 8);
     p->jm.coord.end_owner = sim_alloc(run, sizeof(uint32_t) * broker_cfg_partitions(&cfg->broker), 4);
     for (uint32_t part = 0; part < broker_cfg_partitions(&cfg->broker); part++) p->jm.coord.end_owner[part] = UINT32_MAX;

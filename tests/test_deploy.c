@@ -373,6 +373,60 @@ static void test_region_failover_restarts_each_region_after_its_own_delay(void *
     assert_int_equal(a.restarted_ns[0], 0);
 }
 
+typedef struct lost_assign {
+    sim_time_ns failed_ns[8];         /* the job's failures: when, and why */
+    uint32_t    cause[8], culprit[8], count;
+} lost_assign;
+
+static void see_failures(void *ctx, const pipe_event *e) {
+    lost_assign *a = ctx;
+    if (e->kind != PIPE_EV_JOB_FAILED || a->count == 8) return;
+    a->failed_ns[a->count] = e->at_ns;
+    a->cause[a->count] = e->channel;
+    a->culprit[a->count++] = e->culprit;
+}
+
+/* agg[1] crashes at 35 ms: its region restarts 10 ms later, and the
+ * enumerator's assignment to source[1] is lost; agg[2]'s region fails
+ * before that assignment's timeout runs out. */
+static void lose_an_assignment_then_fail_another_region(pipeline *p, void *ctx) {
+    pipe_observe(p, see_failures, ctx);
+    fault_spec crash = { .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(p, 7), .at_ns = 35 * SIM_NS_PER_MS,
+                         .duration_ns = SIM_NS_PER_MS };
+    fault_add(pipe_sim(p), &crash);
+    fault_spec lose = { .kind = FAULT_LINK_LOSS, .at_ns = 40 * SIM_NS_PER_MS, .duration_ns = 20 * SIM_NS_PER_MS,
+                        .ratio = SIM_RATIO_ALWAYS };
+    bool to_task;
+    assert_true(pipe_rpc_kind("assign", &lose.msg_type, &to_task));
+    lose.target = to_task ? pipe_task_rpc_in_link(p, 1) : pipe_task_rpc_link(p, 1);
+    fault_add(pipe_sim(p), &lose);
+    fault_spec crash2 = { .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(p, 8), .at_ns = 46 * SIM_NS_PER_MS,
+                          .duration_ns = SIM_NS_PER_MS };
+    fault_add(pipe_sim(p), &crash2);
+}
+
+/* A region's lost assignment is found though another region failed
+ * before its timeout ran out (FLINK-21996: the reader fails): the timeout
+ * is the reader's, not the attempt's, so the later failure does not void
+ * it, and the job stays exactly-once. */
+static void test_a_lost_assignment_is_found_though_another_region_failed_meanwhile(void **state) {
+    (void)state;
+    pipe_cfg c = three_chains(3, PIPE_FAILOVER_REGION);
+    c.restart.delay_ns = 10 * SIM_NS_PER_MS;
+    lost_assign a = { .count = 0 };
+    checked_run r = run_checked_with(&c, lose_an_assignment_then_fail_another_region, &a);
+    assert_exactly_once(&r);
+    assert_true(r.fail_causes >> PIPE_FAIL_EVENT_LOST & 1);
+    /* the assignment went at the region's redeployment (45.2 ms); with a
+     * timeout of 20 RPC latencies (4 ms) source[1] fails at 49.2 ms, before
+     * agg[2]'s region restarts (56.2 ms: before, only that deployment's
+     * timer found it, at 60.2 ms) */
+    assert_true(a.count >= 3 && a.cause[0] == PIPE_FAIL_CONNECTION && a.cause[1] == PIPE_FAIL_CONNECTION);
+    assert_int_equal(a.cause[2], PIPE_FAIL_EVENT_LOST);
+    assert_int_equal(a.culprit[2], 1);
+    assert_int_equal(a.failed_ns[2], a.failed_ns[0] + c.restart.delay_ns + 4 * SIM_NS_PER_MS);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_with_slots_a_lost_machines_tasks_move_to_free_slots_and_the_others_stay),
@@ -387,6 +441,7 @@ int main(void) {
         cmocka_unit_test(test_an_ambiguous_store_write_is_recovered_from_the_store_not_discarded),
         cmocka_unit_test(test_region_failover_restarts_the_failed_region_alone),
         cmocka_unit_test(test_region_failover_restarts_each_region_after_its_own_delay),
+        cmocka_unit_test(test_a_lost_assignment_is_found_though_another_region_failed_meanwhile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

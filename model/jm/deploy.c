@@ -250,6 +250,7 @@ static void assign_all(jm_side *jm) {
         if (coord_vertex_of(jm, t)->kind != JOB_SOURCE || !due(jm, t) || !jm_active(jm, t)) continue;
         send_assign(jm, t);
         co->assign_pending[t] = co->sched.next_id;    /* checkpoints from this id on wait for its ack */
+        co->assign_sent_ns[t] = jm->w->run->now_ns;
         any = true;
     }
     /* An operator event is an RPC with an answer: none within
@@ -270,9 +271,14 @@ bool deploy_assign_unacked(const jm_side *jm, uint64_t ckpt) {
     return false;
 }
 
+/* A timeout fired: the first reader whose assignment went unanswered for
+ * the whole timeout fails. Each deployment's assignments set their own
+ * timer, and a timer stays good across a later region's failure: a reader
+ * assigned since (by a later deployment) is judged by its own. */
 static void assign_timeout(jm_side *jm) {
+    sim_time_ns timeout_ns = PIPE_ASSIGN_TIMEOUT_RPCS * jm->w->cfg.rpc_latency_ns, now = jm->w->run->now_ns;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (jm->coord.assign_pending[t] == 0) continue;
+        if (jm->coord.assign_pending[t] == 0 || now - jm->coord.assign_sent_ns[t] < timeout_ns) continue;
         REACHED(jm->w, ASSIGNMENT_LOST);
         deploy_job_fail(jm, PIPE_FAIL_EVENT_LOST, t);
         return;
@@ -770,7 +776,7 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
         break;
     case TIMER_HEARTBEAT: heartbeat(jm); break;
     case TIMER_ASSIGN_TIMEOUT:
-        if (tag >> 32 == jm->coord.epoch && jm->coord.status == PIPE_RUNNING) assign_timeout(jm);
+        if (jm->coord.status == PIPE_RUNNING) assign_timeout(jm);   /* any epoch's: each reader by its own age */
         break;
     case TIMER_DEPLOY_RETRY: deploy_retry(jm); break;
     case TIMER_END_RETRY:

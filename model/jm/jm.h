@@ -98,6 +98,7 @@ typedef struct rt_coord {
     uint8_t    *assigned;             /* by partition: 0 free, 255 assigned in the restored checkpoint,
                                          1 + epoch % 254 assigned by this attempt */
     uint64_t   *assign_pending;       /* by task: next_ckpt when an ASSIGN went unacknowledged, 0: none */
+    sim_time_ns *assign_sent_ns;      /* by task: when that ASSIGN was sent (its timeout counts from then) */
     pipe_status status;
     uint64_t    epoch;
     /* Rescaling: the active parallelism of each vertex in the attempt
