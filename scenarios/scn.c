@@ -1323,7 +1323,7 @@ static bool expect_task(pctx *c, scn_expect *e) {
  * "15.2ms" holds for 15.15 ms up to, not including, 15.25 ms. */
 static bool expect_ckpt_time(pctx *c, scn_expect *e) {
     static const char *const events[] = { "triggered", "completed", NULL };
-    if (!opt_count(c, 1, UINT32_MAX, &e->ckpt)) return false;
+    if (!opt_count(c, 1, PIPE_HISTORY_MAX, &e->ckpt)) return false;   /* the checkpoints whose times a run keeps */
     const tok *w = next(c, "triggered or completed");
     if (w == NULL) return false;
     if (!is(w, "triggered") && !is(w, "completed")) return unknown(c, w, "checkpoint event", events);

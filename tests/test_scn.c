@@ -714,7 +714,7 @@ static void test_scn_expect_checkpoint_time_keeps_the_precision_written(void **s
     assert_string_equal(parse(out), "ok");
     assert_int_equal(s_.expects[1].res_ns, 10 * SIM_NS_PER_US);
     free(out);
-    assert_string_equal(parse(JOB "expect checkpoint 0 triggered at 1ms\n"), "t.scn:6:19: 0 is out of range [1, 4294967295]");
+    assert_string_equal(parse(JOB "expect checkpoint 0 triggered at 1ms\n"), "t.scn:6:19: 0 is out of range [1, 4096]");
     assert_string_equal(parse(JOB "expect checkpoint 1 trigered at 1ms\n"),
                         "t.scn:6:21: unknown checkpoint event 'trigered' (did you mean 'triggered'?)");
     assert_string_equal(parse(JOB "expect checkpoint 1 completed 1ms\n"),
