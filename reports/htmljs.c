@@ -6,7 +6,7 @@
  * diagram, showing the window (one picture each) that holds the step's
  * time, with a cursor there; earlier/later buttons and the timeline move
  * between windows, and the zoom buttons scale them. #step=N in the URL
- * opens a step. It shows one checkpoint picture at a time (class
+ * opens a step, #zoom=Z (with & after the step) a zoom. It shows one checkpoint picture at a time (class
  * "on"): the one chosen in the select box or the timeline, or, while
  * "follow the stepper" is checked, the current step's; #ck=N opens N's.
  * Plain ES5 and DOM calls, no library. */
@@ -253,7 +253,7 @@ const char html_script[] =
     "    show(cur);\n"
     "    if (ckFollow && ckFollow.checked && st.c > 0) showCk(st.c);\n"
     "    markTask(ckFollow && ckFollow.checked ? st.ti : -1);\n"   /* the outline says: this step's task, in this step's picture */
-    "    try { history.replaceState(null, '', '#step=' + cur); } catch (e) { /* a file URL may refuse */ }\n"
+    "    try { history.replaceState(null, '', '#step=' + cur + (zoom !== 1 ? '&zoom=' + zoom.toFixed(2) : '')); } catch (e) { /* a file URL may refuse */ }\n"
     "  }\n"
     "  function first(t) {\n"
     "    for (var i = 0; i < N; i++) if (steps[i].t >= t) return i;\n"
@@ -322,6 +322,8 @@ const char html_script[] =
     "  });\n"
     "  showPane(pane);\n"
     "  var m = /step=(\\d+)/.exec(location.hash), mc = /ck=(\\d+)/.exec(location.hash);\n"
+    "  var mz = /zoom=([0-9.]+)/.exec(location.hash);\n"   /* #step=N&zoom=Z: a zoomed view, to share or test */
     "  go(m ? Number(m[1]) : 0);\n"
+    "  if (mz) setZoom(Number(mz[1]));\n"
     "  if (mc) pick(Number(mc[1]));\n"
     "})();\n";

@@ -326,7 +326,7 @@ static void merge_faults(svg_recorder *r) {
         r->oom = true;
         return;
     }
-    uint32_t k = 0, e = 0;
+    uint32_t k = 0, e = 0, h = 0;                 /* h: the completions' contents follow their steps */
     for (uint32_t i = 0; i <= r->steps_count; i++) {
         while (e < n && (i == r->steps_count || edges[e].at <= r->steps[i].e.at_ns)) {
             svg_step *s = &all[k++];
@@ -339,8 +339,10 @@ static void merge_faults(svg_recorder *r) {
             s->gate_first = r->gates_count;
             e++;
         }
+        while (h < r->holds_count && r->holds_refs[h].step == i) r->holds_refs[h++].step = k;
         if (i < r->steps_count) all[k++] = r->steps[i];
     }
+    SIM_ASSERT(h == r->holds_count);
     free(r->steps);
     r->steps = all;
     r->steps_count = k;

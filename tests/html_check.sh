@@ -10,7 +10,8 @@
 # marked (the picture follows the stepper), and opened at #ck=2 (chosen
 # by hand, the stepper no longer followed) no box is marked. At the first completion the
 # stepper says what the checkpoint holds (the sources' offsets, as the
-# page's data has them) and shows every stateful task's part of it. The
+# page's data has them) and shows every stateful task's part of it, and
+# the last completion (after the faults, put among the steps) its own. The
 # diagram's axis, as the page's data has it, keeps one scale: every
 # segment but the breaks draws as many pixels a millisecond, and each
 # break is labelled on the diagram with the time it leaves out. A run
@@ -132,7 +133,23 @@ PY
     fi
     k=$(grep -o '<td>[0-9]* keys ([0-9]* records), [0-9]* files\?</td>' "$tmp/$1.holds" | wc -l)
     if [ "$k" -ne "$6" ]; then fail "$1: step $3 shows $k tasks' part of checkpoint $4, it holds $6"; return 1; fi
-    echo "html-check: $1: step $3 shows what checkpoint $4 holds: the sources' offsets and all $6 stateful tasks' parts"
+    last=$("$python" - "$2" <<'PY'
+import json, sys
+i, last = 0, ""
+for line in open(sys.argv[1]):
+    if not line.startswith('{"t":') and not line.startswith(',{"t":'): continue
+    st = json.loads(line.lstrip(',').rstrip().split(']}</script>')[0].rstrip(','))   # the last step ends the data
+    if st["k"] == "checkpoint-complete" and "h" in st: last = "%d %d" % (i, st["c"])
+    i += 1
+print(last)
+PY
+)
+    set -- "$1" "$2" $last
+    dom_at "$2" "step=$3" > "$tmp/$1.holds"
+    if ! grep -q "<div id=\"st-holds\">Checkpoint $4, the last completed, holds" "$tmp/$1.holds"; then
+        fail "$1: step $3, the last completion (checkpoint $4), does not say what it holds"; return 1
+    fi
+    echo "html-check: $1: the first completion shows what its checkpoint holds, and so does the last (step $3, checkpoint $4)"
 }
 
 check_scale() {   # NAME PAGE: one time scale on the diagram's axis, and each break labelled with how long

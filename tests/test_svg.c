@@ -33,7 +33,7 @@ typedef struct run_pic {
     uint64_t hash, steps_seen;
     char    *svg;
     size_t   len;
-    uint32_t lost_at_once, lost_in_flight, delivered, steps, against_log;
+    uint32_t lost_at_once, lost_in_flight, delivered, steps, against_log, completions;
     sim_time_ns from, to;
     axis        ax;                   /* the diagram's time axis, as laid out */
 } run_pic;
@@ -85,6 +85,7 @@ static run_pic run_once(bool pictured) {
     FILE *logf = NULL;
     if (pictured) {
         assert_true(svg_init(&r, p));
+        assert_true(svg_keep_holds(&r));
         pipe_observe(p, count_steps, &x);
         svg_attach(&r);
         logf = open_memstream(&log, &log_len);
@@ -100,6 +101,14 @@ static run_pic run_once(bool pictured) {
                         .tasks = on_machine_1, .text = "fault at 30ms crash machine 1 for 25ms" };
         assert_true(svg_add_fault(&r, &f));
         svg_finish(&r);
+        for (uint32_t i = 0; i < r.steps_count; i++) {   /* a completion's contents stay with it, the faults put among the steps */
+            size_t len = 0;
+            const char *h = svg_step_holds(&r, i, &len);
+            bool completion = r.steps[i].fault == SVG_NONE && r.steps[i].e.kind == PIPE_EV_CKPT_COMPLETE;
+            if (completion != (h != NULL)) fail_msg("step %u (%s): contents %s", i, completion ? "a completion" : "not one",
+                                                     h != NULL ? "kept" : "missing");
+            x.completions += completion;
+        }
         for (uint32_t i = 0; i < r.msgs_count; i++) {
             const svg_msg *m = &r.msgs[i];
             x.lost_at_once += (m->flags & SVG_LOST_AT_ONCE) != 0;
@@ -130,6 +139,7 @@ static void test_the_recorder_keeps_every_step_tells_lost_messages_and_changes_n
     assert_true(a.lost_in_flight > 0);                  /* what was on its way to the crashed machine */
     assert_true(a.delivered > 1000);
     assert_int_equal(a.against_log, a.delivered + a.lost_in_flight);   /* each drawn as the kernel's log tells it */
+    assert_true(a.completions >= 3);                 /* before and after the crash: their contents found at each */
     /* The default window: from the last checkpoint before the crash to the first completed after the restart. */
     assert_true(a.from < CRASH_AT && a.to > CRASH_AT + CRASH_FOR);
     free(a.svg);
