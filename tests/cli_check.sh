@@ -862,6 +862,10 @@ variant() {   # variant FILE SED_SCRIPT [EXPECT_LINES]: the variant, its expect 
     "$absim" run "$tv"
 }
 hash_of() { "$absim" run "$1" | sed -n 's/^  trace_hash //p'; }
+variant_explain() {   # variant_explain FILE SED_SCRIPT [TASK]: explain of the variant, the coordinator's steps or TASK's
+    sed -e '/^expect /d' -e "$2" "scenarios/teach/$1" > "$tv"
+    "$absim" explain "$tv" --task "${3:-coordinator}"
+}
 same_run() {   # same_run FILE SED_SCRIPT OTHER: the variant is the other file's run, hash for hash
     sed "$2" "scenarios/teach/$1" > "$tv"
     a=$(hash_of "$tv"); b=$(hash_of "scenarios/teach/$3")
@@ -870,16 +874,33 @@ same_run() {   # same_run FILE SED_SCRIPT OTHER: the variant is the other file's
 check "teach p1: with min-pause 0 a checkpoint every 10 ms, 20 in all" 0 "20 triggered, 20 completed" \
     variant p1-periodic-trigger.scn 's/min-pause 15ms/min-pause 0ms/' \
     'expect checkpoint 1 triggered at 10.3ms\nexpect checkpoint 3 triggered at 30.3ms\nexpect checkpoints == 20\n'
+check "teach p1: with min-pause 0 the first request fails: not all tasks run yet" 0 '"trigger-tasks-not-running":1' \
+    sh -c "sed -e 's/min-pause 15ms/min-pause 0ms/' -e '/^expect /d' scenarios/teach/p1-periodic-trigger.scn > \"$tv\" && \"$absim\" run \"$tv\" --coverage \"$tv.cov\" >/dev/null && cat \"$tv.cov\" && rm -f \"$tv.cov\""
+check "teach p1: with min-pause 0 the 20th reaches the sources at 200.5 ms" 0 "t=200.486ms source[0] triggered checkpoint 20" \
+    variant_explain p1-periodic-trigger.scn 's/min-pause 15ms/min-pause 0ms/' 'source[0]'
+check "teach p1: with min-pause 0 the job ends at 201.7 ms" 0 "finished at t=201.691ms" \
+    variant p1-periodic-trigger.scn 's/min-pause 15ms/min-pause 0ms/'
 check "teach p4a: aligned, the keyed state is exact and the plain sink still shows duplicates" 0 "expect output duplicates: held" \
     variant p4a-at-least-once-duplicates.scn 's/mode at-least-once/mode aligned/' 'expect exactly-once\nexpect output duplicates\n'
 check "teach p4b: a forward chain at least once is the aligned run" 0 "same trace_hash" \
     same_run p4b-at-least-once-forward-chain.scn 's/mode at-least-once/mode aligned/' p4b-at-least-once-forward-chain.scn
-check "teach p5a: aligned, 12 of 19 complete" 0 "19 triggered, 12 completed, 7 aborted" \
-    variant p5a-unaligned-overtakes-backpressure.scn 's/checkpoint mode unaligned/checkpoint mode aligned/'
+check "teach p5a: aligned, 12 of 19 complete, 33.6 ms on average" 0 "19 triggered, 12 completed, 7 aborted" \
+    variant p5a-unaligned-overtakes-backpressure.scn 's/checkpoint mode unaligned/checkpoint mode aligned/' \
+    'expect duration >= 33.55ms\nexpect duration < 33.65ms\n'
+check "teach p5a: aligned, six aborts at the end, 445.9 to 446.0 ms" 0 \
+    "$(printf 't=445.922ms coordinator aborts checkpoint 13 (task-finished')" \
+    variant_explain p5a-unaligned-overtakes-backpressure.scn 's/checkpoint mode unaligned/checkpoint mode aligned/'
+check "teach p5a: ... the last at 446.0 ms" 0 "t=446.035ms coordinator aborts checkpoint 18 (task-finished" \
+    variant_explain p5a-unaligned-overtakes-backpressure.scn 's/checkpoint mode unaligned/checkpoint mode aligned/'
+check "teach p5b: aligned, 33.6 ms on average" 0 "duration: mean 33.588ms" \
+    variant p5b-alignment-timeout.scn 's/ alignment-timeout 2ms//'
 check "teach p5b: a fast sink: agg is the bottleneck, 30 of 56 snapshots unaligned, the sources aligned" 0 "56 task snapshots" \
     variant p5b-alignment-timeout.scn 's/cost 20us/cost 500ns/' 'expect unaligned == 30\nexpect checkpoints == 7\n'
-check "teach p5c: aligned, 13 of 19 complete, 31.1 ms on average" 0 "duration: mean 31.136ms" \
-    variant p5c-durations-under-backpressure.scn 's/ alignment-timeout 2ms//' 'expect checkpoints == 13\n'
+check "teach p5c: aligned, 13 of 19 complete, 31.1 ms on average, 19 at 413.1 ms" 0 "duration: mean 31.136ms" \
+    variant p5c-durations-under-backpressure.scn 's/ alignment-timeout 2ms//' \
+    'expect checkpoints == 13\nexpect checkpoint 19 completed at 413.1ms\nexpect checkpoint 13 triggered at 412.6ms\n'
+check "teach p5c: a fast sink, unaligned, 0.77 ms" 0 "duration: mean 0.765ms" \
+    variant p5c-durations-under-backpressure.scn 's/^vertex out sink parallelism 2 cost 20us/vertex out sink parallelism 2 cost 500ns/; s/^checkpoint mode aligned\(.*\) alignment-timeout 2ms/checkpoint mode unaligned\1/'
 check "teach p5c: a fast sink, 0.85 ms" 0 "duration: mean 0.853ms" \
     variant p5c-durations-under-backpressure.scn 's/^vertex out sink parallelism 2 cost 20us/vertex out sink parallelism 2 cost 500ns/'
 check "teach p6: synchronous snapshots hold processing up: the job ends at 334 ms, not 194" 0 "finished at t=334.271ms" \
@@ -894,6 +915,10 @@ check "teach p9b: with failover full it is p9c" 0 "same trace_hash" \
     same_run p9b-region-failover.scn 's/ failover region$/ failover full/' p9c-full-failover.scn
 check "teach p11: finished-tasks off loses what the finished tasks held: 9728 of 18000 records visible" 0 "at sinks 25760, visible 9728" \
     variant p11-final-checkpoint.scn 's/^checkpoint mode aligned interval 10ms timeout 10s$/& finished-tasks off/' 'expect output lost\n'
+check "teach p11: finished-tasks off, the job ends at 98.1 ms" 0 "finished at t=98.059ms" \
+    variant p11-final-checkpoint.scn 's/^checkpoint mode aligned interval 10ms timeout 10s$/& finished-tasks off/'
+check "teach p11: ... the last source finishes at 67.7 ms" 0 "t=67.680ms source[1] finished" \
+    variant_explain p11-final-checkpoint.scn 's/^checkpoint mode aligned interval 10ms timeout 10s$/& finished-tasks off/' 'source[1]'
 check "teach p12: --bug rescale-wrong-range fails I2 as the comment quotes" 1 "agg, key 10: 3 records in the checkpoint, 29 in the prefixes" \
     "$absim" run scenarios/teach/p12-rescale.scn --bug rescale-wrong-range
 check "teach p13b: aligned, it is p13a" 0 "same trace_hash" \
@@ -902,6 +927,78 @@ check "teach p13b: each result is visible once, 21 too high" 1 "output exactly-o
     variant p13b-windows-at-least-once.scn 's/^x//' 'expect output exactly-once\n'
 check "teach p13c: a watermark delay of 1 ms drops no record" 0 "0 records dropped as late" \
     variant p13c-late-records.scn 's/watermark-delay 100us/watermark-delay 1ms/'
+# The teaching files' numbers that no expect line can say, as run and
+# explain print them.
+check "teach p1: the sources read their last records at 200.4 ms" 0 \
+    "t=200.404ms source[1] reached the end of its input" "$absim" explain scenarios/teach/p1-periodic-trigger.scn --task 'source[1]'
+check "teach p3b: barrier 2 reaches join[0] from clicks[1], views[0], clicks[0], at 35.2 ms" 0 \
+    "$(printf 't=35.173ms join[0] got barrier 2 on input 1 (from clicks[1]); 1 of 4 inputs blocked, 0 buffers wait behind them\nt=35.217ms join[0] got barrier 2 on input 2 (from views[0])')" \
+    "$absim" explain scenarios/teach/p3b-join-aligns-two-sources.scn --task 'join[0]' --checkpoint 2
+check "teach p5a: 4.5 MB of in-flight data persisted" 0 "4462528 bytes of in-flight data persisted" \
+    "$absim" run scenarios/teach/p5a-unaligned-overtakes-backpressure.scn
+check "teach p5c: 3.9 MB of in-flight data persisted" 0 "3887264 bytes of in-flight data persisted" \
+    "$absim" run scenarios/teach/p5c-durations-under-backpressure.scn
+check "teach p6: the job ends at 194 ms; sync part 0.010 ms, async 2.774 ms on average, 14.548 at most" 0 \
+    "sync part mean 0.010ms max 0.010ms, async part mean 2.774ms max 14.548ms" "$absim" run scenarios/teach/p6-async-snapshots.scn
+check "teach p6: ... finished at 194.263 ms" 0 "finished at t=194.263ms" "$absim" run scenarios/teach/p6-async-snapshots.scn
+check "teach p9: the coordinator learns of the crash at 53.2 ms and redeploys at 103.2 ms" 0 \
+    "failure at t=53.200ms" "$absim" run scenarios/teach/p9-recovery.scn
+check "teach p9: ... restart 1 at 103.2 ms from checkpoint 2" 0 "restart 1 at t=103.200ms from checkpoint 2" \
+    "$absim" run scenarios/teach/p9-recovery.scn
+check "teach p10a: 30 transactions committed, 4 aborted" 0 "transactions: 30 committed, 4 aborted" \
+    "$absim" run scenarios/teach/p10a-two-phase-commit.scn
+check "teach p13b: every result visible once" 0 "at sinks 2000, visible 2000" "$absim" run scenarios/teach/p13b-windows-at-least-once.scn
+x() {   # x FILE TASK: explain of the teaching file, TASK's steps
+    "$absim" explain "scenarios/teach/$1" --task "$2"
+}
+check "teach p11: source[1] reaches its end at 30.4 ms" 0 "t=30.400ms source[1] reached the end of its input" x p11-final-checkpoint.scn 'source[1]'
+check "teach p11: source[1] and map[1] finish at 33.8 ms" 0 "t=33.787ms source[1] finished" x p11-final-checkpoint.scn 'source[1]'
+check "teach p11: ... map[1]" 0 "t=33.841ms map[1] finished" x p11-final-checkpoint.scn 'map[1]'
+check "teach p11: the restart at 60.2 ms" 0 "restart 1 at t=60.200ms from checkpoint 6" "$absim" run scenarios/teach/p11-final-checkpoint.scn
+check "teach p11: they finish again at 62.8 ms" 0 "t=62.763ms source[1] finished" x p11-final-checkpoint.scn 'source[1]'
+check "teach p11: source[0] reaches its end at 67.8 ms" 0 "t=67.760ms source[0] reached the end of its input" x p11-final-checkpoint.scn 'source[0]'
+check "teach p11: source[0] finishes at 72.7 ms" 0 "t=72.724ms source[0] finished" x p11-final-checkpoint.scn 'source[0]'
+check "teach p11: out[1] last, at 72.9 ms" 0 "t=72.893ms out[1] finished" x p11-final-checkpoint.scn 'out[1]'
+check "teach p11: the job ends at 73.5 ms" 0 "finished at t=73.493ms" "$absim" run scenarios/teach/p11-final-checkpoint.scn
+check "teach p11: finished-tasks off: 3 complete, the last at 23.7 ms" 0 "from checkpoint 3 (completed at t=23.719ms)" \
+    variant p11-final-checkpoint.scn 's/^checkpoint mode aligned interval 10ms timeout 10s$/& finished-tasks off/' \
+    'expect checkpoint 4 completed at 62.6ms\nexpect checkpoints == 4\n'
+check "teach p12: the rescaled deployment at 45.4 ms, from checkpoint 5" 0 \
+    "t=45.400ms coordinator restarts every task from checkpoint 5" x p12-rescale.scn coordinator
+check "teach p3: agg[0] gets barrier 2 from map[0] at 35.2 ms" 0 "t=35.215ms agg[0] got barrier 2 on input 0 (from map[0])" \
+    x p3-alignment-blocks-inputs.scn 'agg[0]'
+check "teach p3: ... from map[1] at 61.3 ms, aligned in 26.1 ms" 0 "t=61.338ms agg[0] had barrier 2 from every input (aligned in 26.123ms)" \
+    x p3-alignment-blocks-inputs.scn 'agg[0]'
+check "teach p3: map[0] held up until 92.0 ms" 0 "t=91.961ms map[0] goes on after 28.270ms held up by backpressure (since t=63.691ms)" \
+    x p3-alignment-blocks-inputs.scn 'map[0]'
+check "teach p3b: the sources emit barrier 2 at 35.0 ms" 0 "t=35.022ms clicks[1], views[0] and views[1] triggered checkpoint 2" \
+    "$absim" explain scenarios/teach/p3b-join-aligns-two-sources.scn --checkpoint 2
+check "teach p3b: join[1] aligns in 0.5 ms" 0 "join[1] had barrier 2 from every input (aligned in 0.504ms)" x p3b-join-aligns-two-sources.scn 'join[1]'
+check "teach p3b: the alignment max, 19.3 ms" 0 "alignment mean 3.685ms, max 19.295ms" "$absim" run scenarios/teach/p3b-join-aligns-two-sources.scn
+check "teach p3b: checkpoint 4 at 74.8 ms, the next request 20 ms later (94.8 ms), 5 as 4 completes" 0 \
+    "$(printf 't=74.822ms coordinator triggers checkpoint 4 at the sources\nt=95.189ms coordinator completes checkpoint 4')" \
+    sh -c "\"$absim\" explain scenarios/teach/p3b-join-aligns-two-sources.scn --task coordinator | grep -v 'fault\\|holds'"
+check "teach p3b: clicks[0] ends at 165.4 ms, clicks[1] at 165.7 ms" 0 "t=165.376ms clicks[0] reached the end of its input" \
+    x p3b-join-aligns-two-sources.scn 'clicks[0]'
+check "teach p3b: ... clicks[1]" 0 "t=165.655ms clicks[1] reached the end of its input" x p3b-join-aligns-two-sources.scn 'clicks[1]'
+check "teach p3b: they finish on checkpoint 9's notice, 175.9 ms" 0 "t=175.876ms clicks[0] and clicks[1] finished" \
+    "$absim" explain scenarios/teach/p3b-join-aligns-two-sources.scn
+check "teach p11: finished-tasks off: the crash restores checkpoint 3 and 7920 records are read again" 0 "the sources rewound 7920 records" \
+    variant p11-final-checkpoint.scn 's/^checkpoint mode aligned interval 10ms timeout 10s$/& finished-tasks off/'
+check "teach p13a: 2000 results visible (100 keys x 20 windows), 2100 firings with the replays" 0 "at sinks 2100, visible 2000" \
+    "$absim" run scenarios/teach/p13a-windows-aligned.scn
+check "teach p3b: barrier 2 from views[1] at 52.0 ms, 12 buffers waited" 0 \
+    "t=52.002ms join[0] got barrier 2 on input 3 (from views[1]); the inputs it blocked go on: 12 buffers waited behind them" \
+    x p3b-join-aligns-two-sources.scn 'join[0]'
+check "teach p9b: with failover full every task restarts, 12, and the sources read 68832 records" 0 "records read 68832" \
+    variant p9b-region-failover.scn 's/ failover region$/ failover full/' 'expect restarted-tasks == 12\n'
+check "teach p5a: aligned, a task sees its first barrier 20.9 ms after the trigger" 0 "start delay mean 20.909ms" \
+    variant p5a-unaligned-overtakes-backpressure.scn 's/checkpoint mode unaligned/checkpoint mode aligned/'
+check "teach p5b: unaligned, 1.5 ms" 0 "duration: mean 1.525ms" \
+    variant p5b-alignment-timeout.scn 's/^checkpoint mode aligned\(.*\) alignment-timeout 2ms/checkpoint mode unaligned\1/'
+check "teach p5c: unaligned, 1.3 ms, 42 completed" 0 "duration: mean 1.337ms" \
+    variant p5c-durations-under-backpressure.scn 's/^checkpoint mode aligned\(.*\) alignment-timeout 2ms/checkpoint mode unaligned\1/' \
+    'expect checkpoints == 42\n'
 rm -f "$tv"
 rm -f "$pic" "$pic".*
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
