@@ -11,7 +11,8 @@
 # by hand, the stepper no longer followed) no box is marked. At the first completion the
 # stepper says what the checkpoint holds (the sources' offsets, as the
 # page's data has them) and shows every stateful task's part of it, and
-# the last completion (after the faults, put among the steps) its own. The
+# the last completion (after the faults, put among the steps) its own;
+# every completion in the page's data carries what it holds. The
 # diagram's axis, as the page's data has it, keeps one scale: every
 # segment but the breaks draws as many pixels a millisecond, and each
 # break is labelled on the diagram with the time it leaves out. A run
@@ -131,7 +132,7 @@ PY
     if ! grep -q "<div id=\"st-holds\">Checkpoint $4, the last completed, holds the sources’ offsets (S_$4) p0 $5," "$tmp/$1.holds"; then
         fail "$1: step $3 does not say what checkpoint $4 holds"; return 1
     fi
-    k=$(grep -o '<td>[0-9]* keys ([0-9]* records), [0-9]* files\?</td>' "$tmp/$1.holds" | wc -l)
+    k=$(grep -o '<td>[0-9]* \(keys\|window entries\) ([0-9]* records)[^<]*, [0-9]* files\?[^<]*</td>' "$tmp/$1.holds" | wc -l)
     if [ "$k" -ne "$6" ]; then fail "$1: step $3 shows $k tasks' part of checkpoint $4, it holds $6"; return 1; fi
     last=$("$python" - "$2" <<'PY'
 import json, sys
@@ -139,11 +140,13 @@ i, last = 0, ""
 for line in open(sys.argv[1]):
     if not line.startswith('{"t":') and not line.startswith(',{"t":'): continue
     st = json.loads(line.lstrip(',').rstrip().split(']}</script>')[0].rstrip(','))   # the last step ends the data
-    if st["k"] == "checkpoint-complete" and "h" in st: last = "%d %d" % (i, st["c"])
+    if st["k"] == "checkpoint-complete" and "h" not in st: last = "no-contents %d" % st["c"]; break
+    if st["k"] == "checkpoint-complete": last = "%d %d" % (i, st["c"])
     i += 1
 print(last)
 PY
 )
+    case "$last" in no-contents*) fail "$1: the completion of checkpoint ${last#no-contents } carries no contents"; return 1 ;; esac
     set -- "$1" "$2" $last
     dom_at "$2" "step=$3" > "$tmp/$1.holds"
     if ! grep -q "<div id=\"st-holds\">Checkpoint $4, the last completed, holds" "$tmp/$1.holds"; then
@@ -166,7 +169,7 @@ for k, pane in enumerate(data["panes"]):
     if not scales or max(scales) > min(scales) * 1.02 or unlabelled:
         print("window %d: scales %s px/ms, unlabelled breaks %s" % (k, sorted({round(s * 1e6, 1) for s in scales}), unlabelled))
         sys.exit(1)
-    out.append("%d segments at %.1f px/ms, %d breaks labelled" % (len(scales), scales[0] * 1e6, len(breaks)))
+    out.append("%d segment%s at %.1f px/ms, %d break%s labelled" % (len(scales), "" if len(scales) == 1 else "s", scales[0] * 1e6, len(breaks), "" if len(breaks) == 1 else "s"))
 print("; ".join(out))
 PY
 ) || { fail "$1: the diagram's axis: $out"; return 1; }
