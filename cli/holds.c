@@ -69,9 +69,7 @@ static void task_line(const pipeline *p, rpt_holds *h, sim_time_ns at_ns, uint32
         return;
     }
     uint32_t n = x->entries;
-    const char *unit = v->kind == JOB_WINDOW     ? (n == 1 ? "window entry" : "window entries")   /* a key's window */
-                     : v->kind == JOB_KEYED_JOIN ? (n == 1 ? "key entry" : "key entries")         /* a key per input */
-                                                 : (n == 1 ? "key" : "keys");
+    const char *unit = rpt_holds_unit(v->kind, n);
     add(l, "%s %u %s (%" PRIu64 " record%s)", name, n, unit, x->records, x->records == 1 ? "" : "s");
     if (v->kind == JOB_WINDOW) add(l, ", %u timer%s set", x->timers, x->timers == 1 ? "" : "s");
     if (v->kind == JOB_WINDOW && x->late > 0) add(l, ", %" PRIu64 " late record%s kept", x->late, x->late == 1 ? "" : "s");

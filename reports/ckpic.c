@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "holds.h"
 #include "svg.h"
 
 #define MARGIN     12.0
@@ -174,7 +175,7 @@ static void held_lines(const pic *P, uint32_t t, lines *l) {
     const rpt_task_step *s = &P->c->tasks[t];
     if (!P->c->held) return;
     const job_vertex *v = &P->j->vertices[P->j->tasks[t].vertex];
-    const char *unit = v->kind == JOB_WINDOW ? "window entries" : v->kind == JOB_KEYED_JOIN ? "key entries" : "keys";
+    const char *unit = rpt_holds_unit(v->kind, s->held_entries);
     if (s->held_gone) add(l, L_BAD, "holds: a file of its chain is gone");
     else if (s->held_files > 0) add(l, L_PLAIN, "holds %u %s, %" PRIu64 " records, %u file%s", s->held_entries, unit,
                                     s->held_records, s->held_files, s->held_files == 1 ? "" : "s");

@@ -15,6 +15,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "holds.h"
+
 /* A rank's height is its tallest node's: the legend and the incident
  * boxes come in pieces about a task node's height, one under the other,
  * so that they do not stretch the row of the coordinator's triggers. */
@@ -158,8 +160,8 @@ static void node_text(const rpt_recorder *r, const rpt_ckpt *c, uint32_t t, char
     if (c->held && s->held_gone) cat(buf, n, "\\nholds: a file is gone");
     else if (c->held && s->held_files > 0) {
         job_kind k = pipe_job(r->p)->vertices[pipe_job(r->p)->tasks[t].vertex].kind;
-        cat(buf, n, "\\nholds %u %s (%" PRIu64 " records)", s->held_entries,
-            k == JOB_WINDOW ? "window entries" : k == JOB_KEYED_JOIN ? "key entries" : "keys", s->held_records);
+        cat(buf, n, "\\nholds %u %s (%" PRIu64 " records)", s->held_entries, rpt_holds_unit(k, s->held_entries),
+            s->held_records);
         if (k == JOB_WINDOW) cat(buf, n, "\\nand %u timers set", s->held_timers);
     }
     if (c->held && s->held_inflight > 0) cat(buf, n, "\\nholds %" PRIu64 " in-flight records", s->held_inflight);

@@ -116,6 +116,12 @@ uint64_t rpt_holds_chan(const rpt_holds *h, uint32_t chan) {
 
 uint64_t rpt_holds_inflight(const rpt_holds *h) { return h->inflight; }
 
+const char *rpt_holds_unit(job_kind kind, uint32_t entries) {
+    bool one = entries == 1;
+    return kind == JOB_WINDOW ? (one ? "window entry" : "window entries") : kind == JOB_KEYED_JOIN ? (one ? "key entry" : "key entries")
+                                                                                                   : (one ? "key" : "keys");
+}
+
 void rpt_holds_json(const rpt_holds *h, FILE *f) {
     SIM_ASSERT(h->ckpt != 0);
     const job *j = pipe_job(h->p);

@@ -52,5 +52,8 @@ const kstate *rpt_holds_state(rpt_holds *h, uint32_t task);
  * "files","entries","records"} or {"task","files","gone":true}],
  * "channel_state":[{"from","to","records"}]}. */
 void rpt_holds_json(const rpt_holds *h, FILE *f);
+/* What a task's entries are, by its vertex's kind: "keys", "window
+ * entries" (a key and window each), "key entries" (a key and input). */
+const char *rpt_holds_unit(job_kind kind, uint32_t entries);
 
 #endif

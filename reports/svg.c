@@ -428,14 +428,19 @@ static bool first_incident(const svg_recorder *r, sim_time_ns *at, sim_time_ns *
     return true;
 }
 
+/* The checkpoints the recording saw start. */
+static uint32_t ckpt_starts(const svg_recorder *r) {
+    uint32_t started = 0;
+    for (uint32_t i = 0; i < r->steps_count; i++) {
+        started += r->steps[i].fault == SVG_NONE && r->steps[i].e.kind == PIPE_EV_CKPT_START;
+    }
+    return started;
+}
+
 /* A run small enough to draw whole: every step kept, few checkpoints. */
 static bool small_run(const svg_recorder *r) {
     if (r->steps_dropped > 0 || r->msgs_dropped > 0 || r->keep_until_ns != 0) return false;
-    uint32_t started = 0;
-    for (uint32_t i = 0; i < r->steps_count && started <= SVG_WHOLE_RUN_CKPTS; i++) {
-        started += r->steps[i].fault == SVG_NONE && r->steps[i].e.kind == PIPE_EV_CKPT_START;
-    }
-    return started <= SVG_WHOLE_RUN_CKPTS;
+    return ckpt_starts(r) <= SVG_WHOLE_RUN_CKPTS;
 }
 
 static void default_window(const svg_recorder *r, sim_time_ns *from, sim_time_ns *to) {
@@ -498,10 +503,7 @@ uint32_t svg_panes(const svg_recorder *r, const svg_opts *o, sim_time_ns from_ns
     from_ns[0] = from;
     to_ns[0] = to;
     if (o->from_given || o->to_given || (from == 0 && to >= r->end_ns)) return 1;
-    uint32_t started = 0;
-    for (uint32_t i = 0; i < r->steps_count; i++) {
-        started += r->steps[i].fault == SVG_NONE && r->steps[i].e.kind == PIPE_EV_CKPT_START;
-    }
+    uint32_t started = ckpt_starts(r);
     uint32_t want = (started + SVG_DEFAULT_CKPTS - 1) / SVG_DEFAULT_CKPTS;   /* windows of about six checkpoints */
     if (want > SVG_PANES_MAX) want = SVG_PANES_MAX;
     if (want == 0) want = 1;

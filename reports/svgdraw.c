@@ -694,16 +694,19 @@ static snap_open *snap_slot(snap_open *all, uint32_t task, uint64_t ckpt, bool m
     return free_one;
 }
 
+static bool two_phase(const layout *L, uint32_t task) {
+    const job *j = pipe_job(L->r->p);
+    const job_vertex *v = &j->vertices[j->tasks[task].vertex];
+    return v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+}
+
 static void snap_bar(const layout *L, uint32_t task, sim_time_ns t0, sim_time_ns t1, const char *cls, uint64_t ckpt,
                      uint32_t step) {
     if (!shown(L, task) || !in_window(L, t0, t1)) return;
     double x0 = tx(L, t0), x1 = tx(L, t1);
     char who[64];
     svg_task_name(L->r->p, task, who, sizeof who);
-    bool sync = strcmp(cls, "sync") == 0;
-    const job *j = pipe_job(L->r->p);
-    const job_vertex *v = &j->vertices[j->tasks[task].vertex];
-    bool tpc = v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+    bool sync = strcmp(cls, "sync") == 0, tpc = two_phase(L, task);
     tipf(L, "%s: %s of its snapshot of checkpoint %" PRIu64 ", t = %.3fms to %.3fms (%.3fms)%s", who,
          sync ? "synchronous part" : "asynchronous part (the write)", ckpt, (double)t0 / 1e6, (double)t1 / 1e6,
          (double)(t1 - t0) / 1e6, sync && tpc ? "; it pre-commits its transaction for the checkpoint" : "");
@@ -1125,12 +1128,6 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
     default:
         return false;
     }
-}
-
-static bool two_phase(const layout *L, uint32_t task) {
-    const job *j = pipe_job(L->r->p);
-    const job_vertex *v = &j->vertices[j->tasks[task].vertex];
-    return v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
 }
 
 /* A task's snapshot steps: trigger, channel state, decline, drop, failed write. */

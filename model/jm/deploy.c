@@ -259,7 +259,7 @@ static void assign_all(jm_side *jm) {
      * checks nothing. */
     if (any && jm->w->cfg.bug != PIPE_BUG_LOST_ASSIGNMENT) {
         sim_timer_set(jm->w->run, co->actor, PIPE_ASSIGN_TIMEOUT_RPCS * jm->w->cfg.rpc_latency_ns,
-                      co->epoch << 32 | TIMER_ASSIGN_TIMEOUT);
+                      co->epoch << 32 | TIMER_ASSIGN_TIMEOUT);   /* the epoch is no longer read: kept, the tag is in the trace hash */
     }
 }
 
