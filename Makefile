@@ -94,7 +94,7 @@ deps:
 # SANITIZE=1 the last two are skipped: they compare builds and peers, which
 # the sanitizers do not change.
 test: deps unit $(BUILD)/absim
-	@sh tests/layout_check.sh
+	@sh tests/layout_check.sh $(BUILD)
 	@sh tests/cli_check.sh $(BUILD)/absim
 	@sh tests/html_check.sh $(BUILD)/absim $(PYTHON)
 	@sh tests/scenario_check.sh $(BUILD)/absim

@@ -22,7 +22,7 @@ struct check_set {
     bool         finished;
 };
 
-static const char *const names[CHECK_INV_COUNT] = { "", "I1", "I2", "I3", "I4", "I5", "I6" };
+static const char *const inv_names[CHECK_INV_COUNT] = { "", "I1", "I2", "I3", "I4", "I5", "I6" };
 static const char *const titles[CHECK_INV_COUNT] = {
     "", "exactly-once state", "consistent cut", "exactly-once output", "at-least-once output",
     "protocol safety", "liveness",
@@ -30,7 +30,7 @@ static const char *const titles[CHECK_INV_COUNT] = {
 
 const char *check_inv_name(check_inv inv) {
     SIM_ASSERT(inv >= CHECK_I1 && inv < CHECK_INV_COUNT);
-    return names[inv];
+    return inv_names[inv];
 }
 
 const char *check_inv_title(check_inv inv) {

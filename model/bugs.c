@@ -1,8 +1,9 @@
-/* model/bugs.c: the one table of deliberate bugs (model/pipe.h). Help
+/* model/bugs.c: the one table of deliberate bugs (model/bugs.h). Help
  * texts, the --bug parser, `absim bugs` and the catalog test read it;
  * nothing else spells the names. The seeds are pinned with --faults
  * random on the scenario named (the catalog test runs each). */
-#include "pipe.h"
+#include "bugs.h"
+#include "../sim/run.h"
 
 static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
     [PIPE_BUG_NONE] = { PIPE_BUG_NONE, "none", "", "", "", "", 0 },

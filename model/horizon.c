@@ -26,6 +26,7 @@
  * parallelisms' pace, and each rescale sets the input back by a
  * checkpoint interval and one and a half snapshot writes (about the age
  * of the checkpoint the restore replays from) and a deployment. */
+#include "plan.h"
 #include "tm/tm.h"                /* CHAN_BUF_RECORDS */
 #include "flow/window.h"
 

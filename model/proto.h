@@ -25,7 +25,7 @@
 
 #include "flow/ckrules.h"
 #include "flow/csfile.h"
-#include "pipe.h"
+#include "cfg.h"
 
 enum {                               /* sim_msg.type of the model's messages */
     MSG_DATA = 1,                    /* a = attempt << 32 | channel, b = buffer number */

@@ -1,7 +1,8 @@
-/* model/reach.c: the names of the protocol's reach points (model/pipe.h,
+/* model/reach.c: the names of the protocol's reach points (model/reach.h,
  * pipe_reach) and a line on each: `absim coverage` lists them, and
  * `--coverage FILE` writes their counts under these names. */
-#include "pipe_int.h"
+#include "reach.h"
+#include "../sim/run.h"
 
 #define R(id, name, what) [PIPE_REACH_##id] = { name, what }
 
@@ -114,4 +115,3 @@ const pipe_reach_info *pipe_reach_info_of(pipe_reach r) {
     return &points[r];
 }
 
-const uint64_t *pipe_reached(const pipeline *p) { return p->w.reach; }

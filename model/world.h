@@ -15,8 +15,12 @@
 
 #include "flow/store.h"
 #include "flow/window.h"
-#include "pipe.h"
+#include "bugs.h"
+#include "cfg.h"
+#include "event.h"
 #include "proto.h"
+#include "reach.h"
+#include "stats.h"
 
 /* The completed-checkpoint store of the high-availability services
  * (Flink's ZooKeeper/Kubernetes checkpoint store): the handles of the

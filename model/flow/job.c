@@ -65,10 +65,10 @@ uint32_t job_add_vertex(job *j, const char *name, job_kind kind, uint32_t parall
 }
 
 void job_add_chain(job *j, const job_chain *c) {
-    static const char *const names[4] = { "source", "map", "agg", "sink" };
+    static const char *const vertex_names[4] = { "source", "map", "agg", "sink" };
     static const job_kind kinds[4] = { JOB_SOURCE, JOB_MAP, JOB_KEYED_AGG, JOB_SINK };
     uint32_t v[4];
-    for (int i = 0; i < 4; i++) v[i] = job_add_vertex(j, names[i], kinds[i], c->parallelism[i], c->cost_ns[i]);
+    for (int i = 0; i < 4; i++) v[i] = job_add_vertex(j, vertex_names[i], kinds[i], c->parallelism[i], c->cost_ns[i]);
     for (int i = 1; i < 4; i++) job_add_edge(j, v[i - 1], v[i], c->into[i]);
 }
 
