@@ -258,7 +258,7 @@ void cfg_widen(const pipe_cfg *cfg, job *g, uint32_t *start) {
     }
 }
 
-/* What a rescale needs (scenarios/scn.c says the same at the statement). */
+/* What a rescale needs (scenarios/finish.c says the same at the fault line). */
 static const char *cfg_check_rescales(const pipe_cfg *c, char *err, size_t n) {
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
     if (c->rescales_count > PIPE_RESCALES_MAX) BAD("more than %u rescales", PIPE_RESCALES_MAX);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "../reports/rpt.h"
-#include "../scenarios/scn.h"
+#include "../scenarios/inject.h"
 
 static pipe_cfg small_job(uint32_t partitions, uint64_t records) {
     pipe_cfg c = pipe_cfg_default(3);

@@ -2,7 +2,7 @@
  * it gives for each kind of mistake. */
 #include "harness.h"
 
-#include "../scenarios/scn.h"
+#include "../scenarios/inject.h"
 #include "../model/pipe.h"
 
 #include <inttypes.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../scenarios/scn.h"
+#include "../../scenarios/inject.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
