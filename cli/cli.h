@@ -16,6 +16,7 @@
 #include "../reports/html.h"
 #include "../reports/rpt.h"
 #include "../reports/svg.h"
+#include "../scenarios/fkind.h"
 #include "../scenarios/inject.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };

@@ -13,15 +13,6 @@
 #include "cli.h"
 #include "../model/flow/ckrules.h"
 
-static const char *const kind_names[] = {
-    [SCN_CRASH_MACHINE] = "crash-machine", [SCN_CRASH_TASK] = "crash-task", [SCN_PARTITION] = "partition",
-    [SCN_DELAY_LINK] = "delay-link", [SCN_CUT_LINK] = "cut-link", [SCN_LOSE_RPC] = "lose-rpc",
-    [SCN_CRASH_COORDINATOR] = "crash-coordinator", [SCN_SLOW_STORE] = "slow-store",
-    [SCN_FAIL_STORE] = "fail-store", [SCN_SLOW_TASK] = "slow-task", [SCN_PAUSE_MACHINE] = "pause-machine",
-    [SCN_PAUSE_COORDINATOR] = "pause-coordinator", [SCN_PAUSE_TASK] = "pause-task", [SCN_DELAY_RPC] = "delay-rpc",
-    [SCN_AMBIGUOUS_STORE] = "ambiguous-store", [SCN_RESCALE] = "rescale",
-};
-
 #define TARGET_BYTES 600u                   /* a partition may name 64 machines a side */
 
 static double ms(sim_time_ns ns) { return (double)ns / 1e6; }
@@ -65,37 +56,35 @@ static void rpc_text(const job *j, const scn_fault *f, char *buf, size_t n) {
 static void target_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
     const job *j = &s->cfg.graph;
     char a[TARGET_BYTES / 2 - 8], b[TARGET_BYTES / 2 - 8];
-    switch (f->kind) {
-    case SCN_CRASH_MACHINE:
-    case SCN_PAUSE_MACHINE: snprintf(buf, n, "machine %u", f->machine); return;
-    case SCN_CRASH_TASK:
-    case SCN_PAUSE_TASK:
-    case SCN_SLOW_TASK:     task_text(j, f->vertex, f->subtask, buf, n); return;
-    case SCN_LOSE_RPC:
-    case SCN_DELAY_RPC:     rpc_text(j, f, buf, n); return;
-    case SCN_DELAY_LINK:
-    case SCN_CUT_LINK:
+    switch (fk_of(f->kind)->target) {
+    case FK_MACHINE:     snprintf(buf, n, "machine %u", f->machine); return;
+    case FK_TASK:        task_text(j, f->vertex, f->subtask, buf, n); return;
+    case FK_RPC:         rpc_text(j, f, buf, n); return;
+    case FK_LINK:
         task_text(j, f->vertex, f->subtask, a, sizeof a);
         task_text(j, f->vertex2, f->subtask2, b, sizeof b);
         snprintf(buf, n, "%s -> %s", a, b);
         return;
-    case SCN_PARTITION:
+    case FK_MACHINES:
         machines_text(f->machines_a, s->cfg.machines, a, sizeof a);
         machines_text(f->machines_b, s->cfg.machines, b, sizeof b);
         snprintf(buf, n, "%s | %s", a, b);
         return;
-    case SCN_CRASH_COORDINATOR:
-    case SCN_PAUSE_COORDINATOR: snprintf(buf, n, "coordinator"); return;
-    case SCN_SLOW_STORE:
-    case SCN_FAIL_STORE:
-    case SCN_AMBIGUOUS_STORE:   snprintf(buf, n, "%s", f->ha ? "ha" : "store"); return;
-    case SCN_RESCALE:           snprintf(buf, n, "%s", j->vertices[f->vertex].name); return;
+    case FK_COORDINATOR: snprintf(buf, n, "coordinator"); return;
+    case FK_STORE:       snprintf(buf, n, "%s", f->ha ? "ha" : "store"); return;
+    case FK_VERTEX:      snprintf(buf, n, "%s", j->vertices[f->vertex].name); return;
     }
     snprintf(buf, n, "?");
 }
 
+/* The target as the story tells it: the store in full. */
+static void told_target(const scn *s, const scn_fault *f, char *buf, size_t n) {
+    if (fk_of(f->kind)->target == FK_STORE) snprintf(buf, n, "%s", f->ha ? "HA services' checkpoint store" : "store");
+    else target_text(s, f, buf, n);
+}
+
 /* A machine crash or pause names the tasks it stopped. */
-static bool on_machine(scn_fault_kind k) { return k == SCN_CRASH_MACHINE || k == SCN_PAUSE_MACHINE; }
+static bool on_machine(scn_fault_kind k) { return fk_of(k)->target == FK_MACHINE; }
 
 static uint32_t task_of(const pipeline *p, uint32_t vertex, uint32_t subtask) {
     return pipe_job(p)->vertex_first_task[vertex] + subtask;
@@ -130,41 +119,17 @@ static void json_str(FILE *out, const char *text) {
 
 /* ---- during the run -------------------------------------------------------- */
 
-/* What a fault does when it begins and ends, in words: %s is its target. */
-static const char *const fault_verbs[][2] = {
-    [SCN_CRASH_MACHINE] = { "%s crashes", "%s is back (its slots are free again)" },
-    [SCN_CRASH_TASK] = { "%s crashes; its TaskManager lives on and offers the slot again", "%s may run again" },
-    [SCN_PARTITION] = { "the network splits machines %s", "the partition %s heals" },
-    [SCN_DELAY_LINK] = { "the link %s slows down", "the link %s is back to its latency" },
-    [SCN_CUT_LINK] = { "the link %s is cut: its tasks lose the connection", "the link %s can connect again" },
-    [SCN_LOSE_RPC] = { "messages %s start to get lost", "messages %s are no longer lost" },
-    [SCN_CRASH_COORDINATOR] = { "the %s crashes", "the %s's machine is back: a new coordinator starts" },
-    [SCN_SLOW_STORE] = { "the %s slows down", "the %s is back to its speed" },
-    [SCN_FAIL_STORE] = { "the %s starts to fail writes", "the %s stops failing writes" },
-    [SCN_SLOW_TASK] = { "%s starts to process its records slower", "%s is back to its speed" },
-    [SCN_PAUSE_MACHINE] = { "%s is paused (its tasks keep their state and connections but handle nothing)",
-                            "%s resumes and handles what waited for it" },
-    [SCN_PAUSE_COORDINATOR] = { "the %s is paused: it triggers, completes and answers nothing", "the %s resumes" },
-    [SCN_PAUSE_TASK] = { "%s is paused: it handles nothing", "%s resumes and handles what waited for it" },
-    [SCN_DELAY_RPC] = { "messages %s are delayed", "messages %s are on time again" },
-    [SCN_AMBIGUOUS_STORE] = { "the %s reports some writes it took as failed", "the %s reports its writes truly again" },
-    [SCN_RESCALE] = { "the JobManager rescales %s: every task is cancelled, to restart from the latest completed "
-                      "checkpoint at the new parallelism", "" },
-};
-
 /* "machine 0 crashes, with source[0] map[0] on it (line 22: fault at
  * 53ms crash machine 0 for 10ms)": what fault i does as it begins or ends. */
 void cli_fault_words(const scn *s, const cli_story *st, uint32_t i, bool begin, char *buf, size_t n) {
     const scn_fault *f = &s->faults[i];
     char target[TARGET_BYTES], text[SCN_FAULT_TEXT_BYTES], line[32] = "";
-    target_text(s, f, target, sizeof target);
-    if (f->kind == SCN_SLOW_STORE || f->kind == SCN_FAIL_STORE || f->kind == SCN_AMBIGUOUS_STORE) {
-        snprintf(target, sizeof target, "%s", f->ha ? "HA services' checkpoint store" : "store");
-    }
+    told_target(s, f, target, sizeof target);
     scn_fault_text(s, f, text, sizeof text);
     if (f->line > 0) snprintf(line, sizeof line, "line %u: ", f->line);
     const char *victims = st->faults[i].victims;
-    int w = snprintf(buf, n, fault_verbs[f->kind][begin ? 0 : 1], target);
+    const fk_info *k = fk_of(f->kind);
+    int w = snprintf(buf, n, begin ? k->begins : k->ends, target);
     if (w < 0 || (size_t)w >= n) return;
     if (begin && on_machine(f->kind) && victims[0] != '\0') w += snprintf(buf + w, n - (size_t)w, ", with %s on it", victims);
     if (w >= 0 && (size_t)w < n) snprintf(buf + w, n - (size_t)w, " (%s%s)", line, text);
@@ -202,7 +167,7 @@ static void trace_fault(cli_story_run *r, uint32_t i, sim_time_ns at_ns, bool be
         snprintf(tasks + used, sizeof tasks - used, "\"]");
     }
     snprintf(fields, sizeof fields, ",\"fault\":%u,\"kind\":\"%s\",\"target\":\"%s\"%s,\"line\":%u,\"text\":\"%s\"", i,
-             kind_names[f->kind], target, tasks, f->line, text);
+             fk_of(f->kind)->name, target, tasks, f->line, text);
     rpt_fault(r->rec, at_ns, begin, fields);
 }
 
@@ -214,7 +179,7 @@ static void flush_slow(cli_story_run *r, sim_time_ns now) {
     r->slow_next_ns = SIM_TIME_NS_MAX;
     for (uint32_t i = 0; i < r->s->faults_count; i++) {
         const scn_fault *f = &r->s->faults[i];
-        if (f->kind != SCN_SLOW_TASK && f->kind != SCN_RESCALE) continue;   /* the model's: no kernel event */
+        if (fk_of(f->kind)->kernel != 0) continue;        /* the model's: no kernel event */
         if (!r->arm->added[i]) {                          /* a point's window, not added yet: look again next step */
             r->slow_next_ns = 0;
             continue;
@@ -268,15 +233,11 @@ void cli_story_begin(cli_story_run *r, cli_story *st, const scn *s, pipeline *p,
     st->faults_count = s->faults_count;
     for (uint32_t i = 0; i < s->faults_count; i++) {
         st->scripted += s->faults[i].line > 0;
-        r->has_slow |= s->faults[i].kind == SCN_SLOW_TASK || s->faults[i].kind == SCN_RESCALE;
+        r->has_slow |= fk_of(s->faults[i].kind)->kernel == 0;
     }
     fault_observe(pipe_sim(p), on_fault, r);
     uint32_t parts = pipe_broker(p)->partitions;   /* NULL: out of memory, the restarts' totals only */
     r->rewound_at = calloc((size_t)CLI_STORY_MAX * parts + 1, sizeof *r->rewound_at);
-}
-
-static bool breaks_connections(scn_fault_kind k) {
-    return k == SCN_CRASH_MACHINE || k == SCN_CRASH_TASK || k == SCN_PARTITION || k == SCN_CUT_LINK;
 }
 
 /* Whether a fault of kind k can be behind a failure of this cause. A
@@ -287,32 +248,30 @@ static bool breaks_connections(scn_fault_kind k) {
  * failed checkpoints: any fault but a coordinator crash (which starts a
  * new count); a failover: only a coordinator crash. */
 static bool can_cause(scn_fault_kind k, uint32_t cause) {
-    bool pause = k == SCN_PAUSE_MACHINE || k == SCN_PAUSE_TASK;
+    uint32_t flags = fk_of(k)->flags;
     switch (cause) {
-    case CLI_FAILOVER:          return k == SCN_CRASH_COORDINATOR;
-    case PIPE_FAIL_CHECKPOINTS: return k != SCN_CRASH_COORDINATOR;
-    case PIPE_FAIL_HEARTBEAT:                     /* a broken connection may be noticed by heartbeat too */
-        return pause || k == SCN_PAUSE_COORDINATOR || k == SCN_LOSE_RPC || k == SCN_DELAY_RPC || breaks_connections(k);
-    default:                    return breaks_connections(k) || pause;
+    case CLI_FAILOVER:          return flags & FK_FAILOVER;
+    case PIPE_FAIL_CHECKPOINTS: return !(flags & FK_FAILOVER);
+    case PIPE_FAIL_HEARTBEAT:   return flags & (FK_BREAKS | FK_STALLS | FK_SILENCES);   /* a broken connection may be noticed by heartbeat too */
+    default:                    return flags & (FK_BREAKS | FK_STALLS);
     }
 }
 
-/* Whether fault i touches task t: its crash or pause, its machine's, a
- * cut of one of its links, its RPCs lost or delayed, a partition with its
- * machine on one side. */
+/* Whether fault i touches task t: it breaks, stalls or silences its
+ * machine, the task itself, one of its links, its RPCs, or a partition
+ * with its machine on one side. */
 static bool touches(const cli_story_run *r, uint32_t i, uint32_t t) {
     const scn_fault *f = &r->s->faults[i];
+    const fk_info *k = fk_of(f->kind);
+    if (!(k->flags & (FK_BREAKS | FK_STALLS | FK_SILENCES))) return false;
     uint32_t m = pipe_task_host(r->p, t);
-    switch (f->kind) {
-    case SCN_CRASH_MACHINE:
-    case SCN_PAUSE_MACHINE: return f->machine == m;
-    case SCN_CRASH_TASK:
-    case SCN_PAUSE_TASK:
-    case SCN_LOSE_RPC:
-    case SCN_DELAY_RPC:     return task_of(r->p, f->vertex, f->subtask) == t;
-    case SCN_CUT_LINK:      return task_of(r->p, f->vertex, f->subtask) == t || task_of(r->p, f->vertex2, f->subtask2) == t;
-    case SCN_PARTITION:     return ((f->machines_a | f->machines_b) >> m) & 1;
-    default:                return false;
+    switch (k->target) {
+    case FK_MACHINE:  return f->machine == m;
+    case FK_TASK:
+    case FK_RPC:      return task_of(r->p, f->vertex, f->subtask) == t;
+    case FK_LINK:     return task_of(r->p, f->vertex, f->subtask) == t || task_of(r->p, f->vertex2, f->subtask2) == t;
+    case FK_MACHINES: return ((f->machines_a | f->machines_b) >> m) & 1;
+    default:          return false;
     }
 }
 
@@ -322,8 +281,8 @@ static bool touches(const cli_story_run *r, uint32_t i, uint32_t t) {
  * window nested inside a stronger one lost nothing of its own. */
 static bool governs(const cli_story_run *r, uint32_t i, uint32_t j) {
     const scn_fault *a = &r->s->faults[i], *b = &r->s->faults[j];
-    if (a->kind != SCN_LOSE_RPC || b->kind != SCN_LOSE_RPC || a->vertex != b->vertex || a->subtask != b->subtask ||
-        a->rpc != b->rpc) {
+    if (a->kind != b->kind || fk_of(a->kind)->kernel != FAULT_LINK_LOSS || a->vertex != b->vertex ||
+        a->subtask != b->subtask || a->rpc != b->rpc) {
         return false;
     }
     const cli_fault_fate *x = &r->st->faults[i], *y = &r->st->faults[j];
@@ -635,7 +594,8 @@ void cli_story_faults(FILE *out, const scn *s, const cli_story *st) {
             fprintf(out, "    t=%.3fms fired, ended t=%.3fms: ", ms(x->begun_ns), ms(x->ended_ns));
         } else if (x->begun) {
             scn_fault_kind kind = s->faults[i].kind;     /* a crash without `for` keeps its target down */
-            bool window = s->faults[i].duration_ns > 0, down = kind == SCN_CRASH_MACHINE || kind == SCN_CRASH_COORDINATOR;
+            uint32_t flags = fk_of(kind)->flags;
+            bool window = s->faults[i].duration_ns > 0, down = (flags & FK_DOWN) && !(flags & FK_BACK_AT_ONCE);
             fprintf(out, "    t=%.3fms fired%s: ", ms(x->begun_ns),
                     window ? ", still on at the end" : down ? ", never brought back" : "");
         } else if (x->due || s->faults[i].point == SCN_AT_TIME) {
@@ -671,32 +631,11 @@ static void fault_cause(FILE *out, const scn *s, const cli_story *st, uint32_t i
     const scn_fault *f = &s->faults[i];
     const cli_fault_fate *x = &st->faults[i];
     char target[TARGET_BYTES];
-    target_text(s, f, target, sizeof target);
-    switch (f->kind) {
-    case SCN_CRASH_MACHINE:     fprintf(out, "machine %u crashed", f->machine); break;
-    case SCN_CRASH_TASK:        fprintf(out, "%s crashed", target); break;
-    case SCN_PARTITION:         fprintf(out, "a partition split machines %s", target); break;
-    case SCN_CUT_LINK:          fprintf(out, "the link %s was cut", target); break;
-    case SCN_DELAY_LINK:        fprintf(out, "the link %s was being slowed down", target); break;
-    case SCN_LOSE_RPC:          fprintf(out, "messages %s were being lost", target); break;
-    case SCN_CRASH_COORDINATOR: fprintf(out, "the coordinator crashed"); break;
-    case SCN_SLOW_STORE:        fprintf(out, "the store was being slowed down"); break;
-    case SCN_FAIL_STORE:        fprintf(out, "the store was failing writes"); break;
-    case SCN_SLOW_TASK:         fprintf(out, "%s was being slowed down", target); break;
-    case SCN_PAUSE_MACHINE:     fprintf(out, "machine %u was paused", f->machine); break;
-    case SCN_PAUSE_COORDINATOR: fprintf(out, "the coordinator was paused"); break;
-    case SCN_PAUSE_TASK:        fprintf(out, "%s was paused", target); break;
-    case SCN_DELAY_RPC:         fprintf(out, "messages %s were being delayed", target); break;
-    case SCN_AMBIGUOUS_STORE:
-        fprintf(out, "the %s was reporting committed writes as failed", f->ha ? "HA services' checkpoint store" : "store");
-        break;
-    case SCN_RESCALE:           fprintf(out, "a rescale of %s", target); break;
-    }
-    bool crash = f->kind == SCN_CRASH_MACHINE || f->kind == SCN_CRASH_TASK || f->kind == SCN_CRASH_COORDINATOR;
-    fprintf(out, " %s t=%.3fms", crash || f->kind == SCN_PARTITION || f->kind == SCN_CUT_LINK ? "at" : "from",
-            ms(x->begun_ns));
-    bool pause = f->kind == SCN_PAUSE_MACHINE || f->kind == SCN_PAUSE_TASK || f->kind == SCN_PAUSE_COORDINATOR;
-    if (pause) fprintf(out, " for %.3fms", ms(f->duration_ns));
+    told_target(s, f, target, sizeof target);
+    const fk_info *k = fk_of(f->kind);
+    fprintf(out, k->cause, target);
+    fprintf(out, " %s t=%.3fms", k->flags & (FK_DOWN | FK_BREAKS) ? "at" : "from", ms(x->begun_ns));
+    if (k->flags & FK_PAUSE) fprintf(out, " for %.3fms", ms(f->duration_ns));
     if (x->victims[0] != '\0') fprintf(out, " (%s)", x->victims);
 }
 
@@ -808,7 +747,7 @@ static void json_fault(FILE *out, const scn *s, const cli_story *st, uint32_t i)
     const cli_fault_fate *x = &st->faults[i];
     char target[TARGET_BYTES], text[SCN_FAULT_TEXT_BYTES];
     target_text(s, f, target, sizeof target);
-    fprintf(out, "{\"fault\":%u,\"kind\":\"%s\",\"target\":", i, kind_names[f->kind]);
+    fprintf(out, "{\"fault\":%u,\"kind\":\"%s\",\"target\":", i, fk_of(f->kind)->name);
     json_str(out, target);
     if (on_machine(f->kind)) {
         fprintf(out, ",\"tasks\":[");

@@ -83,35 +83,36 @@ static uint32_t task_of(const job *j, uint32_t vertex, uint32_t subtask) { retur
 /* Which rows a fault acts on, as the diagram shows it. */
 static void fault_targets(const scn *s, const scn_fault *f, const job *j, svg_fault *x) {
     uint32_t coord_machine = s->cfg.machines;
-    switch (f->kind) {
-    case SCN_CRASH_MACHINE:
-    case SCN_PAUSE_MACHINE:
+    const fk_info *k = fk_of(f->kind);
+    switch (k->target) {
+    case FK_MACHINE:
         x->coord = f->machine == coord_machine;
         for (uint32_t t = 0; t < j->tasks_count; t++) x->tasks[t] = j->tasks[t].machine == f->machine;
         break;
-    case SCN_PARTITION:
+    case FK_MACHINES:
         x->coord = ((f->machines_a | f->machines_b) >> coord_machine) & 1;
         for (uint32_t t = 0; t < j->tasks_count; t++) x->tasks[t] = ((f->machines_a | f->machines_b) >> j->tasks[t].machine) & 1;
         break;
-    case SCN_CRASH_TASK: case SCN_PAUSE_TASK: case SCN_SLOW_TASK:
+    case FK_TASK:
         x->tasks[task_of(j, f->vertex, f->subtask)] = 1;
         break;
-    case SCN_LOSE_RPC: case SCN_DELAY_RPC:
+    case FK_RPC:
         x->tasks[task_of(j, f->vertex, f->subtask)] = 1;
         x->coord = true;
         break;
-    case SCN_DELAY_LINK: case SCN_CUT_LINK:
+    case FK_LINK:
         x->tasks[task_of(j, f->vertex, f->subtask)] = 1;
         x->tasks[task_of(j, f->vertex2, f->subtask2)] = 1;
         break;
-    case SCN_CRASH_COORDINATOR: case SCN_PAUSE_COORDINATOR: case SCN_RESCALE:   /* a rescale: the coordinator's */
+    case FK_COORDINATOR:
+    case FK_VERTEX:                                   /* a rescale: the coordinator's */
         x->coord = true;
         break;
-    case SCN_SLOW_STORE: case SCN_FAIL_STORE: case SCN_AMBIGUOUS_STORE:
+    case FK_STORE:
         x->everywhere = true;
         break;
     }
-    x->crash = f->kind == SCN_CRASH_MACHINE || f->kind == SCN_CRASH_TASK || f->kind == SCN_CRASH_COORDINATOR;
+    x->crash = k->flags & FK_DOWN;
 }
 
 /* The faults that began, in the script's order. */

@@ -2,6 +2,7 @@
  * line is read: the job, topics, faults against the expanded job, the
  * heartbeat, slots, windows, rescales. Errors point at the line that
  * set what is wrong. */
+#include "fkind.h"
 #include "scn_int.h"
 
 #include <inttypes.h>
@@ -122,7 +123,7 @@ static bool finish_faults(pctx *c) {
     bool ok = true;
     for (uint32_t f = 0; f < s->faults_count && ok; f++) {
         const scn_fault *x = &s->faults[f];
-        if (x->kind != SCN_DELAY_LINK && x->kind != SCN_CUT_LINK) continue;
+        if (fk_of(x->kind)->target != FK_LINK) continue;
         uint32_t a = j->vertex_first_task[x->vertex] + x->subtask, b = j->vertex_first_task[x->vertex2] + x->subtask2;
         bool found = false;
         for (uint32_t ch = 0; ch < j->chans_count && !found; ch++) found = j->chans[ch].producer == a && j->chans[ch].consumer == b;
@@ -134,11 +135,10 @@ static bool finish_faults(pctx *c) {
     arena_destroy(&mem);
     for (uint32_t f = 0; f < s->faults_count && ok; f++) {
         const scn_fault *x = &s->faults[f];
-        bool store = x->kind == SCN_SLOW_STORE || x->kind == SCN_FAIL_STORE || x->kind == SCN_AMBIGUOUS_STORE;
-        if (store && s->cfg.state.backend != PIPE_BACKEND_DURABLE) {
+        const fk_info *k = fk_of(x->kind);
+        if ((k->flags & FK_DURABLE) && s->cfg.state.backend != PIPE_BACKEND_DURABLE) {
             ok = lex_fail_on(c, x->line, x->col, "the %s store fault needs 'state backend durable' (the memory backend "
-                         "keeps snapshots at the coordinator, not in the store)",
-                         x->kind == SCN_SLOW_STORE ? "slow" : x->kind == SCN_FAIL_STORE ? "fail" : "ambiguous");
+                             "keeps snapshots at the coordinator, not in the store)", k->verb);
         }
     }
     return ok;

@@ -2,6 +2,7 @@
  * (scenarios/inject.h): faults at times to the kernel at once, faults at
  * protocol points when an observer sees the point; what became of each,
  * for scn_unfired. Run-time injection, not reading. */
+#include "fkind.h"
 #include "inject.h"
 
 #include <inttypes.h>
@@ -23,59 +24,60 @@ static uint32_t rpc_link(const pipeline *p, const scn_fault *f, uint32_t task, u
     return to_task ? pipe_task_rpc_in_link(p, task) : pipe_task_rpc_link(p, task);
 }
 
-/* The kernel fault of a scenario fault (any but a slow task). */
-static fault_spec kernel_spec(const pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+/* The kernel's target of a scenario fault, by its row's kind of target. */
+static uint32_t kernel_target(const pipeline *p, const fk_info *k, const scn_fault *f, fault_spec *x) {
     const job *j = pipe_job(p);
     uint32_t a = j->vertex_first_task[f->vertex] + f->subtask;
     uint32_t b = j->vertex_first_task[f->vertex2] + f->subtask2;
-    fault_spec x = { .at_ns = at_ns, .duration_ns = f->duration_ns };
-    switch (f->kind) {
-    case SCN_CRASH_MACHINE: x.kind = FAULT_MACHINE_CRASH; x.target = f->machine; break;
-    case SCN_CRASH_TASK:                             /* the task dies; its TaskManager lives on and offers the slot again */
-        x.kind = FAULT_ACTOR_CRASH;
-        x.target = pipe_task_actor(p, a);
-        x.duration_ns = 1;
-        break;
-    case SCN_PARTITION:
-        x.kind = FAULT_PARTITION;
-        x.machines_a = f->machines_a;
-        x.machines_b = f->machines_b;
-        break;
-    case SCN_DELAY_LINK: x.kind = FAULT_LINK_DELAY; x.target = pipe_chan_link(p, a, b); x.delay_ns = f->delay_ns; break;
-    case SCN_CUT_LINK:   x.kind = FAULT_LINK_CUT; x.target = pipe_chan_link(p, a, b); break;
-    case SCN_LOSE_RPC:   x.kind = FAULT_LINK_LOSS; x.target = rpc_link(p, f, a, &x.msg_type); x.ratio = f->ratio; break;
-    case SCN_DELAY_RPC:
-        x.kind = FAULT_LINK_DELAY;
-        x.target = rpc_link(p, f, a, &x.msg_type);
-        x.delay_ns = f->delay_ns;
-        break;
-    case SCN_CRASH_COORDINATOR: x.kind = FAULT_ACTOR_CRASH; x.target = pipe_coord_actor(p); break;
-    case SCN_PAUSE_MACHINE:     x.kind = FAULT_MACHINE_PAUSE; x.target = f->machine; break;
-    case SCN_PAUSE_COORDINATOR: x.kind = FAULT_ACTOR_PAUSE; x.target = pipe_coord_actor(p); break;
-    case SCN_PAUSE_TASK:        x.kind = FAULT_ACTOR_PAUSE; x.target = pipe_task_actor(p, a); break;
-    case SCN_SLOW_STORE: x.kind = FAULT_DEV_SLOW; x.target = pipe_store_dev(p); x.factor = f->factor; break;
-    case SCN_FAIL_STORE: x.kind = FAULT_DEV_FAIL; x.target = pipe_store_dev(p); x.ratio = f->ratio; break;
-    case SCN_AMBIGUOUS_STORE:
-        x.kind = FAULT_DEV_AMBIGUOUS;
-        x.target = f->ha ? pipe_ha_dev(p) : pipe_store_dev(p);
-        x.ratio = f->ratio;
-        break;
-    case SCN_SLOW_TASK:
-    case SCN_RESCALE:    SIM_ASSERT(!"the model's, not the kernel's"); break;
+    switch (k->target) {
+    case FK_MACHINE:     return f->machine;
+    case FK_TASK:        return pipe_task_actor(p, a);
+    case FK_COORDINATOR: return pipe_coord_actor(p);
+    case FK_MACHINES:
+        x->machines_a = f->machines_a;
+        x->machines_b = f->machines_b;
+        return 0;
+    case FK_LINK:        return pipe_chan_link(p, a, b);
+    case FK_RPC:         return rpc_link(p, f, a, &x->msg_type);
+    case FK_STORE:       return f->ha ? pipe_ha_dev(p) : pipe_store_dev(p);
+    case FK_VERTEX:      break;                      /* a rescale is the model's */
+    }
+    SIM_ASSERT(!"a target the kernel acts on");
+    return UINT32_MAX;
+}
+
+/* The kernel fault of a scenario fault (a kind the kernel runs). */
+static fault_spec kernel_spec(const pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+    const fk_info *k = fk_of(f->kind);
+    SIM_ASSERT(k->kernel != 0);
+    fault_spec x = { .kind = k->kernel, .at_ns = at_ns, .duration_ns = f->duration_ns };
+    x.target = kernel_target(p, k, f, &x);
+    if (k->flags & FK_BACK_AT_ONCE) x.duration_ns = 1;   /* the process restarts at once (a task: its TaskManager lives on) */
+    switch (k->param) {
+    case FK_BY_DELAY: x.delay_ns = f->delay_ns; break;
+    case FK_RATIO:    x.ratio = f->ratio; break;
+    case FK_FACTOR:   x.factor = f->factor; break;
+    case FK_NO_PARAM:
+    case FK_TO_PARALLELISM: break;
     }
     SIM_ASSERT(x.target != UINT32_MAX);              /* links were checked in fin_all() */
     return x;
 }
 
-/* Hand one fault to the kernel (its fault id) or, a slow task, to the
- * model (UINT32_MAX). */
+/* A slow task (fkind.c's row): the model's, not the kernel's. */
+void fk_add_slow_task(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
+    uint32_t task = pipe_job(p)->vertex_first_task[f->vertex] + f->subtask;
+    bool added = pipe_add_slow(p, &(pipe_slow){ .task = task, .at_ns = at_ns, .duration_ns = f->duration_ns,
+                                                .factor = f->factor });
+    SIM_ASSERT(added);                               /* the reader allows PIPE_SLOW_MAX */
+}
+
+/* Hand one fault to the kernel (its fault id) or to the model
+ * (UINT32_MAX). */
 static uint32_t add_fault(pipeline *p, const scn_fault *f, sim_time_ns at_ns) {
-    if (f->kind == SCN_RESCALE) return UINT32_MAX;   /* the pipe has it from cfg.rescales */
-    if (f->kind == SCN_SLOW_TASK) {                  /* the model's, not the kernel's */
-        uint32_t task = pipe_job(p)->vertex_first_task[f->vertex] + f->subtask;
-        bool added = pipe_add_slow(p, &(pipe_slow){ .task = task, .at_ns = at_ns, .duration_ns = f->duration_ns,
-                                                    .factor = f->factor });
-        SIM_ASSERT(added);                           /* the reader allows PIPE_SLOW_MAX */
+    const fk_info *k = fk_of(f->kind);
+    if (k->kernel == 0) {                            /* the model's */
+        if (k->add != NULL) k->add(p, f, at_ns);
         return UINT32_MAX;
     }
     fault_spec x = kernel_spec(p, f, at_ns);

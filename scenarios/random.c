@@ -1,5 +1,6 @@
 /* scenarios/random.c: random fault profiles and the settings `vary`
  * draws, per seed, from streams of their own. */
+#include "fkind.h"
 #include "scn_int.h"
 
 #include <inttypes.h>
@@ -35,139 +36,132 @@ static void draw_task(rng *r, const job *j, scn_fault *f) {
 
 static bool room(const scn *s) { return s->faults_count < SCN_FAULTS_MAX; }
 
-/* The first kinds, crash machine to lose rpc (of every message): each
- * fault draws a task and a channel whether it uses them or not, as it
- * always did, so seeds keep their profiles. */
-static void draw_first_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
-    for (uint32_t kind = SCN_CRASH_MACHINE; kind <= SCN_LOSE_RPC; kind++) {
-        if (rng_below(r, 2) == 0) continue;             /* this kind is off for this seed */
-        uint32_t n = 1 + rng_below(r, 2);
-        for (uint32_t i = 0; i < n && room(s); i++) {
-            scn_fault f = draw_window(r, w, (scn_fault_kind)kind);
-            const job_task *t = &j->tasks[rng_below(r, j->tasks_count)];
-            const job_chan *c = &j->chans[rng_below(r, j->chans_count)];
-            switch (f.kind) {
-            case SCN_CRASH_MACHINE: f.machine = rng_below(r, s->cfg.machines); break;
-            case SCN_CRASH_TASK: f.vertex = t->vertex; f.subtask = t->subtask; f.duration_ns = 0; break;
-            case SCN_PARTITION: {
-                uint32_t m = s->cfg.machines + 1;       /* the coordinator's machine too */
-                uint32_t a = rng_below(r, m), b = rng_below(r, m - 1);
-                if (b >= a) b++;
-                f.machines_a = 1ull << a;
-                f.machines_b = 1ull << b;
-                break;
-            }
-            case SCN_DELAY_LINK:
-            case SCN_CUT_LINK:
-                f.vertex = j->tasks[c->producer].vertex;
-                f.subtask = j->tasks[c->producer].subtask;
-                f.vertex2 = j->tasks[c->consumer].vertex;
-                f.subtask2 = j->tasks[c->consumer].subtask;
-                f.delay_ns = SIM_NS_PER_MS * (1 + rng_below(r, 20));
-                if (f.kind == SCN_CUT_LINK) f.delay_ns = 0;   /* drawn to keep the stream, meaningless: as a cut reads back */
-                break;
-            case SCN_LOSE_RPC:
-                f.vertex = t->vertex;
-                f.subtask = t->subtask;
-                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
-                break;
-            default: SIM_ASSERT(!"drawn below");
-            }
-            s->faults[s->faults_count++] = f;
-        }
+static sim_ratio draw_ratio(rng *r) { return (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 }; }
+
+static uint32_t rpc_kinds(void) {
+    uint32_t n = 0;
+    while (pipe_rpc_kind_names[n] != NULL) n++;
+    return n;
+}
+
+/* ---- each kind's own draws (the rows of scenarios/fkind.c name them) ------- */
+
+void fk_draw_nothing(const fk_draw *d, scn_fault *f) { (void)d, (void)f; }
+void fk_draw_crash_machine(const fk_draw *d, scn_fault *f) { f->machine = rng_below(d->r, d->s->cfg.machines); }
+void fk_draw_task(const fk_draw *d, scn_fault *f) { draw_task(d->r, d->j, f); }
+
+void fk_draw_crash_task(const fk_draw *d, scn_fault *f) {
+    f->vertex = d->t->vertex;
+    f->subtask = d->t->subtask;
+    f->duration_ns = 0;
+}
+
+void fk_draw_partition(const fk_draw *d, scn_fault *f) {
+    uint32_t m = d->s->cfg.machines + 1;                /* the coordinator's machine too */
+    uint32_t a = rng_below(d->r, m), b = rng_below(d->r, m - 1);
+    if (b >= a) b++;
+    f->machines_a = 1ull << a;
+    f->machines_b = 1ull << b;
+}
+
+/* A delay or a cut of group 1's channel; a cut draws a delay too, to keep
+ * the stream, and keeps none (as a cut reads back). */
+void fk_draw_link(const fk_draw *d, scn_fault *f) {
+    f->vertex = d->j->tasks[d->c->producer].vertex;
+    f->subtask = d->j->tasks[d->c->producer].subtask;
+    f->vertex2 = d->j->tasks[d->c->consumer].vertex;
+    f->subtask2 = d->j->tasks[d->c->consumer].subtask;
+    f->delay_ns = SIM_NS_PER_MS * (1 + rng_below(d->r, 20));
+    if (fk_of(f->kind)->param != FK_BY_DELAY) f->delay_ns = 0;
+}
+
+/* Group 1 loses every message from group 1's task; group 3 one kind of
+ * RPC of a task of its own. */
+void fk_draw_lose_rpc(const fk_draw *d, scn_fault *f) {
+    if (d->group == 1) {
+        f->vertex = d->t->vertex;
+        f->subtask = d->t->subtask;
+    } else {
+        draw_task(d->r, d->j, f);
+        f->rpc = 1 + rng_below(d->r, rpc_kinds());
+    }
+    f->ratio = draw_ratio(d->r);
+}
+
+void fk_draw_factor(const fk_draw *d, scn_fault *f) { f->factor = 2 + rng_below(d->r, 19); }
+void fk_draw_ratio(const fk_draw *d, scn_fault *f) { f->ratio = draw_ratio(d->r); }
+
+void fk_draw_slow_task(const fk_draw *d, scn_fault *f) {
+    draw_task(d->r, d->j, f);
+    f->factor = 2 + rng_below(d->r, 19);
+}
+
+/* One time in four beyond the heartbeat timeout (within twice it), so
+ * the coordinator declares the TaskManager lost and restarts the job. */
+void fk_draw_pause_machine(const fk_draw *d, scn_fault *f) {
+    f->machine = rng_below(d->r, d->s->cfg.machines);
+    if (rng_below(d->r, 4) == 0) {
+        sim_time_ns t = d->hb_timeout_ns;
+        f->duration_ns = t + 1 + (sim_time_ns)(((unsigned __int128)rng_u32(d->r) * (t - 1)) >> 32);
     }
 }
 
-/* The kinds added second, crash coordinator to slow task. The store is
- * only used by the durable backend: its faults are drawn either way (the
- * draws stay the same for both backends) but kept only there. */
-static void draw_second_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
-    uint32_t slow = 0;
-    for (uint32_t i = 0; i < s->faults_count; i++) slow += s->faults[i].kind == SCN_SLOW_TASK;
-    bool durable = s->cfg.state.backend == PIPE_BACKEND_DURABLE;
-    for (uint32_t kind = SCN_CRASH_COORDINATOR; kind <= SCN_SLOW_TASK; kind++) {
-        if (rng_below(r, 2) == 0) continue;             /* this kind is off for this seed */
-        uint32_t n = 1 + rng_below(r, 2);
-        for (uint32_t i = 0; i < n && room(s); i++) {
-            scn_fault f = draw_window(r, w, (scn_fault_kind)kind);
-            bool keep = true;
-            switch (f.kind) {
-            case SCN_CRASH_COORDINATOR: break;          /* a new one takes over after the window */
-            case SCN_SLOW_STORE:
-                f.factor = 2 + rng_below(r, 19);
-                keep = durable;
-                break;
-            case SCN_FAIL_STORE:
-                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
-                keep = durable;
-                break;
-            case SCN_SLOW_TASK:
-                draw_task(r, j, &f);
-                f.factor = 2 + rng_below(r, 19);
-                keep = slow < PIPE_SLOW_MAX;
-                slow += keep;
-                break;
-            default: SIM_ASSERT(!"drawn above");
-            }
-            if (keep) s->faults[s->faults_count++] = f;
-        }
-    }
+void fk_draw_delay_rpc(const fk_draw *d, scn_fault *f) {
+    draw_task(d->r, d->j, f);
+    f->rpc = rng_below(d->r, rpc_kinds() + 1);          /* 0: every message from the task */
+    f->delay_ns = SIM_NS_PER_MS * (1 + rng_below(d->r, 20));
 }
 
-/* The kinds added third, in this order: pauses (machine, coordinator,
- * task), lost RPCs of one kind, delayed RPCs (of every message from a
- * task, or of one kind), ambiguous store writes (kept with the durable
- * backend only, drawn either way). A machine pause is one time in four
- * longer than the heartbeat timeout, so the coordinator declares its
- * TaskManager lost and restarts the job. No pause lasts more than twice
- * the timeout: past one timeout a TaskManager is lost whatever the length,
+void fk_draw_ambiguous(const fk_draw *d, scn_fault *f) {
+    f->ratio = draw_ratio(d->r);
+    f->ha = rng_below(d->r, 2) == 0;                    /* the checkpoint storage, or the HA store */
+}
+
+/* ---- profiles ---------------------------------------------------------------- */
+
+/* The row at place `at` of random group g (0-based), NULL past its last. */
+static const fk_info *group_row(uint32_t g, uint32_t at) {
+    for (uint32_t i = 0; fk_at(i) != NULL; i++) {
+        if (fk_at(i)->draw_at[g] == at) return fk_at(i);
+    }
+    return NULL;
+}
+
+/* Random group g: each of its kinds on or off for this seed, then one or
+ * two faults of each kind that is on, its time and window drawn, then its
+ * own draws. Group 1's faults draw a task and a channel whether they use
+ * them or not, as they always did, so seeds keep their profiles. A kind
+ * of the store is drawn with either backend (the draws stay the same for
+ * both) but kept only with the durable one; a kind with a limit past it
+ * is drawn and not kept. No pause lasts more than twice the heartbeat
+ * timeout: past one timeout a TaskManager is lost whatever the length,
  * and a long coordinator pause piles up what the tasks keep sending it
  * (their finished reports repeat every 50 RPC latencies) beyond the
- * message payloads a run holds (model/pipe.c sizes them for messages in
+ * message payloads a run holds (model/plan.c sizes them for messages in
  * flight, not for seconds of them). The timeout is the file's (its RPC
  * latency, before `vary network` draws another), so that a seed's faults
  * stay the same with or without `vary`. */
-static void draw_third_kinds(scn *s, rng *r, const job *j, const draw_span *w) {
-    static const scn_fault_kind kinds[] = { SCN_PAUSE_MACHINE, SCN_PAUSE_COORDINATOR, SCN_PAUSE_TASK, SCN_LOSE_RPC,
-                                            SCN_DELAY_RPC, SCN_AMBIGUOUS_STORE };
-    uint32_t rpc_kinds = 0;
-    while (pipe_rpc_kind_names[rpc_kinds] != NULL) rpc_kinds++;
-    sim_time_ns interval, timeout;
-    pipe_heartbeat(&s->cfg, &interval, &timeout);
+static void draw_group(scn *s, rng *r, const job *j, const draw_span *w, uint32_t g) {
+    sim_time_ns interval;
+    fk_draw d = { .group = g + 1, .s = s, .j = j, .r = r };
+    pipe_heartbeat(&s->cfg, &interval, &d.hb_timeout_ns);
     bool durable = s->cfg.state.backend == PIPE_BACKEND_DURABLE;
-    for (uint32_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    const fk_info *k;
+    for (uint32_t at = 1; (k = group_row(g, at)) != NULL; at++) {
         if (rng_below(r, 2) == 0) continue;             /* this kind is off for this seed */
         uint32_t n = 1 + rng_below(r, 2);
         for (uint32_t i = 0; i < n && room(s); i++) {
-            scn_fault f = draw_window(r, w, kinds[k]);
-            bool pause = f.kind == SCN_PAUSE_MACHINE || f.kind == SCN_PAUSE_COORDINATOR || f.kind == SCN_PAUSE_TASK;
-            if (pause && f.duration_ns > 2 * timeout) f.duration_ns = 2 * timeout;
-            switch (f.kind) {
-            case SCN_PAUSE_MACHINE:
-                f.machine = rng_below(r, s->cfg.machines);
-                if (rng_below(r, 4) == 0) {              /* beyond the timeout, within twice it */
-                    f.duration_ns = timeout + 1 + (sim_time_ns)(((unsigned __int128)rng_u32(r) * (timeout - 1)) >> 32);
-                }
-                break;
-            case SCN_PAUSE_COORDINATOR: break;
-            case SCN_PAUSE_TASK: draw_task(r, j, &f); break;
-            case SCN_LOSE_RPC:
-                draw_task(r, j, &f);
-                f.rpc = 1 + rng_below(r, rpc_kinds);
-                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
-                break;
-            case SCN_DELAY_RPC:
-                draw_task(r, j, &f);
-                f.rpc = rng_below(r, rpc_kinds + 1);    /* 0: every message from the task */
-                f.delay_ns = SIM_NS_PER_MS * (1 + rng_below(r, 20));
-                break;
-            case SCN_AMBIGUOUS_STORE:
-                f.ratio = (sim_ratio){ .num = 1 + rng_below(r, 100), .den = 100 };
-                f.ha = rng_below(r, 2) == 0;        /* the checkpoint storage, or the HA store */
-                break;
-            default: SIM_ASSERT(!"not drawn here");
+            scn_fault f = draw_window(r, w, k->kind);
+            if (g == 0) {
+                d.t = &j->tasks[rng_below(r, j->tasks_count)];
+                d.c = &j->chans[rng_below(r, j->chans_count)];
             }
-            if (f.kind != SCN_AMBIGUOUS_STORE || durable) s->faults[s->faults_count++] = f;
+            if ((k->flags & FK_PAUSE) && f.duration_ns > 2 * d.hb_timeout_ns) f.duration_ns = 2 * d.hb_timeout_ns;
+            k->draw(&d, &f);
+            uint32_t same = 0;
+            for (uint32_t x = 0; x < s->faults_count; x++) same += s->faults[x].kind == k->kind;
+            bool keep = (durable || !(k->flags & FK_DURABLE)) && (k->max == 0 || same < k->max);
+            if (keep) s->faults[s->faults_count++] = f;
         }
     }
 }
@@ -183,9 +177,7 @@ uint32_t scn_random_faults(scn *s, uint64_t seed, sim_time_ns horizon_ns) {
     draw_span w = { .lo = horizon_ns / 10, .span = horizon_ns * 7 / 10, .dur_max = horizon_ns / 8 };
     /* Each group of kinds draws after the ones before it, from the same
      * stream, so a seed keeps the faults of the older kinds it had. */
-    draw_first_kinds(s, &r, j, &w);
-    draw_second_kinds(s, &r, j, &w);
-    draw_third_kinds(s, &r, j, &w);
+    for (uint32_t g = 0; g < FK_GROUPS; g++) draw_group(s, &r, j, &w, g);
     arena_destroy(&mem);
     scn_random_settings(s, seed);                 /* after: the faults are drawn against the file's settings */
     return s->faults_count - before;

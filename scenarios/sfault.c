@@ -1,4 +1,5 @@
 /* scenarios/sfault.c: the fault statement, read and written back. */
+#include "fkind.h"
 #include "scn_int.h"
 
 #include <inttypes.h>
@@ -92,54 +93,15 @@ static bool machine_arg(pctx *c, scn_fault *f) {
     return true;
 }
 
-static bool fault_crash(pctx *c, scn_fault *f) {
-    static const char *const what_kinds[] = { "machine", "task", "coordinator", NULL };
-    const tok *what = lex_next(c, "machine, task or coordinator");
-    if (what == NULL) return false;
-    if (lex_is(what, "machine")) {
-        f->kind = SCN_CRASH_MACHINE;
-        return machine_arg(c, f) && for_duration(c, f, false);
-    }
-    if (lex_is(what, "task")) {
-        f->kind = SCN_CRASH_TASK;
-        return task_arg(c, "a task, as agg[1]", &f->vertex, &f->subtask);
-    }
-    if (lex_is(what, "coordinator")) {
-        f->kind = SCN_CRASH_COORDINATOR;
-        return for_duration(c, f, false);
-    }
-    return lex_unknown(c, what, "crash target", what_kinds);
-}
-
-/* A pause stops its target handling anything and resumes it with its
- * state, so it always has a window: without one it would be a crash. */
-static bool fault_pause(pctx *c, scn_fault *f) {
-    static const char *const what_kinds[] = { "machine", "task", "coordinator", NULL };
-    const tok *what = lex_next(c, "machine, task or coordinator");
-    if (what == NULL) return false;
-    if (lex_is(what, "machine")) {
-        f->kind = SCN_PAUSE_MACHINE;
-        if (!machine_arg(c, f)) return false;
-    } else if (lex_is(what, "task")) {
-        f->kind = SCN_PAUSE_TASK;
-        if (!task_arg(c, "a task, as agg[1]", &f->vertex, &f->subtask)) return false;
-    } else if (lex_is(what, "coordinator")) {
-        f->kind = SCN_PAUSE_COORDINATOR;
-    } else {
-        return lex_unknown(c, what, "pause target", what_kinds);
-    }
-    return for_duration(c, f, true);
-}
-
-static bool fault_partition(pctx *c, scn_fault *f) {
-    f->kind = SCN_PARTITION;
+/* partition A | B: two sets of machines, none on both sides. */
+static bool machines_pair(pctx *c, scn_fault *f) {
     const tok *a = lex_next(c, "machines, as 0,1");
     if (a == NULL || !lex_machine_set(c, a, &f->machines_a)) return false;
     if (!lex_expect_word(c, "|")) return false;
     const tok *b = lex_next(c, "machines, as 2 or jm");
     if (b == NULL || !lex_machine_set(c, b, &f->machines_b)) return false;
     if (f->machines_a & f->machines_b) return lex_fail_at(c, b->col, "a machine cannot be on both sides of a partition");
-    return for_duration(c, f, true);
+    return true;
 }
 
 /* The kinds are few and not guessable: list them even with a suggestion. */
@@ -170,82 +132,6 @@ static bool rpc_ref(pctx *c, scn_fault *f) {
     return lex_task_ref(c, t, &f->vertex, &f->subtask);
 }
 
-static bool fault_delay_cut(pctx *c, scn_fault *f, bool delay) {
-    const tok *what = lex_next(c, delay ? "link or rpc" : "link");
-    if (what == NULL) return false;
-    if (delay && lex_is(what, "rpc")) {
-        f->kind = SCN_DELAY_RPC;
-        if (!rpc_ref(c, f)) return false;
-    } else if (lex_is(what, "link")) {
-        f->kind = delay ? SCN_DELAY_LINK : SCN_CUT_LINK;
-        if (!link_ref(c, f)) return false;
-    } else if (delay) {
-        static const char *const delay_kinds[] = { "link", "rpc", NULL };
-        return lex_unknown(c, what, "delay target", delay_kinds);
-    } else {
-        return lex_fail_at(c, what->col, "expected 'link', not '%.*s'", (int)what->len, what->s);
-    }
-    if (delay && (!lex_expect_word(c, "by") || !lex_opt_duration(c, &f->delay_ns))) return false;
-    return for_duration(c, f, true);
-}
-
-/* rescale V to N: at a time (the JobManager's decision), not at a point. */
-static bool fault_rescale(pctx *c, scn_fault *f) {
-    f->kind = SCN_RESCALE;
-    if (f->point != SCN_AT_TIME) return lex_fail_at(c, f->col, "a rescale is at a time ('fault at 60ms rescale ...'), not at a protocol point");
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < c->s->faults_count; i++) n += c->s->faults[i].kind == SCN_RESCALE;
-    if (n == PIPE_RESCALES_MAX) return lex_fail_at(c, f->col, "more than %u rescales", PIPE_RESCALES_MAX);
-    const tok *v = lex_next(c, "a vertex to rescale");
-    if (v == NULL || !lex_vertex_ref(c, v, &f->vertex) || !lex_expect_word(c, "to")) return false;
-    const tok *t = lex_next(c, "the new parallelism");
-    uint64_t p;
-    if (t == NULL || !lex_count(c, t, 1, JOB_PARALLELISM_MAX, &p)) return false;
-    f->parallelism = (uint32_t)p;
-    return true;
-}
-
-static bool fault_lose(pctx *c, scn_fault *f) {
-    f->kind = SCN_LOSE_RPC;
-    if (!lex_expect_word(c, "rpc") || !rpc_ref(c, f)) return false;
-    const tok *p = lex_next(c, "a percentage such as 30%");
-    if (p == NULL || !lex_percent(c, p, &f->ratio)) return false;
-    return for_duration(c, f, true);
-}
-
-static bool fault_slow(pctx *c, scn_fault *f) {
-    static const char *const slow_kinds[] = { "store", "task", NULL };
-    const tok *what = lex_next(c, "store or task");
-    if (what == NULL) return false;
-    if (lex_is(what, "store")) {
-        f->kind = SCN_SLOW_STORE;
-    } else if (lex_is(what, "task")) {
-        f->kind = SCN_SLOW_TASK;
-        uint32_t slow = 0;
-        for (uint32_t i = 0; i < c->s->faults_count; i++) slow += c->s->faults[i].kind == SCN_SLOW_TASK;
-        if (slow == PIPE_SLOW_MAX) return lex_fail_at(c, what->col, "more than %u slow tasks", PIPE_SLOW_MAX);
-        if (!task_arg(c, "a task, as agg[1]", &f->vertex, &f->subtask)) return false;
-    } else {
-        return lex_unknown(c, what, "slow target", slow_kinds);
-    }
-    return factor(c, &f->factor) && for_duration(c, f, true);
-}
-
-/* fail store P% / ambiguous store|ha P%: a share of the store's writes
- * (ha: the HA services' completed-checkpoint store, ambiguous only). */
-static bool fault_store_ratio(pctx *c, scn_fault *f, scn_fault_kind kind) {
-    f->kind = kind;
-    if (kind == SCN_AMBIGUOUS_STORE && c->i < c->n && lex_is(&c->t[c->i], "ha")) {
-        f->ha = true;
-        c->i++;
-    } else if (!lex_expect_word(c, "store")) {
-        return false;
-    }
-    const tok *p = lex_next(c, "a percentage of writes such as 30%");
-    if (p == NULL || !lex_percent(c, p, &f->ratio)) return false;
-    return for_duration(c, f, true);
-}
-
 /* The head of a fault line: `optional` at its end, then `at T` or `when
  * POINT [after D]`. */
 static bool fault_head(pctx *c, scn_fault *f) {
@@ -270,29 +156,150 @@ static bool fault_head(pctx *c, scn_fault *f) {
     return lex_opt_duration(c, &f->at_ns);
 }
 
+/* The target a row names, after its words. */
+static bool target(pctx *c, const fk_info *k, scn_fault *f) {
+    switch (k->target) {
+    case FK_MACHINE:     return machine_arg(c, f);
+    case FK_TASK:        return task_arg(c, "a task, as agg[1]", &f->vertex, &f->subtask);
+    case FK_COORDINATOR: return true;
+    case FK_MACHINES:    return machines_pair(c, f);
+    case FK_LINK:        return link_ref(c, f);
+    case FK_RPC:         return rpc_ref(c, f);
+    case FK_STORE:       return true;                 /* the object word named it */
+    case FK_VERTEX: {
+        const tok *v = lex_next(c, "a vertex to rescale");
+        return v != NULL && lex_vertex_ref(c, v, &f->vertex);
+    }
+    }
+    SIM_ASSERT(!"a target kind the reader knows");
+    return false;
+}
+
+/* The row's parameter, after its target. */
+static bool param(pctx *c, const fk_info *k, scn_fault *f) {
+    switch (k->param) {
+    case FK_NO_PARAM:  return true;
+    case FK_BY_DELAY:  return lex_expect_word(c, "by") && lex_opt_duration(c, &f->delay_ns);
+    case FK_FACTOR:    return factor(c, &f->factor);
+    case FK_RATIO: {
+        const tok *p = lex_next(c, k->param_hint != NULL ? k->param_hint : "a percentage such as 30%");
+        return p != NULL && lex_percent(c, p, &f->ratio);
+    }
+    case FK_TO_PARALLELISM: {
+        if (!lex_expect_word(c, "to")) return false;
+        const tok *t = lex_next(c, "the new parallelism");
+        uint64_t n;
+        if (t == NULL || !lex_count(c, t, 1, JOB_PARALLELISM_MAX, &n)) return false;
+        f->parallelism = (uint32_t)n;
+        return true;
+    }
+    }
+    SIM_ASSERT(!"a parameter kind the reader knows");
+    return false;
+}
+
+/* "machine, task or coordinator": the objects of a verb's rows, in the
+ * table's order, into list (NULL-terminated) and hint. */
+static uint32_t objects_of(const char *verb, const char **list, char *hint, size_t n) {
+    uint32_t count = 0;
+    for (uint32_t i = 0; fk_at(i) != NULL; i++) {
+        if (strcmp(fk_at(i)->verb, verb) == 0 && fk_at(i)->object != NULL) list[count++] = fk_at(i)->object;
+    }
+    list[count] = NULL;
+    size_t used = 0;
+    hint[0] = '\0';
+    for (uint32_t i = 0; i < count && used < n; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == count ? " or " : ", ";
+        int w = snprintf(hint + used, n - used, "%s%s", sep, list[i]);
+        used = w < 0 ? n : used + (size_t)w;
+    }
+    return count;
+}
+
+/* The row of `verb` and the object word after it (none for a verb whose
+ * row names no object); NULL and the error when there is none. A kind
+ * that may act on the HA services' store takes `ha` for `store`. */
+static const fk_info *row_of(pctx *c, const tok *verb, scn_fault *f, uint32_t *col) {
+    char v[16];
+    snprintf(v, sizeof v, "%.*s", (int)(verb->len < sizeof v ? verb->len : sizeof v - 1), verb->s);
+    const char *objects[16];
+    char hint[96], what[32];
+    uint32_t n = objects_of(v, objects, hint, sizeof hint);
+    *col = verb->col;
+    for (uint32_t i = 0; n == 0 && fk_at(i) != NULL; i++) {
+        if (strcmp(fk_at(i)->verb, v) == 0) return fk_at(i);   /* its target follows the verb */
+    }
+    const tok *o;
+    if (n == 1) {
+        const fk_info *k = NULL;
+        for (uint32_t i = 0; k == NULL && fk_at(i) != NULL; i++) k = strcmp(fk_at(i)->verb, v) == 0 ? fk_at(i) : NULL;
+        if ((k->flags & FK_HA) && lex_more(c) && lex_is(&c->t[c->i], "ha")) {
+            f->ha = true;
+            *col = c->t[c->i++].col;
+            return k;
+        }
+        if (!lex_expect_word(c, k->object)) return NULL;
+        *col = c->t[c->i - 1].col;
+        return k;
+    }
+    if ((o = lex_next(c, hint)) == NULL) return NULL;
+    *col = o->col;
+    for (uint32_t i = 0; fk_at(i) != NULL; i++) {
+        const fk_info *k = fk_at(i);
+        if (strcmp(k->verb, v) == 0 && k->object != NULL && lex_is(o, k->object)) return k;
+    }
+    snprintf(what, sizeof what, "%s target", v);
+    lex_unknown(c, o, what, objects);
+    return NULL;
+}
+
+/* One fault's words after its head, by its row: verb [object], the
+ * target, the parameter, the window. */
+static bool fault_body(pctx *c, const tok *verb, scn_fault *f) {
+    uint32_t col;
+    const fk_info *k = row_of(c, verb, f, &col);
+    if (k == NULL) return false;
+    f->kind = k->kind;
+    if ((k->flags & FK_AT_TIME) && f->point != SCN_AT_TIME) {
+        return lex_fail_at(c, f->col, "a %s is at a time ('fault at 60ms %s ...'), not at a protocol point", k->verb,
+                           k->verb);
+    }
+    uint32_t same = 0;
+    for (uint32_t i = 0; i < c->s->faults_count; i++) same += c->s->faults[i].kind == k->kind;
+    if (k->max > 0 && same == k->max) return lex_fail_at(c, col, "more than %u %s", k->max, k->max_what);
+    if (!target(c, k, f) || !param(c, k, f)) return false;
+    return k->window == FK_NO_WINDOW || for_duration(c, f, k->window == FK_WINDOW_REQUIRED);
+}
+
 bool st_fault(pctx *c) {
-    static const char *const kinds[] = { "crash", "partition", "delay", "cut", "lose", "slow", "fail", "pause",
-                                         "ambiguous", "rescale", NULL };
+    const char *verbs[24];
+    char hint[160] = "a fault (";
+    uint32_t n = 0;
+    for (uint32_t i = 0; fk_at(i) != NULL; i++) {      /* each verb once, in the table's order */
+        bool seen = false;
+        for (uint32_t k = 0; k < n; k++) seen |= strcmp(verbs[k], fk_at(i)->verb) == 0;
+        if (seen) continue;
+        SIM_ASSERT(n + 1 < sizeof verbs / sizeof verbs[0]);
+        verbs[n++] = fk_at(i)->verb;
+        snprintf(hint + strlen(hint), sizeof hint - strlen(hint), "%s%s", n > 1 ? ", " : "", fk_at(i)->verb);
+    }
+    verbs[n] = NULL;
+    snprintf(hint + strlen(hint), sizeof hint - strlen(hint), ")");
     scn *s = c->s;
     if (s->faults_count == SCN_FAULTS_MAX) return lex_fail_at(c, 1, "more than %u faults", SCN_FAULTS_MAX);
     scn_fault f = { .line = c->line };
     if (!fault_head(c, &f)) return false;
-    const tok *k = lex_next(c, "a fault (crash, partition, delay, cut, lose, slow, fail, pause, ambiguous, rescale)");
+    const tok *k = lex_next(c, hint);
     if (k == NULL) return false;
     f.col = k->col;
-    bool ok;
-    if (lex_is(k, "crash")) ok = fault_crash(c, &f);
-    else if (lex_is(k, "pause")) ok = fault_pause(c, &f);
-    else if (lex_is(k, "partition")) ok = fault_partition(c, &f);
-    else if (lex_is(k, "delay") || lex_is(k, "cut")) ok = fault_delay_cut(c, &f, lex_is(k, "delay"));
-    else if (lex_is(k, "lose")) ok = fault_lose(c, &f);
-    else if (lex_is(k, "slow")) ok = fault_slow(c, &f);
-    else if (lex_is(k, "fail")) ok = fault_store_ratio(c, &f, SCN_FAIL_STORE);
-    else if (lex_is(k, "ambiguous")) ok = fault_store_ratio(c, &f, SCN_AMBIGUOUS_STORE);
-    else if (lex_is(k, "rescale")) ok = fault_rescale(c, &f);
-    else return lex_unknown(c, k, "fault", kinds);
-    if (!ok) return false;
-    if (lex_more(c)) return lex_fail_at(c, c->t[c->i].col, "unexpected '%.*s' at the end of the fault", (int)c->t[c->i].len, c->t[c->i].s);
+    bool known = false;
+    for (uint32_t i = 0; i < n; i++) known |= lex_is(k, verbs[i]);
+    if (!known) return lex_unknown(c, k, "fault", verbs);
+    if (!fault_body(c, k, &f)) return false;
+    if (lex_more(c)) {
+        return lex_fail_at(c, c->t[c->i].col, "unexpected '%.*s' at the end of the fault", (int)c->t[c->i].len,
+                           c->t[c->i].s);
+    }
     s->faults[s->faults_count++] = f;
     return true;
 }
@@ -334,83 +341,66 @@ static void put_when(txt_buf *b, const job *j, const scn_fault *x) {
     }
 }
 
-/* "lose rpc ack out[0] 50%" / "delay rpc out[0] by 3ms": the RPCs of a task. */
-static void put_rpc(txt_buf *b, const job *j, const scn_fault *x) {
-    txt_put(b, "%s rpc ", x->kind == SCN_LOSE_RPC ? "lose" : "delay");
-    if (x->rpc > 0) txt_put(b, "%s ", pipe_rpc_kind_names[x->rpc - 1]);
-    txt_task(b, j, x->vertex, x->subtask);
-    if (x->kind == SCN_LOSE_RPC) {
-        txt_put(b, " ");
-        put_percent(b, x->ratio);
-    } else {
-        txt_put(b, " by ");
-        txt_duration(b, x->delay_ns);
-    }
-    put_for(b, x->duration_ns);
-}
-
-/* A fault of a target with a window: what it does, then "for D". */
-static void put_windowed(txt_buf *b, const scn *s, const scn_fault *x) {
+/* "lose rpc ack out[0]", "link map[0] -> agg[1]", "machine 1": the target. */
+static void put_target(txt_buf *b, const scn *s, const fk_info *k, const scn_fault *x) {
     const job *j = &s->cfg.graph;
-    switch (x->kind) {
-    case SCN_PARTITION:
-        txt_put(b, "partition ");
+    switch (k->target) {
+    case FK_MACHINE: txt_put(b, " %u", x->machine); return;
+    case FK_TASK:
+        txt_put(b, " ");
+        txt_task(b, j, x->vertex, x->subtask);
+        return;
+    case FK_COORDINATOR:
+    case FK_STORE: return;                             /* the object word named it */
+    case FK_MACHINES:
+        txt_put(b, " ");
         txt_machines(b, x->machines_a, s->cfg.machines);
         txt_put(b, " | ");
         txt_machines(b, x->machines_b, s->cfg.machines);
-        break;
-    case SCN_DELAY_LINK:
-    case SCN_CUT_LINK:
-        txt_put(b, "%s link ", x->kind == SCN_DELAY_LINK ? "delay" : "cut");
+        return;
+    case FK_LINK:
+        txt_put(b, " ");
         txt_task(b, j, x->vertex, x->subtask);
         txt_put(b, " -> ");
         txt_task(b, j, x->vertex2, x->subtask2);
-        if (x->kind == SCN_DELAY_LINK) {
-            txt_put(b, " by ");
-            txt_duration(b, x->delay_ns);
-        }
-        break;
-    case SCN_SLOW_STORE: txt_put(b, "slow store %ux", x->factor); break;
-    case SCN_FAIL_STORE:
-    case SCN_AMBIGUOUS_STORE:
-        txt_put(b, "%s %s ", x->kind == SCN_FAIL_STORE ? "fail" : "ambiguous", x->ha ? "ha" : "store");
-        put_percent(b, x->ratio);
-        break;
-    case SCN_SLOW_TASK:
-        txt_put(b, "slow task ");
+        return;
+    case FK_RPC:
+        if (x->rpc > 0) txt_put(b, " %s", pipe_rpc_kind_names[x->rpc - 1]);
+        txt_put(b, " ");
         txt_task(b, j, x->vertex, x->subtask);
-        txt_put(b, " %ux", x->factor);
-        break;
-    case SCN_PAUSE_MACHINE: txt_put(b, "pause machine %u", x->machine); break;
-    case SCN_PAUSE_COORDINATOR: txt_put(b, "pause coordinator"); break;
-    case SCN_PAUSE_TASK:
-        txt_put(b, "pause task ");
-        txt_task(b, j, x->vertex, x->subtask);
-        break;
-    default: SIM_ASSERT(!"told by put_what"); break;
+        return;
+    case FK_VERTEX: txt_put(b, " %s", j->vertices[x->vertex].name); return;
     }
-    put_for(b, x->duration_ns);
+    SIM_ASSERT(!"a target kind the writer knows");
 }
 
+static void put_param(txt_buf *b, const fk_info *k, const scn_fault *x) {
+    switch (k->param) {
+    case FK_NO_PARAM: return;
+    case FK_BY_DELAY:
+        txt_put(b, " by ");
+        txt_duration(b, x->delay_ns);
+        return;
+    case FK_RATIO:
+        txt_put(b, " ");
+        put_percent(b, x->ratio);
+        return;
+    case FK_FACTOR: txt_put(b, " %ux", x->factor); return;
+    case FK_TO_PARALLELISM: txt_put(b, " to %u", x->parallelism); return;
+    }
+    SIM_ASSERT(!"a parameter kind the writer knows");
+}
+
+/* What the fault does, as the reader reads it back: its row's words, the
+ * target, the parameter, the window. */
 static void put_what(txt_buf *b, const scn *s, const scn_fault *x) {
-    const job *j = &s->cfg.graph;
-    switch (x->kind) {
-    case SCN_CRASH_MACHINE:
-        txt_put(b, "crash machine %u", x->machine);
-        if (x->duration_ns > 0) put_for(b, x->duration_ns);
-        break;
-    case SCN_CRASH_TASK:
-        txt_put(b, "crash task ");
-        txt_task(b, j, x->vertex, x->subtask);
-        break;
-    case SCN_CRASH_COORDINATOR:
-        txt_put(b, "crash coordinator");
-        if (x->duration_ns > 0) put_for(b, x->duration_ns);
-        break;
-    case SCN_RESCALE: txt_put(b, "rescale %s to %u", j->vertices[x->vertex].name, x->parallelism); break;
-    case SCN_LOSE_RPC:
-    case SCN_DELAY_RPC: put_rpc(b, j, x); break;
-    default: put_windowed(b, s, x); break;
+    const fk_info *k = fk_of(x->kind);
+    txt_put(b, "%s", k->verb);
+    if (k->object != NULL) txt_put(b, " %s", x->ha ? "ha" : k->object);
+    put_target(b, s, k, x);
+    put_param(b, k, x);
+    if (k->window == FK_WINDOW_REQUIRED || (k->window == FK_WINDOW_OPTIONAL && x->duration_ns > 0)) {
+        put_for(b, x->duration_ns);
     }
 }
 

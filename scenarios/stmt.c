@@ -1,6 +1,7 @@
 /* scenarios/stmt.c: the scenario reader's statements, one a line (see
  * scenarios/README.md), but faults (sfault.c) and expectations
  * (sexpect.c); scn_parse and scn_load. */
+#include "fkind.h"
 #include "scn_int.h"
 
 #include <ctype.h>
@@ -35,7 +36,8 @@ static bool st_machines(pctx *c) {
      * count then (jm is the machine after the last one). */
     for (uint32_t i = 0; i < c->s->faults_count; i++) {
         const scn_fault *f = &c->s->faults[i];
-        if (f->kind != SCN_CRASH_MACHINE && f->kind != SCN_PAUSE_MACHINE && f->kind != SCN_PARTITION) continue;
+        fk_target t = fk_of(f->kind)->target;
+        if (t != FK_MACHINE && t != FK_MACHINES) continue;
         return lex_fail_at(c, 1, "declare machines before the faults that name machines (line %u names some)", f->line);
     }
     if (!lex_opt_count(c, 1, PIPE_MACHINES_MAX, &n)) return false;
