@@ -85,6 +85,11 @@ static const fk_info kinds[] = {
       .max = PIPE_RESCALES_MAX, .max_what = "rescales",
       .begins = "the JobManager rescales %s: every task is cancelled, to restart from the latest completed "
                 "checkpoint at the new parallelism", .ends = "", .cause = "a rescale of %s" },
+    { .kind = SCN_DUPLICATE_RPC, .name = "duplicate-rpc", .verb = "duplicate", .object = "rpc",
+      .target = FK_RPC, .param = FK_RATIO, .param_hint = "a percentage such as 30%",
+      .window = FK_WINDOW_REQUIRED, .kernel = FAULT_LINK_DUP,
+      .begins = "messages %s start to arrive twice", .ends = "messages %s arrive once again",
+      .cause = "messages %s were arriving twice" },
 };
 
 #define KINDS_COUNT (sizeof kinds / sizeof kinds[0])

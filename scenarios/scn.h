@@ -53,6 +53,7 @@ typedef enum scn_fault_kind {
     SCN_DELAY_RPC,              /* RPCs of a task (all to the coordinator, or of one kind) delayed */
     SCN_AMBIGUOUS_STORE,        /* the durable store commits writes but reports them failed, with a probability */
     SCN_RESCALE,                /* the JobManager restarts the job with a vertex at a new parallelism (cfg.rescales) */
+    SCN_DUPLICATE_RPC,          /* RPCs of a task (all to the coordinator, or of one kind) delivered twice */
 } scn_fault_kind;
 
 /* A fault at a named protocol point instead of a time. */

@@ -14,7 +14,7 @@ static const char *const names[FAULT_KIND_COUNT] = {
     [FAULT_LINK_DELAY] = "delay-link",       [FAULT_LINK_LOSS] = "lose-rpc",
     [FAULT_DEV_SLOW] = "slow-store",         [FAULT_DEV_FAIL] = "fail-store",
     [FAULT_MACHINE_PAUSE] = "machine-pause", [FAULT_ACTOR_PAUSE] = "actor-pause",
-    [FAULT_DEV_AMBIGUOUS] = "ambiguous-store",
+    [FAULT_DEV_AMBIGUOUS] = "ambiguous-store", [FAULT_LINK_DUP] = "duplicate-rpc",
 };
 
 const char *fault_kind_name(fault_kind kind) {
@@ -60,7 +60,8 @@ const char *fault_target_text(const sim_run *run, uint32_t fault_id, char *buf, 
     }
     case FAULT_LINK_CUT:
     case FAULT_LINK_DELAY:
-    case FAULT_LINK_LOSS: {
+    case FAULT_LINK_LOSS:
+    case FAULT_LINK_DUP: {
         const sim_link *l = &run->links[s->target];
         snprintf(buf, n, "%s->%s", sim_actor_name(run, l->src), sim_actor_name(run, l->dst));
         break;
@@ -85,7 +86,7 @@ static bool has_window(const fault_spec *s) {
 
 static void check_spec(const sim_run *run, const fault_spec *s) {
     /* A type filter only where a message is at hand. */
-    SIM_ASSERT(s->msg_type == 0 || s->kind == FAULT_LINK_LOSS || s->kind == FAULT_LINK_DELAY);
+    SIM_ASSERT(s->msg_type == 0 || s->kind == FAULT_LINK_LOSS || s->kind == FAULT_LINK_DELAY || s->kind == FAULT_LINK_DUP);
     switch (s->kind) {
     case FAULT_ACTOR_CRASH:
     case FAULT_ACTOR_RESTART:
@@ -114,8 +115,9 @@ static void check_spec(const sim_run *run, const fault_spec *s) {
         SIM_ASSERT(s->duration_ns > 0);
         break;
     case FAULT_LINK_LOSS:
+    case FAULT_LINK_DUP:
         SIM_ASSERT(s->target < run->links_count);
-        SIM_ASSERT(run->links[s->target].cfg.kind == LINK_RPC);   /* TCP does not lose */
+        SIM_ASSERT(run->links[s->target].cfg.kind == LINK_RPC);   /* TCP neither loses nor duplicates */
         SIM_ASSERT(s->ratio.den > 0 && s->ratio.num <= s->ratio.den);
         SIM_ASSERT(s->duration_ns > 0);
         break;
@@ -271,6 +273,7 @@ void fault_begin(sim_run *run, uint32_t fault_id) {
     case FAULT_LINK_CUT:      link_cut(run, s->target); break;
     case FAULT_LINK_DELAY:    link_delay_step(run, f, true); break;
     case FAULT_LINK_LOSS:     link_loss_step(run, f, true, UINT32_MAX); break;
+    case FAULT_LINK_DUP:      link_typed_open(run, f->id); break;   /* typed or not, in the run's table */
     case FAULT_DEV_SLOW:      run->devs[s->target].slow_extra += s->factor - 1; break;
     case FAULT_DEV_FAIL:      govern_begin(&run->devs[s->target].fail, &run->devs[s->target].fail_fault, f); break;
     case FAULT_DEV_AMBIGUOUS:
@@ -330,6 +333,7 @@ void fault_end(sim_run *run, uint32_t fault_id) {
     case FAULT_LINK_CUT:   link_heal(run, s->target); break;
     case FAULT_LINK_DELAY: link_delay_step(run, f, false); break;
     case FAULT_LINK_LOSS:  link_loss_step(run, f, false, outer); break;
+    case FAULT_LINK_DUP:   link_typed_close(run, fault_id); break;
     case FAULT_DEV_SLOW:
         if (run->devs[s->target].slowed_until_ns > f->settled_ns) f->settled_ns = run->devs[s->target].slowed_until_ns;
         SIM_ASSERT(run->devs[s->target].slow_extra >= s->factor - 1);

@@ -12,7 +12,15 @@
  * - Pauses (MACHINE_PAUSE, ACTOR_PAUSE) always have a window: the target's
  *   actors handle nothing inside it and get what was sent to them when it
  *   ends (sim/run.h says how); nothing is dropped or broken.
- * - msg_type (LINK_LOSS and LINK_DELAY only; 0 for every other kind): when
+ * - Duplicates (LINK_DUP): a message sent on the RPC link while the
+ *   window is open is delivered twice, with its ratio (one draw from the
+ *   governing window's stream, the strongest of those that apply to it, as
+ *   for loss, after the loss draw: a lost message is not duplicated). The
+ *   copy arrives right behind the original (FIFO: nothing sent later
+ *   overtakes it) and carries a copy of its payload; when the run has no
+ *   payload slot free the copy is not made (sim_link.dup_skipped), which
+ *   a run sized for its messages in flight never meets (model/plan.c).
+ * - msg_type (LINK_LOSS, LINK_DELAY and LINK_DUP; 0 for every other kind): when
  *   non-zero the window acts only on messages whose sim_msg.type equals
  *   it. Windows of different types are open on one link at once and act
  *   independently; of the loss windows that apply to one message (the
@@ -67,6 +75,7 @@ typedef enum fault_kind {
     FAULT_MACHINE_PAUSE,     /* target = machine, its actors paused for duration (> 0) */
     FAULT_ACTOR_PAUSE,       /* target = actor, paused for duration (> 0) */
     FAULT_DEV_AMBIGUOUS,     /* target = device, writes done but reported DEV_AMBIGUOUS with ratio */
+    FAULT_LINK_DUP,          /* target = RPC link, deliver a message twice with ratio for duration */
     FAULT_KIND_COUNT
 } fault_kind;
 
@@ -78,9 +87,9 @@ typedef struct fault_spec {
     uint64_t    machines_a;    /* partition sides, bit i = machine i */
     uint64_t    machines_b;
     sim_time_ns delay_ns;      /* LINK_DELAY */
-    sim_ratio   ratio;         /* LINK_LOSS, DEV_FAIL, DEV_AMBIGUOUS */
+    sim_ratio   ratio;         /* LINK_LOSS, LINK_DUP, DEV_FAIL, DEV_AMBIGUOUS */
     uint32_t    factor;        /* DEV_SLOW, >= 1 */
-    uint32_t    msg_type;      /* LINK_LOSS, LINK_DELAY: only messages of this type; 0: all */
+    uint32_t    msg_type;      /* LINK_LOSS, LINK_DELAY, LINK_DUP: only messages of this type; 0: all */
 } fault_spec;
 
 typedef struct sim_fault {

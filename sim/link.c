@@ -36,7 +36,7 @@ uint32_t link_add(sim_run *run, uint32_t src_actor, uint32_t dst_actor, const li
 
 void link_typed_open(sim_run *run, uint32_t fault_id) {
     const fault_spec *s = &run->faults[fault_id].spec;
-    SIM_ASSERT(s->msg_type != 0 && (s->kind == FAULT_LINK_LOSS || s->kind == FAULT_LINK_DELAY));
+    SIM_ASSERT(s->kind == FAULT_LINK_DUP || (s->msg_type != 0 && (s->kind == FAULT_LINK_LOSS || s->kind == FAULT_LINK_DELAY)));
     SIM_ASSERT(run->typed_count < run->cfg.faults_max);   /* one entry per open window */
     run->typed[run->typed_count++] = fault_id;
     sim_link *l = &run->links[s->target];
@@ -57,27 +57,50 @@ void link_typed_close(sim_run *run, uint32_t fault_id) {
     l->faulted--;
 }
 
-/* The loss and delay windows open on l that apply to m: whether m is lost
- * (one draw, from the governing window's stream: the strongest of the
- * untyped one and those of m's type; the untyped one wins ties, then the
- * earliest begun), and into *extra_ns the delays of m's type. Without
- * typed windows this is exactly the untyped draw. */
-static bool faulted_send(sim_run *run, const sim_link *l, const sim_msg *m, sim_time_ns *extra_ns) {
-    sim_ratio loss = l->loss;
-    uint32_t by = l->loss_fault;
+/* The loss, delay and duplicate windows open on l that apply to m:
+ * whether m is lost (one draw, from the governing window's stream: the
+ * strongest of the untyped one and those of m's type; the untyped one
+ * wins ties, then the earliest begun), into *extra_ns the delays of m's
+ * type, and into *dup whether a kept m is delivered twice (one draw so
+ * too, from the strongest duplicate window of m's type or of none).
+ * Without typed or duplicate windows this is exactly the untyped draw. */
+static bool faulted_send(sim_run *run, const sim_link *l, const sim_msg *m, sim_time_ns *extra_ns, bool *dup) {
+    sim_ratio loss = l->loss, twice = SIM_RATIO_NEVER;
+    uint32_t by = l->loss_fault, dup_by = UINT32_MAX;
     for (uint32_t i = 0; l->typed > 0 && i < run->typed_count; i++) {
         const sim_fault *f = &run->faults[run->typed[i]];
-        if (f->spec.target != l->id || f->spec.msg_type != m->type) continue;
-        if (f->spec.kind == FAULT_LINK_DELAY) {
+        if (f->spec.target != l->id) continue;
+        if (f->spec.kind == FAULT_LINK_DUP) {
+            if (f->spec.msg_type != 0 && f->spec.msg_type != m->type) continue;
+            if (dup_by == UINT32_MAX || fault_ratio_stronger(f->spec.ratio, twice)) {
+                twice = f->spec.ratio;
+                dup_by = f->id;
+            }
+        } else if (f->spec.msg_type != m->type) {
+            continue;
+        } else if (f->spec.kind == FAULT_LINK_DELAY) {
             *extra_ns += f->spec.delay_ns;
         } else if (by == UINT32_MAX || fault_ratio_stronger(f->spec.ratio, loss)) {
             loss = f->spec.ratio;
             by = f->id;
         }
     }
-    if (loss.num == 0) return false;
-    SIM_ASSERT(by < run->faults_count);
-    return sim_chance(run, &run->faults[by].rng, SIM_CHOICE_DROP, loss);
+    if (loss.num != 0) {
+        SIM_ASSERT(by < run->faults_count);
+        if (sim_chance(run, &run->faults[by].rng, SIM_CHOICE_DROP, loss)) return true;
+    }
+    *dup = dup_by != UINT32_MAX && twice.num != 0 && sim_chance(run, &run->faults[dup_by].rng, SIM_CHOICE_DUP, twice);
+    return false;
+}
+
+/* One delivery of m on l at `arrive`, with its own copy of the data. */
+static void deliver(sim_run *run, sim_link *l, const sim_msg *m, sim_time_ns arrive, const void *data, uint32_t data_bytes) {
+    sim_event *ev = sim_schedule(run, arrive, l->dst, SIM_EV_MSG);
+    ev->aux = l->id;
+    ev->gen = l->gen;
+    ev->msg = *m;
+    ev->msg.src = l->src;
+    if (data != NULL) memcpy(sim_payload_take(run, ev, data_bytes), data, data_bytes);   /* the receiver's copy */
 }
 
 bool link_is_up(const sim_run *run, uint32_t link_id) {
@@ -95,7 +118,8 @@ static bool send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size
         return false;
     }
     sim_time_ns typed_ns = 0;              /* delays of m's type */
-    if (l->faulted > 0 && faulted_send(run, l, m, &typed_ns)) {
+    bool dup = false;
+    if (l->faulted > 0 && faulted_send(run, l, m, &typed_ns, &dup)) {
         l->lost++;
         return false;
     }
@@ -109,12 +133,13 @@ static bool send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size
     l->last_arrival_ns = arrive;
     l->bytes_sent += size_bytes;
 
-    sim_event *ev = sim_schedule(run, arrive, l->dst, SIM_EV_MSG);
-    ev->aux = link_id;
-    ev->gen = l->gen;
-    ev->msg = *m;
-    ev->msg.src = l->src;
-    if (data != NULL) memcpy(sim_payload_take(run, ev, data_bytes), data, data_bytes);   /* the receiver's copy */
+    deliver(run, l, m, arrive, data, data_bytes);
+    if (dup && (data == NULL || sim_payload_free(run) > 0)) {   /* right behind it: pushed after, same time */
+        deliver(run, l, m, arrive, data, data_bytes);
+        l->duplicated++;
+    } else if (dup) {
+        l->dup_skipped++;
+    }
     SIM_ASSERT(arrive >= now);
     return true;
 }

@@ -14,7 +14,8 @@
  *   receives SIM_EV_LINK_DOWN one latency later.
  * - LINK_RPC (for control messages): no connection state and no
  *   notification; a message is lost while the link is cut, or with the
- *   probability of an active loss fault. In-flight messages survive the
+ *   probability of an active loss fault, and delivered twice with that of
+ *   an active duplicate fault (sim/fault.h). In-flight messages survive the
  *   crash of their sender but not a cut of the link.
  * - Loss and delay windows may name a message type (fault_spec.msg_type,
  *   sim/fault.h): then only messages of that type are lost or delayed.
@@ -79,6 +80,8 @@ typedef struct sim_link {
     uint64_t    bytes_sent;
     uint64_t    dropped_cut;        /* sent while cut */
     uint64_t    lost;               /* RPC loss fault, typed or not */
+    uint64_t    duplicated;         /* RPC duplicate fault: copies delivered */
+    uint64_t    dup_skipped;        /* ... copies not made: no payload slot free */
     uint64_t    dropped_in_flight;  /* connection broke before arrival */
     uint64_t    breaks;
 } sim_link;

@@ -406,6 +406,8 @@ void *sim_payload_take(sim_run *run, sim_event *ev, uint32_t bytes) {
     return run->payloads + (size_t)slot * slot_bytes(&run->cfg);
 }
 
+uint32_t sim_payload_free(const sim_run *run) { return run->payload_free_count; }
+
 const void *sim_payload(const sim_run *run, const sim_event *ev) {
     if (ev->payload == 0) return NULL;
     SIM_ASSERT(ev->payload <= run->cfg.payloads_max);

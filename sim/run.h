@@ -111,6 +111,7 @@ typedef enum sim_choice_kind {
     SIM_CHOICE_FAULT,       /* which fault, when */
     SIM_CHOICE_ORDER,       /* which of n ready deliveries goes first */
     SIM_CHOICE_BRANCH,      /* a yes/no decision of the model's own */
+    SIM_CHOICE_DUP,         /* whether to deliver a message twice */
     SIM_CHOICE_KIND_COUNT
 } sim_choice_kind;
 
@@ -267,6 +268,7 @@ size_t   sim_run_bytes(const sim_cfg *cfg);     /* the arena sim_run_create take
  * Payloads are not in the trace hash: the hash folds the message words. */
 void       *sim_payload_take(sim_run *run, sim_event *ev, uint32_t bytes);
 const void *sim_payload(const sim_run *run, const sim_event *ev);   /* NULL: the message has none */
+uint32_t    sim_payload_free(const sim_run *run);                  /* slots free now */
 void     sim_run_destroy(sim_run *run);
 void    *sim_alloc(sim_run *run, size_t size_bytes, size_t align);   /* before start */
 

@@ -1,5 +1,5 @@
 /* tests/test_link.c: link timing, FIFO under jitter, cuts, partitions,
- * connection breaks, delay spikes and RPC loss. */
+ * connection breaks, delay spikes, RPC loss and duplicates. */
 #include "harness.h"
 
 static recorder log_;
@@ -546,6 +546,48 @@ static void test_payloads_travel_with_their_message_and_their_slots_come_back(vo
     sim_run_destroy(run);
 }
 
+/* ---- duplicates ------------------------------------------------------------ */
+
+/* A duplicate window of type 3 at 100% and an untyped one at 50%: inside
+ * [50 us, 150 us) every type-3 message arrives twice, the others about
+ * half the times; each copy right behind its original (the log at b, in
+ * arrival order, never goes back in send time); outside the window all
+ * arrive once. A window at 100% loss of type 5 nested inside: a lost
+ * message is not duplicated. */
+static void test_duplicate_windows_deliver_twice_right_behind_and_never_a_lost_message(void **state) {
+    (void)state;
+    rec_ctx ctx;
+    net n = typed_net(7, &ctx);
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_DUP, .at_ns = 50000, .duration_ns = 100000,
+                                    .target = n.rpc, .ratio = SIM_RATIO_ALWAYS, .msg_type = 3 });
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_DUP, .at_ns = 50000, .duration_ns = 100000,
+                                    .target = n.rpc, .ratio = { 1, 2 } });
+    add_loss(&n, 5, SIM_RATIO_ALWAYS);
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    by_type t = typed_received();
+    assert_int_equal(t.in[3], 4000);                 /* 2000 sends, each twice */
+    assert_int_equal(t.in[5], 0);                    /* lost, so never duplicated */
+    for (uint32_t k = 1; k <= 5; k++) assert_int_equal(t.out[k], 2000);
+    for (uint32_t k = 1; k <= 4; k++) {
+        if (k == 3) continue;
+        assert_true(t.in[k] > 2000 + 850 && t.in[k] < 2000 + 1150);   /* half of 2000 copied */
+    }
+    uint64_t last = 0, copies = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {      /* FIFO: a copy comes right after its original */
+        const rec *r = &log_.items[i];
+        if (r->kind != SIM_EV_MSG || r->actor != 1) continue;
+        assert_true(r->msg.a >= last);
+        copies += r->msg.a == last;
+        last = r->msg.a;
+    }
+    const sim_link *l = &n.run->links[n.rpc];
+    assert_int_equal(copies, l->duplicated);
+    assert_int_equal(l->dup_skipped, 0);
+    assert_int_equal(l->typed + l->faulted + n.run->typed_count, 0);   /* closed: the table is empty */
+    sim_run_destroy(n.run);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_link_keeps_fifo_order_under_heavy_jitter),
@@ -563,6 +605,7 @@ int main(void) {
         cmocka_unit_test(test_untyped_loss_acts_on_every_type_and_the_strongest_applicable_window_governs),
         cmocka_unit_test(test_typed_delay_delays_only_its_type_and_the_link_stays_fifo),
         cmocka_unit_test(test_pause_of_either_end_keeps_the_stream_up_and_fifo),
+        cmocka_unit_test(test_duplicate_windows_deliver_twice_right_behind_and_never_a_lost_message),
     };
     return cmocka_run_group_tests_name("link", tests, NULL, NULL);
 }

@@ -1005,7 +1005,7 @@ static void test_scn_optional_is_read_written_back_and_placed_in_errors(void **s
                         "t.scn:6:31: unexpected 'optional' at the end of the fault");
     assert_string_equal(parse(JOB "fault at 1s optional crash task agg[1]\n"),
                         "t.scn:6:13: unknown fault 'optional' (expected one of: crash, partition, delay, cut, lose, slow, fail, "
-                        "pause, ambiguous, rescale)");
+                        "pause, ambiguous, rescale, duplicate)");
 }
 
 /* Durations in the largest unit that says them exactly, percentages
@@ -1308,9 +1308,10 @@ static void test_scn_rpc_faults_of_a_kind_act_on_that_type_on_the_link_the_kind_
                             "fault at 20ms lose rpc out[0] 30% for 40ms\n"
                             "fault at 20ms delay rpc finished a[0] by 30ms for 10ms\n"
                             "fault at 20ms delay rpc a[0] by 30ms for 10ms\n"
-                            "fault at 20ms delay rpc heartbeat b[2] by 1ms for 10ms\n");
+                            "fault at 20ms delay rpc heartbeat b[2] by 1ms for 10ms\n"
+                            "fault at 20ms duplicate rpc complete x[1] 50% for 10ms\n");
     const sim_run *run = pipe_sim(p);
-    assert_int_equal(run->faults_count, 6);
+    assert_int_equal(run->faults_count, 7);
     const fault_spec *x = run->faults[0].spec.kind ? &run->faults[0].spec : NULL;
     expect_rpc_window(p, x, FAULT_LINK_LOSS, "deploy", task_of(p, 2, 1));
     assert_int_equal(run->links[x->target].src, pipe_coord_actor(p));      /* deploy: coordinator -> task */
@@ -1328,6 +1329,10 @@ static void test_scn_rpc_faults_of_a_kind_act_on_that_type_on_the_link_the_kind_
     assert_int_equal(x->duration_ns, 10 * SIM_NS_PER_MS);
     expect_rpc_window(p, &run->faults[4].spec, FAULT_LINK_DELAY, NULL, task_of(p, 0, 0));
     expect_rpc_window(p, &run->faults[5].spec, FAULT_LINK_DELAY, "heartbeat", task_of(p, 1, 2));
+    x = &run->faults[6].spec;                                              /* complete: coordinator -> task */
+    expect_rpc_window(p, x, FAULT_LINK_DUP, "complete", task_of(p, 2, 1));
+    assert_int_equal(run->links[x->target].src, pipe_coord_actor(p));
+    assert_int_equal((uint64_t)x->ratio.num * 2, x->ratio.den);
     pipe_destroy(p);
 }
 
@@ -1404,6 +1409,8 @@ static void test_scn_write_round_trips_every_new_fault_to_the_same_kernel_fault(
         "fault at 20ms delay rpc a[0] by 30ms for 10ms",
         "fault at 40ms ambiguous store 30% for 20ms",
         "fault at 40ms ambiguous ha 30% for 20ms",
+        "fault at 20ms duplicate rpc trigger a[0] 100% for 10ms",
+        "fault at 20ms duplicate rpc out[0] 25% for 40ms",
     };
     static scn back;
     char text[4096] = "", buf[SCN_FAULT_TEXT_BYTES], err[SCN_ERR_BYTES];
@@ -1426,7 +1433,7 @@ static void test_scn_write_round_trips_every_new_fault_to_the_same_kernel_fault(
     scn_add_faults(&back, q);
     const sim_run *a = pipe_sim(p), *b = pipe_sim(q);
     assert_int_equal(b->faults_count, a->faults_count);          /* the point's fault is armed at its point: 10 */
-    assert_int_equal(a->faults_count, 10);
+    assert_int_equal(a->faults_count, 12);
     for (uint32_t i = 0; i < b->faults_count; i++) {
         const fault_spec *x = &a->faults[i].spec, *y = &b->faults[i].spec;
         assert_true(x->kind == y->kind && x->at_ns == y->at_ns && x->duration_ns == y->duration_ns &&
