@@ -72,6 +72,7 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(TRIGGER_QUEUED, "trigger-queued", "a source under backpressure queued a trigger"),
     R(TRIGGER_WITHDRAWN, "trigger-withdrawn", "a source dropped a queued trigger of a checkpoint aborted meanwhile"),
     R(ABORTED_BEFORE_TRIGGER, "aborted-before-trigger", "a task triggered a checkpoint it knew was aborted: it sent cancel markers, no snapshot"),
+    R(TRIGGER_OUT_OF_ORDER, "trigger-out-of-order", "a task ignored a trigger of a checkpoint not newer than the last it triggered or declined (a trigger delivered twice)"),
     R(RESTORE_CHAIN, "restore-incremental-chain", "a task restored its state from a chain of several files"),
     R(RESTORE_CHANNEL_STATE, "restore-channel-state", "a restore replayed or re-emitted in-flight records"),
     R(RESTORE_SCRATCH, "restore-from-scratch", "a restart with no completed checkpoint: from the beginning"),

@@ -72,6 +72,7 @@ typedef enum pipe_reach {
     PIPE_REACH_TRIGGER_QUEUED,        /* a source under backpressure queued a trigger */
     PIPE_REACH_TRIGGER_WITHDRAWN,     /* a source dropped a queued trigger of a checkpoint aborted meanwhile */
     PIPE_REACH_ABORTED_BEFORE_TRIGGER,/* a task's trigger of a checkpoint notified as aborted: cancel markers instead */
+    PIPE_REACH_TRIGGER_OUT_OF_ORDER,  /* a task ignored a trigger of a checkpoint not newer than its last (Flink's check) */
     /* tasks: restore and attempts */
     PIPE_REACH_RESTORE_CHAIN,         /* a task restored from an incremental chain */
     PIPE_REACH_RESTORE_CHANNEL_STATE, /* a restore replayed or re-emitted channel state */

@@ -770,6 +770,19 @@ check "swarm --coverage: sums the runs' counts and names what no run reached" 0 
 check "swarm --coverage: the file holds every point" 0 "every point" cov_json
 check "swarm --coverage: a file that cannot be written is refused before any run" 2 "cannot write there" \
     "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..2 --coverage /nonexistent/c.json
+dup_counts() {   # faults/duplicate-rpc.scn: second triggers ignored, second acks dropped
+    "$absim" run scenarios/faults/duplicate-rpc.scn --coverage "$cov" --trace "$cov.jsonl" > /dev/null &&
+        /usr/bin/python3 - "$cov" "$cov.jsonl" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+steps = [json.loads(l) for l in open(sys.argv[2])]
+got = [s["outcome"] for s in steps if s.get("step") == "ack-received"]
+print("out-of-order", c["trigger-out-of-order"], "acks", len(got), "counted", got.count("counted"),
+      "repeated", got.count("repeated"), "late", got.count("late"))
+PY
+}
+check "duplicate rpc: the sources ignore 16 second triggers; of 311 acks received 287 count, 16 repeated, 8 late" 0 \
+    "out-of-order 16 acks 311 counted 287 repeated 16 late 8" dup_counts
 check "run: a job failed on a failed metadata write says the checkpoint could not be finalized, not that it was declined" 1 \
     "could not be finalized (its metadata write failed or ended ambiguously): more failed checkpoints in a row than the 0 tolerable" \
     "$absim" run scenarios/faults/rescale-crash.scn --seed 5 --faults random

@@ -502,7 +502,16 @@ static bool known_aborted(rt_task *t, uint64_t ckpt) {
 }
 
 void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
-    if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
+    /* Flink's SubtaskCheckpointCoordinatorImpl.checkpointState (1.11 on):
+     * a checkpoint not newer than the last this task triggered or
+     * declined is out of order ("aborted previously?"): nothing is
+     * snapshotted, acknowledged or sent. A trigger RPC delivered twice
+     * comes here. */
+    if (ckpt <= t->last_seen_ckpt) {
+        REACHED(tm->w, TRIGGER_OUT_OF_ORDER);
+        return;
+    }
+    t->last_seen_ckpt = ckpt;
     if (known_aborted(t, ckpt)) {
         /* Flink 1.15 (checkAndClearAbortedStatus): no snapshot of a
          * checkpoint known to be aborted; cancel markers downstream, so

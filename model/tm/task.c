@@ -446,6 +446,15 @@ static void withdraw_trigger(tm_side *tm, rt_task *t, uint64_t ckpt) {
     }
 }
 
+/* Whether a source triggered `ckpt` already, or has it queued: a second
+ * delivery of its trigger RPC, which Flink's out-of-order check drops
+ * (snap_trigger), is not queued, so it cannot push a pending one out. */
+static bool trigger_known(const rt_task *t, uint64_t ckpt) {
+    bool queued = false;
+    for (uint32_t i = 0; i < t->triggers_queued; i++) queued |= t->trigger_queue[i] == ckpt;
+    return queued || ckpt <= t->last_seen_ckpt;
+}
+
 static void forget_oldest_trigger(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->triggers_queued > 0);
     memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * (t->triggers_queued - 1));
@@ -1332,6 +1341,10 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
          * lost: then the queue may fill, and its oldest goes (at most that
          * checkpoint fails: the coordinator has fewer pending than the
          * queue holds, and the oldest is the likeliest aborted). */
+        if (trigger_known(t, m->a)) {               /* delivered twice: snap_trigger would ignore it */
+            REACHED(tm->w, TRIGGER_OUT_OF_ORDER);
+            break;
+        }
         if (t->triggers_queued == PIPE_CONCURRENT_MAX + 1) forget_oldest_trigger(tm, t);
         t->trigger_queue[t->triggers_queued++] = m->a;
         source_triggers(tm, t);
