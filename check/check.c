@@ -85,7 +85,7 @@ void check_par_init(const check_ctx *c, uint32_t *par) {
 }
 
 void check_par_step(uint32_t *par, const pipe_event *e) {
-    if (e->kind == PIPE_EV_RESCALED && e->channel < JOB_VERTICES_MAX) par[e->channel] = e->count;
+    if (e->kind == PIPE_EV_RESCALED && e->vertex < JOB_VERTICES_MAX) par[e->vertex] = e->count;
 }
 
 /* Flink: group = murmurHash(Long.hashCode(key)) % maxParallelism, then

@@ -145,7 +145,7 @@ static void ring_event(live *l, const pipe_event *e) {
     }
     if (l->ring_ckpt[i] != e->ckpt || e->ckpt == 0) return;
     if (e->kind == PIPE_EV_ACK) l->ring_acked[i][e->task / 64] |= 1ull << (e->task % 64);
-    if (e->kind == PIPE_EV_ACK_RECEIVED && e->channel == PIPE_RCV_FOR_FINISHED && e->culprit < l->c->j->tasks_count) {
+    if (e->kind == PIPE_EV_ACK_RECEIVED && e->receipt == PIPE_RCV_FOR_FINISHED && e->culprit < l->c->j->tasks_count) {
         l->ring_acked[i][e->culprit / 64] |= 1ull << (e->culprit % 64);
     }
     if (e->kind == PIPE_EV_TRIGGER) l->ring_triggered[i][e->task / 64] |= 1ull << (e->task % 64);

@@ -153,14 +153,14 @@ static void full_restarted(restart *r, sim_time_ns now) {
     memset(r->failed, 0, r->regions);
 }
 
-/* A restart step: region e->channel - 1 alone, or every task (0). */
+/* A restart step: region e->region alone (one_region), or every task. */
 static void failover_check(restart *r, const pipe_event *e) {
     const check_ctx *c = r->c;
-    if (e->channel == 0) {
+    if (!e->one_region) {
         full_restarted(r, e->at_ns);
         return;
     }
-    uint32_t g = e->channel - 1;
+    uint32_t g = e->region;
     if (g >= r->regions || c->cfg->restart.failover != PIPE_FAILOVER_REGION || !r->failed[g]) {
         check_fail(c, CHECK_I5, CHECK_AT(e->at_ns), "region %u restarted alone, though %s", g,
                    c->cfg->restart.failover != PIPE_FAILOVER_REGION ? "failover full restarts every task"
@@ -209,7 +209,7 @@ static void on_restarted(restart *r, const pipe_event *e) {
  * task the coordinator no longer runs: Flink drops updates of an old
  * execution attempt, so such a report must fail nothing. */
 static void report_of_attempt(restart *r, const pipe_event *e) {
-    if (e->channel != PIPE_FAIL_REPORTED || e->count == e->word_a) return;
+    if (e->cause != PIPE_FAIL_REPORTED || e->count == e->word_a) return;
     char who[64];
     check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "the coordinator failed attempt %" PRIu64 " of %s on a failure "
                "report of its attempt %" PRIu64 ": a report of another attempt must be dropped", e->word_a,
@@ -231,10 +231,10 @@ static void on_event(void *self, const pipe_event *e) {
         break;
     case PIPE_EV_RESCALED: {                  /* the next JOB_RESTARTED restarts every task */
         r->full_due = true;
-        uint32_t want = e->channel < r->c->j->vertices_count ? pipe_parallelism_at(r->c->cfg, e->channel, e->at_ns) : 0;
+        uint32_t want = e->vertex < r->c->j->vertices_count ? pipe_parallelism_at(r->c->cfg, e->vertex, e->at_ns) : 0;
         if (e->count != want) {
             check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "vertex %u was deployed at parallelism %u, though the "
-                       "rescale schedule gives it %u at t=%.3fms", e->channel, e->count, want, (double)e->at_ns / 1e6);
+                       "rescale schedule gives it %u at t=%.3fms", e->vertex, e->count, want, (double)e->at_ns / 1e6);
         }
         break;
     }

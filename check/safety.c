@@ -130,7 +130,7 @@ static void on_barrier(safety *s, const pipe_event *e) {
         if (e->ckpt <= s->last_barrier[e->chan] && !(overtaken && e->ckpt < s->last_barrier[e->chan])) {
             check_fail(c, CHECK_I5, at_task(e), "%s took barrier %" PRIu64 " on input %u after barrier %" PRIu64
                        " (barriers of a channel must increase)", check_task_name(c, e->task, who, sizeof who), e->ckpt,
-                       e->channel, s->last_barrier[e->chan]);
+                       e->input, s->last_barrier[e->chan]);
         }
         if (e->ckpt > s->last_barrier[e->chan]) s->last_barrier[e->chan] = e->ckpt;
         if (!e->priority && e->ckpt > s->last_inband[e->chan]) s->last_inband[e->chan] = e->ckpt;
@@ -141,7 +141,7 @@ static void on_barrier(safety *s, const pipe_event *e) {
         t->aligning = e->ckpt;
         t->done = false;
     }
-    if (e->ckpt == t->aligning && !t->done) set_bit(t->blocked, e->channel);
+    if (e->ckpt == t->aligning && !t->done) set_bit(t->blocked, e->input);
 }
 
 static void on_cancel(safety *s, const pipe_event *e) {
@@ -160,14 +160,14 @@ static void on_cancel(safety *s, const pipe_event *e) {
 
 static void on_consume(safety *s, const pipe_event *e) {
     task_rec *t = &s->tasks[e->task];
-    if (!s->aligned || t->done || !bit(t->blocked, e->channel)) return;
+    if (!s->aligned || t->done || !bit(t->blocked, e->input)) return;
     char who[64];
     check_where w = at_task(e);
     w.ckpt = t->aligning;
     w.record = e->first_id;
     check_fail(s->c, CHECK_I5, w, "%s consumed %u records from input %u, blocked for the alignment of checkpoint %"
                PRIu64 " (first p%" PRIu64 "@%" PRIu64 ")", check_task_name(s->c, e->task, who, sizeof who), e->count,
-               e->channel, t->aligning, e->first_id >> 40, (uint64_t)(e->first_id & BROKER_OFFSET_MAX));
+               e->input, t->aligning, e->first_id >> 40, (uint64_t)(e->first_id & BROKER_OFFSET_MAX));
 }
 
 /* ---- snapshots and acknowledgements -------------------------------------- */
@@ -402,7 +402,7 @@ static void on_commit(safety *s, const pipe_event *e) {
  * barrier carries (Flink's aligned-checkpoint-timeout). */
 static void on_align_timeout(safety *s, const pipe_event *e) {
     const check_ctx *c = s->c;
-    if (e->channel == 0) {                        /* at the inputs: the switch triggers it at once, unaligned */
+    if (!e->output) {                        /* at the inputs: the switch triggers it at once, unaligned */
         s->tasks[e->task].switch_due = e->ckpt;
         s->tasks[e->task].switch_at_ns = e->at_ns;
     }
@@ -422,7 +422,7 @@ static void on_align_timeout(safety *s, const pipe_event *e) {
 static void switch_check(safety *s, const pipe_event *e) {
     task_rec *t = &s->tasks[e->task];
     if (e->kind == PIPE_EV_ALIGN_TIMEOUT) return;
-    bool ends = (e->kind == PIPE_EV_TRIGGER && e->channel != 0) || e->kind == PIPE_EV_DECLINE ||
+    bool ends = (e->kind == PIPE_EV_TRIGGER && e->unaligned) || e->kind == PIPE_EV_DECLINE ||
                 e->kind == PIPE_EV_RESTORE;   /* a new attempt starts over */
     if (ends && (e->kind == PIPE_EV_RESTORE || e->ckpt == t->switch_due)) {
         t->switch_due = 0;

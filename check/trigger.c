@@ -77,7 +77,7 @@ static void on_abort(trigger *t, const pipe_event *e) {
 }
 
 static void on_failed(trigger *t, const pipe_event *e) {
-    bool on_checkpoints = e->channel == PIPE_FAIL_CHECKPOINTS;
+    bool on_checkpoints = e->cause == PIPE_FAIL_CHECKPOINTS;
     if (on_checkpoints && !t->fail_due) {
         check_fail(t->c, CHECK_I5, CHECK_AT(e->at_ns), "the job failed over on failed checkpoints, though "
                    "Flink's CheckpointFailureManager counts %u in a row against %u tolerable", t->fm.failures,

@@ -146,7 +146,7 @@ static const char *once(narrator *n, enum told id, const char *text) {
 static void on_barrier(narrator *n, const pipe_event *e) {
     const job *j = pipe_job(n->p);
     char in[96], tail[200] = "";
-    input_name(n->p, e->task, e->channel, in, sizeof in);
+    input_name(n->p, e->task, e->input, in, sizeof in);
     if (n->align_ckpt[e->task] != e->ckpt) {      /* its first barrier of this checkpoint */
         n->align_ckpt[e->task] = e->ckpt;
         n->align_ns[e->task] = e->at_ns;
@@ -164,7 +164,7 @@ static void on_barrier(narrator *n, const pipe_event *e) {
 
 static void on_trigger(narrator *n, const pipe_event *e) {
     const job *j = pipe_job(n->p);
-    if (e->channel != 0) {                        /* unaligned */
+    if (e->unaligned) {
         say(n, e->at_ns, e->task, "triggered checkpoint %" PRIu64 " unaligned%s", e->ckpt,
             once(n, TOLD_UNALIGNED_TRIGGER, ": the barrier overtakes the queued output (persisted as channel state), "
                  "the records queued on inputs without the barrier yet are persisted too, and the snapshot is taken at once"));
@@ -255,7 +255,7 @@ static bool region_failover(const pipeline *p, uint32_t culprit) {
 static void on_failed(narrator *n, const pipe_event *e) {
     char culprit[48] = "a task", what[200];
     if (e->culprit != PIPE_NO_TASK) task_name(n->p, e->culprit, culprit, sizeof culprit);
-    switch ((pipe_fail_cause)e->channel) {
+    switch (e->cause) {
     case PIPE_FAIL_REPORTED:   snprintf(what, sizeof what, "hears from %s that it failed", culprit); break;
     case PIPE_FAIL_CONNECTION: snprintf(what, sizeof what, "lost its connection to %s (its TaskManager is gone)", culprit); break;
     case PIPE_FAIL_EVENT_LOST: snprintf(what, sizeof what, "heard no acknowledgement of the splits it assigned to %s", culprit); break;
@@ -278,9 +278,9 @@ static void on_restarted(narrator *n, const pipe_event *e) {
     char from[64];
     if (e->ckpt > 0) snprintf(from, sizeof from, "from checkpoint %" PRIu64, e->ckpt);
     else snprintf(from, sizeof from, "from the beginning: no checkpoint to restore");
-    if (e->channel > 0) {
+    if (e->one_region) {
         char tasks[200];
-        (void)region_list(n->p, e->channel - 1, tasks, sizeof tasks);
+        (void)region_list(n->p, e->region, tasks, sizeof tasks);
         say(n, e->at_ns, PIPE_NO_TASK, "restarts the %u tasks of a pipelined region (%s) %s; its sources %s, the other "
             "regions kept running (attempt %" PRIu64 ")", e->count, tasks, from,
             pipe_config(n->p)->bug == PIPE_BUG_NO_REWIND ? "keep their positions (the deliberate bug no-rewind)"
@@ -301,7 +301,7 @@ static void on_restarted(narrator *n, const pipe_event *e) {
 /* A deployment at a new parallelism: where each new subtask's state comes from. */
 static void on_rescaled(narrator *n, const pipe_event *e) {
     const job *j = pipe_job(n->p);
-    const job_vertex *v = &j->vertices[e->channel];
+    const job_vertex *v = &j->vertices[e->vertex];
     bool keyed = v->kind == JOB_KEYED_AGG || v->kind == JOB_KEYED_JOIN;
     char how[160] = "";
     if (e->ckpt == 0) snprintf(how, sizeof how, ": no checkpoint completed, it starts from the beginning");
@@ -319,7 +319,7 @@ static void on_abort(narrator *n, const pipe_event *e) {
         [PIPE_CKPT_TASK_FINISHED] = "a task finished before it took it, above a running task; the next one starts "
                                     "below the finished tasks",
     };
-    pipe_ckpt_end end = (pipe_ckpt_end)e->channel;
+    pipe_ckpt_end end = e->end;
     const char *because = end >= PIPE_CKPT_DECLINED && end <= PIPE_CKPT_TASK_FINISHED ? why[end] : "?";
     say(n, e->at_ns, PIPE_NO_TASK, "aborts checkpoint %" PRIu64 " (%s: %s)", e->ckpt, pipe_ckpt_end_name(end), because);
 }
@@ -328,7 +328,7 @@ static void on_abort(narrator *n, const pipe_event *e) {
  * finished task acknowledged for, or one dropped (a counted one is the
  * snapshot's own line). */
 static void on_receipt(narrator *n, const pipe_event *e) {
-    switch ((pipe_receipt)e->channel) {
+    switch (e->receipt) {
     case PIPE_RCV_COUNTED: return;
     case PIPE_RCV_FOR_FINISHED:
         say(n, e->at_ns, e->culprit, "had finished: the coordinator acknowledged checkpoint %" PRIu64
@@ -364,7 +364,7 @@ static void on_restore(narrator *n, const pipe_event *e) {
 /* A transaction a restore resolved (those at completion notices are the
  * sink's commit line). */
 static void on_txn(narrator *n, const pipe_event *e) {
-    if (e->channel != PIPE_TXN_RESTORE) return;
+    if (e->txn_why != PIPE_TXN_RESTORE) return;
     n->txn_ns[e->task] = e->at_ns;
     if (e->ok) {
         say(n, e->at_ns, e->task, "committed on restore the transaction pre-committed for checkpoint %" PRIu64
@@ -380,7 +380,7 @@ static void on_txn(narrator *n, const pipe_event *e) {
 
 static void on_align_timeout(narrator *n, const pipe_event *e) {
     char to[64];
-    if (e->channel == 0) {
+    if (!e->output) {
         say(n, e->at_ns, e->task, "was still aligning checkpoint %" PRIu64 " at the alignment timeout (%u input%s blocked, "
             "%u buffer%s behind them): switched it to unaligned and snapshotted at once; what the other inputs deliver "
             "before their barrier is persisted as channel state", e->ckpt, e->blocked, e->blocked == 1 ? "" : "s",
@@ -415,7 +415,7 @@ static bool tell_ending(narrator *n, const pipe_event *e) {
     char in[96];
     switch (e->kind) {
     case PIPE_EV_END_DATA:
-        input_name(n->p, e->task, e->channel, in, sizeof in);
+        input_name(n->p, e->task, e->input, in, sizeof in);
         say(n, e->at_ns, e->task, "got end of data on %s%s", in, once(n, TOLD_END_DATA, ": no records follow there, "
                                                                      "barriers still do"));
         return true;
@@ -451,22 +451,22 @@ static void tell(narrator *n, const pipe_event *e) {
     switch (e->kind) {
     case PIPE_EV_BARRIER: on_barrier(n, e); break;
     case PIPE_EV_CANCEL:
-        input_name(n->p, e->task, e->channel, in, sizeof in);
+        input_name(n->p, e->task, e->input, in, sizeof in);
         say(n, e->at_ns, e->task, "got a cancel marker for checkpoint %" PRIu64 " on %s", e->ckpt, in);
         break;
     case PIPE_EV_END:
-        input_name(n->p, e->task, e->channel, in, sizeof in);
+        input_name(n->p, e->task, e->input, in, sizeof in);
         say(n, e->at_ns, e->task, "got end of partition on %s", in);
         break;
     case PIPE_EV_TRIGGER: on_trigger(n, e); break;
     case PIPE_EV_DECLINE:
-        say(n, e->at_ns, e->task, e->channel ? "skipped checkpoint %" PRIu64 ": told it was aborted, sent cancel markers"
+        say(n, e->at_ns, e->task, e->known_aborted ? "skipped checkpoint %" PRIu64 ": told it was aborted, sent cancel markers"
                                                " downstream instead of a barrier"
                                              : "declined checkpoint %" PRIu64 " and sent a cancel marker downstream", e->ckpt);
         break;
     case PIPE_EV_CKPT_START:
         say(n, e->at_ns, PIPE_NO_TASK, "triggers checkpoint %" PRIu64 " at the sources%s", e->ckpt,
-            e->channel > 0 ? " and at the running tasks whose upstream all finished" : "");
+            e->inner > 0 ? " and at the running tasks whose upstream all finished" : "");
         break;
     case PIPE_EV_CKPT_COMPLETE:
         say(n, e->at_ns, PIPE_NO_TASK, "completes checkpoint %" PRIu64 "%s", e->ckpt,
@@ -594,7 +594,7 @@ static void tell_violations(narrator *n) {
 static void narrate(void *ctx, const pipe_event *e) {
     narrator *n = ctx;
     if (e->kind == PIPE_EV_JOB_RESTARTED) n->restoring = e->ckpt;
-    if (e->kind == PIPE_EV_ACK || (e->kind == PIPE_EV_ACK_RECEIVED && e->channel != PIPE_RCV_FOR_FINISHED)) track_ack(n, e);
+    if (e->kind == PIPE_EV_ACK || (e->kind == PIPE_EV_ACK_RECEIVED && e->receipt != PIPE_RCV_FOR_FINISHED)) track_ack(n, e);
     bool receipt = e->kind == PIPE_EV_ACK_RECEIVED || e->kind == PIPE_EV_DECLINE_RECEIVED;
     uint32_t who = receipt ? e->culprit : e->task;   /* a receipt speaks of its sender */
     bool shown = (n->task < 0 || who == (uint32_t)n->task) && (n->ckpt == 0 || e->ckpt == n->ckpt);

@@ -322,7 +322,7 @@ static uint32_t blame(const cli_story_run *r, sim_time_ns at, uint32_t cause, ui
 static void incident(cli_story_run *r, const pipe_event *e) {
     cli_story *st = r->st;
     st->incidents_all++;
-    uint32_t cause = e->kind == PIPE_EV_COORD_FAILOVER ? CLI_FAILOVER : e->channel;
+    uint32_t cause = e->kind == PIPE_EV_COORD_FAILOVER ? CLI_FAILOVER : e->cause;
     uint32_t culprit = e->kind == PIPE_EV_JOB_FAILED ? e->culprit : PIPE_NO_TASK;
     uint64_t overflows = pipe_get_stats(r->p)->txn_overflows;
     bool txn_full = overflows > r->txn_overflows;
@@ -345,7 +345,7 @@ static void incident(cli_story_run *r, const pipe_event *e) {
     }
 }
 
-/* Region failover: the tasks of region e->channel - 1 join the restart
+/* Region failover: the tasks of region e->region join the restart
  * record x (one step per region; regions whose delays end at one time
  * are told as one restart). */
 static void region_tasks(cli_story_run *r, cli_restart *x, const pipe_event *e) {
@@ -354,7 +354,7 @@ static void region_tasks(cli_story_run *r, cli_restart *x, const pipe_event *e) 
     x->tasks += e->count;
     x->of = j->tasks_count;
     for (uint32_t t = 0; t < j->tasks_count; t++) {
-        if (pipe_task_region(r->p, t) != e->channel - 1) continue;
+        if (pipe_task_region(r->p, t) != e->region) continue;
         size_t used = strlen(x->who);
         char name[SIM_NAME_BYTES + 16];
         task_text(j, j->tasks[t].vertex, j->tasks[t].subtask, name, sizeof name);
@@ -372,7 +372,7 @@ static void region_tasks(cli_story_run *r, cli_restart *x, const pipe_event *e) 
  * its own sources only; how far is not counted (the others read on). */
 static void restarted(cli_story_run *r, const pipe_event *e) {
     cli_story *st = r->st;
-    if (e->channel > 0 && st->restarts_count > 0) {   /* a further region of the same restart */
+    if (e->one_region && st->restarts_count > 0) {   /* a further region of the same restart */
         cli_restart *last = &st->restarts[st->restarts_count - 1];
         if (last->regions > 0 && last->at_ns == e->at_ns && st->restarts_count == st->restarts_all) {
             region_tasks(r, last, e);
@@ -384,7 +384,7 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
     const uint64_t *offsets = ckpt > 0 ? pipe_ckpt_offsets(r->p, ckpt) : NULL;
     for (uint32_t i = 0; offsets != NULL && i < pipe_broker(r->p)->partitions; i++) to += offsets[i];
     uint64_t at = ps->records_read - r->rewound_sum, rewound = at > to ? at - to : 0;
-    if (e->channel > 0) rewound = 0;
+    if (e->one_region) rewound = 0;
     if (pipe_config(r->p)->bug == PIPE_BUG_NO_REWIND) rewound = 0;   /* the deliberate bug: the sources read on */
     r->rewound_sum += rewound;
     r->last_recovery_ns = e->at_ns;
@@ -399,7 +399,7 @@ static void restarted(cli_story_run *r, const pipe_event *e) {
         memcpy(r->rewound_at + (size_t)(st->restarts_count - 1) * x->parts, pipe_partitions_rewound(r->p),
                x->parts * sizeof *r->rewound_at);
     }
-    if (e->channel > 0) region_tasks(r, x, e);
+    if (e->one_region) region_tasks(r, x, e);
     for (uint32_t t = 0; t < pipe_job(r->p)->tasks_count; t++) {   /* with slots: who moved, and where */
         uint32_t h = pipe_task_host(r->p, t);
         if (h == r->host[t]) continue;
@@ -425,7 +425,7 @@ void cli_story_observe(void *ctx, const pipe_event *e) {
     switch (e->kind) {
     case PIPE_EV_CKPT_ABORT:
         r->abort_ckpt = e->ckpt;
-        r->abort_end = (pipe_ckpt_end)e->channel;
+        r->abort_end = e->end;
         r->abort_why = e->count;
         break;
     case PIPE_EV_JOB_FAILED:

@@ -42,71 +42,51 @@ typedef struct pipe_ckpt_rec {        /* one triggered checkpoint */
  * carries its payload: a checker keeps its own model of what must hold
  * from these alone (plus the read-only views below), and the protocol
  * code never calls a checker. */
-typedef enum pipe_ev_kind {
-    PIPE_EV_BARRIER = 1,              /* task took barrier `ckpt` from `channel` */
-    PIPE_EV_CANCEL,                   /* task took a cancel marker */
-    PIPE_EV_END,                      /* task took end of partition */
-    PIPE_EV_TRIGGER,                  /* task forwarded barrier, snapshotted, acknowledged */
-    PIPE_EV_DECLINE,                  /* task aborted `ckpt` */
+typedef enum pipe_ev_kind {          /* what each is and fills: the event table, model/event.c */
+    PIPE_EV_BARRIER = 1,
+    PIPE_EV_CANCEL,
+    PIPE_EV_END,
+    PIPE_EV_TRIGGER,
+    PIPE_EV_DECLINE,
     PIPE_EV_TASK_FINISHED,
-    PIPE_EV_CKPT_START,               /* coordinator: triggered `ckpt` at the sources */
+    PIPE_EV_CKPT_START,
     PIPE_EV_CKPT_COMPLETE,
-    PIPE_EV_CKPT_ABORT,               /* declined, timed out, subsumed or lost with the attempt */
-    PIPE_EV_JOB_FAILED,               /* coordinator: `channel` a pipe_fail_cause, `culprit`; for a report, `count`
-                                         the attempt it named and `word_a` the one the coordinator runs of `culprit` */
-    PIPE_EV_JOB_RESTARTED,            /* coordinator: the next attempt is deployed from `ckpt` (0: the beginning);
-                                         `channel` 0: every task, else region `channel` - 1 alone (job_regions),
-                                         one step per region, `count` its tasks */
-    PIPE_EV_SNAPSHOT_SYNC,            /* task: synchronous part of `ckpt` done, asynchronous part begins */
-    PIPE_EV_SNAPSHOT_ASYNC,           /* task: asynchronous part of `ckpt` written (then it acknowledges) */
-    PIPE_EV_SINK_COMMIT,              /* sink task committed the transactions up to `ckpt` */
-    PIPE_EV_COORD_FAILOVER,           /* a new coordinator took over */
-    PIPE_EV_CONSUME,                  /* task began processing a data buffer of `count` records from `channel` */
-    PIPE_EV_ACK,                      /* task sent its acknowledgement of `ckpt` */
-    PIPE_EV_WRITE,                    /* task began writing `bytes` of snapshot `ckpt` (`what`) */
-    PIPE_EV_WRITE_DONE,               /* that write ended (`ok`) */
-    PIPE_EV_CHANNEL_STATE,            /* task persisted `count` in-flight records of `chan` for `ckpt` */
-    PIPE_EV_RESTORE,                  /* task (re)started from `ckpt` (0: from scratch); `ok`: its files were there */
-    PIPE_EV_SNAPSHOT_DROPPED,         /* task dropped its unacknowledged snapshot of `ckpt`: aborted or subsumed */
-    PIPE_EV_METADATA,                 /* coordinator: the metadata of `ckpt` reached the completed-checkpoint store
-                                         (`ok`; `ambiguous`: its writer could not know), or a write of it failed */
+    PIPE_EV_CKPT_ABORT,
+    PIPE_EV_JOB_FAILED,
+    PIPE_EV_JOB_RESTARTED,
+    PIPE_EV_SNAPSHOT_SYNC,
+    PIPE_EV_SNAPSHOT_ASYNC,
+    PIPE_EV_SINK_COMMIT,
+    PIPE_EV_COORD_FAILOVER,
+    PIPE_EV_CONSUME,
+    PIPE_EV_ACK,
+    PIPE_EV_WRITE,
+    PIPE_EV_WRITE_DONE,
+    PIPE_EV_CHANNEL_STATE,
+    PIPE_EV_RESTORE,
+    PIPE_EV_SNAPSHOT_DROPPED,
+    PIPE_EV_METADATA,
     /* Steps only reports read (the trace, the picture, explain): */
-    PIPE_EV_ACK_RECEIVED,             /* coordinator: `culprit`'s acknowledgement of `ckpt` arrived (or, for a finished
-                                         task, was made up for it); `channel`: a pipe_receipt */
-    PIPE_EV_DECLINE_RECEIVED,         /* coordinator: `culprit`'s decline of `ckpt` arrived; `channel`: a pipe_receipt */
-    PIPE_EV_NOTICE,                   /* task: the coordinator's notice that `ckpt` completed (`ok`) or was aborted */
-    PIPE_EV_TXN,                      /* sink: its transaction of `ckpt` (0: the open one), `count` records, committed
-                                         (`ok`) or aborted; `channel`: a pipe_txn_why */
-    PIPE_EV_ALIGN_TIMEOUT,            /* task: `ckpt` is older than the alignment timeout: its inputs switch to
-                                         unaligned (`channel` 0; `blocked`, `waiting` before the switch), or its
-                                         barrier queued on output channel `chan` turns priority (`channel` 1) */
-    PIPE_EV_BACKPRESSURE,             /* task: it was held up by backpressure (an output without room) for `bytes` ns,
-                                         up to now (Flink's backPressuredTimeMsPerSecond, as an interval) */
+    PIPE_EV_ACK_RECEIVED,
+    PIPE_EV_DECLINE_RECEIVED,
+    PIPE_EV_NOTICE,
+    PIPE_EV_TXN,
+    PIPE_EV_ALIGN_TIMEOUT,
+    PIPE_EV_BACKPRESSURE,
+    PIPE_EV_END_DATA,
+    PIPE_EV_INPUT_ENDED,
     /* Message steps, for pictures (reports/svg.c): many (one per data
      * buffer), so only observers that ask for them get them
      * (pipe_observe_messages). Credits are left out. */
-    PIPE_EV_END_DATA,                 /* task took end of data on `channel`: no records follow there, barriers may */
-    PIPE_EV_INPUT_ENDED,              /* task: its input ended (FLIP-147): it sent end of data downstream and waits
-                                         for a checkpoint it triggers from now on to complete, then finishes */
-    PIPE_EV_SEND,                     /* `task` (PIPE_NO_TASK: the coordinator) put message `msg` with words
-                                         `word_a`, `word_b` for `peer` on `link`; `ok` false: the link refused it
-                                         (cut, or lost by a loss fault), else it is due at `due_ns`. A data message:
-                                         `chan`, `channel` its pipe_buf, `count` records, `ckpt` of a barrier or
-                                         cancel marker, `priority` for an unaligned barrier's */
-    PIPE_EV_RECV,                     /* that message was delivered to `task` (PIPE_NO_TASK: the coordinator) from
-                                         `peer`, before the receiver looks at it (it may still drop it: fencing);
-                                         one never delivered was lost in flight (a broken connection, a crash) */
-    PIPE_EV_RESCALED,                 /* coordinator: this deployment runs vertex `channel` at parallelism `count`
-                                         (it ran `word_a`), restoring `ckpt` (0: the beginning); before the
-                                         JOB_RESTARTED step of the deployment, one step per vertex that changed */
-    PIPE_EV_WINDOWS_FIRED,            /* window task: its watermark rose to `word_a` (a win_wm's bits): it fired
-                                         `count` windows (their results went downstream) and purged `bytes` */
-    PIPE_EV_WATERMARK,                /* a message step: `task` put a watermark, event time `word_a` ns (a win_wm's
-                                         bits), among the records of its outputs (only for pipe_observe_messages) */
+    PIPE_EV_SEND,
+    PIPE_EV_RECV,
+    PIPE_EV_RESCALED,
+    PIPE_EV_WINDOWS_FIRED,
+    PIPE_EV_WATERMARK,
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
-/* Why the coordinator failed the job (PIPE_EV_JOB_FAILED's `channel`). */
+/* Why the coordinator failed the job (PIPE_EV_JOB_FAILED's `cause`). */
 typedef enum pipe_fail_cause {
     PIPE_FAIL_REPORTED = 1,           /* `culprit` reported it failed: it lost a connection, or its transaction log was full */
     PIPE_FAIL_CONNECTION,             /* the coordinator's connection to `culprit` broke (Flink: its TaskManager was lost) */
@@ -117,7 +97,7 @@ typedef enum pipe_fail_cause {
 } pipe_fail_cause;
 
 /* What the coordinator made of an acknowledgement or a decline
- * (PIPE_EV_ACK_RECEIVED's and PIPE_EV_DECLINE_RECEIVED's `channel`). */
+ * (PIPE_EV_ACK_RECEIVED's and PIPE_EV_DECLINE_RECEIVED's `receipt`). */
 typedef enum pipe_receipt {
     PIPE_RCV_COUNTED = 0,             /* taken for its pending checkpoint */
     PIPE_RCV_LATE,                    /* the checkpoint had ended (aborted, subsumed): dropped */
@@ -127,7 +107,7 @@ typedef enum pipe_receipt {
     PIPE_RCV_FOR_FINISHED,            /* no message: the coordinator acknowledged for a finished task */
 } pipe_receipt;
 
-/* Why a sink's transaction was resolved (PIPE_EV_TXN's `channel`). */
+/* Why a sink's transaction was resolved (PIPE_EV_TXN's `txn_why`). */
 typedef enum pipe_txn_why {
     PIPE_TXN_NOTICE = 0,              /* a completion notice (or the job's end) committed it */
     PIPE_TXN_RESTORE,                 /* a restore committed it (its checkpoint completed) or aborted it */
@@ -141,19 +121,19 @@ typedef enum pipe_write {             /* what a snapshot write holds */
     PIPE_WRITE_CHANNELS = 1,
 } pipe_write;
 
+/* What a data buffer holds (PIPE_EV_SEND's `buf` for a data message). */
+typedef enum pipe_buf {
+    PIPE_BUF_DATA = 1,
+    PIPE_BUF_BARRIER,
+    PIPE_BUF_CANCEL,
+    PIPE_BUF_END,                     /* end of partition */
+    PIPE_BUF_END_DATA,                /* end of data: no records follow, barriers still do (FLIP-147) */
+} pipe_buf;
+
 typedef struct pipe_event {
     pipe_ev_kind kind;
     sim_time_ns  at_ns;
     uint32_t     task;                /* PIPE_NO_TASK for the coordinator */
-    uint32_t     channel;             /* the gate's channel number, for BARRIER/CANCEL/END/CONSUME;
-                                         the pipe_ckpt_end, for CKPT_COMPLETE/CKPT_ABORT;
-                                         1 for an unaligned TRIGGER, and for a DECLINE of a
-                                         checkpoint known to be aborted (no decline sent);
-                                         the pipe_fail_cause, for JOB_FAILED;
-                                         1 for a CHANNEL_STATE of output buffers (an overtaken output
-                                         queue), 0 for input ones; the pipe_receipt, for ACK_RECEIVED and
-                                         DECLINE_RECEIVED; the pipe_txn_why, for TXN; 0 (inputs) or 1
-                                         (an output), for ALIGN_TIMEOUT */
     uint64_t     ckpt;
     uint32_t     blocked;             /* channels the task's gate blocks after the step (control steps) */
     uint32_t     waiting;             /* buffers queued on those blocked channels */
@@ -178,16 +158,43 @@ typedef struct pipe_event {
     uint64_t     word_a, word_b;      /* SEND, RECV: its words, which tell a delivery's send among a link's */
     sim_time_ns  due_ns;              /* SEND: when it is to arrive (a paused receiver takes it later);
                                          JOB_FAILED: when the restart is due, if `ok` (the strategy restarts) */
+    /* One named field per meaning, each filled by the kinds the event
+     * table says (pipe_ev_info.fields), zero for the others. */
+    uint32_t     input;               /* BARRIER, CANCEL, END, END_DATA, CONSUME: the task's input (gate channel) */
+    pipe_ckpt_end end;                /* CKPT_COMPLETE, CKPT_ABORT: how it ended */
+    pipe_fail_cause cause;            /* JOB_FAILED: why */
+    pipe_receipt receipt;             /* ACK_RECEIVED, DECLINE_RECEIVED: what the coordinator made of it */
+    pipe_txn_why txn_why;             /* TXN: what resolved it */
+    pipe_buf     buf;                 /* SEND of a data message: what the buffer holds */
+    uint32_t     vertex;              /* RESCALED: the vertex */
+    uint32_t     region;              /* JOB_RESTARTED with one_region: the region (job_regions) */
+    uint32_t     inner;               /* CKPT_START: running tasks with inputs triggered too (upstream all finished) */
+    bool         one_region;          /* JOB_RESTARTED: region `region` alone, not every task */
+    bool         unaligned;           /* TRIGGER: it forwarded its barrier unaligned */
+    bool         known_aborted;       /* DECLINE: told of the abort before it triggered, no decline sent */
+    bool         output;              /* CHANNEL_STATE: output buffers (an overtaken output queue), not input;
+                                         ALIGN_TIMEOUT: a barrier queued at output `chan`, not the inputs */
 } pipe_event;
 
-/* What a data buffer holds (PIPE_EV_SEND's `channel` for a data message). */
-typedef enum pipe_buf {
-    PIPE_BUF_DATA = 1,
-    PIPE_BUF_BARRIER,
-    PIPE_BUF_CANCEL,
-    PIPE_BUF_END,                     /* end of partition */
-    PIPE_BUF_END_DATA,                /* end of data: no records follow, barriers still do (FLIP-147) */
-} pipe_buf;
+/* The event table (model/event.c): for each kind its name in traces and
+ * reports, a line on it, and the named payload fields it fills. */
+enum {
+    PIPE_F_INPUT = 1u << 0, PIPE_F_END = 1u << 1, PIPE_F_CAUSE = 1u << 2, PIPE_F_RECEIPT = 1u << 3,
+    PIPE_F_TXN_WHY = 1u << 4, PIPE_F_BUF = 1u << 5, PIPE_F_VERTEX = 1u << 6, PIPE_F_REGION = 1u << 7,
+    PIPE_F_INNER = 1u << 8, PIPE_F_UNALIGNED = 1u << 9, PIPE_F_KNOWN_ABORTED = 1u << 10, PIPE_F_OUTPUT = 1u << 11,
+};
+
+typedef struct pipe_ev_info {
+    const char *name;                 /* "barrier": the trace's "step" */
+    const char *what;                 /* one line */
+    uint32_t    fields;               /* PIPE_F_*: the named payload fields it fills */
+} pipe_ev_info;
+
+/* Entry k (PIPE_EV_BARRIER <= k < PIPE_EV_KIND_MAX). */
+const pipe_ev_info *pipe_ev_info_of(pipe_ev_kind k);
+/* Whether e leaves every named payload field its kind does not fill at
+ * zero (the table is true to the producers: tests hold every step to it). */
+bool pipe_ev_fields_ok(const pipe_event *e);
 
 typedef void (*pipe_observe_fn)(void *ctx, const pipe_event *e);
 

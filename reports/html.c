@@ -75,24 +75,24 @@ static void gate_text(const svg_recorder *r, const pipe_event *e, char *buf, siz
 
 static void task_gate_step(const svg_recorder *r, const pipe_event *e, const char *who, char *buf, size_t n) {
     char from[64] = "?", gtext[96];
-    if (e->task < r->tasks && e->channel < pipe_job(r->p)->tasks[e->task].in_count) {
-        input_from(r->p, e->task, e->channel, from, sizeof from);
+    if (e->task < r->tasks && e->input < pipe_job(r->p)->tasks[e->task].in_count) {
+        input_from(r->p, e->task, e->input, from, sizeof from);
     }
     gate_text(r, e, gtext, sizeof gtext);
     switch (e->kind) {
     case PIPE_EV_BARRIER:
         snprintf(buf, n, "%s takes %sbarrier %" PRIu64 " from %s (input %u): %s", who, e->priority ? "unaligned " : "",
-                 e->ckpt, from, e->channel, gtext);
+                 e->ckpt, from, e->input, gtext);
         break;
     case PIPE_EV_CANCEL:
         snprintf(buf, n, "%s takes the cancel marker of checkpoint %" PRIu64 " from %s: %s", who, e->ckpt, from, gtext);
         break;
     case PIPE_EV_END_DATA:
         snprintf(buf, n, "%s: input %u (from %s) sent its last records (end of data; barriers still come): %s", who,
-                 e->channel, from, gtext);
+                 e->input, from, gtext);
         break;
     default:
-        snprintf(buf, n, "%s: input %u (from %s) ended: %s", who, e->channel, from, gtext);
+        snprintf(buf, n, "%s: input %u (from %s) ended: %s", who, e->input, from, gtext);
         break;
     }
 }
@@ -102,7 +102,7 @@ static bool task_snap_step(const pipe_event *e, const char *who, char *buf, size
     switch (e->kind) {
     case PIPE_EV_TRIGGER:
         snprintf(buf, n, "%s triggers checkpoint %" PRIu64 "%s: forwards the barrier, takes the synchronous part", who,
-                 e->ckpt, e->channel ? " unaligned" : "");
+                 e->ckpt, e->unaligned ? " unaligned" : "");
         return true;
     case PIPE_EV_SNAPSHOT_SYNC:
         snprintf(buf, n, "%s: synchronous part of %" PRIu64 " done; the asynchronous part goes on in the background", who,
@@ -121,7 +121,7 @@ static bool task_snap_step(const pipe_event *e, const char *who, char *buf, size
         snprintf(buf, n, "%s acknowledges checkpoint %" PRIu64 " to the coordinator", who, e->ckpt);
         return true;
     case PIPE_EV_DECLINE:
-        if (e->channel) snprintf(buf, n, "%s: %" PRIu64 " was aborted before its trigger: cancel markers instead", who, e->ckpt);
+        if (e->known_aborted) snprintf(buf, n, "%s: %" PRIu64 " was aborted before its trigger: cancel markers instead", who, e->ckpt);
         else snprintf(buf, n, "%s declines checkpoint %" PRIu64, who, e->ckpt);
         return true;
     case PIPE_EV_SNAPSHOT_DROPPED:
@@ -166,16 +166,16 @@ static void coord_step(const svg_recorder *r, const pipe_event *e, char *buf, si
         snprintf(buf, n, "checkpoint %" PRIu64 " completes: every task acknowledged; the tasks are notified", e->ckpt);
         break;
     case PIPE_EV_CKPT_ABORT:
-        snprintf(buf, n, "checkpoint %" PRIu64 " ends: %s", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        snprintf(buf, n, "checkpoint %" PRIu64 " ends: %s", e->ckpt, pipe_ckpt_end_name(e->end));
         break;
     case PIPE_EV_JOB_FAILED:
         if (e->culprit != PIPE_NO_TASK) svg_task_name(r->p, e->culprit, who, sizeof who);
         if (rpt_step_region(r->p, e, &region, &tasks)) {
             snprintf(buf, n, "the job fails (%s%s%s): the %u tasks of its region %u are cancelled, the others run on",
-                     rpt_fail_cause_name((pipe_fail_cause)e->channel), *who ? ", " : "", who, tasks, region);
+                     rpt_fail_cause_name(e->cause), *who ? ", " : "", who, tasks, region);
             break;
         }
-        snprintf(buf, n, "the job fails (%s%s%s): every task is cancelled", rpt_fail_cause_name((pipe_fail_cause)e->channel),
+        snprintf(buf, n, "the job fails (%s%s%s): every task is cancelled", rpt_fail_cause_name(e->cause),
                  *who ? ", " : "", who);
         break;
     case PIPE_EV_JOB_RESTARTED:
@@ -217,7 +217,7 @@ static void write_step(FILE *f, const svg_recorder *r, uint32_t i) {
             e->at_ns, s->fault != SVG_NONE ? (s->begin ? "fault-begin" : "fault-end") : rpt_step_name(e->kind),
             e->task == PIPE_NO_TASK ? -1 : (int)e->task, e->ckpt, e->epoch);
     json_str(f, text);
-    if (e->kind == PIPE_EV_TRIGGER && e->channel) fputs(",\"u\":1", f);
+    if (e->kind == PIPE_EV_TRIGGER && e->unaligned) fputs(",\"u\":1", f);
     uint32_t region, tasks;
     if (s->fault == SVG_NONE && rpt_step_region(r->p, e, &region, &tasks)) {   /* region failover: its tasks alone */
         fputs(",\"rg\":[", f);

@@ -8,48 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *rpt_step_name(pipe_ev_kind kind) {
-    switch (kind) {
-    case PIPE_EV_BARRIER:        return "barrier";
-    case PIPE_EV_CANCEL:         return "cancel";
-    case PIPE_EV_END:            return "end-of-partition";
-    case PIPE_EV_TRIGGER:        return "trigger";
-    case PIPE_EV_DECLINE:        return "decline";
-    case PIPE_EV_TASK_FINISHED:  return "task-finished";
-    case PIPE_EV_CKPT_START:     return "checkpoint-start";
-    case PIPE_EV_CKPT_COMPLETE:  return "checkpoint-complete";
-    case PIPE_EV_CKPT_ABORT:     return "checkpoint-abort";
-    case PIPE_EV_JOB_FAILED:     return "job-failed";
-    case PIPE_EV_JOB_RESTARTED:  return "job-restarted";
-    case PIPE_EV_SNAPSHOT_SYNC:  return "snapshot-sync";
-    case PIPE_EV_SNAPSHOT_ASYNC: return "snapshot-async";
-    case PIPE_EV_SINK_COMMIT:    return "sink-commit";
-    case PIPE_EV_COORD_FAILOVER: return "coordinator-failover";
-    case PIPE_EV_CONSUME:        return "consume";
-    case PIPE_EV_ACK:            return "ack";
-    case PIPE_EV_WRITE:          return "write";
-    case PIPE_EV_WRITE_DONE:     return "write-done";
-    case PIPE_EV_CHANNEL_STATE:  return "channel-state";
-    case PIPE_EV_RESTORE:        return "restore";
-    case PIPE_EV_SNAPSHOT_DROPPED: return "snapshot-dropped";
-    case PIPE_EV_METADATA:       return "metadata-written";
-    case PIPE_EV_ACK_RECEIVED:   return "ack-received";
-    case PIPE_EV_DECLINE_RECEIVED: return "decline-received";
-    case PIPE_EV_NOTICE:         return "notice";
-    case PIPE_EV_TXN:            return "transaction";
-    case PIPE_EV_ALIGN_TIMEOUT:  return "alignment-timeout";
-    case PIPE_EV_BACKPRESSURE:   return "backpressure";
-    case PIPE_EV_INPUT_ENDED:    return "input-ended";
-    case PIPE_EV_END_DATA:       return "end-of-data";
-    case PIPE_EV_SEND:           return "send";   /* message steps: pipe_observe_messages only */
-    case PIPE_EV_RECV:           return "receive";
-    case PIPE_EV_RESCALED:       return "rescaled";
-    case PIPE_EV_WINDOWS_FIRED:  return "windows-fired";
-    case PIPE_EV_WATERMARK:      return "watermark";   /* a message step, as SEND */
-    case PIPE_EV_KIND_MAX:       break;
-    }
-    return "?";
-}
+const char *rpt_step_name(pipe_ev_kind kind) { return pipe_ev_info_of(kind)->name; }
 
 const char *rpt_receipt_name(pipe_receipt w) {
     switch (w) {
@@ -152,7 +111,7 @@ static void keep_incident(rpt_recorder *r, const pipe_event *e) {
     if (e->kind == PIPE_EV_JOB_FAILED) {
         if (e->culprit != PIPE_NO_TASK) task_label(r->p, e->culprit, who, sizeof who);
         char why[128];
-        (void)snprintf(why, sizeof why, "%s%s%s", rpt_fail_cause_name((pipe_fail_cause)e->channel), who[0] ? " of " : "", who);
+        (void)snprintf(why, sizeof why, "%s%s%s", rpt_fail_cause_name(e->cause), who[0] ? " of " : "", who);
         uint32_t region, tasks;
         if (rpt_step_region(r->p, e, &region, &tasks)) {
             char which[64];
@@ -181,7 +140,7 @@ static void keep_ack(rpt_recorder *r, const pipe_event *e) {
     rpt_ckpt *c = ckpt_of(r, e->ckpt);
     if (c == NULL || e->culprit == PIPE_NO_TASK) return;
     rpt_task_step *t = &c->tasks[e->culprit];
-    switch ((pipe_receipt)e->channel) {
+    switch (e->receipt) {
     case PIPE_RCV_COUNTED:
         t->ack = RPT_ACK_COUNTED;
         t->ack_recv_ns = e->at_ns;
@@ -193,7 +152,7 @@ static void keep_ack(rpt_recorder *r, const pipe_event *e) {
     default:
         if (t->ack != RPT_ACK_COUNTED) {          /* a repeat of a counted one changes nothing */
             t->ack = RPT_ACK_DROPPED;
-            t->why = (uint8_t)e->channel;
+            t->why = (uint8_t)e->receipt;
             t->ack_recv_ns = e->at_ns;
         }
         break;
@@ -239,7 +198,7 @@ static void keep_snapshot_step(rpt_task_step *t, const pipe_event *e) {
         break;
     case PIPE_EV_DECLINE:
         t->declined = true;
-        t->known_aborted = e->channel != 0;
+        t->known_aborted = e->known_aborted;
         t->decline_ns = e->at_ns;
         break;
     default: break;
@@ -265,7 +224,7 @@ static void keep_task_step(rpt_recorder *r, const pipe_event *e) {
     case PIPE_EV_TRIGGER:
         t->trigger_ns = e->at_ns;
         t->epoch = e->epoch;
-        t->unaligned = e->channel != 0;           /* snap_trigger passes the unaligned flag */
+        t->unaligned = e->unaligned;
         break;
     case PIPE_EV_ALIGN_TIMEOUT:
         t->timed_out = true;
@@ -310,7 +269,7 @@ static void keep_step(rpt_recorder *r, const pipe_event *e) {
         rpt_ckpt *c = ckpt_of(r, e->ckpt);
         if (c == NULL) return;
         c->end_ns = e->at_ns;
-        c->end = (pipe_ckpt_end)e->channel;
+        c->end = e->end;
         if (e->kind == PIPE_EV_CKPT_COMPLETE) keep_held(r, c);
         return;
     }
@@ -327,7 +286,7 @@ static void keep_step(rpt_recorder *r, const pipe_event *e) {
 
 /* The members a step adds to its trace line (scenarios/README.md). */
 static void gate_fields(FILE *f, const pipe_event *e) {
-    fprintf(f, ",\"input\":%u,\"blocked\":%u,\"waiting\":%u,\"released\":%u", e->channel, e->blocked, e->waiting,
+    fprintf(f, ",\"input\":%u,\"blocked\":%u,\"waiting\":%u,\"released\":%u", e->input, e->blocked, e->waiting,
             e->released);
     if (e->kind == PIPE_EV_BARRIER) fprintf(f, ",\"priority\":%s", e->priority ? "true" : "false");
 }
@@ -335,14 +294,14 @@ static void gate_fields(FILE *f, const pipe_event *e) {
 static void receipt_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     char from[64];
     task_label(r->p, e->culprit, from, sizeof from);
-    fprintf(f, ",\"from\":\"%s\",\"outcome\":\"%s\"", from, rpt_receipt_name((pipe_receipt)e->channel));
+    fprintf(f, ",\"from\":\"%s\",\"outcome\":\"%s\"", from, rpt_receipt_name(e->receipt));
 }
 
 static void channel_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     char ch[112];
     chan_label(r->p, e->chan, ch, sizeof ch);
     if (e->kind == PIPE_EV_CHANNEL_STATE) {
-        fprintf(f, ",\"channel\":\"%s\",\"side\":\"%s\",\"records\":%u", ch, e->channel ? "output" : "input", e->count);
+        fprintf(f, ",\"channel\":\"%s\",\"side\":\"%s\",\"records\":%u", ch, e->output ? "output" : "input", e->count);
     } else {                                      /* an alignment timeout at an output queue */
         fprintf(f, ",\"at\":\"output\",\"channel\":\"%s\",\"buffers\":%u", ch, e->count);
     }
@@ -359,12 +318,12 @@ static void holds_fields(const rpt_recorder *r, FILE *f, uint64_t ckpt) {
 static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     switch (e->kind) {
     case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: gate_fields(f, e); break;
-    case PIPE_EV_TRIGGER: fprintf(f, ",\"unaligned\":%s", e->channel ? "true" : "false"); break;
+    case PIPE_EV_TRIGGER: fprintf(f, ",\"unaligned\":%s", e->unaligned ? "true" : "false"); break;
     case PIPE_EV_DECLINE:                         /* 1: told of the abort before it triggered: no decline sent */
-        fprintf(f, ",\"known_aborted\":%s", e->channel ? "true" : "false");
+        fprintf(f, ",\"known_aborted\":%s", e->known_aborted ? "true" : "false");
         break;
     case PIPE_EV_CKPT_COMPLETE: case PIPE_EV_CKPT_ABORT:
-        fprintf(f, ",\"end\":\"%s\"", pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        fprintf(f, ",\"end\":\"%s\"", pipe_ckpt_end_name(e->end));
         if (e->count != 0) fprintf(f, ",\"reason\":\"%s\"", ckr_why_name((ckr_why)e->count));   /* Flink's */
         if (e->kind == PIPE_EV_CKPT_COMPLETE) holds_fields(r, f, e->ckpt);
         break;
@@ -380,7 +339,7 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
         fprintf(f, ",\"ok\":%s,\"ambiguous\":%s", e->ok ? "true" : "false", e->ambiguous ? "true" : "false");
         break;
     case PIPE_EV_JOB_FAILED:                      /* who failed the job, and how the coordinator learnt it */
-        fprintf(f, ",\"cause\":\"%s\"", rpt_fail_cause_name((pipe_fail_cause)e->channel));
+        fprintf(f, ",\"cause\":\"%s\"", rpt_fail_cause_name(e->cause));
         if (e->culprit != PIPE_NO_TASK) {
             char who[64];
             task_label(r->p, e->culprit, who, sizeof who);
@@ -388,21 +347,21 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
         }
         break;
     case PIPE_EV_JOB_RESTARTED:                   /* region failover: the region deployed, and its tasks */
-        if (e->channel > 0) fprintf(f, ",\"region\":%u,\"tasks\":%u", e->channel - 1, e->count);
+        if (e->one_region) fprintf(f, ",\"region\":%u,\"tasks\":%u", e->region, e->count);
         break;
     case PIPE_EV_RESCALED:                        /* the vertex, its parallelism before and now */
         fprintf(f, ",\"vertex\":\"%s\",\"from\":%" PRIu64 ",\"to\":%u",
-                e->channel < pipe_job(r->p)->vertices_count ? pipe_job(r->p)->vertices[e->channel].name : "?", e->word_a,
+                e->vertex < pipe_job(r->p)->vertices_count ? pipe_job(r->p)->vertices[e->vertex].name : "?", e->word_a,
                 e->count);
         break;
     case PIPE_EV_ACK_RECEIVED: case PIPE_EV_DECLINE_RECEIVED: receipt_fields(r, f, e); break;
     case PIPE_EV_NOTICE: fprintf(f, ",\"outcome\":\"%s\"", e->ok ? "completed" : "aborted"); break;
     case PIPE_EV_TXN:
         fprintf(f, ",\"outcome\":\"%s\",\"records\":%u,\"on\":\"%s\"", e->ok ? "committed" : "aborted", e->count,
-                e->channel == PIPE_TXN_RESTORE ? "restore" : "notice");
+                e->txn_why == PIPE_TXN_RESTORE ? "restore" : "notice");
         break;
     case PIPE_EV_ALIGN_TIMEOUT:
-        if (e->channel == 0) fprintf(f, ",\"at\":\"inputs\",\"blocked\":%u,\"waiting\":%u", e->blocked, e->waiting);
+        if (!e->output) fprintf(f, ",\"at\":\"inputs\",\"blocked\":%u,\"waiting\":%u", e->blocked, e->waiting);
         else channel_fields(r, f, e);
         break;
     case PIPE_EV_BACKPRESSURE: fprintf(f, ",\"since_ns\":%" PRIu64 ",\"held_ns\":%" PRIu64, e->at_ns - e->bytes, e->bytes); break;
@@ -436,8 +395,8 @@ void rpt_fault_mark(rpt_recorder *r, sim_time_ns at_ns, bool begin, const char *
 
 bool rpt_step_region(const pipeline *p, const pipe_event *e, uint32_t *region, uint32_t *tasks) {
     const job *j = pipe_job(p);
-    if (e->kind == PIPE_EV_JOB_RESTARTED && e->channel > 0) {
-        *region = e->channel - 1;
+    if (e->kind == PIPE_EV_JOB_RESTARTED && e->one_region) {
+        *region = e->region;
     } else if (e->kind == PIPE_EV_JOB_FAILED && e->culprit != PIPE_NO_TASK &&
                pipe_config(p)->restart.failover == PIPE_FAILOVER_REGION) {
         *region = pipe_task_region(p, e->culprit);   /* alone unless the job is one region */

@@ -216,7 +216,7 @@ static void on_send(svg_recorder *r, const pipe_event *e) {
     svg_msg *m = &r->msgs[i];
     bool data = e->msg == MSG_DATA || e->msg == MSG_PRIORITY;
     *m = (svg_msg){ .sent_ns = e->at_ns, .from = e->task, .to = e->peer, .msg = e->msg, .chan = e->chan,
-                    .count = e->count, .buf = data ? (uint8_t)e->channel : 0,
+                    .count = e->count, .buf = data ? (uint8_t)e->buf : 0,
                     .ckpt = data ? e->ckpt : rpc_ckpt(e->msg, e->word_a), .a = e->word_a, .b = e->word_b,
                     .link = e->link, .next = SVG_NONE };
     if (e->priority) m->flags |= SVG_PRIORITY;

@@ -1084,8 +1084,8 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
         text(L, x + 3, outcome_y(L, x, y), "sm", "#2ca02c", i, buf);
         return true;
     case PIPE_EV_CKPT_ABORT:
-        snprintf(buf, sizeof buf, "%" PRIu64 " %s", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
-        snprintf(what, sizeof what, "checkpoint %" PRIu64 " aborted: %s", e->ckpt, pipe_ckpt_end_name((pipe_ckpt_end)e->channel));
+        snprintf(buf, sizeof buf, "%" PRIu64 " %s", e->ckpt, pipe_ckpt_end_name(e->end));
+        snprintf(what, sizeof what, "checkpoint %" PRIu64 " aborted: %s", e->ckpt, pipe_ckpt_end_name(e->end));
         mark_tip(L, e, what);
         cross(L, x, y, 4, "#d62728", i);
         mark_tip(L, e, what);
@@ -1093,7 +1093,7 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
         return true;
     case PIPE_EV_JOB_FAILED:
         if (e->culprit != PIPE_NO_TASK) svg_task_name(L->r->p, e->culprit, who, sizeof who);
-        snprintf(buf, sizeof buf, "job failed: %s%s%s", rpt_fail_cause_name((pipe_fail_cause)e->channel), *who ? ", " : "", who);
+        snprintf(buf, sizeof buf, "job failed: %s%s%s", rpt_fail_cause_name(e->cause), *who ? ", " : "", who);
         mark_tip(L, e, buf);
         triangle(L, x, y, "#d62728", i);
         mark_tip(L, e, buf);
@@ -1146,10 +1146,10 @@ static bool snap_mark(const layout *L, const pipe_event *e, double x, double y, 
             close_el(L, "rect");
         }
         snprintf(what, sizeof what, "takes its snapshot of checkpoint %" PRIu64 "%s", e->ckpt,
-                 e->channel ? " (unaligned: its in-flight data goes into the snapshot)" : "");
+                 e->unaligned ? " (unaligned: its in-flight data goes into the snapshot)" : "");
         mark_tip(L, e, what);
         line(L, x, y - 15, x, y + 4, "b", colour, NULL, i);
-        snprintf(buf, sizeof buf, "%" PRIu64 "%s", e->ckpt, e->channel ? " unaligned" : "");
+        snprintf(buf, sizeof buf, "%" PRIu64 "%s", e->ckpt, e->unaligned ? " unaligned" : "");
         mark_tip(L, e, what);
         text(L, x - 3, y - 18, "sm", colour, i, buf);
         return true;
@@ -1164,7 +1164,7 @@ static bool snap_mark(const layout *L, const pipe_event *e, double x, double y, 
         text(L, x + 5, y + 16, "dn", NULL, i, buf);
         return true;
     case PIPE_EV_DECLINE:
-        snprintf(buf, sizeof buf, "%" PRIu64 " %s", e->ckpt, e->channel ? "aborted before its trigger" : "declined");
+        snprintf(buf, sizeof buf, "%" PRIu64 " %s", e->ckpt, e->known_aborted ? "aborted before its trigger" : "declined");
         snprintf(what, sizeof what, "checkpoint %s", buf);
         mark_tip(L, e, what);
         cross(L, x, y, 3, "#d62728", i);
@@ -1197,11 +1197,11 @@ static void txn_mark(const layout *L, const pipe_event *e, double x, double y, u
     if (e->ckpt > 0) {
         snprintf(buf, sizeof buf, "txn %" PRIu64 " aborted", e->ckpt);
         snprintf(what, sizeof what, "aborts its transaction pre-committed for checkpoint %" PRIu64 " (%u records)%s", e->ckpt,
-                 e->count, e->channel == PIPE_TXN_RESTORE ? " on its restore of an earlier checkpoint" : "");
+                 e->count, e->txn_why == PIPE_TXN_RESTORE ? " on its restore of an earlier checkpoint" : "");
     } else {
         snprintf(buf, sizeof buf, "open txn aborted");
         snprintf(what, sizeof what, "aborts its open transaction (%u records, not pre-committed)%s", e->count,
-                 e->channel == PIPE_TXN_RESTORE ? " on its restore" : "");
+                 e->txn_why == PIPE_TXN_RESTORE ? " on its restore" : "");
     }
     mark_tip(L, e, what);
     rect(L, x - 2.5, y + 5, 5, 5, "row", "#d62728", i);
@@ -1216,13 +1216,13 @@ static void task_mark(const layout *L, const pipe_event *e, double x, double y, 
     const char *colour = svg_ckpt_colour(e->ckpt);
     switch (e->kind) {
     case PIPE_EV_BARRIER:
-        snprintf(what, sizeof what, "its gate takes barrier %" PRIu64 " on input channel %u", e->ckpt, e->channel);
+        snprintf(what, sizeof what, "its gate takes barrier %" PRIu64 " on input channel %u", e->ckpt, e->input);
         mark_tip(L, e, what);
         dot(L, x, y, 2.5, colour, i);
         break;
     case PIPE_EV_CANCEL:
         snprintf(what, sizeof what, "its gate takes the cancel marker of checkpoint %" PRIu64 " on input channel %u", e->ckpt,
-                 e->channel);
+                 e->input);
         mark_tip(L, e, what);
         cross(L, x, y, 2.5, colour, i);
         break;

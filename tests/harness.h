@@ -77,8 +77,11 @@ typedef struct checked_run {
     uint32_t     fail_causes;        /* bit c: a job failure of pipe_fail_cause c */
 } checked_run;
 
+/* Every step of a checked run is held to the event table: it leaves the
+ * named payload fields its kind does not fill at zero. */
 static inline void checked_see(void *ctx, const pipe_event *e) {
-    if (e->kind == PIPE_EV_JOB_FAILED && e->channel < 32) ((checked_run *)ctx)->fail_causes |= 1u << e->channel;
+    if (!pipe_ev_fields_ok(e)) fail_msg("a %s step fills a field its kind does not", pipe_ev_info_of(e->kind)->name);
+    if (e->kind == PIPE_EV_JOB_FAILED && e->cause < 32) ((checked_run *)ctx)->fail_causes |= 1u << e->cause;
 }
 
 /* run_checked, with setup(p, ctx) called before the run (faults that name

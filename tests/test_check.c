@@ -532,11 +532,23 @@ static fed feed_of(pipe_mode mode) {
     return feed_cfg(&c);
 }
 
-static void step(fed *f, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt, sim_time_ns at_ns) {
-    pipe_event e = { .kind = kind, .at_ns = at_ns, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN };
+/* One step; `arg` is the kind's one payload word: a gate step's input,
+ * TRIGGER's unaligned, ALIGN_TIMEOUT's output, JOB_RESTARTED's region + 1
+ * (0: every task), a checkpoint's end; 0 for the others. */
+static void step(fed *f, pipe_ev_kind kind, uint32_t task, uint32_t arg, uint64_t ckpt, sim_time_ns at_ns) {
+    pipe_event e = { .kind = kind, .at_ns = at_ns, .task = task, .ckpt = ckpt, .chan = PIPE_NO_CHAN };
+    if (pipe_ev_info_of(kind)->fields & PIPE_F_INPUT) e.input = arg;
+    else if (kind == PIPE_EV_TRIGGER) e.unaligned = arg != 0;
+    else if (kind == PIPE_EV_ALIGN_TIMEOUT) e.output = arg != 0;
+    else if (kind == PIPE_EV_CKPT_ABORT || kind == PIPE_EV_CKPT_COMPLETE) e.end = (pipe_ckpt_end)arg;
+    else if (kind == PIPE_EV_JOB_RESTARTED && arg > 0) e = (pipe_event){ .kind = kind, .at_ns = at_ns, .task = task,
+                                                                         .ckpt = ckpt, .chan = PIPE_NO_CHAN,
+                                                                         .one_region = true, .region = arg - 1 };
+    else assert_int_equal(arg, 0);
+    assert_true(pipe_ev_fields_ok(&e));
     const job *j = pipe_job(f->p);
     if (kind == PIPE_EV_BARRIER || kind == PIPE_EV_CONSUME || kind == PIPE_EV_CANCEL) {
-        e.chan = j->in_chan[j->tasks[task].in_first + channel];
+        e.chan = j->in_chan[j->tasks[task].in_first + arg];
         e.count = 32;
     }
     check_feed(f->cs, &e);
@@ -709,7 +721,7 @@ static void test_safety_rejects_a_failure_on_a_report_of_another_attempt(void **
     for (uint32_t named = 2; named <= 3; named++) {
         fed f = feed_of(PIPE_ALIGNED);
         pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .at_ns = SIM_NS_PER_MS, .task = PIPE_NO_TASK,
-                         .channel = PIPE_FAIL_REPORTED, .chan = PIPE_NO_CHAN, .culprit = 1, .epoch = 3, .count = named,
+                         .cause = PIPE_FAIL_REPORTED, .chan = PIPE_NO_CHAN, .culprit = 1, .epoch = 3, .count = named,
                          .word_a = 3 };
         check_feed(f.cs, &e);
         const check_violation *v = first_of(check_finish(f.cs), CHECK_I5);
@@ -866,7 +878,7 @@ static void test_safety_holds_an_exponential_restart_within_its_jitter(void **st
 /* A checkpoint's end as the coordinator reports it, with Flink's reason. */
 static void ended_step(fed *f, pipe_ev_kind kind, uint64_t ckpt, uint32_t why, sim_time_ns at_ns) {
     pipe_event e = { .kind = kind, .at_ns = at_ns, .task = PIPE_NO_TASK, .chan = PIPE_NO_CHAN, .ckpt = ckpt,
-                     .channel = kind == PIPE_EV_CKPT_COMPLETE ? PIPE_CKPT_COMPLETED : PIPE_CKPT_DECLINED, .count = why };
+                     .end = kind == PIPE_EV_CKPT_COMPLETE ? PIPE_CKPT_COMPLETED : PIPE_CKPT_DECLINED, .count = why };
     check_feed(f->cs, &e);
 }
 
@@ -906,7 +918,7 @@ static void test_safety_holds_job_failures_to_flinks_failure_count(void **state)
         ended_step(&f, PIPE_EV_CKPT_ABORT, 1, c_ == 2 ? CKR_DECLINED_BY_BARRIERS : CKR_DECLINED, 11 * SIM_NS_PER_MS);
         if (c_ != 1) {
             pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .at_ns = 11 * SIM_NS_PER_MS, .task = PIPE_NO_TASK,
-                             .chan = PIPE_NO_CHAN, .channel = PIPE_FAIL_CHECKPOINTS, .culprit = PIPE_NO_TASK,
+                             .chan = PIPE_NO_CHAN, .cause = PIPE_FAIL_CHECKPOINTS, .culprit = PIPE_NO_TASK,
                              .ok = true, .due_ns = 16 * SIM_NS_PER_MS };
             check_feed(f.cs, &e);
         }
@@ -1001,7 +1013,7 @@ static void test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for(voi
     for (uint32_t t = 0; t < 8; t++) {
         if (t != AGG0) write_step(&f, PIPE_EV_ACK, t, 1, PIPE_WRITE_KEYED, true);
     }
-    pipe_event e = { .kind = PIPE_EV_BARRIER, .at_ns = 20, .task = AGG0, .channel = 0, .ckpt = 1, .blocked = 1,
+    pipe_event e = { .kind = PIPE_EV_BARRIER, .at_ns = 20, .task = AGG0, .input = 0, .ckpt = 1, .blocked = 1,
                      .chan = pipe_job(f.p)->in_chan[pipe_job(f.p)->tasks[AGG0].in_first] };
     check_feed(f.cs, &e);
     const check_report *r = check_finish(f.cs);     /* never run: the job is still running */

@@ -284,7 +284,7 @@ static void see_attempts(void *ctx, const pipe_event *e) {
     }
     if (e->kind == PIPE_EV_JOB_RESTARTED) {
         a->restarted++;
-        a->region = e->channel;
+        a->region = e->one_region ? e->region + 1 : 0;
         a->tasks = e->count;
     }
 }
@@ -338,8 +338,8 @@ typedef struct region_times {
 static void see_region_times(void *ctx, const pipe_event *e) {
     region_times *a = ctx;
     if (e->kind == PIPE_EV_JOB_FAILED && e->culprit < 12) a->failed_ns[e->culprit % 3] = e->at_ns;
-    if (e->kind == PIPE_EV_JOB_RESTARTED && e->channel >= 1 && e->channel <= 3) {
-        a->restarted_ns[e->channel - 1] = e->at_ns;
+    if (e->kind == PIPE_EV_JOB_RESTARTED && e->one_region && e->region < 3) {
+        a->restarted_ns[e->region] = e->at_ns;
         a->restarts++;
     }
 }
@@ -382,7 +382,7 @@ static void see_failures(void *ctx, const pipe_event *e) {
     lost_assign *a = ctx;
     if (e->kind != PIPE_EV_JOB_FAILED || a->count == 8) return;
     a->failed_ns[a->count] = e->at_ns;
-    a->cause[a->count] = e->channel;
+    a->cause[a->count] = e->cause;
     a->culprit[a->count++] = e->culprit;
 }
 

@@ -278,7 +278,7 @@ typedef struct failed_seen {
 static void see_failed(void *ctx, const pipe_event *e) {
     failed_seen *w = ctx;
     if (e->kind != PIPE_EV_JOB_FAILED || w->count++ > 0) return;
-    w->cause = e->channel;
+    w->cause = e->cause;
     w->culprit = e->culprit;
     if (e->culprit != PIPE_NO_TASK) w->machine = pipe_job(w->p)->tasks[e->culprit].machine;
 }
@@ -544,8 +544,8 @@ static void observe(void *ctx, const pipe_event *e) {
     if (e->ckpt >= OBS_CKPTS) return;
     switch (e->kind) {
     case PIPE_EV_BARRIER:
-        if (e->ckpt <= o->last_barrier[e->task][e->channel]) o->violations++;
-        o->last_barrier[e->task][e->channel] = e->ckpt;
+        if (e->ckpt <= o->last_barrier[e->task][e->input]) o->violations++;
+        o->last_barrier[e->task][e->input] = e->ckpt;
         o->seen[e->task][e->ckpt]++;
         break;
     case PIPE_EV_END:
@@ -623,7 +623,7 @@ static void log_msgs(void *ctx, const pipe_event *e) {
         assert_true(g->count < MSGS_MAX && e->link < 256 && e->due_ns >= e->at_ns);
         g->sent[g->count++] = (msg_seen){ .link = e->link, .type = e->msg, .a = e->word_a, .b = e->word_b,
                                           .due_ns = e->due_ns };
-        if (e->msg == 1 && e->channel == PIPE_BUF_DATA) g->records_sent += e->count;   /* MSG_DATA */
+        if (e->msg == 1 && e->buf == PIPE_BUF_DATA) g->records_sent += e->count;   /* MSG_DATA */
     }
     if (e->kind != PIPE_EV_RECV) return;
     g->recvs++;

@@ -41,13 +41,13 @@ static void count_and_record(void *ctx, const pipe_event *e) {
     k->completes += e->kind == PIPE_EV_CKPT_COMPLETE;
     bool drawn = e->ckpt >= 1 && e->ckpt <= RPT_CKPTS_MAX;
     if (e->kind == PIPE_EV_ACK && drawn) k->acks_sent[e->ckpt]++;
-    if (e->kind == PIPE_EV_ACK_RECEIVED && drawn && e->channel != PIPE_RCV_FOR_FINISHED) k->acks_arrived[e->ckpt]++;
+    if (e->kind == PIPE_EV_ACK_RECEIVED && drawn && e->receipt != PIPE_RCV_FOR_FINISHED) k->acks_arrived[e->ckpt]++;
     if (e->kind == PIPE_EV_JOB_RESTARTED) {
         k->restoring = pipe_restore_ckpt(k->p);       /* what the tasks are deployed from */
         if (k->restarts < 8) k->restored[k->restarts] = k->restoring;
         k->restarts++;
     }
-    if (e->kind == PIPE_EV_TXN && e->channel == PIPE_TXN_RESTORE) {   /* commit <= restored < abort (0: open) */
+    if (e->kind == PIPE_EV_TXN && e->txn_why == PIPE_TXN_RESTORE) {   /* commit <= restored < abort (0: open) */
         k->txn_restore++;
         bool right = e->ok ? e->ckpt != 0 && e->ckpt <= k->restoring : e->ckpt == 0 || e->ckpt > k->restoring;
         k->txn_wrong += !right;

@@ -40,7 +40,7 @@ static void check_data(take_watch *w, const rt_task *t, const pipe_event *e) {
     rt_chan *taken = &w->p->tm.chans[e->chan];
     uint64_t a = head_arrival(taken);
     bool passed = false;
-    if (gate_blocked(&t->g, e->channel)) w->wrong++;
+    if (gate_blocked(&t->g, e->input)) w->wrong++;
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
         uint64_t h = head_arrival(input(w->p, t, i));
         if (h >= a) continue;
@@ -64,7 +64,7 @@ static void check_control(take_watch *w, const rt_task *t, const pipe_event *e) 
     rt_chan *taken = &w->p->tm.chans[e->chan];
     assert_true(taken->consumed > 0);
     uint64_t a = task_buf(taken, taken->consumed - 1)->arrival;
-    if (w->blocked[t->id][e->channel]) w->wrong++;
+    if (w->blocked[t->id][e->input]) w->wrong++;
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
         rt_chan *c = input(w->p, t, i);
         if (c == taken || head_arrival(c) >= a) continue;

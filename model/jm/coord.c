@@ -60,9 +60,9 @@ void jm_note_ev(jm_side *jm, pipe_event *e) {
     world_note_ev(jm->w, e);
 }
 
-void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt) {
+void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint64_t ckpt) {
     if (!world_observed(jm->w)) return;
-    pipe_event e = { .kind = kind, .task = task, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN };
+    pipe_event e = { .kind = kind, .task = task, .ckpt = ckpt, .chan = PIPE_NO_CHAN };
     jm_note_ev(jm, &e);
 }
 
@@ -160,7 +160,7 @@ void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end, ckr_why wh
     }
     if (!world_observed(jm->w)) return;
     pipe_event e = { .kind = end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT,
-                     .task = PIPE_NO_TASK, .channel = (uint32_t)end, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
+                     .task = PIPE_NO_TASK, .end = end, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
                      .count = (uint32_t)why };
     jm_note_ev(jm, &e);
 }
@@ -169,7 +169,7 @@ void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end, ckr_why wh
  * dropped acknowledgements from these; the run reads nothing of it). */
 static void note_receipt(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint64_t ckpt, pipe_receipt what) {
     if (!world_observed(jm->w)) return;
-    pipe_event e = { .kind = kind, .task = PIPE_NO_TASK, .channel = what, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
+    pipe_event e = { .kind = kind, .task = PIPE_NO_TASK, .receipt = what, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
                      .culprit = task };
     jm_note_ev(jm, &e);
 }
@@ -592,7 +592,11 @@ static void start_ckpt(jm_side *jm, uint64_t id) {
     }
     if (co->sched.pending_count > 1) REACHED(jm->w, CKPT_CONCURRENT);
     jm->w->stats.triggered++;
-    jm_note(jm, PIPE_EV_CKPT_START, PIPE_NO_TASK, co->finished_count > 0 ? inner_starts(jm) : 0, s->ckpt);
+    if (world_observed(jm->w)) {
+        pipe_event e = { .kind = PIPE_EV_CKPT_START, .task = PIPE_NO_TASK, .ckpt = s->ckpt, .chan = PIPE_NO_CHAN,
+                         .inner = co->finished_count > 0 ? inner_starts(jm) : 0 };
+        jm_note_ev(jm, &e);
+    }
     if (jm->history_count < PIPE_HISTORY_MAX && s->ckpt == jm->history_count + 1) {
         jm->history[jm->history_count++] = (pipe_ckpt_rec){ .id = s->ckpt, .epoch = co->epoch, .triggered_ns = now };
     }

@@ -126,7 +126,7 @@ static void reach_strategy(jm_side *jm, bool again) {
 static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit, const rs_decision *d) {
     if (!world_observed(jm->w)) return;
     bool report = why == PIPE_FAIL_REPORTED && culprit < world_job(jm->w)->tasks_count;
-    pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .channel = why, .chan = PIPE_NO_CHAN,
+    pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .cause = why, .chan = PIPE_NO_CHAN,
                      .culprit = culprit, .count = (uint32_t)(report ? jm->coord.report_epoch : 0),
                      .word_a = report ? jm->coord.attempt[culprit] : 0, .ok = d->restart,
                      .due_ns = d->restart ? jm->w->run->now_ns + (sim_time_ns)d->backoff : 0 };
@@ -309,7 +309,7 @@ static void assert_closed(const jm_side *jm) {
 static void note_restarted(jm_side *jm, bool regions, uint64_t ckpt) {
     rt_coord *co = coord_of(jm);
     if (!regions) {
-        jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, 0, ckpt);
+        jm_note(jm, PIPE_EV_JOB_RESTARTED, PIPE_NO_TASK, ckpt);
         return;
     }
     REACHED(jm->w, REGION_RESTART);
@@ -318,7 +318,7 @@ static void note_restarted(jm_side *jm, bool regions, uint64_t ckpt) {
         uint32_t count = 0;
         for (uint32_t t = 0; t < tasks_of(jm); t++) count += due(jm, t) && co->region[t] == r;
         if (count == 0) continue;
-        pipe_event e = { .kind = PIPE_EV_JOB_RESTARTED, .task = PIPE_NO_TASK, .channel = r + 1, .ckpt = ckpt,
+        pipe_event e = { .kind = PIPE_EV_JOB_RESTARTED, .task = PIPE_NO_TASK, .one_region = true, .region = r, .ckpt = ckpt,
                          .chan = PIPE_NO_CHAN, .count = count };
         jm_note_ev(jm, &e);
     }
@@ -336,7 +336,7 @@ static void take_parallelism(jm_side *jm, uint64_t ckpt) {
         if (p == co->par[v]) continue;
         changed = true;
         if (world_observed(jm->w)) {
-            pipe_event e = { .kind = PIPE_EV_RESCALED, .task = PIPE_NO_TASK, .channel = v, .ckpt = ckpt,
+            pipe_event e = { .kind = PIPE_EV_RESCALED, .task = PIPE_NO_TASK, .vertex = v, .ckpt = ckpt,
                              .chan = PIPE_NO_CHAN, .count = p, .word_a = co->par[v] };
             jm_note_ev(jm, &e);
         }
@@ -856,7 +856,7 @@ void deploy_failover(jm_side *jm) {
     memset(co->lost, 0, slots_of(jm));
     memset(co->process, 0, sizeof(uint64_t) * slots_of(jm));
     deploy_start(jm);
-    jm_note(jm, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0, 0);
+    jm_note(jm, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0);
     if (jm->w->cfg.state.backend == PIPE_BACKEND_DURABLE) {
         REACHED(jm->w, FAILOVER_DURABLE);
         read_store(jm);                            /* the completed checkpoints are the store's */

@@ -138,7 +138,7 @@ typedef struct jm_side {
 } jm_side;
 
 /* Protocol steps for the observers: the event's attempt is the coordinator's. */
-void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint32_t channel, uint64_t ckpt);
+void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint64_t ckpt);
 void jm_note_ev(jm_side *jm, pipe_event *e);
 /* Message steps (only while an observer takes them: world_msgs): a
  * command to `task` on `link`, and a message delivered to the coordinator. */

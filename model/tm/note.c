@@ -37,31 +37,33 @@ void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v) {
     }
 }
 
-void tm_note(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt) {
-    tm_note_gate(tm, kind, t, channel, ckpt, false, NULL);
+void tm_note(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint64_t ckpt) {
+    if (!world_observed(tm->w)) return;
+    tm_note_step(tm, t, &(pipe_event){ .kind = kind, .ckpt = ckpt }, NULL);
 }
 
-void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority) {
-    tm_note_gate(tm, kind, t, channel, ckpt, priority, NULL);
-}
-
-void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority,
+void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t input, uint64_t ckpt, bool priority,
                   const tm_gate_view *before) {
     if (!world_observed(tm->w)) return;
-    pipe_event e = { .kind = kind, .task = t->id, .channel = channel, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
-                     .priority = priority };
-    if (shows_gate(kind) && t->jt->in_count > 0) {
+    SIM_ASSERT(pipe_ev_info_of(kind)->fields & PIPE_F_INPUT);
+    tm_note_step(tm, t, &(pipe_event){ .kind = kind, .ckpt = ckpt, .input = input, .priority = priority }, before);
+}
+
+void tm_note_step(tm_side *tm, const rt_task *t, pipe_event *e, const tm_gate_view *before) {
+    if (!world_observed(tm->w)) return;
+    e->task = t->id;
+    e->chan = PIPE_NO_CHAN;
+    if (shows_gate(e->kind) && t->jt->in_count > 0) {
         for (uint32_t i = 0; i < t->jt->in_count; i++) {
             bool now = gate_blocked(&t->g, i);
             bool was = before != NULL && before->looked && (before->blocked[i / 64] >> (i % 64) & 1);
-            if (now) e.blocked++;
-            if (now) e.waiting += queued(tm, t, i);
-            if (was && !now) e.released += queued(tm, t, i);
+            if (now) e->blocked++;
+            if (now) e->waiting += queued(tm, t, i);
+            if (was && !now) e->released += queued(tm, t, i);
         }
-        bool on_input = kind == PIPE_EV_BARRIER || kind == PIPE_EV_CANCEL || kind == PIPE_EV_END || kind == PIPE_EV_END_DATA;
-        if (on_input) e.chan = task_in_chan(tm, t, channel)->id;
+        if (pipe_ev_info_of(e->kind)->fields & PIPE_F_INPUT) e->chan = task_in_chan(tm, t, e->input)->id;
     }
-    tm_note_ev(tm, t, &e);
+    tm_note_ev(tm, t, e);
 }
 
 _Static_assert((int)PIPE_BUF_DATA == (int)BUF_DATA && (int)PIPE_BUF_BARRIER == (int)BUF_BARRIER &&
@@ -76,11 +78,11 @@ void tm_note_send(tm_side *tm, const rt_task *t, uint32_t link, uint32_t peer, c
                      .due_ns = ok ? l->last_arrival_ns : 0 };
     if (c != NULL) e.chan = c->jc;
     if (b != NULL) {                              /* a data buffer */
-        e.channel = b->kind;
+        e.buf = (pipe_buf)b->kind;
         e.count = b->kind == BUF_DATA ? b->count : 0;
         e.ckpt = b->ckpt;
     } else if (m->type == MSG_PRIORITY) {
-        e.channel = PIPE_BUF_BARRIER;
+        e.buf = PIPE_BUF_BARRIER;
         e.ckpt = m->b;
         e.priority = true;
     }

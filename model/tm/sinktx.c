@@ -101,7 +101,7 @@ static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why
     rt_txn *x = txn_at(l, 0);
     SIM_ASSERT(x->first == l->head);
     if (world_observed(tm->w)) {                  /* an open transaction has no checkpoint yet: 0 */
-        pipe_event e = { .kind = PIPE_EV_TXN, .task = t->id, .channel = why, .chan = PIPE_NO_CHAN,
+        pipe_event e = { .kind = PIPE_EV_TXN, .task = t->id, .txn_why = why, .chan = PIPE_NO_CHAN,
                          .ckpt = x->state == TXN_OPEN ? 0 : x->ckpt, .count = (uint32_t)(x->end - x->first),
                          .ok = commit };
         tm_note_ev(tm, t, &e);
@@ -187,7 +187,7 @@ void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt) {
     }
     bool any = n > 0;
     if (n > 1) REACHED(tm->w, COMMIT_COVERS_EARLIER);
-    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t, 0, ckpt);
+    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t, ckpt);
 }
 
 void sinktx_precommit(tm_side *tm, rt_task *t, uint64_t ckpt) {
@@ -214,7 +214,7 @@ static void resolve_log(tm_side *tm, rt_task *t, uint64_t ckpt) {
         resolve_first(tm, t, commit, PIPE_TXN_RESTORE);
     }
     SIM_ASSERT(l->head == l->tail);
-    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t, 0, ckpt);
+    if (any) tm_note(tm, PIPE_EV_SINK_COMMIT, t, ckpt);
 }
 
 void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {

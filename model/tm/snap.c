@@ -166,7 +166,7 @@ static void persist(tm_side *tm, rt_task *t, rt_snap *sn, const rt_chan *c, cons
     if (output) REACHED(tm->w, PRIORITY_OVERTOOK); else REACHED(tm->w, INPUT_CHANNEL_STATE);
     tm->w->stats.cs_bytes += records * CS_RECORD_BYTES;
     if (world_observed(tm->w)) {
-        pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .channel = output, .ckpt = sn->ckpt, .chan = c->id,
+        pipe_event e = { .kind = PIPE_EV_CHANNEL_STATE, .task = t->id, .output = output, .ckpt = sn->ckpt, .chan = c->id,
                          .count = records };
         tm_note_ev(tm, t, &e);
     }
@@ -271,7 +271,7 @@ static void decline_snap(tm_side *tm, rt_task *t, rt_snap *sn) {
     uint64_t ckpt = sn->ckpt;
     snap_free(t, sn);
     REACHED(tm->w, DECLINE_SENT);
-    tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
+    tm_note(tm, PIPE_EV_DECLINE, t, ckpt);
     task_decline(tm, t, ckpt, CKR_DECLINED);      /* the snapshot's write failed: counted */
 }
 
@@ -302,7 +302,7 @@ static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
     if (async > tm->w->stats.async_ns_max) tm->w->stats.async_ns_max = async;
     tm->w->stats.snapshots++;
     bool acked = sn->acked;
-    tm_note(tm, PIPE_EV_SNAPSHOT_ASYNC, t, 0, ckpt);
+    tm_note(tm, PIPE_EV_SNAPSHOT_ASYNC, t, ckpt);
     if (!acked) send_ack(tm, t, sn);
     snap_free(t, sn);
 }
@@ -349,7 +349,7 @@ void snap_output_timeout(tm_side *tm, rt_task *t, uint64_t ckpt) {
         }
         if (at == c->filled) continue;            /* sent already: what follows it is after it */
         if (world_observed(tm->w)) {
-            pipe_event e = { .kind = PIPE_EV_ALIGN_TIMEOUT, .task = t->id, .channel = 1, .ckpt = ckpt, .chan = c->id,
+            pipe_event e = { .kind = PIPE_EV_ALIGN_TIMEOUT, .task = t->id, .output = true, .ckpt = ckpt, .chan = c->id,
                              .count = (uint32_t)(at - c->sent) };
             tm_note_ev(tm, t, &e);
         }
@@ -517,7 +517,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
          * checkpoint known to be aborted; cancel markers downstream, so
          * no alignment waits for its barriers. */
         REACHED(tm->w, ABORTED_BEFORE_TRIGGER);
-        tm_note(tm, PIPE_EV_DECLINE, t, 1, ckpt);   /* 1: aborted already, no decline sent */
+        tm_note_step(tm, t, &(pipe_event){ .kind = PIPE_EV_DECLINE, .ckpt = ckpt, .known_aborted = true }, NULL);
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_CANCEL, ckpt);
         return;
     }
@@ -541,7 +541,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     if (busy >= tm->snaps_max) {
         REACHED(tm->w, DECLINE_SENT);
         tm->w->stats.async_failures++;
-        tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
+        tm_note(tm, PIPE_EV_DECLINE, t, ckpt);
         task_decline(tm, t, ckpt, CKR_DECLINED);
         for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_CANCEL, ckpt);
         return;
@@ -571,7 +571,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
             task_timer(tm, t, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
         }
     }
-    tm_note(tm, PIPE_EV_TRIGGER, t, unaligned, ckpt);
+    tm_note_step(tm, t, &(pipe_event){ .kind = PIPE_EV_TRIGGER, .ckpt = ckpt, .unaligned = unaligned }, NULL);
     if (t->ending && t->final_from == 0) t->final_from = ckpt;   /* the first that holds its final state */
     /* The synchronous part. */
     if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
@@ -605,7 +605,7 @@ void snap_sync_done(tm_side *tm, rt_task *t) {
         if (x->ckpt != 0 && x->syncing && x->io_pending == 0 && (sn == NULL || x->ckpt < sn->ckpt)) sn = x;
     }
     if (sn == NULL) return;                       /* declined meanwhile */
-    tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t, 0, sn->ckpt);
+    tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t, sn->ckpt);
     sn->async_start_ns = tm->w->run->now_ns;
     if (t->stateful) {
         write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + keyed_entries(tm, t, sn) * STATE_ENTRY_BYTES);
@@ -651,7 +651,7 @@ void snap_abort(rt_task *t, uint64_t ckpt) {
     rt_snap *sn = snap_of(t, ckpt);
     if (sn == NULL) return;
     snap_free(t, sn);
-    tm_note(t->owner, PIPE_EV_SNAPSHOT_DROPPED, t, 0, ckpt);
+    tm_note(t->owner, PIPE_EV_SNAPSHOT_DROPPED, t, ckpt);
 }
 
 void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
@@ -659,7 +659,7 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
         if (t->snaps[i].ckpt == 0 || t->snaps[i].ckpt >= ckpt) continue;
         uint64_t old = t->snaps[i].ckpt;
         snap_free(t, &t->snaps[i]);
-        tm_note(tm, PIPE_EV_SNAPSHOT_DROPPED, t, 0, old);
+        tm_note(tm, PIPE_EV_SNAPSHOT_DROPPED, t, old);
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];

@@ -290,7 +290,7 @@ static void decline(tm_side *tm, rt_task *t, uint64_t ckpt) {
     if (ckpt > t->last_seen_ckpt) t->last_seen_ckpt = ckpt;
     snap_abort(t, ckpt);
     REACHED(tm->w, DECLINE_SENT);
-    tm_note(tm, PIPE_EV_DECLINE, t, 0, ckpt);
+    tm_note(tm, PIPE_EV_DECLINE, t, ckpt);
     task_decline(tm, t, ckpt, CKR_DECLINED_BY_BARRIERS);   /* subsumed, cancelled or ended: not counted */
 }
 
@@ -316,7 +316,7 @@ static void finish(tm_side *tm, rt_task *t) {
     emit_event(tm, t, BUF_END, 0);
     t->finished = true;
     snap_finish(tm, t);
-    tm_note(tm, PIPE_EV_TASK_FINISHED, t, 0, 0);
+    tm_note(tm, PIPE_EV_TASK_FINISHED, t, 0);
     send_finished(tm, t);
     /* An RPC can be lost, and the job cannot finish without it: say it
      * again until the job ends or restarts (the coordinator ignores
@@ -354,7 +354,7 @@ static void end_input(tm_side *tm, rt_task *t) {
     t->final_from = 0;
     t->final_done = false;
     REACHED(tm->w, INPUT_ENDED);
-    tm_note(tm, PIPE_EV_INPUT_ENDED, t, 0, 0);
+    tm_note(tm, PIPE_EV_INPUT_ENDED, t, 0);
 }
 
 /* An input's end of data or of partition: it brings no more records. */
@@ -674,7 +674,7 @@ static void align_check(tm_side *tm, rt_task *t) {
         return;
     }
     gate_acts acts = { .count = 0 };
-    tm_note(tm, PIPE_EV_ALIGN_TIMEOUT, t, 0, ckpt);   /* before the switch: what it leaves blocked */
+    tm_note(tm, PIPE_EV_ALIGN_TIMEOUT, t, ckpt);   /* before the switch: what it leaves blocked */
     gate_on_alignment_timeout(&t->g, ckpt, &acts);
     tm->w->stats.alignment_timeouts++;
     REACHED(tm->w, ALIGNMENT_TIMEOUT);
@@ -943,7 +943,7 @@ void task_pump(tm_side *tm, rt_task *t) {
         (void)in_pop(tm, &t->ready);
         if (b->kind == BUF_DATA) {
             if (world_observed(tm->w)) {
-                pipe_event e = { .kind = PIPE_EV_CONSUME, .task = t->id, .channel = best->gate_index, .chan = best->id,
+                pipe_event e = { .kind = PIPE_EV_CONSUME, .task = t->id, .input = best->gate_index, .chan = best->id,
                                  .count = b->count, .first_id = b->count > 0 ? b->recs[0].id : 0 };
                 tm_note_ev(tm, t, &e);
             }

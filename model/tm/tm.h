@@ -397,8 +397,7 @@ static inline uint64_t *tm_offsets(tm_side *tm, const rt_task *t) {
 }
 
 /* Protocol steps for the observers: the event's attempt is the task's. */
-void tm_note(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt);
-void tm_note_barrier(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority);
+void tm_note(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint64_t ckpt);
 void tm_note_ev(tm_side *tm, const rt_task *t, pipe_event *e);   /* t: the instance that took the step, or NULL */
 /* The inputs a task's gate blocks, looked at before a step (only when
  * observed), so that the step's note can say what it unblocked. */
@@ -407,8 +406,12 @@ typedef struct tm_gate_view {
     uint64_t blocked[JOB_TASK_CHANNELS_MAX / 64];
 } tm_gate_view;
 void tm_gate_look(const tm_side *tm, const rt_task *t, tm_gate_view *v);
-void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t channel, uint64_t ckpt, bool priority,
+void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t input, uint64_t ckpt, bool priority,
                   const tm_gate_view *before);
+/* A step whose payload the caller filled (its kind, ckpt and named
+ * fields): the task, and for a step that shows the gate what it blocks
+ * (before: as tm_note_gate's), are filled here. */
+void tm_note_step(tm_side *tm, const rt_task *t, pipe_event *e, const tm_gate_view *before);
 /* Message steps (only while an observer takes them: world_msgs): a
  * message t put on `link` for `peer` (c, b: the channel and buffer of a
  * data message), and one delivered to t. */
