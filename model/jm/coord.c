@@ -6,7 +6,24 @@
  * acks from every task (finished tasks are acked for, with their final
  * state) -> complete (retained, older pending subsumed, tasks notified);
  * or -> abort on a decline or the timeout (slot freed, tasks notified;
- * counted against tolerable_failures).
+ * counted against tolerable_failures). A slot's states (rt_slot_state)
+ * and the only moves between them (coord_slot_to):
+ *
+ *             start_ckpt            maybe_complete (durable)
+ *     FREE ------------> PENDING ------------------> FINALIZING
+ *      ^  ^                 |  \ complete (memory)       |  complete
+ *      |  | coord_end_slot  |   \---------------------> COMPLETED
+ *      |  +-----------------+---------------------------+    |
+ *      |      (declined, timed out, subsumed, the          |    | coord_free_slot
+ *      |       attempt failed, a new coordinator)          |    | (past `retained`,
+ *      +--------------------------------------------------(-----+  or forgotten)
+ *      FREE --ha_recover--> COMPLETED (read back from the store)
+ *
+ * Invariants (coord_invariants, after every event of the coordinator):
+ * a slot is free exactly when its ckpt is 0; no two slots hold one
+ * checkpoint; the completed slots are exactly completed_order, oldest
+ * first, at most `retained`; the checkpoint to restore is a completed
+ * one; at most max-concurrent are pending.
  *
  * Job life (model/jm/deploy.c): RUNNING -> (a task reports a failure, a
  * connection breaks, a heartbeat times out, too many failed checkpoints)
@@ -81,7 +98,7 @@ static void notify_all(jm_side *jm, uint32_t type, uint64_t ckpt) {
 
 rt_slot *coord_pending_slot(jm_side *jm, uint64_t ckpt) {
     for (uint32_t i = 0; i < jm->slots_count; i++) {
-        if (jm->slots[i].ckpt == ckpt && !jm->slots[i].complete) return &jm->slots[i];
+        if (jm->slots[i].ckpt == ckpt && jm->slots[i].state != SLOT_COMPLETED) return &jm->slots[i];
     }
     return NULL;
 }
@@ -105,12 +122,24 @@ void coord_slot_release(jm_side *jm, rt_slot *s) {
     s->bytes = s->files_new = s->files_shared = 0;
 }
 
+void coord_slot_to(rt_slot *s, rt_slot_state to) {
+    static const bool legal[4][4] = {
+        [SLOT_FREE] = { [SLOT_PENDING] = true, [SLOT_COMPLETED] = true },   /* triggered; read back (ha_recover) */
+        [SLOT_PENDING] = { [SLOT_FREE] = true, [SLOT_FINALIZING] = true, [SLOT_COMPLETED] = true },
+        [SLOT_FINALIZING] = { [SLOT_FREE] = true, [SLOT_COMPLETED] = true },
+        [SLOT_COMPLETED] = { [SLOT_FREE] = true },
+    };
+    SIM_ASSERT(s->state <= SLOT_COMPLETED && to <= SLOT_COMPLETED);
+    SIM_ASSERT(legal[s->state][to]);
+    s->state = to;
+}
+
 void coord_free_slot(jm_side *jm, rt_slot *s) {
-    if (!s->complete) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
+    SIM_ASSERT(s->ckpt != 0 && s->state != SLOT_FREE);
+    if (s->state != SLOT_COMPLETED) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
     coord_slot_release(jm, s);                      /* its files' references go */
     s->ckpt = 0;
-    s->complete = false;
-    s->finalizing = false;
+    coord_slot_to(s, SLOT_FREE);
 }
 
 /* The deliberate bug delete-shared-file: a dropped checkpoint deletes the
@@ -240,13 +269,19 @@ static pipe_ckpt_end end_of(ckr_why why) {
     }
 }
 
-/* Checkpoint s ended without completing: its slot goes, the tasks are told. */
-static void end_slot(jm_side *jm, rt_slot *s, ckr_why why) {
-    uint64_t ckpt = s->ckpt;
-    coord_history_end(jm, ckpt, end_of(why), why);
+void coord_end_slot(jm_side *jm, rt_slot *s, ckr_why why) {
+    SIM_ASSERT(s->state == SLOT_PENDING || s->state == SLOT_FINALIZING);
+    coord_history_end(jm, s->ckpt, end_of(why), why);
     if (ckr_counted(why) && jm->w->cfg.bug == PIPE_BUG_ABORT_DISCARDS_SHARED) discard_all(jm, s);   /* deliberate bug */
     coord_free_slot(jm, s);
     jm->w->stats.aborted++;
+    if (why == CKR_SUSPEND) jm->w->stats.lost_with_job++;
+}
+
+/* Checkpoint s ended without completing: its slot goes, the tasks are told. */
+static void end_slot(jm_side *jm, rt_slot *s, ckr_why why) {
+    uint64_t ckpt = s->ckpt;
+    coord_end_slot(jm, s, why);
     notify_all(jm, MSG_ABORTED, ckpt);
 }
 
@@ -385,9 +420,8 @@ void coord_retain(jm_side *jm, uint32_t idx) {
 }
 
 static void complete(jm_side *jm, rt_slot *s) {
-    SIM_ASSERT(s != NULL && !s->complete);
-    s->complete = true;
-    s->finalizing = false;
+    SIM_ASSERT(s != NULL);
+    coord_slot_to(s, SLOT_COMPLETED);
     jm->w->stats.bytes_written += s->bytes;
     coord_history_end(jm, s->ckpt, PIPE_CKPT_COMPLETED, 0);
     jm->w->stats.completed++;
@@ -415,7 +449,7 @@ static void completed(jm_side *jm, rt_slot *s) {
 static void maybe_complete(jm_side *jm, rt_slot *s) {
     uint32_t needed = jm->coord.active_count;     /* the tasks of the attempt's parallelism */
     if (jm->w->cfg.bug == PIPE_BUG_PARTIAL_ACKS) needed = (needed + 1) / 2;   /* deliberate bug: half will do */
-    if (s->acks < needed || s->finalizing) return;
+    if (s->acks < needed || s->state == SLOT_FINALIZING) return;
     if (deploy_assign_unacked(jm, s->ckpt)) {     /* FLINK-21996: its enumerator state is not the readers' yet */
         REACHED(jm->w, COMPLETION_WAITS_ASSIGN);
         return;
@@ -424,7 +458,7 @@ static void maybe_complete(jm_side *jm, rt_slot *s) {
         completed(jm, s);
         return;
     }
-    s->finalizing = true;
+    coord_slot_to(s, SLOT_FINALIZING);
     uint64_t bytes = 1024 + (uint64_t)world_job(jm->w)->tasks_count * 64;
     dev_write(jm->w->run, jm->w->store_dev, jm->coord.actor, bytes, s->ckpt << 2 | IO_METADATA);
 }
@@ -463,13 +497,13 @@ static void metadata_unknown(jm_side *jm, rt_slot *s) {
 void coord_retry_completion(jm_side *jm) {
     for (uint32_t i = 0; i < jm->slots_count; i++) {
         rt_slot *s = &jm->slots[i];
-        if (s->ckpt != 0 && !s->complete) maybe_complete(jm, s);
+        if (s->state == SLOT_PENDING || s->state == SLOT_FINALIZING) maybe_complete(jm, s);
     }
 }
 
 static void metadata_written(jm_side *jm, const sim_event *ev) {
     rt_slot *s = coord_pending_slot(jm, ev->msg.a >> 2);
-    if (s == NULL || !s->finalizing || jm->coord.status != PIPE_RUNNING) return;   /* aborted meanwhile */
+    if (s == NULL || s->state != SLOT_FINALIZING || jm->coord.status != PIPE_RUNNING) return;   /* aborted meanwhile */
     bool to_ha = ev->aux == jm->w->ha_dev;
     bool failed = ev->gen == DEV_FAILED || (ev->gen == DEV_AMBIGUOUS && !to_ha);   /* no file, no pointer */
     if (world_observed(jm->w) && (failed || to_ha)) {
@@ -577,11 +611,11 @@ static void start_ckpt(jm_side *jm, uint64_t id) {
     sim_time_ns now = jm->w->run->now_ns;
     rt_slot *s = NULL;
     for (uint32_t i = 0; i < jm->slots_count && s == NULL; i++) {
-        if (jm->slots[i].ckpt == 0) s = &jm->slots[i];
+        if (jm->slots[i].state == SLOT_FREE) s = &jm->slots[i];
     }
     SIM_ASSERT(s != NULL);                       /* slots = retained + concurrent + 1 */
     s->ckpt = id;
-    s->complete = false;
+    coord_slot_to(s, SLOT_PENDING);
     s->started_ns = now;
     s->acks = 0;
     memset(s->acked, 0, world_job(jm->w)->tasks_count);
@@ -751,6 +785,27 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
 }
 
 
+void coord_invariants(const jm_side *jm) {
+    const rt_coord *co = &jm->coord;
+    uint32_t pending = 0, completed = 0;
+    for (uint32_t i = 0; i < jm->slots_count; i++) {
+        const rt_slot *s = &jm->slots[i];
+        SIM_ASSERT((s->state == SLOT_FREE) == (s->ckpt == 0));
+        SIM_ASSERT(s->acks <= world_job(jm->w)->tasks_count);
+        pending += s->state == SLOT_PENDING || s->state == SLOT_FINALIZING;
+        completed += s->state == SLOT_COMPLETED;
+        for (uint32_t k = i + 1; k < jm->slots_count && s->ckpt != 0; k++) SIM_ASSERT(jm->slots[k].ckpt != s->ckpt);
+    }
+    SIM_ASSERT(completed == co->completed_count && completed <= jm->w->cfg.ckpt.retained);
+    for (uint32_t i = 0; i < co->completed_count; i++) {     /* oldest first */
+        const rt_slot *s = &jm->slots[co->completed_order[i]];
+        SIM_ASSERT(s->state == SLOT_COMPLETED);
+        SIM_ASSERT(i == 0 || jm->slots[co->completed_order[i - 1]].ckpt < s->ckpt);
+    }
+    SIM_ASSERT(co->restore_slot == 0 || jm->slots[co->restore_slot - 1].state == SLOT_COMPLETED);
+    SIM_ASSERT(pending <= jm->w->cfg.ckpt.max_concurrent);
+}
+
 void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     jm_side *jm = self->ctx;
     SIM_ASSERT(jm->w->run == run);
@@ -794,4 +849,5 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     default:
         break;
     }
+    coord_invariants(jm);
 }

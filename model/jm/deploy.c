@@ -519,21 +519,24 @@ static void drop_pending(jm_side *jm) {
     uint32_t keep = UINT32_MAX;
     for (uint32_t i = 0; i < jm->slots_count && jm->w->cfg.bug == PIPE_BUG_RESTORE_PENDING; i++) {
         const rt_slot *x = &jm->slots[i];
-        if (x->ckpt != 0 && !x->complete && (keep == UINT32_MAX || x->ckpt > jm->slots[keep].ckpt)) keep = i;
+        bool pending = x->state == SLOT_PENDING || x->state == SLOT_FINALIZING;
+        if (pending && (keep == UINT32_MAX || x->ckpt > jm->slots[keep].ckpt)) keep = i;
     }
     for (uint32_t i = 0; i < jm->slots_count; i++) {
-        if (jm->slots[i].ckpt != 0 && !jm->slots[i].complete) {
-            REACHED(jm->w, PENDING_LOST);
-            coord_history_end(jm, jm->slots[i].ckpt, PIPE_CKPT_JOB_FAILED, CKR_SUSPEND);
-            tell_survivors(jm, jm->slots[i].ckpt);
-            if (i != keep) coord_free_slot(jm, &jm->slots[i]);
-            jm->w->stats.aborted++;
-            jm->w->stats.lost_with_job++;
+        rt_slot *s = &jm->slots[i];
+        if (s->state != SLOT_PENDING && s->state != SLOT_FINALIZING) continue;
+        REACHED(jm->w, PENDING_LOST);
+        tell_survivors(jm, s->ckpt);
+        if (i != keep) {
+            coord_end_slot(jm, s, CKR_SUSPEND);
+            continue;
         }
+        coord_history_end(jm, s->ckpt, PIPE_CKPT_JOB_FAILED, CKR_SUSPEND);   /* deliberate bug: kept, as completed */
+        jm->w->stats.aborted++;
+        jm->w->stats.lost_with_job++;
     }
     if (keep != UINT32_MAX) {
-        jm->slots[keep].complete = true;
-        jm->slots[keep].finalizing = false;
+        coord_slot_to(&jm->slots[keep], SLOT_COMPLETED);
         coord_retain(jm, keep);
     }
     coord_stop_scheduler(jm);                     /* the job left RUNNING: Flink stops the periodic scheduler */
@@ -839,11 +842,7 @@ void deploy_failover(jm_side *jm) {
     for (uint32_t t = 0; t < j->tasks_count; t++) co->attempt[t] = co->epoch;
     for (uint32_t i = 0; i < jm->slots_count; i++) {
         rt_slot *s = &jm->slots[i];
-        if (s->ckpt == 0 || s->complete) continue;
-        coord_history_end(jm, s->ckpt, PIPE_CKPT_JOB_FAILED, CKR_SUSPEND);
-        coord_free_slot(jm, s);
-        jm->w->stats.aborted++;
-        jm->w->stats.lost_with_job++;
+        if (s->state == SLOT_PENDING || s->state == SLOT_FINALIZING) coord_end_slot(jm, s, CKR_SUSPEND);
     }
     /* A new JobMaster starts a new CheckpointCoordinator (its failure count,
      * its scheduler; the ids go on, from the store's counter) and a new

@@ -91,12 +91,11 @@ void ha_recover(jm_side *jm) {
     for (uint32_t i = 0; i < h->count; i++) {
         const ha_entry *e = &h->entries[i];
         uint32_t k = 0;
-        while (k < jm->slots_count && jm->slots[k].ckpt != 0) k++;
+        while (k < jm->slots_count && jm->slots[k].state != SLOT_FREE) k++;
         SIM_ASSERT(k < jm->slots_count);           /* slots = retained + concurrent + 1, all free but pending ones */
         rt_slot *s = &jm->slots[k];
         s->ckpt = e->ckpt;
-        s->complete = true;
-        s->finalizing = false;
+        coord_slot_to(s, SLOT_COMPLETED);
         for (uint32_t t = 0; t < tasks_of(jm); t++) {
             s->chains[t] = e->chains[t];
             s->cs_files[t] = e->cs_files[t];

@@ -42,10 +42,18 @@ enum {                               /* a partition in a checkpoint (rt_slot.spl
     SPLIT_READ = 2,                  /* a reader's state holds it, with its offset */
 };
 
+/* A checkpoint slot's life (the diagram: model/jm/coord.c). A slot moves
+ * only through coord_slot_to, which refuses a move the diagram has not. */
+typedef enum rt_slot_state {
+    SLOT_FREE = 0,                    /* ckpt 0 */
+    SLOT_PENDING,                     /* triggered; acknowledgements come in */
+    SLOT_FINALIZING,                  /* every ack in; its metadata is being written (durable backend) */
+    SLOT_COMPLETED,                   /* retained (completed_order), the newest the one to restore */
+} rt_slot_state;
+
 typedef struct rt_slot {              /* one checkpoint's snapshot at the coordinator */
     uint64_t    ckpt;                 /* 0: free */
-    bool        complete;
-    bool        finalizing;           /* every ack in; metadata being written */
+    rt_slot_state state;
     sim_time_ns started_ns;
     uint8_t    *acked;                /* by task */
     uint32_t    acks;
@@ -139,6 +147,16 @@ typedef struct jm_side {
 
 /* Protocol steps for the observers: the event's attempt is the coordinator's. */
 void jm_note(jm_side *jm, pipe_ev_kind kind, uint32_t task, uint64_t ckpt);
+/* The only way a slot changes state (asserts a move the diagram has not). */
+void coord_slot_to(rt_slot *s, rt_slot_state to);
+/* Pending (or finalizing) checkpoint s ends without completing for `why`:
+ * its end is recorded, its slot freed, it counts as aborted (and as lost
+ * with the attempt for CKR_SUSPEND). The one place a checkpoint ends so;
+ * telling the tasks is the caller's. */
+void coord_end_slot(jm_side *jm, rt_slot *s, ckr_why why);
+/* What must hold of the coordinator between any two of its events:
+ * checked after each (coord_on_event), always on. */
+void coord_invariants(const jm_side *jm);
 void jm_note_ev(jm_side *jm, pipe_event *e);
 /* Message steps (only while an observer takes them: world_msgs): a
  * command to `task` on `link`, and a message delivered to the coordinator. */
