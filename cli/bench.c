@@ -41,7 +41,9 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
 }
 
-static int bench_phold(int argc, char **argv) {
+/* The options of bench phold into cfg and *log_path; returns -1 when the
+ * run goes on, else the exit status. */
+static int parse_phold(const char *prog, int argc, char **argv, phold_cfg *cfg, const char **log_path) {
     static const struct option opts[] = {
         { "lps", required_argument, NULL, 'n' },
         { "events", required_argument, NULL, 'm' },
@@ -53,9 +55,6 @@ static int bench_phold(int argc, char **argv) {
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *prog = "absim bench phold";
-    phold_cfg cfg = phold_cfg_default();
-    const char *log_path = NULL;
     uint64_t v;
     int c;
     optind = 1;
@@ -64,29 +63,29 @@ static int bench_phold(int argc, char **argv) {
         switch (c) {
         case 'n':
             if (!cli_parse_u64(prog, "--lps", optarg, 1, 1u << 20, &v)) return CLI_USAGE;
-            cfg.lps = (uint32_t)v;
+            cfg->lps = (uint32_t)v;
             break;
         case 'm':
             if (!cli_parse_u64(prog, "--events", optarg, 1, 1ull << 39, &v)) return CLI_USAGE;
-            cfg.events = v;
+            cfg->events = v;
             break;
         case 'r':
-            if (!cli_parse_ratio(prog, "--remote", optarg, &cfg.remote)) return CLI_USAGE;
+            if (!cli_parse_ratio(prog, "--remote", optarg, &cfg->remote)) return CLI_USAGE;
             break;
         case 's':
             if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &v)) return CLI_USAGE;
-            cfg.seed = v;
+            cfg->seed = v;
             break;
         case 'M':
             if (!cli_parse_u64(prog, "--mean-ns", optarg, 0, 1ull << 40, &v)) return CLI_USAGE;
-            cfg.mean_ns = v;
+            cfg->mean_ns = v;
             break;
         case 'L':
             if (!cli_parse_u64(prog, "--lookahead-ns", optarg, 0, 1ull << 40, &v)) return CLI_USAGE;
-            cfg.lookahead_ns = v;
+            cfg->lookahead_ns = v;
             break;
         case 'l':
-            log_path = optarg;
+            *log_path = optarg;
             break;
         case 'h':
             bench_usage(stdout);
@@ -95,6 +94,15 @@ static int bench_phold(int argc, char **argv) {
             return cli_bad_option(prog, argv);
         }
     }
+    return -1;
+}
+
+static int bench_phold(int argc, char **argv) {
+    const char *prog = "absim bench phold";
+    phold_cfg cfg = phold_cfg_default();
+    const char *log_path = NULL;
+    int rc = parse_phold(prog, argc, argv, &cfg, &log_path);
+    if (rc >= 0) return rc;
     if (!cli_no_operands(prog, argc, argv)) return CLI_USAGE;
     if (cfg.mean_ns == 0 && cfg.lookahead_ns == 0) {
         fprintf(stderr, "%s: --mean-ns and --lookahead-ns cannot both be 0 (time would stand still)\n", prog);
@@ -126,7 +134,7 @@ static int bench_phold(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall_s = seconds_between(&t0, &t1);
     uint64_t handled = phold_handled(run);
-    int rc = CLI_OK;
+    rc = CLI_OK;
     if (why != SIM_STOP_REQUESTED || handled != cfg.events) {
         char buf[256];
         sim_stop_describe(run, buf, sizeof buf);

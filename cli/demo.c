@@ -135,6 +135,69 @@ static void demo_usage(FILE *f) {
                "  --log FILE    write the event log to FILE ('-': stdout)\n");
 }
 
+/* The three actors, one per machine (their ids into m: the fault script
+ * names the machines), the two stream links of the data path, the RPC
+ * link of the acks, and the store. */
+static void demo_wire(sim_run *run, demo *d, uint32_t m[3]) {
+    m[0] = sim_machine_add(run, "m0");
+    m[1] = sim_machine_add(run, "m1");
+    m[2] = sim_machine_add(run, "m2");
+    d->producer = sim_actor_add(run, "producer", m[0], on_producer, d);
+    d->relay = sim_actor_add(run, "relay", m[1], on_relay, d);
+    d->sink = sim_actor_add(run, "sink", m[2], on_sink, d);
+    link_cfg data = { .kind = LINK_STREAM, .latency_ns = 200 * SIM_NS_PER_US,
+                      .jitter_ns = 100 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 100000000 };
+    link_cfg rpc = { .kind = LINK_RPC, .latency_ns = 300 * SIM_NS_PER_US,
+                     .jitter_ns = 200 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 0 };
+    d->to_relay = link_add(run, d->producer, d->relay, &data);
+    d->to_sink = link_add(run, d->relay, d->sink, &data);
+    d->ack_link = link_add(run, d->sink, d->producer, &rpc);
+    d->store = dev_add(run, "store", &(dev_cfg){ .latency_ns = 2 * SIM_NS_PER_MS,
+                                                  .bandwidth_bytes_per_s = 50000000 });
+}
+
+/* The fault script the file's header describes, at fixed times: one fault
+ * of each kind, so that one run shows every mechanism the summary counts. */
+static void demo_faults(sim_run *run, const demo *d, const uint32_t m[3]) {
+    sim_time_ns ms = SIM_NS_PER_MS;
+    fault_add(run, &(fault_spec){ .kind = FAULT_PARTITION, .at_ns = 10 * ms, .duration_ns = 30 * ms,
+                                  .machines_a = 1u << m[1], .machines_b = (1u << m[0]) | (1u << m[2]) });
+    fault_add(run, &(fault_spec){ .kind = FAULT_MACHINE_CRASH, .at_ns = 60 * ms,
+                                  .duration_ns = 20 * ms, .target = m[1] });
+    fault_add(run, &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 90 * ms, .duration_ns = 40 * ms,
+                                  .target = d->to_relay, .delay_ns = 20 * ms });
+    fault_add(run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 110 * ms, .duration_ns = 60 * ms,
+                                  .target = d->ack_link, .ratio = { 3, 10 } });
+    fault_add(run, &(fault_spec){ .kind = FAULT_DEV_SLOW, .at_ns = 130 * ms, .duration_ns = 40 * ms,
+                                  .target = d->store, .factor = 10 });
+    fault_add(run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .at_ns = 150 * ms, .duration_ns = 40 * ms,
+                                  .target = d->store, .ratio = { 1, 2 } });
+}
+
+/* The summary: why the run stopped, what was delivered and saved, and the
+ * counters of each mechanism the faults exercised. */
+static void demo_print(const sim_run *run, const demo *d, uint64_t seed) {
+    char buf[256];
+    sim_stop_describe(run, buf, sizeof buf);
+    const sim_link *l0 = &run->links[d->to_relay], *l1 = &run->links[d->to_sink],
+                   *la = &run->links[d->ack_link];
+    const sim_dev *st = &run->devs[d->store];
+    printf("absim demo: %s\n", buf);
+    printf("  delivered %" PRIu64 "/%" PRIu64 " messages in order, saved through %" PRIu64
+           ", done at t=%.3fms\n", d->expected - 1, d->total, d->saved, (double)d->done_at_ns / 1e6);
+    printf("  producer: %" PRIu64 " sends, %" PRIu64 " retransmitted\n", d->sent, d->retransmits);
+    printf("  links: %" PRIu64 " dropped while cut, %" PRIu64 " lost in flight on broken connections,"
+           " %" PRIu64 " acks lost, %" PRIu64 " connection breaks\n",
+           l0->dropped_cut + l1->dropped_cut + la->dropped_cut,
+           l0->dropped_in_flight + l1->dropped_in_flight + la->dropped_in_flight, la->lost,
+           l0->breaks + l1->breaks);
+    printf("  store: %" PRIu64 " writes, %" PRIu64 " failed; machine crashes %" PRIu64
+           ", events to down actors %" PRIu64 "\n",
+           st->writes, st->failed_writes, run->stats.machine_crashes, run->stats.dropped_down);
+    printf("  events %" PRIu64 ", choices %" PRIu64 ", seed %" PRIu64 ", trace_hash %016" PRIx64 "\n",
+           run->stats.dispatched, run->stats.choices, seed, run->trace_hash);
+}
+
 int cli_kernel_demo(int argc, char **argv) {
     static const struct option opts[] = {
         { "seed", required_argument, NULL, 's' },
@@ -173,55 +236,13 @@ int cli_kernel_demo(int argc, char **argv) {
     }
     demo *d = sim_alloc(run, sizeof *d, _Alignof(demo));
     d->total = total;
-    uint32_t m0 = sim_machine_add(run, "m0"), m1 = sim_machine_add(run, "m1"),
-             m2 = sim_machine_add(run, "m2");
-    d->producer = sim_actor_add(run, "producer", m0, on_producer, d);
-    d->relay = sim_actor_add(run, "relay", m1, on_relay, d);
-    d->sink = sim_actor_add(run, "sink", m2, on_sink, d);
-    link_cfg data = { .kind = LINK_STREAM, .latency_ns = 200 * SIM_NS_PER_US,
-                      .jitter_ns = 100 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 100000000 };
-    link_cfg rpc = { .kind = LINK_RPC, .latency_ns = 300 * SIM_NS_PER_US,
-                     .jitter_ns = 200 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 0 };
-    d->to_relay = link_add(run, d->producer, d->relay, &data);
-    d->to_sink = link_add(run, d->relay, d->sink, &data);
-    d->ack_link = link_add(run, d->sink, d->producer, &rpc);
-    d->store = dev_add(run, "store", &(dev_cfg){ .latency_ns = 2 * SIM_NS_PER_MS,
-                                                  .bandwidth_bytes_per_s = 50000000 });
-    sim_time_ns ms = SIM_NS_PER_MS;
-    fault_add(run, &(fault_spec){ .kind = FAULT_PARTITION, .at_ns = 10 * ms, .duration_ns = 30 * ms,
-                                  .machines_a = 1u << m1, .machines_b = (1u << m0) | (1u << m2) });
-    fault_add(run, &(fault_spec){ .kind = FAULT_MACHINE_CRASH, .at_ns = 60 * ms,
-                                  .duration_ns = 20 * ms, .target = m1 });
-    fault_add(run, &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 90 * ms, .duration_ns = 40 * ms,
-                                  .target = d->to_relay, .delay_ns = 20 * ms });
-    fault_add(run, &(fault_spec){ .kind = FAULT_LINK_LOSS, .at_ns = 110 * ms, .duration_ns = 60 * ms,
-                                  .target = d->ack_link, .ratio = { 3, 10 } });
-    fault_add(run, &(fault_spec){ .kind = FAULT_DEV_SLOW, .at_ns = 130 * ms, .duration_ns = 40 * ms,
-                                  .target = d->store, .factor = 10 });
-    fault_add(run, &(fault_spec){ .kind = FAULT_DEV_FAIL, .at_ns = 150 * ms, .duration_ns = 40 * ms,
-                                  .target = d->store, .ratio = { 1, 2 } });
+    uint32_t m[3];
+    demo_wire(run, d, m);
+    demo_faults(run, d, m);
     sim_run_start(run);
     sim_stop_reason why = sim_run_loop(run);
 
-    char buf[256];
-    sim_stop_describe(run, buf, sizeof buf);
-    const sim_link *l0 = &run->links[d->to_relay], *l1 = &run->links[d->to_sink],
-                   *la = &run->links[d->ack_link];
-    const sim_dev *st = &run->devs[d->store];
-    printf("absim demo: %s\n", buf);
-    printf("  delivered %" PRIu64 "/%" PRIu64 " messages in order, saved through %" PRIu64
-           ", done at t=%.3fms\n", d->expected - 1, d->total, d->saved, (double)d->done_at_ns / 1e6);
-    printf("  producer: %" PRIu64 " sends, %" PRIu64 " retransmitted\n", d->sent, d->retransmits);
-    printf("  links: %" PRIu64 " dropped while cut, %" PRIu64 " lost in flight on broken connections,"
-           " %" PRIu64 " acks lost, %" PRIu64 " connection breaks\n",
-           l0->dropped_cut + l1->dropped_cut + la->dropped_cut,
-           l0->dropped_in_flight + l1->dropped_in_flight + la->dropped_in_flight, la->lost,
-           l0->breaks + l1->breaks);
-    printf("  store: %" PRIu64 " writes, %" PRIu64 " failed; machine crashes %" PRIu64
-           ", events to down actors %" PRIu64 "\n",
-           st->writes, st->failed_writes, run->stats.machine_crashes, run->stats.dropped_down);
-    printf("  events %" PRIu64 ", choices %" PRIu64 ", seed %" PRIu64 ", trace_hash %016" PRIx64 "\n",
-           run->stats.dispatched, run->stats.choices, seed, run->trace_hash);
+    demo_print(run, d, seed);
     bool ok = why == SIM_STOP_REQUESTED && d->saved == d->total;
     sim_run_destroy(run);
     bool written = cli_out_commit(prog, "--log", &log);

@@ -64,7 +64,15 @@ static bool run_mode(scn *s, column *col, char *err, size_t n) {
     return true;
 }
 
-int cli_diff(int argc, char **argv) {
+typedef struct diff_opts {
+    uint64_t seed;
+    bool     seed_given, random_faults;
+    pipe_bug bug;
+    char     modes[128];                 /* --modes as given, split by parse_modes */
+} diff_opts;
+
+/* The options; returns -1 when the run goes on, else the exit status. */
+static int parse_diff(const char *prog, int argc, char **argv, diff_opts *x) {
     static const struct option opts[] = {
         { "seed", required_argument, NULL, 's' },
         { "modes", required_argument, NULL, 'm' },
@@ -73,72 +81,62 @@ int cli_diff(int argc, char **argv) {
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *prog = "absim diff";
-    uint64_t seed = 0;
-    bool seed_given = false, random_faults = false;
-    pipe_bug bug = PIPE_BUG_NONE;
-    column cols[DIFF_MODES_MAX];
-    uint32_t ncols = 0;
-    char modes[128] = "aligned,at-least-once";
+    *x = (diff_opts){ .bug = PIPE_BUG_NONE, .modes = "aligned,at-least-once" };
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE;
-            seed_given = true;
+            if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &x->seed)) return CLI_USAGE;
+            x->seed_given = true;
             break;
-        case 'm': snprintf(modes, sizeof modes, "%s", optarg); break;
-        case 'f': if (!cli_parse_faults(prog, optarg, &random_faults)) return CLI_USAGE; break;
-        case 'b': if (!cli_parse_bug(prog, optarg, &bug)) return CLI_USAGE; break;
+        case 'm': snprintf(x->modes, sizeof x->modes, "%s", optarg); break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
         case 'h': diff_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
     }
+    return -1;
+}
+
+/* A column per name in modes (comma-separated, cut in place), before any
+ * run: a wrong name costs no simulation. -1 when all are known, else the
+ * exit status. */
+static int parse_modes(const char *prog, char *modes, column *cols, uint32_t *ncols) {
+    *ncols = 0;
     for (char *save = NULL, *m = strtok_r(modes, ",", &save); m != NULL; m = strtok_r(NULL, ",", &save)) {
-        if (ncols == DIFF_MODES_MAX) {
+        if (*ncols == DIFF_MODES_MAX) {
             fprintf(stderr, "%s: at most %d modes\n", prog, DIFF_MODES_MAX);
             return CLI_USAGE;
         }
         if (strcmp(m, "aligned") == 0) {
-            cols[ncols++] = (column){ .name = "aligned", .mode = PIPE_ALIGNED };
+            cols[(*ncols)++] = (column){ .name = "aligned", .mode = PIPE_ALIGNED };
         } else if (strcmp(m, "at-least-once") == 0) {
-            cols[ncols++] = (column){ .name = "at-least-once", .mode = PIPE_AT_LEAST_ONCE };
+            cols[(*ncols)++] = (column){ .name = "at-least-once", .mode = PIPE_AT_LEAST_ONCE };
         } else if (strcmp(m, "unaligned") == 0) {
-            cols[ncols++] = (column){ .name = "unaligned", .mode = PIPE_UNALIGNED };
+            cols[(*ncols)++] = (column){ .name = "unaligned", .mode = PIPE_UNALIGNED };
         } else if (strcmp(m, "aligned-timeout") == 0) {
-            cols[ncols++] = (column){ .name = "aligned-timeout", .mode = PIPE_ALIGNED, .timeout = true };
+            cols[(*ncols)++] = (column){ .name = "aligned-timeout", .mode = PIPE_ALIGNED, .timeout = true };
         } else {
             fprintf(stderr, "%s: --modes: unknown mode '%s' (aligned, at-least-once, unaligned, aligned-timeout)\n",
                     prog, m);
             return CLI_USAGE;
         }
     }
-    if (ncols == 0) {
+    if (*ncols == 0) {
         fprintf(stderr, "%s: --modes: name at least one mode\n", prog);
         return CLI_USAGE;
     }
-    scn *s = cli_load_scenario(prog, argc, argv, seed_given, seed);
-    if (s == NULL) return CLI_USAGE;
-    s->cfg.bug = bug;
-    if (random_faults) cli_random_faults(s);     /* one profile, drawn from the file's own settings, for every mode */
-    for (uint32_t i = 0; i < ncols; i++) {
-        if (cols[i].timeout && s->cfg.ckpt.alignment_timeout_ns == 0) {
-            fprintf(stderr, "%s: --modes aligned-timeout: the scenario sets no alignment-timeout\n", prog);
-            free(s);
-            return CLI_USAGE;
-        }
-    }
-    char err[SCN_ERR_BYTES];
-    for (uint32_t i = 0; i < ncols; i++) {
-        if (!run_mode(s, &cols[i], err, sizeof err)) {
-            fprintf(stderr, "%s: %s\n", argv[optind], err);
-            free(s);
-            return CLI_USAGE;
-        }
-    }
-    printf("%s: seed %" PRIu64 ", %u fault%s\n%-34s", argv[optind], s->cfg.seed, s->faults_count, s->faults_count == 1 ? "" : "s", "");
+    return -1;
+}
+
+/* The side-by-side table: a row per figure, a column per mode, headed by
+ * the file (path), its seed and its faults count. */
+static void print_columns(const char *path, const scn *s, const column *cols, uint32_t ncols) {
+    printf("%s: seed %" PRIu64 ", %u fault%s\n%-34s", path, s->cfg.seed, s->faults_count,
+           s->faults_count == 1 ? "" : "s", "");
     for (uint32_t i = 0; i < ncols; i++) printf("%18s", cols[i].name);
     printf("\n");
 #define ROW(label, fmt, expr)                                        \
@@ -171,6 +169,37 @@ int cli_diff(int argc, char **argv) {
     ROW("output: records missing", "%" PRIu64, x->report.out_lost);
     ROW("trace hash", "%016" PRIx64, x->trace_hash);
 #undef ROW
+}
+
+int cli_diff(int argc, char **argv) {
+    const char *prog = "absim diff";
+    diff_opts x;
+    int rc = parse_diff(prog, argc, argv, &x);
+    if (rc >= 0) return rc;
+    column cols[DIFF_MODES_MAX];
+    uint32_t ncols;
+    rc = parse_modes(prog, x.modes, cols, &ncols);
+    if (rc >= 0) return rc;
+    scn *s = cli_load_scenario(prog, argc, argv, x.seed_given, x.seed);
+    if (s == NULL) return CLI_USAGE;
+    s->cfg.bug = x.bug;
+    if (x.random_faults) cli_random_faults(s);   /* one profile, drawn from the file's own settings, for every mode */
+    for (uint32_t i = 0; i < ncols; i++) {
+        if (cols[i].timeout && s->cfg.ckpt.alignment_timeout_ns == 0) {
+            fprintf(stderr, "%s: --modes aligned-timeout: the scenario sets no alignment-timeout\n", prog);
+            free(s);
+            return CLI_USAGE;
+        }
+    }
+    char err[SCN_ERR_BYTES];
+    for (uint32_t i = 0; i < ncols; i++) {
+        if (!run_mode(s, &cols[i], err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", argv[optind], err);
+            free(s);
+            return CLI_USAGE;
+        }
+    }
+    print_columns(argv[optind], s, cols, ncols);
     free(s);
     return CLI_OK;
 }

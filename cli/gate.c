@@ -87,6 +87,21 @@ static int feed_stream(const char *prog, gatesim *s, FILE *f) {
     return CLI_OK;
 }
 
+/* Feeds the n tokens given as arguments, stopping at the first bad one;
+ * errors name its index (a token's 0-based position, as --help says). */
+static int feed_args(const char *prog, gatesim *s, int n, char **tokens) {
+    char err[256];
+    for (int i = 0; i < n; i++) {
+        gatesim_token t;
+        if (!gatesim_parse(tokens[i], s->g.channels, &t, err, sizeof err) ||
+            !gatesim_feed(s, &t, err, sizeof err)) {
+            fprintf(stderr, "%s: at index %d: %s\n", prog, i, err);
+            return CLI_USAGE;
+        }
+    }
+    return CLI_OK;
+}
+
 int cli_gate(int argc, char **argv) {
     static const struct option opts[] = {
         { "mode", required_argument, NULL, 'm' },
@@ -138,20 +153,7 @@ int cli_gate(int argc, char **argv) {
         return CLI_FAIL;
     }
     gatesim_init(s, mode, (uint32_t)channels, legacy, show_blocked, tokens, next, GATESIM_TOKENS_MAX, stdout);
-    int rc = CLI_OK;
-    if (optind == argc) {
-        rc = feed_stream(prog, s, stdin);
-    } else {
-        char err[256];
-        for (int i = optind; i < argc && rc == CLI_OK; i++) {
-            gatesim_token t;
-            if (!gatesim_parse(argv[i], s->g.channels, &t, err, sizeof err) ||
-                !gatesim_feed(s, &t, err, sizeof err)) {
-                fprintf(stderr, "%s: at index %d: %s\n", prog, i - optind, err);
-                rc = CLI_USAGE;
-            }
-        }
-    }
+    int rc = optind == argc ? feed_stream(prog, s, stdin) : feed_args(prog, s, argc - optind, argv + optind);
     fflush(stdout);
     free(tokens);
     free(next);

@@ -104,8 +104,10 @@ static uint64_t rescaled_sources_bytes(const plan *pl, const pipe_cfg *cfg) {
     return bytes * pl->hosts;
 }
 
-/* The counts and the model's parts of the memory. */
-static void plan_model(plan *pl, const pipe_cfg *cfg) {
+/* The counts the parts are sized by: tasks, channels and their instances
+ * on every host, a channel's ring, checkpoint slots, records, the keys of
+ * each keyed task and the window results. */
+static void plan_counts(plan *pl, const pipe_cfg *cfg) {
     const job *g = pl->graph;
     pl->tasks = g->tasks_count;
     pl->chans = g->chans_count;
@@ -115,18 +117,18 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     pl->ring = cfg->credits + cfg->out_queue + 3;
     pl->slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
     pl->records = broker_cfg_records(&cfg->broker);
-    uint32_t parts = broker_cfg_partitions(&cfg->broker);
-    uint64_t zipf = 0;                            /* the keys of the topics that hold records */
-    for (uint32_t t = 0; t < broker_cfg_topics(&cfg->broker); t++) {
-        broker_topic_cfg tc = broker_cfg_topic(&cfg->broker, t);
-        zipf += tc.partitions > 0 ? tc.keys : 0;
-    }
     for (uint32_t t = 0; t < pl->tasks; t++) pl->stateful += plan_keyed_kind(g->vertices[g->tasks[t].vertex].kind);
     plan_keys(pl, cfg);
     for (uint32_t v = 0; v < g->vertices_count; v++) {
         if (g->vertices[v].kind == JOB_WINDOW)
             pl->results += broker_cfg_keys(&cfg->broker) * win_count(&g->vertices[v], broker_cfg_event_end(&cfg->broker));
     }
+}
+
+/* The bounds of what tasks and the backend hold at once (snapshots per
+ * task, the store's files, entries and holds), from the counts: the store
+ * is carved to them before the run (model/flow/store.h). */
+static void plan_store(plan *pl, const pipe_cfg *cfg) {
     /* Snapshots a task may hold at once: the concurrent checkpoints, one
      * whose abort notice is still on its way, and one more; a trigger
      * beyond that declines (model/tm/snap.c). */
@@ -152,6 +154,19 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         pl->files_max *= pl->hosts;
         pl->entries_max *= pl->hosts;
         pl->holds_max *= pl->hosts;
+    }
+}
+
+/* The counts and the model's parts of the memory. */
+static void plan_model(plan *pl, const pipe_cfg *cfg) {
+    const job *g = pl->graph;
+    plan_counts(pl, cfg);
+    plan_store(pl, cfg);
+    uint32_t parts = broker_cfg_partitions(&cfg->broker);
+    uint64_t zipf = 0;                            /* the keys of the topics that hold records */
+    for (uint32_t t = 0; t < broker_cfg_topics(&cfg->broker); t++) {
+        broker_topic_cfg tc = broker_cfg_topic(&cfg->broker, t);
+        zipf += tc.partitions > 0 ? tc.keys : 0;
     }
     count_copies(pl);
     uint64_t *b = pl->mem.bytes;

@@ -433,6 +433,28 @@ static bool st_edge(pctx *c) {
     return true;
 }
 
+/* The options of checkpoint k that only fail together, checked on those
+ * so far, this line's and earlier lines'; the error's column is this
+ * line's option that broke it (a column of 0: not on this line; mode_col
+ * is 1, the statement, then). pipe_create checks the same, without a place. */
+static bool checkpoint_combination(pctx *c, const pipe_ckpt_cfg *k, uint32_t mode_col, uint32_t timeout_col,
+                                   uint32_t concurrent_col) {
+    if (k->alignment_timeout_ns > 0 && k->mode != PIPE_ALIGNED) {
+        return lex_fail_at(c, timeout_col > 0 ? timeout_col : mode_col,
+                       "an alignment timeout needs mode aligned (it turns an aligned checkpoint unaligned)");
+    }
+    if (k->mode == PIPE_UNALIGNED && k->max_concurrent > 1) {
+        return lex_fail_at(c, concurrent_col > 0 ? concurrent_col : mode_col,
+                       "unaligned checkpoints go one at a time (max-concurrent 1), as in Flink");
+    }
+    if (k->alignment_timeout_ns > 0 && k->max_concurrent > 1) {
+        return lex_fail_at(c, concurrent_col > 0 ? concurrent_col : timeout_col > 0 ? timeout_col : mode_col,
+                       "an alignment timeout allows one checkpoint at a time (max-concurrent 1), as in Flink "
+                       "(it may turn a checkpoint unaligned)");
+    }
+    return true;
+}
+
 static bool st_checkpoint(pctx *c) {
     static const char *const keys[] = { "off", "mode", "interval", "min-pause", "timeout", "max-concurrent",
                                         "tolerable", "retained", "legacy-eop", "alignment-timeout", "finished-tasks",
@@ -494,23 +516,7 @@ static bool st_checkpoint(pctx *c) {
             return lex_unknown(c, o, "checkpoint option", keys);
         }
     }
-    /* Checked on the options so far, this line's and earlier lines'; the
-     * column is this line's option that broke it (pipe_create checks the
-     * same, without a place). */
-    if (k->alignment_timeout_ns > 0 && k->mode != PIPE_ALIGNED) {
-        return lex_fail_at(c, timeout_col > 0 ? timeout_col : mode_col,
-                       "an alignment timeout needs mode aligned (it turns an aligned checkpoint unaligned)");
-    }
-    if (k->mode == PIPE_UNALIGNED && k->max_concurrent > 1) {
-        return lex_fail_at(c, concurrent_col > 0 ? concurrent_col : mode_col,
-                       "unaligned checkpoints go one at a time (max-concurrent 1), as in Flink");
-    }
-    if (k->alignment_timeout_ns > 0 && k->max_concurrent > 1) {
-        return lex_fail_at(c, concurrent_col > 0 ? concurrent_col : timeout_col > 0 ? timeout_col : mode_col,
-                       "an alignment timeout allows one checkpoint at a time (max-concurrent 1), as in Flink "
-                       "(it may turn a checkpoint unaligned)");
-    }
-    return true;
+    return checkpoint_combination(c, k, mode_col, timeout_col, concurrent_col);
 }
 
 /* A store's bandwidth: at least 1 MB/s, so that a large snapshot on a
