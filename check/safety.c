@@ -436,6 +436,52 @@ static void switch_check(safety *s, const pipe_event *e) {
     t->switch_due = 0;
 }
 
+/* Its record goes with the snapshot: no stale one crowds out a live one. */
+static void forget_snap(task_rec *t, uint64_t ckpt) {
+    snap_rec *r = snap_of(t, ckpt, false);
+    if (r != NULL) r->ckpt = 0;
+}
+
+/* A trigger or a decline ends the task's alignment of that checkpoint (or
+ * an older one); a decline's snapshot record goes. */
+static void on_trigger_or_decline(safety *s, const pipe_event *e) {
+    task_rec *t = &s->tasks[e->task];
+    if (e->ckpt >= t->aligning) {
+        t->aligning = e->ckpt;
+        unblock(t);
+    }
+    if (e->kind == PIPE_EV_DECLINE) forget_snap(t, e->ckpt);
+}
+
+static void on_start(safety *s, const pipe_event *e) {
+    s->started[e->ckpt % STARTED_RING] = e->ckpt;
+    s->started_ns[e->ckpt % STARTED_RING] = e->at_ns;
+    pending_rec *r = pending_of(s, 0);
+    if (r == NULL) r = &s->pending[e->ckpt % PENDING_MAX];   /* more in flight than can be: reuse */
+    memset(r, 0, sizeof *r);
+    r->ckpt = e->ckpt;
+}
+
+/* A checkpoint whose metadata write failed is aborted then, not later. */
+static void on_abort(safety *s, const pipe_event *e) {
+    pending_rec *r = pending_of(s, e->ckpt);
+    if (r != NULL && r->metadata_failed && e->at_ns != r->metadata_failed_ns) {
+        check_fail(s->c, CHECK_I5, CHECK_AT(e->at_ns), "checkpoint %" PRIu64 " aborted only at t=%.3fms, not "
+                   "when its metadata write failed at t=%.3fms", e->ckpt, (double)e->at_ns / 1e6,
+                   (double)r->metadata_failed_ns / 1e6);
+    }
+    if (r != NULL) r->ckpt = 0;
+}
+
+/* The attempt's pending checkpoints die with it; a new coordinator keeps
+ * the retained ones only with the durable backend. */
+static void on_attempt_lost(safety *s, const pipe_event *e) {
+    memset(s->pending, 0, sizeof s->pending);
+    if (e->kind != PIPE_EV_COORD_FAILOVER) return;
+    if (s->c->cfg->state.backend == PIPE_BACKEND_MEMORY) s->retained_count = s->stored_count = 0;
+    else recover_store(s);
+}
+
 static void on_event(void *self, const pipe_event *e) {
     safety *s = self;
     /* With slots, a zombie (an old attempt on a machine that was paused
@@ -451,23 +497,8 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_BARRIER:        on_barrier(s, e); break;
     case PIPE_EV_CANCEL:         on_cancel(s, e); break;
     case PIPE_EV_TRIGGER:
-    case PIPE_EV_DECLINE: {
-        task_rec *t = &s->tasks[e->task];
-        if (e->ckpt >= t->aligning) {
-            t->aligning = e->ckpt;
-            unblock(t);
-        }
-        if (e->kind == PIPE_EV_DECLINE) {
-            snap_rec *r = snap_of(t, e->ckpt, false);
-            if (r != NULL) r->ckpt = 0;
-        }
-        break;
-    }
-    case PIPE_EV_SNAPSHOT_DROPPED: {              /* its record goes with it: no stale one crowds out a live one */
-        snap_rec *r = snap_of(&s->tasks[e->task], e->ckpt, false);
-        if (r != NULL) r->ckpt = 0;
-        break;
-    }
+    case PIPE_EV_DECLINE:        on_trigger_or_decline(s, e); break;
+    case PIPE_EV_SNAPSHOT_DROPPED: forget_snap(&s->tasks[e->task], e->ckpt); break;
     case PIPE_EV_CONSUME:        on_consume(s, e); break;
     case PIPE_EV_WRITE:          on_write(s, e, false); break;
     case PIPE_EV_WRITE_DONE:     on_write(s, e, true); break;
@@ -476,34 +507,12 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_TASK_FINISHED:  s->tasks[e->task].finished = true; break;
     case PIPE_EV_ALIGN_TIMEOUT:  on_align_timeout(s, e); break;
     case PIPE_EV_RESCALED:       check_par_step(s->par, e); break;
-    case PIPE_EV_CKPT_START: {
-        s->started[e->ckpt % STARTED_RING] = e->ckpt;
-        s->started_ns[e->ckpt % STARTED_RING] = e->at_ns;
-        pending_rec *r = pending_of(s, 0);
-        if (r == NULL) r = &s->pending[e->ckpt % PENDING_MAX];   /* more in flight than can be: reuse */
-        memset(r, 0, sizeof *r);
-        r->ckpt = e->ckpt;
-        break;
-    }
+    case PIPE_EV_CKPT_START:     on_start(s, e); break;
     case PIPE_EV_CKPT_COMPLETE:  on_complete(s, e); break;
     case PIPE_EV_METADATA:       on_metadata(s, e); break;
-    case PIPE_EV_CKPT_ABORT: {
-        pending_rec *r = pending_of(s, e->ckpt);
-        if (r != NULL && r->metadata_failed && e->at_ns != r->metadata_failed_ns) {
-            check_fail(s->c, CHECK_I5, CHECK_AT(e->at_ns), "checkpoint %" PRIu64 " aborted only at t=%.3fms, not "
-                       "when its metadata write failed at t=%.3fms", e->ckpt, (double)e->at_ns / 1e6,
-                       (double)r->metadata_failed_ns / 1e6);
-        }
-        if (r != NULL) r->ckpt = 0;
-        break;
-    }
+    case PIPE_EV_CKPT_ABORT:     on_abort(s, e); break;
     case PIPE_EV_JOB_FAILED:
-    case PIPE_EV_COORD_FAILOVER:
-        memset(s->pending, 0, sizeof s->pending);
-        if (e->kind != PIPE_EV_COORD_FAILOVER) break;
-        if (s->c->cfg->state.backend == PIPE_BACKEND_MEMORY) s->retained_count = s->stored_count = 0;
-        else recover_store(s);
-        break;
+    case PIPE_EV_COORD_FAILOVER: on_attempt_lost(s, e); break;
     case PIPE_EV_RESTORE:        on_restore(s, e); break;
     case PIPE_EV_SINK_COMMIT:    on_commit(s, e); break;
     default:
