@@ -223,7 +223,7 @@ void pipe_task_input(const pipeline *p, uint32_t task, uint32_t input, pipe_inpu
     const rt_task *t = current_inst(p, task);
     SIM_ASSERT(input < t->jt->in_count);
     *out = (pipe_input_view){ .blocked = false };
-    if (!t->deployed || !p->w.run->actors[t->actor].up) return;
+    if (t->life == LIFE_FREE || !p->w.run->actors[t->actor].up) return;
     const rt_chan *c = task_in_chan(&p->tm, t, input);
     out->blocked = gate_blocked(&t->g, input);
     out->buffers = (uint32_t)(c->received - c->consumed);

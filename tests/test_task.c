@@ -84,7 +84,7 @@ static void watch_takes(void *ctx, const pipe_event *e) {
     if (e->task == PIPE_NO_TASK) return;
     assert_true(e->task < WATCH_TASKS);
     const rt_task *t = &w->p->tm.tasks[e->task];
-    if (t->jt->in_count == 0 || !t->deployed) return;
+    if (t->jt->in_count == 0 || t->life == LIFE_FREE) return;
     if (t->epoch != w->epoch[t->id]) {            /* a new attempt: its stamps start again */
         w->epoch[t->id] = t->epoch;
         w->newest[t->id] = 0;
@@ -235,7 +235,7 @@ static void watch_slots(void *ctx, const pipe_event *e) {
     slot_watch *w = ctx;
     if (e->kind != PIPE_EV_CONSUME) return;
     const rt_chan *c = &w->p->tm.chans[e->chan];
-    if (w->p->tm.tasks[c->producer].deployed) check_slots(w, c);
+    if (w->p->tm.tasks[c->producer].life != LIFE_FREE) check_slots(w, c);
 }
 
 static void attach_slots(pipeline *p, void *ctx) {

@@ -572,7 +572,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         }
     }
     tm_note_step(tm, t, &(pipe_event){ .kind = PIPE_EV_TRIGGER, .ckpt = ckpt, .unaligned = unaligned }, NULL);
-    if (t->ending && t->final_from == 0) t->final_from = ckpt;   /* the first that holds its final state */
+    if (t->life == LIFE_ENDING && t->final_from == 0) t->final_from = ckpt;   /* the first that holds its final state */
     /* The synchronous part. */
     if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
@@ -703,7 +703,7 @@ void snap_finish(tm_side *tm, rt_task *t) {
 void snap_replay_done(tm_side *tm, rt_task *t) {
     if (t->replay_file != 0 && store_alive(&tm->w->files, t->replay_file)) store_unref(&tm->w->files, t->replay_file);
     t->replay_file = 0;
-    t->replaying = false;
+    if (t->life == LIFE_REPLAYING) task_life_to(t, LIFE_RUNNING);
 }
 
 /* The task's channel state of the restored checkpoint: its output part
@@ -721,10 +721,10 @@ static void restore_channel_state(tm_side *tm, rt_task *t, uint64_t file) {
             task_emit_to(tm, t, jc->out_index, &r.rec);
         } else {
             SIM_ASSERT(jc->consumer == t->id);
-            t->replaying = tm->w->cfg.bug != PIPE_BUG_NO_REPLAY;
+            if (tm->w->cfg.bug != PIPE_BUG_NO_REPLAY && t->life != LIFE_REPLAYING) task_life_to(t, LIFE_REPLAYING);
         }
     }
-    if (t->replaying) {                           /* read while replaying: the task holds it */
+    if (t->life == LIFE_REPLAYING) {                           /* read while replaying: the task holds it */
         store_ref(&tm->w->files, file);
         t->replay_file = file;
     }
@@ -836,7 +836,7 @@ void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     }
     note(tm, t, PIPE_EV_RESTORE, d->ckpt, PIPE_WRITE_KEYED, 0, restored);
     if (t->v->kind == JOB_SINK) sinktx_restore(tm, t, d->ckpt);
-    t->replaying = false;
+    SIM_ASSERT(t->life == LIFE_RUNNING);          /* start() took it out of RESTORING */
     t->replay_pos = 0;
     if (d->ckpt == 0 && t->epoch > 0) REACHED(tm->w, RESTORE_SCRATCH);
     if (cs != 0) restore_channel_state(tm, t, cs);

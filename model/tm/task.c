@@ -14,7 +14,27 @@
  * barriers go first, between two batches, and after a restore the input
  * channel state is replayed before anything new. A task in a synchronous
  * snapshot part takes nothing. A source instead reads batches of
- * records from its partitions and handles triggers between batches. */
+ * records from its partitions and handles triggers between batches.
+ *
+ * A task instance's life (rt_life), moved only by task_life_to, which
+ * asserts every move below:
+ *
+ *            deploy (state to read)           start: read or none
+ *     FREE ------------------------> RESTORING -------------------+
+ *      |  deploy (nothing to read)                                v
+ *      +--------------------------------------------------> RUNNING <-+
+ *                                    channel state to replay  |   ^   | replayed
+ *                                                             v   |   |
+ *                                                        REPLAYING-+--+
+ *     RUNNING --end_input--> ENDING --maybe_finish--> FINISHED
+ *     RUNNING --finish (no checkpoints after tasks finish)--> FINISHED
+ *     any --cancel, a newer deployment, a new process--> FREE
+ *
+ * Invariants (task_invariants, after every event of the instance): a free
+ * instance holds no snapshot in its synchronous part, no queued trigger or
+ * priority barrier; only a replaying, running or ending one processes a
+ * buffer; the queued triggers and synchronous parts stay within their
+ * bounds. */
 #include "tm.h"
 
 #include <string.h>
@@ -311,10 +331,9 @@ static void send_finished(tm_side *tm, rt_task *t) {
 }
 
 static void finish(tm_side *tm, rt_task *t) {
-    SIM_ASSERT(!t->finished);
     flush_all(tm, t);
     emit_event(tm, t, BUF_END, 0);
-    t->finished = true;
+    task_life_to(t, LIFE_FINISHED);
     snap_finish(tm, t);
     tm_note(tm, PIPE_EV_TASK_FINISHED, t, 0);
     send_finished(tm, t);
@@ -330,7 +349,7 @@ static void finish(tm_side *tm, rt_task *t) {
  * only at EndOfPartition on every channel, so a task never finishes
  * before the tasks upstream of it (FLIP-147's finishing steps). */
 static void maybe_finish(tm_side *tm, rt_task *t) {
-    if (!t->final_done || t->finished || t->g.open > 0) return;
+    if (!t->final_done || t->life == LIFE_FINISHED || t->g.open > 0) return;
     REACHED(tm->w, FINAL_CHECKPOINT_DONE);
     finish(tm, t);
 }
@@ -343,14 +362,14 @@ static void maybe_finish(tm_side *tm, rt_task *t) {
  * that checkpoint holds its final state, and a two-phase-commit sink
  * commits its last transaction on the notice. */
 static void end_input(tm_side *tm, rt_task *t) {
-    if (t->ending || t->finished) return;
+    if (t->life == LIFE_ENDING || t->life == LIFE_FINISHED) return;
     if (tm->w->cfg.ckpt.finished_tasks_off || !tm->w->cfg.ckpt.enabled) {
         finish(tm, t);
         return;
     }
     flush_all(tm, t);
     emit_event(tm, t, BUF_END_DATA, 0);
-    t->ending = true;
+    task_life_to(t, LIFE_ENDING);
     t->final_from = 0;
     t->final_done = false;
     REACHED(tm->w, INPUT_ENDED);
@@ -409,8 +428,8 @@ static sim_time_ns base_cost(tm_side *tm, rt_task *t, uint32_t n) {
 static void source_triggers(tm_side *tm, rt_task *t);
 
 static void source_kick(tm_side *tm, rt_task *t) {
-    if (t->v->kind != JOB_SOURCE || t->finished || t->source_waiting || t->restoring) return;
-    if (t->ending) {                              /* nothing to read: only triggers, as the outputs have room */
+    if (t->v->kind != JOB_SOURCE || t->life == LIFE_FINISHED || t->source_waiting || t->life == LIFE_RESTORING) return;
+    if (t->life == LIFE_ENDING) {                              /* nothing to read: only triggers, as the outputs have room */
         source_triggers(tm, t);
         return;
     }
@@ -421,7 +440,7 @@ static void source_kick(tm_side *tm, rt_task *t) {
 /* Queued triggers, while the outputs have room; a source still reading
  * its restored state keeps them until it has its positions. */
 static void source_triggers(tm_side *tm, rt_task *t) {
-    while (!t->restoring && t->triggers_queued > 0 && room(t, false)) {
+    while (t->life != LIFE_RESTORING && t->triggers_queued > 0 && room(t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
         snap_trigger(tm, t, ckpt, false);
@@ -465,7 +484,7 @@ static void forget_oldest_trigger(tm_side *tm, rt_task *t) {
 
 static void source_read(tm_side *tm, rt_task *t) {
     t->source_waiting = false;
-    if (t->finished || t->syncing > 0) return;   /* the sync part's end kicks it */
+    if (t->life == LIFE_FINISHED || t->syncing > 0) return;   /* the sync part's end kicks it */
     source_triggers(tm, t);
     if (t->syncing > 0) return;
     if (t->triggers_queued > 0) return;           /* a credit will kick it */
@@ -699,7 +718,7 @@ static void first_barrier(tm_side *tm, rt_task *t, uint64_t ckpt) {
  * mailbox takes them between batches), and for a replay of channel state. */
 static void take_priority(tm_side *tm, rt_task *t) {
     uint32_t k = 0;
-    for (; k < t->prio_count && !t->finished; k++) {
+    for (; k < t->prio_count && t->life != LIFE_FINISHED; k++) {
         /* A step may add a cancel marker and a barrier to every output: it
          * waits for room, as any control buffer does (outputs whose
          * consumer has not asked yet hold everything). */
@@ -717,7 +736,7 @@ static void take_priority(tm_side *tm, rt_task *t) {
         tm_note_gate(tm, PIPE_EV_BARRIER, t, ch, ckpt, true, &before);
         carry_out(tm, t, &acts);
     }
-    if (t->finished) k = t->prio_count;
+    if (t->life == LIFE_FINISHED) k = t->prio_count;
     memmove(t->prio_queue, t->prio_queue + k, sizeof(uint64_t) * (t->prio_count - k));
     t->prio_count -= k;
 }
@@ -859,7 +878,7 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
     carry_out(tm, t, &acts);
     if (kind == BUF_BARRIER) align_check(tm, t);
     if (kind == BUF_END) maybe_finish(tm, t);     /* the last end of partition it waited for */
-    if (t->finished || t->data_open > 0 || (kind != BUF_END && kind != BUF_END_DATA)) return;
+    if (t->life == LIFE_FINISHED || t->data_open > 0 || (kind != BUF_END && kind != BUF_END_DATA)) return;
     if (!tm->w->event_time) {
         end_input(tm, t);
         return;
@@ -871,13 +890,13 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
 static inline void work_done(tm_side *tm, rt_task *t);
 
 void task_pump(tm_side *tm, rt_task *t) {
-    if (t->restoring) return;                     /* input waits until the state is read */
+    if (t->life == LIFE_RESTORING) return;        /* input waits until the state is read */
     if (t->v->kind == JOB_SOURCE) {
         source_kick(tm, t);
         return;
     }
-    while (!t->busy && !t->finished && t->syncing == 0) {
-        if (t->replaying) {
+    while (!t->busy && t->life != LIFE_FINISHED && t->syncing == 0) {
+        if (t->life == LIFE_REPLAYING) {
             if (t->replay_file == 0) return;      /* its read failed: cancelled next */
             if (!room(t, true)) {
                 bp_begin(tm, t);
@@ -1024,13 +1043,10 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
     t->arrivals = 0;
     in_clear(t);
     t->busy = false;
-    t->finished = false;
-    t->ending = false;
     t->final_from = 0;
     t->final_done = false;
     t->rpc_trigger = 0;
     t->failure_reported = false;
-    t->restoring = false;
     t->flush_timer = 0;
     t->source_waiting = false;
     t->triggers_queued = 0;
@@ -1135,8 +1151,10 @@ static void offer_slot(tm_side *tm, rt_task *t) {
 /* Cancelled, or its JobManager is gone: the task stops and drops what it
  * held; its slot is free for a new attempt. */
 static void cancel(tm_side *tm, rt_task *t, uint64_t attempt) {
-    if (t->deployed) clear(tm, t, false);
-    t->deployed = false;
+    if (t->life != LIFE_FREE) {
+        clear(tm, t, false);
+        task_life_to(t, LIFE_FREE);
+    }
     t->epoch = attempt;
     offer_slot(tm, t);
 }
@@ -1145,7 +1163,7 @@ static void cancel(tm_side *tm, rt_task *t, uint64_t attempt) {
  * its state and starts. */
 static void start(tm_side *tm, rt_task *t) {
     const msg_deploy *d = &t->deploy;
-    t->restoring = false;
+    task_life_to(t, LIFE_RUNNING);                /* snap_restore makes it REPLAYING when it has channel state */
     if (t->stateful && tm->w->cfg.bug == PIPE_BUG_COW_NO_BUMP) t->state.bugs |= KSTATE_BUG_NO_BUMP;   /* deliberate bug */
     snap_restore(tm, t, d);                        /* keyed state, sink transactions, channel state */
     evt_restored(tm, t);
@@ -1198,13 +1216,15 @@ void task_wire(tm_side *tm, rt_task *t) {
  * replaces what the task runs (its cancellation may have been lost); a
  * repeat is confirmed again; an older one is stale. */
 static void deploy(tm_side *tm, rt_task *t, uint64_t attempt, const msg_deploy *d) {
-    if (attempt < t->epoch || (attempt == t->epoch && t->deployed)) {
+    if (attempt < t->epoch || (attempt == t->epoch && t->life != LIFE_FREE)) {
         if (attempt == t->epoch) task_rpc(tm, t, MSG_RUNNING, 0);   /* its confirmation was lost */
         return;
     }
-    if (t->deployed) clear(tm, t, false);
+    if (t->life != LIFE_FREE) {                   /* a newer attempt replaces it: as a cancel */
+        clear(tm, t, false);
+        task_life_to(t, LIFE_FREE);
+    }
     t->epoch = attempt;
-    t->deployed = true;
     t->deploy = *d;
     take_hosts(tm, t, d);
     take_parallelism(tm, t);
@@ -1217,7 +1237,7 @@ static void deploy(tm_side *tm, rt_task *t, uint64_t attempt, const msg_deploy *
         start(tm, t);
         return;
     }
-    t->restoring = true;                          /* read the state first, as a restoring task does */
+    task_life_to(t, LIFE_RESTORING);              /* read the state first */
     uint32_t dev = tm->w->cfg.state.backend == PIPE_BACKEND_DURABLE ? tm->w->store_dev : tm->w->memory_dev;
     dev_read(tm->w->run, dev, t->actor, bytes, task_io_tag(t, IO_RESTORE));
 }
@@ -1327,7 +1347,7 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
     case MSG_PRIORITY: on_priority(tm, t, m, payload); break;
     case MSG_CREDIT: on_credit(tm, t, m); break;
     case MSG_TRIGGER:
-        if (m->b != t->epoch || t->finished) break;   /* a finished source is acked for */
+        if (m->b != t->epoch || t->life == LIFE_FINISHED) break;   /* a finished source is acked for */
         SIM_ASSERT(payload != NULL);
         task_ts_learn(t, m->a, ((const msg_trigger *)payload)->timestamp_ns);
         if (t->v->kind != JOB_SOURCE) {           /* its upstream finished (FLIP-147) */
@@ -1355,10 +1375,10 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
          * its TaskExecutor drops the notice ("checkpoint confirmation for
          * unknown task", TaskExecutor.confirmCheckpoint), so a sink's
          * transactions wait for no commit any more. */
-        if (m->b != t->epoch || (t->finished && tm->w->cfg.ckpt.finished_tasks_off)) break;
+        if (m->b != t->epoch || (t->life == LIFE_FINISHED && tm->w->cfg.ckpt.finished_tasks_off)) break;
         note_notice(tm, t, m->a, true);
         snap_confirmed(tm, t, m->a);
-        if (t->ending && !t->finished && t->final_from != 0 && m->a >= t->final_from) {
+        if (t->life == LIFE_ENDING && t->final_from != 0 && m->a >= t->final_from) {
             t->final_done = true;                 /* its final checkpoint completed: it may go */
             maybe_finish(tm, t);
         }
@@ -1401,7 +1421,7 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
         deploy(tm, t, m->b, payload);
         return true;
     case MSG_CANCEL:                              /* attempt m->b replaces the task's */
-        if (m->b > t->epoch || (m->b == t->epoch && !t->deployed)) cancel(tm, t, m->b);
+        if (m->b > t->epoch || (m->b == t->epoch && t->life == LIFE_FREE)) cancel(tm, t, m->b);
         return true;
     case MSG_HEARTBEAT: {                         /* the TaskManager answers whatever its task does */
         sim_msg r = { .type = MSG_HEARTBEAT, .a = m->a, .b = (t->epoch << 32) | t->inst };
@@ -1409,18 +1429,18 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
         return true;
     }
     case MSG_CREDIT:                              /* an undeployed producer keeps a consumer's request */
-        if (t->deployed || m->b != 0 || proto_word_attempt(m->a) < t->epoch) return false;
+        if (t->life != LIFE_FREE || m->b != 0 || proto_word_attempt(m->a) < t->epoch) return false;
         SIM_ASSERT(tm->chans[proto_word_low(m->a)].prod_inst == t->inst);
         REACHED(tm->w, EARLY_REQUEST);
         tm->chans[proto_word_low(m->a)].early_request = proto_word_attempt(m->a) + 1;
         return true;
     case MSG_ASSIGN:                              /* splits from the enumerator, to read from their start */
-        if (!t->deployed || m->b != t->epoch) return true;
+        if (t->life == LIFE_FREE || m->b != t->epoch) return true;
         SIM_ASSERT(payload != NULL && t->v->kind == JOB_SOURCE);
         take_splits(tm, t, payload);
         return true;
     case MSG_END:                                 /* every task finished: commit what is left */
-        if (!t->deployed || m->b != t->epoch) return true;
+        if (t->life == LIFE_FREE || m->b != t->epoch) return true;
         sinktx_commit(tm, t, UINT64_MAX);
         task_rpc(tm, t, MSG_COMMITTED, 0);
         return true;
@@ -1468,7 +1488,7 @@ static bool process_event(tm_side *tm, rt_task *t, const sim_event *ev) {
     switch (ev->kind) {
     case SIM_EV_START:                            /* a new process: no task until one is deployed */
         clear(tm, t, true);
-        t->deployed = false;
+        if (t->life != LIFE_FREE) task_life_to(t, LIFE_FREE);
         t->slot_timer = false;
         t->epoch = 0;
         offer_slot(tm, t);
@@ -1476,7 +1496,7 @@ static bool process_event(tm_side *tm, rt_task *t, const sim_event *ev) {
     case SIM_EV_TIMER:
         if (ev->msg.a != TIMER_SLOT_RETRY) return false;
         t->slot_timer = false;
-        if (!t->deployed) offer_slot(tm, t);
+        if (t->life == LIFE_FREE) offer_slot(tm, t);
         return true;
     case SIM_EV_LINK_DOWN:                        /* its JobManager is gone: Flink's TaskManager frees its slots */
         if (ev->aux != t->conn_to_coord) return false;
@@ -1517,7 +1537,39 @@ static bool stale_command(tm_side *tm, const rt_task *t, const sim_event *ev, si
     return false;
 }
 
+void task_life_to(rt_task *t, rt_life to) {
+    static const bool legal[6][6] = {
+        [LIFE_FREE] = { [LIFE_RESTORING] = true, [LIFE_RUNNING] = true },
+        [LIFE_RESTORING] = { [LIFE_RUNNING] = true, [LIFE_FREE] = true },
+        [LIFE_RUNNING] = { [LIFE_REPLAYING] = true, [LIFE_ENDING] = true, [LIFE_FINISHED] = true, [LIFE_FREE] = true },
+        [LIFE_REPLAYING] = { [LIFE_RUNNING] = true, [LIFE_FREE] = true },
+        [LIFE_ENDING] = { [LIFE_FINISHED] = true, [LIFE_FREE] = true },
+        [LIFE_FINISHED] = { [LIFE_FREE] = true },
+    };
+    SIM_ASSERT(t->life <= LIFE_FINISHED && to <= LIFE_FINISHED);
+    SIM_ASSERT(legal[t->life][to]);
+    t->life = to;
+}
+
+void task_invariants(const rt_task *t) {
+    SIM_ASSERT(t->life <= LIFE_FINISHED);
+    if (t->life == LIFE_FREE) {                   /* cleared when it left its attempt */
+        SIM_ASSERT(t->syncing == 0 && t->triggers_queued == 0 && t->rpc_trigger == 0 && t->prio_count == 0);
+    }
+    if (t->busy) SIM_ASSERT(t->life == LIFE_REPLAYING || t->life == LIFE_RUNNING || t->life == LIFE_ENDING);
+    SIM_ASSERT(t->triggers_queued <= PIPE_CONCURRENT_MAX + 1);
+    SIM_ASSERT(t->syncing <= PIPE_CONCURRENT_MAX + 1);
+    SIM_ASSERT(t->life != LIFE_REPLAYING || t->replay_file != 0 || t->replay_n == 0);
+}
+
+static void task_event(sim_run *run, sim_actor *self, const sim_event *raw);
+
 void task_on_event(sim_run *run, sim_actor *self, const sim_event *raw) {
+    task_event(run, self, raw);
+    task_invariants(self->ctx);
+}
+
+static void task_event(sim_run *run, sim_actor *self, const sim_event *raw) {
     rt_task *t = self->ctx;
     tm_side *tm = t->owner;
     SIM_ASSERT(tm->w->run == run);
@@ -1530,7 +1582,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *raw) {
     }
     if (process_event(tm, t, ev)) return;
     /* A free slot holds no task: what comes for one is ignored. */
-    if (!t->deployed) {
+    if (t->life == LIFE_FREE) {
         REACHED(tm->w, UNDEPLOYED);
         uint32_t type = ev->kind == SIM_EV_MSG ? ev->msg.type : 0;
         if (type == MSG_DATA || type == MSG_CREDIT || type == MSG_PRIORITY) {   /* of an attempt not running here */
@@ -1560,7 +1612,7 @@ void task_on_event(sim_run *run, sim_actor *self, const sim_event *raw) {
         break;
     case SIM_EV_IO_DONE:
         if (tag == IO_RESTORE) {
-            if (t->restoring) start(tm, t);
+            if (t->life == LIFE_RESTORING) start(tm, t);
         } else {
             snap_io_done(tm, t, tag, ev->gen == DEV_OK);   /* an ambiguous write is no success to the writer */
         }

@@ -243,6 +243,20 @@ typedef struct tm_side tm_side;
 
 #define TASK_TS_MAX (2u * (PIPE_CONCURRENT_MAX + 1))
 
+/* A task instance's life (the diagram and the moves: model/tm/task.c).
+ * It moves only through task_life_to, which refuses a move the diagram
+ * has not. */
+typedef enum rt_life {
+    LIFE_FREE = 0,                    /* runs no attempt: its slot is free (offered to the coordinator) */
+    LIFE_RESTORING,                   /* deployed; reading the state its deployment names from the store */
+    LIFE_REPLAYING,                   /* restored; replaying its input channel state before new input */
+    LIFE_RUNNING,                     /* taking input */
+    LIFE_ENDING,                      /* FLIP-147: its input ended (a source read its splits, an operator got end
+                                         of data or of partition on every input); it sent end of data and waits
+                                         for a checkpoint it triggered since (final_from) to complete */
+    LIFE_FINISHED,                    /* done; the coordinator acknowledges for it */
+} rt_life;
+
 /* Field order is for the cache, not for reading: with a hash edge a run
  * has hundreds of tasks and every event touches one, so what an event's
  * handling reads (the hot scalars, the keyed state's header, the first
@@ -271,15 +285,8 @@ typedef struct rt_task {
     uint32_t          outs_short, outs_full, outs_filling;
     uint32_t          busy_chan;
     sim_timer_id      flush_timer;
-    bool              deployed;       /* runs an attempt (else its slot is free) */
-    bool              restoring;      /* deployed, reading its state from the store */
+    rt_life           life;           /* where it is in its life (the diagram: model/tm/task.c) */
     bool              busy;           /* processing a data buffer */
-    bool              finished;
-    /* FLIP-147: its input ended (a source read its splits, an operator
-     * got end of data or of partition on every input); it sent end of
-     * data and waits for a checkpoint it triggered since (final_from,
-     * below) to complete before it finishes. */
-    bool              ending;
     uint64_t          rpc_trigger;    /* a trigger sent to it as its upstream finished: taken once every input ended */
     uint32_t          data_open;      /* inputs without end of data or of partition */
     /* Up to out_edges_count, with those above: the flags and counts every
@@ -287,7 +294,6 @@ typedef struct rt_task {
      * read at the ends of inputs only, are below). */
     bool              failure_reported;
     bool              stateful;
-    bool              replaying;      /* restore: replaying input channel state (replay_file below) */
     bool              align_due;      /* its timeout fired: switch when the task is free */
     bool              bp_on;          /* held up by backpressure since bp_since_ns */
     bool              source_waiting; /* a read is scheduled */
@@ -412,6 +418,11 @@ void tm_note_gate(tm_side *tm, pipe_ev_kind kind, const rt_task *t, uint32_t inp
  * fields): the task, and for a step that shows the gate what it blocks
  * (before: as tm_note_gate's), are filled here. */
 void tm_note_step(tm_side *tm, const rt_task *t, pipe_event *e, const tm_gate_view *before);
+/* What must hold of a task instance between any two of its events. */
+void task_invariants(const rt_task *t);
+/* The only way a task instance's life changes (asserts a move the
+ * diagram has not). */
+void task_life_to(rt_task *t, rt_life to);
 /* Message steps (only while an observer takes them: world_msgs): a
  * message t put on `link` for `peer` (c, b: the channel and buffer of a
  * data message), and one delivered to t. */
