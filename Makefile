@@ -87,7 +87,8 @@ $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h
 deps:
 	@sh tests/deps.sh
 
-# Unit tests (cmocka), the model's include rule (tests/layout_check.sh), the command-line checks, the run viewer in
+# Unit tests (cmocka), the model's floors (tests/layout_check.sh), functions under 70 lines
+# (tests/length_check.py), the command-line checks, the run viewer in
 # headless Chromium (tests/html_check.sh; skipped without it), every scenario file (each
 # checks its own expect lines), then the determinism check
 # across compilers and -O levels and the SimPy cross-check. Under
@@ -95,6 +96,7 @@ deps:
 # the sanitizers do not change.
 test: deps unit $(BUILD)/absim
 	@sh tests/layout_check.sh $(BUILD)
+	@$(PYTHON) tests/length_check.py
 	@sh tests/cli_check.sh $(BUILD)/absim
 	@sh tests/html_check.sh $(BUILD)/absim $(PYTHON)
 	@sh tests/scenario_check.sh $(BUILD)/absim

@@ -501,6 +501,41 @@ static bool known_aborted(rt_task *t, uint64_t ckpt) {
     return false;
 }
 
+/* A free snapshot of the task (NULL: none), and in *busy how many are
+ * alive. */
+static rt_snap *free_snap(rt_task *t, uint32_t *busy) {
+    rt_snap *sn = NULL;
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
+        if (t->snaps[i].ckpt != 0) (*busy)++; else if (sn == NULL) sn = &t->snaps[i];
+    }
+    return sn;
+}
+
+/* Barrier sn->ckpt goes downstream: unaligned, as priority barriers ahead
+ * of the queued output, which with the queued input becomes channel
+ * state; aligned, behind the queued output, where with an alignment
+ * timeout a barrier still stuck when the checkpoint grows older than it
+ * turns priority (TIMER_OUTPUT_BASE). */
+static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned) {
+    uint64_t ckpt = sn->ckpt;
+    if (unaligned) {
+        tm->w->stats.unaligned_triggers++;
+        priority_barriers(tm, t, sn);
+        /* The deliberate bug switch-no-queued-input: a checkpoint
+         * that switched at the alignment timeout keeps no queued input. */
+        if (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED || tm->w->cfg.bug != PIPE_BUG_SWITCH_NO_QUEUED) persist_inputs(tm, t, sn);
+        sn->collecting = t->jt->in_count > 0 && gate_unaligned_pending(&t->g) && t->g.current == ckpt;
+        return;
+    }
+    for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_BARRIER, ckpt);
+    sim_time_ns started_ns;
+    if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && task_ts_of(t, ckpt, &started_ns) && barrier_queued(tm, t, ckpt)) {
+        sn->out_waiting = true;
+        sim_time_ns due = started_ns + tm->w->cfg.ckpt.alignment_timeout_ns, now = tm->w->run->now_ns;
+        task_timer(tm, t, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
+    }
+}
+
 void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     /* Flink's SubtaskCheckpointCoordinatorImpl.checkpointState (1.11 on):
      * a checkpoint not newer than the last this task triggered or
@@ -528,11 +563,8 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
         if (align > tm->w->stats.alignment_ns_max) tm->w->stats.alignment_ns_max = align;
         tm->w->stats.alignments++;
     }
-    rt_snap *sn = NULL;
     uint32_t busy = 0;
-    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
-        if (t->snaps[i].ckpt != 0) busy++; else if (sn == NULL) sn = &t->snaps[i];
-    }
+    rt_snap *sn = free_snap(t, &busy);
     /* Too many still writing: decline this one. A guard, not a protocol
      * situation: a task snapshots only checkpoints not known to be
      * aborted, and abort notices come within an RPC latency, far below a
@@ -552,25 +584,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     sn->ksnap = UINT32_MAX;
     sn->sync_start_ns = tm->w->run->now_ns;
     bool unaligned = tm->w->cfg.ckpt.mode == PIPE_UNALIGNED || unaligned_gate;
-    if (unaligned) {
-        tm->w->stats.unaligned_triggers++;
-        priority_barriers(tm, t, sn);
-        /* The deliberate bug switch-no-queued-input: a checkpoint
-         * that switched at the alignment timeout keeps no queued input. */
-        if (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED || tm->w->cfg.bug != PIPE_BUG_SWITCH_NO_QUEUED) persist_inputs(tm, t, sn);
-        sn->collecting = t->jt->in_count > 0 && gate_unaligned_pending(&t->g) && t->g.current == ckpt;
-    } else {
-        for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_BARRIER, ckpt);
-        /* Aligned with a timeout: a barrier stuck behind queued output
-         * turns unaligned once the checkpoint is older than the timeout. */
-        sim_time_ns started_ns;
-        if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && task_ts_of(t, ckpt, &started_ns) &&
-            barrier_queued(tm, t, ckpt)) {
-            sn->out_waiting = true;
-            sim_time_ns due = started_ns + tm->w->cfg.ckpt.alignment_timeout_ns, now = tm->w->run->now_ns;
-            task_timer(tm, t, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
-        }
-    }
+    forward_barrier(tm, t, sn, unaligned);
     tm_note_step(tm, t, &(pipe_event){ .kind = PIPE_EV_TRIGGER, .ckpt = ckpt, .unaligned = unaligned }, NULL);
     if (t->life == LIFE_ENDING && t->final_from == 0) t->final_from = ckpt;   /* the first that holds its final state */
     /* The synchronous part. */

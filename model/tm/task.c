@@ -889,6 +889,48 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
 
 static inline void work_done(tm_side *tm, rt_task *t);
 
+/* The pump's step while replaying input channel state: false when the
+ * pump stops (its read failed, and it is cancelled next; backpressure;
+ * a batch in work), true to look again. */
+static bool pump_replay(tm_side *tm, rt_task *t) {
+    if (t->replay_file == 0) return false;
+    if (!room(t, true)) {
+        bp_begin(tm, t);
+        return false;
+    }
+    bp_end(tm, t);
+    return !replay_next(tm, t);
+}
+
+/* The pump's step for a risen watermark, which goes before input: the
+ * rest of an input buffer it interrupted, then batches of firings, then
+ * an end of input that waited for them. False when the pump stops (busy,
+ * or backpressured), true to look again. */
+static bool pump_windows(tm_side *tm, rt_task *t) {
+    if (!evt_firing(t) && t->busy_pos > 0) {      /* sent on: the rest of the input buffer */
+        t->busy = true;
+        t->busy_chan = t->resume_chan;
+        work_done(tm, t);
+        return false;
+    }
+    if (!room(t, true)) {
+        bp_begin(tm, t);
+        return false;
+    }
+    bp_end(tm, t);
+    if (!evt_firing(t)) {
+        t->end_after_fire = false;
+        end_input(tm, t);
+        return true;
+    }
+    uint32_t n = evt_fire_batch(tm, t);
+    if (n == 0) return true;
+    t->busy = true;
+    t->busy_chan = UINT32_MAX - 1;                /* a batch of results: nothing to consume after it */
+    task_timer(tm, t, cost_of(tm, t, n), TIMER_WORK_DONE);
+    return false;
+}
+
 void task_pump(tm_side *tm, rt_task *t) {
     if (t->life == LIFE_RESTORING) return;        /* input waits until the state is read */
     if (t->v->kind == JOB_SOURCE) {
@@ -897,38 +939,12 @@ void task_pump(tm_side *tm, rt_task *t) {
     }
     while (!t->busy && t->life != LIFE_FINISHED && t->syncing == 0) {
         if (t->life == LIFE_REPLAYING) {
-            if (t->replay_file == 0) return;      /* its read failed: cancelled next */
-            if (!room(t, true)) {
-                bp_begin(tm, t);
-                return;
-            }
-            bp_end(tm, t);
-            if (replay_next(tm, t)) return;
+            if (!pump_replay(tm, t)) return;
             continue;
         }
         if (tm->w->event_time && (evt_firing(t) || t->busy_pos > 0 || t->end_after_fire)) {   /* a risen watermark goes first */
-            if (!evt_firing(t) && t->busy_pos > 0) {  /* sent on: the rest of the input buffer */
-                t->busy = true;
-                t->busy_chan = t->resume_chan;
-                work_done(tm, t);
-                return;
-            }
-            if (!room(t, true)) {
-                bp_begin(tm, t);
-                return;
-            }
-            bp_end(tm, t);
-            if (!evt_firing(t)) {
-                t->end_after_fire = false;
-                end_input(tm, t);
-                continue;
-            }
-            uint32_t n = evt_fire_batch(tm, t);
-            if (n == 0) continue;
-            t->busy = true;
-            t->busy_chan = UINT32_MAX - 1;        /* a batch of results: nothing to consume after it */
-            task_timer(tm, t, cost_of(tm, t, n), TIMER_WORK_DONE);
-            return;
+            if (!pump_windows(tm, t)) return;
+            continue;
         }
         if (t->prio_count > 0) {
             uint32_t before = t->prio_count;
