@@ -56,82 +56,9 @@
  * parallelism 1), which is why it is kept.
  * The branch-free sift loses: in the hold model a new event lands near the
  * bottom, so which child is least is predictable and selects only add
- * work. Measured on 2026-11-29 at 1,000 LPs and not kept as code: radix
- * heap (monotone, FIFO bucket lists in the pool) 17.8M, calendar queue
- * (Brown 1988) with its width re-sampled when a year passes with no due
- * event 16.4M, with Brown's resize-only width 1.1M: it sampled its bucket
- * width (1 ns) from the burst of START events at t=0 and then scanned
- * every bucket on every pop, the calendar queue's known weakness seen for
- * real. Measured on 2026-12-01 in the kernel for the pipeline and not
- * kept: FIFO lanes beside the heap, one per delay repeated from the last
- * pop (a constant latency or period gives sorted runs): only 2% of the
- * pipeline's pushes repeat a delay, since its links add 0-10 us of
- * jitter, so 6% more instructions for nothing; and Brown's calendar
- * queue with power-of-two widths re-sampled when a year passes empty:
- * pipeline parallelism 1 / 32 -6% / -5% records/s, PHOLD as above (its
- * sorted bucket lists walk all the equal-time START events of the first
- * instant, quadratic at 100,000 LPs). The bare structures under the smooth hold model (evq_variants,
- * median of 5, 10M steps, 2026-12-01, load 3-4) at 1,000 / 100,000
- * pending: binary heap of whole events 16.6M / 5.6M, 4-ary heap of whole
- * events 15.5M / 5.3M, 4-ary heap of keys (v3) 14.9M / 4.3M, binary heap
- * of keys 17.5M / 4.8M, calendar queue 22.6M / 10.6M steps/s; inside the
- * kernel, where the queue shares caches and branch predictors with
- * dispatch, the order changes, and a calendar queue's speed depends on
- * the distribution of event times, which a model under faults does not
- * keep smooth. The heap moves only 16-byte keys, four to a 64-byte line,
- * offset so the four children of a node share one line; the 48-byte
- * bodies never move, and no distribution of event times can make it
- * degrade. With 100,000 pending the keys (1.6 MB) and bodies (4.8 MB)
- * outgrow a core's cache: evq_pop prefetches the new root's body, which
- * the next pop copies (sim/run.c prefetches its actor in turn).
- * 2026-12-02: the two tiers (load 1-4, another agent benchmarking too, so
- * instructions are the solid numbers: callgrind, `absim bench pipeline
- * --records 200000`, `absim bench phold --events 2000000`). In the
- * pipeline at parallelism 32 about 540 events are pending, ~450 of them
- * link messages 50-60 us ahead, against ~14 at parallelism 1; a single
- * heap pays ~300 instructions per pop there against ~160. Total
- * instructions, heap alone -> two tiers (width 2^12 ns, 4,096 buckets,
- * ring from 64 pending, next list walked ahead from 128 a bucket):
- *                        pipeline p1  pipeline p32  PHOLD 1,000  PHOLD 100,000
- *     heap alone            162.95M      195.75M      1619.6M      2150.4M
- *     two tiers             164.03M      192.74M      1333.9M      1870.5M
- *                            +0.7%        -1.5%        -17.6%       -13.0%
- * The width was chosen by measurement (without the walk ahead; p1, p32,
- * PHOLD 1,000 / 100,000, millions): 2^10 ns 164.0 / 191.2 / 1722.6 /
- * 2203.8 (PHOLD's 1 ms mean delay then outruns the 4 ms ring: 1.5% of
- * its pushes go to the heap and, by Little's law, ~80 of its 1,000
- * pending wait there, so every poured key climbs past them); 2^11 164.0 /
- * 192.1 / 1406.3 / 1901.8; 2^12 (kept) 164.0 / 192.5 / 1327.5 / 1841.0;
- * 2^13 164.0 / 193.8 / 1365.7 / 1899.6; 2^14 164.0 / 195.4 / 1406.6 /
- * 1947.8. The pipeline alone would take 2^10 (1 us, ~12 events a pour);
- * one fixed width that serves both was kept rather than one that adapts.
- * Below 64 pending a bucket's round trip (push into it, pour, sift-up)
- * costs more than the levels it saves: with the ring used at every size,
- * parallelism 1 (~4 events in the heap, ~1.2 a pour) took 167.9M (+3%).
- * A bucket's list is a chain of dependent loads: at 100,000 LPs (~400 a
- * bucket, long evicted) the pour alone lost wall time against the heap
- * in three sessions (-2%, -9%, -18% events/s) for all its 14% fewer
- * instructions; walking the next bucket's list a step a pop, prefetching,
- * costs 1.5% instructions there and won all three (+1.5%, +11%, +22%
- * over the heap). Wall time, final code, medians of alternating runs in
- * one session (load ~1): PHOLD 1,000 LPs (9 each, 10M events) 19.5M ->
- * 22.2M events/s; 100,000 LPs (11 each, 4M events) 8.5M -> 10.4M;
- * pipeline (9 each) p1 16.1M -> 16.1M, p32 11.5M -> 11.6M records/s
- * (p32/p1 0.717 -> 0.719). Measured on the single heap and not kept:
- * Floyd's sift-down to a leaf then up (pipeline p1 / p32 +0.5% / -0.2%
- * instructions: its last key is not reliably the largest) and keys
- * compared as one unsigned __int128 (+0.6% / +1.0%). No distribution of
- * times makes the two tiers much worse than the heap alone: events beyond
- * the ring, or all in one bucket, end in the heap at one extra push each.
- * 2026-12-02, measured and not kept: a sorted run beside the heap, a
- * poured bucket of up to 64 insertion-sorted into it (least last) so that
- * its pops take O(1), the front being the lesser of the run's last and
- * the heap's root. At parallelism 32 a pour holds ~44 events in push
- * order, which is not near time order (links add 0-10 us of jitter to a
- * 4 us bucket), so the sort moved ~n/4 keys each: ring_pour 3.5M -> 11.1M
- * instructions, evq_pop 18.8M -> 16.0M, and the kernel's peeks, each now
- * a comparison of two places, +4.4M in step: pipeline p1 / p32 +1.7% /
- * +3.9% instructions (`absim bench pipeline --records 200000`).
+ * work. The queues measured against
+ * it, the two tiers' widths and the alternatives not kept, with their
+ * numbers: docs/PERFORMANCE.md, "The event queue".
  */
 #ifndef SIM_EVQ_H
 #define SIM_EVQ_H

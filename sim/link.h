@@ -54,13 +54,8 @@ typedef struct link_cfg {
 /* Aligned to a cache line: a send reads and writes the first two lines
  * (everything up to bytes_sent) and fate() the first, so with thousands
  * of links (a job's channels) each stays two whole lines, not three.
- * Measured 2026-12-02 and not kept: all that a healthy send reads in the
- * first line (the fault state behind a `slow` count, the stream's
- * increment derived from the id, the counters after): cachegrind's
- * last-level misses in send did not move (39,504 -> 39,496, bench
- * pipeline p32, 200,000 records), since the counters' increments load the
- * second line anyway, and the two lines' misses overlap: p32/p1 0.775 ->
- * 0.775 (11 alternating rounds). */
+ * An alternative measured and not kept:
+ * docs/PERFORMANCE.md, "Link layout". */
 typedef struct sim_link {
     _Alignas(64) link_cfg cfg;
     rng         rng;

@@ -161,21 +161,8 @@ static void close_buf(tm_side *tm, rt_chan *c) {
  * the buffer closes, so the header line stays untouched, and the channel
  * is read only to open or close a buffer), and the line after the next
  * record's is asked for now (a hint only: nothing observable changes).
- * Measured on 2026-12-02 and not kept (bench pipeline --parallelism 32
- * --against 1, alternating rounds, at a 1 ms buffer timeout unless
- * marked 100 ms, the bench's default since): a hash edge's records held
- * in pairs in the cursor and written a line at a time with non-temporal
- * stores, so that the buffers in flight (the 1,024 hash channels' open
- * ones, ~1 MB, and 5-6 of 9 ring slots at each of the 64 forward
- * channels, counted by sampling) do not push the keyed state out of the
- * cache: p32/p1 0.683 -> 0.638, the consumer then reads them from
- * memory; and the task's open output lines asked for when it takes a
- * buffer: 0.690 -> 0.684. With 2 credits a channel instead of 4 the
- * ratio did not move either (three invocations each: 0.68-0.72 against
- * 0.68-0.73): what is in flight stays far above a core's 1 MiB
- * second-level cache. At 100 ms: the channel's first line asked for 4
- * records before the buffer closes and its link's two lines 2 before
- * (the send's misses): 0.776 -> 0.775 (9 rounds). */
+ * Alternatives measured and not kept: docs/PERFORMANCE.md, "Records into
+ * the buffers of a hash edge". */
 static inline __attribute__((always_inline)) void push_to(tm_side *tm, rt_task *t, uint32_t out, chan_fill *f,
                                                          const model_rec *r) {
     chan_buf *b = f->filling ? f->buf : open_buf(tm, task_out_chan(tm, t, out));
@@ -601,11 +588,8 @@ static void apply(tm_side *tm, rt_task *t, rt_chan *c, const model_rec *in) {
 
 /* A buffer's records, none of them a watermark: the vertex's kind is
  * decided once for the buffer, not per record; with a deliberate bug on,
- * or a kind that is rare, each record takes apply(). Measured 2026-12-02
- * and not kept: a keyed aggregate's slots asked for, all the buffer's
- * keys first (p32/p1 0.726 against 0.726, 15 alternating rounds at a
- * 1 ms buffer timeout; the profile's samples moved from kstate_upsert
- * into that loop, which reads the records). gcc 12 drops a call to a
+ * or a kind that is rare, each record takes apply(). An alternative measured and not kept: docs/PERFORMANCE.md,
+ * "A buffer's records". gcc 12 drops a call to a
  * function whose only effect is a prefetch (it finds it pure) before
  * inlining it: such a helper must be always_inline, or the build has no
  * prefetch in it at all. */

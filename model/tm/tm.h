@@ -18,16 +18,9 @@
  * likeliest still cached: a ring taken in turn would cycle every slot
  * through the cache however few are alive), and frees it when a credit
  * says n was consumed. The ring is the two ends' shared network buffer
- * pool: the data message carries only the buffer number. Measured
- * 2026-12-02 and not kept: one pool of buffer memory for all channels,
- * freed last taken first (a slot takes a block when it opens, gives it
- * back with the credit), so that a new buffer lands where one was just
- * read: at parallelism 32 the resident memory went from 23 to 19 MB but
- * cachegrind's last-level misses from 924,621 to 965,503 (1 MiB, bench
- * pipeline, 200,000 records) and p32/p1 0.728 -> 0.723 (9 alternating
- * rounds, 1 ms buffer timeout): some 5,000 buffers are alive at once (4
- * credits at 1,088 channels), and a block comes back with the credit, a
- * link's latency after its read.
+ * pool: the data message carries only the buffer number. An alternative measured
+ * and not kept (one pool of buffer memory for all channels):
+ * docs/PERFORMANCE.md, "Channel buffer rings".
  */
 #ifndef MODEL_TM_TM_H
 #define MODEL_TM_TM_H
