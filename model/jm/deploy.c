@@ -138,6 +138,7 @@ static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit, cons
 /* With slots: where the tasks at the other ends of t's inputs and
  * outputs are deployed. */
 static void hosts_of(jm_side *jm, uint32_t t, msg_deploy *d) {
+    SIM_ASSERT(t < tasks_of(jm));
     d->hosts_count = 0;
     if (jm->coord.hosts == 1) return;
     const job *j = world_job(jm->w);
@@ -164,6 +165,7 @@ static void handles_of(jm_side *jm, const rt_slot *s, uint32_t t, uint32_t from,
     uint32_t lo = job_group_subtask(first, groups, from), hi = job_group_subtask(end - 1, groups, from);
     if (jm->w->cfg.bug == PIPE_BUG_RESCALE_WRONG_RANGE && hi > lo) hi--;   /* deliberate bug */
     uint32_t base = j->vertex_first_task[x->vertex], files = 0;
+    SIM_ASSERT(s->state == SLOT_COMPLETED && lo <= hi && hi < from);   /* the old subtasks it overlaps */
     d->chain = s->chains[base + lo];
     for (uint32_t o = lo + 1; o <= hi; o++) {
         const rt_chain *c = &s->chains[base + o];
@@ -193,6 +195,7 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     }
     hosts_of(jm, t, d);
     if (s == NULL) return;
+    SIM_ASSERT(s->state == SLOT_COMPLETED);       /* a restore reads a completed checkpoint only */
     d->ckpt = s->ckpt;
     uint32_t from = s->par[j->tasks[t].vertex];
     if (from == stride || (v->kind != JOB_KEYED_AGG && v->kind != JOB_KEYED_JOIN)) {
@@ -214,8 +217,10 @@ static uint32_t deploy_bytes(const msg_deploy *d) {
 }
 
 static void send_deploy(jm_side *jm, uint32_t t) {
+    SIM_ASSERT(jm_active(jm, t));                 /* a task of the attempt's parallelism */
     msg_deploy d;
     restore_of(jm, t, &d);
+    SIM_ASSERT(deploy_bytes(&d) <= PROTO_PAYLOAD_BYTES_MAX);
     sim_msg m = { .type = MSG_DEPLOY, .b = jm->coord.attempt[t] };
     jm_send(jm, t, &m, 64 + 16 * d.chain.count, &d, deploy_bytes(&d));
 }
@@ -552,6 +557,7 @@ static void read_store(jm_side *jm) {
 /* Mark the tasks to restart that were running: every one, or region r's. */
 static void mark(jm_side *jm, uint32_t r) {
     rt_coord *co = coord_of(jm);
+    SIM_ASSERT(r == UINT32_MAX || r < co->regions);
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         if (!co->restarting[t] && (r == UINT32_MAX || co->region[t] == r)) co->restarting[t] = JM_RESTART_MARKED;
     }
@@ -570,6 +576,7 @@ static void cancel_marked(jm_side *jm, bool region) {
         co->attempt[t] = co->epoch;
         bool marked = co->restarting[t] == JM_RESTART_MARKED;
         co->restarting[t] = JM_RESTART_WAITING;
+        SIM_ASSERT(co->attempt[t] == co->epoch);
         if (!marked) continue;
         co->slot_free[jm_slot_of(jm, t)] = 0;
         co->running[t] = 0;
@@ -595,6 +602,9 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     note_failed(jm, why, culprit, &d);
     mark(jm, region ? co->region[culprit] : UINT32_MAX);
     drop_pending(jm);
+    for (uint32_t i = 0; i < jm->slots_count; i++) {   /* they died with the attempt */
+        SIM_ASSERT(jm->slots[i].state != SLOT_PENDING && jm->slots[i].state != SLOT_FINALIZING);
+    }
     co->epoch++;
     cancel_marked(jm, region);
     sim_time_ns delay = (sim_time_ns)d.backoff;
@@ -611,6 +621,7 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     if (!region || !co->region_restart || co->restart_due_ns < due_ns) co->restart_due_ns = due_ns;   /* the latest */
     co->status = region ? PIPE_RUNNING : PIPE_RESTARTING;
     co->region_restart = region;
+    SIM_ASSERT(co->restart_due_ns >= due_ns);         /* the latest due */
     jm->w->stats.restart_delay_ns_sum += delay;
     sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
 }

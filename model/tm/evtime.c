@@ -83,6 +83,7 @@ static bool source_wm(tm_side *tm, const rt_task *t, win_wm *out) {
         if (m < low) low = m;
     }
     *out = low;
+    SIM_ASSERT(!any || low < WIN_WM_MAX);         /* a split not read to its end holds it below the top */
     return any;
 }
 
@@ -91,6 +92,7 @@ void evt_source_batch(tm_side *tm, rt_task *t) {
     if (t->wm_sent != WIN_WM_MIN && tm->w->run->now_ns - t->wm_sent_ns < interval_of(t->v)) return;
     win_wm wm;
     if (!source_wm(tm, t, &wm) || wm <= t->wm_sent) return;
+    SIM_ASSERT(t->v->kind == JOB_SOURCE);
     t->wm = wm;
     evt_send(tm, t, wm);
 }
@@ -108,6 +110,7 @@ void evt_on_watermark(tm_side *tm, rt_task *t, rt_chan *c, win_wm wm) {
         if (x < low) low = x;
     }
     if (low <= t->wm) return;
+    SIM_ASSERT(highest || low <= wm);             /* the lowest over the inputs, at most the one that rose */
     t->wm = low;
     t->fire_to = low;                             /* the task's next step sends it on (a window fires first) */
     t->fire_pos = t->fire_from;

@@ -31,12 +31,16 @@
 
 static rt_snap *snap_of(rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
-        if (t->snaps[i].ckpt == ckpt && ckpt != 0) return &t->snaps[i];
+        if (t->snaps[i].ckpt == ckpt && ckpt != 0) {
+            SIM_ASSERT(ckpt <= t->last_seen_ckpt);   /* only a checkpoint it triggered has a snapshot */
+            return &t->snaps[i];
+        }
     }
     return NULL;
 }
 
 static void snap_free(rt_task *t, rt_snap *sn) {
+    SIM_ASSERT(sn >= t->snaps && sn < t->snaps + PIPE_CONCURRENT_MAX + 1 && sn->ckpt != 0);
     store *files = &t->owner->w->files;
     if (sn->cs_file != 0 && !sn->cs_sealed && store_alive(files, sn->cs_file)) store_discard(files, sn->cs_file);   /* its write never ended */
     if (t->stateful && sn->ksnap != UINT32_MAX) kstate_snap_end(&t->state, sn->ksnap);
@@ -46,6 +50,7 @@ static void snap_free(rt_task *t, rt_snap *sn) {
     }
     memset(sn, 0, sizeof *sn);
     sn->ksnap = UINT32_MAX;
+    SIM_ASSERT(sn->ckpt == 0 && !sn->syncing && sn->io_pending == 0);
 }
 
 /* The held file of checkpoint ckpt (or a free entry with ckpt 0). */
@@ -116,6 +121,7 @@ static void note(tm_side *tm, const rt_task *t, pipe_ev_kind kind, uint64_t ckpt
 }
 
 static void write_part(tm_side *tm, rt_task *t, rt_snap *sn, pipe_write what, uint64_t bytes) {
+    SIM_ASSERT(sn->ckpt != 0 && bytes > 0 && (what == PIPE_WRITE_KEYED || what == PIPE_WRITE_CHANNELS));
     note(tm, t, PIPE_EV_WRITE, sn->ckpt, what, bytes, true);
     dev_write(tm->w->run, device_of(tm), t->actor, bytes, task_io_tag(t, sn->ckpt << 2 | (what == PIPE_WRITE_KEYED ? IO_KEYED : IO_CHANNELS)));
     sn->io_pending++;
@@ -124,6 +130,7 @@ static void write_part(tm_side *tm, rt_task *t, rt_snap *sn, pipe_write what, ui
 /* The acknowledgement carries the snapshot's state handles: keyed state,
  * channel state, and a source's positions. */
 static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
+    SIM_ASSERT(sn->ckpt != 0 && sn->ckpt <= t->last_seen_ckpt);
     note(tm, t, PIPE_EV_ACK, sn->ckpt, PIPE_WRITE_KEYED, 0, true);
     uint64_t cs = sn->cs_sealed ? sn->cs_file : 0;   /* a handle only once its write ended */
     msg_ack a = { .chain = sn->chain, .bytes = sn->chain_bytes, .cs_file = cs,
@@ -136,6 +143,7 @@ static void send_ack(tm_side *tm, rt_task *t, const rt_snap *sn) {
             a.offsets[a.offsets_count++] = (proto_offset){ .partition = t->parts_first + i * t->parts_stride, .next = at[i] };
         }
     }
+    SIM_ASSERT(a.offsets_count <= PROTO_OFFSETS_MAX);
     sim_msg m = { .type = MSG_ACK, .a = sn->ckpt, .b = (t->epoch << 32) | t->id };
     task_send_rpc(tm, t, &m, &a, PROTO_WITH_OFFSETS_BYTES(msg_ack, a.offsets_count));
 }
@@ -269,6 +277,7 @@ void snap_on_data(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b) {
 
 static void decline_snap(tm_side *tm, rt_task *t, rt_snap *sn) {
     uint64_t ckpt = sn->ckpt;
+    SIM_ASSERT(ckpt != 0 && !sn->syncing && sn->io_pending == 0);   /* declined once it has nothing in flight */
     snap_free(t, sn);
     REACHED(tm->w, DECLINE_SENT);
     tm_note(tm, PIPE_EV_DECLINE, t, ckpt);
@@ -309,6 +318,7 @@ static void maybe_ack(tm_side *tm, rt_task *t, rt_snap *sn) {
 
 static void write_channel_state(tm_side *tm, rt_task *t, rt_snap *sn) {
     if (sn->cs_count == 0) return;
+    SIM_ASSERT(!sn->cs_writing && !sn->cs_sealed);   /* one write a snapshot */
     sn->cs_writing = true;
     write_part(tm, t, sn, PIPE_WRITE_CHANNELS, sn->cs_count * CS_RECORD_BYTES);
 }
@@ -508,6 +518,7 @@ static rt_snap *free_snap(rt_task *t, uint32_t *busy) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         if (t->snaps[i].ckpt != 0) (*busy)++; else if (sn == NULL) sn = &t->snaps[i];
     }
+    SIM_ASSERT((sn == NULL) == (*busy == PIPE_CONCURRENT_MAX + 1));
     return sn;
 }
 
@@ -518,6 +529,7 @@ static rt_snap *free_snap(rt_task *t, uint32_t *busy) {
  * turns priority (TIMER_OUTPUT_BASE). */
 static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned) {
     uint64_t ckpt = sn->ckpt;
+    SIM_ASSERT(ckpt != 0 && ckpt == t->last_seen_ckpt);
     if (unaligned) {
         tm->w->stats.unaligned_triggers++;
         priority_barriers(tm, t, sn);
@@ -599,10 +611,12 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     sn->syncing = true;
     t->syncing++;
     task_timer(tm, t, tm->w->cfg.state.sync_ns, TIMER_SYNC_DONE);
+    SIM_ASSERT(t->syncing <= PIPE_CONCURRENT_MAX + 1 && t->last_seen_ckpt == ckpt);
 }
 
 /* The task stood still from the trigger until now; it goes on. */
 static void sync_part_over(tm_side *tm, rt_task *t, rt_snap *sn) {
+    SIM_ASSERT(sn->syncing && sn->ckpt != 0 && tm->w->run->now_ns >= sn->sync_start_ns);
     sim_time_ns sync = tm->w->run->now_ns - sn->sync_start_ns;
     tm->w->stats.sync_ns_sum += sync;
     tm->w->stats.sync_parts++;
@@ -619,6 +633,7 @@ void snap_sync_done(tm_side *tm, rt_task *t) {
         if (x->ckpt != 0 && x->syncing && x->io_pending == 0 && (sn == NULL || x->ckpt < sn->ckpt)) sn = x;
     }
     if (sn == NULL) return;                       /* declined meanwhile */
+    SIM_ASSERT(t->syncing > 0);
     tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t, sn->ckpt);
     sn->async_start_ns = tm->w->run->now_ns;
     if (t->stateful) {
@@ -669,6 +684,7 @@ void snap_abort(rt_task *t, uint64_t ckpt) {
 }
 
 void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    SIM_ASSERT(ckpt != 0);
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* older ones are subsumed: stop them */
         if (t->snaps[i].ckpt == 0 || t->snaps[i].ckpt >= ckpt) continue;
         uint64_t old = t->snaps[i].ckpt;
@@ -684,12 +700,14 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         if (t->held_cs[i].ckpt != 0 && t->held_cs[i].ckpt <= ckpt) release_held(tm, &t->held_cs[i]);
     }
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) SIM_ASSERT(t->snaps[i].ckpt == 0 || t->snaps[i].ckpt >= ckpt);
     if (t->v->kind == JOB_SINK) sinktx_commit(tm, t, ckpt);
 }
 
 /* A finished task's final keyed state, for the checkpoints the
  * coordinator acknowledges on its behalf (FLIP-147). */
 void snap_finish(tm_side *tm, rt_task *t) {
+    SIM_ASSERT(t->life == LIFE_FINISHED);
     if (t->v->kind == JOB_SINK) sinktx_finish(tm, t);
     if (!t->stateful) return;
     uint64_t f = store_create(&tm->w->files, t->id, 0, true);
@@ -718,6 +736,7 @@ void snap_replay_done(tm_side *tm, rt_task *t) {
     if (t->replay_file != 0 && store_alive(&tm->w->files, t->replay_file)) store_unref(&tm->w->files, t->replay_file);
     t->replay_file = 0;
     if (t->life == LIFE_REPLAYING) task_life_to(t, LIFE_RUNNING);
+    SIM_ASSERT(t->life != LIFE_REPLAYING);
 }
 
 /* The task's channel state of the restored checkpoint: its output part
@@ -760,6 +779,7 @@ void snap_clear(tm_side *tm, rt_task *t, bool died) {
         if (t->held_cs[i].ckpt != 0) release_held(tm, &t->held_cs[i]);
     }
     t->syncing = 0;
+    for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) SIM_ASSERT(t->snaps[i].ckpt == 0);
     snap_replay_done(tm, t);
     if (t->final_file != 0 && !died) (void)store_dir_drop(&tm->w->files, 0, t->final_file);
     t->final_file = 0;
