@@ -626,13 +626,13 @@ static void sync_part_over(tm_side *tm, rt_task *t, rt_snap *sn) {
     t->syncing--;
 }
 
-void snap_sync_done(tm_side *tm, rt_task *t) {
+bool snap_sync_done(tm_side *tm, rt_task *t) {
     rt_snap *sn = NULL;                           /* sync parts take equal time: oldest first */
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_snap *x = &t->snaps[i];
         if (x->ckpt != 0 && x->syncing && x->io_pending == 0 && (sn == NULL || x->ckpt < sn->ckpt)) sn = x;
     }
-    if (sn == NULL) return;                       /* declined meanwhile */
+    if (sn == NULL) return false;                 /* declined meanwhile */
     SIM_ASSERT(t->syncing > 0);
     tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t, sn->ckpt);
     sn->async_start_ns = tm->w->run->now_ns;
@@ -642,13 +642,13 @@ void snap_sync_done(tm_side *tm, rt_task *t) {
     if (!sn->collecting) write_channel_state(tm, t, sn);
     if (tm->w->cfg.state.async || sn->io_pending == 0) sync_part_over(tm, t, sn);   /* the task goes on now */
     maybe_ack(tm, t, sn);
-    task_pump(tm, t);
+    return true;
 }
 
-void snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
+bool snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
     uint64_t ckpt = tag >> 2, what = tag & 3;
     rt_snap *sn = snap_of(t, ckpt);
-    if (sn == NULL) return;                       /* declined meanwhile */
+    if (sn == NULL) return false;                 /* declined meanwhile */
     SIM_ASSERT(sn->io_pending > 0);
     sn->io_pending--;
     note(tm, t, PIPE_EV_WRITE_DONE, ckpt, what == IO_KEYED ? PIPE_WRITE_KEYED : PIPE_WRITE_CHANNELS, 0, ok);
@@ -663,10 +663,10 @@ void snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
     if (sn->syncing && sn->io_pending == 0) {     /* synchronous snapshots: the task resumes */
         sync_part_over(tm, t, sn);
         maybe_ack(tm, t, sn);
-        task_pump(tm, t);
-        return;
+        return true;
     }
     maybe_ack(tm, t, sn);
+    return false;
 }
 
 /* Drops what the snapshot holds. It may end a synchronous part the task

@@ -1468,7 +1468,7 @@ static void on_timer(tm_side *tm, rt_task *t, uint64_t tag) {
         if (t->finished_retries < 6) t->finished_retries++;
         task_timer(tm, t, (50 * tm->w->cfg.rpc_latency_ns) << t->finished_retries, TIMER_FINISHED_RETRY);
     } else if (tag == TIMER_SYNC_DONE) {
-        snap_sync_done(tm, t);
+        if (snap_sync_done(tm, t)) task_pump(tm, t);
     } else if (tag >= TIMER_OUTPUT_BASE) {
         snap_output_timeout(tm, t, tag - TIMER_OUTPUT_BASE);
     } else if (tag == TIMER_ALIGN_TIMEOUT) {
@@ -1614,7 +1614,7 @@ static void task_event(sim_run *run, sim_actor *self, const sim_event *raw) {
         if (tag == IO_RESTORE) {
             if (t->life == LIFE_RESTORING) start(tm, t);
         } else {
-            snap_io_done(tm, t, tag, ev->gen == DEV_OK);   /* an ambiguous write is no success to the writer */
+            if (snap_io_done(tm, t, tag, ev->gen == DEV_OK)) task_pump(tm, t);   /* ambiguous: no success to the writer */
         }
         break;
     case SIM_EV_LINK_DOWN:                        /* a peer died or the network split */

@@ -486,8 +486,11 @@ static inline uint64_t task_io_tag(const rt_task *t, uint64_t tag) {
 
 /* model/tm/snap.c: a task's side of a checkpoint (P2, P5, P6, P7). */
 void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned);   /* forward barrier, sync part */
-void snap_sync_done(tm_side *tm, rt_task *t);
-void snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok);
+/* A synchronous part's time is over; a snapshot write ended. True when
+ * the task may take input again: its caller (task.c, which alone drives
+ * the task's loop) pumps. */
+bool snap_sync_done(tm_side *tm, rt_task *t);
+bool snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok);
 void snap_inputs_done(tm_side *tm, rt_task *t);                 /* the gate stopped collecting */
 void snap_on_data(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b);   /* unaligned: persist? */
 void snap_abort(rt_task *t, uint64_t ckpt);                     /* declined or aborted: drop what it holds */
