@@ -4,7 +4,7 @@
  * every seed's profile as it was when the groups were made. */
 #include "fkind.h"
 
-#define D(g1, g2, g3) { g1, g2, g3 }
+#define D(g1, g2, g3) { g1, g2, g3, 0 }
 
 static const fk_info kinds[] = {
     { .kind = SCN_CRASH_MACHINE, .name = "crash-machine", .verb = "crash", .object = "machine",
@@ -89,7 +89,7 @@ static const fk_info kinds[] = {
       .target = FK_RPC, .param = FK_RATIO, .param_hint = "a percentage such as 30%",
       .window = FK_WINDOW_REQUIRED, .kernel = FAULT_LINK_DUP,
       .begins = "messages %s start to arrive twice", .ends = "messages %s arrive once again",
-      .cause = "messages %s were arriving twice" },
+      .cause = "messages %s were arriving twice", .draw_at = { 0, 0, 0, 1 }, .draw = fk_draw_duplicate_rpc },
 };
 
 #define KINDS_COUNT (sizeof kinds / sizeof kinds[0])

@@ -73,7 +73,7 @@ typedef struct fk_draw {
     sim_time_ns     hb_timeout_ns;    /* the heartbeat timeout of the file's settings */
 } fk_draw;
 
-#define FK_GROUPS 3u
+#define FK_GROUPS 4u
 
 typedef struct fk_info {
     scn_fault_kind kind;
@@ -118,6 +118,7 @@ void fk_draw_pause_machine(const fk_draw *d, scn_fault *f);
 void fk_draw_task(const fk_draw *d, scn_fault *f);
 void fk_draw_delay_rpc(const fk_draw *d, scn_fault *f);
 void fk_draw_ambiguous(const fk_draw *d, scn_fault *f);
+void fk_draw_duplicate_rpc(const fk_draw *d, scn_fault *f);
 void fk_add_slow_task(pipeline *p, const scn_fault *f, sim_time_ns at_ns);
 
 #endif

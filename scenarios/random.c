@@ -112,6 +112,14 @@ void fk_draw_delay_rpc(const fk_draw *d, scn_fault *f) {
     f->delay_ns = SIM_NS_PER_MS * (1 + rng_below(d->r, 20));
 }
 
+/* One kind of RPC of a task, or every message from it (0), a share of
+ * them delivered twice. */
+void fk_draw_duplicate_rpc(const fk_draw *d, scn_fault *f) {
+    draw_task(d->r, d->j, f);
+    f->rpc = rng_below(d->r, rpc_kinds() + 1);
+    f->ratio = draw_ratio(d->r);
+}
+
 void fk_draw_ambiguous(const fk_draw *d, scn_fault *f) {
     f->ratio = draw_ratio(d->r);
     f->ha = rng_below(d->r, 2) == 0;                    /* the checkpoint storage, or the HA store */

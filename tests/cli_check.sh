@@ -475,7 +475,7 @@ check "explain: a --task and --checkpoint that match nothing together" 2 \
 check "diff: at-least-once with a shuffle loses exactly-once, aligned keeps it" 0 "keyed state exactly-once                         yes                NO" \
     "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn
 check "diff: an unknown mode" 2 "unknown mode 'exact'" "$absim" diff scenarios/teach/p4a-at-least-once-duplicates.scn --modes aligned,exact
-check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 3 of 10 faults and 12500 of 30000 records" \
+check "shrink: keeps the failure with fewer faults and records" 0 "still fails with 3 of 11 faults and 12500 of 30000 records" \
     "$absim" shrink "$bad" --seed 4 --faults random --out "$bad.min.scn"
 check "shrink: the written scenario fails the same way" 1 "expectation failed: exactly-once" "$absim" run "$bad.min.scn"
 check "shrink: a seed that does not fail" 1 "does not fail" "$absim" shrink scenarios/faults/crash-machine.scn --seed 1 --out "$bad.x"
@@ -718,7 +718,7 @@ print("json tells the story")' &&
 import json, sys
 d = json.loads(sys.stdin.readline())
 assert d["drawn"]["restart"] == "restart fixed-delay attempts 0 delay 27ms", d["drawn"]
-assert len(d["faults"]) == 17 and sum(x["fired"] for x in d["faults"]) == 1, d["faults"]
+assert len(d["faults"]) == 18 and sum(x["fired"] for x in d["faults"]) == 1, d["faults"]
 print("json tells the drawn settings")'
 }
 check "run --json: the faults, each failure and restart, and the settings vary drew" 0 "json tells the drawn settings" story_json
