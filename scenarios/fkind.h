@@ -8,13 +8,15 @@
  * reader (sfault.c), the writer (scn_fault_text), the injection
  * (inject.c), random profiles (random.c), the run's story (cli/story.c)
  * and the pictures (cli/view.c) read the row; none of them names a kind.
- * A kind's own code is its handlers: how random profiles draw it, and for
- * a kind the model runs rather than the kernel, how it is handed over.
+ * A kind's own code is its handlers: how random profiles draw it, for a
+ * kind the model runs rather than the kernel how it is handed over, and
+ * checks only it needs (a rescale's, in finish.c).
  *
  * Adding a kind: append its scn_fault_kind (scn.h), a row here, and its
  * handlers; a new kind of target or parameter also needs its case in the
  * reader, the writer, the injection, the story and the pictures, each a
- * switch over fk_target or fk_param with a default that asserts. */
+ * switch over fk_target or fk_param that names every case (the compiler
+ * says which one is missing) and asserts past its end. */
 #ifndef SCN_FKIND_H
 #define SCN_FKIND_H
 
