@@ -1,7 +1,8 @@
 /* model/jm/jm.h: the JobManager side of a job run: the checkpoint
  * coordinator, the completed checkpoints it retains, the restart strategy
  * and failover. Not a public interface: the files of model/jm/ and the assembly
- * (model/pipe.c) include it; model/tm/ never does.
+ * (model/pipe_int.h: pipe.c, plan.c, view.c, horizon.c) include it;
+ * model/tm/ never does.
  *
  * What the coordinator knows of a task arrived in a message
  * (model/proto.h) or a connection's break; what it shares with the tasks
