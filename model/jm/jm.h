@@ -1,7 +1,7 @@
 /* model/jm/jm.h: the JobManager side of a job run: the checkpoint
  * coordinator, the completed checkpoints it retains, the restart strategy
  * and failover. Not a public interface: the files of model/jm/ and the assembly
- * (model/pipe_int.h: pipe.c, plan.c, view.c, horizon.c) include it;
+ * (pipe.c, plan.c, view.c, through model/pipe_int.h) include it;
  * model/tm/ never does.
  *
  * What the coordinator knows of a task arrived in a message

@@ -1,7 +1,8 @@
 /* model/tm/tm.h: the TaskManager side of a job run: the tasks (sources,
  * operators, sinks), their data channels, their snapshots and the sinks'
  * transactions. Not a public interface: the files of model/tm/ and the assembly
- * (model/pipe_int.h: pipe.c, plan.c, view.c, horizon.c) include it;
+ * (pipe.c, plan.c, view.c through model/pipe_int.h, and horizon.c)
+ * include it;
  * model/jm/ never does.
  *
  * What a task knows of the JobManager arrived in a message
