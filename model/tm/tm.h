@@ -2,8 +2,7 @@
  * operators, sinks), their data channels, their snapshots and the sinks'
  * transactions. Not a public interface: the files of model/tm/ and the assembly
  * (pipe.c, plan.c, view.c through model/pipe_int.h, and horizon.c)
- * include it;
- * model/jm/ never does.
+ * include it; model/jm/ never does.
  *
  * What a task knows of the JobManager arrived in a message
  * (model/proto.h); what it shares with it is the world (model/world.h).
