@@ -561,7 +561,8 @@ static void test_scn_random_faults_cover_the_new_kinds(void **state) {
     const char *base = JOB_2PC "machines 2\n";
     char durable[512];
     snprintf(durable, sizeof durable, "%sstate backend durable\n", base);
-    uint32_t kinds[SCN_AMBIGUOUS_STORE + 1] = { 0 }, typed_loss = 0, typed_delay = 0, untyped_delay = 0, long_pause = 0;
+    uint32_t kinds[SCN_DUPLICATE_RPC + 1] = { 0 }, typed_loss = 0, typed_delay = 0, untyped_delay = 0, long_pause = 0;
+    uint32_t typed_dup = 0;
     assert_true(scn_parse(&mem, "m.scn", base, strlen(base), err, sizeof err));
     sim_time_ns interval, timeout;
     pipe_heartbeat(&mem.cfg, &interval, &timeout);
@@ -581,7 +582,9 @@ static void test_scn_random_faults_cover_the_new_kinds(void **state) {
         }
         for (uint32_t i = 0; i < nd; i++) {
             const scn_fault *f = &dur.faults[i];
+            assert_true(f->kind <= SCN_DUPLICATE_RPC && f->kind != SCN_RESCALE);   /* a rescale is never drawn */
             kinds[f->kind]++;
+            typed_dup += f->kind == SCN_DUPLICATE_RPC && f->rpc > 0;
             typed_loss += f->kind == SCN_LOSE_RPC && f->rpc > 0;
             typed_delay += f->kind == SCN_DELAY_RPC && f->rpc > 0;
             untyped_delay += f->kind == SCN_DELAY_RPC && f->rpc == 0;
@@ -606,6 +609,7 @@ static void test_scn_random_faults_cover_the_new_kinds(void **state) {
         free(again);
     }
     for (uint32_t k = SCN_CRASH_MACHINE; k <= SCN_AMBIGUOUS_STORE; k++) assert_true(kinds[k] > 0);
+    assert_true(kinds[SCN_DUPLICATE_RPC] > 0 && typed_dup > 0 && typed_dup < kinds[SCN_DUPLICATE_RPC]);
     assert_true(typed_loss > 0 && typed_delay > 0 && untyped_delay > 0 && long_pause > 0);
 }
 
