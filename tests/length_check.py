@@ -12,6 +12,7 @@ import re
 import sys
 
 LIMIT = int(sys.argv[1]) if len(sys.argv) > 1 else 70
+ATTR = re.compile(r'__attribute__\(\(.*?\)\)\s*')
 HEAD = re.compile(r'^[A-Za-z_][\w \*]*?\b(\w+)\(')
 
 
@@ -19,7 +20,7 @@ def functions(path):
     lines = open(path, encoding='utf-8').read().split('\n')
     i = 0
     while i < len(lines):
-        m = HEAD.match(lines[i])
+        m = HEAD.match(ATTR.sub('', lines[i]))   # the name, not __attribute__
         if m and '=' not in lines[i].split('(')[0] and not lines[i].startswith(('typedef', 'return')):
             j = i
             while j < len(lines) and not lines[j].rstrip().endswith('{') and not lines[j].rstrip().endswith(';'):

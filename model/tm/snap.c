@@ -549,9 +549,10 @@ static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned
 }
 
 void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
-    /* Flink's SubtaskCheckpointCoordinatorImpl.checkpointState (1.11 on):
+    /* Flink's SubtaskCheckpointCoordinatorImpl.checkpointState (Flink 1.15 to 2.x):
      * a checkpoint not newer than the last this task triggered or
-     * declined is out of order ("aborted previously?"): nothing is
+     * declined (abortCheckpointOnBarrier raises lastCheckpointId too) is
+     * out of order ("aborted previously?"): nothing is
      * snapshotted, acknowledged or sent. A trigger RPC delivered twice
      * comes here. */
     if (ckpt <= t->last_seen_ckpt) {
