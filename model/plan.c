@@ -208,7 +208,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->timers_max = pl->insts * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
     sc->devs_max = 3;
     sc->faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
-    sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096;
+    sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096 + SIM_PAUSED_RPC_MAX;   /* RPCs for paused actors wait, up to a bound */
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
     /* Payloads in flight: a task's ACKs (one per checkpoint; at most

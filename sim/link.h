@@ -26,7 +26,8 @@
  *   `faulted` per send, as before; one with some scans the table.
  * - A pause of either endpoint (sim/run.h) does not touch a link: what
  *   arrives for a paused receiver waits, in order, and the connection
- *   stays up.
+ *   stays up; only RPC messages past SIM_PAUSED_RPC_MAX waiting in the
+ *   whole run are lost instead (sim/run.h).
  * - A link is cut while its cut count is above zero (a manual cut and any
  *   number of overlapping partitions stack); link_heal() undoes one cut.
  * - Links are created before sim_run_start(); nothing here allocates after.

@@ -446,10 +446,18 @@ static sim_time_ns paused_until(const sim_run *run, uint32_t actor) {
 /* fate() while pauses are about (pause_load > 0). A popped deferred event
  * waits no longer: it leaves the counts first, and is counted again if it
  * is deferred again. */
+static bool rpc_message(const sim_run *run, const sim_event *ev) {
+    return ev->kind == SIM_EV_MSG && ev->aux != SIM_NO_LINK && run->links[ev->aux].cfg.kind == LINK_RPC;
+}
+
 static trace_outcome fate_pausing(sim_run *run, const sim_event *ev) {
     if (ev->flags & SIM_EVF_DEFERRED) {
         SIM_ASSERT(run->pause_load > 0);
         run->pause_load--;
+        if (rpc_message(run, ev)) {
+            SIM_ASSERT(run->paused_rpc > 0);
+            run->paused_rpc--;
+        }
         sim_pause *p = &run->pauses[ev->dst];
         if (ev->epoch >= run->actors[ev->dst].crash_epoch) {   /* an older incarnation's were forgotten at its crash */
             SIM_ASSERT(p->waiting > 0);
@@ -458,11 +466,14 @@ static trace_outcome fate_pausing(sim_run *run, const sim_event *ev) {
     }
     trace_outcome o = fate(run, ev);
     if (o != TRACE_DELIVERED) return o;
-    if (sim_actor_paused(run, ev->dst)) return TRACE_DEFERRED_PAUSED;
+    bool wait = sim_actor_paused(run, ev->dst);
     /* Not paused: a deferred event is the earliest waiting (all wait at
      * now), anything else was due after what still waits. */
-    if (!(ev->flags & SIM_EVF_DEFERRED) && run->pauses[ev->dst].waiting > 0) return TRACE_DEFERRED_PAUSED;
-    return TRACE_DELIVERED;
+    if (!wait && !(ev->flags & SIM_EVF_DEFERRED) && run->pauses[ev->dst].waiting > 0) wait = true;
+    if (!wait) return TRACE_DELIVERED;
+    if (!(ev->flags & SIM_EVF_DEFERRED) && run->paused_rpc >= SIM_PAUSED_RPC_MAX && rpc_message(run, ev))
+        return TRACE_LOST_PAUSED;
+    return TRACE_DEFERRED_PAUSED;
 }
 
 static inline trace_outcome classify(sim_run *run, const sim_event *ev) {
@@ -485,6 +496,8 @@ static void defer(sim_run *run, sim_event *ev) {
     p->waiting++;
     p->deferred++;
     run->pause_load++;
+    if (rpc_message(run, ev)) run->paused_rpc++;
+    SIM_ASSERT(run->paused_rpc <= SIM_PAUSED_RPC_MAX);
     run->stats.deferred_paused++;
     ev->payload = 0;
 }
@@ -549,23 +562,18 @@ static inline void prefetch_next(const sim_run *run) {
     if (next->kind == SIM_EV_TIMER) SIM_PREFETCH(&run->timers[next->aux]);
 }
 
+/* Whether the run stops before its next event, and why (run->stop). */
+static inline bool stops(sim_run *run) {
+    if (run->stop_requested) run->stop = SIM_STOP_REQUESTED;
+    else if (evq_empty(&run->events)) run->stop = SIM_STOP_IDLE;
+    else if (run->stats.dispatched >= run->cfg.events_max) run->stop = SIM_STOP_EVENT_LIMIT;
+    else if (evq_peek_ns(&run->events) > run->cfg.time_max_ns) run->stop = SIM_STOP_TIME_LIMIT;
+    else return false;
+    return true;
+}
+
 static inline bool step(sim_run *run) {
-    if (run->stop_requested) {
-        run->stop = SIM_STOP_REQUESTED;
-        return false;
-    }
-    if (evq_empty(&run->events)) {
-        run->stop = SIM_STOP_IDLE;
-        return false;
-    }
-    if (run->stats.dispatched >= run->cfg.events_max) {
-        run->stop = SIM_STOP_EVENT_LIMIT;
-        return false;
-    }
-    if (evq_peek_ns(&run->events) > run->cfg.time_max_ns) {
-        run->stop = SIM_STOP_TIME_LIMIT;
-        return false;
-    }
+    if (stops(run)) return false;
     sim_time_ns at_ns;
     sim_event ev;
     evq_pop(&run->events, &at_ns, &ev);
@@ -605,6 +613,9 @@ static inline bool step(sim_run *run) {
         break;
     case TRACE_DEFERRED_PAUSED:
         defer(run, &ev);                 /* clears ev.payload: the copy put back holds the slot */
+        break;
+    case TRACE_LOST_PAUSED:
+        run->stats.lost_paused++;
         break;
     case TRACE_KERNEL:
         if (ev.kind == SIM_EV_FAULT_BEGIN) {

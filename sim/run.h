@@ -49,6 +49,13 @@
  *   moves what waits to its end. When the last window ends, the deferred
  *   events are delivered at that same time, in order, marked
  *   SIM_EVF_DEFERRED in ev->flags.
+ * - The RPC messages waiting for paused actors are bounded: one arriving
+ *   for a paused actor while SIM_PAUSED_RPC_MAX RPC messages wait already
+ *   is lost (outcome TRACE_LOST_PAUSED, stats.lost_paused), as a message
+ *   on an RPC link may be lost at any time (sim/link.h); a stream link's
+ *   message, a timer or any other event always waits. Without the bound a
+ *   sender that repeats an RPC every millisecond to a process paused for
+ *   seconds would fill the event queue, whose size is fixed per run.
  * - A pause changes nothing else: the actor keeps its state, incarnation,
  *   timers and links (no LINK_DOWN: peers notice only silence); devices and
  *   links keep working. A crash of a paused actor drops what was deferred
@@ -204,6 +211,7 @@ typedef struct sim_stats {
     uint64_t dropped_link;         /* on a connection that broke */
     uint64_t timers_stale;         /* cancelled timers popped */
     uint64_t deferred_paused;      /* popped and put back: the actor was paused (sim_pause) */
+    uint64_t lost_paused;          /* RPC messages lost: SIM_PAUSED_RPC_MAX waited for paused actors */
     uint64_t choices;              /* decisions taken at the choice point */
     uint64_t actor_crashes;
     uint64_t machine_crashes;
@@ -216,6 +224,7 @@ struct sim_run {
     sim_actor      *actors;        /* hot parts, one line each */
     uint32_t        crash_epoch;   /* actor crashes so far: what sim_schedule stamps on events */
     uint64_t        pause_load;    /* open pause windows + deferred events queued; 0: dispatch ignores pauses */
+    uint32_t        paused_rpc;    /* RPC messages among the deferred events queued */
     evq             events;
     sim_chooser     chooser;       /* .choose == NULL: draw from the stream */
     sim_stats       stats;

@@ -25,6 +25,7 @@ typedef enum trace_outcome {
     TRACE_TIMER_STALE    = 3,   /* timer was cancelled */
     TRACE_KERNEL         = 4,   /* the kernel's own event (fault step) */
     TRACE_DEFERRED_PAUSED = 5,  /* its actor is paused: put back, delivered later */
+    TRACE_LOST_PAUSED    = 6,   /* an RPC message for a paused actor while SIM_PAUSED_RPC_MAX wait */
 } trace_outcome;
 
 static inline uint64_t trace_mix(uint64_t h, uint64_t w) {

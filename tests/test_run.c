@@ -526,6 +526,53 @@ static void test_crash_during_a_pause_drops_the_deferred_events_and_the_restart_
  * through every move; machine and actor windows compose the same way. The
  * last window is added by a's START hook, after message 6 was sent, which
  * is due as it begins. */
+static uint32_t flood_rpc_, flood_stream_;
+
+/* a sends b, paused from 10 to 5,000,010 ns, one RPC message and one
+ * stream message every 1,000 ns: 5,000 of each while b is paused. */
+static void flood_hook(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (self->id != 0) return;
+    if (ev->kind == SIM_EV_START || ev->kind == SIM_EV_TIMER) {
+        link_send(run, flood_rpc_, &(sim_msg){ .type = 1 }, 10);
+        link_send(run, flood_stream_, &(sim_msg){ .type = 2 }, 10);
+        if (run->now_ns < 5000000) sim_timer_set(run, self->id, 1000, 0);
+    }
+}
+
+/* The RPC messages that wait for paused actors are bounded: past
+ * SIM_PAUSED_RPC_MAX the next RPC message for a paused actor is lost,
+ * counted, while every stream message waits and arrives; the queue, sized
+ * with the bound, never fills. */
+static void test_rpc_messages_for_a_paused_actor_are_bounded_and_stream_messages_all_wait(void **state) {
+    (void)state;
+    rec_ctx ctx_a = { .log = &log_, .hook = flood_hook }, ctx_b = { .log = &log_ };
+    sim_cfg c = test_cfg(5);
+    c.events_pending_max = 5200 + SIM_PAUSED_RPC_MAX + 64;
+    sim_run *run = sim_run_create(&c);
+    uint32_t m0 = sim_machine_add(run, "m0"), m1 = sim_machine_add(run, "m1");
+    uint32_t a = sim_actor_add(run, "a", m0, rec_handler, &ctx_a);
+    uint32_t b = sim_actor_add(run, "b", m1, rec_handler, &ctx_b);
+    flood_rpc_ = link_add(run, a, b, &(link_cfg){ .kind = LINK_RPC, .latency_ns = 5 });
+    flood_stream_ = link_add(run, a, b, &(link_cfg){ .kind = LINK_STREAM, .latency_ns = 5 });
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_PAUSE, .at_ns = 10, .duration_ns = 5000000, .target = b });
+    log_.count = 0;
+    sim_run_start(run);
+    run->cfg.time_max_ns = 1000ull * SIM_NS_PER_S;
+    assert_int_equal(sim_run_loop(run), SIM_STOP_IDLE);
+    uint32_t rpc = 0, stream = 0;
+    for (uint32_t i = 0; i < log_.count; i++) {
+        if (log_.items[i].actor != b || log_.items[i].kind != SIM_EV_MSG) continue;
+        rpc += log_.items[i].msg.type == 1;
+        stream += log_.items[i].msg.type == 2;
+    }
+    assert_int_equal(stream, 5001);                      /* at 0, 1000, ..., 5,000,000 */
+    assert_int_equal(rpc + run->stats.lost_paused, 5001);
+    assert_int_equal(run->stats.lost_paused, 5001 - 1 - SIM_PAUSED_RPC_MAX);   /* one arrived before the pause */
+    assert_int_equal(run->paused_rpc, 0);
+    assert_int_equal(run->pause_load, 0);
+    sim_run_destroy(run);
+}
+
 static void test_nested_pauses_hold_until_the_last_one_ends_and_keep_the_order(void **state) {
     (void)state;
     pause_run p;
@@ -642,6 +689,7 @@ int main(void) {
         cmocka_unit_test(test_timer_that_fires_during_a_pause_is_delivered_at_the_window_end),
         cmocka_unit_test(test_crash_during_a_pause_drops_the_deferred_events_and_the_restart_waits_for_the_end),
         cmocka_unit_test(test_nested_pauses_hold_until_the_last_one_ends_and_keep_the_order),
+        cmocka_unit_test(test_rpc_messages_for_a_paused_actor_are_bounded_and_stream_messages_all_wait),
         cmocka_unit_test(test_event_log_writes_one_readable_line_per_event),
         cmocka_unit_test(test_failed_assertion_reports_seed_and_time_then_aborts),
     };
