@@ -16,7 +16,7 @@ PYTHON   ?= /usr/bin/python3
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 CFLAGS   := -std=c11 $(WARN) $(OPT) -g -ffp-contract=off -D_POSIX_C_SOURCE=200809L
 LDFLAGS  :=
-LDLIBS   :=
+LDLIBS   := -ljansson -lyaml
 
 ifeq ($(SANITIZE),1)
   BUILD    := build-san
@@ -40,6 +40,7 @@ MODEL_SRC:= $(sort $(wildcard model/*.c model/*/*.c))
 CHECK_SRC:= $(sort $(wildcard check/*.c))
 SCN_SRC  := $(sort $(wildcard scenarios/*.c))
 RPT_SRC  := $(sort $(wildcard reports/*.c))
+FLINK_SRC:= $(sort $(wildcard flink/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 
@@ -58,7 +59,7 @@ $(shell mkdir -p $(BUILD) && v=$$(git describe --always --dirty 2>/dev/null || e
         printf '#define ABSIM_BUILD "%s"\n' "$$v" > $(VERSION_H))
 
 SIM_OBJ  := $(SIM_SRC:%.c=$(BUILD)/%.o)
-MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(CHECK_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o) $(RPT_SRC:%.c=$(BUILD)/%.o)
+MODEL_OBJ:= $(MODEL_SRC:%.c=$(BUILD)/%.o) $(CHECK_SRC:%.c=$(BUILD)/%.o) $(SCN_SRC:%.c=$(BUILD)/%.o) $(RPT_SRC:%.c=$(BUILD)/%.o) $(FLINK_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
@@ -70,7 +71,7 @@ $(BUILD)/absim: $(SIM_OBJ) $(MODEL_OBJ) $(CLI_OBJ)
 	@echo "  LD  $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h cli/*.h) $(STAMP)
+$(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h flink/*.h cli/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
@@ -78,7 +79,7 @@ $(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*
 $(BUILD)/cli/main.o: $(VERSION_H)
 $(BUILD)/cli/main.o: CFLAGS += -include $(VERSION_H)
 
-$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h tests/*.h) $(STAMP) | deps
+$(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h flink/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC  $<"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_OBJ) $(MODEL_OBJ) -lcmocka -lm $(LDLIBS)

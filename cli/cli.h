@@ -31,6 +31,7 @@ int cli_swarm(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_shrink(int argc, char **argv);
+int cli_import(int argc, char **argv);
 
 /* The failures of one run, in the order they are found: the violations
  * the checkers kept, the expect lines that failed, the scripted faults

@@ -21,6 +21,7 @@ static const struct {
     { "demo", cli_kernel_demo, "a small kernel run with links, crashes and a partition, narrated" },
     { "gate", cli_gate, "one task's input gate by hand: barriers, alignment, cancel markers" },
     { "coord", cli_coord, "Flink's checkpoint coordinator rules by hand: triggers, queue, failures" },
+    { "import", cli_import, "a scenario file from a Flink job's plan and configuration" },
 };
 
 static void usage(FILE *f) {

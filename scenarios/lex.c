@@ -183,7 +183,8 @@ bool lex_with_unit(pctx *c, const tok *t, const lex_unit *units, const char *wha
 }
 
 const lex_unit lex_duration_units[] = {
-    { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "min", 60000000000ull }, { NULL, 0 },
+    { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "min", 60000000000ull },
+    { "h", 3600000000000ull }, { NULL, 0 },
 };
 const lex_unit lex_bandwidth_units[] = {   /* in bytes per second */
     { "B/s", 1 }, { "KB/s", 1000 }, { "MB/s", 1000000 }, { "GB/s", 1000000000 },

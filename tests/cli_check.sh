@@ -1012,6 +1012,38 @@ check "teach p5b: unaligned, 1.5 ms" 0 "duration: mean 1.525ms" \
 check "teach p5c: unaligned, 1.3 ms, 42 completed" 0 "duration: mean 1.337ms" \
     variant p5c-durations-under-backpressure.scn 's/^checkpoint mode aligned\(.*\) alignment-timeout 2ms/checkpoint mode unaligned\1/' \
     'expect checkpoints == 42\n'
+
+# absim import: every real plan (tests/flink, SOURCES.md), with and without
+# a real configuration, makes a scenario that runs, and under random faults.
+imp=$(mktemp) || exit 2
+imp2=$(mktemp) || exit 2
+check "import help" 0 "usage: absim import PLAN" "$absim" import --help
+check "import: a plan cut off names its line and column" 2 \
+    "streamgraph-1.15-docs-explain-union-TRUNCATED-invalid.json:26:1: JSON:" \
+    "$absim" import tests/flink/plans/streamgraph-1.15-docs-explain-union-TRUNCATED-invalid.json -o "$imp"
+check "import: a configuration value Flink refuses names its line" 2 \
+    "flink-conf-1.15-rocksdb-placeholders-lihuashiyu.yaml:32:1: taskmanager.numberOfTaskSlots: '\${cpu_thread}'" \
+    "$absim" import tests/flink/plans/jobdetails-1.15-statemachine-k8sop.json \
+    --config tests/flink/conf/flink-conf-1.15-rocksdb-placeholders-lihuashiyu.yaml -o "$imp"
+check "import: -o naming an input is refused" 2 "that is" \
+    "$absim" import tests/flink/plans/jobdetails-1.15-statemachine-k8sop.json -o tests/flink/plans/jobdetails-1.15-statemachine-k8sop.json
+check "import: every key of the configuration is modelled or listed" 0 "16 keys of tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml that absim does not model" \
+    "$absim" import tests/flink/plans/streamgraph-docs-master-explain-union-groupagg.json \
+    --config tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml
+check "import: the configuration's settings become the statements, each with its line" 0 \
+    "$(printf '#   restart-strategy.fixed-delay.delay: 10s (tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml:48)\n#   jobmanager.execution.failover-strategy: region (tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml:10)\nrestart fixed-delay attempts 3 delay 10s')" \
+    "$absim" import tests/flink/plans/streamgraph-docs-master-explain-union-groupagg.json \
+    --config tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml
+for plan in tests/flink/plans/*.json tests/flink/holdout/plans/*.json; do
+    case "$plan" in *TRUNCATED*) continue ;; esac
+    check "import $plan: written" 0 "absim import: wrote $imp" "$absim" import "$plan" -o "$imp"
+    check "import $plan: runs exactly-once" 0 "expect exactly-once: held" "$absim" run "$imp"
+    check "import $plan: runs exactly-once under random faults" 0 "swarm: 12 passed, 0 failed" \
+        "$absim" swarm "$imp" --seeds 1..12 --faults random
+    check "import $plan with a 2.x config.yaml: runs under random faults" 0 "swarm: 6 passed, 0 failed" \
+        sh -c "'$absim' import '$plan' --config tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml -o '$imp2' >/dev/null && '$absim' swarm '$imp2' --seeds 1..6 --faults random"
+done
+rm -f "$imp" "$imp2"
 rm -f "$tv"
 rm -f "$pic" "$pic".*
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"

@@ -8,6 +8,8 @@ command -v lcov >/dev/null 2>&1 || missing="$missing lcov"
 command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
 /usr/bin/python3 -c 'import simpy' >/dev/null 2>&1 || missing="$missing python3-simpy3"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
+[ -f /usr/include/jansson.h ] || missing="$missing libjansson-dev"   # Flink's JSON: plans, REST histories (absim import, conform)
+[ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"           # Flink's config.yaml (1.19+)
 command -v xmllint >/dev/null 2>&1 || missing="$missing libxml2-utils"   # validates swarm's JUnit report and the SVG
 # Headless Chromium renders the run viewer (tests/html_check.sh). Large, so
 # optional: installed as root, otherwise the check says it skips.

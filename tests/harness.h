@@ -180,4 +180,30 @@ static inline uint32_t each_shipped_scenario(void (*each)(const char *path, void
     return files;
 }
 
+/* text written to a new file under /tmp named NAME (a directory of its
+ * own, so the name itself can matter: config.yaml, flink-conf.yaml); the
+ * path goes to path (at least 256 bytes). */
+#include <stdlib.h>
+#include <sys/stat.h>
+static inline void tmp_file_named(const char *name, const char *text, char *path) {
+    char dir[] = "/tmp/absim-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, 256, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Removes what tmp_file_named made. */
+static inline void tmp_file_drop(const char *path) {
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    assert_non_null(slash);
+    *slash = '\0';
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(remove(dir), 0);
+}
+
 #endif

@@ -48,6 +48,8 @@ check "model/tm/*.c model/tm/*.h" "[a-z_]+\.h|\.\./(world|$VOCAB)\.h|\.\./flow/[
       "model/tm/ includes only tm/, the world, the vocabulary, flow/ and sim/ (never jm/ or the assembly)"
 check "model/jm/*.c model/jm/*.h" "[a-z_]+\.h|\.\./(world|$VOCAB)\.h|\.\./flow/[a-z_]+\.h|\.\./\.\./sim/[a-z_]+\.h" \
       "model/jm/ includes only jm/, the world, the vocabulary, flow/ and sim/ (never tm/ or the assembly)"
+check "flink/*.c flink/*.h" '[a-z_]+\.h' \
+      "flink/ reads what Flink prints and includes only flink/ (never the model or the kernel)"
 for d in check reports scenarios cli; do
     check "$d/*.c $d/*.h" "[a-z_]+\.h|\.\./sim/[a-z_]+\.h|\.\./model/(pipe|proto)\.h|\.\./model/flow/[a-z_]+\.h|\.\./[a-z]+/[a-z_]+\.h" \
           "$d/ sees the model through model/pipe.h (and proto.h, flow/) only"
