@@ -18,6 +18,7 @@
 #include "../reports/svg.h"
 #include "../scenarios/fkind.h"
 #include "../scenarios/inject.h"
+#include "../flink/fimport.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -32,6 +33,19 @@ int cli_explain(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_shrink(int argc, char **argv);
 int cli_import(int argc, char **argv);
+int cli_conform(int argc, char **argv);
+
+/* absim import's work (cli/import.c), for conform --plan too: the plan
+ * and configuration read, the job built and its scenario text written
+ * into *text (malloc'd, *len bytes); the command line (argc, argv) goes
+ * into the file's header. False after saying why on stderr (exit 2). */
+typedef struct cli_import_req {
+    const char  *plan, *config, *out;
+    fconf_format format;
+    fimp_opts    o;
+} cli_import_req;
+bool cli_import_text(const char *prog, const cli_import_req *a, int argc, char **argv, char **text, size_t *len,
+                     fimp_job *j, uint32_t *unmodelled);
 
 /* The failures of one run, in the order they are found: the violations
  * the checkers kept, the expect lines that failed, the scripted faults
@@ -384,6 +398,8 @@ bool cli_parse_bug(const char *prog, const char *text, pipe_bug *bug);
 
 /* --faults PROFILE: only "random" exists. */
 bool cli_parse_faults(const char *prog, const char *text, bool *random_faults);
+/* --config-format: legacy, yaml or rest (flink/fconf.h). */
+bool cli_parse_config_format(const char *prog, const char *text, fconf_format *out);
 
 /* Parse helpers: false (after printing "absim OPTION: what is wrong") on bad input. */
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,

@@ -38,11 +38,6 @@ static void import_usage(FILE *f) {
         "Exit status: 0 written, 2 unreadable input (file:line:col, or a JSON path).\n");
 }
 
-typedef struct import_args {
-    const char  *plan, *config, *out;
-    fconf_format format;
-    fimp_opts    o;
-} import_args;
 
 static bool parse_dur(const char *prog, const char *opt, const char *text, int64_t *ns) {
     char err[256];
@@ -55,7 +50,7 @@ static bool parse_dur(const char *prog, const char *opt, const char *text, int64
     return true;
 }
 
-static int parse_import(const char *prog, int argc, char **argv, import_args *a) {
+static int parse_import(const char *prog, int argc, char **argv, cli_import_req *a) {
     static const struct option opts[] = {
         { "config", required_argument, NULL, 'c' }, { "config-format", required_argument, NULL, 'F' },
         { "out", required_argument, NULL, 'o' },    { "rate", required_argument, NULL, 'r' },
@@ -64,7 +59,6 @@ static int parse_import(const char *prog, int argc, char **argv, import_args *a)
         { "interval", required_argument, NULL, 'I' }, { "sink-output", required_argument, NULL, 'S' },
         { "seed", required_argument, NULL, 's' },   { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
-    static const char *const formats[] = { "legacy", "yaml", "rest", NULL };
     static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
     uint64_t v;
     int c;
@@ -74,11 +68,7 @@ static int parse_import(const char *prog, int argc, char **argv, import_args *a)
         int k = -1;
         switch (c) {
         case 'c': a->config = optarg; break;
-        case 'F':
-            for (int i = 0; formats[i] != NULL; i++) k = strcmp(optarg, formats[i]) == 0 ? i : k;
-            if (k < 0) { fprintf(stderr, "%s: --config-format %s: legacy, yaml or rest\n", prog, optarg); return CLI_USAGE; }
-            a->format = (fconf_format)(FCONF_LEGACY + k);
-            break;
+        case 'F': if (!cli_parse_config_format(prog, optarg, &a->format)) return CLI_USAGE; break;
         case 'o': a->out = optarg; break;
         case 'r': if (!cli_parse_u64(prog, "--rate", optarg, 1, 1000000, &v)) return CLI_USAGE; a->o.rate_per_s = (uint32_t)v; break;
         case 'R': if (!cli_parse_u64(prog, "--records", optarg, 1, 1u << 30, &v)) return CLI_USAGE; a->o.records_max = (uint32_t)v; break;
@@ -113,9 +103,8 @@ static void command_line(int argc, char **argv, char *buf, size_t n) {
     }
 }
 
-/* The scenario text into *text; false after saying why (exit 2). */
-static bool make_text(const char *prog, const import_args *a, int argc, char **argv, char **text, size_t *len,
-                      fimp_job *j, uint32_t *unmodelled) {
+bool cli_import_text(const char *prog, const cli_import_req *a, int argc, char **argv, char **text, size_t *len,
+                     fimp_job *j, uint32_t *unmodelled) {
     char err[FCONF_ERR_BYTES + 1024], cmd[4096];
     fplan p;
     fconf_raw raw;
@@ -153,7 +142,7 @@ static bool make_text(const char *prog, const import_args *a, int argc, char **a
 
 int cli_import(int argc, char **argv) {
     const char *prog = "absim import";
-    import_args a = { .format = FCONF_AUTO };
+    cli_import_req a = { .format = FCONF_AUTO };
     fimp_defaults(&a.o);
     int rc = parse_import(prog, argc, argv, &a);
     if (rc >= 0) return rc;
@@ -166,7 +155,7 @@ int cli_import(int argc, char **argv) {
     uint32_t unmodelled = 0;
     rc = CLI_USAGE;
     if (j == NULL || s == NULL) fprintf(stderr, "%s: out of memory\n", prog);
-    else if (make_text(prog, &a, argc, argv, &text, &len, j, &unmodelled)) {
+    else if (cli_import_text(prog, &a, argc, argv, &text, &len, j, &unmodelled)) {
         const char *name = a.out != NULL ? a.out : "(the imported scenario)";
         if (!scn_parse(s, name, text, len, err, sizeof err)) {
             fprintf(stderr, "%s: %s: absim cannot model this job as written: %s\n", prog, a.plan, err);

@@ -22,6 +22,7 @@ static const struct {
     { "gate", cli_gate, "one task's input gate by hand: barriers, alignment, cancel markers" },
     { "coord", cli_coord, "Flink's checkpoint coordinator rules by hand: triggers, queue, failures" },
     { "import", cli_import, "a scenario file from a Flink job's plan and configuration" },
+    { "conform", cli_conform, "check a real Flink run's checkpoint history against the protocol's rules" },
 };
 
 static void usage(FILE *f) {

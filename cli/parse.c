@@ -95,6 +95,18 @@ scn *cli_load_scenario(const char *prog, int argc, char **argv, bool seed_given,
     return s;
 }
 
+bool cli_parse_config_format(const char *prog, const char *text, fconf_format *out) {
+    static const char *const formats[] = { "legacy", "yaml", "rest", NULL };
+    for (int i = 0; formats[i] != NULL; i++) {
+        if (strcmp(text, formats[i]) == 0) {
+            *out = (fconf_format)(FCONF_LEGACY + i);
+            return true;
+        }
+    }
+    fprintf(stderr, "%s: --config-format %s: legacy, yaml or rest\n", prog, text);
+    return false;
+}
+
 bool cli_parse_faults(const char *prog, const char *text, bool *random_faults) {
     if (strcmp(text, "random") == 0) {
         *random_faults = true;

@@ -359,10 +359,11 @@ static void add_sink(fimp_job *j, uint32_t v) {
     }
     fimp_vertex *k = &j->v[j->vcount++];
     *k = (fimp_vertex){ .kind = FV_SINK, .parallelism = x->parallelism, .cost_ns = OP_COST_NS, .flink = x->flink };
-    char name[48];
-    snprintf(name, sizeof name, "%.24s-out", x->name);
+    char name[48], from[32];
+    snprintf(from, sizeof from, "%s", x->name);      /* not from j itself: gcc -O0 sees an overlap */
+    snprintf(name, sizeof name, "%.24s-out", from);
     vertex_name(j, k, name);
-    snprintf(k->ops, sizeof k->ops, "(no sink in the plan after %s: added)", x->name);
+    snprintf(k->ops, sizeof k->ops, "(no sink in the plan after %s: added)", from);
     j->e[j->ecount++] = (fimp_edge){ .from = v, .to = j->vcount - 1, .part = "forward" };
     note(j, "%s: its output goes nowhere in the plan: a sink %s added after it", x->name, k->name);
 }

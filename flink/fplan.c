@@ -273,12 +273,8 @@ bool fplan_read(const char *path, fplan *out, char *err, size_t n) {
     assert(path != NULL && out != NULL && err != NULL && n > 0);
     memset(out, 0, sizeof *out);
     ftext_copy(out->path, sizeof out->path, path);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (root == NULL) {
-        ftext_say(err, n, "%s:%d:%d: JSON: %s", path, je.line, je.column > 0 ? je.column : 1, je.text);
-        return false;
-    }
+    json_t *root = ftext_json_file(path, err, n);
+    if (root == NULL) return false;
     json_t *plan = plan_object(root);
     json_t *nodes = json_object_get(plan, "nodes");
     bool ok = json_is_array(nodes);

@@ -21,3 +21,10 @@ void ftext_copy(char *dst, size_t n, const char *src) {
     memcpy(dst, src, k);
     dst[k] = '\0';
 }
+
+json_t *ftext_json_file(const char *path, char *err, size_t n) {
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (root == NULL) ftext_say(err, n, "%s:%d:%d: JSON: %s", path, je.line, je.column > 0 ? je.column : 1, je.text);
+    return root;
+}

@@ -1044,6 +1044,34 @@ for plan in tests/flink/plans/*.json tests/flink/holdout/plans/*.json; do
         sh -c "'$absim' import '$plan' --config tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml -o '$imp2' >/dev/null && '$absim' swarm '$imp2' --seeds 1..6 --faults random"
 done
 rm -f "$imp" "$imp2"
+
+# absim conform: real histories conform; one with a field changed is flagged.
+check "conform help" 0 "usage: absim conform HISTORY.json" "$absim" conform --help
+for h in tests/flink/history/checkpoints-*.json tests/flink/holdout/history/checkpoints-*.json; do
+    check "conform $h: conforms" 0 "verdict: conforms" "$absim" conform "$h"
+done
+check "conform: a 1.9.1 history under its own REST config, with details, and the model beside it" 0 \
+    "$(printf '  interval            9 checked, held\n  timeout            10 checked, held')" \
+    "$absim" conform tests/flink/history/checkpoints-1.9.1-statemachine-soojae-638total.json \
+    --config tests/flink/conf/restconfig-1.9.1-statemachine-soojae.json --details tests/flink/history \
+    --plan tests/flink/holdout/plans/jobdetails-1.9.1-statemachine-soojae.json
+check "conform --plan prints the model beside the history" 0 "trigger spacing, mean (ms)                 2000.0" \
+    "$absim" conform tests/flink/history/checkpoints-1.9.1-statemachine-soojae-638total.json \
+    --config tests/flink/conf/restconfig-1.9.1-statemachine-soojae.json \
+    --plan tests/flink/holdout/plans/jobdetails-1.9.1-statemachine-soojae.json
+hb=$(mktemp) || exit 2
+sed 's/"num_acknowledged_subtasks":4\(,"checkpoint_type":"CHECKPOINT","tasks":{},"external_path":"[^"]*chk-2"\)/"num_acknowledged_subtasks":3\1/' \
+    tests/flink/history/checkpoints-1.15-k8sop-restresponsetest.json > "$hb"
+check "conform: a completed checkpoint one acknowledgement short is flagged, exit 1" 1 \
+    "finding: acknowledged: checkpoint 2: \$.history[1]: COMPLETED with num_acknowledged_subtasks 3 of num_subtasks 4" \
+    "$absim" conform "$hb"
+printf 'execution.checkpointing.interval: 5 s\n' > "$hb.yaml"
+check "conform: triggers 2 s apart under a 5 s interval are flagged" 1 \
+    '{"rule":"interval","checkpoint":630,"text":"$.history[8] trigger_timestamp 1577410353721 is 2001 ms after checkpoint 629' \
+    "$absim" conform tests/flink/history/checkpoints-1.9.1-statemachine-soojae-638total.json --config "$hb.yaml" --json
+check "conform: not a history" 2 "\$.counts or \$.history: missing" \
+    "$absim" conform tests/flink/history/details-1.9.1-statemachine-soojae-714.json
+rm -f "$hb" "$hb.yaml"
 rm -f "$tv"
 rm -f "$pic" "$pic".*
 rm -f "$cov" "$cov.list" "$cov.old" "$cov.bad"
