@@ -212,8 +212,21 @@ static bool write_restart(FILE *f, const fconf_raw *raw, const fconf *given) {
     return gives_up;
 }
 
-/* Every key the configuration holds that absim does not model, by name. */
-static void write_unmodelled(FILE *f, const fconf_raw *raw) {
+/* The fields a statement of the file shows (write_config, write_cluster);
+ * the restart parameters of the strategy chosen only. */
+static bool shown(const fconf *c, fconf_field k) {
+    static const fconf_field by_kind[4][2] = { { FC_COUNT, FC_COUNT }, { FC_FD_ATTEMPTS, FC_FD_DELAY },
+                                               { FC_FR_MAX, FC_FR_DELAY }, { FC_EX_INITIAL, FC_EX_ATTEMPTS } };
+    if (k >= FC_FD_ATTEMPTS && k <= FC_EX_ATTEMPTS) {
+        int r = c->set[FC_RESTART] ? restart_kind(c) : 3;
+        return c->set[FC_RESTART] && k >= by_kind[r][0] && k <= by_kind[r][1];
+    }
+    return k != FC_PARALLELISM;
+}
+
+/* Every key the configuration holds that absim does not model, by name;
+ * and those it read whose value no statement shows, with why. */
+static void write_unmodelled(FILE *f, const fconf_raw *raw, const fconf *c) {
     if (raw == NULL) return;
     uint32_t count = 0;
     for (uint32_t i = 0; i < raw->count; i++) count += raw->entries[i].use == FCONF_NOT_MODELLED;
@@ -229,6 +242,14 @@ static void write_unmodelled(FILE *f, const fconf_raw *raw) {
         const fconf_entry *e = &raw->entries[i];
         if (e->use == FCONF_SHADOWED) fprintf(f, "#   %s (line %u): overridden by a later line or the key's newer name\n", e->key, e->line);
     }
+    for (uint32_t i = 0; i < raw->count; i++) {
+        const fconf_entry *e = &raw->entries[i];
+        if (e->use != FCONF_MODELLED || e->field < 0 || shown(c, (fconf_field)e->field)) continue;
+        const char *why = e->field == FC_PARALLELISM ? "the plan gives every vertex its parallelism"
+                        : !c->set[FC_RESTART] ? "restart-strategy.type is unset, so Flink takes the default strategy with its own options"
+                                              : "a parameter of another restart strategy than the one chosen";
+        fprintf(f, "#   %s (line %u): read, but it changes nothing here: %s\n", e->key, e->line, why);
+    }
     for (uint32_t i = 0; i < raw->note_count; i++) fprintf(f, "#   %s\n", raw->notes[i]);
 }
 
@@ -242,6 +263,9 @@ static void write_cluster(FILE *f, const fconf_raw *raw, const fconf *c, const f
                "Flink shares them by default\n", maxp, slots, slots == 1 ? "" : "s");
     origin(f, raw, c, FC_SLOTS);
     fprintf(f, "machines %u slots %u\n", machines, slots);
+    fprintf(f, "# Applied to the plan: chaining, and the max parallelism of vertices the plan gives none\n");
+    origin(f, raw, c, FC_CHAINING);
+    origin(f, raw, c, FC_MAX_PARALLELISM);
     origin(f, raw, c, FC_HB_INTERVAL);
     origin(f, raw, c, FC_HB_TIMEOUT);
     fprintf(f, "network heartbeat-interval %s heartbeat-timeout %s\n", dur(d1, sizeof d1, c->num[FC_HB_INTERVAL]),
@@ -302,5 +326,5 @@ void fimp_write(FILE *f, const fplan *p, const fconf_raw *raw, const fconf *c, c
     } else {
         fprintf(f, "expect exactly-once\n");
     }
-    write_unmodelled(f, raw);
+    write_unmodelled(f, raw, c);
 }

@@ -147,6 +147,33 @@ static void test_values_flink_refuses_name_their_line(void **state) {
     assert_non_null(strstr(err, ":1:1: heartbeat.timeout: 'soon': a duration must start with a number"));
 }
 
+/* Every spelling of every key absim models is read (the current name and
+ * each deprecated one), and the REST field where there is one. */
+static void test_every_spelling_of_every_modelled_key_is_read(void **state) {
+    (void)state;
+    static const char *const values[] = { [FT_DURATION] = "3 s", [FT_BOOL] = "true", [FT_INT] = "3",
+                                          [FT_DOUBLE] = "1.5", [FT_TEXT] = "region" };
+    for (int f = 0; f < FC_COUNT; f++) {
+        const fconf_row *r = fconf_row_of((fconf_field)f);
+        for (int k = 0; k < 4 && r->keys[k] != NULL; k++) {
+            char text[300];
+            const char *v = f == FC_MODE ? "AT_LEAST_ONCE" : f == FC_RESTART ? "none" : f == FC_EX_INITIAL ? "1 s"
+                          : f == FC_EX_JITTER ? "0.5" : f == FC_TIMEOUT || f == FC_INTERVAL ? "30 s" : values[r->type];
+            snprintf(text, sizeof text, "%s: %s\n", r->keys[k], v);
+            fconf_raw raw;
+            fconf c;
+            char err[FCONF_ERR_BYTES];
+            read_text("flink-conf.yaml", text, FCONF_AUTO, &raw);
+            bool ok = fconf_resolve(&raw, &c, err, sizeof err);
+            if (!ok) fprintf(stderr, "%s\n", err);
+            assert_true(ok);
+            assert_true(c.set[f]);
+            assert_int_equal(raw.entries[0].use, FCONF_MODELLED);
+            fconf_raw_free(&raw);
+        }
+    }
+}
+
 /* Without a file every field is Flink's default (1.19 to 2.x). */
 static void test_no_file_gives_flinks_defaults(void **state) {
     (void)state;
@@ -192,6 +219,7 @@ int main(void) {
         cmocka_unit_test(test_rest_config_reads_fields_and_long_max_as_off),
         cmocka_unit_test(test_newer_key_wins_over_deprecated_and_later_line_over_earlier),
         cmocka_unit_test(test_values_flink_refuses_name_their_line),
+        cmocka_unit_test(test_every_spelling_of_every_modelled_key_is_read),
         cmocka_unit_test(test_no_file_gives_flinks_defaults),
         cmocka_unit_test(test_real_configurations_read_in_their_format),
     };

@@ -182,6 +182,35 @@ static void test_each_rule_broken_is_flagged_with_that_rule_alone(void **state) 
     assert_true(cases >= 4 * FR_COUNT);
 }
 
+/* --details: a task short of acknowledgements in a details answer, and a
+ * subtask's unaligned flag in a subtask-details answer, are flagged. */
+static void test_details_files_add_acknowledgements_and_unaligned_flags(void **state) {
+    (void)state;
+    fhist h;
+    load(histories[1], &h);
+    char path[256], second[300], err[1024];
+    tmp_file_named("details-2.json", "{\"id\":2,\"status\":\"COMPLETED\",\"tasks\":{\"bc76\":{\"num_subtasks\":2,"
+                   "\"num_acknowledged_subtasks\":1},\"20ba\":{\"num_subtasks\":2,\"num_acknowledged_subtasks\":2}}}", path);
+    snprintf(second, sizeof second, "%.*s/subtasks-3.json", (int)(strrchr(path, '/') - path), path);
+    FILE *f = fopen(second, "w");
+    assert_non_null(f);
+    fputs("{\"id\":3,\"subtasks\":[{\"index\":0,\"status\":\"completed\",\"unaligned_checkpoint\":true}]}", f);
+    assert_int_equal(fclose(f), 0);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    uint32_t files = 0;
+    assert_true(fhist_details(&h, dir, &files, err, sizeof err));
+    assert_int_equal(files, 2);
+    fconf c = conf_for(&h);
+    uint32_t others;
+    assert_int_equal(flagged(&h, &c, FR_ACKED, &others), 1);
+    assert_int_equal(others, 1);                        /* the unaligned one */
+    assert_int_equal(flagged(&h, &c, FR_UNALIGNED, &others), 1);
+    assert_int_equal(remove(second), 0);
+    tmp_file_drop(path);
+    fhist_free(&h);
+}
+
 static void test_unreadable_histories_name_the_place(void **state) {
     (void)state;
     fhist h;
@@ -204,6 +233,7 @@ int main(void) {
         cmocka_unit_test(test_every_real_history_conforms),
         cmocka_unit_test(test_histories_read_both_type_fields_and_the_restore),
         cmocka_unit_test(test_each_rule_broken_is_flagged_with_that_rule_alone),
+        cmocka_unit_test(test_details_files_add_acknowledgements_and_unaligned_flags),
         cmocka_unit_test(test_unreadable_histories_name_the_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

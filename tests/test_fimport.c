@@ -124,6 +124,13 @@ static void test_every_real_plan_and_configuration_make_a_scenario_absim_reads(v
             bool ok = scn_parse(&s, "job.scn", text, len, err, sizeof err);
             if (!ok) fprintf(stderr, "%s with %s: %s\n", plans[a], b < nc ? confs[b] : "-", err);
             assert_true(ok);
+            for (uint32_t e = 0; b < nc && e < raw.count; e++) {   /* no key silently dropped: each is named */
+                char at[300];
+                snprintf(at, sizeof at, "%s%s", raw.entries[e].key, raw.format == FCONF_REST ? "" : " (");
+                if (strstr(text, at) == NULL) snprintf(at, sizeof at, "%s: ", raw.entries[e].key);
+                if (strstr(text, at) == NULL) fprintf(stderr, "%s: %s not in the file\n", confs[b], raw.entries[e].key);
+                assert_non_null(strstr(text, at));
+            }
             made++;
             free(text);
             if (b < nc) fconf_raw_free(&raw);
