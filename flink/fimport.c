@@ -220,6 +220,7 @@ static fimp_vertex *place_op(fimp_job *j, const fplan_node *x, fimp_vertex *cur,
         snprintf(cur->ops, sizeof cur->ops, "%s", b);
     }
     if (c.kind == FOP_WATERMARK) cur->watermarks = true;
+    if (c.kind == FOP_UNKNOWN) note(j, "%.160s: a name no rule of absim's knows: modelled as a stateless map", b);
     int64_t size, slide, delay;
     if (k == FV_WINDOW && fops_window_ns(op, &size, &slide)) {
         cur->win_size_ns = size;

@@ -311,6 +311,9 @@ void fimp_write(FILE *f, const fplan *p, const fconf_raw *raw, const fconf *c, c
                "chained into it\n");
     fprintf(f, "#   a filter keeps %u%% (--keep); a window's size from its name, else 1s tumbling; watermarks "
                "1ms behind unless the plan says\n", o->keep_pct);
+    fprintf(f, "#   state sizes follow from the keys; max parallelism: the plan's or pipeline.max-parallelism, else "
+               "Flink's default per vertex (KeyGroupRangeAssignment); operator uids: absim names vertices by operator "
+               "name (edit a vertex's max-parallelism to change it)\n");
     for (uint32_t v = 0; v < j->vcount; v++) {
         if (j->v[v].kind == FV_SINK) fprintf(f, "#   %s writes %s: %s\n", j->v[v].name, j->v[v].output, j->v[v].output_why);
     }

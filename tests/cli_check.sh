@@ -1034,6 +1034,9 @@ check "import: the configuration's settings become the statements, each with its
     "$(printf '#   restart-strategy.fixed-delay.delay: 10s (tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml:48)\n#   jobmanager.execution.failover-strategy: region (tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml:10)\nrestart fixed-delay attempts 3 delay 10s')" \
     "$absim" import tests/flink/plans/streamgraph-docs-master-explain-union-groupagg.json \
     --config tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml
+printf '{"nodes":[{"id":1,"type":"Source: S","pact":"Data Source","contents":"Source: S","parallelism":2},{"id":2,"type":"Frobnicate","pact":"Operator","contents":"Frobnicate","parallelism":2,"predecessors":[{"id":1,"ship_strategy":"REBALANCE","side":"second"}]},{"id":3,"type":"Sink: K","pact":"Data Sink","contents":"Sink: K","parallelism":2,"predecessors":[{"id":2,"ship_strategy":"FORWARD","side":"second"}]}]}' > "$imp2"
+check "import: an operator no rule knows is a stateless map, and the file says so" 0 \
+    "#   Frobnicate: a name no rule of absim's knows: modelled as a stateless map" "$absim" import "$imp2"
 for plan in tests/flink/plans/*.json tests/flink/holdout/plans/*.json; do
     case "$plan" in *TRUNCATED*) continue ;; esac
     check "import $plan: written" 0 "absim import: wrote $imp" "$absim" import "$plan" -o "$imp"
