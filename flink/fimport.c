@@ -36,9 +36,17 @@ static void append(char *buf, size_t n, const char *sep, const char *s) {
 static void vertex_name(fimp_job *j, fimp_vertex *x, const char *op) {
     const char *b = fops_bare(op);
     if (strncmp(b, "Source: ", 8) == 0 || strncmp(b, "Sink: ", 6) == 0) b = strchr(b, ' ') + 1;
+    if (strncmp(b, "TableSourceScan(table=[[", 24) == 0) {   /* SQL: [[catalog, database, table, ...]]: the table */
+        const char *p = b + 24;
+        for (int part = 0; part < 2 && p != NULL; part++) {
+            p = strstr(p, ", ");
+            if (p != NULL) p += 2;
+        }
+        if (p != NULL) b = p;
+    }
     char base[24];
     size_t k = 0;
-    for (const char *p = b; *p != '\0' && *p != '(' && k + 1 < sizeof base; p++) {
+    for (const char *p = b; *p != '\0' && *p != '(' && *p != ']' && *p != ',' && k + 1 < sizeof base; p++) {
         char c = *p;
         if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
         bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');

@@ -64,6 +64,7 @@ static void test_union_of_inputs_and_a_missing_sink_are_added_and_said(void **st
     assert_int_equal(j.v[4].kind, FV_SINK);
     assert_string_equal(j.e[2].part, "hash");        /* union -> aggregate: keyed again */
     assert_true(noted(&j, "a sink groupaggregate-out added"));
+    assert_string_equal(j.v[0].name, "mytable1");   /* a SQL source is named by its table */
     assert_true(noted(&j, "a filter chained into"));
     fplan_free(&p);
 }
