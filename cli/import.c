@@ -39,11 +39,14 @@ static void import_usage(FILE *f) {
 }
 
 
+/* A duration from 1 ns to a day (the run's bound is three inputs and
+ * half an hour: it stays far from overflowing). */
 static bool parse_dur(const char *prog, const char *opt, const char *text, int64_t *ns) {
-    char err[256];
-    sim_time_ns v;
-    if (!scn_parse_duration(text, &v, err, sizeof err) || v == 0) {
-        fprintf(stderr, "%s: %s %s: a duration above 0, such as 10s (%s)\n", prog, opt, text, err);
+    char err[256] = "";
+    sim_time_ns v = 0;
+    if (!scn_parse_duration(text, &v, err, sizeof err) || v == 0 || v > 24 * 3600 * SIM_NS_PER_S) {
+        fprintf(stderr, "%s: %s %s: a duration above 0 and at most a day, such as 10s%s%s%s\n", prog, opt, text,
+                err[0] ? " (" : "", err, err[0] ? ")" : "");
         return false;
     }
     *ns = (int64_t)v;

@@ -145,8 +145,23 @@ static const char *refused(const fconf *c, fconf_field f) {
     case FC_EX_ATTEMPTS: return v < 1 ? "below 1: Flink refuses it" : NULL;
     case FC_PARALLELISM:
     case FC_SLOTS: return v < 1 ? "below 1" : NULL;
+    case FC_MAX_PARALLELISM: return v != -1 && (v < 1 || v > 32768) ? "not -1 (derived) or from 1 to 32768: Flink refuses it (KeyGroupRangeAssignment's bounds)" : NULL;
+    case FC_HB_INTERVAL:
+    case FC_HB_TIMEOUT: return v <= 0 ? "not above 0" : NULL;
     default: return NULL;
     }
+}
+
+/* Whether Flink reads field f: a restart strategy's parameters only when
+ * restart-strategy.type names that strategy (unset, the default strategy
+ * takes its options' defaults); every other field always. */
+static bool restart_param_read(const fconf *c, fconf_field f) {
+    if (f < FC_FD_ATTEMPTS || f > FC_EX_ATTEMPTS) return true;
+    if (!c->set[FC_RESTART]) return false;
+    int k = fval_enum(c->text[FC_RESTART], restart_names);
+    if (f <= FC_FD_DELAY) return k == 3 || k == 4;
+    if (f <= FC_FR_DELAY) return k == 5 || k == 6;
+    return k == 7 || k == 8;
 }
 
 /* Every value Flink would refuse, named at its line (only the values a
@@ -154,6 +169,7 @@ static const char *refused(const fconf *c, fconf_field f) {
 static bool check_values(const fconf_raw *raw, const fconf *c, char *err, size_t n) {
     char at[1400];
     for (int f = 0; f < FC_COUNT; f++) {
+        if (!restart_param_read(c, (fconf_field)f)) continue;   /* Flink never reads it */
         const char *why = c->set[f] ? refused(c, (fconf_field)f) : NULL;
         if (why == NULL) continue;
         where(raw, c->from[f], at, sizeof at);

@@ -40,7 +40,7 @@ typedef enum fconf_use {
 
 typedef struct fconf_entry {
     char    *key;
-    char    *value;      /* as text; a YAML sequence joined with ';' */
+    char    *value;      /* as text; a YAML list's scalars joined with ';' */
     uint32_t line, col;  /* 1-based; 0 for a REST field */
     uint8_t  use;        /* fconf_use */
     int16_t  field;      /* the fconf field it set, or -1 */

@@ -114,8 +114,31 @@ static bool read_legacy(fconf_raw *r, const char *buf, size_t len, char *err, si
 
 /* config.yaml: a node flattened under prefix, as Flink's
  * GlobalConfiguration (1.19+) flattens nested maps into dotted keys. */
+#define YAML_VISITS_MAX (1u << 20)   /* pairs visited: anchors and aliases can multiply them */
+
+/* A list's scalars joined with ';' (Flink's separator for list values
+ * given as text, ConfigurationUtils); a list of maps or lists, or one past
+ * 8 KiB, is kept as an empty value with a note. */
+static bool yaml_list(fconf_raw *r, yaml_document_t *d, yaml_node_t *v, const char *key, size_t kl, uint32_t line,
+                      uint32_t col, char *err, size_t n) {
+    char val[8192];
+    size_t vl = 0;
+    for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+        yaml_node_t *x = yaml_document_get_node(d, *it);
+        if (x == NULL || x->type != YAML_SCALAR_NODE || vl + x->data.scalar.length + 2 >= sizeof val) {
+            if (!add_note(r, line, "a list of maps or lists, or one above 8 KiB: kept as an empty value")) return false;
+            vl = 0;
+            break;
+        }
+        if (vl > 0) val[vl++] = ';';
+        memcpy(val + vl, x->data.scalar.value, x->data.scalar.length);
+        vl += x->data.scalar.length;
+    }
+    return add_entry(r, key, kl, val, vl, line, col, err, n);
+}
+
 static bool yaml_flatten(fconf_raw *r, yaml_document_t *d, yaml_node_t *node, const char *prefix,
-                         int depth, const char *buf, size_t len, char *err, size_t n) {
+                         int depth, uint32_t *visits, char *err, size_t n) {
     if (depth > 32) {
         ftext_say(err, n, "%s:%lu:%lu: keys nested deeper than 32 levels", r->path,
             (unsigned long)node->start_mark.line + 1, (unsigned long)node->start_mark.column + 1);
@@ -125,6 +148,11 @@ static bool yaml_flatten(fconf_raw *r, yaml_document_t *d, yaml_node_t *node, co
         yaml_node_t *k = yaml_document_get_node(d, p->key);
         yaml_node_t *v = yaml_document_get_node(d, p->value);
         uint32_t line = (uint32_t)k->start_mark.line + 1, col = (uint32_t)k->start_mark.column + 1;
+        if (++*visits > YAML_VISITS_MAX) {
+            ftext_say(err, n, "%s:%u:%u: anchors and aliases expand past %u keys (Flink's YAML loader limits aliases too)",
+                      r->path, line, col, YAML_VISITS_MAX);
+            return false;
+        }
         if (k->type != YAML_SCALAR_NODE) {
             ftext_say(err, n, "%s:%u:%u: a key must be a plain word, not a list or a map", r->path, line, col);
             return false;
@@ -137,18 +165,14 @@ static bool yaml_flatten(fconf_raw *r, yaml_document_t *d, yaml_node_t *node, co
             return false;
         }
         if (v->type == YAML_MAPPING_NODE) {
-            if (!yaml_flatten(r, d, v, key, depth + 1, buf, len, err, n)) return false;
+            if (!yaml_flatten(r, d, v, key, depth + 1, visits, err, n)) return false;
             continue;
         }
         if (v->type == YAML_SCALAR_NODE) {
             if (!add_entry(r, key, (size_t)kl, (const char *)v->data.scalar.value, v->data.scalar.length, line, col, err, n)) return false;
             continue;
         }
-        /* A list, kept as its text in the file: Flink 1.19+ stores a list as
-         * a YAML string too (YamlParserUtils.toYAMLString). */
-        size_t from = v->start_mark.index, to = v->end_mark.index;
-        if (to < from || to > len) to = from;
-        if (!add_entry(r, key, (size_t)kl, buf + from, to - from, line, col, err, n)) return false;
+        if (!yaml_list(r, d, v, key, (size_t)kl, line, col, err, n)) return false;
     }
     return true;
 }
@@ -171,7 +195,8 @@ static bool read_yaml(fconf_raw *r, const char *buf, size_t len, char *err, size
             (unsigned long)root->start_mark.line + 1, (unsigned long)root->start_mark.column + 1);
         ok = false;
     } else if (root != NULL) {
-        ok = yaml_flatten(r, &d, root, "", 0, buf, len, err, n);
+        uint32_t visits = 0;
+        ok = yaml_flatten(r, &d, root, "", 0, &visits, err, n);
     }
     yaml_document_delete(&d);
     yaml_parser_delete(&p);

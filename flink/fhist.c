@@ -13,11 +13,20 @@
 #include "ftext.h"
 
 /* A number field: an integer, a real, or -1 when absent, null or "NaN"
- * (Flink writes NaN as a string where nothing was measured). */
+ * (Flink writes NaN as a string where nothing was measured), and when
+ * outside +-2^53: no time, count or size Flink prints comes near, and the
+ * rules add and subtract them without overflowing. */
+#define NUM_MAX (1LL << 53)
 static int64_t num(json_t *o, const char *key) {
     json_t *v = json_object_get(o, key);
-    if (json_is_integer(v)) return (int64_t)json_integer_value(v);
-    if (json_is_real(v)) return (int64_t)json_real_value(v);
+    if (json_is_integer(v)) {
+        json_int_t x = json_integer_value(v);
+        return x >= -NUM_MAX && x <= NUM_MAX ? (int64_t)x : -1;
+    }
+    if (json_is_real(v)) {
+        double x = json_real_value(v);
+        return x >= -(double)NUM_MAX && x <= (double)NUM_MAX ? (int64_t)x : -1;
+    }
     return -1;
 }
 

@@ -48,12 +48,12 @@ static void found(fhist_result *r, fhist_rule rule, int64_t ckpt, const char *fm
     va_end(ap);
 }
 
-static void rule_ids(const fhist *h, fhist_result *r) {
+static void rule_ids(const fhist *h, int64_t tol_ms, fhist_result *r) {
     for (uint32_t i = 1; i < h->count; i++) {
         const fhist_ckpt *a = &h->ckpts[i - 1], *b = &h->ckpts[i];
         if (a->trigger_ms < 0 || b->trigger_ms < 0) continue;
         r->checked[FR_IDS]++;
-        if (b->trigger_ms < a->trigger_ms)
+        if (b->trigger_ms + tol_ms < a->trigger_ms)
             found(r, FR_IDS, b->id, "%s trigger_timestamp %" PRId64 " is before checkpoint %" PRId64 "'s (%s) %" PRId64
                   ": a higher id was triggered earlier", b->where, b->trigger_ms, a->id, a->where, a->trigger_ms);
     }
@@ -88,7 +88,7 @@ static int64_t end_ms(const fhist_ckpt *c) {
     return c->ack_ms >= c->trigger_ms ? c->ack_ms : c->trigger_ms;
 }
 
-static void rule_concurrent(const fhist *h, const fconf *cf, fhist_result *r) {
+static void rule_concurrent(const fhist *h, const fconf *cf, int64_t tol_ms, fhist_result *r) {
     int64_t max = cf->num[FC_MAX_CONCURRENT];
     for (uint32_t j = 0; j < h->count; j++) {
         const fhist_ckpt *b = &h->ckpts[j];
@@ -97,7 +97,8 @@ static void rule_concurrent(const fhist *h, const fconf *cf, fhist_result *r) {
         int64_t pending = 1, first = -1;
         for (uint32_t i = j > 4096 ? j - 4096 : 0; i < j; i++) {
             const fhist_ckpt *a = &h->ckpts[i];
-            if (a->savepoint || a->trigger_ms < 0 || a->trigger_ms > b->trigger_ms || end_ms(a) <= b->trigger_ms) continue;
+            if (a->savepoint || a->trigger_ms < 0 || a->trigger_ms > b->trigger_ms || end_ms(a) <= b->trigger_ms + tol_ms)
+                continue;                              /* a trigger's timestamp is taken before the limit is checked */
             pending++;
             if (first < 0) first = a->id;
         }
@@ -134,9 +135,24 @@ static void rule_min_pause(const fhist *h, const fconf *cf, int64_t tol_ms, fhis
     }
 }
 
-/* Consecutive periodic triggers (no savepoint between) at least the base
- * interval, max(interval, min-pause), apart; the scheduler starts anew
- * after a restart, so only pairs after the last restore count, and none
+/* Whether a's trigger may have come from the decider's queue rather than
+ * a scheduler tick: a periodic request waits while max-concurrent are
+ * pending and runs when one ends (CheckpointRequestDecider), so after a
+ * checkpoint that ran an interval or longer, or one that failed (a
+ * failover restarts the scheduler, and one with nothing to restore leaves
+ * no trace in the history), the next trigger is off the ticks. The first
+ * of the history is unknown: it counts as such. */
+static bool off_the_ticks(const fhist *h, uint32_t i, int64_t base_ms, int64_t tol_ms) {
+    if (i == 0) return true;
+    const fhist_ckpt *w = &h->ckpts[i - 1];
+    if (w->id != h->ckpts[i].id - 1 || w->status != FH_COMPLETED || w->trigger_ms < 0) return true;
+    return end_ms(w) + tol_ms >= w->trigger_ms + base_ms;
+}
+
+/* Consecutive periodic triggers at least the base interval, max(interval,
+ * min-pause), apart: the scheduler fires at a fixed rate. Only pairs whose
+ * first trigger was on a tick and whose first checkpoint completed in
+ * time; none across a restore, since the scheduler starts anew, and none
  * when there were restores the history cannot place. */
 static void rule_interval(const fhist *h, const fconf *cf, int64_t tol_ms, fhist_result *r) {
     int64_t base_ms = (cf->num[FC_INTERVAL] > cf->num[FC_MIN_PAUSE] ? cf->num[FC_INTERVAL] : cf->num[FC_MIN_PAUSE]) / 1000000;
@@ -148,11 +164,13 @@ static void rule_interval(const fhist *h, const fconf *cf, int64_t tol_ms, fhist
         if (a->savepoint || b->savepoint || a->trigger_ms < 0 || b->trigger_ms < 0 || b->id != a->id + 1) continue;
         if (a->trigger_ms < since && b->trigger_ms >= since) continue;   /* the restart between them */
         if (b->trigger_ms < a->trigger_ms) continue;                      /* out of order: the ids rule's */
+        if (a->status != FH_COMPLETED || end_ms(a) + tol_ms >= a->trigger_ms + base_ms) continue;   /* b may be queued */
+        if (off_the_ticks(h, j - 1, base_ms, tol_ms)) continue;
         r->checked[FR_INTERVAL]++;
         if (b->trigger_ms - a->trigger_ms + tol_ms < base_ms)
             found(r, FR_INTERVAL, b->id, "%s trigger_timestamp %" PRId64 " is %" PRId64 " ms after checkpoint %" PRId64
-                  "'s, with no restore between: the interval is %" PRId64 " ms", b->where, b->trigger_ms,
-                  b->trigger_ms - a->trigger_ms, a->id, base_ms);
+                  "'s, which completed in time, with no restore between: the interval is %" PRId64 " ms", b->where,
+                  b->trigger_ms, b->trigger_ms - a->trigger_ms, a->id, base_ms);
     }
 }
 
@@ -162,8 +180,11 @@ static void rule_timeout(const fhist *h, const fconf *cf, int64_t tol_ms, fhist_
         const fhist_ckpt *c = &h->ckpts[i];
         if (c->trigger_ms < 0) continue;
         if (c->status == FH_COMPLETED && c->ack_ms >= 0) {
+            /* The canceller is armed once the pending checkpoint exists,
+             * after the id and the storage location (ZooKeeper, a file
+             * system) are had: a second and 1% of the timeout allowed. */
             r->checked[FR_TIMEOUT]++;
-            if (c->ack_ms - c->trigger_ms > timeout_ms + tol_ms)
+            if (c->ack_ms - c->trigger_ms > timeout_ms + tol_ms + 1000 + timeout_ms / 100)
                 found(r, FR_TIMEOUT, c->id, "%s: COMPLETED, its latest_ack_timestamp %" PRId64 " ms after its trigger: "
                       "the timeout is %" PRId64 " ms, it should have expired", c->where, c->ack_ms - c->trigger_ms, timeout_ms);
         }
@@ -200,7 +221,7 @@ static void rule_unaligned(const fhist *h, const fconf *cf, int64_t tol_ms, fhis
  * one the user named. A completed checkpoint triggered before the restore
  * completed before it: a failover aborts what is pending. */
 static void rule_restore(const fhist *h, fhist_result *r) {
-    if (!h->has_restore || h->restore_savepoint || h->restore_ms < 0) return;
+    if (!h->has_restore || h->restore_savepoint || h->restore_ms < 0 || h->restore_id < 0) return;
     const fhist_ckpt *latest = NULL;
     for (uint32_t i = 0; i < h->count; i++) {
         const fhist_ckpt *c = &h->ckpts[i];
@@ -213,14 +234,17 @@ static void rule_restore(const fhist *h, fhist_result *r) {
               latest->id, latest->where, latest->trigger_ms);
 }
 
-/* The failures CheckpointFailureManager counts (1.14 to 2.x): declined,
- * expired, asynchronous, finalize and I/O failures, by their messages
- * (CheckpointFailureReason). */
-static bool counted(const fhist_ckpt *c) {
+/* The failures CheckpointFailureManager counts, by their messages
+ * (CheckpointFailureReason): declined in every version since 1.9;
+ * expired and asynchronous from 1.11, I/O from 1.14, finalize from 1.16.
+ * A history with `@class` is 1.14 or older and one with `className` 1.15
+ * or newer, so only what every version of its era counts is counted:
+ * fewer counted failures can hide a missed failover, never invent one. */
+static bool counted(const fhist *h, const fhist_ckpt *c) {
     static const char *const msgs[] = { "Checkpoint was declined.", "Checkpoint expired before completing.",
-                                        "Asynchronous task checkpoint failed.", "Failure to finalize checkpoint.",
-                                        "IO-problem detected", NULL };
-    for (int i = 0; msgs[i] != NULL; i++) {
+                                        "Asynchronous task checkpoint failed.", "IO-problem detected", NULL };
+    int known = strcmp(h->class_key, "className") == 0 ? 4 : 1;
+    for (int i = 0; i < known; i++) {
         if (strstr(c->failure, msgs[i]) != NULL) return true;
     }
     return false;
@@ -228,27 +252,33 @@ static bool counted(const fhist_ckpt *c) {
 
 /* The first checkpoint triggered after `fail` with no restore between,
  * as far as the history can tell: it knows the latest restore only, and
- * counts.restored how many there were. NULL when none, or when an
- * earlier restore it cannot place may lie between. */
+ * counts.restored how many there were; a failover with no completed
+ * checkpoint to restore leaves no restore. NULL when none, or when the
+ * history cannot tell. */
 static const fhist_ckpt *triggered_on(const fhist *h, uint32_t from, const fhist_ckpt *fail) {
+    bool something = false;                        /* a completed checkpoint before the failure, in the history */
+    for (uint32_t i = 0; i < from; i++) something = something || (h->ckpts[i].status == FH_COMPLETED && !h->ckpts[i].savepoint);
+    if (!something) return NULL;
     for (uint32_t j = from; j < h->count; j++) {
         const fhist_ckpt *b = &h->ckpts[j];
         if (b->savepoint || b->trigger_ms <= fail->failure_ms) continue;
-        if (!h->has_restore) return h->restored <= 0 ? b : NULL;
+        if (!h->has_restore) return h->restored == 0 ? b : NULL;
         if (h->restore_ms <= fail->failure_ms) return b;          /* the last restore came before the failure */
         if (h->restore_ms <= b->trigger_ms) return NULL;          /* restored between them */
-        return h->restored <= 1 ? b : NULL;
+        return h->restored == 1 ? b : NULL;
     }
     return NULL;
 }
 
+/* Every completion resets the count, a savepoint's too
+ * (CheckpointFailureManager.handleCheckpointSuccess); a savepoint's
+ * failure is not counted. */
 static void rule_tolerable(const fhist *h, const fconf *cf, fhist_result *r) {
     int64_t tolerable = cf->num[FC_TOLERABLE], run = 0;
     for (uint32_t i = 0; i < h->count; i++) {
         const fhist_ckpt *c = &h->ckpts[i];
-        if (c->savepoint) continue;
         if (c->status == FH_COMPLETED) { run = 0; continue; }
-        if (c->status != FH_FAILED || !counted(c) || c->failure_ms < 0) continue;
+        if (c->savepoint || c->status != FH_FAILED || !counted(h, c) || c->failure_ms < 0) continue;
         r->checked[FR_TOLERABLE]++;
         if (++run <= tolerable) continue;
         run = 0;                                   /* the job fails over and the count starts anew */
@@ -263,9 +293,9 @@ static void rule_tolerable(const fhist *h, const fconf *cf, fhist_result *r) {
 void fhist_check(const fhist *h, const fconf *c, int64_t tol_ms, fhist_result *r) {
     assert(h != NULL && c != NULL && r != NULL && tol_ms >= 0);
     memset(r, 0, sizeof *r);
-    rule_ids(h, r);
+    rule_ids(h, tol_ms, r);
     rule_acked(h, r);
-    rule_concurrent(h, c, r);
+    rule_concurrent(h, c, tol_ms, r);
     rule_min_pause(h, c, tol_ms, r);
     rule_interval(h, c, tol_ms, r);
     rule_timeout(h, c, tol_ms, r);

@@ -219,8 +219,7 @@ static fimp_vertex *place_op(fimp_job *j, const fplan_node *x, fimp_vertex *cur,
         append(cur->ops, sizeof cur->ops, " -> ", b);
     } else if (cur != NULL && (cur->kind == FV_MAP || cur->kind == FV_FILTER) && k != FV_SOURCE) {
         cur->kind = k;                               /* a stateless head takes the kind of what follows it */
-        cur->cost_ns += kind_cost(k);
-        vertex_name(j, cur, op);
+        cur->cost_ns += kind_cost(k);                /* (and keeps its name: notes may name it already) */
         append(cur->ops, sizeof cur->ops, " -> ", b);
     } else {
         cur = new_vertex(j, k, x, op, err, n);
@@ -295,7 +294,13 @@ static bool place_all(const fplan *p, fimp_job *j, int32_t *last, char *err, siz
             }
             fimp_vertex *before = cur;
             fops_class c = classify(x, ops[k]);
-            cur = place_op(j, x, cur, kind_of(c.kind), c, ops[k], err, n);
+            fimp_kind kind = kind_of(c.kind);
+            if (kind == FV_SOURCE || kind == FV_JOIN) {   /* chained, so one input: neither can be */
+                note(j, "%.120s: a %s by its name, but chained after another operator: modelled as a map",
+                     fops_bare(ops[k]), kind == FV_SOURCE ? "source" : "two-input operator");
+                kind = FV_MAP;
+            }
+            cur = place_op(j, x, cur, kind, c, ops[k], err, n);
             if (cur == NULL) return false;
             if (cur != before && !add_edge(j, vidx(j, before), vidx(j, cur), "forward", err, n)) return false;
         }
@@ -322,6 +327,28 @@ static bool stateful_after(const fimp_job *j, uint32_t v) {
         if ((reach >> d & 1) && (k == FV_KEYED || k == FV_WINDOW || k == FV_JOIN)) return true;
     }
     return false;
+}
+
+/* The sources upstream of v: a bit each. */
+static uint32_t sources_above(const fimp_job *j, uint32_t v) {
+    uint32_t up = 1u << v, found = 0;
+    for (uint32_t e = j->ecount; e-- > 0;) {
+        if (up >> j->e[e].to & 1) up |= 1u << j->e[e].from;
+    }
+    for (uint32_t s = 0; s < v; s++) found |= (up >> s & 1) && j->v[s].kind == FV_SOURCE ? 1u << s : 0;
+    return found;
+}
+
+/* A watermark assigner's delay (a SQL WatermarkAssigner in a vertex of its
+ * own) goes to the sources above it: absim's sources emit watermarks. */
+static void carry_delays(fimp_job *j) {
+    for (uint32_t v = 0; v < j->vcount; v++) {
+        if (j->v[v].kind == FV_SOURCE || j->v[v].wm_delay_ns == 0) continue;
+        uint32_t s = sources_above(j, v);
+        for (uint32_t u = 0; u < v; u++) {
+            if ((s >> u & 1) && j->v[u].wm_delay_ns < j->v[v].wm_delay_ns) j->v[u].wm_delay_ns = j->v[v].wm_delay_ns;
+        }
+    }
 }
 
 /* Every source upstream of v emits watermarks (absim's windows need them). */
@@ -411,11 +438,12 @@ bool fimp_build(const fplan *p, const fconf *c, const fimp_opts *o, fimp_job *j,
     free(last);
     if (!ok) return false;
     fit(j, o);
+    carry_delays(j);
     if (strcmp(p->job_type, "BATCH") == 0)
         note(j, "the plan is of a BATCH job, which Flink runs without checkpoints: absim runs its graph as a streaming job");
     for (uint32_t v = 0; v < j->vcount; v++) {
         fimp_vertex *x = &j->v[v];
-        if (x->max_parallelism == 0 && c != NULL && c->set[FC_MAX_PARALLELISM]) x->max_parallelism = (uint32_t)c->num[FC_MAX_PARALLELISM];
+        if (x->max_parallelism == 0 && c != NULL && c->num[FC_MAX_PARALLELISM] > 0) x->max_parallelism = (uint32_t)c->num[FC_MAX_PARALLELISM];
         if (x->kind == FV_SOURCE && x->watermarks && x->wm_delay_ns == 0) x->wm_delay_ns = 1000000;
     }
     return true;

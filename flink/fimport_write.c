@@ -47,10 +47,9 @@ typedef struct input_plan {
 
 static input_plan plan_input(const fimp_job *j, const fimp_opts *o, int64_t interval_ns) {
     input_plan ip = { .input_ns = o->input_ns };
-    if (ip.input_ns == 0) {
-        ip.input_ns = 10 * interval_ns;
+    if (ip.input_ns == 0) {                       /* 10 intervals, clamped before it could overflow */
+        ip.input_ns = interval_ns > 180 * NS_PER_S ? 1800 * NS_PER_S : 10 * interval_ns;
         if (ip.input_ns < NS_PER_S) ip.input_ns = NS_PER_S;
-        if (ip.input_ns > 1800 * NS_PER_S) ip.input_ns = 1800 * NS_PER_S;
     }
     for (uint32_t v = 0; v < j->vcount; v++) {
         if (j->v[v].kind == FV_SOURCE) ip.source_tasks += j->v[v].parallelism;

@@ -2,6 +2,7 @@
 #include "fops.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,7 +181,7 @@ bool fops_watermark_delay_ns(const char *name, int64_t *delay_ns) {
     while (*c == ' ') c++;
     char *end = NULL;
     long long ms = strtoll(c, &end, 10);
-    if (end == c || ms < 0 || strncmp(end, ":INTERVAL", 9) != 0) return false;   /* Calcite prints day-time intervals in ms */
+    if (end == c || ms < 0 || ms > INT64_MAX / 1000000 || strncmp(end, ":INTERVAL", 9) != 0) return false;   /* Calcite prints day-time intervals in ms */
     *delay_ns = (int64_t)ms * 1000000;
     return true;
 }

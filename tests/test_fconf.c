@@ -174,6 +174,31 @@ static void test_every_spelling_of_every_modelled_key_is_read(void **state) {
     }
 }
 
+/* YAML whose aliases expand without end is refused, not followed; a list
+ * is its scalars joined with ';', whatever text stands before it. */
+static void test_alias_bombs_are_refused_and_lists_joined(void **state) {
+    (void)state;
+    char text[2048] = "l0: &l0 {}\n", path[256], err[FCONF_ERR_BYTES];
+    for (int i = 1; i <= 12; i++) {
+        size_t k = strlen(text);
+        snprintf(text + k, sizeof text - k, "l%d: &l%d {a: *l%d, b: *l%d, c: *l%d, d: *l%d, e: *l%d, f: *l%d, g: *l%d, h: *l%d}\n",
+                 i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+    }
+    fconf_raw r;
+    tmp_file_named("config.yaml", text, path);
+    assert_false(fconf_read(path, FCONF_AUTO, &r, err, sizeof err));
+    assert_non_null(strstr(err, "anchors and aliases expand past"));
+    tmp_file_drop(path);
+    read_text("config.yaml", "# \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nenv:\n  java:\n    opts: [-Da=1, -Db=2]\n", FCONF_AUTO, &r);
+    assert_string_equal(last_of(&r, "env.java.opts")->value, "-Da=1;-Db=2");
+    fconf_raw_free(&r);
+    fconf c;
+    assert_false(resolve_text("flink-conf.yaml", "pipeline.max-parallelism: -5\n", &c, err, sizeof err));
+    assert_non_null(strstr(err, "not -1 (derived) or from 1 to 32768"));
+    assert_true(resolve_text("flink-conf.yaml", "restart-strategy.type: fixed-delay\n"
+                             "restart-strategy.exponential-delay.jitter-factor: 7\n", &c, err, sizeof err));
+}
+
 /* Without a file every field is Flink's default (1.19 to 2.x). */
 static void test_no_file_gives_flinks_defaults(void **state) {
     (void)state;
@@ -220,6 +245,7 @@ int main(void) {
         cmocka_unit_test(test_newer_key_wins_over_deprecated_and_later_line_over_earlier),
         cmocka_unit_test(test_values_flink_refuses_name_their_line),
         cmocka_unit_test(test_every_spelling_of_every_modelled_key_is_read),
+        cmocka_unit_test(test_alias_bombs_are_refused_and_lists_joined),
         cmocka_unit_test(test_no_file_gives_flinks_defaults),
         cmocka_unit_test(test_real_configurations_read_in_their_format),
     };

@@ -123,11 +123,12 @@ static void break_interval(fhist *h, fconf *c) {
     b->ack_ms -= early;
     (void)c;
 }
-/* A timeout of 1 s, which the real runs kept; the last completed one's
- * acknowledgements moved to 1.5 s after its trigger. */
+/* A timeout of 200 ms, which the real runs kept; the last completed
+ * one's acknowledgements moved to 1.5 s after its trigger, past the slack
+ * for the canceller's start (1 s and 1%) and the 100 ms tolerance. */
 static void break_timeout(fhist *h, fconf *c) {
     fhist_ckpt *b = last_completed(h);
-    c->num[FC_TIMEOUT] = 1000000000;
+    c->num[FC_TIMEOUT] = 200000000;
     b->ack_ms = b->trigger_ms + 1500;
     b->e2e_ms = 1500;
 }
@@ -211,6 +212,53 @@ static void test_details_files_add_acknowledgements_and_unaligned_flags(void **s
     fhist_free(&h);
 }
 
+static fhist_ckpt ck(int64_t id, fhist_status st, int64_t trigger, int64_t end, const char *failure) {
+    fhist_ckpt c = { .id = id, .status = st, .trigger_ms = trigger, .ack_ms = st == FH_COMPLETED ? end : -1,
+                     .failure_ms = st == FH_FAILED ? end : -1, .subtasks = 2, .acked = st == FH_COMPLETED ? 2 : 0 };
+    snprintf(c.failure, sizeof c.failure, "%s", failure);
+    snprintf(c.where, sizeof c.where, "$.history[%lld]", (long long)id);
+    return c;
+}
+
+/* Correct Flink runs the rules once flagged: a checkpoint slower than the
+ * interval, whose queued successor triggers at its completion and the
+ * next tick soon after (CheckpointRequestDecider); a first checkpoint
+ * that expires, past tolerable 0, so the job fails over with nothing to
+ * restore; a completed savepoint between two expired checkpoints (it
+ * resets the count); a restore with no id. */
+static void test_correct_runs_that_look_odd_are_not_flagged(void **state) {
+    (void)state;
+    static fhist_ckpt cks[8];
+    fhist h = { .ckpts = cks, .total = -1, .restored = 0, .restore_id = -1 };
+    snprintf(h.class_key, sizeof h.class_key, "className");
+    fconf c;
+    char err[64];
+    assert_true(fconf_resolve(NULL, &c, err, sizeof err));
+    c.num[FC_INTERVAL] = 10000000000LL;
+    cks[0] = ck(1, FH_COMPLETED, 0, 25000, "");
+    cks[1] = ck(2, FH_COMPLETED, 25000, 25500, "");
+    cks[2] = ck(3, FH_COMPLETED, 30000, 30500, "");
+    h.count = 3;
+    uint32_t others;
+    assert_int_equal(flagged(&h, &c, FR_INTERVAL, &others) + others, 0);
+    cks[0] = ck(1, FH_FAILED, 0, 600000, "Checkpoint expired before completing.");
+    cks[1] = ck(2, FH_COMPLETED, 700000, 700100, "");
+    h.count = 2;
+    assert_int_equal(flagged(&h, &c, FR_TOLERABLE, &others) + others, 0);
+    c.num[FC_TOLERABLE] = 1;
+    cks[0] = ck(1, FH_COMPLETED, 0, 100, "");
+    cks[1] = ck(2, FH_FAILED, 10000, 610000, "Checkpoint expired before completing.");
+    cks[2] = ck(3, FH_COMPLETED, 620000, 620100, "");
+    cks[2].savepoint = true;
+    cks[3] = ck(4, FH_FAILED, 630000, 1230000, "Checkpoint expired before completing.");
+    cks[4] = ck(5, FH_COMPLETED, 1240000, 1240100, "");
+    h.count = 5;
+    assert_int_equal(flagged(&h, &c, FR_TOLERABLE, &others) + others, 0);
+    h.has_restore = true;
+    h.restore_ms = 2000000;
+    assert_int_equal(flagged(&h, &c, FR_RESTORE, &others) + others, 0);
+}
+
 static void test_unreadable_histories_name_the_place(void **state) {
     (void)state;
     fhist h;
@@ -221,6 +269,21 @@ static void test_unreadable_histories_name_the_place(void **state) {
     tmp_file_named("h.json", "{\"counts\":{}, \"history\":[{\"id\":3}]}", path);
     assert_false(fhist_read(path, &h, err, sizeof err));
     assert_non_null(strstr(err, "$.history[0]: no id or no status"));
+    tmp_file_drop(path);
+    tmp_file_named("h.json", "{\"counts\":{\"total\":1,\"completed\":9223372036854775807,\"failed\":1,"
+                   "\"in_progress\":0},\"history\":[{\"id\":1e300,\"status\":\"COMPLETED\"},"
+                   "{\"id\":2,\"status\":\"COMPLETED\",\"trigger_timestamp\":9223372036854775807}]}", path);
+    assert_false(fhist_read(path, &h, err, sizeof err));   /* an id of 1e300 is no id */
+    assert_non_null(strstr(err, "$.history[0]: no id"));
+    tmp_file_drop(path);
+    tmp_file_named("h.json", "{\"counts\":{\"total\":1,\"completed\":9223372036854775807,\"failed\":1,"
+                   "\"in_progress\":0},\"history\":[{\"id\":2,\"status\":\"COMPLETED\",\"trigger_timestamp\":"
+                   "9223372036854775807,\"latest_ack_timestamp\":-9223372036854775807}]}", path);
+    assert_true(fhist_read(path, &h, err, sizeof err));    /* times past 2^53 read as absent: no overflow */
+    fconf c = conf_for(&h);
+    uint32_t others;
+    (void)flagged(&h, &c, FR_IDS, &others);
+    fhist_free(&h);
     tmp_file_drop(path);
     tmp_file_named("h.json", "{\"counts\":{},\n \"history\":[}", path);
     assert_false(fhist_read(path, &h, err, sizeof err));
@@ -234,6 +297,7 @@ int main(void) {
         cmocka_unit_test(test_histories_read_both_type_fields_and_the_restore),
         cmocka_unit_test(test_each_rule_broken_is_flagged_with_that_rule_alone),
         cmocka_unit_test(test_details_files_add_acknowledgements_and_unaligned_flags),
+        cmocka_unit_test(test_correct_runs_that_look_odd_are_not_flagged),
         cmocka_unit_test(test_unreadable_histories_name_the_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
