@@ -117,7 +117,7 @@ static void write_job(FILE *f, const fimp_job *j, const input_plan *ip, const fi
 /* checkpoint ...: Flink's mode, unaligned switch and alignment timeout as
  * absim's three modes (unaligned with an aligned-checkpoint-timeout starts
  * aligned and switches: absim's `mode aligned alignment-timeout`). */
-static void write_checkpoint(FILE *f, const fconf *c, int64_t interval_ns) {
+static bool write_checkpoint(FILE *f, const fconf *c, int64_t interval_ns) {
     char d1[32], d2[32], d3[32];
     bool alo = fval_enum(c->text[FC_MODE], (const char *const[]){ "EXACTLY_ONCE", "AT_LEAST_ONCE", NULL }) == 1;
     bool unaligned = !alo && c->num[FC_UNALIGNED] != 0;
@@ -128,6 +128,7 @@ static void write_checkpoint(FILE *f, const fconf *c, int64_t interval_ns) {
     if (unaligned && c->num[FC_ALIGNED_TIMEOUT] > 0) fprintf(f, " alignment-timeout %s", dur(d1, sizeof d1, c->num[FC_ALIGNED_TIMEOUT]));
     if (c->num[FC_FINISHED_TASKS] == 0) fprintf(f, " finished-tasks off");
     fprintf(f, "\n");
+    return alo;
 }
 
 /* Flink's checkpoint storage: jobmanager keeps snapshots in the
@@ -277,8 +278,9 @@ static void write_cluster(FILE *f, const fconf_raw *raw, const fconf *c, const f
             dur(d1, sizeof d1, c->num[FC_BUFFER_TIMEOUT_ON] != 0 ? c->num[FC_BUFFER_TIMEOUT] : 3600 * NS_PER_S));
 }
 
-/* Returns whether the restart strategy can give up (then the job may fail). */
-static bool write_config(FILE *f, const fconf_raw *raw, const fconf *c, int64_t interval_ns) {
+/* Returns whether the restart strategy can give up (then the job may
+ * fail); *alo: whether checkpoints are at-least-once. */
+static bool write_config(FILE *f, const fconf_raw *raw, const fconf *c, int64_t interval_ns, bool *alo) {
     fprintf(f, "#\n# The checkpoint configuration:\n");
     if (c->num[FC_INTERVAL] < 0)
         fprintf(f, "#   no checkpoint interval (Flink runs without checkpoints then): absim's import sets one "
@@ -286,7 +288,7 @@ static bool write_config(FILE *f, const fconf_raw *raw, const fconf *c, int64_t 
     static const fconf_field ck[] = { FC_INTERVAL, FC_MODE, FC_UNALIGNED, FC_ALIGNED_TIMEOUT, FC_MIN_PAUSE, FC_TIMEOUT,
                                       FC_MAX_CONCURRENT, FC_TOLERABLE, FC_RETAINED, FC_FINISHED_TASKS };
     for (size_t i = 0; i < sizeof ck / sizeof ck[0]; i++) origin(f, raw, c, ck[i]);
-    write_checkpoint(f, c, interval_ns);
+    *alo = write_checkpoint(f, c, interval_ns);
     static const fconf_field st[] = { FC_STORAGE, FC_CHECKPOINT_DIR, FC_BACKEND, FC_INCREMENTAL };
     for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) origin(f, raw, c, st[i]);
     write_state(f, c);
@@ -319,12 +321,15 @@ void fimp_write(FILE *f, const fplan *p, const fconf_raw *raw, const fconf *c, c
     fprintf(f, "seed %" PRIu64 "\n", o->seed);
     write_cluster(f, raw, c, j);
     write_job(f, j, &ip, o);
-    bool gives_up = write_config(f, raw, c, interval_ns);
+    bool alo = false, gives_up = write_config(f, raw, c, interval_ns, &alo);
     fprintf(f, "# The run's bound: three times the input, plus 30 minutes for restarts\n");
     fprintf(f, "bounds time %s\n", dur(d2, sizeof d2, 3 * ip.input_ns + 1800 * NS_PER_S));
     if (gives_up) {
-        fprintf(f, "# No `expect exactly-once` (which wants the job finished): this restart strategy gives up, and\n"
-                   "# under random faults the job may fail, as Flink's would. The invariants I1-I6 judge every run.\n");
+        fprintf(f, "# No expectation of the job's end: this restart strategy gives up, and under random faults\n"
+                   "# the job may fail, as Flink's would. The invariants I1-I6 judge every run.\n");
+    } else if (alo) {
+        fprintf(f, "# AT_LEAST_ONCE checkpoints promise every record at least once, not exactly once\n");
+        fprintf(f, "expect output at-least-once\n");
     } else {
         fprintf(f, "expect exactly-once\n");
     }

@@ -1035,6 +1035,9 @@ check "import: the configuration's settings become the statements, each with its
     "$absim" import tests/flink/plans/streamgraph-docs-master-explain-union-groupagg.json \
     --config tests/flink/conf/config-2.0-nested-restart-codedstreams.yaml
 printf '{"nodes":[{"id":1,"type":"Source: S","pact":"Data Source","contents":"Source: S","parallelism":2},{"id":2,"type":"Frobnicate","pact":"Operator","contents":"Frobnicate","parallelism":2,"predecessors":[{"id":1,"ship_strategy":"REBALANCE","side":"second"}]},{"id":3,"type":"Sink: K","pact":"Data Sink","contents":"Sink: K","parallelism":2,"predecessors":[{"id":2,"ship_strategy":"FORWARD","side":"second"}]}]}' > "$imp2"
+check "import: AT_LEAST_ONCE checkpoints (a REST config of a job without checkpoints) expect at-least-once output, and hold it under random faults" 0 \
+    "swarm: 20 passed, 0 failed" \
+    sh -c "'$absim' import tests/flink/plans/streamgraph-docs-master-explain-union-groupagg.json --config tests/flink/conf/restconfig-1.15plus-streampark-archive-d933fa6c.json -o '$imp' >/dev/null && grep -q '^expect output at-least-once' '$imp' && '$absim' swarm '$imp' --seeds 1..20 --faults random"
 check "import: an operator no rule knows is a stateless map, and the file says so" 0 \
     "#   Frobnicate: a name no rule of absim's knows: modelled as a stateless map" "$absim" import "$imp2"
 for plan in tests/flink/plans/*.json tests/flink/holdout/plans/*.json; do
