@@ -119,7 +119,8 @@ bool cli_import_text(const char *prog, const cli_import_req *a, int argc, char *
         fplan_free(&p);
         return false;
     }
-    bool ok = fconf_resolve(have_raw ? &raw : NULL, &c, err, sizeof err);
+    bool ok = fconf_resolve(have_raw ? &raw : NULL, &c, err, sizeof err) &&
+              (!have_raw || fconf_check_heartbeat(&raw, &c, err, sizeof err));
     if (ok) {
         fplan_chain(&p, c.num[FC_CHAINING] != 0);
         ok = fimp_build(&p, &c, &a->o, j, err, sizeof err);

@@ -220,3 +220,19 @@ bool fconf_resolve(fconf_raw *raw, fconf *c, char *err, size_t n) {
     }
     return check_values(raw, c, err, n);
 }
+
+bool fconf_check_heartbeat(const fconf_raw *raw, const fconf *c, char *err, size_t n) {
+    assert(raw != NULL && c != NULL && err != NULL);
+    char at[1400];
+    /* absim's own bound (scenarios/README.md, network): a timeout no longer
+     * than the interval and a round trip (2 x the default 200 us RPC
+     * latency) declares every TaskManager lost. */
+    if ((c->set[FC_HB_TIMEOUT] || c->set[FC_HB_INTERVAL]) && c->num[FC_HB_TIMEOUT] <= c->num[FC_HB_INTERVAL] + 400000) {
+        where(raw, c->from[c->set[FC_HB_TIMEOUT] ? FC_HB_TIMEOUT : FC_HB_INTERVAL], at, sizeof at);
+        snprintf(err, n, "%s: heartbeat.timeout %lld ms is not above heartbeat.interval %lld ms plus a round trip: absim "
+                 "would declare every TaskManager lost", at, (long long)(c->num[FC_HB_TIMEOUT] / 1000000),
+                 (long long)(c->num[FC_HB_INTERVAL] / 1000000));
+        return false;
+    }
+    return true;
+}

@@ -107,4 +107,9 @@ const fconf_row *fconf_row_of(fconf_field f);
  * refuse. */
 bool fconf_resolve(fconf_raw *raw, fconf *c, char *err, size_t n);
 
+/* For a run of the job: absim's own bound on heartbeats (a timeout above
+ * the interval and a round trip), named at the key's line; Flink's
+ * defaults always pass. */
+bool fconf_check_heartbeat(const fconf_raw *raw, const fconf *c, char *err, size_t n);
+
 #endif

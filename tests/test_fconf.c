@@ -195,6 +195,12 @@ static void test_alias_bombs_are_refused_and_lists_joined(void **state) {
     fconf c;
     assert_false(resolve_text("flink-conf.yaml", "pipeline.max-parallelism: -5\n", &c, err, sizeof err));
     assert_non_null(strstr(err, "not -1 (derived) or from 1 to 32768"));
+    fconf_raw hb;
+    read_text("flink-conf.yaml", "heartbeat.interval: 10000\nheartbeat.timeout: 5000\n", FCONF_AUTO, &hb);
+    assert_true(fconf_resolve(&hb, &c, err, sizeof err));        /* conform reads it */
+    assert_false(fconf_check_heartbeat(&hb, &c, err, sizeof err)); /* a run of it would lose every TaskManager */
+    assert_non_null(strstr(err, ":2:1: heartbeat.timeout: '5000': heartbeat.timeout 5000 ms is not above"));
+    fconf_raw_free(&hb);
     assert_true(resolve_text("flink-conf.yaml", "restart-strategy.type: fixed-delay\n"
                              "restart-strategy.exponential-delay.jitter-factor: 7\n", &c, err, sizeof err));
 }
