@@ -162,7 +162,7 @@ static void print_text(const conform_args *a, const fhist *h, const fconf_raw *r
     else printf("  verdict: %u finding%s\n", r->count + r->dropped, r->count + r->dropped == 1 ? "" : "s");
 }
 
-static void print_json(const conform_args *a, const fhist *h, const fhist_result *r) {
+static void print_json(const conform_args *a, const fhist *h, const fhist_result *r, const pipe_stats *st) {
     printf("{\"history\":");
     cli_json_string(stdout, a->history);
     printf(",\"checkpoints\":%u,\"conforms\":%s,\"rules\":{", h->count, r->count == 0 ? "true" : "false");
@@ -174,7 +174,14 @@ static void print_json(const conform_args *a, const fhist *h, const fhist_result
         cli_json_string(stdout, r->found[i].text);
         printf("}");
     }
-    printf("],\"findings_dropped\":%u}\n", r->dropped);
+    printf("],\"findings_dropped\":%u", r->dropped);
+    if (st != NULL) {                              /* --plan: the model's figures */
+        printf(",\"model\":{\"completed\":%" PRIu64 ",\"aborted\":%" PRIu64 ",\"duration_mean_ms\":%.3f,"
+               "\"bytes_per_checkpoint\":%.0f}", st->completed, st->aborted,
+               st->completed > 0 ? (double)st->ckpt_duration_ns_sum / (double)st->completed / 1e6 : 0.0,
+               st->completed > 0 ? (double)st->bytes_written / (double)st->completed : 0.0);
+    }
+    printf("}\n");
 }
 
 static void print_beside(const fhist *h, const pipe_stats *st, sim_time_ns end_ns) {
@@ -215,14 +222,14 @@ int cli_conform(int argc, char **argv) {
         rc = CLI_USAGE;
     } else {
         fhist_check(&h, &c, (int64_t)a.tol_ms, r);
-        if (a.json) print_json(&a, &h, r);
-        else print_text(&a, &h, have_raw ? &raw : NULL, r);
-        if (!a.json && a.details != NULL) printf("  details: %u files read from %s\n", files, a.details);
         pipe_stats st;
         sim_time_ns end_ns = 0;
-        rc = r->count > 0 ? CLI_FAIL : CLI_OK;
-        if (a.plan != NULL && !model_figures(prog, &a, &st, &end_ns)) rc = CLI_USAGE;
-        else if (a.plan != NULL && !a.json) print_beside(&h, &st, end_ns);
+        bool model = a.plan != NULL && model_figures(prog, &a, &st, &end_ns);
+        if (a.json) print_json(&a, &h, r, model ? &st : NULL);
+        else print_text(&a, &h, have_raw ? &raw : NULL, r);
+        if (!a.json && a.details != NULL) printf("  details: %u files read from %s\n", files, a.details);
+        if (model && !a.json) print_beside(&h, &st, end_ns);
+        rc = a.plan != NULL && !model ? CLI_USAGE : r->count > 0 ? CLI_FAIL : CLI_OK;
     }
     if (have_raw) fconf_raw_free(&raw);
     fhist_free(&h);

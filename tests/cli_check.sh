@@ -1075,6 +1075,10 @@ printf 'execution.checkpointing.interval: 5 s\n' > "$hb.yaml"
 check "conform: triggers 2 s apart under a 5 s interval are flagged" 1 \
     '{"rule":"interval","checkpoint":631,"text":"$.history[7] trigger_timestamp 1577410355721 is 2000 ms after checkpoint 630'"'"'s, which completed in time' \
     "$absim" conform tests/flink/history/checkpoints-1.9.1-statemachine-soojae-638total.json --config "$hb.yaml" --json
+check "conform --json --plan: one JSON object with the model's figures" 0 \
+    '"findings":[],"findings_dropped":0,"model":{"completed":' \
+    "$absim" conform tests/flink/history/checkpoints-1.9.1-statemachine-soojae-638total.json --json \
+    --plan tests/flink/holdout/plans/jobdetails-1.9.1-statemachine-soojae.json
 check "conform: not a history" 2 "\$.counts or \$.history: missing" \
     "$absim" conform tests/flink/history/details-1.9.1-statemachine-soojae-714.json
 rm -f "$hb" "$hb.yaml"
