@@ -54,6 +54,8 @@ typedef struct fhist {
     int64_t     restore_id, restore_ms;
     bool        restore_savepoint;
     char        class_key[12];         /* "@class", "className" or "" */
+    uint32_t    dups;                  /* ids that `history` lists twice */
+    int64_t     dup_id;                /* the first of them */
 } fhist;
 
 bool fhist_read(const char *path, fhist *h, char *err, size_t n);
@@ -67,11 +69,12 @@ typedef enum fhist_rule {
     FR_ACKED,        /* a completed checkpoint was acknowledged by every subtask */
     FR_CONCURRENT,   /* at most max-concurrent checkpoints pending at once */
     FR_MIN_PAUSE,    /* no trigger sooner than min-pause after a completion */
-    FR_INTERVAL,     /* no two periodic triggers closer than the interval (but after a restore) */
+    FR_INTERVAL,     /* periodic triggers on the scheduler's ticks an interval apart (not after a slow or
+                        failed checkpoint, nor across a restore) */
     FR_TIMEOUT,      /* completed within the timeout; expired ones at it */
     FR_UNALIGNED,    /* unaligned only where enabled, and after the aligned timeout */
     FR_RESTORE,      /* a restore is of the latest completed checkpoint (or a savepoint) */
-    FR_TOLERABLE,    /* past tolerable counted failures the job restarts */
+    FR_TOLERABLE,    /* past tolerable counted failures (those of the history's era) the job fails over */
     FR_COUNT
 } fhist_rule;
 

@@ -19,7 +19,7 @@ static const struct { const char *name, *text; } rules[FR_COUNT] = {
     [FR_ACKED] = { "acknowledged", "a completed checkpoint was acknowledged by every subtask (PendingCheckpoint.isFullyAcknowledged)" },
     [FR_CONCURRENT] = { "max-concurrent", "at most max-concurrent checkpoints pending at once (CheckpointRequestDecider)" },
     [FR_MIN_PAUSE] = { "min-pause", "no periodic trigger sooner than min-pause after the last completion (CheckpointRequestDecider)" },
-    [FR_INTERVAL] = { "interval", "periodic triggers at least an interval apart, but after a restore (CheckpointCoordinator's fixed-rate scheduler)" },
+    [FR_INTERVAL] = { "interval", "periodic triggers on the scheduler's ticks at least an interval apart (CheckpointCoordinator's fixed-rate scheduler; not after a slow or failed checkpoint, nor across a restore)" },
     [FR_TIMEOUT] = { "timeout", "a checkpoint completes within the timeout; one expires at it, not before (CheckpointCanceller)" },
     [FR_UNALIGNED] = { "unaligned", "unaligned checkpoints only where enabled with exactly-once, and only after the aligned-checkpoint timeout" },
     [FR_RESTORE] = { "restore", "a restore is of the latest completed checkpoint, or of a savepoint (restoreLatestCheckpointedState)" },
@@ -57,6 +57,10 @@ static void rule_ids(const fhist *h, int64_t tol_ms, fhist_result *r) {
             found(r, FR_IDS, b->id, "%s trigger_timestamp %" PRId64 " is before checkpoint %" PRId64 "'s (%s) %" PRId64
                   ": a higher id was triggered earlier", b->where, b->trigger_ms, a->id, a->where, a->trigger_ms);
     }
+    r->checked[FR_IDS]++;
+    if (h->dups > 0)
+        found(r, FR_IDS, h->dup_id, "$.history lists %u id%s twice, first checkpoint %" PRId64, h->dups,
+              h->dups == 1 ? "" : "s", h->dup_id);
     if (h->total >= 0 && h->completed >= 0 && h->failed >= 0 && h->in_progress >= 0) {
         r->checked[FR_IDS]++;
         if (h->total != h->completed + h->failed + h->in_progress)

@@ -285,6 +285,13 @@ static void test_unreadable_histories_name_the_place(void **state) {
     (void)flagged(&h, &c, FR_IDS, &others);
     fhist_free(&h);
     tmp_file_drop(path);
+    tmp_file_named("h.json", "{\"counts\":{},\"history\":[{\"id\":4,\"status\":\"COMPLETED\"},"
+                   "{\"id\":4,\"status\":\"FAILED\"}]}", path);
+    assert_true(fhist_read(path, &h, err, sizeof err));    /* an id twice is a finding, not an error */
+    c = conf_for(&h);
+    assert_int_equal(flagged(&h, &c, FR_IDS, &others), 1);
+    fhist_free(&h);
+    tmp_file_drop(path);
     tmp_file_named("h.json", "{\"counts\":{},\n \"history\":[}", path);
     assert_false(fhist_read(path, &h, err, sizeof err));
     assert_non_null(strstr(err, "h.json:2:"));
