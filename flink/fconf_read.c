@@ -61,14 +61,10 @@ static bool add_note(fconf_raw *r, uint32_t line, const char *why) {
     return true;
 }
 
-static bool java_space(char c) {
-    return (unsigned char)c <= ' ';
-}
-
 /* [*s, *e) without Java's trim() characters at either end. */
 static void trim_span(const char **s, const char **e) {
-    while (*s < *e && java_space(**s)) (*s)++;
-    while (*e > *s && java_space((*e)[-1])) (*e)--;
+    while (*s < *e && fval_java_space(**s)) (*s)++;
+    while (*e > *s && fval_java_space((*e)[-1])) (*e)--;
 }
 
 /* One line as GlobalConfiguration.loadYAMLResource reads it (Flink 1.x):
@@ -255,7 +251,7 @@ static fconf_format sniff(const char *path, const char *buf, size_t len) {
     if (strcmp(base, "config.yaml") == 0) return FCONF_YAML;
     if (strcmp(base, "flink-conf.yaml") == 0) return FCONF_LEGACY;
     size_t i = 0;
-    while (i < len && java_space(buf[i])) i++;
+    while (i < len && fval_java_space(buf[i])) i++;
     if (i < len && buf[i] == '{') return FCONF_REST;
     for (size_t at = 0; at < len;) {             /* an indented key: nested */
         const char *nl = memchr(buf + at, '\n', len - at);

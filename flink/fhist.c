@@ -73,7 +73,6 @@ static bool read_ckpt(fhist *h, json_t *o, const char *where, char *err, size_t 
     c->id = id;
     c->status = st;
     c->savepoint = flag(o, "is_savepoint");
-    c->discarded = flag(o, "discarded");
     ftext_copy(c->type, sizeof c->type, json_is_string(json_object_get(o, "checkpoint_type")) ?
                json_string_value(json_object_get(o, "checkpoint_type")) : "");
     c->unaligned = strcmp(c->type, "UNALIGNED_CHECKPOINT") == 0;

@@ -31,7 +31,6 @@ typedef struct fhist_ckpt {
     int64_t      id;
     fhist_status status;
     bool         savepoint;
-    bool         discarded;
     bool         unaligned;          /* checkpoint_type UNALIGNED_CHECKPOINT (1.16.3/1.18+), or a subtask said so */
     char         type[24];           /* checkpoint_type, "" before 1.12 */
     int64_t      trigger_ms, ack_ms; /* ack_ms: latest_ack_timestamp, -1: none */

@@ -102,7 +102,6 @@ static fimp_vertex *new_vertex(fimp_job *j, fimp_kind kind, const fplan_node *x,
     v->parallelism = x->parallelism;
     v->max_parallelism = x->max_parallelism;
     v->cost_ns = kind_cost(v->kind);
-    v->flink = x->chain;
     vertex_name(j, v, op);
     return v;
 }
@@ -394,7 +393,7 @@ static void add_sink(fimp_job *j, uint32_t v) {
         return;
     }
     fimp_vertex *k = &j->v[j->vcount++];
-    *k = (fimp_vertex){ .kind = FV_SINK, .parallelism = x->parallelism, .cost_ns = OP_COST_NS, .flink = x->flink };
+    *k = (fimp_vertex){ .kind = FV_SINK, .parallelism = x->parallelism, .cost_ns = OP_COST_NS };
     char name[48], from[32];
     snprintf(from, sizeof from, "%s", x->name);      /* not from j itself: gcc -O0 sees an overlap */
     snprintf(name, sizeof name, "%.24s-out", from);

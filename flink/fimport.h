@@ -54,7 +54,6 @@ typedef struct fimp_vertex {
     int64_t   win_size_ns, win_slide_ns;
     char      output[24];        /* sinks: plain, idempotent, two-phase-commit */
     char      output_why[160];
-    uint32_t  flink;             /* the Flink vertex (chain) it models */
     char      ops[400];          /* the Flink operators it stands for */
 } fimp_vertex;
 

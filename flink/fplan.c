@@ -214,12 +214,7 @@ static bool link_and_sort(fplan *p, pending_in (*in)[FPLAN_INPUTS_MAX], char *er
             ftext_copy(x->in[k].ship_text, sizeof x->in[k].ship_text, in[i][k].ship_text);
         }
     }
-    if (ok) {
-        memcpy(p->nodes, sorted, (size_t)cnt * sizeof *sorted);
-        for (uint32_t i = 0; i < cnt; i++) {
-            for (uint32_t k = 0; k < p->nodes[i].in_count; k++) p->nodes[p->nodes[i].in[k].from].out_count++;
-        }
-    }
+    if (ok) memcpy(p->nodes, sorted, (size_t)cnt * sizeof *sorted);
     free(from);
     free(order);
     free(left);

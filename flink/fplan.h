@@ -51,7 +51,6 @@ typedef struct fplan_node {
     uint32_t    max_parallelism;          /* 0: not in the plan */
     fplan_input in[FPLAN_INPUTS_MAX];
     uint32_t    in_count;
-    uint32_t    out_count;
     uint32_t    chain;                    /* after fplan_chain(): its vertex */
     /* JobGraph: the chained operators' names, split from the description */
     uint32_t    op_count;

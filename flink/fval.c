@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool java_space(char c) {
+bool fval_java_space(char c) {
     return (unsigned char)c <= ' ';
 }
 
 void fval_trim(const char *text, char *buf, size_t n) {
     assert(text != NULL && buf != NULL && n > 0);
-    while (*text != '\0' && java_space(*text)) text++;
+    while (*text != '\0' && fval_java_space(*text)) text++;
     size_t len = strlen(text);
-    while (len > 0 && java_space(text[len - 1])) len--;
+    while (len > 0 && fval_java_space(text[len - 1])) len--;
     if (len > n - 1) len = n - 1;
     memcpy(buf, text, len);
     buf[len] = '\0';

@@ -38,7 +38,8 @@ bool fval_double(const char *text, double *out, const char **why);
 int fval_enum(const char *text, const char *const *names);
 
 /* Java's String.trim(): the text without the characters <= ' ' at either
- * end, copied into buf (cut to n - 1 bytes). */
+ * end (fval_java_space), copied into buf (cut to n - 1 bytes). */
+bool fval_java_space(char c);
 void fval_trim(const char *text, char *buf, size_t n);
 
 #endif
