@@ -18,6 +18,7 @@
 #include "../reports/svg.h"
 #include "../scenarios/fkind.h"
 #include "../scenarios/inject.h"
+#include "../scenarios/space.h"
 #include "../flink/fimport.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -325,8 +326,12 @@ bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next,
  * with its expectations checked, the outcome into `out`. */
 void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faults, cli_task_result *out);
 uint64_t cli_cores(void);
+/* Wall-clock seconds (CLOCK_MONOTONIC), for progress lines and reports
+ * only: nothing inside a run reads it. */
+double cli_now_s(void);
 
 int cli_bugs(int argc, char **argv);
+int cli_explore(int argc, char **argv);
 int cli_coverage(int argc, char **argv);
 
 /* A file a command writes (cli/out.c): open creates it under a temporary
@@ -405,6 +410,8 @@ bool cli_parse_config_format(const char *prog, const char *text, fconf_format *o
 bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t lo, uint64_t hi,
                    uint64_t *out);
 bool cli_parse_ratio(const char *prog, const char *opt, const char *text, sim_ratio *out);
+/* --shard I/N: 0 <= I < N <= 2^20. */
+bool cli_parse_shard(const char *prog, const char *text, uint64_t *i, uint64_t *n);
 
 /* After getopt_long: the message for an unknown option or a missing value
  * (returns CLI_USAGE), and the check that no operands are left over. */

@@ -130,3 +130,16 @@ bool cli_parse_bug(const char *prog, const char *text, pipe_bug *bug) {
     fprintf(stderr, "\n");
     return false;
 }
+
+bool cli_parse_shard(const char *prog, const char *text, uint64_t *i, uint64_t *n) {
+    const char *slash = strchr(text, '/');
+    char first[24];
+    if (slash == NULL || slash == text || (size_t)(slash - text) >= sizeof first) {
+        fprintf(stderr, "%s: --shard '%s': expected I/N, as 0/4\n", prog, text);
+        return false;
+    }
+    memcpy(first, text, (size_t)(slash - text));
+    first[slash - text] = '\0';
+    return cli_parse_u64(prog, "--shard", slash + 1, 1, 1u << 20, n) &&
+           cli_parse_u64(prog, "--shard", first, 0, *n - 1, i);
+}

@@ -193,3 +193,9 @@ bool cli_pool(const char *prog, uint64_t jobs, void *ctx, cli_pool_next_fn next,
     free(m);
     return ok;
 }
+
+double cli_now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}

@@ -578,9 +578,14 @@ void cli_protocol_words(const pipe_cfg *c, char *buf, size_t n) {
 void cli_story_faults(FILE *out, const scn *s, const cli_story *st) {
     uint32_t fired = 0;
     for (uint32_t i = 0; i < st->faults_count; i++) fired += st->faults[i].begun;
-    uint32_t drawn = st->faults_count - st->scripted;
+    uint32_t placed = 0;                          /* in no line of the file and not optional: absim explore's */
+    for (uint32_t i = 0; i < st->faults_count; i++) placed += s->faults[i].line == 0 && !s->faults[i].optional;
+    uint32_t drawn = st->faults_count - st->scripted - placed;
+    char place[64] = "";
+    if (placed > 0) snprintf(place, sizeof place, "%s%u placed by absim explore", st->scripted ? " and " : "", placed);
     if (st->faults_count == 0) fprintf(out, "  faults: none\n");
-    else if (drawn == 0) fprintf(out, "  faults: %u scripted, %u fired\n", st->scripted, fired);
+    else if (drawn == 0 && st->scripted == 0) fprintf(out, "  faults: %s, %u fired\n", place + 0, fired);
+    else if (drawn == 0) fprintf(out, "  faults: %u scripted%s, %u fired\n", st->scripted, place, fired);
     else if (st->scripted == 0) fprintf(out, "  faults: %u drawn by --faults random for seed %" PRIu64 ", %u fired\n",
                                         drawn, s->cfg.seed, fired);
     else fprintf(out, "  faults: %u scripted and %u drawn by --faults random for seed %" PRIu64 ", %u fired\n",

@@ -63,12 +63,6 @@ typedef struct swarm_ctx {
     double    t0, shown;              /* wall clock (CLOCK_MONOTONIC): the start, the last progress line */
 } swarm_ctx;
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void swarm_usage(FILE *f) {
     fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random]\n"
                "                   [--bug NAME] [--json] [--quiet] [--progress S] [--junit FILE]\n"
@@ -118,19 +112,6 @@ static bool parse_range(const char *prog, const char *text, uint64_t *a, uint64_
     return true;
 }
 
-static bool parse_shard(const char *prog, const char *text, swarm_opts *o) {
-    const char *slash = strchr(text, '/');
-    char first[24];
-    if (slash == NULL || slash == text || (size_t)(slash - text) >= sizeof first) {
-        fprintf(stderr, "%s: --shard '%s': expected I/N, as 0/4\n", prog, text);
-        return false;
-    }
-    memcpy(first, text, (size_t)(slash - text));
-    first[slash - text] = '\0';
-    return cli_parse_u64(prog, "--shard", slash + 1, 1, 1u << 20, &o->shard_n) &&
-           cli_parse_u64(prog, "--shard", first, 0, o->shard_n - 1, &o->shard_i);
-}
-
 /* The options; returns -1 when the run goes on, else the exit status. */
 static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
     static const struct option opts[] = {
@@ -153,7 +134,7 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
             seeds_given = true;
             break;
         case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &o->jobs)) return CLI_USAGE; break;
-        case 'S': if (!parse_shard(prog, optarg, o)) return CLI_USAGE; break;
+        case 'S': if (!cli_parse_shard(prog, optarg, &o->shard_i, &o->shard_n)) return CLI_USAGE; break;
         case 'f': if (!cli_parse_faults(prog, optarg, &o->random_faults)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
         case 'J': o->junit_path = optarg; break;
@@ -261,7 +242,7 @@ static void eta_text(double s, char *buf, size_t n) {
 /* The progress line, when due: a CI log keeps every line, so off a
  * terminal one comes only every --progress seconds. */
 static void progress(swarm_ctx *w) {
-    double now = now_s(), every = (double)w->opt->progress_s;
+    double now = cli_now_s(), every = (double)w->opt->progress_s;
     if (w->tty && every > SWARM_TTY_SECONDS) every = SWARM_TTY_SECONDS;
     if (w->opt->quiet || now - w->shown < every) return;
     w->shown = now;
@@ -418,9 +399,9 @@ int cli_swarm(int argc, char **argv) {
         return rc;
     }
     shard_seeds(&w);
-    w.t0 = w.shown = now_s();
+    w.t0 = w.shown = cli_now_s();
     bool ran = cli_pool(prog, o.jobs, &w, next_task, work, done);
-    double wall = now_s() - w.t0;
+    double wall = cli_now_s() - w.t0;
     if (w.tty && !o.quiet) fputs("\r\033[K", stderr);   /* the tally says it all */
     print_fails(&w);
     print_tally(&w, wall, ran);

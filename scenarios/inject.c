@@ -102,26 +102,52 @@ static void add_time_faults(const scn *s, pipeline *p, scn_armed *a) {
 
 void scn_add_faults(const scn *s, pipeline *p) { add_time_faults(s, p, NULL); }
 
+bool scn_point_hit(const scn_fault *f, const job *j, const pipe_event *e) {
+    SIM_ASSERT(f->point != SCN_AT_TIME);
+    bool same = e->ckpt == f->point_ckpt;
+    uint32_t task = j->vertex_first_task[f->point_vertex] + f->point_subtask;
+    switch (f->point) {
+    case SCN_WHEN_ALIGNING:      return same && e->kind == PIPE_EV_BARRIER && e->task == task && e->blocked > 0;
+    case SCN_WHEN_TRIGGERS:      return same && e->kind == PIPE_EV_TRIGGER && e->task == task;
+    case SCN_WHEN_STARTS:        return same && e->kind == PIPE_EV_CKPT_START;
+    case SCN_WHEN_COMPLETES:     return same && e->kind == PIPE_EV_CKPT_COMPLETE;
+    case SCN_WHEN_SNAPSHOT_SYNC: return same && e->kind == PIPE_EV_SNAPSHOT_SYNC && e->task == task;
+    case SCN_WHEN_COMMITS:       /* a commit covers every checkpoint up to its own */
+        return e->kind == PIPE_EV_SINK_COMMIT && e->task == task && e->ckpt >= f->point_ckpt;
+    case SCN_AT_TIME:            break;
+    }
+    SIM_ASSERT(false);
+    return false;
+}
+
+bool scn_point_of(const pipe_event *e, const job *j, scn_fault *f) {
+    scn_point pt = SCN_AT_TIME;
+    switch (e->kind) {
+    case PIPE_EV_BARRIER:       pt = e->blocked > 0 ? SCN_WHEN_ALIGNING : SCN_AT_TIME; break;
+    case PIPE_EV_TRIGGER:       pt = SCN_WHEN_TRIGGERS; break;
+    case PIPE_EV_CKPT_START:    pt = SCN_WHEN_STARTS; break;
+    case PIPE_EV_CKPT_COMPLETE: pt = SCN_WHEN_COMPLETES; break;
+    case PIPE_EV_SNAPSHOT_SYNC: pt = SCN_WHEN_SNAPSHOT_SYNC; break;
+    case PIPE_EV_SINK_COMMIT:   pt = SCN_WHEN_COMMITS; break;
+    default:                    break;
+    }
+    if (pt == SCN_AT_TIME) return false;
+    bool coordinator = pt == SCN_WHEN_STARTS || pt == SCN_WHEN_COMPLETES;
+    SIM_ASSERT(coordinator || e->task < j->tasks_count);
+    f->point = pt;
+    f->point_ckpt = e->ckpt;
+    f->point_vertex = coordinator ? 0 : j->tasks[e->task].vertex;
+    f->point_subtask = coordinator ? 0 : j->tasks[e->task].subtask;
+    SIM_ASSERT(scn_point_hit(f, j, e));            /* the point it names is this one */
+    return true;
+}
+
 static void armed_observe(void *ctx, const pipe_event *e) {
     scn_armed *a = ctx;
     const job *j = pipe_job(a->p);
     for (uint32_t i = 0; i < a->s->faults_count && a->points_waiting > 0; i++) {
         const scn_fault *f = &a->s->faults[i];
-        if (f->point == SCN_AT_TIME || a->reached[i]) continue;
-        bool hit = false, same = e->ckpt == f->point_ckpt;
-        uint32_t task = j->vertex_first_task[f->point_vertex] + f->point_subtask;
-        switch (f->point) {
-        case SCN_WHEN_ALIGNING:      hit = same && e->kind == PIPE_EV_BARRIER && e->task == task && e->blocked > 0; break;
-        case SCN_WHEN_TRIGGERS:      hit = same && e->kind == PIPE_EV_TRIGGER && e->task == task; break;
-        case SCN_WHEN_STARTS:        hit = same && e->kind == PIPE_EV_CKPT_START; break;
-        case SCN_WHEN_COMPLETES:     hit = same && e->kind == PIPE_EV_CKPT_COMPLETE; break;
-        case SCN_WHEN_SNAPSHOT_SYNC: hit = same && e->kind == PIPE_EV_SNAPSHOT_SYNC && e->task == task; break;
-        case SCN_WHEN_COMMITS:       /* a commit covers every checkpoint up to its own */
-            hit = e->kind == PIPE_EV_SINK_COMMIT && e->task == task && e->ckpt >= f->point_ckpt;
-            break;
-        case SCN_AT_TIME:            break;
-        }
-        if (!hit) continue;
+        if (f->point == SCN_AT_TIME || a->reached[i] || !scn_point_hit(f, j, e)) continue;
         a->reached[i] = true;                     /* once, the first time the point is reached */
         a->points_waiting--;
         add_tracked(a, a->s, a->p, i, e->at_ns + f->at_ns);

@@ -28,6 +28,15 @@ typedef struct scn_armed {
 } scn_armed;
 
 void scn_add_faults(const scn *s, pipeline *p);
+
+/* Whether step e reaches the protocol point of fault f (not a fault at a
+ * time): the test the armed observer makes for each step. */
+bool scn_point_hit(const scn_fault *f, const job *j, const pipe_event *e);
+/* The protocol point step e is, if any, into f's point fields (point,
+ * point_vertex, point_subtask, point_ckpt; the others untouched): a fault
+ * at that point would fire at e if the run has not reached it before.
+ * False when e is no point a `fault when` line can name. */
+bool scn_point_of(const pipe_event *e, const job *j, scn_fault *f);
 void scn_arm_faults(const scn *s, pipeline *p, scn_armed *arm, pipe_observe_fn next, void *next_ctx);
 
 /* After the run of a pipe armed with scn_arm_faults(): how many faults of

@@ -176,10 +176,20 @@ void scn_random_settings(scn *s, uint64_t seed);
  * place ("'10xs': unknown unit 'xs' (did you mean 'ms'?)"). */
 bool scn_parse_duration(const char *text, sim_time_ns *out, char *err, size_t err_bytes);
 
+/* A duration as a scenario line writes it, in human units ("1.5s",
+ * "250us"); scn_parse_duration reads it back. Returns buf. */
+const char *scn_duration_text(char *buf, size_t n, sim_time_ns ns);
+
 /* One fault as a scenario line would say it, in human units ("fault at
  * 10ms crash machine 1 for 1.5s", "... optional"), without a newline;
  * scn_parse reads it back to the same fault. Returns buf. */
 const char *scn_fault_text(const scn *s, const scn_fault *f, char *buf, size_t n);
+
+/* Fault f's protocol point as a line says it, "when agg[1] aligning 3"
+ * (f is at a point, not a time). Returns buf. */
+const char *scn_point_text(const scn *s, const scn_fault *f, char *buf, size_t n);
+/* What fault f does, without when: "crash machine 1 for 20ms". */
+const char *scn_fault_what(const scn *s, const scn_fault *f, char *buf, size_t n);
 
 const char *scn_expect_text(const scn_expect *e, char *buf, size_t size_bytes);
 

@@ -404,6 +404,24 @@ static void put_what(txt_buf *b, const scn *s, const scn_fault *x) {
     }
 }
 
+const char *scn_fault_what(const scn *s, const scn_fault *f, char *buf, size_t n) {
+    SIM_ASSERT(n > 0);
+    txt_buf b = { .s = buf, .n = n };
+    buf[0] = '\0';
+    put_what(&b, s, f);
+    return buf;
+}
+
+const char *scn_point_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
+    SIM_ASSERT(n > 0 && f->point != SCN_AT_TIME);
+    txt_buf b = { .s = buf, .n = n };
+    buf[0] = '\0';
+    put_when(&b, &s->cfg.graph, f);
+    size_t len = strlen(buf);
+    if (len > 0 && buf[len - 1] == ' ') buf[len - 1] = '\0';
+    return strncmp(buf, "fault ", 6) == 0 ? memmove(buf, buf + 6, strlen(buf + 6) + 1) : buf;
+}
+
 const char *scn_fault_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
     SIM_ASSERT(n > 0);
     txt_buf b = { .s = buf, .n = n };

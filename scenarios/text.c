@@ -75,3 +75,5 @@ const char *txt_bw(char *buf, size_t n, uint64_t bytes_per_s) {
     else snprintf(buf, n, "%" PRIu64 "B/s", bytes_per_s);
     return buf;
 }
+
+const char *scn_duration_text(char *buf, size_t n, sim_time_ns ns) { return txt_dur(buf, n, ns); }

@@ -1081,6 +1081,42 @@ check "conform --json --plan: one JSON object with the model's figures" 0 \
     --plan tests/flink/holdout/plans/jobdetails-1.9.1-statemachine-soojae.json
 check "conform: not a history" 2 "\$.counts or \$.history: missing" \
     "$absim" conform tests/flink/history/details-1.9.1-statemachine-soojae-714.json
+# absim explore: every fault of the menu at every protocol point of a small job.
+ex=scenarios/explore/join-2pc.scn
+check "explore --list: the points and the menu, and the size of the space" 0 \
+    "seed 1: 60 points x 138 faults = 8280 placements (window 4ms)" "$absim" explore $ex --list
+check "explore --list: placement i is point i / menu with fault i % menu" 0 "   59  when out[0] commits 3  (t=14.172811ms)" \
+    "$absim" explore $ex --list
+check "explore: every task crash at every point passes and the space is covered" 0 \
+    "explore: 421 runs (the file as it is and 420 placements): 421 passed, 0 failed (0 died)" \
+    "$absim" explore $ex --kinds crash-task --quiet
+check "explore: ... and the tally says the space was covered completely" 0 "the space was covered completely" \
+    "$absim" explore $ex --kinds crash-task --quiet
+check "explore --shard: a shard says it covered its part only" 0 "shard 1/2: 210 of the space's 421 runs): 210 passed" \
+    "$absim" explore $ex --kinds crash-task --shard 1/2 --quiet
+check "explore --json: the tally object" 0 '"points":60,"faults":7,"placements":420,"runs":421,"passed":421,"failed":0,"died":0,"shard":"0/1","shard_runs":421,"complete":true' \
+    "$absim" explore $ex --kinds crash-task --json --quiet
+check "explore: a deliberate bug fails placements, each with the command that runs it alone" 1 \
+    "FAIL fault when clicks[0] triggers 1 crash task clicks[0]: " "$absim" explore $ex --kinds crash-task --bug no-rewind --quiet
+cmd=$("$absim" explore $ex --kinds crash-task --bug no-rewind --quiet | sed -n 's/^  run alone: //p' | head -1)
+check "explore: the command printed runs the placement alone, as printed" 1 "invariants: I1 exactly-once state VIOLATED" sh -c "$cmd"
+check "explore --only: the placement, as absim run tells it" 1 "placement 0 of 420: fault when checkpoint 1 starts crash task clicks[0]" \
+    sh -c "$cmd"
+check "explore --only -o: the placement as a scenario file" 0 "" "$absim" explore $ex --kinds crash-task --bug no-rewind --only 0 -o "$bad.ex.scn"
+check "explore --only -o: ... which absim run fails the same way" 1 "I1 exactly-once state VIOLATED" "$absim" run "$bad.ex.scn" --bug no-rewind
+check "explore --only -o: ... and says where it came from" 0 "# Placement 0 of 420 of absim explore $ex --kinds crash-task --bug no-rewind:" head -2 "$bad.ex.scn"
+check "explore: an unknown kind is bad input" 2 "--kinds: 'crash-everything' is no fault kind" "$absim" explore $ex --kinds crash-everything
+check "explore: a kind at a time only is bad input" 2 "--kinds: 'rescale' is a fault at a time only" "$absim" explore $ex --kinds rescale
+check "explore: --only past the space is bad input" 2 "--only 420: the space has 420 placements (0 to 419)" \
+    "$absim" explore $ex --kinds crash-task --only 420
+check "explore: -o without --only is bad input" 2 "-o writes one placement's scenario: it needs --only I" "$absim" explore $ex -o "$bad.ex.scn"
+grep -v '^checkpoint\|^state\|^expect' $ex | sed 's/ output two-phase-commit//' > "$bad.ex.scn"
+check "explore: a job without checkpoints has nothing to explore" 2 "nothing to explore: the run reaches no protocol point" \
+    "$absim" explore "$bad.ex.scn"
+grep -v '^state' $ex > "$bad.ex.scn"
+check "explore: store faults without a durable store are refused, and the head says so" 0 \
+    "134 faults = 8040 placements (window 4ms; 4 faults the reader refused here, as: " "$absim" explore "$bad.ex.scn" --list
+rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"
 rm -f "$tv"
 rm -f "$pic" "$pic".*

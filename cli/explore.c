@@ -1,0 +1,491 @@
+/* cli/explore.c: `absim explore FILE`: bounded-exhaustive fault placement.
+ *
+ * One run of the scenario as it is finds the protocol points it reaches
+ * (scenarios/space.h: each task aligning, triggering, done with the sync
+ * part of, or committing each checkpoint; the coordinator starting and
+ * completing each); the menu is every fault of the chosen kinds on every
+ * target of the job. Then every placement, one menu fault at one point,
+ * runs as a `fault when POINT ...` line added to the file, not optional
+ * (a placement whose fault never fires fails), with the file's own seed,
+ * faults and expect lines and every invariant checked; and the file as it
+ * is runs too. Runs are child processes, --jobs at a time (cli/pool.c).
+ * The space is covered completely when every placement ran: the last
+ * line says so, or which part ran (--shard). A single fault at each point
+ * is the bound; runs after it do not branch again.
+ *
+ * Every failing placement is printed (the first EXPLORE_FAILS_KEPT, in
+ * placement order, whatever --jobs) with the command that runs it alone:
+ * `absim explore FILE --only I` (the same options), which prints the run
+ * as `absim run` does and with -o writes the placement's scenario file,
+ * for explain, shrink and scenarios/regress/. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+#define EXPLORE_FAILS_KEPT 1000u
+#define EXPLORE_NONE       UINT64_MAX
+
+typedef struct explore_opts {
+    uint64_t    seed, jobs, shard_i, shard_n, only;
+    bool        seed_given, json, quiet, list;
+    uint64_t    kinds;
+    sim_time_ns window_ns;            /* 0: the checkpoint interval (10 ms without checkpoints) */
+    pipe_bug    bug;
+    const char *coverage_path, *out, *kinds_text, *window_text;
+} explore_opts;
+
+typedef struct explore_fail {
+    uint64_t        task;
+    cli_task_result r;
+} explore_fail;
+
+/* The exploration, shared by the pool's callbacks. Task 0 is the file as
+ * it is, task i + 1 placement i; the shard keeps tasks with task % N == I. */
+typedef struct explore_ctx {
+    const explore_opts *opt;
+    scn          *s;
+    spc_points    pts;
+    spc_menu     *menu;
+    uint64_t      placements, tasks, next;
+    uint64_t      done, passed, failed, died;
+    explore_fail *fails;              /* the first EXPLORE_FAILS_KEPT failing tasks, sorted at the end */
+    uint64_t      kept;
+    uint64_t      reach[PIPE_REACH_COUNT];
+    double        t0, shown;
+} explore_ctx;
+
+static void explore_usage(FILE *f) {
+    fprintf(f, "usage: absim explore FILE [--seed S] [--kinds LIST] [--window D] [--bug NAME]\n"
+               "                     [--jobs J] [--shard I/N] [--json] [--quiet] [--coverage FILE]\n"
+               "       absim explore FILE --list [...]\n"
+               "       absim explore FILE --only I [-o OUT.scn] [...]\n"
+               "\n"
+               "Bounded-exhaustive fault placement: runs the scenario once to find every\n"
+               "protocol point it reaches (a task aligning, triggering, done with the\n"
+               "sync part of, or committing checkpoint n; the coordinator starting or\n"
+               "completing it), then runs every fault of the menu (each kind on each of\n"
+               "its targets: machines, tasks, channels, the coordinator, RPCs, the store)\n"
+               "at every point, one fault per run, each as a `fault when` line that must\n"
+               "fire, with the file's expect lines and every invariant checked. Prints\n"
+               "each failing placement with the command that runs it alone, then a tally\n"
+               "that says whether the whole space ran; exit 1 when a run failed.\n"
+               "  --kinds LIST  fault kinds on the menu, comma-separated (crash-task,\n"
+               "                lose-rpc, ...; --list names them), or all (the default)\n"
+               "  --window D    how long a fault lasts: a crashed machine or coordinator\n"
+               "                comes back after D, a lost or delayed RPC window lasts D, a\n"
+               "                delay is D (default: the checkpoint interval)\n"
+               "  --list        print the points and the menu, run nothing\n"
+               "  --only I      run placement I alone and print it as absim run does;\n"
+               "                with -o OUT.scn write it as a scenario file instead\n"
+               "  --shard I/N   only runs with number %% N == I (run 0 is the file as it is,\n"
+               "                run i + 1 placement i); the tally says what part ran\n"
+               "  --json        stdout is JSON lines only: a line per failing placement,\n"
+               "                then the tally ({\"tally\":true,...})\n"
+               "  --quiet       no progress line on stderr\n"
+               "  --coverage FILE  every reach point's count over all runs (JSON)\n"
+               "  --bug NAME    a deliberately wrong protocol (absim bugs --list)\n");
+}
+
+/* --kinds: fault kind names, comma-separated, or "all". */
+static bool parse_kinds(const char *prog, const char *text, uint64_t *kinds) {
+    *kinds = 0;
+    if (strcmp(text, "all") == 0) {
+        *kinds = spc_kinds_all();
+        return true;
+    }
+    for (const char *p = text; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        const fk_info *k = NULL;
+        for (uint32_t i = 0; fk_at(i) != NULL && k == NULL; i++) {
+            if (strlen(fk_at(i)->name) == n && strncmp(fk_at(i)->name, p, n) == 0) k = fk_at(i);
+        }
+        if (k == NULL || (k->flags & FK_AT_TIME)) {
+            fprintf(stderr, "%s: --kinds: '%.*s' is %s (--list names the kinds)\n", prog, (int)n, p,
+                    k == NULL ? "no fault kind" : "a fault at a time only, never at a protocol point");
+            return false;
+        }
+        *kinds |= 1ull << k->kind;
+        p += n + (p[n] == ',');
+    }
+    if (*kinds == 0) fprintf(stderr, "%s: --kinds: no kind named\n", prog);
+    return *kinds != 0;
+}
+
+/* The options; returns -1 when the command goes on, else the exit status. */
+static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) {
+    static const struct option opts[] = {
+        { "seed", required_argument, NULL, 's' },  { "jobs", required_argument, NULL, 'j' },
+        { "shard", required_argument, NULL, 'S' }, { "kinds", required_argument, NULL, 'k' },
+        { "window", required_argument, NULL, 'w' }, { "bug", required_argument, NULL, 'b' },
+        { "coverage", required_argument, NULL, 'C' }, { "json", no_argument, NULL, 'J' },
+        { "quiet", no_argument, NULL, 'q' },       { "list", no_argument, NULL, 'l' },
+        { "only", required_argument, NULL, 'O' },  { "out", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+    };
+    *o = (explore_opts){ .shard_n = 1, .only = EXPLORE_NONE, .kinds = spc_kinds_all() };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &o->seed)) return CLI_USAGE;
+                  o->seed_given = true; break;
+        case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &o->jobs)) return CLI_USAGE; break;
+        case 'S': if (!cli_parse_shard(prog, optarg, &o->shard_i, &o->shard_n)) return CLI_USAGE; break;
+        case 'k': if (!parse_kinds(prog, optarg, &o->kinds)) return CLI_USAGE; o->kinds_text = optarg; break;
+        case 'w': if (!cli_view_time(prog, "--window", optarg, &o->window_ns) || o->window_ns == 0) {
+                      if (o->window_ns == 0) fprintf(stderr, "%s: --window: must be above 0\n", prog);
+                      return CLI_USAGE;
+                  }
+                  o->window_text = optarg; break;
+        case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
+        case 'C': o->coverage_path = optarg; break;
+        case 'J': o->json = true; break;
+        case 'q': o->quiet = true; break;
+        case 'l': o->list = true; break;
+        case 'O': if (!cli_parse_u64(prog, "--only", optarg, 0, UINT64_MAX - 1, &o->only)) return CLI_USAGE; break;
+        case 'o': o->out = optarg; break;
+        case 'h': explore_usage(stdout); return CLI_OK;
+        default: return cli_bad_option(prog, argv);
+        }
+    }
+    if (o->out != NULL && o->only == EXPLORE_NONE) {
+        fprintf(stderr, "%s: -o writes one placement's scenario: it needs --only I\n", prog);
+        return CLI_USAGE;
+    }
+    if (o->jobs == 0) o->jobs = cli_cores();
+    return -1;
+}
+
+/* ---- the space ------------------------------------------------------------ */
+
+/* One run of s as it is, observed for its points; the menu of its job.
+ * False after saying why (the run could not start, or the space is
+ * beyond the bounds). */
+static bool find_space(const char *prog, explore_ctx *w) {
+    char err[SCN_ERR_BYTES];
+    scn *s = w->s;
+    if (!cli_memory_ok(&s->cfg, 1, false, err, sizeof err)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, s->path, err);
+        return false;
+    }
+    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    scn *scratch = malloc(sizeof *scratch);
+    w->menu = malloc(sizeof *w->menu);
+    if (p == NULL || scratch == NULL || w->menu == NULL || !spc_points_init(&w->pts, pipe_job(p))) {
+        fprintf(stderr, "%s: %s: %s\n", prog, s->path, p == NULL ? err : "out of memory");
+        pipe_destroy(p);
+        free(scratch);
+        return false;
+    }
+    scn_armed *arm = malloc(sizeof *arm);
+    SIM_ASSERT(arm != NULL);
+    scn_arm_faults(s, p, arm, spc_points_observe, &w->pts);
+    pipe_run(p);
+    spc_opts so = { .kinds = w->opt->kinds, .window_ns = w->opt->window_ns };
+    if (so.window_ns == 0) so.window_ns = s->cfg.ckpt.enabled ? s->cfg.ckpt.interval_ns : 10 * SIM_NS_PER_MS;
+    spc_menu_build(s, pipe_job(p), &so, scratch, w->menu);
+    free(arm);
+    free(scratch);
+    pipe_destroy(p);
+    w->pts.j = NULL;                              /* the job went with the pipeline */
+    if (w->pts.overflow || w->menu->beyond > 0) {
+        fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: more than %u %s; explore a smaller "
+                "job (fewer records, checkpoints, tasks) or fewer --kinds\n", prog, s->path,
+                w->pts.overflow ? SPC_POINTS_MAX : SPC_MENU_MAX, w->pts.overflow ? "protocol points" : "faults on the menu");
+        return false;
+    }
+    if (w->menu->count == 0 || w->pts.count == 0) {
+        fprintf(stderr, "%s: %s: nothing to explore: %s%s%s\n", prog, s->path,
+                w->pts.count == 0 ? "the run reaches no protocol point (no checkpoint?)" : "no fault of --kinds fits this job",
+                w->menu->count == 0 && w->menu->refused > 0 ? "; the reader refused them: " : "",
+                w->menu->count == 0 && w->menu->refused > 0 ? w->menu->first_refusal : "");
+        return false;
+    }
+    w->placements = (uint64_t)w->pts.count * w->menu->count;
+    w->tasks = w->placements + 1;
+    return true;
+}
+
+/* s with placement i of the space added (i == EXPLORE_NONE: as it is). */
+static void with_placement(const explore_ctx *w, uint64_t i, scn *out) {
+    *out = *w->s;
+    if (i == EXPLORE_NONE) return;
+    SIM_ASSERT(out->faults_count < SCN_FAULTS_MAX);   /* spc_menu_build refused faults that did not fit */
+    scn_fault *f = &out->faults[out->faults_count++];
+    spc_place(&w->pts, w->menu, i, f);
+    f->line = 0;
+}
+
+
+static sim_time_ns window_of(const explore_ctx *w) {
+    const pipe_cfg *c = &w->s->cfg;
+    return w->opt->window_ns > 0 ? w->opt->window_ns : c->ckpt.enabled ? c->ckpt.interval_ns : 10 * SIM_NS_PER_MS;
+}
+
+static void print_head(FILE *out, const explore_ctx *w) {
+    char d[32];
+    fprintf(out, "explore: %s, seed %" PRIu64 "%s%s: %u points x %u faults = %" PRIu64 " placements (window %s",
+            w->s->path, w->s->cfg.seed, w->opt->bug ? ", bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "",
+            w->pts.count, w->menu->count, w->placements, scn_duration_text(d, sizeof d, window_of(w)));
+    if (w->menu->refused > 0) fprintf(out, "; %u faults the reader refused here, as: %s", w->menu->refused,
+                                      w->menu->first_refusal);
+    fprintf(out, ")\n");
+}
+
+/* --list: the points, in the order the run reached them, and the menu. */
+static int print_list(const explore_ctx *w) {
+    char text[SCN_FAULT_TEXT_BYTES], d[32];
+    print_head(stdout, w);
+    printf("points, in the order the run reached them:\n");
+    for (uint32_t i = 0; i < w->pts.count; i++) {
+        printf("  %4u  %s  (t=%s)\n", i, scn_point_text(w->s, &w->pts.at[i], text, sizeof text),
+               scn_duration_text(d, sizeof d, w->pts.at_ns[i]));
+    }
+    printf("menu, placement i is point i / %u with fault i %% %u:\n", w->menu->count, w->menu->count);
+    for (uint32_t i = 0; i < w->menu->count; i++) {
+        printf("  %4u  %s\n", i, scn_fault_what(w->s, &w->menu->faults[i], text, sizeof text));
+    }
+    printf("kinds:");
+    for (uint32_t i = 0; fk_at(i) != NULL; i++) {
+        const fk_info *k = fk_at(i);
+        printf(" %s%s", k->name, k->flags & FK_AT_TIME ? " (at a time only)" : w->opt->kinds >> k->kind & 1 ? "" : " (off)");
+    }
+    printf("\n");
+    return cli_stdout_ok("absim explore") ? CLI_OK : CLI_FAIL;
+}
+
+/* The options that name the space, as a command line says them: the
+ * points and the menu depend on them, so every command printed repeats
+ * them. */
+static void space_args(const explore_ctx *w, char *buf, size_t n) {
+    char word[512];
+    const explore_opts *o = w->opt;
+    size_t used = (size_t)snprintf(buf, n, "%s", cli_shell_word(w->s->path, word, sizeof word));
+    if (o->seed_given && used < n) used += (size_t)snprintf(buf + used, n - used, " --seed %" PRIu64, o->seed);
+    if (o->kinds_text != NULL && used < n) {
+        used += (size_t)snprintf(buf + used, n - used, " --kinds %s", cli_shell_word(o->kinds_text, word, sizeof word));
+    }
+    if (o->window_text != NULL && used < n) {
+        used += (size_t)snprintf(buf + used, n - used, " --window %s", cli_shell_word(o->window_text, word, sizeof word));
+    }
+    if (o->bug && used < n) used += (size_t)snprintf(buf + used, n - used, " --bug %s", pipe_bug_name(o->bug));
+    SIM_ASSERT(used < n);                        /* the caller sizes buf for a path and the options */
+}
+
+/* --only I: placement I alone, told as absim run tells a run, or with -o
+ * written as a scenario file. */
+static int run_only(const char *prog, explore_ctx *w) {
+    const explore_opts *o = w->opt;
+    if (o->only >= w->placements) {
+        fprintf(stderr, "%s: --only %" PRIu64 ": the space has %" PRIu64 " placements (0 to %" PRIu64 ")\n", prog,
+                o->only, w->placements, w->placements - 1);
+        return CLI_USAGE;
+    }
+    scn *s = malloc(sizeof *s);
+    SIM_ASSERT(s != NULL);
+    with_placement(w, o->only, s);
+    char args[1200], line[SCN_FAULT_TEXT_BYTES];
+    space_args(w, args, sizeof args);
+    scn_fault_text(s, &s->faults[s->faults_count - 1], line, sizeof line);
+    int rc;
+    if (o->out != NULL) {
+        cli_out f;
+        rc = CLI_USAGE;
+        if (cli_out_open(prog, "-o", o->out, &f)) {
+            fprintf(f.f, "# Placement %" PRIu64 " of %" PRIu64 " of absim explore %s:\n# %s\n", o->only,
+                    w->placements, args, line);
+            scn_write(s, f.f);
+            rc = cli_out_commit(prog, "-o", &f) ? CLI_OK : CLI_USAGE;
+        }
+    } else {
+        printf("placement %" PRIu64 " of %" PRIu64 ": %s\n", o->only, w->placements, line);
+        cli_outcome *out = malloc(sizeof *out);
+        SIM_ASSERT(out != NULL);
+        rc = cli_run_scenario(s, false, NULL, stdout, NULL, NULL, 0, NULL, out);
+        if (rc == CLI_USAGE) fprintf(stderr, "%s: %s\n", prog, out->failures.count ? out->failures.text[0] : "cannot run");
+        free(out);
+        if (!cli_stdout_ok(prog)) rc = CLI_FAIL;
+    }
+    free(s);
+    return rc;
+}
+
+/* ---- the runs --------------------------------------------------------------- */
+
+static bool next_task(void *ctx, uint64_t *task) {
+    explore_ctx *w = ctx;
+    if (w->next >= w->tasks) return false;
+    *task = w->next;
+    w->next += w->opt->shard_n;
+    return true;
+}
+
+static void work(void *ctx, uint64_t task, cli_task_result *out) {
+    explore_ctx *w = ctx;
+    scn *s = malloc(sizeof *s);
+    SIM_ASSERT(s != NULL);
+    with_placement(w, task == 0 ? EXPLORE_NONE : task - 1, s);
+    cli_task_run(s, s->cfg.seed, w->opt->bug, false, out);
+    free(s);
+}
+
+static void progress(explore_ctx *w, bool last) {
+    double now = cli_now_s();
+    if (w->opt->quiet || (!last && now - w->shown < 3.0)) return;
+    w->shown = now;
+    uint64_t total = (w->tasks - w->opt->shard_i + w->opt->shard_n - 1) / w->opt->shard_n;
+    fprintf(stderr, "explore: %" PRIu64 "/%" PRIu64 " runs, %" PRIu64 " failed, %.0f runs/s\n", w->done, total,
+            w->failed, now > w->t0 ? (double)w->done / (now - w->t0) : 0.0);
+}
+
+static void done(void *ctx, uint64_t task, const cli_task_result *r) {
+    explore_ctx *w = ctx;
+    w->done++;
+    for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i];
+    if (r->rc == CLI_OK) {
+        w->passed++;
+    } else {
+        w->failed++;
+        w->died += r->died;
+        if (w->kept < EXPLORE_FAILS_KEPT) w->fails[w->kept++] = (explore_fail){ .task = task, .r = *r };
+    }
+    progress(w, false);
+}
+
+static int by_task(const void *a, const void *b) {
+    uint64_t x = ((const explore_fail *)a)->task, y = ((const explore_fail *)b)->task;
+    return (x > y) - (x < y);
+}
+
+/* A failing run: its placement (or the file as it is), what failed, and
+ * the command that runs it alone. */
+static void print_fail(const explore_ctx *w, const explore_fail *x) {
+    char args[1200], line[SCN_FAULT_TEXT_BYTES], cmd[1400], joined[2048];
+    space_args(w, args, sizeof args);
+    bool file = x->task == 0;
+    line[0] = '\0';
+    if (!file) {
+        scn_fault f;
+        spc_place(&w->pts, w->menu, x->task - 1, &f);
+        scn_fault_text(w->s, &f, line, sizeof line);
+    }
+    if (file) {                                  /* absim run takes the seed and the bug, not the space's options */
+        char path[512];
+        snprintf(cmd, sizeof cmd, "%s run %s", cli_self(), cli_shell_word(w->s->path, path, sizeof path));
+        size_t used = strlen(cmd);
+        if (w->opt->seed_given) used += (size_t)snprintf(cmd + used, sizeof cmd - used, " --seed %" PRIu64, w->opt->seed);
+        if (w->opt->bug) snprintf(cmd + used, sizeof cmd - used, " --bug %s", pipe_bug_name(w->opt->bug));
+    } else {
+        snprintf(cmd, sizeof cmd, "%s explore %s --only %" PRIu64, cli_self(), args, x->task - 1);
+    }
+    cli_failures_join(&x->r.failures, joined, sizeof joined);
+    if (!w->opt->json) {
+        printf("FAIL %s%s: %s%s\n  run alone: %s\n", file ? "the file as it is" : "", line, x->r.died ? "the run died; " : "",
+               joined, cmd);
+        return;
+    }
+    printf("{\"placement\":");
+    if (file) printf("null"); else printf("%" PRIu64, x->task - 1);
+    printf(",\"fault\":");
+    cli_json_string(stdout, file ? "" : line);
+    printf(",\"trace_hash\":\"%016" PRIx64 "\",\"died\":%s,", x->r.trace_hash, x->r.died ? "true" : "false");
+    cli_failures_json(stdout, &x->r.failures);
+    printf(",\"run\":");
+    cli_json_string(stdout, cmd);
+    printf("}\n");
+}
+
+static uint64_t shard_runs(const explore_ctx *w) {
+    const explore_opts *o = w->opt;
+    return o->shard_i >= w->tasks ? 0 : (w->tasks - o->shard_i + o->shard_n - 1) / o->shard_n;
+}
+
+/* The closing tally: what ran, what failed, and whether the space was
+ * covered (every placement ran: the whole space here, or this shard's
+ * part of it). */
+static void print_tally(const explore_ctx *w, double wall, bool ran) {
+    const explore_opts *o = w->opt;
+    uint64_t want = shard_runs(w);
+    bool all = ran && w->done == want;
+    bool complete = all && o->shard_n == 1;
+    FILE *out = o->json ? stderr : stdout;
+    fprintf(out, "explore: %" PRIu64 " runs (the file as it is and %" PRIu64 " placements", w->done,
+            w->done - (o->shard_i == 0 && w->done > 0));
+    if (o->shard_n > 1) fprintf(out, ", shard %" PRIu64 "/%" PRIu64 ": %" PRIu64 " of the space's %" PRIu64 " runs",
+                                o->shard_i, o->shard_n, want, w->tasks);
+    fprintf(out, "): %" PRIu64 " passed, %" PRIu64 " failed (%" PRIu64 " died) in %.1fs; %s\n", w->passed, w->failed,
+            w->died, wall, complete ? "the space was covered completely: every placement ran, and its fault fired or failed the run"
+            : all ? "this shard's part of the space ran completely; the other shards cover the rest"
+                  : "the space was NOT covered: runs were left unstarted");
+    if (w->failed > w->kept) fprintf(out, "explore: %" PRIu64 " failing runs not listed (the first %u are)\n",
+                                     w->failed - w->kept, EXPLORE_FAILS_KEPT);
+    if (!o->json) return;
+    printf("{\"tally\":true,\"file\":");
+    cli_json_string(stdout, w->s->path);
+    printf(",\"seed\":%" PRIu64 ",\"bug\":\"%s\",\"points\":%u,\"faults\":%u,\"placements\":%" PRIu64
+           ",\"runs\":%" PRIu64 ",\"passed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"died\":%" PRIu64
+           ",\"shard\":\"%" PRIu64 "/%" PRIu64 "\",\"shard_runs\":%" PRIu64 ",\"complete\":%s,\"seconds\":%.3f}\n",
+           w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count, w->placements,
+           w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false", wall);
+}
+
+/* Every run of the shard on the pool, then the failing ones in order,
+ * the tally and the coverage. */
+static int run_space(const char *prog, explore_ctx *w) {
+    const explore_opts *o = w->opt;
+    cli_out cov = { 0 };
+    if (o->coverage_path != NULL && o->json && strcmp(o->coverage_path, "-") == 0) {
+        fprintf(stderr, "%s: --coverage -: with --json standard output carries the JSON lines only; name a file\n", prog);
+        return CLI_USAGE;
+    }
+    if (!cli_out_open(prog, "--coverage", o->coverage_path, &cov)) return CLI_USAGE;
+    w->fails = calloc(EXPLORE_FAILS_KEPT, sizeof *w->fails);
+    SIM_ASSERT(w->fails != NULL);
+    if (!o->json) print_head(stdout, w);
+    w->next = o->shard_i;
+    w->t0 = w->shown = cli_now_s();
+    bool ran = cli_pool(prog, o->jobs, w, next_task, work, done);
+    double wall = cli_now_s() - w->t0;
+    progress(w, true);
+    qsort(w->fails, w->kept, sizeof *w->fails, by_task);
+    for (uint64_t i = 0; i < w->kept; i++) print_fail(w, &w->fails[i]);
+    print_tally(w, wall, ran);
+    if (o->coverage_path != NULL) {
+        cli_cov_report(o->json ? stderr : stdout, w->reach);
+        cli_cov_write(cov.f, w->reach);          /* a failed write shows at the commit */
+    }
+    bool written = cli_out_commit(prog, "--coverage", &cov);
+    free(w->fails);
+    if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;
+    return ran && w->failed == 0 && w->done == shard_runs(w) ? CLI_OK : CLI_FAIL;
+}
+
+int cli_explore(int argc, char **argv) {
+    const char *prog = "absim explore";
+    explore_opts o;
+    int rc = parse_opts(prog, argc, argv, &o);
+    if (rc >= 0) return rc;
+    explore_ctx w = { .opt = &o };
+    w.s = cli_load_scenario(prog, argc, argv, o.seed_given, o.seed);
+    if (w.s == NULL) return CLI_USAGE;
+    w.s->cfg.bug = o.bug;
+    if (!find_space(prog, &w)) {
+        rc = CLI_USAGE;
+    } else if (o.list) {
+        rc = print_list(&w);
+    } else if (o.only != EXPLORE_NONE) {
+        rc = run_only(prog, &w);
+    } else {
+        rc = run_space(prog, &w);
+    }
+    spc_points_free(&w.pts);
+    free(w.menu);
+    free(w.s);
+    return rc;
+}
