@@ -330,6 +330,23 @@ uint64_t cli_cores(void);
  * only: nothing inside a run reads it. */
 double cli_now_s(void);
 
+/* Coverage-guided fault profiles (cli/guide.c, absim swarm --faults
+ * guided): runs that reached a point fewer than `target` runs of the
+ * campaign reached are kept, and new profiles are mostly mutants of the
+ * kept ones, weighted by how rare their points still are; the others,
+ * and every one while nothing is kept, the seed's own random profile.
+ * profile() fills out with file `file`'s scenario for run `seed` (its
+ * faults and drawn settings; settings_seed: the seed the settings were
+ * drawn for); learn() takes each run's coverage, in run order, between
+ * batches. Deterministic: the same calls in the same order give the same
+ * profiles. */
+typedef struct cli_guide cli_guide;
+cli_guide *cli_guide_new(const scn *files, uint32_t nfiles, uint64_t target);
+void cli_guide_free(cli_guide *g);
+void cli_guide_profile(cli_guide *g, uint32_t file, uint64_t seed, scn *out, uint64_t *settings_seed);
+void cli_guide_learn(cli_guide *g, uint32_t file, const scn *ran, uint64_t settings_seed, const uint64_t *reach);
+void cli_guide_tally(const cli_guide *g, uint64_t *fresh, uint64_t *mutants, uint64_t *refused);
+
 int cli_bugs(int argc, char **argv);
 int cli_explore(int argc, char **argv);
 int cli_coverage(int argc, char **argv);

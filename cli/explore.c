@@ -344,6 +344,20 @@ static void progress(explore_ctx *w, bool last) {
             w->failed, now > w->t0 ? (double)w->done / (now - w->t0) : 0.0);
 }
 
+/* Keeps the failing runs first in order, whatever order they end in:
+ * once the list is full, a run before the last kept takes its place. */
+static void keep_fail(explore_ctx *w, uint64_t task, const cli_task_result *r) {
+    uint64_t at = w->kept;
+    if (w->kept == EXPLORE_FAILS_KEPT) {
+        at = 0;
+        for (uint64_t i = 1; i < w->kept; i++) at = w->fails[i].task > w->fails[at].task ? i : at;
+        if (w->fails[at].task < task) return;
+    } else {
+        w->kept++;
+    }
+    w->fails[at] = (explore_fail){ .task = task, .r = *r };
+}
+
 static void done(void *ctx, uint64_t task, const cli_task_result *r) {
     explore_ctx *w = ctx;
     w->done++;
@@ -353,7 +367,7 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
     } else {
         w->failed++;
         w->died += r->died;
-        if (w->kept < EXPLORE_FAILS_KEPT) w->fails[w->kept++] = (explore_fail){ .task = task, .r = *r };
+        keep_fail(w, task, r);
     }
     progress(w, false);
 }
@@ -425,14 +439,22 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
                   : "the space was NOT covered: runs were left unstarted");
     if (w->failed > w->kept) fprintf(out, "explore: %" PRIu64 " failing runs not listed (the first %u are)\n",
                                      w->failed - w->kept, EXPLORE_FAILS_KEPT);
+    /* Runs to the first catch in the order of the space (run 0 the file
+     * as it is): what a sequential exploration would have paid. */
+    uint64_t first = UINT64_MAX;
+    for (uint64_t i = 0; i < w->kept; i++) first = w->fails[i].task < first ? w->fails[i].task : first;
+    if (first != UINT64_MAX && !o->json) fprintf(out, "explore: the first failing run is number %" PRIu64 " of the space's "
+                                                 "order (%s)\n", first + 1, first == 0 ? "the file as it is" : "a placement");
     if (!o->json) return;
     printf("{\"tally\":true,\"file\":");
     cli_json_string(stdout, w->s->path);
     printf(",\"seed\":%" PRIu64 ",\"bug\":\"%s\",\"points\":%u,\"faults\":%u,\"placements\":%" PRIu64
            ",\"runs\":%" PRIu64 ",\"passed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"died\":%" PRIu64
-           ",\"shard\":\"%" PRIu64 "/%" PRIu64 "\",\"shard_runs\":%" PRIu64 ",\"complete\":%s,\"seconds\":%.3f}\n",
-           w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count, w->placements,
-           w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false", wall);
+           ",\"shard\":\"%" PRIu64 "/%" PRIu64 "\",\"shard_runs\":%" PRIu64 ",\"complete\":%s,\"first_failing_run\":",
+           w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count,
+           w->placements, w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false");
+    if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first + 1);
+    printf(",\"seconds\":%.3f}\n", wall);
 }
 
 /* Every run of the shard on the pool, then the failing ones in order,

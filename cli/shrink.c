@@ -60,18 +60,10 @@ static void verdict_of(const scn *s, const cli_outcome *o, verdict *v) {
 /* Round trip through text: the candidate must be a scenario the reader
  * accepts (fault targets exist, forward edges match, ...). */
 static bool normalise(scn *c) {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL) return false;
-    scn_write(c, f);
-    fclose(f);
-    char err[SCN_ERR_BYTES], path[256];
-    snprintf(path, sizeof path, "%s", c->path);
+    char err[SCN_ERR_BYTES];
     pipe_bug bug = c->cfg.bug;                   /* --bug: not part of the file */
-    bool ok = scn_parse(c, path, text, len, err, sizeof err);
+    bool ok = scn_reparse(c, c, err, sizeof err);
     c->cfg.bug = bug;
-    free(text);
     return ok;
 }
 

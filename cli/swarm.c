@@ -13,8 +13,10 @@
  * with seed % N == I, so N machines (GNU parallel --sshlogin, a Slurm
  * job array) split a campaign without talking to each other. A child
  * that dies (an assertion, a signal) is a failing run too. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +29,18 @@
 #define SWARM_SEEDS_MAX (1ull << 24)
 #define SWARM_FAILS_KEPT 1000u
 #define SWARM_TTY_SECONDS 0.25        /* a terminal's line is rewritten at most this often */
+#define SWARM_BATCH       64u         /* --faults guided: runs made from one state of the kept profiles */
 
 typedef struct failed {
     uint64_t        task;             /* its place in the listing */
     cli_task_result r;
+    char            scenario[512];    /* --faults guided: the run as a scenario file ("" when not written) */
 } failed;
 
 typedef struct swarm_opts {
     uint64_t    seed_a, seed_b, jobs, shard_i, shard_n, progress_s;
-    bool        random_faults, json, quiet;
+    bool        random_faults, guided, json, quiet;
+    uint64_t    target;               /* --faults guided: runs a point must reach before it stops being rare */
     pipe_bug    bug;
     const char *junit_path;
     const char *coverage_path;
@@ -60,18 +65,31 @@ typedef struct swarm_ctx {
     failed   *fails;                  /* the SWARM_FAILS_KEPT failing runs first in the listing */
     cli_out   cov;                    /* --coverage */
     uint64_t  reach[PIPE_REACH_COUNT];   /* summed over the runs */
+    uint64_t  runs_reaching[PIPE_REACH_COUNT];   /* runs that reached each point */
     double    t0, shown;              /* wall clock (CLOCK_MONOTONIC): the start, the last progress line */
+    /* --faults guided: runs go in batches of SWARM_BATCH tasks, whose
+     * profiles are made before the batch from what the runs before it
+     * reached (cli/guide.c) */
+    cli_guide *guide;
+    scn       *batch;                 /* [SWARM_BATCH]: task batch_first + i's scenario */
+    uint64_t  *batch_settings;        /* ... the seed its settings were drawn for */
+    uint64_t (*batch_reach)[PIPE_REACH_COUNT];   /* ... its coverage, once it ran */
+    uint64_t   batch_first, batch_end;
+    char       dir[256];              /* where failing guided runs are written ("" until the first, "-": cannot) */
 } swarm_ctx;
 
 static void swarm_usage(FILE *f) {
-    fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random]\n"
-               "                   [--bug NAME] [--json] [--quiet] [--progress S] [--junit FILE]\n"
-               "                   [--coverage FILE]\n"
+    fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random|guided]\n"
+               "                   [--target N] [--bug NAME] [--json] [--quiet] [--progress S]\n"
+               "                   [--junit FILE] [--coverage FILE]\n"
                "\n"
                "Runs each scenario with every seed from A to B (inclusive), each run in a\n"
                "process of its own, J at a time (default: the number of cores), and checks\n"
                "the scenario's expect lines. With --faults random every seed adds a fault\n"
-               "profile of its own (which kinds are on, how many, when, how long).\n"
+               "profile of its own (which kinds are on, how many, when, how long); with\n"
+               "--faults guided most profiles are mutants of earlier runs' that reached\n"
+               "protocol points fewer than --target runs (default 100) had reached, and a\n"
+               "failing run is written as a scenario file (its commands name it).\n"
                "Prints a JSON line per failing run (in seed order; replay it with absim\n"
                "replay FILE --seed S --hash H) and a closing tally; exit 1 when a run failed.\n"
                "  --shard I/N   only seeds with seed %% N == I (spread a campaign over N machines)\n"
@@ -85,7 +103,7 @@ static void swarm_usage(FILE *f) {
                "                a testcase per seed in seed order (tests/junit.xsd)\n"
                "  --coverage FILE  write every protocol reach point's count over all runs\n"
                "                as one JSON object (absim coverage lists them), and print\n"
-               "                the points no run reached\n"
+               "                the points no run reached and those fewer than --target did\n"
                "  --bug NAME    a deliberately wrong protocol (see absim run --help): it must fail\n");
 }
 
@@ -120,9 +138,10 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
         { "bug", required_argument, NULL, 'b' },   { "junit", required_argument, NULL, 'J' },
         { "coverage", required_argument, NULL, 'C' }, { "json", no_argument, NULL, 'o' },
         { "quiet", no_argument, NULL, 'q' },       { "progress", required_argument, NULL, 'p' },
-        { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+        { "target", required_argument, NULL, 'T' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
-    *o = (swarm_opts){ .shard_n = 1, .bug = PIPE_BUG_NONE, .progress_s = 3 };
+    *o = (swarm_opts){ .shard_n = 1, .bug = PIPE_BUG_NONE, .progress_s = 3, .target = 100 };
     bool seeds_given = false;
     int c;
     optind = 1;
@@ -135,7 +154,15 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
             break;
         case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &o->jobs)) return CLI_USAGE; break;
         case 'S': if (!cli_parse_shard(prog, optarg, &o->shard_i, &o->shard_n)) return CLI_USAGE; break;
-        case 'f': if (!cli_parse_faults(prog, optarg, &o->random_faults)) return CLI_USAGE; break;
+        case 'f':
+            o->guided = strcmp(optarg, "guided") == 0;
+            o->random_faults = strcmp(optarg, "random") == 0;
+            if (!o->guided && !o->random_faults) {
+                fprintf(stderr, "%s: --faults '%s': random or guided\n", prog, optarg);
+                return CLI_USAGE;
+            }
+            break;
+        case 'T': if (!cli_parse_u64(prog, "--target", optarg, 1, 1u << 30, &o->target)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
         case 'J': o->junit_path = optarg; break;
         case 'C': o->coverage_path = optarg; break;
@@ -165,20 +192,47 @@ static uint64_t task_seed(const swarm_ctx *w, uint64_t task) {
 
 static bool next_task(void *ctx, uint64_t *task) {
     swarm_ctx *w = ctx;
-    if (w->next == w->seeds * w->nfiles) return false;
+    if (w->next == w->batch_end) return false;
     *task = w->next++;
     return true;
 }
 
 static void work(void *ctx, uint64_t task, cli_task_result *out) {
     const swarm_ctx *w = ctx;
+    if (w->guide != NULL) {                       /* the batch's scenario holds the profile and the settings */
+        cli_task_run(&w->batch[task - w->batch_first], task_seed(w, task), w->opt->bug, false, out);
+        return;
+    }
     cli_task_run(&w->files[task % w->nfiles], task_seed(w, task), w->opt->bug, w->opt->random_faults, out);
+}
+
+/* A guided run's commands, on the scenario file it was written to (none
+ * when it could not be). */
+static void guided_follow_up(const cli_task_result *r, const char *scenario, uint64_t seed, pipe_bug bug,
+                             char cmd[3][1024]) {
+    char path[600], opts[64];
+    const char *self = cli_self();
+    if (scenario[0] == '\0') {
+        for (uint32_t i = 0; i < 3; i++) cmd[i][0] = '\0';
+        return;
+    }
+    (void)cli_shell_word(scenario, path, sizeof path);
+    snprintf(opts, sizeof opts, "%s%s", bug ? " --bug " : "", bug ? pipe_bug_name(bug) : "");
+    if (r->died || r->rc == CLI_USAGE) snprintf(cmd[0], 1024, "%s run %s --seed %" PRIu64 "%s", self, path, seed, opts);
+    else snprintf(cmd[0], 1024, "%s replay %s --seed %" PRIu64 " --hash %016" PRIx64 "%s", self, path, seed, r->trace_hash, opts);
+    snprintf(cmd[1], 1024, "%s explain %s --seed %" PRIu64 "%s", self, path, seed, opts);
+    snprintf(cmd[2], 1024, "%s shrink %s --seed %" PRIu64 "%s", self, path, seed, opts);
 }
 
 /* The commands that reproduce, narrate and minimise a failing run (a run
  * that died or could not start has no trace hash: `run` shows it again). */
-static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *r, char cmd[3][1024]) {
+static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *r, const char *scenario,
+                      char cmd[3][1024]) {
     char path[512];
+    if (w->guide != NULL) {                       /* the run is its scenario file: profile and settings in it */
+        guided_follow_up(r, scenario, task_seed(w, task), w->opt->bug, cmd);
+        return;
+    }
     (void)cli_shell_word(w->files[task % w->nfiles].path, path, sizeof path);
     uint64_t seed = task_seed(w, task);
     const char *self = cli_self();
@@ -199,7 +253,7 @@ static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *
  * a fault that never fired) or an error (the run died, or could not
  * start); a failing one's output has its faults and the follow-up
  * commands. */
-static void junit_case(const swarm_ctx *w, uint64_t task, const cli_task_result *r) {
+static void junit_case(const swarm_ctx *w, uint64_t task, const cli_task_result *r, const char *scenario) {
     char name[40], type[40], out[sizeof r->profile + 3200], cmd[3][1024];
     uint32_t f = (uint32_t)(task % w->nfiles);
     snprintf(name, sizeof name, "seed %" PRIu64, task_seed(w, task));
@@ -210,7 +264,7 @@ static void junit_case(const swarm_ctx *w, uint64_t task, const cli_task_result 
         c.verdict = error ? CLI_JUNIT_ERROR : CLI_JUNIT_FAILURE;
         snprintf(type, sizeof type, "%s%s", r->died ? "crash" : r->rc == CLI_USAGE ? "bad input" : r->inv ? "invariant "
                  : r->failed_line ? "expectation" : "fault never fired", error || !r->inv ? "" : check_inv_name(r->inv));
-        follow_up(w, task, r, cmd);
+        follow_up(w, task, r, scenario, cmd);
         snprintf(out, sizeof out, "faults:\n%sreplay: %s\nexplain: %s\nshrink: %s\n", r->profile, cmd[0], cmd[1], cmd[2]);
         c.out = out;
     }
@@ -220,7 +274,7 @@ static void junit_case(const swarm_ctx *w, uint64_t task, const cli_task_result 
 /* Keeps the failing runs first in the listing, whatever order they end
  * in: once SWARM_FAILS_KEPT are kept, a run earlier than the last kept
  * one takes its place. */
-static void keep_fail(swarm_ctx *w, uint64_t task, const cli_task_result *r) {
+static void keep_fail(swarm_ctx *w, uint64_t task, const cli_task_result *r, const char *scenario) {
     uint64_t at = w->kept;
     if (w->kept == SWARM_FAILS_KEPT) {
         at = 0;
@@ -230,6 +284,7 @@ static void keep_fail(swarm_ctx *w, uint64_t task, const cli_task_result *r) {
         w->kept++;
     }
     w->fails[at] = (failed){ .task = task, .r = *r };
+    snprintf(w->fails[at].scenario, sizeof w->fails[at].scenario, "%s", scenario);
 }
 
 static void eta_text(double s, char *buf, size_t n) {
@@ -255,18 +310,63 @@ static void progress(swarm_ctx *w) {
             w->tty ? "\033[K" : "\n");
 }
 
+/* A failing guided run as a scenario file, NAME-seedS.scn in a folder of
+ * the campaign's own under $TMPDIR (or /tmp): its faults (drawn and
+ * mutated) and settings are in no seed's random profile, so the file is
+ * how it runs again. path stays "" when it cannot be written (said on
+ * stderr once). */
+static void write_guided(swarm_ctx *w, uint64_t task, char *path, size_t n) {
+    const scn *s = &w->batch[task - w->batch_first];
+    if (w->dir[0] == '\0') {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(w->dir, sizeof w->dir, "%s/absim-guided-XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+        if (mkdtemp(w->dir) == NULL) {
+            fprintf(stderr, "absim swarm: cannot make a folder for the failing runs (%s): %s\n", w->dir, strerror(errno));
+            snprintf(w->dir, sizeof w->dir, "-");
+        }
+    }
+    if (strcmp(w->dir, "-") == 0) return;
+    char base[sizeof s->path];
+    snprintf(base, sizeof base, "%s", s->path);
+    char *b = basename(base), *dot = strrchr(b, '.');
+    if (dot != NULL) *dot = '\0';
+    int k = snprintf(path, n, "%s/%.100s-seed%" PRIu64 ".scn", w->dir, b, s->cfg.seed);
+    SIM_ASSERT(k > 0 && (size_t)k < n);             /* a folder of 255 bytes, a name cut at 100 */
+    scn *c = malloc(sizeof *c);
+    FILE *f = c != NULL ? fopen(path, "wx") : NULL;
+    bool ok = f != NULL;
+    if (ok) {
+        *c = *s;
+        c->vary = 0;                                /* the settings drawn are in the file */
+        ok = fprintf(f, "# absim swarm --faults guided, run of seed %" PRIu64 " of %s: its faults and settings\n",
+                     s->cfg.seed, s->path) > 0;
+        scn_write(c, f);
+        ok = ok && fflush(f) == 0 && !ferror(f);
+        ok = fclose(f) == 0 && ok;
+    }
+    free(c);
+    if (!ok) {
+        fprintf(stderr, "absim swarm: %s: %s\n", path, strerror(errno));
+        if (f != NULL) remove(path);                /* no half-written file left behind */
+        path[0] = '\0';
+    }
+}
+
 static void done(void *ctx, uint64_t task, const cli_task_result *r) {
     swarm_ctx *w = ctx;
     w->done++;
-    for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i];
+    for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i], w->runs_reaching[i] += r->reach[i] > 0;
+    char scenario[512] = "";
+    if (w->guide != NULL) memcpy(w->batch_reach[task - w->batch_first], r->reach, sizeof r->reach);
     if (r->rc == CLI_OK) {
         w->passed++;
     } else {
         w->nfailed++;
         w->died += r->died;
-        keep_fail(w, task, r);
+        if (w->guide != NULL && w->nfailed <= SWARM_FAILS_KEPT) write_guided(w, task, scenario, sizeof scenario);
+        keep_fail(w, task, r, scenario);
     }
-    junit_case(w, task, r);
+    junit_case(w, task, r, scenario);
     progress(w);
 }
 
@@ -280,7 +380,7 @@ static void print_fail(const swarm_ctx *w, const failed *x) {
     cli_json_string(stdout, w->files[x->task % w->nfiles].path);
     printf(",\"seed\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"status\":\"%s\",\"faults\":\"%s\",",
            task_seed(w, x->task), x->r.trace_hash, x->r.status ? pipe_status_name(x->r.status) : "none",
-           w->opt->random_faults ? "random" : "scripted");
+           w->opt->guided ? "guided" : w->opt->random_faults ? "random" : "scripted");
     cli_failures_json(stdout, &x->r.failures);
     printf(",\"bug\":\"%s\",\"profile\":[", w->opt->bug ? bug : "none");
     const char *line = x->r.profile;
@@ -293,7 +393,7 @@ static void print_fail(const swarm_ctx *w, const failed *x) {
         cli_json_string(stdout, one);
         line += n + (end != NULL);
     }
-    follow_up(w, x->task, &x->r, cmd);
+    follow_up(w, x->task, &x->r, x->scenario, cmd);
     static const char *const keys[3] = { "replay", "explain", "shrink" };
     for (uint32_t i = 0; i < 3; i++) {
         printf("%s\"%s\":", i == 0 ? "]," : ",", keys[i]);
@@ -367,7 +467,7 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
     snprintf(w->shard_text, sizeof w->shard_text, "%" PRIu64 "/%" PRIu64, o->shard_i, o->shard_n);
     snprintf(w->jobs_text, sizeof w->jobs_text, "%" PRIu64, o->jobs);
     const char *props[10] = { "seeds", w->seeds_text, "shard", w->shard_text, "faults",
-                              o->random_faults ? "random" : "scripted", "bug", pipe_bug_name(o->bug), "jobs", w->jobs_text };
+                              o->guided ? "guided" : o->random_faults ? "random" : "scripted", "bug", pipe_bug_name(o->bug), "jobs", w->jobs_text };
     memcpy(w->props, props, sizeof props);
     if (!cli_junit_open(prog, o->junit_path, w->nfiles, w->suites, w->props, 5, &w->junit)) {
         cli_out_abandon(&w->cov);
@@ -382,6 +482,59 @@ static void shard_seeds(swarm_ctx *w) {
     uint64_t skip = (o->shard_i + o->shard_n - o->seed_a % o->shard_n) % o->shard_n;
     w->first = o->seed_a + skip;
     w->seeds = skip > o->seed_b - o->seed_a ? 0 : (o->seed_b - w->first) / o->shard_n + 1;
+}
+
+/* --coverage: the points that fewer than --target runs reached (rare
+ * points, whose code the campaign tested little), rarest first. */
+static void rare_report(const swarm_ctx *w, FILE *out) {
+    uint32_t order[PIPE_REACH_COUNT], n = 0;
+    for (uint32_t p = 0; p < PIPE_REACH_COUNT; p++) {
+        if (w->runs_reaching[p] >= w->opt->target) continue;
+        uint32_t j = n++;
+        for (; j > 0 && w->runs_reaching[order[j - 1]] > w->runs_reaching[p]; j--) order[j] = order[j - 1];
+        order[j] = p;
+    }
+    fprintf(out, "coverage: %u of %u points reached by fewer than %" PRIu64 " runs (--target)", n, PIPE_REACH_COUNT,
+            w->opt->target);
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(out, "%s%s %" PRIu64, i ? ", " : ": ", pipe_reach_info_of((pipe_reach)order[i])->name,
+                w->runs_reaching[order[i]]);
+    }
+    fputc('\n', out);
+}
+
+/* --faults guided: the runs in batches, each batch's profiles made from
+ * what the runs before it reached, learnt from in run order after it. */
+static bool run_guided(const char *prog, swarm_ctx *w) {
+    uint64_t total = w->seeds * w->nfiles;
+    w->guide = cli_guide_new(w->files, w->nfiles, w->opt->target);
+    w->batch = malloc(SWARM_BATCH * sizeof *w->batch);
+    w->batch_settings = malloc(SWARM_BATCH * sizeof *w->batch_settings);
+    w->batch_reach = malloc(SWARM_BATCH * sizeof *w->batch_reach);
+    bool ran = w->guide != NULL && w->batch != NULL && w->batch_settings != NULL && w->batch_reach != NULL;
+    if (!ran) fprintf(stderr, "%s: out of memory for the guided campaign\n", prog);
+    for (w->next = 0; ran && w->next < total;) {
+        w->batch_first = w->next;
+        w->batch_end = total - w->next < SWARM_BATCH ? total : w->next + SWARM_BATCH;
+        for (uint64_t t = w->batch_first; t < w->batch_end; t++) {
+            uint64_t i = t - w->batch_first;
+            cli_guide_profile(w->guide, (uint32_t)(t % w->nfiles), task_seed(w, t), &w->batch[i], &w->batch_settings[i]);
+            memset(w->batch_reach[i], 0, sizeof w->batch_reach[i]);
+        }
+        ran = cli_pool(prog, w->opt->jobs, w, next_task, work, done);
+        for (uint64_t t = w->batch_first; ran && t < w->batch_end; t++) {
+            uint64_t i = t - w->batch_first;
+            cli_guide_learn(w->guide, (uint32_t)(t % w->nfiles), &w->batch[i], w->batch_settings[i], w->batch_reach[i]);
+        }
+    }
+    return ran;
+}
+
+static void guided_free(swarm_ctx *w) {
+    cli_guide_free(w->guide);
+    free(w->batch);
+    free(w->batch_settings);
+    free(w->batch_reach);
 }
 
 int cli_swarm(int argc, char **argv) {
@@ -399,20 +552,23 @@ int cli_swarm(int argc, char **argv) {
         return rc;
     }
     shard_seeds(&w);
+    w.batch_end = w.seeds * w.nfiles;
     w.t0 = w.shown = cli_now_s();
-    bool ran = cli_pool(prog, o.jobs, &w, next_task, work, done);
+    bool ran = o.guided ? run_guided(prog, &w) : cli_pool(prog, o.jobs, &w, next_task, work, done);
     double wall = cli_now_s() - w.t0;
     if (w.tty && !o.quiet) fputs("\r\033[K", stderr);   /* the tally says it all */
     print_fails(&w);
     print_tally(&w, wall, ran);
     if (o.coverage_path != NULL) {
         cli_cov_report(o.json ? stderr : stdout, w.reach);
+        rare_report(&w, o.json ? stderr : stdout);
         cli_cov_write(w.cov.f, w.reach);          /* a failed write shows at the commit */
     }
     bool written = cli_junit_commit(prog, w.junit, wall);
     written = cli_out_commit(prog, "--coverage", &w.cov) && written;
     free(w.files);
     free(w.fails);
+    guided_free(&w);
     if (!cli_stdout_ok(prog) || !written) return CLI_USAGE;
     return ran && w.nfailed == 0 ? CLI_OK : CLI_FAIL;   /* runs left unstarted (fork failed) are no pass */
 }

@@ -201,5 +201,9 @@ sim_time_ns scn_liveness_ns(const scn *s);
  * (every statement spelled out, durations in ns, faults as scn_fault_text
  * writes them). */
 void scn_write(const scn *s, FILE *f);
+/* s written (scn_write) and read back (scn_parse) into out, which may be
+ * s: whether the reader takes s as a file would say it (fault targets
+ * that exist, stores the backend has, limits), with its message if not. */
+bool scn_reparse(const scn *s, scn *out, char *err, size_t err_bytes);
 
 #endif

@@ -134,15 +134,8 @@ static void offer(menu_ctx *c, const scn_fault *f) {
         return;
     }
     c->scratch->faults[c->scratch->faults_count++] = *f;
-    char *text = NULL, err[SCN_ERR_BYTES], path[256];
-    size_t len = 0;
-    FILE *w = open_memstream(&text, &len);
-    SIM_ASSERT(w != NULL);
-    scn_write(c->scratch, w);
-    SIM_ASSERT(fclose(w) == 0);
-    snprintf(path, sizeof path, "%s", c->s->path);
-    bool ok = scn_parse(c->scratch, path, text, len, err, sizeof err);
-    free(text);
+    char err[SCN_ERR_BYTES];
+    bool ok = scn_reparse(c->scratch, c->scratch, err, sizeof err);
     if (ok) {
         m->faults[m->count++] = *f;
     } else {

@@ -138,3 +138,23 @@ void scn_write(const scn *s, FILE *f) {
         fprintf(f, "expect %s\n", scn_expect_text(&s->expects[i], text, sizeof text));
     }
 }
+
+bool scn_reparse(const scn *s, scn *out, char *err, size_t err_bytes) {
+    char *text = NULL, path[sizeof s->path];
+    size_t len = 0;
+    FILE *w = open_memstream(&text, &len);
+    if (w == NULL) {
+        snprintf(err, err_bytes, "%s: out of memory", s->path);
+        return false;
+    }
+    scn_write(s, w);
+    if (fclose(w) != 0) {
+        free(text);
+        snprintf(err, err_bytes, "%s: out of memory", s->path);
+        return false;
+    }
+    snprintf(path, sizeof path, "%s", s->path);         /* out may be s */
+    bool ok = scn_parse(out, path, text, len, err, err_bytes);
+    free(text);
+    return ok;
+}

@@ -1081,41 +1081,58 @@ check "conform --json --plan: one JSON object with the model's figures" 0 \
     --plan tests/flink/holdout/plans/jobdetails-1.9.1-statemachine-soojae.json
 check "conform: not a history" 2 "\$.counts or \$.history: missing" \
     "$absim" conform tests/flink/history/details-1.9.1-statemachine-soojae-714.json
+# swarm --faults guided: coverage-guided profiles, the same whatever --jobs.
+g1=scenarios/swarm/aligned-exactly-once.scn g2=scenarios/swarm/control-plane.scn
+"$absim" swarm $g1 $g2 --seeds 1..60 --faults guided --quiet --jobs 1 --coverage "$bad.g1" > /dev/null
+"$absim" swarm $g1 $g2 --seeds 1..60 --faults guided --quiet --jobs 2 --coverage "$bad.g2" > /dev/null
+check "swarm --faults guided: the campaign is the same whatever --jobs" 0 "" cmp "$bad.g1" "$bad.g2"
+check "swarm --faults guided: every run passes on the correct protocol" 0 "swarm: 120 passed, 0 failed" \
+    "$absim" swarm $g1 $g2 --seeds 1..60 --faults guided --quiet
+check "swarm --coverage: the points fewer than --target runs reached, rarest first" 0 "points reached by fewer than 50 runs (--target): " \
+    "$absim" swarm $g1 --seeds 1..20 --faults guided --quiet --coverage "$bad.g1" --target 50
+line=$("$absim" swarm $g1 --seeds 1..4 --faults guided --quiet --bug no-rewind --json 2>/dev/null | head -1)
+check "swarm --faults guided: a failing run says its profile is guided" 0 '"faults":"guided"' echo "$line"
+cmd=$(printf '%s' "$line" | sed -n 's/.*"replay":"\([^"]*\)".*/\1/p')
+check "swarm --faults guided: its replay command, on the run's scenario file, runs as printed" 1 "as recorded" sh -c "$cmd"
+rm -rf "$(dirname "$(printf '%s' "$cmd" | cut -d' ' -f3)")"
+check "swarm: --target 0 is bad input" 2 "--target 0: out of range" "$absim" swarm $g1 --seeds 1..2 --faults guided --target 0
+check "swarm: an unknown profile is bad input" 2 "--faults 'nice': random or guided" "$absim" swarm $g1 --seeds 1..2 --faults nice
+rm -f "$bad.g1" "$bad.g2"
 # absim explore: every fault of the menu at every protocol point of a small job.
 ex=scenarios/explore/join-2pc.scn
 check "explore --list: the points and the menu, and the size of the space" 0 \
-    "seed 1: 60 points x 138 faults = 8280 placements (window 4ms)" "$absim" explore $ex --list
-check "explore --list: placement i is point i / menu with fault i % menu" 0 "   59  when out[0] commits 3  (t=14.172811ms)" \
+    "seed 1: 71 points x 138 faults = 9798 placements (window 4ms)" "$absim" explore $ex --list
+check "explore --list: placement i is point i / menu with fault i % menu" 0 "   70  when checkpoint 4 completes  (t=17.962724ms)" \
     "$absim" explore $ex --list
 check "explore: every task crash at every point passes and the space is covered" 0 \
-    "explore: 421 runs (the file as it is and 420 placements): 421 passed, 0 failed (0 died)" \
+    "explore: 498 runs (the file as it is and 497 placements): 498 passed, 0 failed (0 died)" \
     "$absim" explore $ex --kinds crash-task --quiet
 check "explore: ... and the tally says the space was covered completely" 0 "the space was covered completely" \
     "$absim" explore $ex --kinds crash-task --quiet
-check "explore --shard: a shard says it covered its part only" 0 "shard 1/2: 210 of the space's 421 runs): 210 passed" \
+check "explore --shard: a shard says it covered its part only" 0 "shard 1/2: 249 of the space's 498 runs): 249 passed" \
     "$absim" explore $ex --kinds crash-task --shard 1/2 --quiet
-check "explore --json: the tally object" 0 '"points":60,"faults":7,"placements":420,"runs":421,"passed":421,"failed":0,"died":0,"shard":"0/1","shard_runs":421,"complete":true' \
+check "explore --json: the tally object" 0 '"points":71,"faults":7,"placements":497,"runs":498,"passed":498,"failed":0,"died":0,"shard":"0/1","shard_runs":498,"complete":true' \
     "$absim" explore $ex --kinds crash-task --json --quiet
 check "explore: a deliberate bug fails placements, each with the command that runs it alone" 1 \
     "FAIL fault when clicks[0] triggers 1 crash task clicks[0]: " "$absim" explore $ex --kinds crash-task --bug no-rewind --quiet
 cmd=$("$absim" explore $ex --kinds crash-task --bug no-rewind --quiet | sed -n 's/^  run alone: //p' | head -1)
 check "explore: the command printed runs the placement alone, as printed" 1 "invariants: I1 exactly-once state VIOLATED" sh -c "$cmd"
-check "explore --only: the placement, as absim run tells it" 1 "placement 0 of 420: fault when checkpoint 1 starts crash task clicks[0]" \
+check "explore --only: the placement, as absim run tells it" 1 "placement 0 of 497: fault when checkpoint 1 starts crash task clicks[0]" \
     sh -c "$cmd"
 check "explore --only -o: the placement as a scenario file" 0 "" "$absim" explore $ex --kinds crash-task --bug no-rewind --only 0 -o "$bad.ex.scn"
 check "explore --only -o: ... which absim run fails the same way" 1 "I1 exactly-once state VIOLATED" "$absim" run "$bad.ex.scn" --bug no-rewind
-check "explore --only -o: ... and says where it came from" 0 "# Placement 0 of 420 of absim explore $ex --kinds crash-task --bug no-rewind:" head -2 "$bad.ex.scn"
+check "explore --only -o: ... and says where it came from" 0 "# Placement 0 of 497 of absim explore $ex --kinds crash-task --bug no-rewind:" head -2 "$bad.ex.scn"
 check "explore: an unknown kind is bad input" 2 "--kinds: 'crash-everything' is no fault kind" "$absim" explore $ex --kinds crash-everything
 check "explore: a kind at a time only is bad input" 2 "--kinds: 'rescale' is a fault at a time only" "$absim" explore $ex --kinds rescale
-check "explore: --only past the space is bad input" 2 "--only 420: the space has 420 placements (0 to 419)" \
-    "$absim" explore $ex --kinds crash-task --only 420
+check "explore: --only past the space is bad input" 2 "--only 497: the space has 497 placements (0 to 496)" \
+    "$absim" explore $ex --kinds crash-task --only 497
 check "explore: -o without --only is bad input" 2 "-o writes one placement's scenario: it needs --only I" "$absim" explore $ex -o "$bad.ex.scn"
 grep -v '^checkpoint\|^state\|^expect' $ex | sed 's/ output two-phase-commit//' > "$bad.ex.scn"
 check "explore: a job without checkpoints has nothing to explore" 2 "nothing to explore: the run reaches no protocol point" \
     "$absim" explore "$bad.ex.scn"
 grep -v '^state' $ex > "$bad.ex.scn"
 check "explore: store faults without a durable store are refused, and the head says so" 0 \
-    "134 faults = 8040 placements (window 4ms; 4 faults the reader refused here, as: " "$absim" explore "$bad.ex.scn" --list
+    "134 faults = 9514 placements (window 4ms; 4 faults the reader refused here, as: " "$absim" explore "$bad.ex.scn" --list
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"
 rm -f "$tv"

@@ -1758,6 +1758,24 @@ static void test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be(void *
                         "than a deployment names: lower full-every");
 }
 
+/* scn_reparse: a scenario through the writer and the reader comes back
+ * the same (into itself too), and a fault the reader refuses in a file
+ * (a store fault with the memory backend) is refused with its reason. */
+static void test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_file_could_not(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "checkpoint interval 10ms\nfault at 5ms crash task agg[1]\n"), "ok");
+    static scn back;
+    char err[SCN_ERR_BYTES];
+    assert_true(scn_reparse(&s_, &back, err, sizeof err));
+    assert_int_equal(back.faults_count, 1);
+    assert_int_equal(back.faults[0].kind, SCN_CRASH_TASK);
+    assert_int_equal(back.faults[0].at_ns, 5 * SIM_NS_PER_MS);
+    s_.faults[s_.faults_count++] = (scn_fault){ .kind = SCN_FAIL_STORE, .at_ns = SIM_NS_PER_MS,
+                                               .duration_ns = SIM_NS_PER_MS, .ratio = { 1, 2 } };
+    assert_false(scn_reparse(&s_, &s_, err, sizeof err));
+    assert_non_null(strstr(err, "needs 'state backend durable'"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_defaults_are_flinks),
@@ -1811,6 +1829,7 @@ int main(void) {
         cmocka_unit_test(test_scn_rescales_go_into_the_schedule_in_time_order_and_read_back),
         cmocka_unit_test(test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be),
         cmocka_unit_test(test_scn_parse_duration_reads_the_language_units_and_says_why_not),
+        cmocka_unit_test(test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_file_could_not),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
 }
