@@ -425,6 +425,13 @@ static void print_tally(const swarm_ctx *w, double wall, bool ran) {
             " jobs)", w->passed, w->nfailed, w->done, wall, rate, o->jobs);
     if (w->kept < w->nfailed) fprintf(text, "; the first %" PRIu64 " failing runs are listed", w->kept);
     if (!ran) fprintf(text, "; %" PRIu64 " runs not started", unrun);
+    if (w->nfailed == 0 && w->done > 0 && !o->guided) {
+        /* n independent clean draws: the share of failing ones is below
+         * ln(20) / n at 95% confidence ((1 - q)^n <= 1/20). Guided runs
+         * are not independent draws, so no bound is said for them. */
+        fprintf(text, "; at 95%% confidence fewer than %.3g%% of the runs drawn so would fail (ln 20 / %" PRIu64 ")",
+                100.0 * 2.995732 / (double)w->done, w->done);
+    }
     fputc('\n', text);
     if (!o->json) return;
     printf("{\"tally\":true,\"passed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"died\":%" PRIu64 ",\"runs\":%" PRIu64

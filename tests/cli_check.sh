@@ -191,6 +191,11 @@ done
 check "run: the seed can be overridden" 0 "seed 7," "$absim" run scenarios/faults/crash-machine.scn --seed 7
 check "swarm: every seed passes" 0 "swarm: 20 passed, 0 failed" \
     "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..20 --faults random
+check "swarm: a clean campaign of random profiles bounds the share that would fail" 0 \
+    "at 95% confidence fewer than 15% of the runs drawn so would fail (ln 20 / 20)" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..20 --faults random --quiet
+lacks "swarm: a guided campaign says no such bound (its runs are not independent draws)" "95% confidence" \
+    "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..20 --faults guided --quiet
 check "swarm: shard 1/3 of 1..10 runs seeds 1, 4, 7, 10" 0 "swarm: 4 passed, 0 failed" \
     "$absim" swarm scenarios/swarm/aligned-exactly-once.scn --seeds 1..10 --shard 1/3
 sed 's/mode aligned/mode at-least-once/' scenarios/swarm/aligned-exactly-once.scn > "$bad"
