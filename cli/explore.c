@@ -454,7 +454,9 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
            w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count,
            w->placements, w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false");
     if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first + 1);
-    printf(",\"seconds\":%.3f}\n", wall);
+    printf(",\"seconds\":%.3f,\"window_ns\":%" PRIu64 ",\"kinds\":", wall, window_of(w));
+    cli_json_string(stdout, o->kinds_text != NULL ? o->kinds_text : "all");
+    printf("}\n");
 }
 
 /* Every run of the shard on the pool, then the failing ones in order,

@@ -12,6 +12,7 @@ static const struct {
     { "run", cli_run, "run a scenario file and check its expectations" },
     { "swarm", cli_swarm, "run a scenario over many seeds in parallel processes" },
     { "explore", cli_explore, "every single fault at every protocol point of a small job, each run checked" },
+    { "merge", cli_merge, "the shards of one swarm or explore campaign as one report" },
     { "replay", cli_replay, "re-run one seed and check its trace hash" },
     { "explain", cli_explain, "narrate a scenario's run, one line per protocol step" },
     { "diff", cli_diff, "one scenario under several checkpoint modes, side by side" },

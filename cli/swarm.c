@@ -436,8 +436,15 @@ static void print_tally(const swarm_ctx *w, double wall, bool ran) {
     if (!o->json) return;
     printf("{\"tally\":true,\"passed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"died\":%" PRIu64 ",\"runs\":%" PRIu64
            ",\"unrun\":%" PRIu64 ",\"listed\":%" PRIu64 ",\"seeds\":%" PRIu64 ",\"files\":%u,\"seconds\":%.3f"
-           ",\"runs_per_s\":%.1f,\"jobs\":%" PRIu64 "}\n", w->passed, w->nfailed, w->died, w->done, unrun, w->kept,
-           w->seeds, w->nfiles, wall, rate, o->jobs);
+           ",\"runs_per_s\":%.1f,\"jobs\":%" PRIu64 ",\"range\":\"%" PRIu64 "..%" PRIu64 "\",\"shard\":\"%" PRIu64 "/%" PRIu64
+           "\",\"profiles\":\"%s\",\"bug\":\"%s\",\"paths\":[", w->passed, w->nfailed, w->died, w->done, unrun, w->kept,
+           w->seeds, w->nfiles, wall, rate, o->jobs, o->seed_a, o->seed_b, o->shard_i, o->shard_n,
+           o->guided ? "guided" : o->random_faults ? "random" : "scripted", o->bug ? pipe_bug_name(o->bug) : "none");
+    for (uint32_t i = 0; i < w->nfiles; i++) {   /* the campaign's files: shards of one campaign name the same */
+        if (i > 0) putchar(',');
+        cli_json_string(stdout, w->files[i].path);
+    }
+    printf("]}\n");
 }
 
 /* Two outputs into one file (stdout included) would overwrite each
@@ -491,18 +498,18 @@ static void shard_seeds(swarm_ctx *w) {
     w->seeds = skip > o->seed_b - o->seed_a ? 0 : (o->seed_b - w->first) / o->shard_n + 1;
 }
 
-/* --coverage: the points that fewer than --target runs reached (rare
- * points, whose code the campaign tested little), rarest first. */
+/* --coverage: the points that some but fewer than --target runs reached
+ * (rare points, whose code the campaign tested little), rarest first. */
 static void rare_report(const swarm_ctx *w, FILE *out) {
     uint32_t order[PIPE_REACH_COUNT], n = 0;
     for (uint32_t p = 0; p < PIPE_REACH_COUNT; p++) {
-        if (w->runs_reaching[p] >= w->opt->target) continue;
+        if (w->runs_reaching[p] >= w->opt->target || w->runs_reaching[p] == 0) continue;   /* the line before names those never reached */
         uint32_t j = n++;
         for (; j > 0 && w->runs_reaching[order[j - 1]] > w->runs_reaching[p]; j--) order[j] = order[j - 1];
         order[j] = p;
     }
-    fprintf(out, "coverage: %u of %u points reached by fewer than %" PRIu64 " runs (--target)", n, PIPE_REACH_COUNT,
-            w->opt->target);
+    fprintf(out, "coverage: %u points reached by fewer than %" PRIu64 " runs (--target)%s", n, w->opt->target,
+            n == 0 ? ", none but those never reached" : "");
     for (uint32_t i = 0; i < n; i++) {
         fprintf(out, "%s%s %" PRIu64, i ? ", " : ": ", pipe_reach_info_of((pipe_reach)order[i])->name,
                 w->runs_reaching[order[i]]);

@@ -1103,6 +1103,37 @@ rm -rf "$(dirname "$(printf '%s' "$cmd" | cut -d' ' -f3)")"
 check "swarm: --target 0 is bad input" 2 "--target 0: out of range" "$absim" swarm $g1 --seeds 1..2 --faults guided --target 0
 check "swarm: an unknown profile is bad input" 2 "--faults 'nice': random or guided" "$absim" swarm $g1 --seeds 1..2 --faults nice
 rm -f "$bad.g1" "$bad.g2"
+# absim merge: the shards of one campaign as one report.
+mg=scenarios/swarm/aligned-exactly-once.scn
+for i in 0 1 2; do
+    "$absim" swarm $mg --seeds 1..30 --faults random --bug no-rewind --shard $i/3 --json --quiet --coverage "$bad.mc$i" > "$bad.m$i" 2>/dev/null
+done
+"$absim" swarm $mg --seeds 1..30 --faults random --bug no-rewind --json --quiet --coverage "$bad.mcu" 2>/dev/null | grep -v '"tally"' > "$bad.mu"
+"$absim" merge "$bad.m0" "$bad.m1" "$bad.m2" "$bad.mc0" "$bad.mc1" "$bad.mc2" --coverage "$bad.mca" 2>/dev/null | grep -v '"tally"' > "$bad.mm"
+check "merge: three swarm shards give the unsharded campaign's failing runs, in its order" 0 "" cmp "$bad.mu" "$bad.mm"
+check "merge: ... and its coverage" 0 "" cmp "$bad.mcu" "$bad.mca"
+check "merge: ... and a tally that says the campaign is complete" 1 '"runs":30,"unrun":0,"seeds":30,"files":1,"range":"1..30"' \
+    "$absim" merge "$bad.m0" "$bad.m1" "$bad.m2"
+check "merge: ... and says it is complete" 1 '"shards":3,"of":3,"complete":true' "$absim" merge "$bad.m0" "$bad.m1" "$bad.m2"
+check "merge: a missing shard is named, and the campaign is not complete" 1 "the campaign is NOT complete: shards missing: 1" \
+    "$absim" merge "$bad.m0" "$bad.m2"
+check "merge: the same shard twice is bad input, at its tally" 2 "$bad.m0:" "$absim" merge "$bad.m0" "$bad.m0"
+"$absim" swarm $mg --seeds 1..31 --faults random --shard 1/3 --json --quiet > "$bad.mx" 2>/dev/null
+check "merge: a shard of another campaign is bad input" 2 "a shard of another campaign (its \"range\" differs from the first input's)" \
+    "$absim" merge "$bad.m0" "$bad.mx"
+head -2 "$bad.m0" > "$bad.mx"
+check "merge: a report cut short is bad input" 2 "no tally at the end: the shard's report is cut short" "$absim" merge "$bad.mx"
+printf '{"tally":true,\n' > "$bad.mx"
+check "merge: JSON that does not parse is bad input, with its line and column" 2 "$bad.mx:1:" "$absim" merge "$bad.mx"
+for i in 0 1; do
+    "$absim" explore scenarios/explore/join-2pc.scn --kinds crash-task --shard $i/2 --json --quiet > "$bad.e$i" 2>/dev/null
+done
+check "merge: two explore shards cover the space" 0 "the campaign is complete: every shard ran all its runs" \
+    "$absim" merge "$bad.e0" "$bad.e1"
+check "merge: ... and the tally sums their runs" 0 '"placements":497,"runs":498,"passed":498' "$absim" merge "$bad.e0" "$bad.e1"
+check "merge: a swarm shard among explore shards is bad input" 2 "a tally of another command than the first input's" \
+    "$absim" merge "$bad.e0" "$bad.m1"
+rm -f "$bad.m0" "$bad.m1" "$bad.m2" "$bad.mc0" "$bad.mc1" "$bad.mc2" "$bad.mca" "$bad.mcu" "$bad.mu" "$bad.mm" "$bad.mx" "$bad.e0" "$bad.e1"
 # absim explore: every fault of the menu at every protocol point of a small job.
 ex=scenarios/explore/join-2pc.scn
 check "explore --list: the points and the menu, and the size of the space" 0 \
