@@ -26,13 +26,15 @@
 #include <time.h>
 
 #include "cli.h"
+#include "../sim/choice.h"
 
 #define EXPLORE_FAILS_KEPT 1000u
 #define EXPLORE_NONE       UINT64_MAX
+#define EXPLORE_TIES_MAX   (1u << 20)    /* decisions among simultaneous events the discovery run may make */
 
 typedef struct explore_opts {
     uint64_t    seed, jobs, shard_i, shard_n, only;
-    bool        seed_given, json, quiet, list;
+    bool        seed_given, json, quiet, list, ties;
     uint64_t    kinds;
     sim_time_ns window_ns;            /* 0: the checkpoint interval (10 ms without checkpoints) */
     pipe_bug    bug;
@@ -51,7 +53,11 @@ typedef struct explore_ctx {
     scn          *s;
     spc_points    pts;
     spc_menu     *menu;
-    uint64_t      placements, tasks, next;
+    uint64_t      placements, tasks, next;  /* placements: the faults' (fault_placements), then the tie orders' */
+    uint64_t      fault_placements;
+    choice_deviation dev;             /* --ties: the discovery run's decisions among simultaneous events ... */
+    uint64_t     *tie_end;            /* ... tie_end[i]: the tie placements of decisions 0..i (each allows n - 1) */
+    uint64_t      ties;
     uint64_t      done, passed, failed, died;
     explore_fail *fails;              /* the first EXPLORE_FAILS_KEPT failing tasks, sorted at the end */
     uint64_t      kept;
@@ -64,6 +70,7 @@ static void explore_usage(FILE *f) {
                "                     [--jobs J] [--shard I/N] [--json] [--quiet] [--coverage FILE]\n"
                "       absim explore FILE --list [...]\n"
                "       absim explore FILE --only I [-o OUT.scn] [...]\n"
+               "       (and --ties with any of them)\n"
                "\n"
                "Bounded-exhaustive fault placement: runs the scenario once to find every\n"
                "protocol point it reaches (a task aligning, triggering, done with the\n"
@@ -79,6 +86,10 @@ static void explore_usage(FILE *f) {
                "  --window D    how long a fault lasts: a crashed machine or coordinator\n"
                "                comes back after D, a lost or delayed RPC window lasts D, a\n"
                "                delay is D (default: the checkpoint interval)\n"
+               "  --ties        also every order of simultaneous events one decision away\n"
+               "                from the default: at each decision among events due at once,\n"
+               "                each destination that could have gone first (schedule tie N\n"
+               "                pick K), after the faults' placements\n"
                "  --list        print the points and the menu, run nothing\n"
                "  --only I      run placement I alone and print it as absim run does;\n"
                "                with -o OUT.scn write it as a scenario file instead\n"
@@ -125,7 +136,8 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         { "coverage", required_argument, NULL, 'C' }, { "json", no_argument, NULL, 'J' },
         { "quiet", no_argument, NULL, 'q' },       { "list", no_argument, NULL, 'l' },
         { "only", required_argument, NULL, 'O' },  { "out", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+        { "ties", no_argument, NULL, 't' },        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     *o = (explore_opts){ .shard_n = 1, .only = EXPLORE_NONE, .kinds = spc_kinds_all() };
     int c;
@@ -148,6 +160,7 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         case 'J': o->json = true; break;
         case 'q': o->quiet = true; break;
         case 'l': o->list = true; break;
+        case 't': o->ties = true; break;
         case 'O': if (!cli_parse_u64(prog, "--only", optarg, 0, UINT64_MAX - 1, &o->only)) return CLI_USAGE; break;
         case 'o': o->out = optarg; break;
         case 'h': explore_usage(stdout); return CLI_OK;
@@ -164,6 +177,25 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
 
 /* ---- the space ------------------------------------------------------------ */
 
+/* --ties: the deviations from the default order the discovery run
+ * allows, one per decision among simultaneous events and destination
+ * that could have gone first instead. */
+static bool tie_space(const char *prog, explore_ctx *w) {
+    if (w->dev.log_overflow) {
+        fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: more than %u decisions among "
+                "simultaneous events; explore a smaller job\n", prog, w->s->path, EXPLORE_TIES_MAX);
+        return false;
+    }
+    w->tie_end = malloc((w->dev.seen ? w->dev.seen : 1) * sizeof *w->tie_end);
+    SIM_ASSERT(w->tie_end != NULL);
+    for (uint64_t i = 0; i < w->dev.seen; i++) {
+        SIM_ASSERT(w->dev.log[i] > 1);
+        w->ties += w->dev.log[i] - 1u;
+        w->tie_end[i] = w->ties;
+    }
+    return true;
+}
+
 /* One run of s as it is, observed for its points; the menu of its job.
  * False after saying why (the run could not start, or the space is
  * beyond the bounds). */
@@ -174,7 +206,13 @@ static bool find_space(const char *prog, explore_ctx *w) {
         fprintf(stderr, "%s: %s: %s\n", prog, s->path, err);
         return false;
     }
-    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    pipe_cfg *cfg = malloc(sizeof *cfg);
+    SIM_ASSERT(cfg != NULL);
+    *cfg = s->cfg;
+    if (w->opt->ties) cfg->tie_at = UINT64_MAX;  /* simultaneous events meet the choice point, in the default order */
+    pipeline *p = pipe_create(cfg, err, sizeof err);
+    free(cfg);
+    if (p != NULL && w->opt->ties) choice_deviate(pipe_sim(p), &w->dev);   /* counts them, and how many were ready */
     scn *scratch = malloc(sizeof *scratch);
     w->menu = malloc(sizeof *w->menu);
     if (p == NULL || scratch == NULL || w->menu == NULL || !spc_points_init(&w->pts, pipe_job(p))) {
@@ -207,7 +245,9 @@ static bool find_space(const char *prog, explore_ctx *w) {
                 w->menu->count == 0 && w->menu->refused > 0 ? w->menu->first_refusal : "");
         return false;
     }
-    w->placements = (uint64_t)w->pts.count * w->menu->count;
+    w->fault_placements = (uint64_t)w->pts.count * w->menu->count;
+    if (w->opt->ties && !tie_space(prog, w)) return false;
+    w->placements = w->fault_placements + w->ties;
     w->tasks = w->placements + 1;
     return true;
 }
@@ -216,11 +256,35 @@ static bool find_space(const char *prog, explore_ctx *w) {
 static void with_placement(const explore_ctx *w, uint64_t i, scn *out) {
     *out = *w->s;
     if (i == EXPLORE_NONE) return;
+    if (i >= w->fault_placements) {                  /* a tie order: decision d, the k-th ready destination first */
+        uint64_t j = i - w->fault_placements, lo = 0, hi = w->dev.seen - 1;
+        SIM_ASSERT(j < w->ties);
+        while (lo < hi) {                             /* the first decision whose placements end past j */
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (w->tie_end[mid] > j) hi = mid; else lo = mid + 1;
+        }
+        uint64_t before = lo > 0 ? w->tie_end[lo - 1] : 0;
+        out->cfg.tie_at = lo + 1;
+        out->cfg.tie_pick = (uint32_t)(j - before + 1);
+        return;
+    }
     SIM_ASSERT(out->faults_count < SCN_FAULTS_MAX);   /* spc_menu_build refused faults that did not fit */
     scn_fault *f = &out->faults[out->faults_count++];
     spc_place(&w->pts, w->menu, i, f);
     f->line = 0;
 }
+
+/* Placement i as the line that adds it: a fault line, or a schedule line. */
+static const char *placement_text(const explore_ctx *w, uint64_t i, char *buf, size_t n) {
+    scn *s = malloc(sizeof *s);
+    SIM_ASSERT(s != NULL);
+    with_placement(w, i, s);
+    if (i >= w->fault_placements) snprintf(buf, n, "schedule tie %" PRIu64 " pick %u", s->cfg.tie_at, s->cfg.tie_pick);
+    else scn_fault_text(s, &s->faults[s->faults_count - 1], buf, n);
+    free(s);
+    return buf;
+}
+
 
 
 static sim_time_ns window_of(const explore_ctx *w) {
@@ -232,10 +296,13 @@ static void print_head(FILE *out, const explore_ctx *w) {
     char d[32];
     fprintf(out, "explore: %s, seed %" PRIu64 "%s%s: %u points x %u faults = %" PRIu64 " placements (window %s",
             w->s->path, w->s->cfg.seed, w->opt->bug ? ", bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "",
-            w->pts.count, w->menu->count, w->placements, scn_duration_text(d, sizeof d, window_of(w)));
+            w->pts.count, w->menu->count, w->fault_placements, scn_duration_text(d, sizeof d, window_of(w)));
     if (w->menu->refused > 0) fprintf(out, "; %u faults the reader refused here, as: %s", w->menu->refused,
                                       w->menu->first_refusal);
-    fprintf(out, ")\n");
+    fprintf(out, ")");
+    if (w->opt->ties) fprintf(out, ", and %" PRIu64 " tie orders (%" PRIu64 " decisions among simultaneous events, "
+                              "each destination that could have gone first instead)", w->ties, w->dev.seen);
+    fprintf(out, "\n");
 }
 
 /* --list: the points, in the order the run reached them, and the menu. */
@@ -250,6 +317,11 @@ static int print_list(const explore_ctx *w) {
     printf("menu, placement i is point i / %u with fault i %% %u:\n", w->menu->count, w->menu->count);
     for (uint32_t i = 0; i < w->menu->count; i++) {
         printf("  %4u  %s\n", i, scn_fault_what(w->s, &w->menu->faults[i], text, sizeof text));
+    }
+    if (w->opt->ties) {
+        printf("tie orders, placements %" PRIu64 " to %" PRIu64 ": at decision d among simultaneous events (of %" PRIu64
+               "), each destination k but the first (schedule tie d pick k)\n", w->fault_placements,
+               w->placements - 1, w->dev.seen);
     }
     printf("kinds:");
     for (uint32_t i = 0; fk_at(i) != NULL; i++) {
@@ -275,6 +347,7 @@ static void space_args(const explore_ctx *w, char *buf, size_t n) {
         used += (size_t)snprintf(buf + used, n - used, " --window %s", cli_shell_word(o->window_text, word, sizeof word));
     }
     if (o->bug && used < n) used += (size_t)snprintf(buf + used, n - used, " --bug %s", pipe_bug_name(o->bug));
+    if (o->ties && used < n) used += (size_t)snprintf(buf + used, n - used, " --ties");
     SIM_ASSERT(used < n);                        /* the caller sizes buf for a path and the options */
 }
 
@@ -292,7 +365,7 @@ static int run_only(const char *prog, explore_ctx *w) {
     with_placement(w, o->only, s);
     char args[1200], line[SCN_FAULT_TEXT_BYTES];
     space_args(w, args, sizeof args);
-    scn_fault_text(s, &s->faults[s->faults_count - 1], line, sizeof line);
+    placement_text(w, o->only, line, sizeof line);
     int rc;
     if (o->out != NULL) {
         cli_out f;
@@ -384,11 +457,7 @@ static void print_fail(const explore_ctx *w, const explore_fail *x) {
     space_args(w, args, sizeof args);
     bool file = x->task == 0;
     line[0] = '\0';
-    if (!file) {
-        scn_fault f;
-        spc_place(&w->pts, w->menu, x->task - 1, &f);
-        scn_fault_text(w->s, &f, line, sizeof line);
-    }
+    if (!file) placement_text(w, x->task - 1, line, sizeof line);
     if (file) {                                  /* absim run takes the seed and the bug, not the space's options */
         char path[512];
         snprintf(cmd, sizeof cmd, "%s run %s", cli_self(), cli_shell_word(w->s->path, path, sizeof path));
@@ -434,7 +503,7 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
     if (o->shard_n > 1) fprintf(out, ", shard %" PRIu64 "/%" PRIu64 ": %" PRIu64 " of the space's %" PRIu64 " runs",
                                 o->shard_i, o->shard_n, want, w->tasks);
     fprintf(out, "): %" PRIu64 " passed, %" PRIu64 " failed (%" PRIu64 " died) in %.1fs; %s\n", w->passed, w->failed,
-            w->died, wall, complete ? "the space was covered completely: every placement ran, and its fault fired or failed the run"
+            w->died, wall, complete ? "the space was covered completely: every placement ran, and took effect or failed the run"
             : all ? "this shard's part of the space ran completely; the other shards cover the rest"
                   : "the space was NOT covered: runs were left unstarted");
     if (w->failed > w->kept) fprintf(out, "explore: %" PRIu64 " failing runs not listed (the first %u are)\n",
@@ -454,7 +523,7 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
            w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count,
            w->placements, w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false");
     if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first + 1);
-    printf(",\"seconds\":%.3f,\"window_ns\":%" PRIu64 ",\"kinds\":", wall, window_of(w));
+    printf(",\"seconds\":%.3f,\"ties\":%" PRIu64 ",\"window_ns\":%" PRIu64 ",\"kinds\":", wall, w->ties, window_of(w));
     cli_json_string(stdout, o->kinds_text != NULL ? o->kinds_text : "all");
     printf("}\n");
 }
@@ -499,7 +568,17 @@ int cli_explore(int argc, char **argv) {
     w.s = cli_load_scenario(prog, argc, argv, o.seed_given, o.seed);
     if (w.s == NULL) return CLI_USAGE;
     w.s->cfg.bug = o.bug;
-    if (!find_space(prog, &w)) {
+    if (o.ties) {
+        w.dev.log = malloc(EXPLORE_TIES_MAX * sizeof *w.dev.log);
+        w.dev.log_cap = EXPLORE_TIES_MAX;
+        SIM_ASSERT(w.dev.log != NULL);
+    }
+    if (o.ties && w.s->cfg.tie_at > 0) {
+        fprintf(stderr, "%s: --ties: %s already deviates from the default order (schedule tie %" PRIu64 " pick %u): "
+                "explore the tie orders of a file without a schedule line\n", prog, w.s->path, w.s->cfg.tie_at,
+                w.s->cfg.tie_pick);
+        rc = CLI_USAGE;
+    } else if (!find_space(prog, &w)) {
         rc = CLI_USAGE;
     } else if (o.list) {
         rc = print_list(&w);
@@ -509,6 +588,8 @@ int cli_explore(int argc, char **argv) {
         rc = run_space(prog, &w);
     }
     spc_points_free(&w.pts);
+    free(w.dev.log);
+    free(w.tie_end);
     free(w.menu);
     free(w.s);
     return rc;

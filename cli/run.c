@@ -135,6 +135,11 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
         fprintf(out, "  deliberate bug: %s (--bug): %s; %s\n", b->name, b->breaks, b->mechanism);
     }
     cli_story_faults(out, s, story);
+    if (s->cfg.tie_at > 0 && pipe_tie_applied(p)) {
+        fprintf(out, "  schedule: at decision %" PRIu64 " among simultaneous events (of %" PRIu64 "), ready destination %u "
+                "went first instead of the first in push order (schedule tie %" PRIu64 " pick %u)\n", s->cfg.tie_at,
+                pipe_tie_decisions(p), s->cfg.tie_pick + 1, s->cfg.tie_at, s->cfg.tie_pick);
+    }
     fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
             " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt",
             st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
@@ -453,6 +458,15 @@ static int report_run(const scn *s, pipeline *p, const check_report *r, const sc
     }
     int rc = verdicts(s, text, r, o);
     fault_verdicts(arm, pipe_sim(p)->now_ns, text, o);
+    if (!pipe_tie_applied(p)) {                   /* like a fault that never fired: the file did not do what it says */
+        char why[400];
+        snprintf(why, sizeof why, "%s: schedule tie %" PRIu64 " pick %u never applied (the run made %" PRIu64
+                 " decisions among simultaneous events, or fewer than %u destinations were ready at that one)", s->path,
+                 s->cfg.tie_at, s->cfg.tie_pick, pipe_tie_decisions(p), s->cfg.tie_pick + 1);
+        o->unfired++;
+        if (text != NULL) fprintf(text, "%s\n", why);
+        cli_failure_add(&o->failures, "%s", why);
+    }
     if (mem != NULL) {
         bool closed = fclose(mem) == 0;
         if (out != NULL && buf != NULL) fwrite(buf, 1, len, out);   /* out's errors show when it is committed */

@@ -155,6 +155,13 @@ typedef struct pipe_cfg {
      * parallelism as written, before the graph was expanded at the
      * largest one of the schedule (0: not filled, the graph's). */
     uint32_t         start_parallelism[JOB_VERTICES_MAX];
+    /* The order of simultaneous events (sim/choice.h, choice_deviate):
+     * by default the order they were pushed in; with tie_at > 0 the
+     * tie_at-th decision among simultaneous events (1-based) lets the
+     * tie_pick-th ready destination go first instead (`schedule tie N
+     * pick K`; absim explore --ties lists every such deviation). */
+    uint64_t         tie_at;
+    uint32_t         tie_pick;
 } pipe_cfg;
 
 /* The parallelism vertex v runs at from time t on: the last rescale of

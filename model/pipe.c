@@ -270,6 +270,10 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         goto done;
     }
     p = build(pl, cfg, run);
+    if (cfg->tie_at > 0) {                        /* the order of simultaneous events, but for one decision */
+        p->tie = (choice_deviation){ .at = cfg->tie_at, .pick = cfg->tie_pick };
+        choice_deviate(run, &p->tie);
+    }
 done:
     plan_free(pl);
     return p;
@@ -305,3 +309,7 @@ void pipe_observe_messages(pipeline *p, pipe_observe_fn fn, void *ctx) {
 }
 
 sim_run *pipe_sim(pipeline *p) { return p->w.run; }
+
+bool pipe_tie_applied(const pipeline *p) { return p->w.cfg.tie_at == 0 || p->tie.applied; }
+
+uint64_t pipe_tie_decisions(const pipeline *p) { return p->tie.seen; }

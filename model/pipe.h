@@ -94,5 +94,9 @@ void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx);
 void pipe_observe_messages(pipeline *p, pipe_observe_fn fn, void *ctx);
 
 sim_run          *pipe_sim(pipeline *p);
+/* Whether cfg.tie_at's deviation happened (true without one): its
+ * decision came, with more destinations ready than its pick. */
+bool              pipe_tie_applied(const pipeline *p);
+uint64_t          pipe_tie_decisions(const pipeline *p);   /* ... and the decisions among simultaneous events so far */
 
 #endif

@@ -9,11 +9,13 @@
 #include "jm/jm.h"
 #include "tm/tm.h"
 #include "pipe.h"
+#include "../sim/choice.h"
 
 struct pipeline {
-    pipe_world w;
-    tm_side    tm;
-    jm_side    jm;
+    pipe_world       w;
+    tm_side          tm;
+    jm_side          jm;
+    choice_deviation tie;             /* cfg.tie_at > 0: the one decision among simultaneous events that deviates */
 };
 
 static inline pipeline *pipe_of_world(pipe_world *w) {

@@ -211,6 +211,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096 + SIM_PAUSED_RPC_MAX;   /* RPCs for paused actors wait, up to a bound */
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
+    sc->order_ties = cfg->tie_at > 0;             /* a deviation from the default order: simultaneous events meet the choice point */
     /* Payloads in flight: a task's ACKs (one per checkpoint; at most
      * max-concurrent are pending, and late ones of aborted checkpoints
      * are few) and its FINISHED, repeated every 50 RPC latencies. Twice

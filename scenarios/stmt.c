@@ -595,6 +595,21 @@ static bool st_vary(pctx *c) {
     return true;
 }
 
+/* `schedule tie N pick K`: the N-th decision among simultaneous events
+ * lets the K-th ready destination go first (model/cfg.h, tie_at). */
+static bool st_schedule(pctx *c) {
+    uint64_t at, pick;
+    if (!lex_expect_word(c, "tie")) return false;
+    const tok *n = lex_next(c, "the decision's number, from 1");
+    if (n == NULL || !lex_count(c, n, 1, 1ull << 40, &at)) return false;
+    if (!lex_expect_word(c, "pick")) return false;
+    const tok *k = lex_next(c, "which ready destination goes first, from 1 (0 is the default order's)");
+    if (k == NULL || !lex_count(c, k, 1, UINT16_MAX - 1, &pick)) return false;
+    c->s->cfg.tie_at = at;
+    c->s->cfg.tie_pick = (uint32_t)pick;
+    return true;
+}
+
 static bool st_restart(pctx *c) {
     static const char *const kinds[] = { "none", "fixed-delay", "failure-rate", "exponential", NULL };
     static const char *const keys[] = { "attempts", "delay", "max", "per", "initial", "multiplier", "reset",
@@ -670,7 +685,7 @@ static const struct {
     { "network", st_network }, { "channels", st_channels },     { "broker", st_broker },
     { "vertex", st_vertex },   { "edge", st_edge },             { "checkpoint", st_checkpoint },
     { "restart", st_restart }, { "fault", st_fault },           { "expect", st_expect },
-    { "state", st_state },     { "vary", st_vary },
+    { "state", st_state },     { "vary", st_vary },             { "schedule", st_schedule },
 };
 
 static bool statement(pctx *c) {

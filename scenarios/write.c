@@ -123,6 +123,7 @@ void scn_write(const scn *s, FILE *f) {
                 parts[j->edges[e].part]);
     }
     write_settings(s, f);
+    if (s->cfg.tie_at > 0) fprintf(f, "schedule tie %" PRIu64 " pick %u\n", s->cfg.tie_at, s->cfg.tie_pick);
     if (s->vary != 0) {
         fprintf(f, "vary%s%s%s\n", s->vary & SCN_VARY_CHECKPOINT ? " checkpoint" : "",
                 s->vary & SCN_VARY_RESTART ? " restart" : "", s->vary & SCN_VARY_NETWORK ? " network" : "");

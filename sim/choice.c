@@ -55,3 +55,26 @@ void choice_replay(sim_run *run, choice_log *log) {
     log->diverged = false;
     run->chooser = (sim_chooser){ .choose = replay_choose, .ctx = log };
 }
+
+static uint32_t deviate_choose(void *ctx, sim_run *run, rng *stream, sim_choice_kind kind, uint32_t n) {
+    (void)run;
+    choice_deviation *d = ctx;
+    if (kind != SIM_CHOICE_ORDER) return draw(stream, n);
+    SIM_ASSERT(n > 1);                          /* the kernel asks only when several are ready */
+    d->seen++;
+    if (d->log != NULL) {
+        if (d->seen <= d->log_cap) d->log[d->seen - 1] = (uint16_t)(n < UINT16_MAX ? n : UINT16_MAX);
+        else d->log_overflow = true;
+    }
+    if (d->seen != d->at || d->pick >= n) return 0;
+    d->applied = true;
+    return d->pick;
+}
+
+void choice_deviate(sim_run *run, choice_deviation *d) {
+    SIM_ASSERT(!run->started && run->cfg.order_ties);
+    d->seen = 0;
+    d->applied = false;
+    d->log_overflow = false;
+    run->chooser = (sim_chooser){ .choose = deviate_choose, .ctx = d };
+}

@@ -14,6 +14,8 @@
  *   before any run), so a log recorded in one run can be replayed in
  *   another. These are also the template for other strategies (PCT,
  *   exhaustive search): they only have to fill in sim_chooser.
+ * - A deviation (below) orders simultaneous events as they were pushed,
+ *   but for one decision: the unit of absim explore's tie orders.
  */
 #ifndef SIM_CHOICE_H
 #define SIM_CHOICE_H
@@ -35,6 +37,29 @@ typedef struct choice_log {
     bool          overflow;
     bool          diverged;
 } choice_log;
+
+/* One deviation from the default order of simultaneous events: every
+ * decision of kind SIM_CHOICE_ORDER takes the first ready destination
+ * (the order events were pushed in: the run is the run without
+ * cfg.order_ties), except the `at`-th (1-based), which takes the
+ * `pick`-th; decisions of other kinds draw from the caller's stream as
+ * the default choice point does. `applied` says whether the `at`-th
+ * decision came, with more than `pick` ready. With `log` (the caller's,
+ * `log_cap` entries) it also records how many destinations were ready at
+ * each decision (at most 65535 counted), for an exploration to list the
+ * deviations a run allows; past the capacity it keeps counting and sets
+ * `log_overflow`. */
+typedef struct choice_deviation {
+    uint64_t  at;                 /* 0: none (the default order throughout) */
+    uint32_t  pick;
+    uint64_t  seen;               /* order decisions so far */
+    bool      applied;
+    uint16_t *log;
+    uint64_t  log_cap;
+    bool      log_overflow;
+} choice_deviation;
+
+void choice_deviate(sim_run *run, choice_deviation *d);   /* installs it; the run needs cfg.order_ties */
 
 void choice_log_init(choice_log *log, choice_entry *entries, uint64_t capacity);
 void choice_record(sim_run *run, choice_log *log);   /* installs the recorder */

@@ -1169,6 +1169,19 @@ check "explore: a job without checkpoints has nothing to explore" 2 "nothing to 
 grep -v '^state' $ex > "$bad.ex.scn"
 check "explore: store faults without a durable store are refused, and the head says so" 0 \
     "134 faults = 9514 placements (window 4ms; 4 faults the reader refused here, as: " "$absim" explore "$bad.ex.scn" --list
+check "explore --ties: every decision among simultaneous events, each other destination first" 0 \
+    "and 735 tie orders (222 decisions among simultaneous events, each destination that could have gone first instead)" \
+    "$absim" explore $ex --ties --list
+check "explore --only: a tie order, as absim run tells it" 0 "schedule: at decision 25 among simultaneous events (of 222), ready destination 2 went first" \
+    "$absim" explore $ex --ties --kinds crash-task --only 600
+"$absim" explore $ex --ties --kinds crash-task --only 600 -o "$bad.ex.scn"
+check "explore --only -o: a tie order is a schedule line of the file" 0 "schedule tie 25 pick 1" cat "$bad.ex.scn"
+check "explore --ties: a file that deviates already is refused" 2 "already deviates from the default order (schedule tie 25 pick 1)" \
+    "$absim" explore "$bad.ex.scn" --ties
+sed 's/^schedule tie 25 pick 1$/schedule tie 500000 pick 1/' "$bad.ex.scn" > "$bad.ex2.scn"
+check "run: a schedule line that never applied fails the run, as a fault that never fired" 1 \
+    "schedule tie 500000 pick 1 never applied (the run made 222 decisions among simultaneous events" "$absim" run "$bad.ex2.scn"
+rm -f "$bad.ex2.scn"
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"
 rm -f "$tv"

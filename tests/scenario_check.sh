@@ -23,12 +23,13 @@ for f in $(find scenarios/swarm -name '*.scn' | sort); do
     fi
 done
 # The explore scenarios must hold with every fault of the menu at every
-# protocol point (absim explore). EXPLORE_KINDS narrows the menu (the
+# protocol point, and every order of simultaneous events one decision away
+# from the default (absim explore --ties). EXPLORE_KINDS narrows the menu (the
 # sanitizer build, whose runs are slower, takes the crashes and lost RPCs).
 for f in $(find scenarios/explore -name '*.scn' | sort); do
-    if out=$("$absim" explore "$f" --quiet ${EXPLORE_KINDS:+--kinds "$EXPLORE_KINDS"} 2>&1); then
+    if out=$("$absim" explore "$f" --ties --quiet ${EXPLORE_KINDS:+--kinds "$EXPLORE_KINDS"} 2>&1); then
         passed=$((passed + 1))
-        printf 'scenario-check: ok   %s with every placement of %s\n' "$f" "${EXPLORE_KINDS:-the whole menu}"
+        printf 'scenario-check: ok   %s with every placement of %s and every tie order\n' "$f" "${EXPLORE_KINDS:-the whole menu}"
     else
         failed=$((failed + 1))
         printf 'scenario-check: FAIL %s under absim explore\n%s\n' "$f" "$out"

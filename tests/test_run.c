@@ -2,6 +2,8 @@
  * and determinism. */
 #include "harness.h"
 
+#include "../sim/choice.h"
+
 #include "../sim/phold.h"
 
 #include <signal.h>
@@ -302,7 +304,7 @@ static uint32_t last_choice(void *ctx, sim_run *run, rng *stream, sim_choice_kin
 
 /* Returns the order in which the three messages at t=10 were handled, as
  * the digits of their ids (123: push order). */
-static uint32_t ties_order(uint64_t seed, bool order, sim_chooser chooser) {
+static uint32_t ties_order_with(uint64_t seed, bool order, sim_chooser chooser, choice_deviation *d) {
     log_.count = 0;
     rec_ctx ctx = { .log = &log_, .hook = ties_hook };
     sim_cfg c = test_cfg(seed);
@@ -311,6 +313,7 @@ static uint32_t ties_order(uint64_t seed, bool order, sim_chooser chooser) {
     uint32_t m = sim_machine_add(run, "m");
     for (int i = 0; i < 3; i++) sim_actor_add(run, "x", m, rec_handler, &ctx);
     run->chooser = chooser;
+    if (d != NULL) choice_deviate(run, d);
     sim_run_start(run);
     sim_run_loop(run);
     uint32_t digits = 0;
@@ -319,6 +322,10 @@ static uint32_t ties_order(uint64_t seed, bool order, sim_chooser chooser) {
     }
     sim_run_destroy(run);
     return digits;
+}
+
+static uint32_t ties_order(uint64_t seed, bool order, sim_chooser chooser) {
+    return ties_order_with(seed, order, chooser, NULL);
 }
 
 static void test_tie_order_is_a_choice_that_keeps_each_actors_fifo(void **state) {
@@ -344,6 +351,31 @@ static void test_tie_order_is_a_choice_that_keeps_each_actors_fifo(void **state)
         seen_123 |= o == 123;
     }
     assert_true(seen_213 && seen_123);
+}
+
+/* A deviation (sim/choice.h) keeps the push order but for the one
+ * decision it names, counts the decisions and logs how many were ready
+ * at each; one it never reaches is not applied, and the run is the
+ * default one. */
+static void test_a_deviation_changes_one_tie_decision_only(void **state) {
+    (void)state;
+    uint16_t log[8];
+    choice_deviation d = { .log = log, .log_cap = 8 };
+    for (int round = 0; round < 3; round++) {
+        d.at = round == 0 ? 0 : round == 1 ? 3 : 99;   /* 3: b or c first at t=10 */
+        d.pick = 1;
+        uint32_t digits = ties_order_with(1, true, (sim_chooser){ 0 }, &d);
+        /* t=0: three STARTs ready, then the two left; t=10: b and c, then
+         * c and b's second (each actor's events keep their order); with c
+         * first, b's two are all that is left: no fourth decision. */
+        assert_int_equal(d.seen, round == 1 ? 3 : 4);
+        assert_int_equal(log[0], 3);
+        assert_int_equal(log[1], 2);
+        assert_int_equal(log[2], 2);
+        if (round != 1) assert_int_equal(log[3], 2);
+        assert_int_equal(digits, round == 1 ? 213 : 123);
+        assert_int_equal(d.applied, round == 1);
+    }
 }
 
 /* ---- pauses ------------------------------------------------------------------
@@ -685,6 +717,7 @@ int main(void) {
         cmocka_unit_test(test_phold_trace_hash_is_the_recorded_golden_value),
         cmocka_unit_test(test_adding_an_actor_does_not_shift_other_actors_draws),
         cmocka_unit_test(test_tie_order_is_a_choice_that_keeps_each_actors_fifo),
+        cmocka_unit_test(test_a_deviation_changes_one_tie_decision_only),
         cmocka_unit_test(test_paused_actor_gets_its_messages_after_the_window_in_order_and_keeps_its_incarnation),
         cmocka_unit_test(test_timer_that_fires_during_a_pause_is_delivered_at_the_window_end),
         cmocka_unit_test(test_crash_during_a_pause_drops_the_deferred_events_and_the_restart_waits_for_the_end),

@@ -1776,6 +1776,21 @@ static void test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_
     assert_non_null(strstr(err, "needs 'state backend durable'"));
 }
 
+/* `schedule tie N pick K`: the N-th decision among simultaneous events
+ * lets the K-th ready destination go first (cfg.tie_at, tie_pick); the
+ * writer says it back; K is from 1 (0 is the default order's). */
+static void test_scn_schedule_names_one_deviation_from_the_default_order(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "schedule tie 25 pick 2\n"), "ok");
+    assert_int_equal(s_.cfg.tie_at, 25);
+    assert_int_equal(s_.cfg.tie_pick, 2);
+    char *text = written(&s_);
+    assert_non_null(strstr(text, "schedule tie 25 pick 2\n"));
+    free(text);
+    assert_string_equal(parse(JOB "schedule tie 25 pick 0\n"), "t.scn:6:22: 0 is out of range [1, 65534]");
+    assert_string_equal(parse(JOB "schedule 25 pick 1\n"), "t.scn:6:10: expected 'tie', not '25'");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scn_defaults_are_flinks),
@@ -1830,6 +1845,7 @@ int main(void) {
         cmocka_unit_test(test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be),
         cmocka_unit_test(test_scn_parse_duration_reads_the_language_units_and_says_why_not),
         cmocka_unit_test(test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_file_could_not),
+        cmocka_unit_test(test_scn_schedule_names_one_deviation_from_the_default_order),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
 }
