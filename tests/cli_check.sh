@@ -549,7 +549,7 @@ rm -f "$uneven"
 check "bugs: with its defaults every bug is caught, none on the correct protocol" 0 "bugs: 37 of 37 caught" \
     "$absim" bugs --jobs 2
 check "bugs: one bug's catch names its file, and the correct protocol runs only the seeds the bug ran" 0 \
-    "$(printf 'scenarios/swarm/aligned-exactly-once.scn\ncorrect protocol: 20 runs over seeds 1..1, 0 failed')" \
+    "$(printf 'scenarios/swarm/aligned-exactly-once.scn\ncorrect protocol: 21 runs over seeds 1..1, 0 failed')" \
     "$absim" bugs --bug no-rewind --jobs 2
 f=$(mktemp --suffix=.scn); sed 's/^fault at 47ms crash machine 1 for 20ms$/fault at 4700ms crash machine 1 for 20ms/' scenarios/faults/crash-machine.scn > "$f"
 check "run: a scripted fault that cannot fire fails the run and is named" 1 "$f:25: fault at 4.7s crash machine 1 for 20ms never fired (the job ended at" \
