@@ -31,6 +31,9 @@
 #define EXPLORE_FAILS_KEPT 1000u
 #define EXPLORE_NONE       UINT64_MAX
 #define EXPLORE_TIES_MAX   (1u << 20)    /* decisions among simultaneous events the discovery run may make */
+#define EXPLORE_OPT_BYTES  400u          /* --kinds and --window, which every printed command repeats */
+#define EXPLORE_WORD_BYTES (4u * 400 + 8) /* one of them, or a path (256 bytes), as a shell word: ' is 4 bytes */
+#define EXPLORE_ARGS_BYTES (3u * EXPLORE_WORD_BYTES + 128)   /* the space's options as a command line */
 
 typedef struct explore_opts {
     uint64_t    seed, jobs, shard_i, shard_n, only;
@@ -105,6 +108,10 @@ static void explore_usage(FILE *f) {
 /* --kinds: fault kind names, comma-separated, or "all". */
 static bool parse_kinds(const char *prog, const char *text, uint64_t *kinds) {
     *kinds = 0;
+    if (strlen(text) > EXPLORE_OPT_BYTES) {          /* every command explore prints repeats it */
+        fprintf(stderr, "%s: --kinds: at most %u bytes (every kind once is fewer)\n", prog, EXPLORE_OPT_BYTES);
+        return false;
+    }
     if (strcmp(text, "all") == 0) {
         *kinds = spc_kinds_all();
         return true;
@@ -125,6 +132,21 @@ static bool parse_kinds(const char *prog, const char *text, uint64_t *kinds) {
     }
     if (*kinds == 0) fprintf(stderr, "%s: --kinds: no kind named\n", prog);
     return *kinds != 0;
+}
+
+/* --window D: a duration above 0, as the scenario language writes it. */
+static bool parse_window(const char *prog, const char *text, explore_opts *o) {
+    if (strlen(text) > EXPLORE_OPT_BYTES) {          /* every command explore prints repeats it */
+        fprintf(stderr, "%s: --window: at most %u bytes\n", prog, EXPLORE_OPT_BYTES);
+        return false;
+    }
+    if (!cli_view_time(prog, "--window", text, &o->window_ns)) return false;
+    if (o->window_ns == 0) {
+        fprintf(stderr, "%s: --window %s: must be above 0\n", prog, text);
+        return false;
+    }
+    o->window_text = text;
+    return true;
 }
 
 /* The options; returns -1 when the command goes on, else the exit status. */
@@ -150,11 +172,7 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &o->jobs)) return CLI_USAGE; break;
         case 'S': if (!cli_parse_shard(prog, optarg, &o->shard_i, &o->shard_n)) return CLI_USAGE; break;
         case 'k': if (!parse_kinds(prog, optarg, &o->kinds)) return CLI_USAGE; o->kinds_text = optarg; break;
-        case 'w': if (!cli_view_time(prog, "--window", optarg, &o->window_ns) || o->window_ns == 0) {
-                      if (o->window_ns == 0) fprintf(stderr, "%s: --window: must be above 0\n", prog);
-                      return CLI_USAGE;
-                  }
-                  o->window_text = optarg; break;
+        case 'w': if (!parse_window(prog, optarg, o)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
         case 'C': o->coverage_path = optarg; break;
         case 'J': o->json = true; break;
@@ -166,6 +184,10 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         case 'h': explore_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
         }
+    }
+    if (o->json && o->only != EXPLORE_NONE) {
+        fprintf(stderr, "%s: --only prints the run as absim run does; --json is for the space's runs\n", prog);
+        return CLI_USAGE;
     }
     if (o->out != NULL && o->only == EXPLORE_NONE) {
         fprintf(stderr, "%s: -o writes one placement's scenario: it needs --only I\n", prog);
@@ -336,7 +358,7 @@ static int print_list(const explore_ctx *w) {
  * points and the menu depend on them, so every command printed repeats
  * them. */
 static void space_args(const explore_ctx *w, char *buf, size_t n) {
-    char word[512];
+    char word[EXPLORE_WORD_BYTES];
     const explore_opts *o = w->opt;
     size_t used = (size_t)snprintf(buf, n, "%s", cli_shell_word(w->s->path, word, sizeof word));
     if (o->seed_given && used < n) used += (size_t)snprintf(buf + used, n - used, " --seed %" PRIu64, o->seed);
@@ -363,7 +385,7 @@ static int run_only(const char *prog, explore_ctx *w) {
     scn *s = malloc(sizeof *s);
     SIM_ASSERT(s != NULL);
     with_placement(w, o->only, s);
-    char args[1200], line[SCN_FAULT_TEXT_BYTES];
+    char args[EXPLORE_ARGS_BYTES], line[SCN_FAULT_TEXT_BYTES];
     space_args(w, args, sizeof args);
     placement_text(w, o->only, line, sizeof line);
     int rc;
@@ -453,13 +475,13 @@ static int by_task(const void *a, const void *b) {
 /* A failing run: its placement (or the file as it is), what failed, and
  * the command that runs it alone. */
 static void print_fail(const explore_ctx *w, const explore_fail *x) {
-    char args[1200], line[SCN_FAULT_TEXT_BYTES], cmd[1400], joined[2048];
+    char args[EXPLORE_ARGS_BYTES], line[SCN_FAULT_TEXT_BYTES], cmd[EXPLORE_ARGS_BYTES + 1200], joined[2048];
     space_args(w, args, sizeof args);
     bool file = x->task == 0;
     line[0] = '\0';
     if (!file) placement_text(w, x->task - 1, line, sizeof line);
     if (file) {                                  /* absim run takes the seed and the bug, not the space's options */
-        char path[512];
+        char path[EXPLORE_WORD_BYTES];
         snprintf(cmd, sizeof cmd, "%s run %s", cli_self(), cli_shell_word(w->s->path, path, sizeof path));
         size_t used = strlen(cmd);
         if (w->opt->seed_given) used += (size_t)snprintf(cmd + used, sizeof cmd - used, " --seed %" PRIu64, w->opt->seed);
@@ -512,8 +534,12 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
      * as it is): what a sequential exploration would have paid. */
     uint64_t first = UINT64_MAX;
     for (uint64_t i = 0; i < w->kept; i++) first = w->fails[i].task < first ? w->fails[i].task : first;
-    if (first != UINT64_MAX && !o->json) fprintf(out, "explore: the first failing run is number %" PRIu64 " of the space's "
-                                                 "order (%s)\n", first + 1, first == 0 ? "the file as it is" : "a placement");
+    if (first != UINT64_MAX && !o->json) {
+        char what[48] = "the file as it is";
+        if (first > 0) snprintf(what, sizeof what, "placement %" PRIu64, first - 1);
+        fprintf(out, "explore: the first failing run is run %" PRIu64 " (%s; runs are numbered from 0, the file as it is, "
+                "as --shard numbers them): %" PRIu64 " runs in the space's order find it\n", first, what, first + 1);
+    }
     if (!o->json) return;
     printf("{\"tally\":true,\"file\":");
     cli_json_string(stdout, w->s->path);
@@ -522,7 +548,7 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
            ",\"shard\":\"%" PRIu64 "/%" PRIu64 "\",\"shard_runs\":%" PRIu64 ",\"complete\":%s,\"first_failing_run\":",
            w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count,
            w->placements, w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false");
-    if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first + 1);
+    if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first);   /* numbered as --shard numbers runs */
     printf(",\"seconds\":%.3f,\"ties\":%" PRIu64 ",\"window_ns\":%" PRIu64 ",\"kinds\":", wall, w->ties, window_of(w));
     cli_json_string(stdout, o->kinds_text != NULL ? o->kinds_text : "all");
     printf("}\n");

@@ -11,7 +11,8 @@
  * or doubled, a fault dropped, a fault of the seed's own profile added,
  * the settings of the seed's own draw taken. Every mutant goes through
  * the writer and the reader (an invalid one falls back to the seed's own
- * profile). Decisions draw from a stream of the run's seed, and the kept
+ * profile), and every profile runs as the reader reads it back, so that
+ * the scenario file written for a failing run replays it. Decisions draw from a stream of the run's seed, and the kept
  * profiles change only between batches, in run order: a campaign is the
  * same whatever --jobs. */
 #include <inttypes.h>
@@ -133,6 +134,25 @@ static void mutate_once(rng *r, scn_fault *f, uint32_t *n, const scn_fault *own,
     }
 }
 
+/* s as the scenario file of a failing run will say it: through the
+ * writer and the reader, since what a run draws can depend on how a value
+ * is written (a drawn ratio of 12/100 reads back as 120000/1000000, and a
+ * run draws a chance by the ratio's denominator), so that the file
+ * replays the run. The file's own faults and expect lines keep their
+ * lines (messages name them), the drawn faults have none. False (s as it
+ * was) when the reader refuses it. */
+static bool as_written(scn *s, const scn *base, scn *tmp) {
+    char err[SCN_ERR_BYTES];
+    pipe_bug bug = s->cfg.bug;                       /* --bug: not part of the file */
+    if (!scn_reparse(s, tmp, err, sizeof err)) return false;
+    SIM_ASSERT(tmp->faults_count == s->faults_count && tmp->expects_count == base->expects_count);
+    tmp->cfg.bug = bug;
+    for (uint32_t i = 0; i < tmp->faults_count; i++) tmp->faults[i].line = i < base->faults_count ? base->faults[i].line : 0;
+    for (uint32_t i = 0; i < tmp->expects_count; i++) tmp->expects[i].line = base->expects[i].line;
+    *s = *tmp;
+    return true;
+}
+
 void cli_guide_profile(cli_guide *g, uint32_t file, uint64_t seed, scn *out, uint64_t *settings_seed) {
     SIM_ASSERT(file < g->nfiles);
     const scn *base = &g->files[file];
@@ -142,7 +162,12 @@ void cli_guide_profile(cli_guide *g, uint32_t file, uint64_t seed, scn *out, uin
     rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x6e1de0u + file));
     const guide_entry *parent = rng_below(&r, 4) == 0 ? NULL : choose_parent(g, &g->f[file], &r);
     cli_random_faults(out);                                    /* the seed's own profile */
+    scn *check = malloc(sizeof *check);
+    SIM_ASSERT(check != NULL);
     if (parent == NULL) {
+        bool ok = as_written(out, base, check);
+        SIM_ASSERT(ok);                                        /* a random profile is a valid script */
+        free(check);
         g->fresh++;
         return;
     }
@@ -160,14 +185,14 @@ void cli_guide_profile(cli_guide *g, uint32_t file, uint64_t seed, scn *out, uin
     scn_random_settings(m, set);
     bool room = m->faults_count + n <= SCN_FAULTS_MAX;
     for (uint32_t i = 0; room && i < n; i++) m->faults[m->faults_count++] = f[i];
-    scn *check = malloc(sizeof *check);
-    char err[SCN_ERR_BYTES];
-    bool ok = room && check != NULL && scn_reparse(m, check, err, sizeof err);
-    free(check);
-    if (!ok) {                                                 /* keep the seed's own profile */
+    if (!room || !as_written(m, base, check)) {                /* keep the seed's own profile */
+        bool ok = as_written(out, base, check);
+        SIM_ASSERT(ok);
+        free(check);
         g->refused++;
         return;
     }
+    free(check);
     *out = *m;
     *settings_seed = set;
     g->mutants++;

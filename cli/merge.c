@@ -29,8 +29,10 @@
 typedef enum merge_kind { MERGE_NONE = 0, MERGE_SWARM, MERGE_EXPLORE } merge_kind;
 
 typedef struct merge_fail {
-    uint64_t order_a, order_b;        /* swarm: seed, file index; explore: placement + 1 (0: the file as it is) */
-    json_t  *run;
+    uint64_t    order_a, order_b;     /* swarm: seed, file index; explore: placement + 1 (0: the file as it is) */
+    json_t     *run;
+    const char *path;                 /* where it was read, for messages */
+    uint64_t    line;
 } merge_fail;
 
 typedef struct merge_ctx {
@@ -67,7 +69,27 @@ static bool bad(const merge_ctx *m, const char *path, uint64_t line, uint64_t co
 
 static uint64_t num(const json_t *o, const char *key) {
     const json_t *v = json_object_get(o, key);
-    return json_is_integer(v) && json_integer_value(v) >= 0 ? (uint64_t)json_integer_value(v) : 0;
+    SIM_ASSERT(json_is_integer(v) && json_integer_value(v) >= 0);   /* has_counts() checked it */
+    return (uint64_t)json_integer_value(v);
+}
+
+/* Every count a tally of kind k must have, each a whole number >= 0;
+ * false with the first one missing in *key. */
+static bool has_counts(const json_t *tally, merge_kind k, const char **key) {
+    static const char *const both[] = { "passed", "failed", "died", "runs", NULL };
+    static const char *const swarm[] = { "unrun", "seeds", "files", NULL };
+    static const char *const explore[] = { "placements", "shard_runs", "points", "faults", "ties", NULL };
+    const char *const *lists[2] = { both, k == MERGE_SWARM ? swarm : explore };
+    for (int l = 0; l < 2; l++) {
+        for (const char *const *x = lists[l]; *x != NULL; x++) {
+            const json_t *v = json_object_get(tally, *x);
+            if (!json_is_integer(v) || json_integer_value(v) < 0) {
+                *key = *x;
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 /* A coverage file: every key a reach point's name, every value a count. */
@@ -97,7 +119,7 @@ static merge_kind kind_of(const json_t *tally) {
 
 /* The keys that name a campaign: every shard of one must agree on them. */
 static bool same_campaign(const json_t *a, const json_t *b, merge_kind k, const char **key) {
-    static const char *const swarm[] = { "range", "profiles", "bug", "paths", "files", NULL };
+    static const char *const swarm[] = { "range", "profiles", "target", "bug", "paths", "files", NULL };
     static const char *const explore[] = { "file", "seed", "bug", "points", "faults", "placements", "ties", "window_ns",
                                            "kinds", NULL };
     for (const char *const *x = k == MERGE_SWARM ? swarm : explore; *x != NULL; x++) {
@@ -121,6 +143,11 @@ static bool add_tally(merge_ctx *m, const char *path, uint64_t line, json_t *tal
     if (k == MERGE_NONE || !parse_shard_text(tally, &i, &n)) {
         return bad(m, path, line, 1, "a tally of neither absim swarm --json nor absim explore --json (or one too old to name its shard)");
     }
+    if (!has_counts(tally, k, &key)) {
+        char what[120];
+        snprintf(what, sizeof what, "a tally without its \"%s\" (a whole number, 0 or more)", key);
+        return bad(m, path, line, 1, what);
+    }
     if (m->kind == MERGE_NONE) {
         m->kind = k;
         m->first_tally = json_incref(tally);
@@ -142,8 +169,10 @@ static bool add_tally(merge_ctx *m, const char *path, uint64_t line, json_t *tal
     m->failed += num(tally, "failed");
     m->died += num(tally, "died");
     m->runs += num(tally, "runs");
-    m->seeds += num(tally, "seeds");
-    m->unrun += num(tally, "unrun");
+    if (k == MERGE_SWARM) {
+        m->seeds += num(tally, "seeds");
+        m->unrun += num(tally, "unrun");
+    }
     bool ran = k == MERGE_SWARM ? num(tally, "unrun") == 0 : num(tally, "runs") == num(tally, "shard_runs");
     m->all_ran = m->all_ran && ran;
     return true;
@@ -160,7 +189,10 @@ static bool add_fail(merge_ctx *m, const char *path, uint64_t line, json_t *run)
     }
     merge_fail *x = &m->fails[m->nfails];
     const json_t *p = json_object_get(run, "placement");
-    if (json_object_get(run, "fault") != NULL) {                 /* explore's */
+    if (p != NULL && json_object_get(run, "fault") != NULL) {    /* explore's */
+        if (!json_is_null(p) && (!json_is_integer(p) || json_integer_value(p) < 0)) {
+            return bad(m, path, line, 1, "a failing run whose \"placement\" is neither null nor a whole number");
+        }
         x->order_a = json_is_integer(p) ? (uint64_t)json_integer_value(p) + 1 : 0;
         x->order_b = 0;
     } else if (json_is_integer(json_object_get(run, "seed")) && json_is_string(json_object_get(run, "file"))) {
@@ -170,6 +202,8 @@ static bool add_fail(merge_ctx *m, const char *path, uint64_t line, json_t *run)
         return bad(m, path, line, 1, "a line that is neither a failing run nor a tally");
     }
     x->run = json_incref(run);
+    x->path = path;
+    x->line = line;
     m->nfails++;
     return true;
 }
@@ -205,7 +239,10 @@ static bool read_input(merge_ctx *m, const char *path) {
         }
         json_decref(o);
     }
-    if (ok && ferror(f)) ok = bad(m, path, no, 1, strerror(errno));
+    if (ok && ferror(f)) {                                       /* a folder, an unreadable file: no line to name */
+        fprintf(stderr, "%s: %s: %s\n", m->prog, path, strerror(errno));
+        ok = false;
+    }
     if (ok && !tally && !coverage) ok = bad(m, path, no + 1, 1, "no tally at the end: the shard's report is cut short");
     free(line);
     fclose(f);
@@ -226,14 +263,19 @@ static bool order_fails(merge_ctx *m) {
         merge_fail *x = &m->fails[i];
         bool explore = json_object_get(x->run, "fault") != NULL;
         if (explore != (m->kind == MERGE_EXPLORE)) {
-            fprintf(stderr, "%s: a failing run of %s among the reports of %s\n", m->prog, explore ? "explore" : "swarm",
-                    m->kind == MERGE_EXPLORE ? "explore" : "swarm");
-            return false;
+            return bad(m, x->path, x->line, 1, explore ? "a failing run of absim explore among the reports of absim swarm"
+                                                       : "a failing run of absim swarm among the reports of absim explore");
+        }
+        if (explore && x->order_a > num(m->first_tally, "placements")) {
+            return bad(m, x->path, x->line, 1, "a failing run whose placement is past the space's");
         }
         const char *file = json_string_value(json_object_get(x->run, "file"));
+        bool known = explore;
         for (size_t k = 0; !explore && k < json_array_size(paths); k++) {
-            if (file != NULL && strcmp(file, json_string_value(json_array_get(paths, k))) == 0) x->order_b = k;
+            const char *p = json_string_value(json_array_get(paths, k));
+            if (p != NULL && file != NULL && strcmp(file, p) == 0) x->order_b = k, known = true;
         }
+        if (!known) return bad(m, x->path, x->line, 1, "a failing run of a file the campaign's tally does not name");
     }
     qsort(m->fails, m->nfails, sizeof *m->fails, by_order);
     return true;

@@ -427,6 +427,19 @@ static void fault_verdicts(const scn_armed *arm, sim_time_ns end_ns, FILE *out, 
     free(one);
 }
 
+/* A schedule line whose deviation never happened fails the run, as a
+ * fault that never fired: the file did not do what it says. */
+static void tie_verdict(const scn *s, const pipeline *p, FILE *out, cli_outcome *o) {
+    if (pipe_tie_applied(p)) return;
+    char why[600];
+    snprintf(why, sizeof why, "%s: schedule tie %" PRIu64 " pick %u never applied (the run made %" PRIu64
+             " decisions among simultaneous events, or no more than %u destinations were ready at that one)", s->path,
+             s->cfg.tie_at, s->cfg.tie_pick, pipe_tie_decisions(p), s->cfg.tie_pick);
+    o->unfired++;
+    if (out != NULL) fprintf(out, "%s\n", why);
+    cli_failure_add(&o->failures, "%s", why);
+}
+
 bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char *err, size_t err_bytes) {
     pipe_mem m;
     if (!pipe_memory(cfg, &m, err, err_bytes)) return false;
@@ -458,15 +471,7 @@ static int report_run(const scn *s, pipeline *p, const check_report *r, const sc
     }
     int rc = verdicts(s, text, r, o);
     fault_verdicts(arm, pipe_sim(p)->now_ns, text, o);
-    if (!pipe_tie_applied(p)) {                   /* like a fault that never fired: the file did not do what it says */
-        char why[400];
-        snprintf(why, sizeof why, "%s: schedule tie %" PRIu64 " pick %u never applied (the run made %" PRIu64
-                 " decisions among simultaneous events, or fewer than %u destinations were ready at that one)", s->path,
-                 s->cfg.tie_at, s->cfg.tie_pick, pipe_tie_decisions(p), s->cfg.tie_pick + 1);
-        o->unfired++;
-        if (text != NULL) fprintf(text, "%s\n", why);
-        cli_failure_add(&o->failures, "%s", why);
-    }
+    tie_verdict(s, p, text, o);
     if (mem != NULL) {
         bool closed = fclose(mem) == 0;
         if (out != NULL && buf != NULL) fwrite(buf, 1, len, out);   /* out's errors show when it is committed */
@@ -514,6 +519,7 @@ int cli_verdicts(const scn *s, pipeline *p, const check_report *r, const scn_arm
     summary_invariants(out, r);
     int rc = verdicts(s, out, r, o);
     fault_verdicts(arm, pipe_sim(p)->now_ns, out, o);
+    tie_verdict(s, p, out, o);
     return o->unfired > 0 ? CLI_FAIL : rc;
 }
 

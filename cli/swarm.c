@@ -73,7 +73,7 @@ typedef struct swarm_ctx {
     cli_guide *guide;
     scn       *batch;                 /* [SWARM_BATCH]: task batch_first + i's scenario */
     uint64_t  *batch_settings;        /* ... the seed its settings were drawn for */
-    uint64_t (*batch_reach)[PIPE_REACH_COUNT];   /* ... its coverage, once it ran */
+    cli_task_result *batch_result;   /* ... its result, once it ran (taken after the batch, in order) */
     uint64_t   batch_first, batch_end;
     char       dir[256];              /* where failing guided runs are written ("" until the first, "-": cannot) */
 } swarm_ctx;
@@ -330,7 +330,9 @@ static void write_guided(swarm_ctx *w, uint64_t task, char *path, size_t n) {
     snprintf(base, sizeof base, "%s", s->path);
     char *b = basename(base), *dot = strrchr(b, '.');
     if (dot != NULL) *dot = '\0';
-    int k = snprintf(path, n, "%s/%.100s-seed%" PRIu64 ".scn", w->dir, b, s->cfg.seed);
+    char which[24] = "";                           /* two files of one name in a campaign must not collide */
+    if (w->nfiles > 1) snprintf(which, sizeof which, "-file%" PRIu64, task % w->nfiles);
+    int k = snprintf(path, n, "%s/%.100s%s-seed%" PRIu64 ".scn", w->dir, b, which, s->cfg.seed);
     SIM_ASSERT(k > 0 && (size_t)k < n);             /* a folder of 255 bytes, a name cut at 100 */
     scn *c = malloc(sizeof *c);
     FILE *f = c != NULL ? fopen(path, "wx") : NULL;
@@ -352,12 +354,12 @@ static void write_guided(swarm_ctx *w, uint64_t task, char *path, size_t n) {
     }
 }
 
-static void done(void *ctx, uint64_t task, const cli_task_result *r) {
-    swarm_ctx *w = ctx;
-    w->done++;
+/* A run's result, in the campaign's order for guided runs (after their
+ * batch, so the first SWARM_FAILS_KEPT failing runs in that order are the
+ * ones written as files and listed), as runs end otherwise. */
+static void take(swarm_ctx *w, uint64_t task, const cli_task_result *r) {
     for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i], w->runs_reaching[i] += r->reach[i] > 0;
     char scenario[512] = "";
-    if (w->guide != NULL) memcpy(w->batch_reach[task - w->batch_first], r->reach, sizeof r->reach);
     if (r->rc == CLI_OK) {
         w->passed++;
     } else {
@@ -367,6 +369,13 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
         keep_fail(w, task, r, scenario);
     }
     junit_case(w, task, r, scenario);
+}
+
+static void done(void *ctx, uint64_t task, const cli_task_result *r) {
+    swarm_ctx *w = ctx;
+    w->done++;
+    if (w->guide != NULL) w->batch_result[task - w->batch_first] = *r;   /* taken after the batch, in order */
+    else take(w, task, r);
     progress(w);
 }
 
@@ -437,9 +446,9 @@ static void print_tally(const swarm_ctx *w, double wall, bool ran) {
     printf("{\"tally\":true,\"passed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"died\":%" PRIu64 ",\"runs\":%" PRIu64
            ",\"unrun\":%" PRIu64 ",\"listed\":%" PRIu64 ",\"seeds\":%" PRIu64 ",\"files\":%u,\"seconds\":%.3f"
            ",\"runs_per_s\":%.1f,\"jobs\":%" PRIu64 ",\"range\":\"%" PRIu64 "..%" PRIu64 "\",\"shard\":\"%" PRIu64 "/%" PRIu64
-           "\",\"profiles\":\"%s\",\"bug\":\"%s\",\"paths\":[", w->passed, w->nfailed, w->died, w->done, unrun, w->kept,
+           "\",\"profiles\":\"%s\",\"target\":%" PRIu64 ",\"bug\":\"%s\",\"paths\":[", w->passed, w->nfailed, w->died, w->done, unrun, w->kept,
            w->seeds, w->nfiles, wall, rate, o->jobs, o->seed_a, o->seed_b, o->shard_i, o->shard_n,
-           o->guided ? "guided" : o->random_faults ? "random" : "scripted", o->bug ? pipe_bug_name(o->bug) : "none");
+           o->guided ? "guided" : o->random_faults ? "random" : "scripted", o->target, o->bug ? pipe_bug_name(o->bug) : "none");
     for (uint32_t i = 0; i < w->nfiles; i++) {   /* the campaign's files: shards of one campaign name the same */
         if (i > 0) putchar(',');
         cli_json_string(stdout, w->files[i].path);
@@ -524,8 +533,8 @@ static bool run_guided(const char *prog, swarm_ctx *w) {
     w->guide = cli_guide_new(w->files, w->nfiles, w->opt->target);
     w->batch = malloc(SWARM_BATCH * sizeof *w->batch);
     w->batch_settings = malloc(SWARM_BATCH * sizeof *w->batch_settings);
-    w->batch_reach = malloc(SWARM_BATCH * sizeof *w->batch_reach);
-    bool ran = w->guide != NULL && w->batch != NULL && w->batch_settings != NULL && w->batch_reach != NULL;
+    w->batch_result = malloc(SWARM_BATCH * sizeof *w->batch_result);
+    bool ran = w->guide != NULL && w->batch != NULL && w->batch_settings != NULL && w->batch_result != NULL;
     if (!ran) fprintf(stderr, "%s: out of memory for the guided campaign\n", prog);
     for (w->next = 0; ran && w->next < total;) {
         w->batch_first = w->next;
@@ -533,12 +542,13 @@ static bool run_guided(const char *prog, swarm_ctx *w) {
         for (uint64_t t = w->batch_first; t < w->batch_end; t++) {
             uint64_t i = t - w->batch_first;
             cli_guide_profile(w->guide, (uint32_t)(t % w->nfiles), task_seed(w, t), &w->batch[i], &w->batch_settings[i]);
-            memset(w->batch_reach[i], 0, sizeof w->batch_reach[i]);
+            memset(&w->batch_result[i], 0, sizeof w->batch_result[i]);
         }
         ran = cli_pool(prog, w->opt->jobs, w, next_task, work, done);
         for (uint64_t t = w->batch_first; ran && t < w->batch_end; t++) {
             uint64_t i = t - w->batch_first;
-            cli_guide_learn(w->guide, (uint32_t)(t % w->nfiles), &w->batch[i], w->batch_settings[i], w->batch_reach[i]);
+            take(w, t, &w->batch_result[i]);
+            cli_guide_learn(w->guide, (uint32_t)(t % w->nfiles), &w->batch[i], w->batch_settings[i], w->batch_result[i].reach);
         }
     }
     return ran;
@@ -548,7 +558,7 @@ static void guided_free(swarm_ctx *w) {
     cli_guide_free(w->guide);
     free(w->batch);
     free(w->batch_settings);
-    free(w->batch_reach);
+    free(w->batch_result);
 }
 
 int cli_swarm(int argc, char **argv) {

@@ -1100,6 +1100,16 @@ check "swarm --faults guided: a failing run says its profile is guided" 0 '"faul
 cmd=$(printf '%s' "$line" | sed -n 's/.*"replay":"\([^"]*\)".*/\1/p')
 check "swarm --faults guided: its replay command, on the run's scenario file, runs as printed" 1 "as recorded" sh -c "$cmd"
 rm -rf "$(dirname "$(printf '%s' "$cmd" | cut -d' ' -f3)")"
+# Every failing guided run replays from its file, percentages included
+# (a drawn 12% reads back as 120000/1000000: runs take the profile as
+# the reader reads it).
+"$absim" swarm scenarios/swarm/backpressure-vary.scn --seeds 1..12 --faults guided --bug FLINK-10377 --target 5 --json --quiet \
+    2>/dev/null | sed -n 's/.*"replay":"\([^"]*\)".*/\1/p' > "$bad.g1"
+total=$(wc -l < "$bad.g1"); same=0
+while read -r c; do sh -c "$c" 2>/dev/null | grep -q "as recorded" && same=$((same + 1)); done < "$bad.g1"
+check "swarm --faults guided: every failing run replays from its file as recorded" 0 "$total of $total" echo "$same of $total"
+check "swarm --faults guided: ... and there were some" 1 "" test "$total" -eq 0
+while read -r c; do rm -rf "$(dirname "$(printf '%s' "$c" | cut -d' ' -f3)")"; done < "$bad.g1"
 check "swarm: --target 0 is bad input" 2 "--target 0: out of range" "$absim" swarm $g1 --seeds 1..2 --faults guided --target 0
 check "swarm: an unknown profile is bad input" 2 "--faults 'nice': random or guided" "$absim" swarm $g1 --seeds 1..2 --faults nice
 rm -f "$bad.g1" "$bad.g2"
@@ -1128,6 +1138,12 @@ check "merge: JSON that does not parse is bad input, with its line and column" 2
 for i in 0 1; do
     "$absim" explore scenarios/explore/join-2pc.scn --kinds crash-task --shard $i/2 --json --quiet > "$bad.e$i" 2>/dev/null
 done
+printf '{"tally":true,"placements":1,"shard":"0/1"}\n' > "$bad.mx"
+check "merge: a tally without its counts is bad input" 2 "$bad.mx:1:1: a tally without its \"passed\"" "$absim" merge "$bad.mx"
+sed 's/"paths":\[[^]]*\]/"paths":[1]/' "$bad.m0" > "$bad.mx"
+check "merge: a failing run of a file the tally does not name is bad input, not a crash" 2 "$bad.mx:1:1: a failing run of a file" \
+    "$absim" merge "$bad.mx"
+check "merge: a folder is bad input" 2 "Is a directory" "$absim" merge "$(dirname "$bad")"
 check "merge: two explore shards cover the space" 0 "the campaign is complete: every shard ran all its runs" \
     "$absim" merge "$bad.e0" "$bad.e1"
 check "merge: ... and the tally sums their runs" 0 '"placements":497,"runs":498,"passed":498' "$absim" merge "$bad.e0" "$bad.e1"
@@ -1162,6 +1178,8 @@ check "explore: an unknown kind is bad input" 2 "--kinds: 'crash-everything' is 
 check "explore: a kind at a time only is bad input" 2 "--kinds: 'rescale' is a fault at a time only" "$absim" explore $ex --kinds rescale
 check "explore: --only past the space is bad input" 2 "--only 497: the space has 497 placements (0 to 496)" \
     "$absim" explore $ex --kinds crash-task --only 497
+check "explore: --only with --json is bad input" 2 "--only prints the run as absim run does; --json is for the space's runs" \
+    "$absim" explore $ex --only 0 --json
 check "explore: -o without --only is bad input" 2 "-o writes one placement's scenario: it needs --only I" "$absim" explore $ex -o "$bad.ex.scn"
 grep -v '^checkpoint\|^state\|^expect' $ex | sed 's/ output two-phase-commit//' > "$bad.ex.scn"
 check "explore: a job without checkpoints has nothing to explore" 2 "nothing to explore: the run reaches no protocol point" \
@@ -1181,6 +1199,8 @@ check "explore --ties: a file that deviates already is refused" 2 "already devia
 sed 's/^schedule tie 25 pick 1$/schedule tie 500000 pick 1/' "$bad.ex.scn" > "$bad.ex2.scn"
 check "run: a schedule line that never applied fails the run, as a fault that never fired" 1 \
     "schedule tie 500000 pick 1 never applied (the run made 222 decisions among simultaneous events" "$absim" run "$bad.ex2.scn"
+check "explain: a schedule line that never applied fails as run does" 1 "schedule tie 500000 pick 1 never applied" \
+    "$absim" explain "$bad.ex2.scn"
 rm -f "$bad.ex2.scn"
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"
