@@ -277,7 +277,7 @@ static bool order_fails(merge_ctx *m) {
         }
         if (!known) return bad(m, x->path, x->line, 1, "a failing run of a file the campaign's tally does not name");
     }
-    qsort(m->fails, m->nfails, sizeof *m->fails, by_order);
+    if (m->nfails > 1) qsort(m->fails, m->nfails, sizeof *m->fails, by_order);   /* fails is NULL when there are none */
     return true;
 }
 
