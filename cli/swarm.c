@@ -543,10 +543,12 @@ static bool run_guided(const char *prog, swarm_ctx *w) {
             uint64_t i = t - w->batch_first;
             cli_guide_profile(w->guide, (uint32_t)(t % w->nfiles), task_seed(w, t), &w->batch[i], &w->batch_settings[i]);
             memset(&w->batch_result[i], 0, sizeof w->batch_result[i]);
+            w->batch_result[i].rc = -1;           /* not run: a pool that stopped early leaves some so */
         }
         ran = cli_pool(prog, w->opt->jobs, w, next_task, work, done);
-        for (uint64_t t = w->batch_first; ran && t < w->batch_end; t++) {
+        for (uint64_t t = w->batch_first; t < w->batch_end; t++) {
             uint64_t i = t - w->batch_first;
+            if (w->batch_result[i].rc < 0) continue;
             take(w, t, &w->batch_result[i]);
             cli_guide_learn(w->guide, (uint32_t)(t % w->nfiles), &w->batch[i], w->batch_settings[i], w->batch_result[i].reach);
         }
