@@ -218,6 +218,13 @@ static bool tie_space(const char *prog, explore_ctx *w) {
     return true;
 }
 
+/* The menu's window: --window, else the checkpoint interval (10 ms
+ * without checkpoints). */
+static sim_time_ns window_of(const explore_ctx *w) {
+    const pipe_cfg *c = &w->s->cfg;
+    return w->opt->window_ns > 0 ? w->opt->window_ns : c->ckpt.enabled ? c->ckpt.interval_ns : 10 * SIM_NS_PER_MS;
+}
+
 /* One run of s as it is, observed for its points; the menu of its job.
  * False after saying why (the run could not start, or the space is
  * beyond the bounds). */
@@ -247,8 +254,7 @@ static bool find_space(const char *prog, explore_ctx *w) {
     SIM_ASSERT(arm != NULL);
     scn_arm_faults(s, p, arm, spc_points_observe, &w->pts);
     pipe_run(p);
-    spc_opts so = { .kinds = w->opt->kinds, .window_ns = w->opt->window_ns };
-    if (so.window_ns == 0) so.window_ns = s->cfg.ckpt.enabled ? s->cfg.ckpt.interval_ns : 10 * SIM_NS_PER_MS;
+    spc_opts so = { .kinds = w->opt->kinds, .window_ns = window_of(w) };
     spc_menu_build(s, pipe_job(p), &so, scratch, w->menu);
     free(arm);
     free(scratch);
@@ -309,10 +315,6 @@ static const char *placement_text(const explore_ctx *w, uint64_t i, char *buf, s
 
 
 
-static sim_time_ns window_of(const explore_ctx *w) {
-    const pipe_cfg *c = &w->s->cfg;
-    return w->opt->window_ns > 0 ? w->opt->window_ns : c->ckpt.enabled ? c->ckpt.interval_ns : 10 * SIM_NS_PER_MS;
-}
 
 static void print_head(FILE *out, const explore_ctx *w) {
     char d[32];
@@ -321,6 +323,7 @@ static void print_head(FILE *out, const explore_ctx *w) {
             w->pts.count, w->menu->count, w->fault_placements, scn_duration_text(d, sizeof d, window_of(w)));
     if (w->menu->refused > 0) fprintf(out, "; %u faults the reader refused here, as: %s", w->menu->refused,
                                       w->menu->first_refusal);
+    if (w->pts.unnamed > 0) fprintf(out, "; %" PRIu64 " steps no fault line can name, left out", w->pts.unnamed);
     fprintf(out, ")");
     if (w->opt->ties) fprintf(out, ", and %" PRIu64 " tie orders (%" PRIu64 " decisions among simultaneous events, "
                               "each destination that could have gone first instead)", w->ties, w->dev.seen);

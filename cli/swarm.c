@@ -434,6 +434,12 @@ static void print_tally(const swarm_ctx *w, double wall, bool ran) {
             " jobs)", w->passed, w->nfailed, w->done, wall, rate, o->jobs);
     if (w->kept < w->nfailed) fprintf(text, "; the first %" PRIu64 " failing runs are listed", w->kept);
     if (!ran) fprintf(text, "; %" PRIu64 " runs not started", unrun);
+    if (w->guide != NULL) {
+        uint64_t fresh, mutants, refused;
+        cli_guide_tally(w->guide, &fresh, &mutants, &refused);
+        fprintf(text, "; profiles: %" PRIu64 " mutants of kept ones, %" PRIu64 " seeds' own (%" PRIu64
+                " of them for a mutant the reader refused)", mutants, fresh + refused, refused);
+    }
     if (w->nfailed == 0 && w->done > 0 && !o->guided) {
         /* n independent clean draws: the share of failing ones is below
          * ln(20) / n at 95% confidence ((1 - q)^n <= 1/20). Guided runs

@@ -39,17 +39,13 @@ static uint64_t point_key(const scn_fault *f) {
            f->point_ckpt;
 }
 
-/* Inserts key; false when it was there already. The set never fills: it
- * holds at most SPC_POINTS_MAX keys in twice as many slots. */
-static bool seen_insert(spc_points *ps, uint64_t key) {
-    uint64_t h = key * 0x9e3779b97f4a7c15ull;
-    for (uint32_t i = (uint32_t)(h >> 40) % SEEN_SLOTS;; i = (i + 1) % SEEN_SLOTS) {
-        if (ps->seen[i] == key) return false;
-        if (ps->seen[i] == 0) {
-            ps->seen[i] = key;
-            return true;
-        }
-    }
+/* The slot that holds key, or the empty one where it would go. The set
+ * never fills: it holds at most SPC_POINTS_MAX keys in twice as many
+ * slots. */
+static uint32_t seen_slot(const spc_points *ps, uint64_t key) {
+    uint32_t i = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) % SEEN_SLOTS;
+    while (ps->seen[i] != 0 && ps->seen[i] != key) i = (i + 1) % SEEN_SLOTS;
+    return i;
 }
 
 void spc_points_observe(void *ctx, const pipe_event *e) {
@@ -66,17 +62,14 @@ void spc_points_observe(void *ctx, const pipe_event *e) {
         return;
     }
     if (f.point_ckpt > ps->ckpt_max) ps->ckpt_max = f.point_ckpt;
-    if (ps->count == SPC_POINTS_MAX) {              /* full: only count what would be new */
-        bool known = false;
-        uint64_t key = point_key(&f), h = key * 0x9e3779b97f4a7c15ull;
-        for (uint32_t i = (uint32_t)(h >> 40) % SEEN_SLOTS; ps->seen[i] != 0; i = (i + 1) % SEEN_SLOTS) {
-            known = known || ps->seen[i] == key;
-        }
-        ps->beyond += !known;
-        ps->overflow = ps->overflow || !known;
+    uint64_t key = point_key(&f);
+    uint32_t slot = seen_slot(ps, key);
+    if (ps->seen[slot] != 0) return;                /* reached before: a fault there fired the first time */
+    if (ps->count == SPC_POINTS_MAX) {              /* a new point past the bound: the space is too big */
+        ps->overflow = true;
         return;
     }
-    if (!seen_insert(ps, point_key(&f))) return;    /* reached before: a fault there fired the first time */
+    ps->seen[slot] = key;
     ps->at[ps->count] = f;
     ps->at_ns[ps->count] = e->at_ns;
     ps->count++;

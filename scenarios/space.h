@@ -11,9 +11,9 @@
  *   above every checkpoint before it; a step no line can name (a commit
  *   at a restore from no checkpoint) is counted in `unnamed`, not kept.
  *   spc_points observes a run (its pipe observer) and keeps each point
- *   once, in the order the run reached them, at most SPC_POINTS_MAX; past
- *   that it counts the rest and sets `overflow` (the job is too big to
- *   explore exhaustively: the caller refuses it).
+ *   once, in the order the run reached them, at most SPC_POINTS_MAX; a
+ *   new point past that sets `overflow` (the job is too big to explore
+ *   exhaustively: the caller refuses it).
  * - The menu is every fault of the chosen kinds (a bit per scn_fault_kind)
  *   on every target of the job, with fixed parameters: a window of
  *   `window_ns` (the crashed machine or coordinator comes back after it; a
@@ -46,7 +46,6 @@ typedef struct spc_points {
     sim_time_ns *at_ns;               /* [SPC_POINTS_MAX]: when the run reached it */
     uint64_t    *seen;                /* hash set of point keys, 2 * SPC_POINTS_MAX slots (0: empty) */
     uint32_t     count;
-    uint64_t     beyond;              /* points past SPC_POINTS_MAX */
     uint64_t     unnamed;             /* steps no `fault when` line can name (a commit at a restore from nothing) */
     uint64_t     ckpt_max;            /* the highest checkpoint of a point so far */
     bool         overflow;
