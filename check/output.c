@@ -7,7 +7,10 @@
  * two-phase-commit: Flink up to 1.13 never committed what such a sink
  * wrote after the last checkpoint it was told of before it finished
  * (FLIP-147 Part One: that data "finally gets lost"), a loss the protocol
- * did not promise to avoid.
+ * did not promise to avoid; nor when checkpointing is off and a sink is
+ * two-phase-commit: TwoPhaseCommitSinkFunction commits only on a
+ * checkpoint's completion notice or a restore, and its close() aborts the
+ * open transaction, so nothing it wrote becomes visible.
  * I3 (exactly-once) applies in the exactly-once modes when every sink is
  * transactional or idempotent, unless the checkpoints died with a
  * memory-backend coordinator (the job then starts over and replays output
@@ -42,12 +45,13 @@ static void *create(const check_ctx *c) {
     output *o = ARENA_NEW(c->mem, output, 1);
     o->c = c;
     bool sinks = false, exact = c->cfg->ckpt.mode != PIPE_AT_LEAST_ONCE, lossy_end = false;
+    bool off = !c->cfg->ckpt.enabled;
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
         const job_vertex *x = &c->j->vertices[v];
         if (x->kind != JOB_SINK) continue;
         sinks = true;
         exact &= x->sink != JOB_SINK_PLAIN;
-        lossy_end |= x->sink == JOB_SINK_2PC && c->cfg->ckpt.finished_tasks_off;
+        lossy_end |= x->sink == JOB_SINK_2PC && (c->cfg->ckpt.finished_tasks_off || off);
     }
     o->promised = sinks && exact;
     for (uint32_t v = 0; v < c->j->vertices_count && o->per_key == NULL; v++) {
@@ -59,8 +63,11 @@ static void *create(const check_ctx *c) {
     c->report->applies[CHECK_I3] = o->promised;
     c->report->applies[CHECK_I4] = sinks && !lossy_end;
     if (sinks && lossy_end) {
-        c->report->verdict_note[CHECK_I4] = "finished-tasks off: Flink up to 1.13 never committed a two-phase-commit "
-                                            "sink's output after the last checkpoint it was told of, FLIP-147 Part One";
+        c->report->verdict_note[CHECK_I4] = off ? "checkpointing off: a two-phase-commit sink commits only on a "
+                                                  "checkpoint's completion notice or a restore, and close() aborts its "
+                                                  "open transaction (TwoPhaseCommitSinkFunction)"
+                                                : "finished-tasks off: Flink up to 1.13 never committed a two-phase-commit "
+                                                  "sink's output after the last checkpoint it was told of, FLIP-147 Part One";
         if (o->promised) c->report->verdict_note[CHECK_I3] = "no record twice; what the sinks lost is I4's";
     }
     return o;

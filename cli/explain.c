@@ -490,11 +490,6 @@ static void tell(narrator *n, const pipe_event *e) {
         break;
     case PIPE_EV_SINK_COMMIT:
         if (n->txn_ns[e->task] == e->at_ns) break;   /* a restore's: its transactions were told one by one */
-        if (e->ckpt == UINT64_MAX) {              /* the job's end (END): what is left */
-            say(n, e->at_ns, e->task, "committed its transactions that were left, as the job ends: their output is "
-                "visible now");
-            break;
-        }
         say(n, e->at_ns, e->task, "committed the pre-committed transactions up to checkpoint %" PRIu64 ": their output is "
             "visible now", e->ckpt);
         break;

@@ -57,7 +57,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "I3", "scenarios/swarm/durable-incremental-timeouts.scn", 1 },
     [PIPE_BUG_NO_FINAL_CHECKPOINT] = { PIPE_BUG_NO_FINAL_CHECKPOINT, "FLINK-2491",
         "once a task finished no checkpoint completes; the tasks waiting for a final checkpoint never finish",
-        "finished tasks are not acknowledged for and the job's end commits nothing", "I6",
+        "the coordinator does not acknowledge checkpoints for finished tasks", "I6",
         "scenarios/swarm/durable-incremental-timeouts.scn", 1 },
     [PIPE_BUG_SECOND_INPUT_STATE] = { PIPE_BUG_SECOND_INPUT_STATE, "FLINK-18139",
         "in-flight records on a two-input task's second input are in no checkpoint",

@@ -122,24 +122,22 @@ const char *pipe_msg_name(uint32_t msg) {
         [MSG_DATA] = "data", [MSG_CREDIT] = "credit", [MSG_TRIGGER] = "trigger", [MSG_ACK] = "ack",
         [MSG_DECLINE] = "decline", [MSG_COMPLETE] = "complete", [MSG_ABORTED] = "abort", [MSG_FAILED] = "failed",
         [MSG_FINISHED] = "finished", [MSG_PRIORITY] = "priority", [MSG_DEPLOY] = "deploy", [MSG_CANCEL] = "cancel",
-        [MSG_SLOT] = "slot", [MSG_END] = "end", [MSG_COMMITTED] = "committed", [MSG_RUNNING] = "running",
+        [MSG_SLOT] = "slot", [MSG_RUNNING] = "running",
         [MSG_HEARTBEAT] = "heartbeat", [MSG_ASSIGN] = "assign", [MSG_ASSIGN_ACK] = "assign-ack",
     };
     return msg < sizeof msg_names / sizeof msg_names[0] && msg_names[msg] != NULL ? msg_names[msg] : "?";
 }
 
-const char *const pipe_rpc_kind_names[] = { "deploy", "cancel", "trigger", "complete", "abort", "heartbeat", "end",
-                                            "assign", "ack", "decline", "failed", "finished", "slot", "running",
-                                            "committed", NULL };
+const char *const pipe_rpc_kind_names[] = { "deploy", "cancel", "trigger", "complete", "abort", "heartbeat", "assign",
+                                            "ack", "decline", "failed", "finished", "slot", "running", NULL };
 
 bool pipe_rpc_kind(const char *name, uint32_t *msg_type, bool *to_task) {
     static const uint32_t types[] = { MSG_DEPLOY, MSG_CANCEL, MSG_TRIGGER, MSG_COMPLETE, MSG_ABORTED, MSG_HEARTBEAT,
-                                      MSG_END, MSG_ASSIGN, MSG_ACK, MSG_DECLINE, MSG_FAILED, MSG_FINISHED,
-                                      MSG_SLOT, MSG_RUNNING, MSG_COMMITTED };
+                                      MSG_ASSIGN, MSG_ACK, MSG_DECLINE, MSG_FAILED, MSG_FINISHED, MSG_SLOT, MSG_RUNNING };
     for (uint32_t i = 0; pipe_rpc_kind_names[i] != NULL; i++) {
         if (strcmp(name, pipe_rpc_kind_names[i]) != 0) continue;
         *msg_type = types[i];
-        *to_task = i < 8;
+        *to_task = i < 7;
         return true;
     }
     return false;

@@ -109,7 +109,7 @@ typedef enum pipe_receipt {
 
 /* Why a sink's transaction was resolved (PIPE_EV_TXN's `txn_why`). */
 typedef enum pipe_txn_why {
-    PIPE_TXN_NOTICE = 0,              /* a completion notice (or the job's end) committed it */
+    PIPE_TXN_NOTICE = 0,              /* a completion notice committed it */
     PIPE_TXN_RESTORE,                 /* a restore committed it (its checkpoint completed) or aborted it */
 } pipe_txn_why;
 

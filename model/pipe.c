@@ -109,7 +109,6 @@ static void build_coordinator(pipeline *p, const plan *pl, uint32_t jm) {
     p->jm.coord.finished = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.final_file = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.running = sim_alloc(run, pl->tasks, 1);
-    p->jm.coord.committed = sim_alloc(run, pl->tasks, 1);
     p->jm.coord.attempt = sim_alloc(run, sizeof(uint64_t) * pl->tasks, 8);
     p->jm.coord.region = sim_alloc(run, sizeof(uint32_t) * pl->tasks, 4);
     p->jm.coord.regions = job_regions(&p->w.cfg.graph, p->jm.coord.region);

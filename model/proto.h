@@ -45,9 +45,6 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_SLOT,                        /* task -> coord: its slot is free (a new process, a CANCEL, or the
                                         JobManager lost). a = the offering process's start number (its
                                         TaskManager's id); b = epoch << 32 | task */
-    MSG_END,                         /* coord -> two-phase-commit sink: every task finished, commit the rest;
-                                        b = epoch */
-    MSG_COMMITTED,                   /* sink -> coord: it did; b = epoch << 32 | task */
     MSG_RUNNING,                     /* task -> coord: it took its deployment; b = epoch << 32 | task */
     MSG_HEARTBEAT,                   /* coord -> task: are you there (b = epoch); task -> coord: yes,
                                         b = epoch << 32 | task */
@@ -56,7 +53,7 @@ enum {                               /* sim_msg.type of the model's messages */
 };
 
 /* A coordinator command's word (b of DEPLOY, CANCEL, ASSIGN, TRIGGER,
- * COMPLETE, ABORTED, END, HEARTBEAT): the attempt, and the generation of
+ * COMPLETE, ABORTED, HEARTBEAT): the attempt, and the generation of
  * the task's connection to the JobManager when it was sent. Commands are
  * scoped to a connection, as RPCs to a registered JobMaster are: one sent
  * before the connection broke (by a coordinator that died, or across a
@@ -65,7 +62,7 @@ enum {                               /* sim_msg.type of the model's messages */
 static inline uint64_t proto_cmd_word(uint64_t epoch, uint32_t conn_gen) { return (uint64_t)conn_gen << 32 | epoch; }
 static inline bool proto_is_cmd(uint32_t type) {
     return type == MSG_DEPLOY || type == MSG_CANCEL || type == MSG_ASSIGN || type == MSG_TRIGGER ||
-           type == MSG_COMPLETE || type == MSG_ABORTED || type == MSG_END || type == MSG_HEARTBEAT;
+           type == MSG_COMPLETE || type == MSG_ABORTED || type == MSG_HEARTBEAT;
 }
 
 /* A data channel's message word: the sender's attempt and the channel. */

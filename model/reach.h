@@ -25,7 +25,7 @@ typedef enum pipe_reach {
     PIPE_REACH_LATE_ACK,              /* an acknowledgement of an aborted checkpoint was dropped */
     PIPE_REACH_COORD_OLD_ATTEMPT,     /* the coordinator dropped a message of an older attempt */
     PIPE_REACH_FINISHED_ACKED_FOR,    /* acknowledged on behalf of a finished task */
-    PIPE_REACH_FINAL_CHECKPOINT,      /* every task finished: sinks commit the rest */
+    PIPE_REACH_FINAL_CHECKPOINT,      /* every task finished: the job ended */
     PIPE_REACH_PENDING_LOST,          /* pending checkpoints died with a failed attempt */
     PIPE_REACH_METADATA_AMBIGUOUS,    /* a metadata write ended ambiguously: the checkpoint is aborted, its files kept */
     PIPE_REACH_COMPLETION_WAITS_ASSIGN, /* a checkpoint waited for a split assignment to be acknowledged */
@@ -58,6 +58,7 @@ typedef enum pipe_reach {
     PIPE_REACH_RESTART_MERGED,        /* a failure before the scheduled restart joined its attempt (FLIP-364) */
     PIPE_REACH_TRIGGER_NOT_RUNNING,   /* a request failed: not every task to trigger or wait for runs */
     PIPE_REACH_QUEUED_TRIGGERED,      /* a queued request triggered as a pending checkpoint ended */
+    PIPE_REACH_FAILURE_OF_FINISHED_IGNORED, /* a finished task's process or TaskManager died: no failure */
     /* tasks: snapshots */
     PIPE_REACH_DECLINE_SENT,          /* a task declined a checkpoint */
     PIPE_REACH_TWO_SNAPSHOTS,         /* a snapshot began while another was alive at the task */

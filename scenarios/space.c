@@ -52,11 +52,6 @@ void spc_points_observe(void *ctx, const pipe_event *e) {
     spc_points *ps = ctx;
     scn_fault f = { 0 };
     if (!scn_point_of(e, ps->j, &f)) return;
-    if (f.point == SCN_WHEN_COMMITS && f.point_ckpt == UINT64_MAX) {
-        /* The end of input's commit of everything: `commits n` reaches it
-         * first for any n above every checkpoint triggered so far. */
-        f.point_ckpt = ps->ckpt_max + 1;
-    }
     if (f.point_ckpt == 0 || f.point_ckpt > UINT32_MAX) {   /* no line can name it (a restore's commit of nothing) */
         ps->unnamed++;
         return;

@@ -7,9 +7,8 @@
  *   aligning, triggering, done with the sync part of, or committing
  *   checkpoint n; the coordinator starting or completing it), taken the
  *   first time a run reaches it, since a fault at a point fires then.
- *   The end of input's commit of everything is `commits n` for n one
- *   above every checkpoint before it; a step no line can name (a commit
- *   at a restore from no checkpoint) is counted in `unnamed`, not kept.
+ *   A step no line can name (a commit at a restore from no checkpoint)
+ *   is counted in `unnamed`, not kept.
  *   spc_points observes a run (its pipe observer) and keeps each point
  *   once, in the order the run reached them, at most SPC_POINTS_MAX; a
  *   new point past that sets `overflow` (the job is too big to explore

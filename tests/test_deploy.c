@@ -330,6 +330,47 @@ static void test_region_failover_restarts_the_failed_region_alone(void **state) 
     for (uint32_t t = 0; t < 12; t++) assert_int_equal(b.attempt[t], 1);
 }
 
+/* Once agg[0] finished and the coordinator knows it, its process
+ * crashes: the job runs on, and the coordinator fails nothing (Flink ignores a
+ * failure of a FINISHED execution, Execution.processFail). agg[0]'s
+ * final state is what it held when it finished: I1 holds against the
+ * input fold. */
+typedef struct crash_finished {
+    pipeline *p;
+    uint32_t  task;
+    bool      added;
+    uint64_t  crashes;                /* the kernel's count, as last seen */
+} crash_finished;
+
+static void crash_when_finished(void *ctx, const pipe_event *e) {
+    crash_finished *a = ctx;
+    a->crashes = pipe_sim(a->p)->stats.actor_crashes;
+    /* Once the coordinator knows it finished: it acknowledges a checkpoint for it. */
+    if (e->kind != PIPE_EV_ACK_RECEIVED || e->receipt != PIPE_RCV_FOR_FINISHED || e->culprit != a->task || a->added) return;
+    a->added = true;
+    fault_spec x = { .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(a->p, a->task), .at_ns = e->at_ns,
+                     .duration_ns = SIM_NS_PER_MS };
+    fault_add(pipe_sim(a->p), &x);
+}
+
+static void watch_finish(pipeline *p, void *ctx) {
+    ((crash_finished *)ctx)->p = p;
+    pipe_observe(p, crash_when_finished, ctx);
+}
+
+static void test_a_crash_of_a_finished_task_fails_nothing_and_its_final_state_counts(void **state) {
+    (void)state;
+    pipe_cfg c = three_chains(3, PIPE_FAILOVER_REGION);
+    c.slow[c.slow_count++] = (pipe_slow){ .task = 5, .duration_ns = SIM_NS_PER_S, .factor = 20 };   /* map[2]: its region ends last */
+    crash_finished a = { .task = 6 };             /* agg[0] */
+    checked_run r = run_checked_with(&c, watch_finish, &a);
+    assert_true(a.added);
+    assert_int_equal(a.crashes, 1);               /* it crashed before the job ended */
+    assert_exactly_once(&r);
+    assert_int_equal(r.stats.restarts, 0);
+    assert_true(r.reach[PIPE_REACH_FAILURE_OF_FINISHED_IGNORED] >= 1);
+}
+
 typedef struct region_times {
     sim_time_ns failed_ns[3], restarted_ns[3];   /* by region: its failure, its restart (0: none) */
     uint32_t    restarts;
@@ -440,6 +481,7 @@ int main(void) {
         cmocka_unit_test(test_a_lost_split_assignment_fails_the_job_over_and_loses_no_split),
         cmocka_unit_test(test_an_ambiguous_store_write_is_recovered_from_the_store_not_discarded),
         cmocka_unit_test(test_region_failover_restarts_the_failed_region_alone),
+        cmocka_unit_test(test_a_crash_of_a_finished_task_fails_nothing_and_its_final_state_counts),
         cmocka_unit_test(test_region_failover_restarts_each_region_after_its_own_delay),
         cmocka_unit_test(test_a_lost_assignment_is_found_though_another_region_failed_meanwhile),
     };

@@ -954,6 +954,26 @@ static void test_tasks_wait_for_a_final_checkpoint_and_the_sink_commits_its_last
     for (uint32_t t = 0; t < 7; t++) assert_false(off.ended[t]);   /* no waiting: finished at once */
 }
 
+/* With checkpointing off no checkpoint ever notifies the sink, and
+ * Flink's TwoPhaseCommitSinkFunction commits on a completion notice or a
+ * restore only (its close() aborts the open transaction): nothing it
+ * wrote is visible when the job ends, I4 does not apply and says why,
+ * and the state is still the input fold. */
+static void test_with_checkpointing_off_a_two_phase_commit_sink_commits_nothing(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(1, 2, 500);
+    c.graph.vertices[3].sink = JOB_SINK_2PC;
+    c.ckpt.enabled = false;
+    checked_run r = run_checked(&c);
+    assert_int_equal(r.status, PIPE_FINISHED);
+    assert_int_equal(r.stats.sink_records, 4 * 500);
+    assert_int_equal(r.stats.visible_records, 0);
+    assert_false(r.report.applies[CHECK_I4]);
+    assert_non_null(strstr(r.report.verdict_note[CHECK_I4], "TwoPhaseCommitSinkFunction"));
+    assert_true(r.report.applies[CHECK_I1]);
+    for (uint32_t i = 0; i < CHECK_INV_COUNT; i++) assert_int_equal(r.report.violations[i], 0);
+}
+
 /* The sink's completion notices are lost while the job ends, so it does
  * not finish with the tasks above it: once they all finished, the
  * coordinator triggers the sink itself (it has no running upstream), and
@@ -1046,6 +1066,7 @@ int main(void) {
         cmocka_unit_test(test_pipeline_without_faults_checkpoints_and_reaches_the_end),
         cmocka_unit_test(test_the_input_view_counts_the_records_waiting_at_a_blocked_input),
         cmocka_unit_test(test_tasks_wait_for_a_final_checkpoint_and_the_sink_commits_its_last_records_in_it),
+        cmocka_unit_test(test_with_checkpointing_off_a_two_phase_commit_sink_commits_nothing),
         cmocka_unit_test(test_a_task_whose_upstream_finished_is_triggered_by_the_coordinator),
         cmocka_unit_test(test_aligned_crash_recovers_to_the_failure_free_state),
         cmocka_unit_test(test_at_least_once_on_a_forward_chain_is_still_exactly_once),

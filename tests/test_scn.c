@@ -1354,7 +1354,7 @@ static const char *rpc_kinds_listed(void) {
 static void test_scn_an_unknown_rpc_kind_is_refused_with_the_kinds_listed(void **state) {
     (void)state;
     char want[SCN_ERR_BYTES];
-    assert_non_null(strstr(rpc_kinds_listed(), "deploy, cancel, trigger, complete, abort, heartbeat, end, "));
+    assert_non_null(strstr(rpc_kinds_listed(), "deploy, cancel, trigger, complete, abort, heartbeat, assign, "));
     snprintf(want, sizeof want, "t.scn:6:24: unknown RPC kind 'deply' (did you mean 'deploy'? expected a task, as "
              "agg[1], or one of the kinds: %s)", rpc_kinds_listed());
     assert_string_equal(parse(JOB "fault at 20ms lose rpc deply agg[1] 100% for 10ms\n"), want);
@@ -1408,7 +1408,7 @@ static void test_scn_write_round_trips_every_new_fault_to_the_same_kernel_fault(
         "fault when checkpoint 3 completes after 2ms pause task b[0] for 1.5ms optional",
         "fault at 20ms lose rpc deploy x[1] 100% for 10ms",
         "fault at 20ms lose rpc ack out[0] 50% for 40ms",
-        "fault at 20ms lose rpc committed out[0] 12.5% for 1s",
+        "fault at 20ms lose rpc running out[0] 12.5% for 1s",
         "fault at 20ms delay rpc finished a[0] by 30ms for 10ms",
         "fault at 20ms delay rpc a[0] by 30ms for 10ms",
         "fault at 40ms ambiguous store 30% for 20ms",

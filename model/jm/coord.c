@@ -31,8 +31,7 @@
  * (epoch) goes up so messages of the old attempt are dropped, and once the
  * restart strategy's delay is over and every slot is free the next attempt
  * is deployed from the latest completed checkpoint -> RUNNING. FAILED
- * when the strategy gives up; FINISHED when every task has finished (and
- * the two-phase-commit sinks committed the rest). */
+ * when the strategy gives up; FINISHED when every task has finished. */
 #include "jm.h"
 
 #include <stddef.h>
@@ -813,7 +812,10 @@ void coord_on_event(sim_run *run, sim_actor *self, const sim_event *ev) {
     switch (ev->kind) {
     case SIM_EV_START:
         if (co->started) {                         /* restarted after a crash */
-            if (co->status != PIPE_FINISHED && co->status != PIPE_FAILED) deploy_failover(jm);
+            /* A FINISHED or FAILED job stopped the run: the job was not
+             * terminal, and the new JobMaster recovers it. */
+            SIM_ASSERT(co->status != PIPE_FINISHED && co->status != PIPE_FAILED);
+            deploy_failover(jm);
             break;
         }
         co->started = true;

@@ -597,6 +597,12 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     rt_coord *co = coord_of(jm);
     if (co->status != PIPE_RUNNING) return;
     if (culprit != PIPE_NO_TASK && co->restarting[culprit]) return;   /* its region restarts already */
+    if (culprit != PIPE_NO_TASK && co->finished[culprit]) {
+        /* Its FINISHED arrived: Execution.processFail ignores a failure
+         * of a finished execution (its TaskManager lost, its process gone). */
+        REACHED(jm->w, FAILURE_OF_FINISHED_IGNORED);
+        return;
+    }
     bool region = region_failover(jm, culprit);
     rs_decision d = restart_decide(jm);
     note_failed(jm, why, culprit, &d);
@@ -708,11 +714,6 @@ bool deploy_on_msg(jm_side *jm, const sim_msg *m) {
         co->assign_pending[t] = 0;
         coord_retry_completion(jm);
         return true;
-    case MSG_COMMITTED:
-        if (epoch != co->attempt[t] || co->status != PIPE_FINISHED || co->committed[t]) return true;
-        co->committed[t] = 1;
-        if (--co->commits_pending == 0) sim_stop(jm->w->run);
-        return true;
     default:
         return false;
     }
@@ -768,17 +769,6 @@ static void deploy_retry(jm_side *jm) {
     if (any) arm_deploy_retry(jm);
 }
 
-static void send_end(jm_side *jm) {
-    rt_coord *co = coord_of(jm);
-    for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        const job_vertex *v = coord_vertex_of(jm, t);
-        if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC || co->committed[t] || !jm_active(jm, t)) continue;
-        sim_msg m = { .type = MSG_END, .b = co->attempt[t] };
-        jm_send(jm, t, &m, 64, NULL, 0);
-    }
-    sim_timer_set(jm->w->run, co->actor, retry_ns(jm), TIMER_END_RETRY);
-}
-
 void deploy_on_timer(jm_side *jm, uint64_t tag) {
     switch (tag & 0xffffffffu) {
     case TIMER_RESTART:
@@ -793,34 +783,22 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
         if (jm->coord.status == PIPE_RUNNING) assign_timeout(jm);   /* any epoch's: each reader by its own age */
         break;
     case TIMER_DEPLOY_RETRY: deploy_retry(jm); break;
-    case TIMER_END_RETRY:
-        if (jm->coord.status == PIPE_FINISHED && jm->coord.commits_pending > 0) send_end(jm);
-        break;
     case TIMER_RESCALE: rescale(jm); break;
     default: SIM_ASSERT(!"unknown coordinator timer");
     }
 }
 
-/* The final checkpoint (FLIP-147): every task finished, its final state
- * is the job's; the two-phase-commit sinks commit what is left, and the
- * job ends when each said so. Without checkpoints after tasks finish the
- * sinks are gone by now: what they had not committed is never committed
- * (FLIP-147 Part One). */
+/* Every task finished: the job is FINISHED, as Flink's ExecutionGraph is
+ * once its last execution reports FINISHED; nothing is sent after. The
+ * two-phase-commit sinks committed before they finished: the notice of
+ * their final checkpoint did it (FLIP-147, StreamTask waits for it). With
+ * no checkpoint to notify them (checkpointing off, or finished tasks that
+ * take no checkpoint: Flink up to 1.13) they never commit their last
+ * transaction: TwoPhaseCommitSinkFunction commits only on a completion
+ * notice or a restore, and close() aborts the open one. */
 void deploy_job_finished(jm_side *jm) {
-    rt_coord *co = coord_of(jm);
-    co->status = PIPE_FINISHED;
-    co->commits_pending = 0;
-    memset(co->committed, 0, tasks_of(jm));
-    bool none = jm->w->cfg.bug == PIPE_BUG_NO_FINAL_CHECKPOINT || jm->w->cfg.ckpt.finished_tasks_off;
-    for (uint32_t t = 0; t < tasks_of(jm) && !none; t++) {
-        const job_vertex *v = coord_vertex_of(jm, t);
-        co->commits_pending += v->kind == JOB_SINK && v->sink == JOB_SINK_2PC && jm_active(jm, t);
-    }
-    if (co->commits_pending == 0) {
-        sim_stop(jm->w->run);
-        return;
-    }
-    send_end(jm);
+    coord_of(jm)->status = PIPE_FINISHED;
+    sim_stop(jm->w->run);
 }
 
 /* ---- the coordinator's life ---------------------------------------------- */

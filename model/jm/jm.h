@@ -19,7 +19,6 @@ enum {                               /* the coordinator's timer tags (the tasks'
     TIMER_RESTART = 5,
     TIMER_HEARTBEAT = 11,            /* ask every TaskManager, and find the silent ones */
     TIMER_DEPLOY_RETRY = 12,         /* deployments nobody confirmed go again */
-    TIMER_END_RETRY = 13,            /* end notices nobody answered go again */
     TIMER_ASSIGN_TIMEOUT = 14,       /* an assignment nobody acknowledged: the event was lost */
     TIMER_TIMEOUT = 15,              /* the earliest deadline of a pending checkpoint */
     TIMER_RESCALE = 16,              /* a rescale of the schedule is due (tag: its index << 32) */
@@ -101,8 +100,6 @@ typedef struct rt_coord {
     bool        deployed_once;        /* the first deployment happened (later ones are restarts) */
     bool        deploy_armed;         /* TIMER_DEPLOY_RETRY pending */
     uint32_t    deploy_retries;       /* of this attempt: the wait doubles */
-    uint32_t    commits_pending;      /* finished: two-phase-commit sinks yet to say they committed */
-    uint8_t    *committed;            /* by task */
     /* The split enumerator (Flink's SplitEnumerator of the sources): */
     uint8_t    *assigned;             /* by partition: 0 free, 255 assigned in the restored checkpoint,
                                          1 + epoch % 254 assigned by this attempt */
@@ -214,7 +211,7 @@ void deploy_recovered(jm_side *jm);                           /* failover: the s
 void deploy_on_timer(jm_side *jm, uint64_t tag);              /* heartbeat, deploy and end retries */
 void deploy_link_down(jm_side *jm, uint32_t task, uint32_t gen);
 bool deploy_on_msg(jm_side *jm, const sim_msg *m);           /* SLOT, RUNNING, HEARTBEAT, COMMITTED: true if taken */
-void deploy_job_finished(jm_side *jm);                        /* every task finished: sinks commit, then stop */
+void deploy_job_finished(jm_side *jm);                        /* every task finished: the job ends */
 /* A split assignment sent before checkpoint ckpt was triggered is not
  * acknowledged yet (always false with the deliberate bug FLINK-21996). */
 bool deploy_assign_unacked(const jm_side *jm, uint64_t ckpt);

@@ -244,16 +244,19 @@ void sinktx_adopt(tm_side *tm, rt_task *t, uint64_t ckpt) {
     t->txlog = own;
 }
 
-/* End of input: the last transaction is pre-committed for the first
- * checkpoint the task will not see, last_seen + 1: the coordinator
- * acknowledges every later one on the finished sink's behalf (FLIP-147),
- * so any of them that completes holds it, and a restore from one commits
- * it; the job's end commits it otherwise (MSG_END). Without checkpoints
- * after tasks finish (Flink up to 1.13) the sink closes instead and its
- * open transaction is never committed (TwoPhaseCommitSinkFunction.close
- * aborts it; FLIP-147 Part One: that data "finally gets lost"): it stays
- * open here, and a restore aborts it. */
+/* The task finishes: what it wrote after the barrier of its final
+ * checkpoint (nothing, as end of data comes first) is pre-committed for
+ * the first checkpoint the task will not see, last_seen + 1: the
+ * coordinator acknowledges every later one on the finished sink's behalf
+ * (FLIP-147), so any of them that completes holds it, and a restore from
+ * one commits it. Without checkpoints after tasks finish (Flink up to
+ * 1.13), or with no checkpoints at all, the sink closes instead and its
+ * open transaction is never committed (TwoPhaseCommitSinkFunction commits
+ * on a completion notice or a restore only, and close() aborts it;
+ * FLIP-147 Part One: that data "finally gets lost"): it stays open here,
+ * and a restore aborts it. */
 void sinktx_finish(tm_side *tm, rt_task *t) {
-    if (t->v->sink != JOB_SINK_2PC || tm->w->cfg.ckpt.finished_tasks_off) return;
+    const pipe_ckpt_cfg *ck = &tm->w->cfg.ckpt;
+    if (t->v->sink != JOB_SINK_2PC || ck->finished_tasks_off || !ck->enabled) return;
     sinktx_precommit(tm, t, t->last_seen_ckpt + 1);
 }

@@ -787,7 +787,16 @@ void snap_clear(tm_side *tm, rt_task *t, bool died) {
     memset(&t->base, 0, sizeof t->base);
     t->prio_count = 0;
     t->align_timer = 0;
-    if (t->stateful) kstate_clear(&t->state);
+    /* A finished task's keyed state is its final state (FLIP-147: its
+     * final checkpoint holds the same), the job's end result, which the
+     * invariant checkers read when the job finishes. Its process may die or
+     * be cancelled after (its TaskManager lost): that fails nothing, as
+     * Flink ignores a failure of a finished execution, and the map stays
+     * as the record of what the task held, whatever happens to the
+     * process until the next deployment. Nothing in the model reads it:
+     * every deployment restores the map first (restore_keyed). */
+    t->final_kept |= t->life == LIFE_FINISHED;
+    if (t->stateful && !t->final_kept) kstate_clear(&t->state);
 }
 
 /* The files of a rescaled task's handles after its first (proto.h). */
@@ -862,6 +871,7 @@ static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
 }
 
 void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
+    t->final_kept = false;                        /* the map is this attempt's from now on */
     bool restored = t->stateful ? restore_keyed(tm, t, d) : true;
     uint64_t cs = d->cs_file;
     if (cs != 0 && !store_alive(&tm->w->files, cs)) {

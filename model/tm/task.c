@@ -1439,11 +1439,6 @@ static bool control(tm_side *tm, rt_task *t, const sim_msg *m, const void *paylo
         SIM_ASSERT(payload != NULL && t->v->kind == JOB_SOURCE);
         take_splits(tm, t, payload);
         return true;
-    case MSG_END:                                 /* every task finished: commit what is left */
-        if (t->life == LIFE_FREE || m->b != t->epoch) return true;
-        sinktx_commit(tm, t, UINT64_MAX);
-        task_rpc(tm, t, MSG_COMMITTED, 0);
-        return true;
     default:
         return false;
     }

@@ -312,6 +312,7 @@ typedef struct rt_task {
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
     uint64_t          final_from;     /* ending: the first checkpoint it triggered since, 0: none yet */
     bool              final_done;     /* ending: that checkpoint completed; it finishes once every input ended */
+    bool              final_kept;     /* its map is the final state of an attempt that finished (snap_clear) */
     uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];   /* bit i: input i brought end of data or of partition */
     kstate            state;          /* keyed aggregate, keyed join */
     rt_out_edge       out_edges[JOB_EDGES_MAX];
