@@ -11,7 +11,12 @@
  * is runs too. Runs are child processes, --jobs at a time (cli/pool.c).
  * The space is covered completely when every placement ran: the last
  * line says so, or which part ran (--shard). A single fault at each point
- * is the bound; runs after it do not branch again.
+ * is the bound; runs after it do not branch again. With --depth 2 the
+ * bound is two: each placement's run is observed once more (no checkers)
+ * for the points it first reaches after its fault fired, and every menu
+ * fault at each of those is a pair, numbered after the single faults and
+ * the tie orders (--ties); the second line fires after the first, as the
+ * run is the placement's run until then.
  *
  * Every failing placement is printed (the first EXPLORE_FAILS_KEPT, in
  * placement order, whatever --jobs) with the command that runs it alone:
@@ -34,9 +39,11 @@
 #define EXPLORE_OPT_BYTES  400u          /* --kinds and --window, which every printed command repeats */
 #define EXPLORE_WORD_BYTES (4u * 400 + 8) /* one of them, or a path (256 bytes), as a shell word: ' is 4 bytes */
 #define EXPLORE_ARGS_BYTES (3u * EXPLORE_WORD_BYTES + 128)   /* the space's options as a command line */
+#define EXPLORE_AFTER_MAX  (1u << 24)    /* --depth 2: points first reached after the first fault, over all its runs */
+#define EXPLORE_LINE_BYTES (2u * SCN_FAULT_TEXT_BYTES + 8)   /* a placement: a line, or two joined by "; " */
 
 typedef struct explore_opts {
-    uint64_t    seed, jobs, shard_i, shard_n, only;
+    uint64_t    seed, jobs, shard_i, shard_n, only, depth;
     bool        seed_given, json, quiet, list, ties;
     uint64_t    kinds;
     sim_time_ns window_ns;            /* 0: the checkpoint interval (10 ms without checkpoints) */
@@ -61,6 +68,10 @@ typedef struct explore_ctx {
     choice_deviation dev;             /* --ties: the discovery run's decisions among simultaneous events ... */
     uint64_t     *tie_end;            /* ... tie_end[i]: the tie placements of decisions 0..i (each allows n - 1) */
     uint64_t      ties;
+    uint64_t     *after_end;          /* --depth 2: after_end[i]: the points first reached after placement i's fault
+                                         fired, in its run, counted over placements 0..i ... */
+    uint64_t     *after_keys;         /* ... each (spc_point_key), placement by placement, in the order reached */
+    uint64_t      after_count, pairs, pairs_from;   /* pairs: after_count x menu, numbered from pairs_from */
     uint64_t      done, passed, failed, died;
     explore_fail *fails;              /* the first EXPLORE_FAILS_KEPT failing tasks, sorted at the end */
     uint64_t      kept;
@@ -69,7 +80,7 @@ typedef struct explore_ctx {
 } explore_ctx;
 
 static void explore_usage(FILE *f) {
-    fprintf(f, "usage: absim explore FILE [--seed S] [--kinds LIST] [--window D] [--bug NAME]\n"
+    fprintf(f, "usage: absim explore FILE [--seed S] [--kinds LIST] [--window D] [--depth 2] [--bug NAME]\n"
                "                     [--jobs J] [--shard I/N] [--json] [--quiet] [--coverage FILE]\n"
                "       absim explore FILE --list [...]\n"
                "       absim explore FILE --only I [-o OUT.scn] [...]\n"
@@ -89,6 +100,9 @@ static void explore_usage(FILE *f) {
                "  --window D    how long a fault lasts: a crashed machine or coordinator\n"
                "                comes back after D, a lost or delayed RPC window lasts D, a\n"
                "                delay is D (default: the checkpoint interval)\n"
+               "  --depth 2     also every pair of faults: for each placement, a second fault\n"
+               "                of the menu at each point its run first reaches after the\n"
+               "                first fault fired (after the single faults and tie orders)\n"
                "  --ties        also every order of simultaneous events one decision away\n"
                "                from the default: at each decision among events due at once,\n"
                "                each destination that could have gone first (schedule tie N\n"
@@ -159,9 +173,10 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         { "quiet", no_argument, NULL, 'q' },       { "list", no_argument, NULL, 'l' },
         { "only", required_argument, NULL, 'O' },  { "out", required_argument, NULL, 'o' },
         { "ties", no_argument, NULL, 't' },        { "help", no_argument, NULL, 'h' },
+        { "depth", required_argument, NULL, 'd' },
         { NULL, 0, NULL, 0 },
     };
-    *o = (explore_opts){ .shard_n = 1, .only = EXPLORE_NONE, .kinds = spc_kinds_all() };
+    *o = (explore_opts){ .shard_n = 1, .only = EXPLORE_NONE, .kinds = spc_kinds_all(), .depth = 1 };
     int c;
     optind = 1;
     opterr = 0;
@@ -179,6 +194,7 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         case 'q': o->quiet = true; break;
         case 'l': o->list = true; break;
         case 't': o->ties = true; break;
+        case 'd': if (!cli_parse_u64(prog, "--depth", optarg, 1, 2, &o->depth)) return CLI_USAGE; break;
         case 'O': if (!cli_parse_u64(prog, "--only", optarg, 0, UINT64_MAX - 1, &o->only)) return CLI_USAGE; break;
         case 'o': o->out = optarg; break;
         case 'h': explore_usage(stdout); return CLI_OK;
@@ -223,6 +239,88 @@ static bool tie_space(const char *prog, explore_ctx *w) {
 static sim_time_ns window_of(const explore_ctx *w) {
     const pipe_cfg *c = &w->s->cfg;
     return w->opt->window_ns > 0 ? w->opt->window_ns : c->ckpt.enabled ? c->ckpt.interval_ns : 10 * SIM_NS_PER_MS;
+}
+
+static void with_placement(const explore_ctx *w, uint64_t i, scn *out);
+
+/* Placement i's run (its fault line, and the file's), without the
+ * checkers, observed for the points it reaches, into pts. */
+static bool placement_points(const explore_ctx *w, uint64_t i, scn *s, spc_points *pts, char *err, size_t n) {
+    with_placement(w, i, s);
+    pipeline *p = pipe_create(&s->cfg, err, n);
+    if (p == NULL) return false;
+    spc_points_reset(pts, pipe_job(p));
+    scn_armed *arm = malloc(sizeof *arm);
+    SIM_ASSERT(arm != NULL);
+    scn_arm_faults(s, p, arm, spc_points_observe, pts);
+    pipe_run(p);
+    free(arm);
+    pipe_destroy(p);
+    pts->j = NULL;                                /* the job went with the pipeline */
+    return true;
+}
+
+/* The points of pts first reached after point `key` (where the first
+ * fault fired), appended to w->after_keys. A commit point a line could
+ * not name apart from an earlier commit of the same task (`commits n`
+ * fires at the first commit covering n, and a restore commits older
+ * ones) is left out: its line would fire before the first fault. */
+static bool append_after(explore_ctx *w, const spc_points *pts, uint64_t key, uint64_t *cap) {
+    uint32_t at = 0;
+    while (at < pts->count && spc_point_key(&pts->at[at]) != key) at++;
+    for (uint32_t k = at + 1; k < pts->count; k++) {
+        const scn_fault *x = &pts->at[k];
+        bool shadowed = false;
+        for (uint32_t b = 0; b < k && x->point == SCN_WHEN_COMMITS && !shadowed; b++) {
+            const scn_fault *y = &pts->at[b];
+            shadowed = y->point == SCN_WHEN_COMMITS && y->point_vertex == x->point_vertex &&
+                       y->point_subtask == x->point_subtask && y->point_ckpt >= x->point_ckpt;
+        }
+        if (shadowed) continue;
+        if (w->after_count == EXPLORE_AFTER_MAX) return false;
+        if (w->after_count == *cap) {
+            *cap *= 2;
+            w->after_keys = realloc(w->after_keys, *cap * sizeof *w->after_keys);
+            SIM_ASSERT(w->after_keys != NULL);
+        }
+        w->after_keys[w->after_count++] = spc_point_key(x);
+    }
+    return true;
+}
+
+/* --depth 2: each placement's run, for the points a second fault can sit
+ * at; pairs = their count x the menu. False after saying why. */
+static bool pair_space(const char *prog, explore_ctx *w) {
+    char err[SCN_ERR_BYTES];
+    uint64_t cap = 1024;
+    w->after_end = malloc(w->fault_placements * sizeof *w->after_end);
+    w->after_keys = malloc(cap * sizeof *w->after_keys);
+    scn *s = malloc(sizeof *s);
+    spc_points pts = { 0 };
+    bool ok = w->after_end != NULL && w->after_keys != NULL && s != NULL && spc_points_init(&pts, NULL);
+    if (!ok) fprintf(stderr, "%s: %s: out of memory\n", prog, w->s->path);
+    bool full = ok && w->s->faults_count + 2 > SCN_FAULTS_MAX;
+    if (full) fprintf(stderr, "%s: %s: --depth 2 adds two fault lines, and the script has room for %u in all\n", prog,
+                      w->s->path, SCN_FAULTS_MAX);
+    double shown = cli_now_s();
+    for (uint64_t i = 0; ok && !full && i < w->fault_placements; i++) {
+        if (!w->opt->quiet && cli_now_s() - shown >= 3.0) {
+            shown = cli_now_s();
+            fprintf(stderr, "explore: --depth 2: %" PRIu64 "/%" PRIu64 " placements' runs observed\n", i,
+                    w->fault_placements);
+        }
+        ok = placement_points(w, i, s, &pts, err, sizeof err);
+        if (!ok) fprintf(stderr, "%s: %s: %s\n", prog, w->s->path, err);
+        full = ok && (pts.overflow || !append_after(w, &pts, spc_point_key(&w->pts.at[i / w->menu->count]), &cap));
+        if (full) fprintf(stderr, "%s: %s: --depth 2: the space is too big to explore exhaustively: more than %u "
+                          "points after the first faults; explore a smaller job or fewer --kinds\n", prog, w->s->path,
+                          pts.overflow ? SPC_POINTS_MAX : EXPLORE_AFTER_MAX);
+        if (ok && !full) w->after_end[i] = w->after_count;
+    }
+    if (pts.seen != NULL) spc_points_free(&pts);
+    free(s);
+    w->pairs = w->after_count * w->menu->count;
+    return ok && !full;
 }
 
 /* One run of s as it is, observed for its points; the menu of its job.
@@ -275,15 +373,41 @@ static bool find_space(const char *prog, explore_ctx *w) {
     }
     w->fault_placements = (uint64_t)w->pts.count * w->menu->count;
     if (w->opt->ties && !tie_space(prog, w)) return false;
-    w->placements = w->fault_placements + w->ties;
+    w->pairs_from = w->fault_placements + w->ties;
+    if (w->opt->depth == 2 && !pair_space(prog, w)) return false;
+    w->placements = w->pairs_from + w->pairs;
     w->tasks = w->placements + 1;
     return true;
+}
+
+/* Pair q (0 .. pairs): its first fault's placement, and its second
+ * fault (the menu's, at a point first reached after the first fired). */
+static uint64_t pair_of(const explore_ctx *w, uint64_t q, scn_fault *second) {
+    SIM_ASSERT(q < w->pairs);
+    uint64_t g = q / w->menu->count, lo = 0, hi = w->fault_placements - 1;
+    while (lo < hi) {                                 /* the first placement whose points end past g */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (w->after_end[mid] > g) hi = mid; else lo = mid + 1;
+    }
+    *second = w->menu->faults[q % w->menu->count];
+    spc_point_of_key(w->after_keys[g], second);
+    second->at_ns = 0;
+    second->optional = false;
+    second->line = 0;
+    return lo;
 }
 
 /* s with placement i of the space added (i == EXPLORE_NONE: as it is). */
 static void with_placement(const explore_ctx *w, uint64_t i, scn *out) {
     *out = *w->s;
     if (i == EXPLORE_NONE) return;
+    if (i >= w->pairs_from) {                        /* two faults */
+        scn_fault second;
+        with_placement(w, pair_of(w, i - w->pairs_from, &second), out);
+        SIM_ASSERT(out->faults_count < SCN_FAULTS_MAX);   /* pair_space refused a script too full for both */
+        out->faults[out->faults_count++] = second;
+        return;
+    }
     if (i >= w->fault_placements) {                  /* a tie order: decision d, the k-th ready destination first */
         uint64_t j = i - w->fault_placements, lo = 0, hi = w->dev.seen - 1;
         SIM_ASSERT(j < w->ties);
@@ -302,13 +426,23 @@ static void with_placement(const explore_ctx *w, uint64_t i, scn *out) {
     f->line = 0;
 }
 
-/* Placement i as the line that adds it: a fault line, or a schedule line. */
+/* Placement i as the lines that add it: a fault line, a schedule line,
+ * or two fault lines joined by "; ". */
 static const char *placement_text(const explore_ctx *w, uint64_t i, char *buf, size_t n) {
+    SIM_ASSERT(n >= EXPLORE_LINE_BYTES);
     scn *s = malloc(sizeof *s);
     SIM_ASSERT(s != NULL);
     with_placement(w, i, s);
-    if (i >= w->fault_placements) snprintf(buf, n, "schedule tie %" PRIu64 " pick %u", s->cfg.tie_at, s->cfg.tie_pick);
-    else scn_fault_text(s, &s->faults[s->faults_count - 1], buf, n);
+    if (i >= w->pairs_from) {
+        char first[SCN_FAULT_TEXT_BYTES], second[SCN_FAULT_TEXT_BYTES];
+        scn_fault_text(s, &s->faults[s->faults_count - 2], first, sizeof first);
+        scn_fault_text(s, &s->faults[s->faults_count - 1], second, sizeof second);
+        snprintf(buf, n, "%s; %s", first, second);
+    } else if (i >= w->fault_placements) {
+        snprintf(buf, n, "schedule tie %" PRIu64 " pick %u", s->cfg.tie_at, s->cfg.tie_pick);
+    } else {
+        scn_fault_text(s, &s->faults[s->faults_count - 1], buf, n);
+    }
     free(s);
     return buf;
 }
@@ -327,6 +461,8 @@ static void print_head(FILE *out, const explore_ctx *w) {
     fprintf(out, ")");
     if (w->opt->ties) fprintf(out, ", and %" PRIu64 " tie orders (%" PRIu64 " decisions among simultaneous events, "
                               "each destination that could have gone first instead)", w->ties, w->dev.seen);
+    if (w->opt->depth == 2) fprintf(out, ", and %" PRIu64 " pairs (%" PRIu64 " points the placements' runs first reach "
+                                    "after their fault fired x %u faults)", w->pairs, w->after_count, w->menu->count);
     fprintf(out, "\n");
 }
 
@@ -346,7 +482,12 @@ static int print_list(const explore_ctx *w) {
     if (w->opt->ties) {
         printf("tie orders, placements %" PRIu64 " to %" PRIu64 ": at decision d among simultaneous events (of %" PRIu64
                "), each destination k but the first (schedule tie d pick k)\n", w->fault_placements,
-               w->placements - 1, w->dev.seen);
+               w->pairs_from - 1, w->dev.seen);
+    }
+    if (w->pairs > 0) {
+        printf("pairs, placements %" PRIu64 " to %" PRIu64 ": placement i's fault, then each fault of the menu at each "
+               "point its run first reaches after it fired, in that order (--only names them)\n", w->pairs_from,
+               w->placements - 1);
     }
     printf("kinds:");
     for (uint32_t i = 0; fk_at(i) != NULL; i++) {
@@ -373,6 +514,7 @@ static void space_args(const explore_ctx *w, char *buf, size_t n) {
     }
     if (o->bug && used < n) used += (size_t)snprintf(buf + used, n - used, " --bug %s", pipe_bug_name(o->bug));
     if (o->ties && used < n) used += (size_t)snprintf(buf + used, n - used, " --ties");
+    if (o->depth == 2 && used < n) used += (size_t)snprintf(buf + used, n - used, " --depth 2");
     SIM_ASSERT(used < n);                        /* the caller sizes buf for a path and the options */
 }
 
@@ -388,7 +530,7 @@ static int run_only(const char *prog, explore_ctx *w) {
     scn *s = malloc(sizeof *s);
     SIM_ASSERT(s != NULL);
     with_placement(w, o->only, s);
-    char args[EXPLORE_ARGS_BYTES], line[SCN_FAULT_TEXT_BYTES];
+    char args[EXPLORE_ARGS_BYTES], line[EXPLORE_LINE_BYTES];
     space_args(w, args, sizeof args);
     placement_text(w, o->only, line, sizeof line);
     int rc;
@@ -478,7 +620,7 @@ static int by_task(const void *a, const void *b) {
 /* A failing run: its placement (or the file as it is), what failed, and
  * the command that runs it alone. */
 static void print_fail(const explore_ctx *w, const explore_fail *x) {
-    char args[EXPLORE_ARGS_BYTES], line[SCN_FAULT_TEXT_BYTES], cmd[EXPLORE_ARGS_BYTES + 1200], joined[2048];
+    char args[EXPLORE_ARGS_BYTES], line[EXPLORE_LINE_BYTES], cmd[EXPLORE_ARGS_BYTES + 1200], joined[2048];
     space_args(w, args, sizeof args);
     bool file = x->task == 0;
     line[0] = '\0';
@@ -552,7 +694,8 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
            w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count,
            w->placements, w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false");
     if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first);   /* numbered as --shard numbers runs */
-    printf(",\"seconds\":%.3f,\"ties\":%" PRIu64 ",\"window_ns\":%" PRIu64 ",\"kinds\":", wall, w->ties, window_of(w));
+    printf(",\"seconds\":%.3f,\"ties\":%" PRIu64 ",\"depth\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"window_ns\":%" PRIu64
+           ",\"kinds\":", wall, w->ties, o->depth, w->pairs, window_of(w));
     cli_json_string(stdout, o->kinds_text != NULL ? o->kinds_text : "all");
     printf("}\n");
 }
@@ -619,6 +762,8 @@ int cli_explore(int argc, char **argv) {
     spc_points_free(&w.pts);
     free(w.dev.log);
     free(w.tie_end);
+    free(w.after_end);
+    free(w.after_keys);
     free(w.menu);
     free(w.s);
     return rc;

@@ -31,12 +31,30 @@ void spc_points_free(spc_points *ps) {
     ps->seen = NULL;
 }
 
-/* A point as one nonzero word: its kind, vertex, subtask and checkpoint
- * (checkpoint ids stay far below 2^40, tasks below 2^20 in all). */
-static uint64_t point_key(const scn_fault *f) {
+void spc_points_reset(spc_points *ps, const job *j) {
+    memset(ps->seen, 0, SEEN_SLOTS * sizeof *ps->seen);
+    ps->count = 0;
+    ps->unnamed = 0;
+    ps->ckpt_max = 0;
+    ps->overflow = false;
+    ps->j = j;
+}
+
+/* Its kind, vertex, subtask and checkpoint (checkpoint ids stay far
+ * below 2^40, tasks below 2^20 in all); the kind is never 0 (at a time). */
+uint64_t spc_point_key(const scn_fault *f) {
+    SIM_ASSERT(f->point != SCN_AT_TIME && f->point < 16);
     SIM_ASSERT(f->point_ckpt < (1ull << 40) && f->point_vertex < 256 && f->point_subtask < 4096);
     return ((uint64_t)f->point << 60) | ((uint64_t)f->point_vertex << 52) | ((uint64_t)f->point_subtask << 40) |
            f->point_ckpt;
+}
+
+void spc_point_of_key(uint64_t key, scn_fault *f) {
+    f->point = (scn_point)(key >> 60);
+    f->point_vertex = (uint32_t)(key >> 52 & 0xff);
+    f->point_subtask = (uint32_t)(key >> 40 & 0xfff);
+    f->point_ckpt = key & ((1ull << 40) - 1);
+    SIM_ASSERT(f->point != SCN_AT_TIME && spc_point_key(f) == key);
 }
 
 /* The slot that holds key, or the empty one where it would go. The set
@@ -57,7 +75,7 @@ void spc_points_observe(void *ctx, const pipe_event *e) {
         return;
     }
     if (f.point_ckpt > ps->ckpt_max) ps->ckpt_max = f.point_ckpt;
-    uint64_t key = point_key(&f);
+    uint64_t key = spc_point_key(&f);
     uint32_t slot = seen_slot(ps, key);
     if (ps->seen[slot] != 0) return;                /* reached before: a fault there fired the first time */
     if (ps->count == SPC_POINTS_MAX) {              /* a new point past the bound: the space is too big */

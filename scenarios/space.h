@@ -54,6 +54,11 @@ typedef struct spc_points {
 /* Memory for the point lists (malloc'd); false when there is none. */
 bool spc_points_init(spc_points *ps, const job *j);
 void spc_points_free(spc_points *ps);
+/* Empty again, for another run of job j. */
+void spc_points_reset(spc_points *ps, const job *j);
+/* A point (f's point fields) as one nonzero word, and back. */
+uint64_t spc_point_key(const scn_fault *f);
+void spc_point_of_key(uint64_t key, scn_fault *f);
 /* A pipe_observe_fn; ctx is the spc_points. */
 void spc_points_observe(void *ctx, const pipe_event *e);
 

@@ -1202,6 +1202,31 @@ check "run: a schedule line that never applied fails the run, as a fault that ne
 check "explain: a schedule line that never applied fails as run does" 1 "schedule tie 500000 pick 1 never applied" \
     "$absim" explain "$bad.ex2.scn"
 rm -f "$bad.ex2.scn"
+# explore --depth 2: a second fault at every point the first fault's run
+# reaches after it fired. FLINK-22494 needs two: an ambiguous write of
+# the HA store, then a coordinator failover.
+d2="--kinds crash-coordinator,ambiguous-store --depth 2"
+check "explore --depth 2: the pairs follow the single faults, each at a point the first one's run reaches after it" 0 \
+    "213 placements (window 4ms), and 30870 pairs (10290 points the placements' runs first reach after their fault fired x 3 faults)" \
+    "$absim" explore $ex $d2 --list
+check "explore --depth 2 --only: a pair, as absim run tells it" 1 \
+    "placement 741 of 31083: fault when checkpoint 1 starts ambiguous ha 100% for 4ms; fault when checkpoint 2 starts crash coordinator for 4ms" \
+    "$absim" explore $ex $d2 --bug FLINK-22494 --only 741
+check "explore --depth 2: that pair catches FLINK-22494, which no single fault does" 1 \
+    "invariant I5 violated at t=19.359ms: join[0] restored checkpoint 1 and found a file of it deleted" \
+    "$absim" explore $ex $d2 --bug FLINK-22494 --only 741
+check "explore --depth 2: ... and the correct protocol passes it" 0 "I5 protocol safety held" "$absim" explore $ex $d2 --only 741
+"$absim" explore $ex $d2 --only 741 -o "$bad.ex.scn"
+check "explore --depth 2 --only -o: the pair is two fault lines of the file" 0 \
+    "$(printf 'fault when checkpoint 1 starts ambiguous ha 100%% for 4ms\nfault when checkpoint 2 starts crash coordinator for 4ms')" \
+    sh -c "grep '^fault' \"$bad.ex.scn\""
+check "explore --depth 2 --only -o: ... which absim run fails as explore did" 1 "I5 protocol safety VIOLATED" \
+    "$absim" run "$bad.ex.scn" --bug FLINK-22494
+check "explore --depth 2 --shard: the shard with the first catch fails, and says so" 1 \
+    "the first failing run is run 742 (placement 741" "$absim" explore $ex $d2 --bug FLINK-22494 --shard 38/64 --quiet
+check "explore --depth 2 --shard: ... and the correct protocol passes that shard" 0 \
+    "shard 38/64: 486 of the space's 31084 runs): 486 passed, 0 failed" "$absim" explore $ex $d2 --shard 38/64 --quiet
+check "explore: --depth 3 is bad input" 2 "--depth" "$absim" explore $ex --depth 3
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"
 rm -f "$tv"

@@ -77,6 +77,39 @@ static void test_space_points_are_each_protocol_point_once_in_order(void **state
     pipe_destroy(p);
 }
 
+/* A point is one word and back (what --depth 2 keeps of the points after
+ * the first fault), and a reset set takes a second run's points as the
+ * first run's were taken. */
+static void test_space_point_keys_round_trip_and_a_reset_set_sees_a_run_again(void **state) {
+    (void)state;
+    parse_ok(JOIN_JOB);
+    spc_points ps;
+    pipeline *p = observe(&ps);
+    uint32_t first = ps.count;
+    for (uint32_t i = 0; i < ps.count; i++) {
+        scn_fault back = { 0 };
+        uint64_t key = spc_point_key(&ps.at[i]);
+        assert_true(key != 0);
+        spc_point_of_key(key, &back);
+        assert_int_equal(back.point, ps.at[i].point);
+        assert_int_equal(back.point_ckpt, ps.at[i].point_ckpt);
+        assert_int_equal(back.point_vertex, ps.at[i].point_vertex);
+        assert_int_equal(back.point_subtask, ps.at[i].point_subtask);
+    }
+    char err[SCN_ERR_BYTES];
+    pipeline *q = pipe_create(&s_.cfg, err, sizeof err);
+    assert_non_null(q);
+    spc_points_reset(&ps, pipe_job(q));
+    assert_int_equal(ps.count, 0);
+    static scn_armed arm;
+    scn_arm_faults(&s_, q, &arm, spc_points_observe, &ps);
+    pipe_run(q);
+    assert_int_equal(ps.count, first);            /* the same run: the same points, none taken as seen before */
+    spc_points_free(&ps);
+    pipe_destroy(q);
+    pipe_destroy(p);
+}
+
 static uint32_t kind_count(const spc_menu *m, scn_fault_kind k) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->count; i++) n += m->faults[i].kind == k;
@@ -161,6 +194,7 @@ int main(void) {
         cmocka_unit_test(test_space_points_are_each_protocol_point_once_in_order),
         cmocka_unit_test(test_space_menu_is_every_kind_on_every_target),
         cmocka_unit_test(test_space_placement_fires_at_its_point),
+        cmocka_unit_test(test_space_point_keys_round_trip_and_a_reset_set_sees_a_run_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
