@@ -16,7 +16,7 @@ PYTHON   ?= /usr/bin/python3
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 CFLAGS   := -std=c11 $(WARN) $(OPT) -g -ffp-contract=off -D_POSIX_C_SOURCE=200809L
 LDFLAGS  :=
-LDLIBS   := -ljansson -lyaml
+LDLIBS   := -ljansson -lyaml -lxml2
 
 ifeq ($(SANITIZE),1)
   BUILD    := build-san
@@ -78,6 +78,7 @@ $(BUILD)/%.o: %.c $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*
 
 $(BUILD)/cli/main.o: $(VERSION_H)
 $(BUILD)/cli/main.o: CFLAGS += -include $(VERSION_H)
+$(BUILD)/cli/jmerge.o: CFLAGS += -I/usr/include/libxml2
 
 $(BUILD)/tests/%: tests/%.c $(SIM_OBJ) $(MODEL_OBJ) $(wildcard sim/*.h model/*.h model/*/*.h check/*.h scenarios/*.h reports/*.h flink/*.h tests/*.h) $(STAMP) | deps
 	@mkdir -p $(dir $@)

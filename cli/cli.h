@@ -378,6 +378,20 @@ void cli_out_abandon(cli_out *o);
 /* Flushes stdout: false after saying so when a write to it failed. */
 bool cli_stdout_ok(const char *prog);
 
+/* absim merge --junit (cli/jmerge.c): the JUnit reports of a swarm
+ * campaign's shards as one. add() says FILE:LINE:COL: what is wrong on
+ * stderr and returns false for an input that is not one of them; write()
+ * returns false when the write failed. */
+#define CLI_JMERGE_INPUTS_MAX 4096u
+typedef struct cli_jmerge cli_jmerge;
+cli_jmerge *cli_jmerge_new(const char *prog);
+bool cli_jmerge_add(cli_jmerge *j, const char *path);
+bool cli_jmerge_write(cli_jmerge *j, FILE *f);
+uint32_t cli_jmerge_inputs(const cli_jmerge *j);
+/* After write(): a line on f; whether every shard was there and no case failed. */
+bool cli_jmerge_report(const cli_jmerge *j, FILE *f);
+void cli_jmerge_free(cli_jmerge *j);
+
 /* --junit (cli/junit.c): a JUnit XML report, one testsuite per name
  * (names[i], which must outlive the report), each with the properties
  * props[0..2 * nprops - 1] (name, value, ...). Cases are numbered 0, 1,

@@ -10,7 +10,8 @@
  * the campaign's order (swarm: seed, then file; explore: placement), then
  * a tally that sums the shards' and says whether every shard of 0..N-1
  * was there and ran all its runs; the coverage files are summed into
- * --coverage FILE. Exit 0 when the campaign is complete and nothing
+ * --coverage FILE, and swarm shards' JUnit reports (an input whose first
+ * byte is '<') are merged into --junit FILE (cli/jmerge.c). Exit 0 when the campaign is complete and nothing
  * failed, 1 otherwise, 2 for input that is not such a report
  * (FILE:LINE:COL: what is wrong). */
 #include <errno.h>
@@ -47,19 +48,23 @@ typedef struct merge_ctx {
     uint64_t    nfails, cap;
     uint64_t    reach[PIPE_REACH_COUNT];
     uint32_t    coverage_inputs;
+    cli_jmerge *junit;                /* the JUnit inputs */
 } merge_ctx;
 
 static void merge_usage(FILE *f) {
-    fprintf(f, "usage: absim merge FILE... [--coverage OUT]\n"
+    fprintf(f, "usage: absim merge FILE... [--coverage OUT] [--junit OUT]\n"
                "\n"
                "Merges the shards of one campaign into one report. Each FILE is what a\n"
                "shard printed with --json (absim swarm ... --shard I/N --json, or absim\n"
-               "explore ... --shard I/N --json), or a --coverage file of a shard. Prints\n"
+               "explore ... --shard I/N --json), a --coverage file of a shard, or a\n"
+               "swarm shard's --junit report. Prints\n"
                "the failing runs of all shards in the campaign's order, as JSON lines, then\n"
                "the merged tally (a JSON object, and a line of text on stderr) that says\n"
                "whether every shard 0..N-1 was there and ran all its runs; exit 0 when\n"
                "complete with no failure, 1 otherwise, 2 for input that is not a report.\n"
-               "  --coverage OUT  the sum of the coverage files, as one JSON object\n");
+               "  --coverage OUT  the sum of the coverage files, as one JSON object\n"
+               "  --junit OUT     the JUnit reports as one: a testsuite per scenario file\n"
+               "                  with every shard's testcases in seed order (tests/junit.xsd)\n");
 }
 
 static bool bad(const merge_ctx *m, const char *path, uint64_t line, uint64_t col, const char *what) {
@@ -208,7 +213,8 @@ static bool add_fail(merge_ctx *m, const char *path, uint64_t line, json_t *run)
     return true;
 }
 
-/* One input: JSON lines ending in a tally, or one coverage object. */
+/* One input: JSON lines ending in a tally, one coverage object, or a
+ * JUnit report (its first byte '<'). */
 static bool read_input(merge_ctx *m, const char *path) {
     FILE *f = fopen(path, "r");
     if (f == NULL) {
@@ -216,6 +222,12 @@ static bool read_input(merge_ctx *m, const char *path) {
         return false;
     }
     cli_input_note(path);
+    int first = fgetc(f);
+    if (first == '<') {
+        fclose(f);
+        return cli_jmerge_add(m->junit, path);
+    }
+    if (first != EOF) ungetc(first, f);
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -331,12 +343,12 @@ static bool print_report(merge_ctx *m) {
     return false;
 }
 
-int cli_merge(int argc, char **argv) {
-    const char *prog = "absim merge";
+/* --coverage and --junit; -1 when the command goes on, else its exit. */
+static int parse_merge_opts(const char *prog, int argc, char **argv, const char **cov_path, const char **junit_path) {
     static const struct option opts[] = {
-        { "coverage", required_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "coverage", required_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' },
+        { "junit", required_argument, NULL, 'J' },    { NULL, 0, NULL, 0 },
     };
-    const char *cov_path = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -345,34 +357,63 @@ int cli_merge(int argc, char **argv) {
             merge_usage(stdout);
             return CLI_OK;
         }
-        if (c != 'C') return cli_bad_option(prog, argv);
-        cov_path = optarg;
+        if (c != 'C' && c != 'J') return cli_bad_option(prog, argv);
+        *(c == 'C' ? cov_path : junit_path) = optarg;
     }
+    return -1;
+}
+
+int cli_merge(int argc, char **argv) {
+    const char *prog = "absim merge";
+    const char *cov_path = NULL, *junit_path = NULL;
+    int rc = parse_merge_opts(prog, argc, argv, &cov_path, &junit_path);
+    if (rc >= 0) return rc;
     if (optind == argc || argc - optind > (int)MERGE_INPUTS_MAX) {
         fprintf(stderr, "%s: expected 1 to %u reports (see --help)\n", prog, MERGE_INPUTS_MAX);
         return CLI_USAGE;
     }
-    merge_ctx m = { .prog = prog, .all_ran = true };
+    merge_ctx m = { .prog = prog, .all_ran = true, .junit = cli_jmerge_new(prog) };
     bool ok = true;
     for (int i = optind; i < argc && ok; i++) ok = read_input(&m, argv[i]);
     if (ok && cov_path != NULL && m.coverage_inputs == 0) {
         fprintf(stderr, "%s: --coverage %s: no coverage file among the inputs\n", prog, cov_path);
         ok = false;
     }
-    cli_out cov = { 0 };
+    if (ok && (junit_path != NULL) != (cli_jmerge_inputs(m.junit) > 0)) {
+        if (junit_path != NULL) fprintf(stderr, "%s: --junit %s: no JUnit report among the inputs\n", prog, junit_path);
+        else fprintf(stderr, "%s: JUnit reports among the inputs: name the merged one's file with --junit OUT\n", prog);
+        ok = false;
+    }
+    if (ok && junit_path != NULL && strcmp(junit_path, "-") == 0 && m.kind != MERGE_NONE) {
+        fprintf(stderr, "%s: --junit -: standard output carries the merged JSON lines; name a file\n", prog);
+        ok = false;
+    }
+    cli_out cov = { 0 }, junit = { 0 };
     ok = ok && cli_out_open(prog, "--coverage", cov_path, &cov);
+    if (ok && !cli_out_open(prog, "--junit", junit_path, &junit)) {
+        cli_out_abandon(&cov);
+        ok = false;
+    }
     bool complete = false;
     if (ok && m.kind != MERGE_NONE && order_fails(&m)) complete = print_report(&m);
     else if (ok && m.kind != MERGE_NONE) ok = false;
     if (ok && m.coverage_inputs > 0) cli_cov_report(stderr, m.reach);
     if (ok && cov_path != NULL) cli_cov_write(cov.f, m.reach);
-    bool written = !ok || cli_out_commit(prog, "--coverage", &cov);
-    if (!ok) cli_out_abandon(&cov);
+    bool junit_clean = true;
+    if (ok && junit_path != NULL && !cli_jmerge_write(m.junit, junit.f)) {
+        fprintf(stderr, "%s: --junit %s: the write failed\n", prog, junit_path);
+        ok = false;
+    } else if (ok && junit_path != NULL) {
+        junit_clean = cli_jmerge_report(m.junit, stderr);
+    }
+    bool written = !ok || (cli_out_commit(prog, "--coverage", &cov) & cli_out_commit(prog, "--junit", &junit));
+    if (!ok) cli_out_abandon(&cov), cli_out_abandon(&junit);
+    cli_jmerge_free(m.junit);
     for (uint64_t i = 0; i < m.nfails; i++) json_decref(m.fails[i].run);
     free(m.fails);
     free(m.seen);
     json_decref(m.first_tally);
     if (!ok || !written || !cli_stdout_ok(prog)) return CLI_USAGE;
-    if (m.kind == MERGE_NONE) return CLI_OK;                        /* coverage files only */
-    return complete && m.failed == 0 ? CLI_OK : CLI_FAIL;
+    if (m.kind == MERGE_NONE) return junit_clean ? CLI_OK : CLI_FAIL;   /* coverage files, JUnit reports */
+    return complete && m.failed == 0 && junit_clean ? CLI_OK : CLI_FAIL;
 }

@@ -1116,8 +1116,28 @@ rm -f "$bad.g1" "$bad.g2"
 # absim merge: the shards of one campaign as one report.
 mg=scenarios/swarm/aligned-exactly-once.scn
 for i in 0 1 2; do
-    "$absim" swarm $mg --seeds 1..30 --faults random --bug no-rewind --shard $i/3 --json --quiet --coverage "$bad.mc$i" > "$bad.m$i" 2>/dev/null
+    "$absim" swarm $mg --seeds 1..30 --faults random --bug no-rewind --shard $i/3 --json --quiet --coverage "$bad.mc$i" \
+        --junit "$bad.mj$i.xml" > "$bad.m$i" 2>/dev/null
 done
+"$absim" swarm $mg --seeds 1..30 --faults random --bug no-rewind --json --quiet --junit "$bad.mju.xml" > /dev/null 2>&1
+check "merge --junit: the shards' JUnit reports as one, which validates" 0 "validates" \
+    sh -c "\"$absim\" merge \"$bad.mj0.xml\" \"$bad.mj1.xml\" \"$bad.mj2.xml\" --junit \"$bad.mjm.xml\" 2>/dev/null; xmllint --noout --schema tests/junit.xsd \"$bad.mjm.xml\""
+# The testcases, failures and output of a report, without what differs
+# by run or by shard (times, the suites' counts, the properties).
+cases() { grep -v '<testsuite\|</testsuite\|<propert\|</propert\|<?xml' "$1" | sed 's/^ *//; s/ time="[^"]*"//'; }
+cases "$bad.mju.xml" > "$bad.mjx"; cases "$bad.mjm.xml" > "$bad.mjy"
+check "merge --junit: ... with the unsharded campaign's testcases, in seed order, failures and all" 0 "" cmp "$bad.mjx" "$bad.mjy"
+check "merge --junit: ... all 30 of them" 0 "30" grep -c "<testcase" "$bad.mjy"
+check "merge --junit: ... and says what it holds, with failures" 1 "3 of 3 shards' JUnit reports of absim swarm: 30 testcases, " \
+    "$absim" merge "$bad.mj0.xml" "$bad.mj1.xml" "$bad.mj2.xml" --junit "$bad.mjm.xml"
+check "merge --junit: the same shard twice is bad input, at its place" 2 "$bad.mj0.xml:3:1: a shard given twice" \
+    "$absim" merge "$bad.mj0.xml" "$bad.mj0.xml" --junit "$bad.mjm.xml"
+printf '<testsuites name="absim swarm">\n<testsuite\n' > "$bad.mjx"
+check "merge --junit: XML that does not parse is bad input, with its line and column" 2 "$bad.mjx:3:1: " \
+    "$absim" merge "$bad.mjx" --junit "$bad.mjm.xml"
+check "merge: JUnit reports without --junit are bad input" 2 "name the merged one's file with --junit OUT" \
+    "$absim" merge "$bad.mj0.xml"
+rm -f "$bad.mj0.xml" "$bad.mj1.xml" "$bad.mj2.xml" "$bad.mju.xml" "$bad.mjm.xml" "$bad.mjx" "$bad.mjy"
 "$absim" swarm $mg --seeds 1..30 --faults random --bug no-rewind --json --quiet --coverage "$bad.mcu" 2>/dev/null | grep -v '"tally"' > "$bad.mu"
 "$absim" merge "$bad.m0" "$bad.m1" "$bad.m2" "$bad.mc0" "$bad.mc1" "$bad.mc2" --coverage "$bad.mca" 2>/dev/null | grep -v '"tally"' > "$bad.mm"
 check "merge: three swarm shards give the unsharded campaign's failing runs, in its order" 0 "" cmp "$bad.mu" "$bad.mm"

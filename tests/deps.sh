@@ -11,6 +11,7 @@ command -v clang >/dev/null 2>&1 || missing="$missing clang"
 [ -f /usr/include/jansson.h ] || missing="$missing libjansson-dev"   # Flink's JSON: plans, REST histories (absim import, conform)
 [ -f /usr/include/yaml.h ] || missing="$missing libyaml-dev"           # Flink's config.yaml (1.19+)
 command -v xmllint >/dev/null 2>&1 || missing="$missing libxml2-utils"   # validates swarm's JUnit report and the SVG
+[ -f /usr/include/libxml2/libxml/parser.h ] || missing="$missing libxml2-dev"   # absim merge --junit reads and writes JUnit
 # Headless Chromium renders the run viewer (tests/html_check.sh). Large, so
 # optional: installed as root, otherwise the check says it skips.
 optional=""
