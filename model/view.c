@@ -62,12 +62,15 @@ const kstate *pipe_task_state(const pipeline *p, uint32_t task) {
     return x->stateful ? &x->state : NULL;
 }
 
+/* Over the subtasks of the parallelism the coordinator last deployed:
+ * a subtask a rescale left out may keep the map of its finished attempt
+ * (snap_clear), which no longer counts. */
 void pipe_vertex_state(const pipeline *p, uint32_t vertex, kstate *out) {
     kstate_clear(out);
     const job *j = pipe_job(p);
     for (uint32_t t = 0; t < j->tasks_count; t++) {
         const rt_task *x = current_inst(p, t);
-        if (j->tasks[t].vertex != vertex || !x->stateful) continue;
+        if (j->tasks[t].vertex != vertex || !x->stateful || j->tasks[t].subtask >= p->jm.coord.par[vertex]) continue;
         uint32_t slot = 0;
         uint64_t key;
         kagg agg;

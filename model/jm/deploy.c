@@ -279,11 +279,18 @@ bool deploy_assign_unacked(const jm_side *jm, uint64_t ckpt) {
 /* A timeout fired: the first reader whose assignment went unanswered for
  * the whole timeout fails. Each deployment's assignments set their own
  * timer, and a timer stays good across a later region's failure: a reader
- * assigned since (by a later deployment) is judged by its own. */
+ * assigned since (by a later deployment) is judged by its own. A reader
+ * that finished has read its splits: its answer was lost, not its
+ * assignment, and nothing is owed (and its failure would be ignored). */
 static void assign_timeout(jm_side *jm) {
     sim_time_ns timeout_ns = PIPE_ASSIGN_TIMEOUT_RPCS * jm->w->cfg.rpc_latency_ns, now = jm->w->run->now_ns;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         if (jm->coord.assign_pending[t] == 0 || now - jm->coord.assign_sent_ns[t] < timeout_ns) continue;
+        if (jm->coord.finished[t]) {
+            jm->coord.assign_pending[t] = 0;
+            coord_retry_completion(jm);
+            continue;
+        }
         REACHED(jm->w, ASSIGNMENT_LOST);
         deploy_job_fail(jm, PIPE_FAIL_EVENT_LOST, t);
         return;
@@ -760,7 +767,9 @@ static void deploy_retry(jm_side *jm) {
     if (co->status != PIPE_RUNNING) return;
     bool any = false;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        if (co->running[t] || co->restarting[t] || !jm_active(jm, t)) continue;   /* a restarting region deploys later */
+        /* A restarting region deploys later; a finished task's FINISHED
+         * says it took its deployment (its RUNNING was lost). */
+        if (co->running[t] || co->finished[t] || co->restarting[t] || !jm_active(jm, t)) continue;
         REACHED(jm->w, DEPLOY_REPEATED);
         send_deploy(jm, t);
         if (co->assign_pending[t] != 0) send_assign(jm, t);   /* it came to no task */

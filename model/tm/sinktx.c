@@ -254,7 +254,9 @@ void sinktx_adopt(tm_side *tm, rt_task *t, uint64_t ckpt) {
  * open transaction is never committed (TwoPhaseCommitSinkFunction commits
  * on a completion notice or a restore only, and close() aborts it;
  * FLIP-147 Part One: that data "finally gets lost"): it stays open here,
- * and a restore aborts it. */
+ * and a restore aborts it. (Sink V2's CommitterOperator commits what is
+ * left at end of input when checkpointing is off; absim's two-phase-commit
+ * sink is TwoPhaseCommitSinkFunction, not Sink V2.) */
 void sinktx_finish(tm_side *tm, rt_task *t) {
     const pipe_ckpt_cfg *ck = &tm->w->cfg.ckpt;
     if (t->v->sink != JOB_SINK_2PC || ck->finished_tasks_off || !ck->enabled) return;

@@ -794,7 +794,9 @@ void snap_clear(tm_side *tm, rt_task *t, bool died) {
      * Flink ignores a failure of a finished execution, and the map stays
      * as the record of what the task held, whatever happens to the
      * process until the next deployment. Nothing in the model reads it:
-     * every deployment restores the map first (restore_keyed). */
+     * every deployment restores the map first (restore_keyed). A subtask
+     * a rescale leaves out keeps it for good; the views count the
+     * deployed parallelism's subtasks only (model/view.c). */
     t->final_kept |= t->life == LIFE_FINISHED;
     if (t->stateful && !t->final_kept) kstate_clear(&t->state);
 }
