@@ -406,7 +406,12 @@ int cli_merge(int argc, char **argv) {
     } else if (ok && junit_path != NULL) {
         junit_clean = cli_jmerge_report(m.junit, stderr);
     }
-    bool written = !ok || (cli_out_commit(prog, "--coverage", &cov) & cli_out_commit(prog, "--junit", &junit));
+    bool written = true;
+    if (ok) {                                    /* both, whatever the first says */
+        bool cov_written = cli_out_commit(prog, "--coverage", &cov);
+        bool junit_written = cli_out_commit(prog, "--junit", &junit);
+        written = cov_written && junit_written;
+    }
     if (!ok) cli_out_abandon(&cov), cli_out_abandon(&junit);
     cli_jmerge_free(m.junit);
     for (uint64_t i = 0; i < m.nfails; i++) json_decref(m.fails[i].run);
