@@ -312,8 +312,10 @@ static bool pair_space(const char *prog, explore_ctx *w) {
         ok = placement_points(w, i, s, &pts, err, sizeof err);
         if (!ok) fprintf(stderr, "%s: %s: %s\n", prog, w->s->path, err);
         full = ok && (pts.overflow || !append_after(w, &pts, spc_point_key(&w->pts.at[i / w->menu->count]), &cap));
-        if (full) fprintf(stderr, "%s: %s: --depth 2: the space is too big to explore exhaustively: more than %u "
-                          "points after the first faults; explore a smaller job or fewer --kinds\n", prog, w->s->path,
+        if (full) fprintf(stderr, "%s: %s: --depth 2: the space is too big to explore exhaustively: %s %u; explore a "
+                          "smaller job or fewer --kinds\n", prog, w->s->path,
+                          pts.overflow ? "a placement's run reaches more protocol points than"
+                                       : "the placements' runs reach more points after their fault than",
                           pts.overflow ? SPC_POINTS_MAX : EXPLORE_AFTER_MAX);
         if (ok && !full) w->after_end[i] = w->after_count;
     }

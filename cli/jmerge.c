@@ -27,6 +27,8 @@
 
 #define JMERGE_SUITES_MAX 4096u          /* scenario files of a campaign (swarm's own bound is lower) */
 
+static const char *const counts[4] = { "tests", "failures", "errors", "skipped" };   /* a suite's, the root's */
+
 typedef struct jm_case {
     uint64_t   seed, order;              /* order: the input's place, then the case's, for equal seeds */
     xmlNodePtr node;
@@ -216,8 +218,7 @@ static xmlNodePtr merged_suite(cli_jmerge *j, uint32_t k, uint64_t present, uint
         seconds += t != NULL ? strtod(t, NULL) : 0.0;
         xmlFree(t);
     }
-    static const char *const keys[4] = { "tests", "failures", "errors", "skipped" };
-    for (int i = 0; i < 4; i++) set_count(ts, keys[i], n[i]), sums[i] += n[i];
+    for (int i = 0; i < 4; i++) set_count(ts, counts[i], n[i]), sums[i] += n[i];
     char buf[64];
     snprintf(buf, sizeof buf, "%.3f", seconds);
     xmlSetProp(ts, (const xmlChar *)"time", (const xmlChar *)buf);
@@ -247,8 +248,7 @@ bool cli_jmerge_write(cli_jmerge *j, FILE *f) {
     xmlNodePtr *suites = malloc((j->nsuites ? j->nsuites : 1) * sizeof *suites);
     SIM_ASSERT(suites != NULL);
     for (uint32_t k = 0; k < j->nsuites; k++) suites[k] = merged_suite(j, k, present, sums);
-    static const char *const keys[4] = { "tests", "failures", "errors", "skipped" };
-    for (int i = 0; i < 4; i++) set_count(root, keys[i], sums[i]), j->sums[i] = sums[i];
+    for (int i = 0; i < 4; i++) set_count(root, counts[i], sums[i]), j->sums[i] = sums[i];
     j->present = present;
     char buf[32];
     snprintf(buf, sizeof buf, "%.3f", j->seconds);
