@@ -103,21 +103,25 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
         size_t used = strlen(t->by);
         snprintf(t->by + used, sizeof t->by - used, " %s", check_inv_name((check_inv)i));
     }
-    t->must = bi < b->nbugs && strstr(t->by, pipe_bug_info_of(b->bug[bi])->catches) != NULL;
+    const pipe_bug_info *info = bi < b->nbugs ? pipe_bug_info_of(b->bug[bi]) : NULL;
+    t->must = info != NULL && (strstr(t->by, info->catches) != NULL || (info->also != NULL && strstr(t->by, info->also) != NULL));
     snprintf(t->what, sizeof t->what, "%.199s", r->failures.count > 0 ? r->failures.text[0] : "");
 }
 
 static void bugs_usage(FILE *f) {
-    fprintf(f, "usage: absim bugs [--seeds K] [--jobs J] [--bug NAME] [--json] [SCENARIO...]\n"
+    fprintf(f, "usage: absim bugs [--seeds K] [--jobs J] [--bug NAME] [--pct D[/K]] [--json] [SCENARIO...]\n"
                "       absim bugs --list   # name, invariant that must catch it, pinned scenario and seed, what it breaks\n"
                "\n"
                "Runs every deliberate bug (or only NAME) over the scenarios (default:\n"
                "scenarios/swarm/*.scn) with random fault profiles, seeds 1..K (default 60),\n"
                "until a run fails; then the correct protocol over the seeds the bugs ran\n"
                "(up to the latest first catch), which must pass every one. Prints per bug\n"
-               "whether it was caught, the seed and scenario file of the first catch, what\n"
-               "caught it (an invariant, an expectation, an assertion) against the\n"
-               "invariant the registry says must, and the time its runs took.\n"
+               "whether it was caught, the seed and scenario file of the first catch and\n"
+               "its place among the runs (run = (seed - 1) x files + the file's place, the\n"
+               "runs to the first catch), what caught it (an invariant, an expectation, an\n"
+               "assertion) against the invariant the registry says must (or, for a bug of\n"
+               "two halves, the one that catches the other), and the time its runs took.\n"
+               "  --pct D[/K]  every run orders simultaneous events by PCT (absim run --help)\n"
                "Exit 0 when every bug is caught and the correct protocol passes, else 1.\n");
 }
 
@@ -126,21 +130,44 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* The runs to bug i's first catch, in the order the campaign lists its
+ * runs (0: not caught). */
+static uint64_t first_run(const bugs_ctx *b, uint32_t i) {
+    const bug_tally *t = &b->tally[i];
+    return t->caught_seed ? (t->caught_seed - 1) * b->nfiles + t->caught_file + 1 : 0;
+}
+
+/* The median and the worst of the caught bugs' runs to the first catch. */
+static void run_figures(const bugs_ctx *b, uint64_t *median, uint64_t *worst) {
+    uint64_t runs[PIPE_BUG_COUNT];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->nbugs; i++) {
+        if (first_run(b, i) > 0) runs[n++] = first_run(b, i);
+    }
+    qsort(runs, n, sizeof runs[0], cmp_u64);
+    *median = n ? runs[(n - 1) / 2] : 0;
+    *worst = n ? runs[n - 1] : 0;
+}
+
 static void print_text(const bugs_ctx *b, double wall, uint64_t correct_fails, uint64_t median) {
-    printf("%-26s %-7s %-7s %-6s %-16s %-8s %s\n", "bug", "must", "caught", "seed", "by", "seconds", "file");
+    printf("%-26s %-7s %-7s %-6s %-6s %-16s %-8s %s\n", "bug", "must", "caught", "seed", "run", "by", "seconds", "file");
     uint32_t caught = 0;
     for (uint32_t i = 0; i < b->nbugs; i++) {
         const pipe_bug_info *info = pipe_bug_info_of(b->bug[i]);
         const bug_tally *t = &b->tally[i];
         caught += t->caught_seed != 0;
-        printf("%-26s %-7s %-7s %-6" PRIu64 " %-16s %-8.2f %s\n", info->name, info->catches,
-               !t->caught_seed ? "NO" : t->must ? "yes" : "other", t->caught_seed, t->caught_seed ? t->by : "-", t->seconds,
+        printf("%-26s %-7s %-7s %-6" PRIu64 " %-6" PRIu64 " %-16s %-8.2f %s\n", info->name, info->catches,
+               !t->caught_seed ? "NO" : t->must ? "yes" : "other", t->caught_seed, first_run(b, i),
+               t->caught_seed ? t->by : "-", t->seconds,
                t->caught_seed ? b->files[t->caught_file].path : "-");
     }
     const bug_tally *c = &b->tally[b->nbugs];
     printf("correct protocol: %" PRIu64 " runs over seeds 1..%" PRIu64 ", %" PRIu64 " failed%s%s\n", c->runs, baseline_seeds(b),
            correct_fails, correct_fails ? ": " : "", correct_fails ? c->what : "");
-    printf("bugs: %u of %u caught, median seed of the first catch %" PRIu64 ", %.1f s\n", caught, b->nbugs, median, wall);
+    uint64_t run_median, run_worst;
+    run_figures(b, &run_median, &run_worst);
+    printf("bugs: %u of %u caught, median seed of the first catch %" PRIu64 "; runs to the first catch: median %" PRIu64
+           ", worst %" PRIu64 "; %.1f s\n", caught, b->nbugs, median, run_median, run_worst, wall);
 }
 
 static void print_json(const bugs_ctx *b, double wall, uint64_t correct_fails, uint64_t median) {
@@ -150,18 +177,22 @@ static void print_json(const bugs_ctx *b, double wall, uint64_t correct_fails, u
         const pipe_bug_info *info = pipe_bug_info_of(b->bug[i]);
         const bug_tally *t = &b->tally[i];
         caught += t->caught_seed != 0;
-        printf("%s{\"name\":\"%s\",\"must\":\"%s\",\"must_violated\":%s,\"caught\":%s,\"seed\":%" PRIu64 ",\"by\":\"%s\",\"file\":\"%s\""
+        printf("%s{\"name\":\"%s\",\"must\":\"%s\",\"must_violated\":%s,\"caught\":%s,\"seed\":%" PRIu64
+               ",\"first_run\":%" PRIu64 ",\"by\":\"%s\",\"file\":\"%s\""
                ",\"runs\":%" PRIu64 ",\"seconds\":%.3f}", i ? "," : "", info->name, info->catches,
-               t->must ? "true" : "false", t->caught_seed ? "true" : "false", t->caught_seed, t->caught_seed ? t->by : "",
+               t->must ? "true" : "false", t->caught_seed ? "true" : "false", t->caught_seed, first_run(b, i),
+               t->caught_seed ? t->by : "",
                t->caught_seed ? b->files[t->caught_file].path : "", t->runs, t->seconds);
     }
-    printf("],\"caught\":%u,\"total\":%u,\"median_seed\":%" PRIu64 ",\"correct_runs\":%" PRIu64
-           ",\"correct_failed\":%" PRIu64 ",\"seconds\":%.2f}\n", caught, b->nbugs, median,
-           b->tally[b->nbugs].runs, correct_fails, wall);
+    uint64_t run_median, run_worst;
+    run_figures(b, &run_median, &run_worst);
+    printf("],\"caught\":%u,\"total\":%u,\"median_seed\":%" PRIu64 ",\"median_first_run\":%" PRIu64
+           ",\"worst_first_run\":%" PRIu64 ",\"correct_runs\":%" PRIu64 ",\"correct_failed\":%" PRIu64 ",\"seconds\":%.2f}\n",
+           caught, b->nbugs, median, run_median, run_worst, b->tally[b->nbugs].runs, correct_fails, wall);
 }
 
 /* The scenario files: the operands, or every .scn file of scenarios/swarm. */
-static bool load_files(const char *prog, int argc, char **argv, bugs_ctx *b) {
+static bool load_files(const char *prog, int argc, char **argv, const cli_pct *pct, bugs_ctx *b) {
     glob_t g = { 0 };
     char **names = argv + optind;
     size_t n = (size_t)(argc - optind);
@@ -180,6 +211,7 @@ static bool load_files(const char *prog, int argc, char **argv, bugs_ctx *b) {
     for (size_t i = 0; ok && i < n; i++) {
         ok = b->files != NULL && scn_load(&b->files[i], names[i], err, sizeof err);
         if (!ok) fprintf(stderr, "%s\n", b->files == NULL ? "out of memory" : err);
+        ok = ok && cli_apply_pct(prog, &b->files[i], pct);
     }
     b->nfiles = (uint32_t)n;
     if (g.gl_pathv != NULL) globfree(&g);
@@ -191,9 +223,11 @@ int cli_bugs(int argc, char **argv) {
         { "seeds", required_argument, NULL, 's' }, { "jobs", required_argument, NULL, 'j' },
         { "bug", required_argument, NULL, 'b' },   { "json", no_argument, NULL, 'J' },
         { "list", no_argument, NULL, 'l' },         { "help", no_argument, NULL, 'h' },
+        { "pct", required_argument, NULL, 'P' },
         { NULL, 0, NULL, 0 },
     };
     const char *prog = "absim bugs";
+    cli_pct pct = { 0 };
     uint64_t seeds = 60, jobs = 0;
     pipe_bug only = PIPE_BUG_NONE;
     bool json = false;
@@ -206,6 +240,7 @@ int cli_bugs(int argc, char **argv) {
         case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &jobs)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &only)) return CLI_USAGE; break;
         case 'J': json = true; break;
+        case 'P': if (!cli_parse_pct(prog, optarg, &pct)) return CLI_USAGE; break;
         case 'l':                                 /* the registry, one bug a line */
             for (pipe_bug x = PIPE_BUG_NO_ALIGNMENT; x < PIPE_BUG_COUNT; x++) {
                 const pipe_bug_info *i = pipe_bug_info_of(x);
@@ -217,7 +252,7 @@ int cli_bugs(int argc, char **argv) {
         }
     }
     bugs_ctx *b = calloc(1, sizeof *b);
-    if (b == NULL || !load_files(prog, argc, argv, b)) {
+    if (b == NULL || !load_files(prog, argc, argv, &pct, b)) {
         if (b != NULL) free(b->files);
         free(b);
         return CLI_USAGE;

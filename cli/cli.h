@@ -208,6 +208,39 @@ void cli_fault_words(const scn *s, const cli_story *st, uint32_t i, bool begin, 
 /* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"fenced_data":N,"fenced_rpcs":N,"drawn":{...} */
 void cli_story_json(FILE *out, const scn *s, const cli_story *st);
 
+/* --pct DEPTH[/STEPS] (run, replay, swarm, shrink, explain): PCT orders
+ * the run's simultaneous events, as the line `schedule pct depth D steps
+ * K` would (model/cfg.h, pct_depth). parse: false after saying what is
+ * wrong. apply: puts it on s (nothing for depth 0), over a schedule pct
+ * line of the file; false after saying why when the file has a schedule
+ * tie line. words: " --pct D[/K]" (or "" for depth 0) into buf. */
+typedef struct cli_pct {
+    uint32_t depth;
+    uint64_t steps;               /* 0: as many as the default order's run takes */
+} cli_pct;
+bool cli_parse_pct(const char *prog, const char *text, cli_pct *o);
+bool cli_apply_pct(const char *prog, scn *s, const cli_pct *o);
+const char *cli_pct_words(const cli_pct *o, char *buf, size_t n);
+
+/* schedule pct without steps (cfg->pct_depth > 0, pct_steps 0): the
+ * order decisions that cfg's run takes in the default order, with s's
+ * faults armed as a run arms them (those at protocol points too), counted
+ * by running it once without the checkers, into cfg->pct_steps (at least
+ * 1). Every command that runs a scenario calls it first, so that they
+ * all run the same PCT run for the same file and seed. False and err
+ * when the run cannot be built. */
+bool cli_pct_resolve(const scn *s, pipe_cfg *cfg, char *err, size_t err_bytes);
+
+/* What PCT did in a run (sim/choice.h, choice_pct): its depth (0: the
+ * run had no PCT) and steps, the order decisions the run took, the
+ * destinations met, the change points reached, and the guarantee's
+ * probability. */
+typedef struct cli_pct_seen {
+    uint32_t depth, met, changed;
+    uint64_t steps, decisions;
+    double   bound;
+} cli_pct_seen;
+
 /* One run of a scenario with its expectations checked (absim run, replay,
  * and each seed of swarm). With random_faults, the seed's fault profile is
  * added first (scn_random_faults). `out` gets the summary, or NULL. */
@@ -225,6 +258,7 @@ typedef struct cli_outcome {
     uint64_t    fired;            /* bit i: fault i of the script fired (optional or not) */
     uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage: each point's count */
     uint64_t    task_values[SCN_EXPECTS_MAX];   /* by expect line: a task's figure it compares (backpressure, ns) */
+    cli_pct_seen pct;             /* schedule pct: what PCT did (depth 0: off) */
     cli_failures failures;
 } cli_outcome;
 

@@ -44,7 +44,7 @@ static bool run_mode(scn *s, column *col, char *err, size_t n) {
     cfg.ckpt.mode = col->mode;
     if (!col->timeout) cfg.ckpt.alignment_timeout_ns = 0;
     if (col->mode == PIPE_UNALIGNED || col->timeout) cfg.ckpt.max_concurrent = 1;   /* Flink: they may be unaligned */
-    if (!cli_memory_ok(&cfg, 1, true, err, n)) return false;
+    if (!cli_memory_ok(&cfg, 1, true, err, n) || !cli_pct_resolve(s, &cfg, err, n)) return false;
     pipeline *p = pipe_create(&cfg, err, n);
     check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, n) : NULL;
     if (cs == NULL) {

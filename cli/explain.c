@@ -606,7 +606,8 @@ static void on_fault(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin) {
 }
 
 static void explain_usage(FILE *f) {
-    fprintf(f, "usage: absim explain FILE [--seed S] [--faults random] [--bug NAME] [--task NAME[I]] [--checkpoint N]\n"
+    fprintf(f, "usage: absim explain FILE [--seed S] [--faults random] [--bug NAME] [--pct D[/K]] [--task NAME[I]]\n"
+               "                     [--checkpoint N]\n"
                "\n"
                "Runs the scenario, with the checkers, and narrates the protocol, a line per\n"
                "step: first the protocol the run follows (its checkpoint and restart\n"
@@ -622,6 +623,7 @@ static void explain_usage(FILE *f) {
                "them. Steps of one instant that say the same of several tasks are one line.\n"
                "  --faults random  adds the fault profile swarm draws for the seed (narrates a swarm seed)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n"
+               "  --pct D[/K]      orders simultaneous events by PCT (absim run --help)\n"
                "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
                "  --checkpoint N   only the steps of checkpoint N, and all it holds: a line per\n"
                "                   stateful task with its key groups and file chain (its keys\n"
@@ -634,6 +636,7 @@ typedef struct explain_opts {
     uint64_t    seed, ckpt;
     bool        seed_given, random_faults;
     pipe_bug    bug;
+    cli_pct     pct;
     const char *task;
 } explain_opts;
 
@@ -643,6 +646,7 @@ static int parse_explain(const char *prog, int argc, char **argv, explain_opts *
         { "seed", required_argument, NULL, 's' },   { "task", required_argument, NULL, 't' },
         { "checkpoint", required_argument, NULL, 'c' }, { "faults", required_argument, NULL, 'f' },
         { "bug", required_argument, NULL, 'b' },    { "help", no_argument, NULL, 'h' },
+        { "pct", required_argument, NULL, 'P' },
         { NULL, 0, NULL, 0 },
     };
     *x = (explain_opts){ .bug = PIPE_BUG_NONE };
@@ -658,6 +662,7 @@ static int parse_explain(const char *prog, int argc, char **argv, explain_opts *
         case 't': x->task = optarg; break;
         case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
+        case 'P': if (!cli_parse_pct(prog, optarg, &x->pct)) return CLI_USAGE; break;
         case 'c': if (!cli_parse_u64(prog, "--checkpoint", optarg, 1, UINT64_MAX, &x->ckpt)) return CLI_USAGE; break;
         case 'h': explain_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -731,6 +736,13 @@ static int narrate_run(scn *s, pipeline *p, narrator *n, const explain_opts *x, 
     char words[768];
     cli_protocol_words(&s->cfg, words, sizeof words);
     say(n, 0, NO_SUBJECT, "the protocol: %s", words);
+    const choice_pct *pct = pipe_pct(p);
+    if (pct != NULL) {
+        say(n, 0, NO_SUBJECT, "the order of simultaneous events: PCT of depth %u (schedule pct depth %u steps %" PRIu64
+            "): each actor has a priority the seed draws, the ready one of highest goes first, and %u change points "
+            "among the first %" PRIu64 " decisions lower the priority of the one that would go first", pct->depth,
+            pct->depth, pct->steps, pct->depth - 1, pct->steps);
+    }
     scn_armed arm;                               /* faults first, then the story (for fault words), then the narration */
     cli_story_run story;
     cli_story_begin(&story, n->story, s, p, &arm, NULL, x->random_faults);
@@ -765,8 +777,12 @@ int cli_explain(int argc, char **argv) {
     if (s == NULL) return CLI_USAGE;
     char err[SCN_ERR_BYTES] = "out of memory";
     s->cfg.bug = x.bug;
+    if (!cli_apply_pct(prog, s, &x.pct)) {
+        free(s);
+        return CLI_USAGE;
+    }
     if (x.random_faults) cli_random_faults(s);
-    bool ready = cli_memory_ok(&s->cfg, 1, true, err, sizeof err);
+    bool ready = cli_memory_ok(&s->cfg, 1, true, err, sizeof err) && cli_pct_resolve(s, &s->cfg, err, sizeof err);
     pipeline *p = ready ? pipe_create(&s->cfg, err, sizeof err) : NULL;
     check_set *checks = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
     narrator *n = checks != NULL ? narrator_new(p, s, &x) : NULL;

@@ -742,6 +742,12 @@ int cli_explore(int argc, char **argv) {
     w.s = cli_load_scenario(prog, argc, argv, o.seed_given, o.seed);
     if (w.s == NULL) return CLI_USAGE;
     w.s->cfg.bug = o.bug;
+    char err[SCN_ERR_BYTES];
+    if (!o.ties && !cli_pct_resolve(w.s, &w.s->cfg, err, sizeof err)) {   /* one PCT run per placement, one K for all */
+        fprintf(stderr, "%s: %s: %s\n", prog, w.s->path, err);
+        free(w.s);
+        return CLI_USAGE;
+    }
     if (o.ties) {
         w.dev.log = malloc(EXPLORE_TIES_MAX * sizeof *w.dev.log);
         w.dev.log_cap = EXPLORE_TIES_MAX;
@@ -751,6 +757,10 @@ int cli_explore(int argc, char **argv) {
         fprintf(stderr, "%s: --ties: %s already deviates from the default order (schedule tie %" PRIu64 " pick %u): "
                 "explore the tie orders of a file without a schedule line\n", prog, w.s->path, w.s->cfg.tie_at,
                 w.s->cfg.tie_pick);
+        rc = CLI_USAGE;
+    } else if (o.ties && w.s->cfg.pct_depth > 0) {
+        fprintf(stderr, "%s: --ties: %s orders simultaneous events by PCT (schedule pct): explore the tie orders of a "
+                "file without a schedule line\n", prog, w.s->path);
         rc = CLI_USAGE;
     } else if (!find_space(prog, &w)) {
         rc = CLI_USAGE;

@@ -5,9 +5,9 @@
  * - Each input is what `absim swarm ... --shard I/N --junit FILE` wrote
  *   (cli/junit.c): a testsuites element named "absim swarm", a testsuite
  *   per scenario file with the campaign's options as properties (seeds,
- *   shard, faults, bug, jobs) and a testcase per run named "seed S".
+ *   shard, faults, bug, pct, jobs) and a testcase per run named "seed S".
  * - The inputs must be shards of one campaign: the same files in the same
- *   order, the same seeds, faults and bug, the same N, each shard once;
+ *   order, the same seeds, faults, bug and pct, the same N, each shard once;
  *   anything else is refused as FILE:LINE:COL: what is wrong.
  * - The merged report has a testsuite per file with every shard's
  *   testcases in seed order (copied whole: failures, their text and
@@ -47,7 +47,7 @@ struct cli_jmerge {
     jm_suite   *suites;
     uint32_t    nsuites;
     xmlNodePtr  props;                   /* the first input's first properties element */
-    char       *seeds, *faults, *bug;    /* the campaign, as the first input says it */
+    char       *seeds, *faults, *bug, *pct;   /* the campaign, as the first input says it */
     uint64_t    shard_n;
     uint8_t    *seen;
     double      seconds;
@@ -81,12 +81,12 @@ cli_jmerge *cli_jmerge_new(const char *prog) {
 /* The campaign's options of one testsuite's properties: the first input
  * sets them, the others must agree; the shard is I/N. */
 static bool take_props(cli_jmerge *j, const char *path, xmlNodePtr props, uint64_t *shard_i) {
-    char *want[3] = { j->seeds, j->faults, j->bug }, *got[3] = { NULL, NULL, NULL }, *shard = NULL;
-    static const char *const keys[3] = { "seeds", "faults", "bug" };
+    char *want[4] = { j->seeds, j->faults, j->bug, j->pct }, *got[4] = { NULL, NULL, NULL, NULL }, *shard = NULL;
+    static const char *const keys[4] = { "seeds", "faults", "bug", "pct" };
     for (xmlNodePtr p = props != NULL ? props->children : NULL; p != NULL; p = p->next) {
         if (!named(p, "property")) continue;
         char *k = attr(p, "name"), *v = attr(p, "value");
-        for (int i = 0; i < 3 && k != NULL; i++) if (strcmp(k, keys[i]) == 0 && got[i] == NULL) got[i] = v, v = NULL;
+        for (int i = 0; i < 4 && k != NULL; i++) if (strcmp(k, keys[i]) == 0 && got[i] == NULL) got[i] = v, v = NULL;
         if (k != NULL && strcmp(k, "shard") == 0 && shard == NULL) shard = v, v = NULL;
         xmlFree(k);
         xmlFree(v);
@@ -95,7 +95,7 @@ static bool take_props(cli_jmerge *j, const char *path, xmlNodePtr props, uint64
     bool ok = shard != NULL && sscanf(shard, "%" SCNu64 "/%" SCNu64, shard_i, &n) == 2 && n > 0 && *shard_i < n &&
               n <= (1u << 20);
     if (!ok) jm_bad(j, path, props != NULL ? xmlGetLineNo(props) : 1, 1, "no shard property I/N: not a swarm shard's report");
-    for (int i = 0; i < 3 && ok; i++) {
+    for (int i = 0; i < 4 && ok; i++) {
         ok = got[i] != NULL && (want[i] == NULL || strcmp(got[i], want[i]) == 0);
         if (!ok) {
             char what[160];
@@ -106,13 +106,13 @@ static bool take_props(cli_jmerge *j, const char *path, xmlNodePtr props, uint64
     }
     if (ok && j->shard_n != 0 && n != j->shard_n) ok = jm_bad(j, path, xmlGetLineNo(props), 1, "a shard of another N");
     if (ok && j->seeds == NULL) {
-        j->seeds = got[0], j->faults = got[1], j->bug = got[2], got[0] = got[1] = got[2] = NULL;
+        j->seeds = got[0], j->faults = got[1], j->bug = got[2], j->pct = got[3], got[0] = got[1] = got[2] = got[3] = NULL;
         j->shard_n = n;
         j->seen = calloc(n, 1);
         SIM_ASSERT(j->seen != NULL);
         j->props = props;
     }
-    for (int i = 0; i < 3; i++) xmlFree(got[i]);
+    for (int i = 0; i < 4; i++) xmlFree(got[i]);
     xmlFree(shard);
     return ok;
 }
@@ -281,6 +281,7 @@ void cli_jmerge_free(cli_jmerge *j) {
     xmlFree(j->seeds);
     xmlFree(j->faults);
     xmlFree(j->bug);
+    xmlFree(j->pct);
     free(j->seen);
     free(j->docs);
     free(j->suites);

@@ -124,7 +124,7 @@ static merge_kind kind_of(const json_t *tally) {
 
 /* The keys that name a campaign: every shard of one must agree on them. */
 static bool same_campaign(const json_t *a, const json_t *b, merge_kind k, const char **key) {
-    static const char *const swarm[] = { "range", "profiles", "target", "bug", "paths", "files", NULL };
+    static const char *const swarm[] = { "range", "profiles", "target", "bug", "pct", "paths", "files", NULL };
     static const char *const explore[] = { "file", "seed", "bug", "points", "faults", "placements", "ties", "depth",
                                            "pairs", "window_ns", "kinds", NULL };
     for (const char *const *x = k == MERGE_SWARM ? swarm : explore; *x != NULL; x++) {

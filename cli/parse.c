@@ -116,6 +116,46 @@ bool cli_parse_faults(const char *prog, const char *text, bool *random_faults) {
     return false;
 }
 
+bool cli_parse_pct(const char *prog, const char *text, cli_pct *o) {
+    char *end = NULL;
+    *o = (cli_pct){ 0 };
+    errno = 0;
+    unsigned long long d = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+    bool ok = d >= 1 && d <= CHOICE_PCT_DEPTH_MAX && errno == 0;
+    if (ok && *end == '/') {
+        const char *k = end + 1;
+        unsigned long long steps = isdigit((unsigned char)k[0]) ? strtoull(k, &end, 10) : 0;
+        ok = steps >= 1 && steps <= 1ull << 40 && errno == 0;
+        o->steps = steps;
+    }
+    if (!ok || *end != '\0') {
+        fprintf(stderr, "%s: --pct '%s': expected DEPTH (1 to %u) or DEPTH/STEPS (STEPS from 1 to 2^40), as in "
+                "--pct 3 or --pct 3/250\n", prog, text, CHOICE_PCT_DEPTH_MAX);
+        return false;
+    }
+    o->depth = (uint32_t)d;
+    return true;
+}
+
+bool cli_apply_pct(const char *prog, scn *s, const cli_pct *o) {
+    if (o->depth == 0) return true;
+    if (s->cfg.tie_at > 0) {
+        fprintf(stderr, "%s: --pct: %s has a schedule tie line (one order of simultaneous events at a time): drop "
+                "one of them\n", prog, s->path);
+        return false;
+    }
+    s->cfg.pct_depth = o->depth;
+    s->cfg.pct_steps = o->steps;
+    return true;
+}
+
+const char *cli_pct_words(const cli_pct *o, char *buf, size_t n) {
+    if (o->depth == 0) snprintf(buf, n, "%s", "");
+    else if (o->steps == 0) snprintf(buf, n, " --pct %u", o->depth);
+    else snprintf(buf, n, " --pct %u/%" PRIu64, o->depth, o->steps);
+    return buf;
+}
+
 bool cli_parse_bug(const char *prog, const char *text, pipe_bug *bug) {
     for (pipe_bug b = PIPE_BUG_NO_ALIGNMENT; b < PIPE_BUG_COUNT; b++) {
         if (strcmp(text, pipe_bug_name(b)) == 0) {

@@ -124,6 +124,16 @@ static void summary_backpressure(FILE *out, const pipeline *p) {
     if (below != SIM_TIME_NS_MAX) fputc('\n', out);
 }
 
+/* What PCT did, and what it promises (sim/choice.h). */
+static void pct_summary(FILE *out, const choice_pct *c) {
+    fprintf(out, "  schedule: PCT depth %u over %" PRIu64 " order decisions (schedule pct depth %u steps %" PRIu64
+            "): the run took %" PRIu64 " decisions among simultaneous events, %u destinations ready at them, %u of %u "
+            "change points reached; a run finds a bug that %u ordering constraints among the first %" PRIu64
+            " decisions' events show with probability at least 1/(%u x %" PRIu64 "^%u) = %.3g\n", c->depth, c->steps,
+            c->depth, c->steps, c->seen, c->met, c->changed, c->depth - 1, c->depth, c->steps, c->met, c->steps,
+            c->depth - 1, choice_pct_bound(c));
+}
+
 /* The run's summary lines (checkpoints, durations, state, records). */
 static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats *st, pipe_status status,
                     const cli_story *story) {
@@ -140,6 +150,7 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
                 "went first instead of the first in push order (schedule tie %" PRIu64 " pick %u)\n", s->cfg.tie_at,
                 pipe_tie_decisions(p), s->cfg.tie_pick + 1, s->cfg.tie_at, s->cfg.tie_pick);
     }
+    if (pipe_pct(p) != NULL) pct_summary(out, pipe_pct(p));
     fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
             " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt",
             st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
@@ -456,6 +467,30 @@ uint32_t cli_random_faults(scn *s) {
     return scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
 }
 
+bool cli_pct_resolve(const scn *s, pipe_cfg *cfg, char *err, size_t err_bytes) {
+    if (cfg->pct_depth == 0 || cfg->pct_steps > 0) return true;
+    pipe_cfg *c = malloc(sizeof *c);
+    scn_armed *arm = malloc(sizeof *arm);
+    pipeline *p = NULL;
+    if (c != NULL && arm != NULL) {
+        *c = *cfg;
+        c->pct_depth = 0;
+        c->tie_at = UINT64_MAX;                   /* the decisions are counted, none deviates */
+        p = pipe_create(c, err, err_bytes);
+    } else {
+        snprintf(err, err_bytes, "out of memory");
+    }
+    if (p != NULL) {
+        scn_arm_faults(s, p, arm, NULL, NULL);
+        pipe_run(p);
+        cfg->pct_steps = pipe_tie_decisions(p) > 0 ? pipe_tie_decisions(p) : 1;
+        pipe_destroy(p);
+    }
+    free(c);
+    free(arm);
+    return p != NULL;
+}
+
 /* What the run prints (summary, violations, expectations, faults that
  * never fired) to out; with `kept`, into a malloc'd copy too (the run
  * viewer shows it; NULL when memory was short). */
@@ -504,6 +539,11 @@ static void outcome_fill(cli_outcome *o, const scn *s, pipeline *p, const check_
     o->restarts = o->stats.restarts;
     o->report = *r;
     memcpy(o->reach, pipe_reached(p), sizeof o->reach);
+    const choice_pct *pct = pipe_pct(p);
+    if (pct != NULL) {
+        o->pct = (cli_pct_seen){ .depth = pct->depth, .met = pct->met, .changed = pct->changed, .steps = pct->steps,
+                                 .decisions = pct->seen, .bound = choice_pct_bound(pct) };
+    }
     for (uint32_t i = 0; i < s->expects_count; i++) {   /* what expect lines about one task or checkpoint compare */
         const scn_expect *e = &s->expects[i];
         if (e->kind == SCN_EXPECT_BACKPRESSURE) {
@@ -532,7 +572,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
         return CLI_USAGE;
     }
     if (random_faults) o->random_faults = cli_random_faults(s);
-    pipeline *p = pipe_create(&s->cfg, err, sizeof err);
+    pipeline *p = cli_pct_resolve(s, &s->cfg, err, sizeof err) ? pipe_create(&s->cfg, err, sizeof err) : NULL;
     check_set *cs = p != NULL ? check_create(p, &(check_cfg){ .liveness_ns = scn_liveness_ns(s) }, err, sizeof err) : NULL;
     rpt_recorder *rec = malloc(sizeof *rec);     /* --trace, --dot, the --html page's checkpoint pictures (heap: large) */
     svg_recorder *pic = NULL;                    /* --svg, --html */
@@ -584,15 +624,16 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
 
 static void run_usage(FILE *f, bool replay) {
     if (replay) {
-        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random] [--bug NAME] [--log FILE]\n"
+        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random] [--bug NAME] [--pct D[/K]]\n"
+                   "                    [--log FILE]\n"
                    "\n"
                    "Re-runs one seed of a scenario (as a failing swarm seed reported it) and,\n"
                    "with --hash, checks that the run's trace hash is H: the same run, event\n"
                    "for event. Exit 1 when the hash differs or an expectation fails.\n");
         return;
     }
-    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--json] [--log FILE]\n"
-               "                 [--trace FILE] [--dot FILE [--dot-checkpoint N]] [--coverage FILE]\n"
+    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--pct D[/K]] [--json]\n"
+               "                 [--log FILE] [--trace FILE] [--dot FILE [--dot-checkpoint N]] [--coverage FILE]\n"
                "                 [--svg FILE] [--html FILE] [--from T] [--to T] [--tasks PATTERN]\n"
                "\n"
                "Runs the scenario FILE (see scenarios/README.md), prints a summary of the\n"
@@ -605,6 +646,10 @@ static void run_usage(FILE *f, bool replay) {
                "  --faults random  adds the fault profile swarm draws for the seed\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list):\n"
                "                   the checks must catch it\n"
+               "  --pct D[/K]      orders simultaneous events by PCT of depth D (d - 1 priority\n"
+               "                   change points among K order decisions; without K, as many\n"
+               "                   as the run takes in the default order, counted by running\n"
+               "                   it first); the seed draws the priorities (docs/EXPLORATION.md)\n"
                "  --json           prints one JSON line instead of the summary (the faults,\n"
                "                   failures and restarts too)\n"
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
@@ -705,6 +750,11 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
            (double)st->sync_ns_sum / (double)ks / 1e6, (double)st->async_ns_sum / (double)k / 1e6,
            st->bytes_written, st->files_created, st->files_shared, st->cs_bytes, st->unaligned_triggers,
            st->visible_records, st->overwrites, latency, o->random_faults, pipe_bug_name(bug), o->trace_hash);
+    if (o->pct.depth > 0) {
+        printf(",\"pct\":{\"depth\":%u,\"steps\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"destinations\":%u"
+               ",\"changes_reached\":%u,\"bound\":%.6g}", o->pct.depth, o->pct.steps, o->pct.decisions, o->pct.met,
+               o->pct.changed, o->pct.bound);
+    }
     cli_story_json(stdout, s, &o->story);
     fputc(',', stdout);
     cli_failures_json(stdout, &o->failures);
@@ -715,6 +765,7 @@ typedef struct run_opts {
     uint64_t    seed, hash;
     bool        seed_given, hash_given, random_faults, json;
     pipe_bug    bug;
+    cli_pct     pct;                  /* --pct */
     const char *paths[RUN_OUTPUTS];   /* --log, --trace, --dot, --coverage, --svg, --html */
     uint64_t    dot_ckpt;             /* --dot-checkpoint: draw that one alone (0: the first that fit) */
     const char *tasks;                /* --tasks PATTERN, or NULL */
@@ -759,7 +810,7 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
         { "dot-checkpoint", required_argument, NULL, 'D' },
         { "svg", required_argument, NULL, 'S' },    { "html", required_argument, NULL, 'W' },
         { "from", required_argument, NULL, 'F' },   { "to", required_argument, NULL, 'T' },
-        { "tasks", required_argument, NULL, 'K' },
+        { "tasks", required_argument, NULL, 'K' },   { "pct", required_argument, NULL, 'P' },
         { NULL, 0, NULL, 0 },
     };
     *x = (run_opts){ .bug = PIPE_BUG_NONE };
@@ -778,6 +829,7 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
             break;
         case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
+        case 'P': if (!cli_parse_pct(prog, optarg, &x->pct)) return CLI_USAGE; break;
         case 'l': x->paths[0] = optarg; break;
         case 't': x->paths[1] = optarg; break;
         case 'd': x->paths[2] = optarg; break;
@@ -817,11 +869,12 @@ static bool hash_as_recorded(const char *path, const run_opts *x, uint64_t got) 
         printf("  replay: trace hash %016" PRIx64 " as recorded\n", x->hash);
         return true;
     }
-    printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s); the hash"
-           " is of the file, --seed, --faults random and --bug: give the ones the recorded run had (swarm"
+    char pct[64];
+    printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s%s); the hash"
+           " is of the file, --seed, --faults random, --bug and --pct: give the ones the recorded run had (swarm"
            " prints its replay command), with the same build\n", path, got, x->hash,
            x->random_faults ? " with --faults random" : " without --faults random", x->bug ? ", --bug " : ", no --bug",
-           x->bug ? pipe_bug_name(x->bug) : "");
+           x->bug ? pipe_bug_name(x->bug) : "", x->pct.depth > 0 ? cli_pct_words(&x->pct, pct, sizeof pct) : ", no --pct");
     return false;
 }
 
@@ -838,6 +891,10 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     }
     x.views.show_given = x.tasks != NULL;
     s->cfg.bug = x.bug;
+    if (!cli_apply_pct(prog, s, &x.pct)) {
+        free(s);
+        return CLI_USAGE;
+    }
     /* The outcome and the outputs' names are tens of KiB: on the heap, so a
      * small stack (ulimit -s 64) runs as well. */
     run_outputs *w = malloc(sizeof *w);

@@ -37,6 +37,7 @@ typedef struct shrink_opts {
     uint64_t    seed;
     bool        random_faults;
     pipe_bug    bug;              /* --bug: a deliberately wrong protocol to shrink a catch of */
+    cli_pct     pct;              /* --pct */
     const char *out;
 } shrink_opts;
 
@@ -179,7 +180,7 @@ static bool pass(shrinker *k, scn *cur) {
 }
 
 static void shrink_usage(FILE *f) {
-    fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [--bug NAME] [-o FILE]\n"
+    fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [--bug NAME] [--pct D[/K]] [-o FILE]\n"
                "\n"
                "For a seed whose run fails (an expect line, an invariant), removes faults,\n"
                "shortens them, moves them later, shrinks the input and the parallelism while\n"
@@ -190,6 +191,8 @@ static void shrink_usage(FILE *f) {
                "`optional`, the others are dropped.\n"
                "  --bug NAME      shrink a run of a deliberately wrong protocol (absim bugs\n"
                "                  --list) that the checks caught; run the result with --bug\n"
+               "  --pct D[/K]     shrink a run ordered by PCT (absim run --help); the result\n"
+               "                  has the line schedule pct depth D steps K, K as the run took\n"
                "  -o, --out FILE  where to write the result (default: NAME-seedS.scn in a\n"
                "                  new folder under $TMPDIR or /tmp, named in the last line);\n"
                "                  written to a temporary file first and renamed, so an\n"
@@ -308,7 +311,8 @@ static int parse_opts(const char *prog, int argc, char **argv, shrink_opts *x) {
     static const struct option opts[] = {
         { "seed", required_argument, NULL, 's' }, { "faults", required_argument, NULL, 'f' },
         { "out", required_argument, NULL, 'o' },  { "bug", required_argument, NULL, 'b' },
-        { "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },       { "pct", required_argument, NULL, 'P' },
+        { NULL, 0, NULL, 0 },
     };
     *x = (shrink_opts){ .bug = PIPE_BUG_NONE };
     bool seed_given = false;
@@ -323,6 +327,7 @@ static int parse_opts(const char *prog, int argc, char **argv, shrink_opts *x) {
             break;
         case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
+        case 'P': if (!cli_parse_pct(prog, optarg, &x->pct)) return CLI_USAGE; break;
         case 'o': x->out = optarg; break;
         case 'h': shrink_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -385,7 +390,13 @@ int cli_shrink(int argc, char **argv) {
         return s == NULL ? CLI_USAGE : CLI_FAIL;
     }
     s->cfg.bug = x.bug;
+    if (!cli_apply_pct(prog, s, &x.pct)) {
+        free(s);
+        free(o);
+        return CLI_USAGE;
+    }
     rc = check_original(prog, s, x.seed, cli_run_scenario(s, x.random_faults, NULL, NULL, NULL, NULL, 0, NULL, o), o);
+    if (o->pct.depth > 0) s->cfg.pct_steps = o->pct.steps;   /* PCT's steps as the run took them: the same run as the shrinking's faults go */
     char def[800], tmp[900];                         /* random faults land in s's script */
     if (rc < 0 && out == NULL) {
         if (!default_out(prog, s->path, x.seed, def, sizeof def)) rc = CLI_FAIL;

@@ -42,6 +42,7 @@ typedef struct swarm_opts {
     bool        random_faults, guided, json, quiet;
     uint64_t    target;               /* --faults guided: runs a point must reach before it stops being rare */
     pipe_bug    bug;
+    cli_pct     pct;                  /* --pct */
     const char *junit_path;
     const char *coverage_path;
 } swarm_opts;
@@ -58,8 +59,8 @@ typedef struct swarm_ctx {
     uint64_t  next;                   /* the next task to start */
     cli_junit *junit;                 /* --junit */
     const char *suites[SWARM_FILES_MAX];   /* the report's testsuites: the files' paths */
-    const char *props[10];            /* the report's properties: the campaign's options */
-    char      seeds_text[48], shard_text[48], jobs_text[24];
+    const char *props[12];            /* the report's properties: the campaign's options */
+    char      seeds_text[48], shard_text[48], jobs_text[24], pct_text[40];   /* pct_text: "3", "3/250" or "none" */
     bool      tty;
     uint64_t  done, passed, nfailed, died, kept;
     failed   *fails;                  /* the SWARM_FAILS_KEPT failing runs first in the listing */
@@ -80,7 +81,8 @@ typedef struct swarm_ctx {
 
 static void swarm_usage(FILE *f) {
     fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random|guided]\n"
-               "                   [--target N] [--bug NAME] [--json] [--quiet] [--progress S]\n"
+               "                   [--target N] [--bug NAME] [--pct D[/K]] [--json] [--quiet]\n"
+               "                   [--progress S]"
                "                   [--junit FILE] [--coverage FILE]\n"
                "\n"
                "Runs each scenario with every seed from A to B (inclusive), each run in a\n"
@@ -104,7 +106,9 @@ static void swarm_usage(FILE *f) {
                "  --coverage FILE  write every protocol reach point's count over all runs\n"
                "                as one JSON object (absim coverage lists them), and print\n"
                "                the points no run reached and those fewer than --target did\n"
-               "  --bug NAME    a deliberately wrong protocol (see absim run --help): it must fail\n");
+               "  --bug NAME    a deliberately wrong protocol (see absim run --help): it must fail\n"
+               "  --pct D[/K]   every run orders simultaneous events by PCT of depth D, its\n"
+               "                seed drawing the priorities and change points (absim run --help)\n");
 }
 
 static bool parse_range(const char *prog, const char *text, uint64_t *a, uint64_t *b) {
@@ -139,6 +143,7 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
         { "coverage", required_argument, NULL, 'C' }, { "json", no_argument, NULL, 'o' },
         { "quiet", no_argument, NULL, 'q' },       { "progress", required_argument, NULL, 'p' },
         { "target", required_argument, NULL, 'T' }, { "help", no_argument, NULL, 'h' },
+        { "pct", required_argument, NULL, 'P' },
         { NULL, 0, NULL, 0 },
     };
     *o = (swarm_opts){ .shard_n = 1, .bug = PIPE_BUG_NONE, .progress_s = 3, .target = 100 };
@@ -164,6 +169,7 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
             break;
         case 'T': if (!cli_parse_u64(prog, "--target", optarg, 1, 1u << 30, &o->target)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
+        case 'P': if (!cli_parse_pct(prog, optarg, &o->pct)) return CLI_USAGE; break;
         case 'J': o->junit_path = optarg; break;
         case 'C': o->coverage_path = optarg; break;
         case 'o': o->json = true; break;
@@ -236,9 +242,10 @@ static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *
     (void)cli_shell_word(w->files[task % w->nfiles].path, path, sizeof path);
     uint64_t seed = task_seed(w, task);
     const char *self = cli_self();
-    char opts[96];
-    snprintf(opts, sizeof opts, "%s%s%s", w->opt->random_faults ? " --faults random" : "",
-             w->opt->bug ? " --bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "");
+    char opts[160], pct[48];
+    snprintf(opts, sizeof opts, "%s%s%s%s", w->opt->random_faults ? " --faults random" : "",
+             w->opt->bug ? " --bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "",
+             cli_pct_words(&w->opt->pct, pct, sizeof pct));
     if (r->died || r->rc == CLI_USAGE) {          /* no trace hash to check: running it again shows what happened */
         snprintf(cmd[0], 1024, "%s run %s --seed %" PRIu64 "%s", self, path, seed, opts);
     } else {
@@ -452,9 +459,10 @@ static void print_tally(const swarm_ctx *w, double wall, bool ran) {
     printf("{\"tally\":true,\"passed\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"died\":%" PRIu64 ",\"runs\":%" PRIu64
            ",\"unrun\":%" PRIu64 ",\"listed\":%" PRIu64 ",\"seeds\":%" PRIu64 ",\"files\":%u,\"seconds\":%.3f"
            ",\"runs_per_s\":%.1f,\"jobs\":%" PRIu64 ",\"range\":\"%" PRIu64 "..%" PRIu64 "\",\"shard\":\"%" PRIu64 "/%" PRIu64
-           "\",\"profiles\":\"%s\",\"target\":%" PRIu64 ",\"bug\":\"%s\",\"paths\":[", w->passed, w->nfailed, w->died, w->done, unrun, w->kept,
-           w->seeds, w->nfiles, wall, rate, o->jobs, o->seed_a, o->seed_b, o->shard_i, o->shard_n,
-           o->guided ? "guided" : o->random_faults ? "random" : "scripted", o->target, o->bug ? pipe_bug_name(o->bug) : "none");
+           "\",\"profiles\":\"%s\",\"target\":%" PRIu64 ",\"bug\":\"%s\",\"pct\":\"%s\",\"paths\":[", w->passed, w->nfailed,
+           w->died, w->done, unrun, w->kept, w->seeds, w->nfiles, wall, rate, o->jobs, o->seed_a, o->seed_b, o->shard_i,
+           o->shard_n, o->guided ? "guided" : o->random_faults ? "random" : "scripted", o->target,
+           o->bug ? pipe_bug_name(o->bug) : "none", w->pct_text);
     for (uint32_t i = 0; i < w->nfiles; i++) {   /* the campaign's files: shards of one campaign name the same */
         if (i > 0) putchar(',');
         cli_json_string(stdout, w->files[i].path);
@@ -489,16 +497,21 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
             fprintf(stderr, "%s\n", err);
             return false;
         }
+        if (!cli_apply_pct(prog, &w->files[i], &o->pct)) return false;
     }
     if (!cli_out_open(prog, "--coverage", o->coverage_path, &w->cov)) return false;
     for (uint32_t i = 0; i < w->nfiles; i++) w->suites[i] = w->files[i].path;
     snprintf(w->seeds_text, sizeof w->seeds_text, "%" PRIu64 "..%" PRIu64, o->seed_a, o->seed_b);
     snprintf(w->shard_text, sizeof w->shard_text, "%" PRIu64 "/%" PRIu64, o->shard_i, o->shard_n);
     snprintf(w->jobs_text, sizeof w->jobs_text, "%" PRIu64, o->jobs);
-    const char *props[10] = { "seeds", w->seeds_text, "shard", w->shard_text, "faults",
-                              o->guided ? "guided" : o->random_faults ? "random" : "scripted", "bug", pipe_bug_name(o->bug), "jobs", w->jobs_text };
+    if (o->pct.depth == 0) snprintf(w->pct_text, sizeof w->pct_text, "none");
+    else if (o->pct.steps == 0) snprintf(w->pct_text, sizeof w->pct_text, "%u", o->pct.depth);
+    else snprintf(w->pct_text, sizeof w->pct_text, "%u/%" PRIu64, o->pct.depth, o->pct.steps);
+    const char *props[12] = { "seeds", w->seeds_text, "shard", w->shard_text, "faults",
+                              o->guided ? "guided" : o->random_faults ? "random" : "scripted", "bug", pipe_bug_name(o->bug),
+                              "pct", w->pct_text, "jobs", w->jobs_text };
     memcpy(w->props, props, sizeof props);
-    if (!cli_junit_open(prog, o->junit_path, w->nfiles, w->suites, w->props, 5, &w->junit)) {
+    if (!cli_junit_open(prog, o->junit_path, w->nfiles, w->suites, w->props, 6, &w->junit)) {
         cli_out_abandon(&w->cov);
         return false;
     }

@@ -93,7 +93,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
     [PIPE_BUG_NO_FENCING] = { PIPE_BUG_NO_FENCING, "no-fencing",
         "output of an old attempt (a zombie, or data sent before a restart) counts again",
         "tasks consume data buffers of other attempts and the coordinator takes their messages",
-        "I2", "scenarios/swarm/zombie-data.scn", 2 },
+        "I2", "scenarios/swarm/zombie-data.scn", 2, "I5" },   /* I5: a report of another attempt taken */
     [PIPE_BUG_ACK_BEFORE_CS] = { PIPE_BUG_ACK_BEFORE_CS, "ack-before-channel-state",
         "a checkpoint completes without the in-flight records it overtook",
         "a task acknowledges before its channel-state write ended, so the ack names no channel state",

@@ -62,6 +62,7 @@ typedef struct pipe_bug_info {
     const char *catches;              /* the invariant that must catch it ("I2") */
     const char *scenario;             /* a pinned scenario file ... */
     uint64_t    seed;                 /* ... and seed, with --faults random, that shows it */
+    const char *also;                 /* a bug of two halves: the invariant that catches the other, or NULL */
 } pipe_bug_info;
 
 /* Entry b (PIPE_BUG_NO_ALIGNMENT <= b < PIPE_BUG_COUNT). */

@@ -4,6 +4,7 @@
 #include "cfg.h"
 #include "proto.h"                 /* SNAP_CHAIN_MAX, PROTO_OFFSETS_MAX */
 #include "flow/window.h"
+#include "../sim/choice.h"        /* CHOICE_PCT_DEPTH_MAX */
 
 #include <stdio.h>
 #include <string.h>
@@ -333,6 +334,8 @@ const char *cfg_check(const pipe_cfg *c, char *err, size_t n) {
             BAD("retained checkpoints out of range [1, %u]", PIPE_RETAINED_MAX);
     }
     if (c->ckpt.mode < PIPE_ALIGNED || c->ckpt.mode > PIPE_UNALIGNED) BAD("unknown checkpoint mode");
+    if (c->pct_depth > CHOICE_PCT_DEPTH_MAX) BAD("pct depth %u out of range [1, %u]", c->pct_depth, CHOICE_PCT_DEPTH_MAX);
+    if (c->pct_depth > 0 && c->tie_at > 0) BAD("schedule pct and schedule tie: one order of simultaneous events at a time");
     if (c->ckpt.alignment_timeout_ns > 0 && c->ckpt.mode != PIPE_ALIGNED)
         BAD("an alignment timeout needs aligned checkpoints");
     if (c->ckpt.mode == PIPE_UNALIGNED && c->ckpt.max_concurrent > 1)

@@ -162,6 +162,14 @@ typedef struct pipe_cfg {
      * pick K`; absim explore --ties lists every such deviation). */
     uint64_t         tie_at;
     uint32_t         tie_pick;
+    /* Or PCT (sim/choice.h, choice_pct) orders them: pct_depth d >= 1
+     * (0: off) with d - 1 priority change points among pct_steps order
+     * decisions (`schedule pct depth D [steps K]`). The run's seed draws
+     * the priorities. pipe_create needs pct_steps: a file that leaves
+     * them out gets, from cli_pct_resolve, as many as the same run takes
+     * in the default order, its faults armed. */
+    uint32_t         pct_depth;
+    uint64_t         pct_steps;
 } pipe_cfg;
 
 /* The parallelism vertex v runs at from time t on: the last rescale of

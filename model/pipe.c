@@ -252,6 +252,10 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
 }
 
 pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
+    if (cfg->pct_depth > 0 && cfg->pct_steps == 0) {   /* what the run takes depends on the caller's faults */
+        snprintf(err, err_bytes, "schedule pct without its steps: count the run's order decisions first (cli_pct_resolve)");
+        return NULL;
+    }
     plan *pl = malloc(sizeof *pl);
     if (pl == NULL) {
         snprintf(err, err_bytes, "out of memory");
@@ -272,6 +276,10 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
     if (cfg->tie_at > 0) {                        /* the order of simultaneous events, but for one decision */
         p->tie = (choice_deviation){ .at = cfg->tie_at, .pick = cfg->tie_pick };
         choice_deviate(run, &p->tie);
+    }
+    if (cfg->pct_depth > 0) {
+        uint64_t *prio = sim_alloc(run, sizeof(uint64_t) * ((size_t)run->cfg.actors_max + 1), 8);
+        choice_pct_install(run, &p->pct, cfg->pct_depth, cfg->pct_steps, prio);
     }
 done:
     plan_free(pl);
@@ -311,4 +319,6 @@ sim_run *pipe_sim(pipeline *p) { return p->w.run; }
 
 bool pipe_tie_applied(const pipeline *p) { return p->w.cfg.tie_at == 0 || p->tie.applied; }
 
-uint64_t pipe_tie_decisions(const pipeline *p) { return p->tie.seen; }
+uint64_t pipe_tie_decisions(const pipeline *p) { return p->w.cfg.pct_depth > 0 ? p->pct.seen : p->tie.seen; }
+
+const choice_pct *pipe_pct(const pipeline *p) { return p->w.cfg.pct_depth > 0 ? &p->pct : NULL; }

@@ -73,6 +73,7 @@
 #include "reach.h"
 #include "stats.h"
 #include "view.h"
+#include "../sim/choice.h"
 
 /* NULL and a message in err when the configuration is invalid (or memory
  * is short): user input never asserts. */
@@ -98,5 +99,9 @@ sim_run          *pipe_sim(pipeline *p);
  * decision came, with more destinations ready than its pick. */
 bool              pipe_tie_applied(const pipeline *p);
 uint64_t          pipe_tie_decisions(const pipeline *p);   /* ... and the decisions among simultaneous events so far */
+/* cfg.pct_depth > 0: PCT's state (its steps as the run took them, the
+ * decisions so far, the destinations met, the change points reached);
+ * NULL otherwise. */
+const choice_pct *pipe_pct(const pipeline *p);
 
 #endif

@@ -16,6 +16,7 @@ struct pipeline {
     tm_side          tm;
     jm_side          jm;
     choice_deviation tie;             /* cfg.tie_at > 0: the one decision among simultaneous events that deviates */
+    choice_pct       pct;             /* cfg.pct_depth > 0: PCT orders them */
 };
 
 static inline pipeline *pipe_of_world(pipe_world *w) {

@@ -195,7 +195,8 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
                         + (uint64_t)parts * 24            /* where each partition's reader is, for the reports */
                         + zipf * 16                       /* the Zipf tables and their guides */
                         + rescaled_sources_bytes(pl, cfg)
-                        + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20);
+                        + PIPE_HISTORY_MAX * sizeof(pipe_ckpt_rec) + (1u << 20)
+                        + (cfg->pct_depth > 0 ? (uint64_t)(pl->insts + 2) * 8 : 0);   /* PCT's priorities, by actor */
 }
 
 /* The kernel's sizes, from the plan's counts. */
@@ -211,7 +212,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096 + SIM_PAUSED_RPC_MAX;   /* RPCs for paused actors wait, up to a bound */
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
-    sc->order_ties = cfg->tie_at > 0;             /* a deviation from the default order: simultaneous events meet the choice point */
+    sc->order_ties = cfg->tie_at > 0 || cfg->pct_depth > 0;   /* simultaneous events meet the choice point */
     /* Payloads in flight: a task's ACKs (one per checkpoint; at most
      * max-concurrent are pending, and late ones of aborted checkpoints
      * are few) and its FINISHED, repeated every 50 RPC latencies. Twice

@@ -596,10 +596,32 @@ static bool st_vary(pctx *c) {
 }
 
 /* `schedule tie N pick K`: the N-th decision among simultaneous events
- * lets the K-th ready destination go first (model/cfg.h, tie_at). */
+ * lets the K-th ready destination go first (model/cfg.h, tie_at).
+ * `schedule pct depth D [steps K]`: PCT orders them (model/cfg.h,
+ * pct_depth). One schedule line per file. */
 static bool st_schedule(pctx *c) {
+    static const char *const kinds[] = { "tie", "pct", NULL };
+    uint32_t col = c->t[c->i - 1].col;
+    if (c->s->cfg.tie_at > 0 || c->s->cfg.pct_depth > 0)
+        return lex_fail_at(c, col, "a second schedule line: one order of simultaneous events per file");
+    const tok *w = lex_next(c, "tie or pct");
+    if (w == NULL) return false;
+    if (lex_is(w, "pct")) {
+        uint64_t depth, steps = 0;
+        if (!lex_expect_word(c, "depth")) return false;
+        const tok *d = lex_next(c, "PCT's depth, the bug depth it aims at (1 to 8)");
+        if (d == NULL || !lex_count(c, d, 1, CHOICE_PCT_DEPTH_MAX, &depth)) return false;
+        if (lex_more(c)) {
+            if (!lex_expect_word(c, "steps")) return false;
+            const tok *k = lex_next(c, "the order decisions the change points are drawn among, from 1");
+            if (k == NULL || !lex_count(c, k, 1, 1ull << 40, &steps)) return false;
+        }
+        c->s->cfg.pct_depth = (uint32_t)depth;
+        c->s->cfg.pct_steps = steps;
+        return true;
+    }
+    if (!lex_is(w, "tie")) return lex_unknown(c, w, "schedule", kinds);
     uint64_t at, pick;
-    if (!lex_expect_word(c, "tie")) return false;
     const tok *n = lex_next(c, "the decision's number, from 1");
     if (n == NULL || !lex_count(c, n, 1, 1ull << 40, &at)) return false;
     if (!lex_expect_word(c, "pick")) return false;

@@ -124,6 +124,11 @@ void scn_write(const scn *s, FILE *f) {
     }
     write_settings(s, f);
     if (s->cfg.tie_at > 0) fprintf(f, "schedule tie %" PRIu64 " pick %u\n", s->cfg.tie_at, s->cfg.tie_pick);
+    if (s->cfg.pct_depth > 0) {
+        fprintf(f, "schedule pct depth %u", s->cfg.pct_depth);
+        if (s->cfg.pct_steps > 0) fprintf(f, " steps %" PRIu64, s->cfg.pct_steps);
+        fprintf(f, "\n");
+    }
     if (s->vary != 0) {
         fprintf(f, "vary%s%s%s\n", s->vary & SCN_VARY_CHECKPOINT ? " checkpoint" : "",
                 s->vary & SCN_VARY_RESTART ? " restart" : "", s->vary & SCN_VARY_NETWORK ? " network" : "");

@@ -16,6 +16,8 @@
  *   exhaustive search): they only have to fill in sim_chooser.
  * - A deviation (below) orders simultaneous events as they were pushed,
  *   but for one decision: the unit of absim explore's tie orders.
+ * - PCT (below) orders simultaneous events by priorities of their
+ *   destinations, with d - 1 priority change points.
  */
 #ifndef SIM_CHOICE_H
 #define SIM_CHOICE_H
@@ -60,6 +62,53 @@ typedef struct choice_deviation {
 } choice_deviation;
 
 void choice_deviate(sim_run *run, choice_deviation *d);   /* installs it; the run needs cfg.order_ties */
+
+/* PCT, probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi
+ * and Nagarakatte, "A Randomized Scheduler with Probabilistic Guarantees
+ * of Finding Bugs", ASPLOS 2010), on the order of simultaneous events.
+ * Every destination (an actor, or the kernel) has a priority, drawn the
+ * first time it is ready at a decision: a random 32-bit value above any
+ * change point's, distinct by destination. At each decision of kind
+ * SIM_CHOICE_ORDER the ready destination of highest priority goes first.
+ * Before the first decision d - 1 change points are drawn, distinct,
+ * uniformly among decisions 1..steps (with replacement when steps < d -
+ * 1); change point i (1-based) falls at decision change_at[i - 1], where
+ * the ready destination of highest priority drops to priority i, below
+ * every drawn one and below what change points i + 1.. set, before the
+ * pick: from then on it goes after every destination ready with it
+ * whose priority is higher.
+ * Every draw comes from the stream of the order decisions (the kernel's,
+ * sim/run.h); decisions of other kinds draw from the caller's stream as
+ * the default choice point does.
+ *
+ * The guarantee (the paper's Theorem 9, with its threads as destinations
+ * and its steps as order decisions): when some order of the run's
+ * simultaneous events shows a bug, and d ordering constraints among the
+ * events of its first `steps` decisions (the bug's depth) suffice, one
+ * run finds it with probability at least 1 / (n * steps^(d - 1)), n the
+ * destinations that were ever ready at a decision. Events at
+ * different times keep their time order: PCT orders what ties, the
+ * seeds' delays decide what ties. */
+#define CHOICE_PCT_DEPTH_MAX 8u
+
+typedef struct choice_pct {
+    uint32_t  depth;                  /* d >= 1 */
+    uint64_t  steps;                  /* k >= 1: the decisions the change points are drawn among */
+    uint64_t *prio;                   /* by destination (slots - 1: the kernel), 0: not drawn yet; the caller's */
+    uint32_t  slots;                  /* the run's actors_max + 1 */
+    uint64_t  change_at[CHOICE_PCT_DEPTH_MAX - 1];
+    uint64_t  seen;                   /* order decisions so far */
+    uint32_t  met;                    /* destinations ready at some decision so far (n) */
+    uint32_t  changed;                /* change points the run reached */
+    bool      drawn;                  /* change points drawn (at the first decision) */
+} choice_pct;
+
+/* Installs PCT of depth d over `steps` decisions; prio has room for
+ * actors_max + 1 priorities (zeroed here). The run needs cfg.order_ties. */
+void choice_pct_install(sim_run *run, choice_pct *p, uint32_t depth, uint64_t steps, uint64_t *prio);
+/* The guarantee's probability, 1 / (n * steps^(d - 1)), for the
+ * destinations met so far (0 before any decision). */
+double choice_pct_bound(const choice_pct *p);
 
 void choice_log_init(choice_log *log, choice_entry *entries, uint64_t capacity);
 void choice_record(sim_run *run, choice_log *log);   /* installs the recorder */

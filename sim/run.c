@@ -71,7 +71,7 @@ static size_t kernel_bytes(const sim_cfg *c) {
          + (size_t)c->devs_max * sizeof(sim_dev)
          + (size_t)c->faults_max * (sizeof(sim_fault) + sizeof(uint32_t))
          + evq_bytes(c->events_pending_max)
-         + (c->order_ties ? (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint64_t)) : 0)
+         + (c->order_ties ? (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint64_t) + 2 * sizeof(uint32_t)) : 0)
          + (size_t)c->payloads_max * (slot_bytes(c) + sizeof(uint32_t));
 }
 
@@ -112,6 +112,8 @@ sim_run *sim_run_create(const sim_cfg *cfg) {
     if (cfg->order_ties) {
         run->ties = ARENA_NEW(ar, sim_event, cfg->events_pending_max);
         run->ties_seq = ARENA_NEW(ar, uint64_t, cfg->events_pending_max);
+        run->ties_first = ARENA_NEW(ar, uint32_t, cfg->events_pending_max);
+        run->ready_dst = ARENA_NEW(ar, uint32_t, cfg->events_pending_max);
     }
     if (cfg->payloads_max > 0) {
         SIM_ASSERT(cfg->payload_bytes > 0);
@@ -303,6 +305,11 @@ uint32_t sim_choose_slow(sim_run *run, rng *stream, sim_choice_kind kind, uint32
     uint32_t v = run->chooser.choose(run->chooser.ctx, run, stream, kind, n);
     SIM_ASSERT(n == 0 || v < n);
     return v;
+}
+
+const uint32_t *sim_ready_dsts(const sim_run *run, uint32_t *n) {
+    *n = run->ready_count;
+    return run->ready_count > 0 ? run->ready_dst : NULL;
 }
 
 void sim_stop(sim_run *run) {
@@ -522,21 +529,19 @@ static void order_ties(sim_run *run, sim_time_ns at_ns, sim_event *ev) {
         evq_pop(&run->events, &t, &ready[n]);
         seqs[n++] = run->events.last_seq;
     }
-    uint32_t eligible = 0, pick_rank, pick = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t eligible = 0;
+    for (uint32_t i = 0; i < n; i++) {   /* the first event of each destination, in push order */
         bool first = true;
-        for (uint32_t j = 0; j < i && first; j++) first = ready[j].dst != ready[i].dst;
-        eligible += first;
-    }
-    pick_rank = eligible > 1 ? sim_choose(run, &run->kernel_rng, SIM_CHOICE_ORDER, eligible) : 0;
-    for (uint32_t i = 0, rank = 0; i < n; i++) {   /* the pick_rank-th eligible event */
-        bool first = true;
-        for (uint32_t j = 0; j < i && first; j++) first = ready[j].dst != ready[i].dst;
-        if (first && rank++ == pick_rank) {
-            pick = i;
-            break;
+        for (uint32_t j = 0; j < eligible && first; j++) first = run->ready_dst[j] != ready[i].dst;
+        if (first) {
+            run->ties_first[eligible] = i;
+            run->ready_dst[eligible++] = ready[i].dst;
         }
     }
+    run->ready_count = eligible;
+    uint32_t pick_rank = eligible > 1 ? sim_choose(run, &run->kernel_rng, SIM_CHOICE_ORDER, eligible) : 0;
+    run->ready_count = 0;
+    uint32_t pick = run->ties_first[pick_rank];
     *ev = ready[pick];
     run->events.last_seq = seqs[pick];   /* as if it had been popped alone: defer() reads it */
     if (pick != 0) run->ties_reordered++;

@@ -253,6 +253,9 @@ struct sim_run {
     rng             kernel_rng;    /* the kernel's own decisions (tie order) */
     sim_event      *ties;          /* order_ties: scratch for ready events */
     uint64_t       *ties_seq;      /* and their queue seqs, to put them back in place */
+    uint32_t       *ties_first;    /* index in ties of each ready destination's first event */
+    uint32_t       *ready_dst;     /* the ready destinations (sim_ready_dsts) */
+    uint32_t        ready_count;   /* > 0 only during a SIM_CHOICE_ORDER decision */
     uint64_t        ties_reordered;
     uint8_t        *payloads;      /* payloads_max slots of payload_bytes: what messages carry */
     uint32_t       *payload_free;  /* free slots, a stack */
@@ -265,6 +268,14 @@ struct sim_run {
 sim_cfg sim_cfg_default(uint64_t seed);
 
 sim_run *sim_run_create(const sim_cfg *cfg);    /* NULL when memory is short */
+
+/* During a SIM_CHOICE_ORDER decision (inside a chooser's choose), the n
+ * destinations that are ready, in push order: value k of the decision
+ * lets ready[k]'s earliest event go first. SIM_KERNEL stands for the
+ * kernel's own events (fault windows). *n is 0, and the result NULL,
+ * outside such a decision. For strategies that order by destination
+ * (PCT, sim/choice.h). */
+const uint32_t *sim_ready_dsts(const sim_run *run, uint32_t *n);
 size_t   sim_run_bytes(const sim_cfg *cfg);     /* the arena sim_run_create takes: kernel + model_bytes */
 
 /* Message payloads: what a message carries beyond its type and two words

@@ -1222,6 +1222,38 @@ check "run: a schedule line that never applied fails the run, as a fault that ne
 check "explain: a schedule line that never applied fails as run does" 1 "schedule tie 500000 pick 1 never applied" \
     "$absim" explain "$bad.ex2.scn"
 rm -f "$bad.ex2.scn"
+# PCT (--pct on run, replay, swarm, shrink, explain; the schedule pct line).
+check "run --pct: PCT orders simultaneous events, its steps counted from the default order's run" 0 \
+    "schedule: PCT depth 3 over 222 order decisions (schedule pct depth 3 steps 222)" "$absim" run $ex --pct 3
+check "run --pct: the run says its probability bound" 0 "with probability at least 1/(" "$absim" run $ex --pct 3
+check "run --pct --json: what PCT did" 0 '"pct":{"depth":3,"steps":222,' "$absim" run $ex --pct 3 --json
+check "run --pct: a depth past 8 is bad input" 2 "--pct '9': expected DEPTH (1 to 8)" "$absim" run $ex --pct 9
+check "run --pct: with a schedule tie line is bad input" 2 "has a schedule tie line" "$absim" run "$bad.ex.scn" --pct 2
+pct_hash=$("$absim" run $ex --pct 3 --seed 5 | sed -n 's/.*trace_hash //p')
+pct_steps=$("$absim" run $ex --pct 3 --seed 5 --json | sed -n 's/.*"pct":{"depth":3,"steps":\([0-9]*\),.*/\1/p')
+check "replay --pct: the same run, event for event" 0 "replay: trace hash $pct_hash as recorded" \
+    "$absim" replay $ex --seed 5 --pct 3 --hash "$pct_hash"
+check "replay without --pct: diverges, and says the hash is of --pct too" 1 \
+    "no --pct); the hash is of the file, --seed, --faults random, --bug and --pct" "$absim" replay $ex --seed 5 --hash "$pct_hash"
+check "run --pct D/K: K as the run counted them gives the same run" 0 "trace_hash $pct_hash" \
+    "$absim" run $ex --seed 5 --pct "3/$pct_steps"
+pct_cmd=$("$absim" swarm $ex --seeds 1..1 --pct 3 --faults random --bug no-rewind --json --quiet 2>/dev/null |
+          sed -n 's/.*"replay":"\([^"]*\)".*/\1/p' | head -1)
+check "swarm --pct: a failing run's replay command names --pct ..." 0 "--pct 3" echo "$pct_cmd"
+check "swarm --pct: ... and runs as printed" 1 "as recorded" sh -c "$pct_cmd"
+check "shrink --pct: a PCT run's catch shrinks" 0 "written to $bad.pct.scn" \
+    "$absim" shrink $ex --seed 1 --faults random --bug no-rewind --pct 3 -o "$bad.pct.scn"
+check "shrink --pct: ... its steps pinned in a schedule pct line" 0 "schedule pct depth 3 steps " cat "$bad.pct.scn"
+check "shrink --pct: ... and the result fails as the run did" 1 "I1 exactly-once state VIOLATED" "$absim" run "$bad.pct.scn" --bug no-rewind
+check "explain --pct: the narration says how simultaneous events are ordered" 0 \
+    "the order of simultaneous events: PCT of depth 2 (schedule pct depth 2 steps 222)" "$absim" explain $ex --pct 2
+check "explore --ties: a PCT file is refused" 2 "orders simultaneous events by PCT (schedule pct)" \
+    "$absim" explore "$bad.pct.scn" --ties
+"$absim" swarm $ex --seeds 1..2 --shard 0/2 --json --quiet > "$bad.m0.json" 2>/dev/null
+"$absim" swarm $ex --seeds 1..2 --shard 1/2 --pct 2 --json --quiet > "$bad.m1.json" 2>/dev/null
+check "merge: a shard of a campaign with another --pct is bad input" 2 'its "pct" differs from the first input' \
+    "$absim" merge "$bad.m0.json" "$bad.m1.json"
+rm -f "$bad.pct.scn" "$bad.m0.json" "$bad.m1.json"
 # explore --depth 2: a second fault at every point the first fault's run
 # reaches after it fired. FLINK-22494 needs two: an ambiguous write of
 # the HA store, then a coordinator failover.

@@ -5,6 +5,7 @@
  * and change the trace hash). */
 #include "harness.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "../sim/choice.h"
@@ -119,12 +120,164 @@ static void test_a_plugged_in_strategy_takes_every_decision(void **state) {
     sim_run_destroy(run);
 }
 
+/* PCT on the starts of four actors: every actor's START is due at time
+ * 0, so the run takes three order decisions (4, 3, then 2 ready). */
+#define PCT_ACTORS 4u
+
+typedef struct start_order {
+    uint32_t who[PCT_ACTORS];
+    uint32_t count;
+} start_order;
+
+static void note_start(sim_run *run, sim_actor *self, const sim_event *ev) {
+    (void)run;
+    start_order *o = self->ctx;
+    if (ev->kind == SIM_EV_START) o->who[o->count++] = self->id;
+}
+
+static void pct_run(uint64_t seed, uint32_t depth, uint64_t steps, start_order *o, choice_pct *p, uint64_t *prio) {
+    sim_cfg c = test_cfg(seed);
+    c.order_ties = true;
+    c.actors_max = PCT_ACTORS;
+    sim_run *run = sim_run_create(&c);
+    assert_non_null(run);
+    uint32_t m = sim_machine_add(run, "m");
+    *o = (start_order){ 0 };
+    for (uint32_t i = 0; i < PCT_ACTORS; i++) sim_actor_add(run, "a", m, note_start, o);
+    choice_pct_install(run, p, depth, steps, prio);
+    sim_run_start(run);
+    sim_run_loop(run);
+    assert_int_equal(o->count, PCT_ACTORS);
+    assert_int_equal(p->seen, PCT_ACTORS - 1);
+    assert_int_equal(p->met, PCT_ACTORS);
+    sim_run_destroy(run);
+}
+
+static void test_pct_lets_the_ready_actor_of_highest_priority_go_first(void **state) {
+    (void)state;
+    uint64_t prio[PCT_ACTORS + 1];
+    choice_pct p;
+    start_order o;
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        pct_run(seed, 1, 1, &o, &p, prio);
+        for (uint32_t i = 1; i < PCT_ACTORS; i++) assert_true(prio[o.who[i - 1]] > prio[o.who[i]]);
+        assert_int_equal(p.changed, 0);
+    }
+}
+
+static void test_a_pct_change_point_sends_its_actor_last(void **state) {
+    (void)state;
+    uint64_t prio[PCT_ACTORS + 1];
+    choice_pct p;
+    start_order o;
+    uint32_t at[4] = { 0 };
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        pct_run(seed, 2, PCT_ACTORS - 1, &o, &p, prio);
+        assert_int_equal(p.changed, 1);
+        assert_true(p.change_at[0] >= 1 && p.change_at[0] <= PCT_ACTORS - 1);
+        at[p.change_at[0]]++;
+        assert_int_equal(prio[o.who[PCT_ACTORS - 1]], 1);    /* the lowered one: after every other */
+        for (uint32_t i = 0; i + 1 < PCT_ACTORS; i++) assert_true(prio[o.who[i]] > 1);
+    }
+    for (uint32_t k = 1; k <= PCT_ACTORS - 1; k++) assert_true(at[k] > 0);   /* every decision can be one */
+}
+
+static void test_pct_is_the_same_run_for_the_same_seed_and_another_for_others(void **state) {
+    (void)state;
+    uint64_t prio[PCT_ACTORS + 1];
+    choice_pct p;
+    start_order a, b;
+    pct_run(7, 3, 3, &a, &p, prio);
+    pct_run(7, 3, 3, &b, &p, prio);
+    assert_memory_equal(a.who, b.who, sizeof a.who);
+    uint32_t firsts[PCT_ACTORS] = { 0 };
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        pct_run(seed, 3, 3, &a, &p, prio);
+        firsts[a.who[0]]++;
+    }
+    for (uint32_t i = 0; i < PCT_ACTORS; i++) assert_true(firsts[i] > 0);   /* not push order */
+}
+
+/* The guarantee, 1 / (n * k^(d - 1)), held to on bugs of depth 1 (actor
+ * 2 starts first: PCT needs its priority the highest) and depth 2 (actor
+ * 2 first and actor 1 last: one more constraint, which a change point
+ * meets). Both bounds are exact here (1/4, 1/12), so over fixed seeds the
+ * counts scatter around them: each must lie within four standard
+ * deviations below the bound's mean (the runs are independent draws). A
+ * strategy that ignored the priorities (push order, or always the same
+ * rank) finds neither: actor 0 would start first every time. */
+static bool at_least_the_bound(uint32_t found, uint32_t runs, double p) {
+    double mean = runs * p, sd = sqrt(runs * p * (1 - p));
+    print_message("pct: %u of %u runs (bound %.0f, sd %.1f)\n", found, runs, mean, sd);
+    return found >= mean - 4 * sd;
+}
+
+static void test_pct_finds_bugs_of_depth_d_as_often_as_its_bound(void **state) {
+    (void)state;
+    uint64_t prio[PCT_ACTORS + 1];
+    choice_pct p;
+    start_order o;
+    const uint32_t runs = 3000;
+    uint32_t d1 = 0, d2 = 0;
+    for (uint64_t seed = 1; seed <= runs; seed++) {
+        pct_run(seed, 1, PCT_ACTORS - 1, &o, &p, prio);
+        d1 += o.who[0] == 2;
+        assert_true(choice_pct_bound(&p) == 1.0 / PCT_ACTORS);
+        pct_run(seed, 2, PCT_ACTORS - 1, &o, &p, prio);
+        d2 += o.who[0] == 2 && o.who[PCT_ACTORS - 1] == 1;
+        assert_true(choice_pct_bound(&p) == 1.0 / (PCT_ACTORS * (PCT_ACTORS - 1)));
+    }
+    assert_true(at_least_the_bound(d1, runs, 1.0 / PCT_ACTORS));
+    assert_true(at_least_the_bound(d2, runs, 1.0 / (PCT_ACTORS * (PCT_ACTORS - 1))));
+}
+
+static void note_ready(sim_run *run, sim_actor *self, const sim_event *ev) {
+    (void)ev;
+    uint32_t n = 99;
+    assert_null(sim_ready_dsts(run, &n));     /* outside a decision */
+    assert_int_equal(n, 0);
+    (void)self;
+}
+
+static uint32_t check_ready(void *ctx, sim_run *run, rng *stream, sim_choice_kind kind, uint32_t n) {
+    (void)stream;
+    uint32_t *calls = ctx;
+    uint32_t got;
+    const uint32_t *ready = sim_ready_dsts(run, &got);
+    assert_int_equal(kind, SIM_CHOICE_ORDER);
+    assert_int_equal(got, n);
+    for (uint32_t k = 0; k < n; k++) assert_int_equal(ready[k], PCT_ACTORS - n + k);   /* push order */
+    (*calls)++;
+    return 0;
+}
+
+static void test_an_order_decision_shows_the_ready_destinations_in_push_order(void **state) {
+    (void)state;
+    sim_cfg c = test_cfg(1);
+    c.order_ties = true;
+    c.actors_max = PCT_ACTORS;
+    sim_run *run = sim_run_create(&c);
+    uint32_t m = sim_machine_add(run, "m");
+    for (uint32_t i = 0; i < PCT_ACTORS; i++) sim_actor_add(run, "a", m, note_ready, NULL);
+    uint32_t calls = 0;
+    run->chooser = (sim_chooser){ .choose = check_ready, .ctx = &calls };
+    sim_run_start(run);
+    sim_run_loop(run);
+    assert_int_equal(calls, PCT_ACTORS - 1);
+    sim_run_destroy(run);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recording_does_not_change_the_run),
         cmocka_unit_test(test_replaying_a_log_under_another_seed_reproduces_the_run),
         cmocka_unit_test(test_replay_of_a_truncated_log_reports_where_it_diverged),
         cmocka_unit_test(test_a_plugged_in_strategy_takes_every_decision),
+        cmocka_unit_test(test_an_order_decision_shows_the_ready_destinations_in_push_order),
+        cmocka_unit_test(test_pct_lets_the_ready_actor_of_highest_priority_go_first),
+        cmocka_unit_test(test_a_pct_change_point_sends_its_actor_last),
+        cmocka_unit_test(test_pct_is_the_same_run_for_the_same_seed_and_another_for_others),
+        cmocka_unit_test(test_pct_finds_bugs_of_depth_d_as_often_as_its_bound),
     };
     return cmocka_run_group_tests_name("choice", tests, NULL, NULL);
 }

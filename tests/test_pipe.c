@@ -974,6 +974,32 @@ static void test_with_checkpointing_off_a_two_phase_commit_sink_commits_nothing(
     for (uint32_t i = 0; i < CHECK_INV_COUNT; i++) assert_int_equal(r.report.violations[i], 0);
 }
 
+/* PCT (cfg.pct_depth) orders the simultaneous events of a run with a
+ * crash in it: the checks hold, the run is the same for its seed and
+ * another than the default order's; a configuration without its steps
+ * is refused, never guessed (the commands count them, cli_pct_resolve). */
+static void test_a_pct_run_holds_the_checks_and_is_the_same_for_its_seed(void **state) {
+    (void)state;
+    pipe_cfg c = three_stage(3, 2, 2000);
+    c.graph.vertices[3].sink = JOB_SINK_2PC;
+    add_crash(&c, 1, 15 * SIM_NS_PER_MS, 5 * SIM_NS_PER_MS);
+    uint64_t plain = run_job(&c).trace_hash;
+    c.pct_depth = 3;
+    char err[200];
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_non_null(strstr(err, "schedule pct without its steps"));
+    c.pct_steps = 300;
+    outcome a = run_job(&c), b = run_job(&c);
+    assert_true(a.trace_hash == b.trace_hash);
+    assert_true(a.trace_hash != plain);
+    assert_int_equal(a.status, PIPE_FINISHED);
+    assert_true(a.stats.restarts >= 1);
+    checked_run r = run_checked(&c);
+    for (uint32_t i = 0; i < CHECK_INV_COUNT; i++) assert_int_equal(r.report.violations[i], 0);
+    c.seed = 4;
+    assert_true(run_job(&c).trace_hash != a.trace_hash);
+}
+
 /* The sink's completion notices are lost while the job ends, so it does
  * not finish with the tasks above it: once they all finished, the
  * coordinator triggers the sink itself (it has no running upstream), and
@@ -1064,6 +1090,7 @@ static void test_the_input_view_counts_the_records_waiting_at_a_blocked_input(vo
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pipeline_without_faults_checkpoints_and_reaches_the_end),
+        cmocka_unit_test(test_a_pct_run_holds_the_checks_and_is_the_same_for_its_seed),
         cmocka_unit_test(test_the_input_view_counts_the_records_waiting_at_a_blocked_input),
         cmocka_unit_test(test_tasks_wait_for_a_final_checkpoint_and_the_sink_commits_its_last_records_in_it),
         cmocka_unit_test(test_with_checkpointing_off_a_two_phase_commit_sink_commits_nothing),

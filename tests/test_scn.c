@@ -1788,7 +1788,31 @@ static void test_scn_schedule_names_one_deviation_from_the_default_order(void **
     assert_non_null(strstr(text, "schedule tie 25 pick 2\n"));
     free(text);
     assert_string_equal(parse(JOB "schedule tie 25 pick 0\n"), "t.scn:6:22: 0 is out of range [1, 65534]");
-    assert_string_equal(parse(JOB "schedule 25 pick 1\n"), "t.scn:6:10: expected 'tie', not '25'");
+    assert_string_equal(parse(JOB "schedule 25 pick 1\n"), "t.scn:6:10: unknown schedule '25' (expected one of: tie, pct)");
+}
+
+/* `schedule pct depth D [steps K]`: PCT orders simultaneous events
+ * (cfg.pct_depth, pct_steps; steps 0 until a command counts them); the
+ * writer says it back; one schedule line per file. */
+static void test_scn_schedule_pct_names_its_depth_and_steps(void **state) {
+    (void)state;
+    assert_string_equal(parse(JOB "schedule pct depth 3\n"), "ok");
+    assert_int_equal(s_.cfg.pct_depth, 3);
+    assert_int_equal(s_.cfg.pct_steps, 0);
+    char *text = written(&s_);
+    assert_non_null(strstr(text, "schedule pct depth 3\n"));
+    free(text);
+    assert_string_equal(parse(JOB "schedule pct depth 2 steps 250\n"), "ok");
+    assert_int_equal(s_.cfg.pct_depth, 2);
+    assert_int_equal(s_.cfg.pct_steps, 250);
+    text = written(&s_);
+    assert_non_null(strstr(text, "schedule pct depth 2 steps 250\n"));
+    free(text);
+    assert_string_equal(parse(JOB "schedule pct depth 9\n"), "t.scn:6:20: 9 is out of range [1, 8]");
+    assert_string_equal(parse(JOB "schedule pct depth 2 steps 0\n"), "t.scn:6:28: 0 is out of range [1, 1099511627776]");
+    assert_string_equal(parse(JOB "schedule pct 3\n"), "t.scn:6:14: expected 'depth', not '3'");
+    assert_string_equal(parse(JOB "schedule pct depth 2\nschedule tie 3 pick 1\n"),
+                        "t.scn:7:1: a second schedule line: one order of simultaneous events per file");
 }
 
 int main(void) {
@@ -1846,6 +1870,7 @@ int main(void) {
         cmocka_unit_test(test_scn_parse_duration_reads_the_language_units_and_says_why_not),
         cmocka_unit_test(test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_file_could_not),
         cmocka_unit_test(test_scn_schedule_names_one_deviation_from_the_default_order),
+        cmocka_unit_test(test_scn_schedule_pct_names_its_depth_and_steps),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
 }
