@@ -109,7 +109,8 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
 }
 
 static void bugs_usage(FILE *f) {
-    fprintf(f, "usage: absim bugs [--seeds K] [--jobs J] [--bug NAME] [--pct D[/K]] [--json] [SCENARIO...]\n"
+    fprintf(f, "usage: absim bugs [--seeds K] [--jobs J] [--bug NAME] [--faults random|buggify] [--pct D[/K]]\n"
+               "                  [--json] [SCENARIO...]\n"
                "       absim bugs --list   # name, invariant that must catch it, pinned scenario and seed, what it breaks\n"
                "\n"
                "Runs every deliberate bug (or only NAME) over the scenarios (default:\n"
@@ -121,6 +122,7 @@ static void bugs_usage(FILE *f) {
                "runs to the first catch), what caught it (an invariant, an expectation, an\n"
                "assertion) against the invariant the registry says must (or, for a bug of\n"
                "two halves, the one that catches the other), and the time its runs took.\n"
+               "  --faults buggify  the seeds' two-level activation profiles instead (absim run --help)\n"
                "  --pct D[/K]  every run orders simultaneous events by PCT (absim run --help)\n"
                "Exit 0 when every bug is caught and the correct protocol passes, else 1.\n");
 }
@@ -223,11 +225,13 @@ int cli_bugs(int argc, char **argv) {
         { "seeds", required_argument, NULL, 's' }, { "jobs", required_argument, NULL, 'j' },
         { "bug", required_argument, NULL, 'b' },   { "json", no_argument, NULL, 'J' },
         { "list", no_argument, NULL, 'l' },         { "help", no_argument, NULL, 'h' },
-        { "pct", required_argument, NULL, 'P' },
+        { "pct", required_argument, NULL, 'P' },    { "faults", required_argument, NULL, 'f' },
         { NULL, 0, NULL, 0 },
     };
     const char *prog = "absim bugs";
     cli_pct pct = { 0 };
+    bool drawn = true;
+    uint8_t profile = SCN_PROFILE_RANDOM;
     uint64_t seeds = 60, jobs = 0;
     pipe_bug only = PIPE_BUG_NONE;
     bool json = false;
@@ -241,6 +245,7 @@ int cli_bugs(int argc, char **argv) {
         case 'b': if (!cli_parse_bug(prog, optarg, &only)) return CLI_USAGE; break;
         case 'J': json = true; break;
         case 'P': if (!cli_parse_pct(prog, optarg, &pct)) return CLI_USAGE; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &drawn, &profile)) return CLI_USAGE; break;
         case 'l':                                 /* the registry, one bug a line */
             for (pipe_bug x = PIPE_BUG_NO_ALIGNMENT; x < PIPE_BUG_COUNT; x++) {
                 const pipe_bug_info *i = pipe_bug_info_of(x);
@@ -258,6 +263,7 @@ int cli_bugs(int argc, char **argv) {
         return CLI_USAGE;
     }
     b->seeds = seeds;
+    for (uint32_t i = 0; i < b->nfiles; i++) b->files[i].profile = profile;
     for (pipe_bug x = PIPE_BUG_NO_ALIGNMENT; x < PIPE_BUG_COUNT; x++) {
         if (only == PIPE_BUG_NONE || only == x) b->bug[b->nbugs++] = x;
     }

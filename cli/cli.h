@@ -19,6 +19,7 @@
 #include "../scenarios/fkind.h"
 #include "../scenarios/inject.h"
 #include "../scenarios/space.h"
+#include "../scenarios/buggify.h"
 #include "../flink/fimport.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -298,6 +299,13 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
  * (inside its horizon: how long a failure-free run of s takes, estimated
  * by pipe_horizon_ns); returns how many faults it appended. */
 uint32_t cli_random_faults(scn *s);
+/* --faults buggify (what cli_random_faults does for a scenario whose
+ * profile is SCN_PROFILE_BUGGIFY): the seed's settings (vary) first, then
+ * the faults of two-level activation (scenarios/buggify.h) at the points
+ * the seed's run of s reaches as it is (its script and schedule), into
+ * s's script; the sites and firings into *t. Returns the faults added (0
+ * too when the run cannot be built: the caller's pipe_create says why). */
+uint32_t cli_buggify_faults(scn *s, bgy_tally *t);
 /* Whether everything a command holds at once for cfg (that many pipelines
  * and, if checkers, the invariant checkers) fits PIPE_MEMORY_MAX_BYTES;
  * false and a message naming the largest part and what to lower. */
@@ -467,8 +475,11 @@ scn *cli_load_scenario(const char *prog, int argc, char **argv, bool seed_given,
 /* --bug NAME: one of the deliberate bugs (pipe_bug). */
 bool cli_parse_bug(const char *prog, const char *text, pipe_bug *bug);
 
-/* --faults PROFILE: only "random" exists. */
-bool cli_parse_faults(const char *prog, const char *text, bool *random_faults);
+/* --faults PROFILE: "random" (scn_random_faults) or "buggify"
+ * (cli_buggify_faults); *profile is then s->profile's value. words: the
+ * option as a command absim prints says it ("" without a profile). */
+bool cli_parse_faults(const char *prog, const char *text, bool *random_faults, uint8_t *profile);
+const char *cli_faults_words(bool random_faults, uint8_t profile);
 /* --config-format: legacy, yaml or rest (flink/fconf.h). */
 bool cli_parse_config_format(const char *prog, const char *text, fconf_format *out);
 

@@ -22,7 +22,7 @@ typedef struct column {
 } column;
 
 static void diff_usage(FILE *f) {
-    fprintf(f, "usage: absim diff FILE [--seed S] [--faults random] [--bug NAME]\n"
+    fprintf(f, "usage: absim diff FILE [--seed S] [--faults random|buggify] [--bug NAME]\n"
                "                  [--modes aligned,at-least-once,unaligned,aligned-timeout]\n"
                "\n"
                "Runs the scenario, with the same seed, input and faults, once per\n"
@@ -67,6 +67,7 @@ static bool run_mode(scn *s, column *col, char *err, size_t n) {
 typedef struct diff_opts {
     uint64_t seed;
     bool     seed_given, random_faults;
+    uint8_t  profile;
     pipe_bug bug;
     char     modes[128];                 /* --modes as given, split by parse_modes */
 } diff_opts;
@@ -92,7 +93,7 @@ static int parse_diff(const char *prog, int argc, char **argv, diff_opts *x) {
             x->seed_given = true;
             break;
         case 'm': snprintf(x->modes, sizeof x->modes, "%s", optarg); break;
-        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults, &x->profile)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
         case 'h': diff_usage(stdout); return CLI_OK;
         default: return cli_bad_option(prog, argv);
@@ -183,6 +184,7 @@ int cli_diff(int argc, char **argv) {
     scn *s = cli_load_scenario(prog, argc, argv, x.seed_given, x.seed);
     if (s == NULL) return CLI_USAGE;
     s->cfg.bug = x.bug;
+    s->profile = x.profile;
     if (x.random_faults) cli_random_faults(s);   /* one profile, drawn from the file's own settings, for every mode */
     for (uint32_t i = 0; i < ncols; i++) {
         if (cols[i].timeout && s->cfg.ckpt.alignment_timeout_ns == 0) {

@@ -606,7 +606,7 @@ static void on_fault(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin) {
 }
 
 static void explain_usage(FILE *f) {
-    fprintf(f, "usage: absim explain FILE [--seed S] [--faults random] [--bug NAME] [--pct D[/K]] [--task NAME[I]]\n"
+    fprintf(f, "usage: absim explain FILE [--seed S] [--faults random|buggify] [--bug NAME] [--pct D[/K]] [--task NAME[I]]\n"
                "                     [--checkpoint N]\n"
                "\n"
                "Runs the scenario, with the checkers, and narrates the protocol, a line per\n"
@@ -622,6 +622,7 @@ static void explain_usage(FILE *f) {
                "(VIOLATION of ...), whatever the filters; last the verdicts, as run prints\n"
                "them. Steps of one instant that say the same of several tasks are one line.\n"
                "  --faults random  adds the fault profile swarm draws for the seed (narrates a swarm seed)\n"
+               "  --faults buggify adds the seed's two-level fault activation profile (absim run --help)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n"
                "  --pct D[/K]      orders simultaneous events by PCT (absim run --help)\n"
                "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
@@ -635,6 +636,7 @@ static void explain_usage(FILE *f) {
 typedef struct explain_opts {
     uint64_t    seed, ckpt;
     bool        seed_given, random_faults;
+    uint8_t     profile;
     pipe_bug    bug;
     cli_pct     pct;
     const char *task;
@@ -660,7 +662,7 @@ static int parse_explain(const char *prog, int argc, char **argv, explain_opts *
             x->seed_given = true;
             break;
         case 't': x->task = optarg; break;
-        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults, &x->profile)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
         case 'P': if (!cli_parse_pct(prog, optarg, &x->pct)) return CLI_USAGE; break;
         case 'c': if (!cli_parse_u64(prog, "--checkpoint", optarg, 1, UINT64_MAX, &x->ckpt)) return CLI_USAGE; break;
@@ -777,6 +779,7 @@ int cli_explain(int argc, char **argv) {
     if (s == NULL) return CLI_USAGE;
     char err[SCN_ERR_BYTES] = "out of memory";
     s->cfg.bug = x.bug;
+    s->profile = x.profile;
     if (!cli_apply_pct(prog, s, &x.pct)) {
         free(s);
         return CLI_USAGE;

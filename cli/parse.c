@@ -107,13 +107,20 @@ bool cli_parse_config_format(const char *prog, const char *text, fconf_format *o
     return false;
 }
 
-bool cli_parse_faults(const char *prog, const char *text, bool *random_faults) {
-    if (strcmp(text, "random") == 0) {
+bool cli_parse_faults(const char *prog, const char *text, bool *random_faults, uint8_t *profile) {
+    bool random = strcmp(text, "random") == 0, buggify = strcmp(text, "buggify") == 0;
+    if (random || buggify) {
         *random_faults = true;
+        *profile = buggify ? SCN_PROFILE_BUGGIFY : SCN_PROFILE_RANDOM;
         return true;
     }
-    fprintf(stderr, "%s: --faults '%s': the only profile is 'random'\n", prog, text);
+    fprintf(stderr, "%s: --faults '%s': the profiles are 'random' and 'buggify'\n", prog, text);
     return false;
+}
+
+const char *cli_faults_words(bool random_faults, uint8_t profile) {
+    if (!random_faults) return "";
+    return profile == SCN_PROFILE_BUGGIFY ? " --faults buggify" : " --faults random";
 }
 
 bool cli_parse_pct(const char *prog, const char *text, cli_pct *o) {

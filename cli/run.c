@@ -462,7 +462,45 @@ bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char 
     return false;
 }
 
+/* The points the seed's run of s reaches as it is, and the menu of
+ * faults for them (explore's: every kind, a checkpoint interval's
+ * window); false when the run cannot be built. */
+static bool points_and_menu(scn *s, spc_points *pts, spc_menu *menu) {
+    char err[SCN_ERR_BYTES];
+    pipeline *p = cli_pct_resolve(s, &s->cfg, err, sizeof err) ? pipe_create(&s->cfg, err, sizeof err) : NULL;
+    scn_armed *arm = malloc(sizeof *arm);
+    scn *scratch = malloc(sizeof *scratch);
+    bool ok = p != NULL && arm != NULL && scratch != NULL && spc_points_init(pts, pipe_job(p));
+    if (ok) {
+        scn_arm_faults(s, p, arm, spc_points_observe, pts);
+        pipe_run(p);
+        spc_opts o = { .kinds = spc_kinds_all(),
+                       .window_ns = s->cfg.ckpt.enabled ? s->cfg.ckpt.interval_ns : 10 * SIM_NS_PER_MS };
+        spc_menu_build(s, pipe_job(p), &o, scratch, menu);
+        pts->j = NULL;                            /* the job goes with the pipeline */
+    }
+    free(arm);
+    free(scratch);
+    pipe_destroy(p);
+    return ok;
+}
+
+uint32_t cli_buggify_faults(scn *s, bgy_tally *t) {
+    *t = (bgy_tally){ 0 };
+    scn_random_settings(s, s->cfg.seed);          /* first: the points are those of the run with them */
+    spc_points pts = { 0 };
+    spc_menu *menu = malloc(sizeof *menu);
+    if (menu != NULL && points_and_menu(s, &pts, menu)) bgy_faults(s, s->cfg.seed, &pts, menu, t);
+    spc_points_free(&pts);
+    free(menu);
+    return t->added;
+}
+
 uint32_t cli_random_faults(scn *s) {
+    if (s->profile == SCN_PROFILE_BUGGIFY) {
+        bgy_tally t;
+        return cli_buggify_faults(s, &t);
+    }
     sim_time_ns horizon = pipe_horizon_ns(&s->cfg);   /* estimated, not simulated: model/horizon.c */
     return scn_random_faults(s, s->cfg.seed, horizon > 10 * SIM_NS_PER_MS ? horizon : 10 * SIM_NS_PER_MS);
 }
@@ -624,7 +662,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
 
 static void run_usage(FILE *f, bool replay) {
     if (replay) {
-        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random] [--bug NAME] [--pct D[/K]]\n"
+        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random|buggify] [--bug NAME] [--pct D[/K]]\n"
                    "                    [--log FILE]\n"
                    "\n"
                    "Re-runs one seed of a scenario (as a failing swarm seed reported it) and,\n"
@@ -632,7 +670,7 @@ static void run_usage(FILE *f, bool replay) {
                    "for event. Exit 1 when the hash differs or an expectation fails.\n");
         return;
     }
-    fprintf(f, "usage: absim run FILE [--seed S] [--faults random] [--bug NAME] [--pct D[/K]] [--json]\n"
+    fprintf(f, "usage: absim run FILE [--seed S] [--faults random|buggify] [--bug NAME] [--pct D[/K]] [--json]\n"
                "                 [--log FILE] [--trace FILE] [--dot FILE [--dot-checkpoint N]] [--coverage FILE]\n"
                "                 [--svg FILE] [--html FILE] [--from T] [--to T] [--tasks PATTERN]\n"
                "\n"
@@ -644,6 +682,11 @@ static void run_usage(FILE *f, bool replay) {
                "the run, and so does a scripted fault that never fired.\n"
                "  --seed S         overrides the file's seed\n"
                "  --faults random  adds the fault profile swarm draws for the seed\n"
+               "  --faults buggify adds the seed's two-level fault activation profile: a\n"
+               "                   quarter of the fault sites (a fault kind at a kind of\n"
+               "                   protocol point) active, each firing at a quarter of the\n"
+               "                   points of the seed's run where it can, at most 8 kept, as\n"
+               "                   fault when lines (FoundationDB's BUGGIFY at protocol points)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list):\n"
                "                   the checks must catch it\n"
                "  --pct D[/K]      orders simultaneous events by PCT of depth D (d - 1 priority\n"
@@ -764,6 +807,7 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
 typedef struct run_opts {
     uint64_t    seed, hash;
     bool        seed_given, hash_given, random_faults, json;
+    uint8_t     profile;              /* --faults random or buggify */
     pipe_bug    bug;
     cli_pct     pct;                  /* --pct */
     const char *paths[RUN_OUTPUTS];   /* --log, --trace, --dot, --coverage, --svg, --html */
@@ -827,7 +871,7 @@ static int parse_run_opts(const char *prog, int argc, char **argv, bool replay, 
             if (!parse_hash(prog, optarg, &x->hash)) return CLI_USAGE;
             x->hash_given = true;
             break;
-        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults, &x->profile)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
         case 'P': if (!cli_parse_pct(prog, optarg, &x->pct)) return CLI_USAGE; break;
         case 'l': x->paths[0] = optarg; break;
@@ -871,9 +915,10 @@ static bool hash_as_recorded(const char *path, const run_opts *x, uint64_t got) 
     }
     char pct[64];
     printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s%s); the hash"
-           " is of the file, --seed, --faults random, --bug and --pct: give the ones the recorded run had (swarm"
+           " is of the file, --seed, --faults, --bug and --pct: give the ones the recorded run had (swarm"
            " prints its replay command), with the same build\n", path, got, x->hash,
-           x->random_faults ? " with --faults random" : " without --faults random", x->bug ? ", --bug " : ", no --bug",
+           x->random_faults ? x->profile == SCN_PROFILE_BUGGIFY ? " with --faults buggify" : " with --faults random"
+                            : " without --faults", x->bug ? ", --bug " : ", no --bug",
            x->bug ? pipe_bug_name(x->bug) : "", x->pct.depth > 0 ? cli_pct_words(&x->pct, pct, sizeof pct) : ", no --pct");
     return false;
 }
@@ -891,6 +936,7 @@ static int run_or_replay(int argc, char **argv, bool replay) {
     }
     x.views.show_given = x.tasks != NULL;
     s->cfg.bug = x.bug;
+    s->profile = x.profile;
     if (!cli_apply_pct(prog, s, &x.pct)) {
         free(s);
         return CLI_USAGE;

@@ -36,6 +36,7 @@
 typedef struct shrink_opts {
     uint64_t    seed;
     bool        random_faults;
+    uint8_t     profile;          /* --faults random or buggify */
     pipe_bug    bug;              /* --bug: a deliberately wrong protocol to shrink a catch of */
     cli_pct     pct;              /* --pct */
     const char *out;
@@ -180,13 +181,13 @@ static bool pass(shrinker *k, scn *cur) {
 }
 
 static void shrink_usage(FILE *f) {
-    fprintf(f, "usage: absim shrink FILE --seed S [--faults random] [--bug NAME] [--pct D[/K]] [-o FILE]\n"
+    fprintf(f, "usage: absim shrink FILE --seed S [--faults random|buggify] [--bug NAME] [--pct D[/K]] [-o FILE]\n"
                "\n"
                "For a seed whose run fails (an expect line, an invariant), removes faults,\n"
                "shortens them, moves them later, shrinks the input and the parallelism while\n"
                "the run fails in the same way: the same expect lines fail in the same\n"
                "direction, the others still hold, the same invariants are violated, and every\n"
-               "fault of the script fires. With --faults random, the seed's random fault\n"
+               "fault of the script fires. With --faults random (or buggify), the seed's fault\n"
                "profile is written out as a script first; the faults that fired lose\n"
                "`optional`, the others are dropped.\n"
                "  --bug NAME      shrink a run of a deliberately wrong protocol (absim bugs\n"
@@ -325,7 +326,7 @@ static int parse_opts(const char *prog, int argc, char **argv, shrink_opts *x) {
             if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &x->seed)) return CLI_USAGE;
             seed_given = true;
             break;
-        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults)) return CLI_USAGE; break;
+        case 'f': if (!cli_parse_faults(prog, optarg, &x->random_faults, &x->profile)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &x->bug)) return CLI_USAGE; break;
         case 'P': if (!cli_parse_pct(prog, optarg, &x->pct)) return CLI_USAGE; break;
         case 'o': x->out = optarg; break;
@@ -364,7 +365,7 @@ static int shrink_and_write(const char *prog, scn *s, const cli_outcome *o, cons
              "# What fails: %s.\n# In the original run: %.700s\n"
              "# Kept from the original: %u of %u faults, %" PRIu64 " of %" PRIu64 " records (%u runs to shrink).\n"
              "%s# Say here why it failed before moving it to scenarios/regress/.\n",
-             orig->path, s->cfg.seed, x->random_faults ? " with its random fault profile" : "", bug, what, all,
+             orig->path, s->cfg.seed, x->random_faults ? x->profile == SCN_PROFILE_BUGGIFY ? " with its buggify fault profile" : " with its random fault profile" : "", bug, what, all,
              s->faults_count, orig->faults_count, records_after, records_before, k.runs,
              settled ? "" : "# Some faults stay optional: without them the run fails differently.\n");
     bool ok = write_result(prog, f, tmp, out, s, head);
@@ -390,6 +391,7 @@ int cli_shrink(int argc, char **argv) {
         return s == NULL ? CLI_USAGE : CLI_FAIL;
     }
     s->cfg.bug = x.bug;
+    s->profile = x.profile;
     if (!cli_apply_pct(prog, s, &x.pct)) {
         free(s);
         free(o);

@@ -586,10 +586,10 @@ void cli_story_faults(FILE *out, const scn *s, const cli_story *st) {
     if (st->faults_count == 0) fprintf(out, "  faults: none\n");
     else if (drawn == 0 && st->scripted == 0) fprintf(out, "  faults: %s, %u fired\n", place + 0, fired);
     else if (drawn == 0) fprintf(out, "  faults: %u scripted%s, %u fired\n", st->scripted, place, fired);
-    else if (st->scripted == 0) fprintf(out, "  faults: %u drawn by --faults random for seed %" PRIu64 ", %u fired\n",
-                                        drawn, s->cfg.seed, fired);
-    else fprintf(out, "  faults: %u scripted and %u drawn by --faults random for seed %" PRIu64 ", %u fired\n",
-                 st->scripted, drawn, s->cfg.seed, fired);
+    else if (st->scripted == 0) fprintf(out, "  faults: %u drawn by%s for seed %" PRIu64 ", %u fired\n",
+                                        drawn, cli_faults_words(true, s->profile), s->cfg.seed, fired);
+    else fprintf(out, "  faults: %u scripted and %u drawn by%s for seed %" PRIu64 ", %u fired\n",
+                 st->scripted, drawn, cli_faults_words(true, s->profile), s->cfg.seed, fired);
     for (uint32_t k = 0; k < st->faults_count; k++) {
         uint32_t i = st->order[k];
         const cli_fault_fate *x = &st->faults[i];
@@ -616,7 +616,7 @@ void cli_story_faults(FILE *out, const scn *s, const cli_story *st) {
     if (!st->drawn) return;
     char line[256];
     fprintf(out, "  drawn by vary for seed %" PRIu64 ":\n", s->cfg.seed);
-    if (s->vary & SCN_VARY_CHECKPOINT) {
+    if (s->vary & (SCN_VARY_CHECKPOINT | SCN_VARY_UNALIGNED)) {
         drawn_checkpoint(&s->cfg.ckpt, line, sizeof line);
         fprintf(out, "    %s\n", line);
     }
@@ -819,7 +819,7 @@ void cli_story_json(FILE *out, const scn *s, const cli_story *st) {
     }
     char line[256];
     const char *sep = "{";
-    if (s->vary & SCN_VARY_CHECKPOINT) {
+    if (s->vary & (SCN_VARY_CHECKPOINT | SCN_VARY_UNALIGNED)) {
         drawn_checkpoint(&s->cfg.ckpt, line, sizeof line);
         fprintf(out, "%s\"checkpoint\":\"%s\"", sep, line);
         sep = ",";

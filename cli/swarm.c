@@ -40,6 +40,7 @@ typedef struct failed {
 typedef struct swarm_opts {
     uint64_t    seed_a, seed_b, jobs, shard_i, shard_n, progress_s;
     bool        random_faults, guided, json, quiet;
+    uint8_t     profile;              /* --faults random or buggify: SCN_PROFILE_* */
     uint64_t    target;               /* --faults guided: runs a point must reach before it stops being rare */
     pipe_bug    bug;
     cli_pct     pct;                  /* --pct */
@@ -80,7 +81,7 @@ typedef struct swarm_ctx {
 } swarm_ctx;
 
 static void swarm_usage(FILE *f) {
-    fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random|guided]\n"
+    fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random|buggify|guided]\n"
                "                   [--target N] [--bug NAME] [--pct D[/K]] [--json] [--quiet]\n"
                "                   [--progress S]"
                "                   [--junit FILE] [--coverage FILE]\n"
@@ -89,6 +90,7 @@ static void swarm_usage(FILE *f) {
                "process of its own, J at a time (default: the number of cores), and checks\n"
                "the scenario's expect lines. With --faults random every seed adds a fault\n"
                "profile of its own (which kinds are on, how many, when, how long); with\n"
+               "--faults buggify its two-level activation profile (absim run --help); with\n"
                "--faults guided most profiles are mutants of earlier runs' that reached\n"
                "protocol points fewer than --target runs (default 100) had reached, and a\n"
                "failing run is written as a scenario file (its commands name it).\n"
@@ -161,9 +163,10 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
         case 'S': if (!cli_parse_shard(prog, optarg, &o->shard_i, &o->shard_n)) return CLI_USAGE; break;
         case 'f':
             o->guided = strcmp(optarg, "guided") == 0;
-            o->random_faults = strcmp(optarg, "random") == 0;
+            o->random_faults = strcmp(optarg, "random") == 0 || strcmp(optarg, "buggify") == 0;
+            o->profile = strcmp(optarg, "buggify") == 0 ? SCN_PROFILE_BUGGIFY : SCN_PROFILE_RANDOM;
             if (!o->guided && !o->random_faults) {
-                fprintf(stderr, "%s: --faults '%s': random or guided\n", prog, optarg);
+                fprintf(stderr, "%s: --faults '%s': random, buggify or guided\n", prog, optarg);
                 return CLI_USAGE;
             }
             break;
@@ -190,6 +193,13 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
     }
     if (o->jobs == 0) o->jobs = cli_cores();
     return -1;
+}
+
+/* The campaign's profiles as its reports name them. */
+static const char *profile_name(const swarm_opts *o) {
+    if (o->guided) return "guided";
+    if (!o->random_faults) return "scripted";
+    return o->profile == SCN_PROFILE_BUGGIFY ? "buggify" : "random";
 }
 
 static uint64_t task_seed(const swarm_ctx *w, uint64_t task) {
@@ -243,7 +253,7 @@ static void follow_up(const swarm_ctx *w, uint64_t task, const cli_task_result *
     uint64_t seed = task_seed(w, task);
     const char *self = cli_self();
     char opts[160], pct[48];
-    snprintf(opts, sizeof opts, "%s%s%s%s", w->opt->random_faults ? " --faults random" : "",
+    snprintf(opts, sizeof opts, "%s%s%s%s", cli_faults_words(w->opt->random_faults, w->opt->profile),
              w->opt->bug ? " --bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "",
              cli_pct_words(&w->opt->pct, pct, sizeof pct));
     if (r->died || r->rc == CLI_USAGE) {          /* no trace hash to check: running it again shows what happened */
@@ -396,7 +406,7 @@ static void print_fail(const swarm_ctx *w, const failed *x) {
     cli_json_string(stdout, w->files[x->task % w->nfiles].path);
     printf(",\"seed\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"status\":\"%s\",\"faults\":\"%s\",",
            task_seed(w, x->task), x->r.trace_hash, x->r.status ? pipe_status_name(x->r.status) : "none",
-           w->opt->guided ? "guided" : w->opt->random_faults ? "random" : "scripted");
+           profile_name(w->opt));
     cli_failures_json(stdout, &x->r.failures);
     printf(",\"bug\":\"%s\",\"profile\":[", w->opt->bug ? bug : "none");
     const char *line = x->r.profile;
@@ -461,7 +471,7 @@ static void print_tally(const swarm_ctx *w, double wall, bool ran) {
            ",\"runs_per_s\":%.1f,\"jobs\":%" PRIu64 ",\"range\":\"%" PRIu64 "..%" PRIu64 "\",\"shard\":\"%" PRIu64 "/%" PRIu64
            "\",\"profiles\":\"%s\",\"target\":%" PRIu64 ",\"bug\":\"%s\",\"pct\":\"%s\",\"paths\":[", w->passed, w->nfailed,
            w->died, w->done, unrun, w->kept, w->seeds, w->nfiles, wall, rate, o->jobs, o->seed_a, o->seed_b, o->shard_i,
-           o->shard_n, o->guided ? "guided" : o->random_faults ? "random" : "scripted", o->target,
+           o->shard_n, profile_name(o), o->target,
            o->bug ? pipe_bug_name(o->bug) : "none", w->pct_text);
     for (uint32_t i = 0; i < w->nfiles; i++) {   /* the campaign's files: shards of one campaign name the same */
         if (i > 0) putchar(',');
@@ -498,6 +508,7 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
             return false;
         }
         if (!cli_apply_pct(prog, &w->files[i], &o->pct)) return false;
+        w->files[i].profile = o->profile;
     }
     if (!cli_out_open(prog, "--coverage", o->coverage_path, &w->cov)) return false;
     for (uint32_t i = 0; i < w->nfiles; i++) w->suites[i] = w->files[i].path;
@@ -508,7 +519,7 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
     else if (o->pct.steps == 0) snprintf(w->pct_text, sizeof w->pct_text, "%u", o->pct.depth);
     else snprintf(w->pct_text, sizeof w->pct_text, "%u/%" PRIu64, o->pct.depth, o->pct.steps);
     const char *props[12] = { "seeds", w->seeds_text, "shard", w->shard_text, "faults",
-                              o->guided ? "guided" : o->random_faults ? "random" : "scripted", "bug", pipe_bug_name(o->bug),
+                              profile_name(o), "bug", pipe_bug_name(o->bug),
                               "pct", w->pct_text, "jobs", w->jobs_text };
     memcpy(w->props, props, sizeof props);
     if (!cli_junit_open(prog, o->junit_path, w->nfiles, w->suites, w->props, 6, &w->junit)) {

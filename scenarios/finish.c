@@ -144,6 +144,26 @@ static bool finish_faults(pctx *c) {
     return ok;
 }
 
+/* `vary unaligned` draws Flink's test randomisation of unaligned
+ * checkpoints (scenarios/random.c): Flink enables them for exactly-once
+ * only (CheckpointConfig.enableUnalignedCheckpoints: "can only be enabled
+ * if checkpointingMode is EXACTLY_ONCE"), and a rescale here refuses
+ * them. Reported at the vary statement. */
+static bool finish_vary_unaligned(pctx *c) {
+    if (!(c->s->vary & SCN_VARY_UNALIGNED)) return true;
+    const pipe_cfg *g = &c->s->cfg;
+    if (!g->ckpt.enabled || g->ckpt.mode == PIPE_AT_LEAST_ONCE) {
+        return lex_fail_on(c, c->vary_line, c->vary_col, "vary unaligned needs exactly-once checkpoints (checkpoint "
+                           "mode aligned or unaligned): Flink enables unaligned checkpoints for exactly-once only");
+    }
+    for (uint32_t i = 0; i < c->s->faults_count; i++) {
+        if (c->s->faults[i].kind != SCN_RESCALE) continue;
+        return lex_fail_on(c, c->vary_line, c->vary_col, "vary unaligned with a rescale (line %u): a rescale "
+                           "refuses unaligned checkpoints and alignment timeouts", c->s->faults[i].line);
+    }
+    return true;
+}
+
 /* The coordinator declares a TaskManager lost when it heard nothing for
  * the timeout; an answer takes an interval to be asked for and a round
  * trip to come, so a timeout not longer than that loses healthy ones.
@@ -277,6 +297,6 @@ static bool finish_flink_defaults(pctx *c) {
 }
 
 bool fin_all(pctx *c) {
-    return finish_flink_defaults(c) && finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_incremental(c) &&
+    return finish_flink_defaults(c) && finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_vary_unaligned(c) && finish_incremental(c) &&
            finish_slots(c) && finish_windows(c) && finish_rescales(c);   /* pipe_create checks the rest */
 }

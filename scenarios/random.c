@@ -219,6 +219,26 @@ static void draw_checkpoint(rng *r, pipe_ckpt_cfg *k) {
     }
 }
 
+/* Flink's own test randomisation (TestStreamEnvironment.randomizeConfiguration,
+ * flink-test-utils, with -Dcheckpointing.randomization=true; its
+ * PseudoRandomValueSelector takes each option's alternative with a
+ * seeded java.util.Random): execution.checkpointing.unaligned true or
+ * false, and execution.checkpointing.aligned-checkpoint-timeout 0 s, 100
+ * ms or 2 s, drawn both, in that order. On with 0: every checkpoint
+ * unaligned; on with a timeout: aligned until it passes, then unaligned
+ * (absim's alignment timeout); off: aligned. Unaligned checkpoints go
+ * one at a time (model/cfg.c). The reader keeps `vary unaligned` to
+ * exactly-once files without rescales. */
+static void draw_unaligned(rng *r, pipe_ckpt_cfg *k) {
+    static const sim_time_ns timeouts[] = { 0, 100 * SIM_NS_PER_MS, 2 * SIM_NS_PER_S };
+    bool on = rng_below(r, 2) == 0;
+    sim_time_ns timeout = timeouts[rng_below(r, 3)];
+    SIM_ASSERT(k->mode == PIPE_ALIGNED || k->mode == PIPE_UNALIGNED);
+    k->mode = on && timeout == 0 ? PIPE_UNALIGNED : PIPE_ALIGNED;
+    k->alignment_timeout_ns = on ? timeout : 0;
+    if (on) k->max_concurrent = 1;
+}
+
 /* A restart strategy; strategies that give up do so after a few failures. */
 static void draw_restart(rng *r, pipe_restart_cfg *x) {
     static const pipe_restart kinds[] = { PIPE_RESTART_NONE, PIPE_RESTART_FIXED_DELAY, PIPE_RESTART_FIXED_DELAY,
@@ -252,6 +272,7 @@ void scn_random_settings(scn *s, uint64_t seed) {
     if (s->vary & SCN_VARY_CHECKPOINT) draw_checkpoint(&r, &s->cfg.ckpt);
     if (s->vary & SCN_VARY_RESTART) draw_restart(&r, &s->cfg.restart);
     if (s->vary & SCN_VARY_NETWORK) s->cfg.rpc_latency_ns = scn_vary_rpc_ns[rng_below(&r, SCN_VARY_RPC_CHOICES)];
+    if (s->vary & SCN_VARY_UNALIGNED) draw_unaligned(&r, &s->cfg.ckpt);   /* after the others: their draws stay */
     /* A checkpoint waits on RPCs (the trigger, each acknowledgement, with
      * slow ones the notices and redeployments around it): a drawn timeout
      * leaves room for ten of them beyond its floor, or at 3 ms each a

@@ -138,11 +138,16 @@ enum {
     SCN_VARY_CHECKPOINT = 1u << 0,    /* interval, timeout, min pause, max concurrent, tolerable, alignment timeout */
     SCN_VARY_RESTART    = 1u << 1,    /* the restart strategy and its parameters */
     SCN_VARY_NETWORK    = 1u << 2,    /* the coordinator's RPC latency */
+    SCN_VARY_UNALIGNED  = 1u << 3,    /* Flink's test randomisation: unaligned on or off, aligned timeout 0, 100 ms or 2 s */
 };
+
+/* Which fault profile a drawn one is (--faults random, --faults buggify). */
+enum { SCN_PROFILE_RANDOM = 0, SCN_PROFILE_BUGGIFY = 1 };
 
 typedef struct scn {
     char       path[256];
     uint32_t   vary;               /* SCN_VARY_* */
+    uint8_t    profile;            /* the profile --faults draws: SCN_PROFILE_* (a command's option, no statement) */
     pipe_cfg   cfg;                /* faults live in `faults`, not cfg.faults */
     scn_fault  faults[SCN_FAULTS_MAX];
     uint32_t   faults_count;

@@ -52,6 +52,7 @@ typedef struct pctx {
     uint32_t    heartbeat_line, heartbeat_col;   /* the last network statement that set a heartbeat key, 0: none */
     uint32_t    incremental_line, incremental_col;   /* the last `state ... incremental`, 0: none */
     uint32_t    ckpt_line, ckpt_col;             /* the last `checkpoint` statement (not off), 0: none */
+    uint32_t    vary_line, vary_col;             /* the last `vary` statement naming unaligned, 0: none */
     bool        interval_set, restart_set;       /* an interval given; a restart statement */
     uint32_t    slots_line, slots_col;           /* the `machines ... slots` that set them, 0: none */
 } pctx;

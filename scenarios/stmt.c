@@ -581,16 +581,19 @@ static bool st_state(pctx *c) {
 }
 
 static bool st_vary(pctx *c) {
-    static const char *const words[] = { "checkpoint", "restart", "network", NULL };
-    if (!lex_more(c)) return lex_fail_at(c, c->t[c->i - 1].col, "vary needs what to vary: checkpoint, restart or network");
+    static const char *const words[] = { "checkpoint", "restart", "network", "unaligned", NULL };
+    if (!lex_more(c)) {
+        return lex_fail_at(c, c->t[c->i - 1].col, "vary needs what to vary: checkpoint, restart, network or unaligned");
+    }
     while (lex_more(c)) {
-        const tok *w = lex_next(c, "checkpoint, restart or network");
+        const tok *w = lex_next(c, "checkpoint, restart, network or unaligned");
         int k = -1;
         for (int i = 0; words[i] != NULL; i++) {
             if (lex_is(w, words[i])) k = i;
         }
         if (k < 0) return lex_unknown(c, w, "setting to vary", words);
         c->s->vary |= 1u << k;
+        if ((1u << k) == SCN_VARY_UNALIGNED) c->vary_line = c->line, c->vary_col = w->col;
     }
     return true;
 }

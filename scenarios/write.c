@@ -130,8 +130,9 @@ void scn_write(const scn *s, FILE *f) {
         fprintf(f, "\n");
     }
     if (s->vary != 0) {
-        fprintf(f, "vary%s%s%s\n", s->vary & SCN_VARY_CHECKPOINT ? " checkpoint" : "",
-                s->vary & SCN_VARY_RESTART ? " restart" : "", s->vary & SCN_VARY_NETWORK ? " network" : "");
+        fprintf(f, "vary%s%s%s%s\n", s->vary & SCN_VARY_CHECKPOINT ? " checkpoint" : "",
+                s->vary & SCN_VARY_RESTART ? " restart" : "", s->vary & SCN_VARY_NETWORK ? " network" : "",
+                s->vary & SCN_VARY_UNALIGNED ? " unaligned" : "");
     }
     for (uint32_t i = 0; i < s->faults_count; i++) {
         char text[SCN_FAULT_TEXT_BYTES];

@@ -1111,7 +1111,7 @@ check "swarm --faults guided: every failing run replays from its file as recorde
 check "swarm --faults guided: ... and there were some" 1 "" test "$total" -eq 0
 while read -r c; do rm -rf "$(dirname "$(printf '%s' "$c" | cut -d' ' -f3)")"; done < "$bad.g1"
 check "swarm: --target 0 is bad input" 2 "--target 0: out of range" "$absim" swarm $g1 --seeds 1..2 --faults guided --target 0
-check "swarm: an unknown profile is bad input" 2 "--faults 'nice': random or guided" "$absim" swarm $g1 --seeds 1..2 --faults nice
+check "swarm: an unknown profile is bad input" 2 "--faults 'nice': random, buggify or guided" "$absim" swarm $g1 --seeds 1..2 --faults nice
 rm -f "$bad.g1" "$bad.g2"
 # absim merge: the shards of one campaign as one report.
 mg=scenarios/swarm/aligned-exactly-once.scn
@@ -1234,7 +1234,7 @@ pct_steps=$("$absim" run $ex --pct 3 --seed 5 --json | sed -n 's/.*"pct":{"depth
 check "replay --pct: the same run, event for event" 0 "replay: trace hash $pct_hash as recorded" \
     "$absim" replay $ex --seed 5 --pct 3 --hash "$pct_hash"
 check "replay without --pct: diverges, and says the hash is of --pct too" 1 \
-    "no --pct); the hash is of the file, --seed, --faults random, --bug and --pct" "$absim" replay $ex --seed 5 --hash "$pct_hash"
+    "no --pct); the hash is of the file, --seed, --faults, --bug and --pct" "$absim" replay $ex --seed 5 --hash "$pct_hash"
 check "run --pct D/K: K as the run counted them gives the same run" 0 "trace_hash $pct_hash" \
     "$absim" run $ex --seed 5 --pct "3/$pct_steps"
 pct_cmd=$("$absim" swarm $ex --seeds 1..1 --pct 3 --faults random --bug no-rewind --json --quiet 2>/dev/null |
@@ -1254,6 +1254,27 @@ check "explore --ties: a PCT file is refused" 2 "orders simultaneous events by P
 check "merge: a shard of a campaign with another --pct is bad input" 2 'its "pct" differs from the first input' \
     "$absim" merge "$bad.m0.json" "$bad.m1.json"
 rm -f "$bad.pct.scn" "$bad.m0.json" "$bad.m1.json"
+# --faults buggify: two-level fault activation at the protocol points.
+check "run --faults buggify: the seed's sites fire at the run's points, as fault when lines" 0 \
+    "faults: 8 drawn by --faults buggify for seed 3, 7 fired" "$absim" run $ex --seed 3 --faults buggify
+check "run --faults: an unknown profile is bad input" 2 "--faults 'bogus': the profiles are 'random' and 'buggify'" \
+    "$absim" run $ex --faults bogus
+bgy_cmd=$("$absim" swarm $ex --seeds 1..1 --faults buggify --bug no-rewind --json --quiet 2>/dev/null |
+          sed -n 's/.*"replay":"\([^"]*\)".*/\1/p' | head -1)
+check "swarm --faults buggify: a failing run's replay command names the profile ..." 0 "--faults buggify" echo "$bgy_cmd"
+check "swarm --faults buggify: ... and runs as printed" 1 "as recorded" sh -c "$bgy_cmd"
+check "shrink --faults buggify: the profile's faults become the script, and shrink" 0 "with its buggify fault profile" \
+    sh -c "\"$absim\" shrink $ex --seed 1 --faults buggify --bug no-rewind -o \"$bad.bgy.scn\" >/dev/null && cat \"$bad.bgy.scn\""
+check "swarm --faults buggify: the correct protocol passes" 0 "swarm: 40 passed, 0 failed" \
+    "$absim" swarm $ex --seeds 1..40 --faults buggify --quiet
+# vary unaligned: Flink's test randomisation of unaligned checkpoints.
+printf 'vary unaligned\n' | cat $ex - > "$bad.vu.scn"
+check "vary unaligned: a seed draws unaligned on with a 100 ms aligned timeout ..." 0 \
+    "checkpoint mode aligned interval 4ms min-pause 0ms timeout 1s max-concurrent 1 tolerable 0 alignment-timeout 100ms" \
+    "$absim" run "$bad.vu.scn" --seed 6 --faults random
+check "vary unaligned: ... another unaligned from the start" 0 "checkpoint mode unaligned interval 4ms" \
+    "$absim" run "$bad.vu.scn" --seed 3 --faults random
+rm -f "$bad.bgy.scn" "$bad.vu.scn"
 # explore --depth 2: a second fault at every point the first fault's run
 # reaches after it fired. FLINK-22494 needs two: an ambiguous write of
 # the HA store, then a coordinator failover.

@@ -60,6 +60,16 @@ static inline uint32_t rec_count(const recorder *r, uint32_t actor, uint16_t kin
     return n;
 }
 
+/* A small job (tests of explore's space and of buggify): two sources on topics of their own, a keyed join, a two-phase-commit
+ * sink: 7 tasks on 2 machines, 10 data channels. */
+#define HARNESS_JOIN_JOB "seed 1\nmachines 2\n" \
+    "broker topic clicks partitions 2 records 200 keys 50\nbroker topic views partitions 2 records 200 keys 40\n" \
+    "vertex clicks source topic clicks parallelism 2 rate 20000/s\n" \
+    "vertex views source topic views parallelism 2 rate 20000/s\n" \
+    "vertex join keyed-join parallelism 2\nvertex out sink output two-phase-commit\n" \
+    "edge clicks -> join hash\nedge views -> join hash\nedge join -> out rebalance\n" \
+    "checkpoint mode aligned interval 4ms\nchannels buffer-timeout 1ms\n"
+
 static inline sim_cfg test_cfg(uint64_t seed) {
     sim_cfg c = sim_cfg_default(seed);
     c.time_max_ns = 1000ull * SIM_NS_PER_S;

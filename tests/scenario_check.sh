@@ -37,6 +37,15 @@ for f in $(find scenarios/explore -name '*.scn' | sort); do
         "$absim" explore "$f" --ties --quiet ${EXPLORE_KINDS:+--kinds "$EXPLORE_KINDS"}
     expect_ok " with every pair of coordinator crashes" " under absim explore --depth 2" \
         "$absim" explore "$f" --depth 2 --kinds crash-coordinator --quiet
+    # Two-level fault activation (--faults buggify), with PCT ordering the
+    # simultaneous events, and with Flink's test randomisation of unaligned
+    # checkpoints (vary unaligned) under random and buggify profiles.
+    expect_ok " under 200 buggify profiles with PCT" " under --faults buggify --pct 2" \
+        "$absim" swarm "$f" --seeds 1..200 --faults buggify --pct 2 --quiet
+    v=$(mktemp --suffix=.scn); printf 'vary unaligned\n' | cat "$f" - > "$v"
+    expect_ok " with vary unaligned under 200 random and 200 buggify profiles" " with vary unaligned" \
+        sh -c "\"$absim\" swarm \"$v\" --seeds 1..200 --faults random --quiet && \"$absim\" swarm \"$v\" --seeds 1..200 --faults buggify --quiet"
+    rm -f "$v"
 done
 echo "scenario-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]

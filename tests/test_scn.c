@@ -649,7 +649,59 @@ static void test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults(voi
     for (uint32_t k = PIPE_RESTART_NONE; k <= PIPE_RESTART_EXPONENTIAL; k++) assert_true(kinds[k] > 20);
     assert_true(concurrent > 30 && timeouts > 30 && pauses > 30);
     assert_string_equal(parse("vary checkpoint sometimes\n"),
-                        "t.scn:1:17: unknown setting to vary 'sometimes' (expected one of: checkpoint, restart, network)");
+                        "t.scn:1:17: unknown setting to vary 'sometimes' (expected one of: checkpoint, restart, network, "
+                        "unaligned)");
+}
+
+/* `vary unaligned`: Flink's own test randomisation
+ * (TestStreamEnvironment.randomizeConfiguration, flink-test-utils):
+ * execution.checkpointing.unaligned in {true, false} and
+ * aligned-checkpoint-timeout in {0 s, 100 ms, 2 s}, every one of the six
+ * drawn, valid, one checkpoint at a time when unaligned is on; the other
+ * vary words keep their draws; refused where Flink or absim refuse
+ * unaligned checkpoints. */
+static void test_scn_vary_unaligned_draws_flinks_test_randomisation(void **state) {
+    (void)state;
+    static scn with, without;
+    char err[SCN_ERR_BYTES];
+    const char *a = JOB_2PC "checkpoint interval 5ms max-concurrent 2\nvary checkpoint unaligned\n";
+    const char *b = JOB_2PC "checkpoint interval 5ms max-concurrent 2\nvary checkpoint\n";
+    uint32_t drawn[2][3] = { { 0 } };
+    for (uint64_t seed = 1; seed <= 120; seed++) {
+        assert_true(scn_parse(&with, "u.scn", a, strlen(a), err, sizeof err));
+        assert_true(scn_parse(&without, "c.scn", b, strlen(b), err, sizeof err));
+        scn_random_settings(&with, seed);
+        scn_random_settings(&without, seed);
+        const pipe_ckpt_cfg *k = &with.cfg.ckpt;
+        assert_int_equal(k->interval_ns, without.cfg.ckpt.interval_ns);   /* vary checkpoint's draws stay */
+        assert_int_equal(k->tolerable_failures, without.cfg.ckpt.tolerable_failures);
+        bool on = k->mode == PIPE_UNALIGNED || k->alignment_timeout_ns > 0;
+        uint32_t t = k->mode == PIPE_UNALIGNED ? 0 : k->alignment_timeout_ns == 100 * SIM_NS_PER_MS ? 1
+                   : k->alignment_timeout_ns == 2 * SIM_NS_PER_S ? 2 : 3;
+        if (on) {
+            assert_true(t < 3);
+            assert_int_equal(k->max_concurrent, 1);
+            drawn[1][t]++;
+        } else {
+            assert_int_equal(k->mode, PIPE_ALIGNED);
+            assert_int_equal(k->alignment_timeout_ns, 0);
+            drawn[0][0]++;
+        }
+        pipeline *p = pipe_create(&with.cfg, err, sizeof err);
+        assert_non_null(p);
+        pipe_destroy(p);
+    }
+    assert_true(drawn[0][0] > 40 && drawn[1][0] > 10 && drawn[1][1] > 10 && drawn[1][2] > 10);
+    assert_string_equal(parse(JOB "checkpoint mode at-least-once interval 5ms\nvary unaligned\n"),
+                        "t.scn:7:6: vary unaligned needs exactly-once checkpoints (checkpoint mode aligned or "
+                        "unaligned): Flink enables unaligned checkpoints for exactly-once only");
+    assert_string_equal(parse(JOB "checkpoint interval 5ms\nvary unaligned\nfault at 5ms rescale agg to 1\n"),
+                        "t.scn:7:6: vary unaligned with a rescale (line 8): a rescale refuses unaligned checkpoints "
+                        "and alignment timeouts");
+    assert_string_equal(parse(JOB "checkpoint interval 5ms\nvary network unaligned\n"), "ok");
+    char *text = written(&s_);
+    assert_non_null(strstr(text, "vary network unaligned\n"));
+    free(text);
 }
 
 /* `machines M slots S`: read, written back, and refused when the slots
@@ -1828,6 +1880,7 @@ int main(void) {
         cmocka_unit_test(test_scn_new_points_fire_when_reached),
         cmocka_unit_test(test_scn_random_faults_cover_the_new_kinds),
         cmocka_unit_test(test_scn_vary_draws_valid_settings_per_seed_and_keeps_the_faults),
+        cmocka_unit_test(test_scn_vary_unaligned_draws_flinks_test_randomisation),
         cmocka_unit_test(test_scn_machines_slots_are_read_checked_and_written_back),
         cmocka_unit_test(test_scn_expect_backpressure_and_checkpointed_bytes_are_read_and_written_back),
         cmocka_unit_test(test_scn_expect_liveness_sets_the_bound_and_reports_mistakes),

@@ -9,16 +9,6 @@
 
 #include <stdlib.h>
 
-/* Two sources on topics of their own, a keyed join, a two-phase-commit
- * sink: 7 tasks on 2 machines, 10 data channels. */
-#define JOIN_JOB "seed 1\nmachines 2\n" \
-    "broker topic clicks partitions 2 records 200 keys 50\nbroker topic views partitions 2 records 200 keys 40\n" \
-    "vertex clicks source topic clicks parallelism 2 rate 20000/s\n" \
-    "vertex views source topic views parallelism 2 rate 20000/s\n" \
-    "vertex join keyed-join parallelism 2\nvertex out sink output two-phase-commit\n" \
-    "edge clicks -> join hash\nedge views -> join hash\nedge join -> out rebalance\n" \
-    "checkpoint mode aligned interval 4ms\nchannels buffer-timeout 1ms\n"
-
 static scn s_, scratch_;
 
 static void parse_ok(const char *text) {
@@ -51,7 +41,7 @@ static void count_points(const spc_points *ps, uint32_t by_point[8]) {
  * commit of the sink. Each point once, in the order of time. */
 static void test_space_points_are_each_protocol_point_once_in_order(void **state) {
     (void)state;
-    parse_ok(JOIN_JOB);
+    parse_ok(HARNESS_JOIN_JOB);
     spc_points ps;
     pipeline *p = observe(&ps);
     uint64_t n = pipe_get_stats(p)->completed;
@@ -82,7 +72,7 @@ static void test_space_points_are_each_protocol_point_once_in_order(void **state
  * first run's were taken. */
 static void test_space_point_keys_round_trip_and_a_reset_set_sees_a_run_again(void **state) {
     (void)state;
-    parse_ok(JOIN_JOB);
+    parse_ok(HARNESS_JOIN_JOB);
     spc_points ps;
     pipeline *p = observe(&ps);
     uint32_t first = ps.count;
@@ -122,7 +112,7 @@ static uint32_t kind_count(const spc_menu *m, scn_fault_kind k) {
  * store fault: the reader refuses them, and the menu says so. */
 static void test_space_menu_is_every_kind_on_every_target(void **state) {
     (void)state;
-    parse_ok(JOIN_JOB);
+    parse_ok(HARNESS_JOIN_JOB);
     spc_points ps;
     pipeline *p = observe(&ps);
     static spc_menu m;
@@ -157,7 +147,7 @@ static void test_space_menu_is_every_kind_on_every_target(void **state) {
  * delay; run, it fires at its point. */
 static void test_space_placement_fires_at_its_point(void **state) {
     (void)state;
-    parse_ok(JOIN_JOB);
+    parse_ok(HARNESS_JOIN_JOB);
     spc_points ps;
     pipeline *p = observe(&ps);
     static spc_menu m;
