@@ -248,8 +248,9 @@ bool sim_timer_cancel(sim_run *run, sim_timer_id id) {
 void sim_actor_crash(sim_run *run, uint32_t actor) {
     SIM_ASSERT(actor < run->actors_count);
     sim_actor *a = &run->actors[actor];
-    if (!a->up) return;
+    if (!a->up && !a->starting) return;
     a->up = false;
+    a->starting = false;                  /* a START still queued is stale now */
     a->inc++;
     SIM_ASSERT(run->crash_epoch < UINT32_MAX);
     a->crash_epoch = ++run->crash_epoch;  /* everything queued for it is now stale */
@@ -273,8 +274,8 @@ bool sim_actor_paused(const sim_run *run, uint32_t actor) {
 void sim_actor_restart(sim_run *run, uint32_t actor) {
     SIM_ASSERT(actor < run->actors_count);
     sim_actor *a = &run->actors[actor];
-    if (a->up || !run->machines[run->actors_cold[actor].machine].up) return;   /* machine down: stays down */
-    a->up = true;
+    if (a->up || a->starting || !run->machines[run->actors_cold[actor].machine].up) return;   /* machine down: stays down */
+    a->starting = true;                   /* up when its START is dispatched (fate) */
     sim_schedule(run, run->now_ns, actor, SIM_EV_START);
 }
 
@@ -421,14 +422,24 @@ const void *sim_payload(const sim_run *run, const sim_event *ev) {
     return run->payloads + (size_t)(ev->payload - 1) * slot_bytes(&run->cfg);
 }
 
+/* An event to an actor that is down, or stamped before its last crash:
+ * dropped, but for the START of a restarted actor's new incarnation,
+ * which brings it up. */
+static trace_outcome fate_down(sim_actor *a, const sim_event *ev) {
+    if (!a->starting || ev->kind != SIM_EV_START || ev->epoch < a->crash_epoch) return TRACE_DROPPED_DOWN;
+    a->starting = false;
+    a->up = true;
+    return TRACE_DELIVERED;
+}
+
 static inline trace_outcome fate(sim_run *run, const sim_event *ev) {
     if (ev->dst == SIM_KERNEL) return TRACE_KERNEL;
     if (ev->kind == SIM_EV_TIMER) {        /* cancelled: stale, whoever it was for */
         const sim_timer *t = &run->timers[ev->aux];
         if (!t->armed || t->gen != ev->gen) return TRACE_TIMER_STALE;
     }
-    const sim_actor *a = &run->actors[ev->dst];
-    if (SIM_UNLIKELY(!a->up || ev->epoch < a->crash_epoch)) return TRACE_DROPPED_DOWN;
+    sim_actor *a = &run->actors[ev->dst];
+    if (SIM_UNLIKELY(!a->up || ev->epoch < a->crash_epoch)) return fate_down(a, ev);
     SIM_PREFETCH(a->ctx);                 /* the handler's likely first load: overlap it with the hash fold */
     if (ev->kind == SIM_EV_MSG && ev->aux != SIM_NO_LINK && run->links[ev->aux].gen != ev->gen) {
         return TRACE_DROPPED_LINK;

@@ -14,7 +14,12 @@
  * - Crash: an actor that crashes is down and its incarnation is bumped;
  *   every event scheduled to an earlier incarnation (messages, timers, I/O
  *   completions) is dropped at dispatch and counted, and never reaches the
- *   handler. A restart starts a new incarnation with SIM_EV_START. How:
+ *   handler. A restart starts a new incarnation with SIM_EV_START, its
+ *   first event: until the START is dispatched the actor is down to every
+ *   other event, so one that pops before it at the same instant (a
+ *   message due then, pushed before the restart) is dropped, as it would
+ *   have been a moment earlier; a process receives nothing before it
+ *   runs. How:
  *   an event is stamped with the run's crash epoch (the count of actor
  *   crashes so far) rather than its destination's incarnation, so that
  *   scheduling never reads the destination (a cache miss per send with
@@ -150,6 +155,7 @@ struct sim_actor {
     uint32_t       id;
     uint32_t       crash_epoch;    /* run->crash_epoch at its last crash: events stamped earlier are stale */
     bool           up;
+    bool           starting;       /* restarted, its START not dispatched yet: down to every other event */
 };
 
 _Static_assert(sizeof(sim_actor) == 64, "an actor's hot part is one cache line");

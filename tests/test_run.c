@@ -179,7 +179,46 @@ static void test_machine_crash_takes_down_every_actor_on_it_and_their_timers(voi
     sim_actor_restart(run, y);
     assert_false(run->actors[y].up);
     sim_machine_restart(run, m1);
+    assert_true(run->actors[y].starting && run->actors[z].starting);   /* up at their STARTs */
+    sim_run_loop(run);
     assert_true(run->actors[y].up && run->actors[z].up);
+    sim_run_destroy(run);
+}
+
+/* A restarted actor's START is its new incarnation's first event: a
+ * message due at the instant of the restart and queued before it (so it
+ * would pop first) is dropped, as it would have been a moment earlier;
+ * one sent after the restart at that instant comes after the START. A
+ * crash before the START makes it stale. Found by --faults buggify: slot
+ * offers due at a coordinator's restart reached the old coordinator's
+ * state before the new one started (rescale.scn seed 272). */
+static void test_a_restarted_actors_start_is_the_first_event_of_its_incarnation(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_ };
+    sim_cfg c = test_cfg(1);
+    sim_run *run = sim_run_create(&c);
+    uint32_t m = sim_machine_add(run, "m");
+    uint32_t b = sim_actor_add(run, "b", m, rec_handler, &ctx);
+    uint32_t d = sim_actor_add(run, "d", m, rec_handler, &ctx);
+    sim_run_start(run);
+    sim_run_loop(run);                                          /* both STARTs at 0 */
+    sim_actor_crash(run, b);
+    sim_actor_crash(run, d);
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_RESTART, .at_ns = 100, .target = b });
+    sim_send(run, SIM_KERNEL, b, 100, &(sim_msg){ .a = 1 });   /* due at the restart, queued before its START */
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_RESTART, .at_ns = 100, .target = d });
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .at_ns = 100, .target = d });   /* before d's START */
+    sim_run_loop(run);
+    assert_int_equal(rec_count(&log_, b, SIM_EV_MSG), 0);
+    assert_int_equal(rec_count(&log_, b, SIM_EV_START), 2);
+    assert_int_equal(rec_count(&log_, d, SIM_EV_START), 1);     /* the first only: the second went stale */
+    assert_true(run->actors[b].up && !run->actors[b].starting);
+    assert_false(run->actors[d].up || run->actors[d].starting);
+    assert_int_equal(run->actors_cold[b].dropped, 1);
+    sim_send(run, SIM_KERNEL, b, 0, &(sim_msg){ .a = 2 });     /* after the START: delivered */
+    sim_run_loop(run);
+    assert_int_equal(rec_count(&log_, b, SIM_EV_MSG), 1);
     sim_run_destroy(run);
 }
 
@@ -712,6 +751,7 @@ int main(void) {
         cmocka_unit_test(test_crash_drops_delivery_and_restart_begins_new_incarnation),
         cmocka_unit_test(test_only_events_sent_before_the_destinations_last_crash_are_dropped),
         cmocka_unit_test(test_machine_crash_takes_down_every_actor_on_it_and_their_timers),
+        cmocka_unit_test(test_a_restarted_actors_start_is_the_first_event_of_its_incarnation),
         cmocka_unit_test(test_run_stops_at_event_and_time_bounds_with_a_clear_message),
         cmocka_unit_test(test_same_seed_gives_same_trace_hash_and_other_seeds_differ),
         cmocka_unit_test(test_phold_trace_hash_is_the_recorded_golden_value),
