@@ -65,7 +65,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
     [PIPE_BUG_NEWER_NO_ABORT] = { PIPE_BUG_NEWER_NO_ABORT, "newer-barrier-no-abort",
         "a task keeps aligning a replaced checkpoint: it reads inputs the newer one blocks, or waits forever",
         "the first barrier of a newer checkpoint is ignored while one is pending",
-        "I5", "scenarios/swarm/backpressure-vary.scn", 13 },
+        "I5", "scenarios/swarm/backpressure-vary.scn", 13, "I6" },   /* I6: the half that waits forever */
     [PIPE_BUG_RESTORE_PENDING] = { PIPE_BUG_RESTORE_PENDING, "restore-from-pending",
         "a restart resumes from a checkpoint that never completed", "a failed job keeps its newest pending checkpoint as the one to restore",
         "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 2 },
