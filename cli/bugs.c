@@ -35,7 +35,16 @@ typedef struct bugs_ctx {
     pipe_bug  bug[PIPE_BUG_COUNT];
     bug_tally tally[PIPE_BUG_COUNT + 1];
     uint64_t  next;                   /* the next task id */
+    uint8_t   profile;                /* --faults: SCN_PROFILE_* */
+    cli_pct   pct;                    /* --pct */
 } bugs_ctx;
+
+/* The campaign's options as a command says them: " --faults buggify --pct 1". */
+static const char *campaign_words(const bugs_ctx *b, char *buf, size_t n) {
+    char pct[48];
+    snprintf(buf, n, "%s%s", cli_faults_words(true, b->profile), cli_pct_words(&b->pct, pct, sizeof pct));
+    return buf;
+}
 
 /* Task id: ((bug index * seeds) + seed - 1) * files + file; the last bug
  * index is the correct protocol. */
@@ -168,8 +177,10 @@ static void print_text(const bugs_ctx *b, double wall, uint64_t correct_fails, u
            correct_fails, correct_fails ? ": " : "", correct_fails ? c->what : "");
     uint64_t run_median, run_worst;
     run_figures(b, &run_median, &run_worst);
-    printf("bugs: %u of %u caught, median seed of the first catch %" PRIu64 "; runs to the first catch: median %" PRIu64
-           ", worst %" PRIu64 "; %.1f s\n", caught, b->nbugs, median, run_median, run_worst, wall);
+    char how[96];
+    printf("bugs: %u of %u caught with%s, median seed of the first catch %" PRIu64 "; runs to the first catch: median %" PRIu64
+           ", worst %" PRIu64 "; %.1f s\n", caught, b->nbugs, campaign_words(b, how, sizeof how), median, run_median, run_worst,
+           wall);
 }
 
 static void print_json(const bugs_ctx *b, double wall, uint64_t correct_fails, uint64_t median) {
@@ -188,7 +199,10 @@ static void print_json(const bugs_ctx *b, double wall, uint64_t correct_fails, u
     }
     uint64_t run_median, run_worst;
     run_figures(b, &run_median, &run_worst);
-    printf("],\"caught\":%u,\"total\":%u,\"median_seed\":%" PRIu64 ",\"median_first_run\":%" PRIu64
+    char pct[48];
+    printf("],\"profiles\":\"%s\",\"pct\":\"%s\"", b->profile == SCN_PROFILE_BUGGIFY ? "buggify" : "random",
+           b->pct.depth > 0 ? cli_pct_words(&b->pct, pct, sizeof pct) + 7 : "none");   /* past " --pct " */
+    printf(",\"caught\":%u,\"total\":%u,\"median_seed\":%" PRIu64 ",\"median_first_run\":%" PRIu64
            ",\"worst_first_run\":%" PRIu64 ",\"correct_runs\":%" PRIu64 ",\"correct_failed\":%" PRIu64 ",\"seconds\":%.2f}\n",
            caught, b->nbugs, median, run_median, run_worst, b->tally[b->nbugs].runs, correct_fails, wall);
 }
@@ -263,6 +277,8 @@ int cli_bugs(int argc, char **argv) {
         return CLI_USAGE;
     }
     b->seeds = seeds;
+    b->profile = profile;
+    b->pct = pct;
     for (uint32_t i = 0; i < b->nfiles; i++) b->files[i].profile = profile;
     for (pipe_bug x = PIPE_BUG_NO_ALIGNMENT; x < PIPE_BUG_COUNT; x++) {
         if (only == PIPE_BUG_NONE || only == x) b->bug[b->nbugs++] = x;

@@ -91,6 +91,7 @@ static bool take_props(cli_jmerge *j, const char *path, xmlNodePtr props, uint64
         xmlFree(k);
         xmlFree(v);
     }
+    if (got[3] == NULL) got[3] = (char *)xmlStrdup((const xmlChar *)"none");   /* a build before --pct */
     uint64_t n = 0;
     bool ok = shard != NULL && sscanf(shard, "%" SCNu64 "/%" SCNu64, shard_i, &n) == 2 && n > 0 && *shard_i < n &&
               n <= (1u << 20);

@@ -122,13 +122,22 @@ static merge_kind kind_of(const json_t *tally) {
     return MERGE_NONE;
 }
 
+/* Tally a's and b's `key` are the same; a "pct" neither has (a build
+ * before --pct) is "none". */
+static bool same_value(const json_t *a, const json_t *b, const char *key) {
+    const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+    if (strcmp(key, "pct") != 0) return json_equal(x, y);
+    const char *p = x != NULL ? json_string_value(x) : "none", *q = y != NULL ? json_string_value(y) : "none";
+    return p != NULL && q != NULL && strcmp(p, q) == 0;
+}
+
 /* The keys that name a campaign: every shard of one must agree on them. */
 static bool same_campaign(const json_t *a, const json_t *b, merge_kind k, const char **key) {
     static const char *const swarm[] = { "range", "profiles", "target", "bug", "pct", "paths", "files", NULL };
     static const char *const explore[] = { "file", "seed", "bug", "points", "faults", "placements", "ties", "depth",
                                            "pairs", "window_ns", "kinds", NULL };
     for (const char *const *x = k == MERGE_SWARM ? swarm : explore; *x != NULL; x++) {
-        if (!json_equal(json_object_get(a, *x), json_object_get(b, *x))) {
+        if (!same_value(a, b, *x)) {
             *key = *x;
             return false;
         }

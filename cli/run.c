@@ -467,7 +467,10 @@ bool cli_memory_ok(const pipe_cfg *cfg, uint32_t pipelines, bool checkers, char 
  * window); false when the run cannot be built. */
 static bool points_and_menu(scn *s, spc_points *pts, spc_menu *menu) {
     char err[SCN_ERR_BYTES];
-    pipeline *p = cli_pct_resolve(s, &s->cfg, err, sizeof err) ? pipe_create(&s->cfg, err, sizeof err) : NULL;
+    pipe_cfg *cfg = malloc(sizeof *cfg);          /* PCT's K is counted later, with the drawn faults: resolved in a copy */
+    if (cfg != NULL) *cfg = s->cfg;
+    pipeline *p = cfg != NULL && cli_pct_resolve(s, cfg, err, sizeof err) ? pipe_create(cfg, err, sizeof err) : NULL;
+    free(cfg);
     scn_armed *arm = malloc(sizeof *arm);
     scn *scratch = malloc(sizeof *scratch);
     bool ok = p != NULL && arm != NULL && scratch != NULL && spc_points_init(pts, pipe_job(p));
@@ -913,13 +916,14 @@ static bool hash_as_recorded(const char *path, const run_opts *x, uint64_t got) 
         printf("  replay: trace hash %016" PRIx64 " as recorded\n", x->hash);
         return true;
     }
-    char pct[64];
+    char pct[64] = ",";                           /* ", --pct D[/K]" */
+    if (x->pct.depth > 0) cli_pct_words(&x->pct, pct + 1, sizeof pct - 1);
     printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s%s); the hash"
            " is of the file, --seed, --faults, --bug and --pct: give the ones the recorded run had (swarm"
            " prints its replay command), with the same build\n", path, got, x->hash,
            x->random_faults ? x->profile == SCN_PROFILE_BUGGIFY ? " with --faults buggify" : " with --faults random"
                             : " without --faults", x->bug ? ", --bug " : ", no --bug",
-           x->bug ? pipe_bug_name(x->bug) : "", x->pct.depth > 0 ? cli_pct_words(&x->pct, pct, sizeof pct) : ", no --pct");
+           x->bug ? pipe_bug_name(x->bug) : "", x->pct.depth > 0 ? pct : ", no --pct");
     return false;
 }
 

@@ -83,7 +83,7 @@ typedef struct swarm_ctx {
 static void swarm_usage(FILE *f) {
     fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random|buggify|guided]\n"
                "                   [--target N] [--bug NAME] [--pct D[/K]] [--json] [--quiet]\n"
-               "                   [--progress S]"
+               "                   [--progress S]\n"
                "                   [--junit FILE] [--coverage FILE]\n"
                "\n"
                "Runs each scenario with every seed from A to B (inclusive), each run in a\n"

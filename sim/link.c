@@ -164,7 +164,8 @@ void link_break(sim_run *run, sim_link *l, uint32_t crashed) {
     sim_time_ns at = run->now_ns + l->cfg.latency_ns;
     uint32_t ends[2] = { l->src, l->dst };
     for (uint32_t i = 0; i < 2; i++) {
-        if (ends[i] == crashed || !run->actors[ends[i]].up) continue;
+        const sim_actor *a = &run->actors[ends[i]];
+        if (ends[i] == crashed || (!a->up && !a->starting)) continue;   /* starting: it hears it after its START */
         if (i == 1 && ends[1] == ends[0]) break;
         sim_event *ev = sim_schedule(run, at, ends[i], SIM_EV_LINK_DOWN);
         ev->aux = l->id;

@@ -222,6 +222,33 @@ static void test_a_restarted_actors_start_is_the_first_event_of_its_incarnation(
     sim_run_destroy(run);
 }
 
+/* ... and a peer's connection that breaks while it is starting (its
+ * START queued, not dispatched) is heard of after the START: the
+ * LINK_DOWN comes a latency later, as to an actor that is up. */
+static void test_a_starting_actor_hears_of_a_broken_connection_after_its_start(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_ };
+    sim_cfg c = test_cfg(1);
+    sim_run *run = sim_run_create(&c);
+    uint32_t m0 = sim_machine_add(run, "m0"), m1 = sim_machine_add(run, "m1");
+    uint32_t a = sim_actor_add(run, "a", m0, rec_handler, &ctx);
+    uint32_t b = sim_actor_add(run, "b", m1, rec_handler, &ctx);
+    link_add(run, a, b, &(link_cfg){ .kind = LINK_STREAM, .latency_ns = 10 });
+    sim_run_start(run);
+    sim_run_loop(run);
+    sim_actor_crash(run, a);
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_RESTART, .at_ns = 100, .target = a });
+    fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .at_ns = 100, .target = b });   /* at a's restart, before its START */
+    sim_run_loop(run);
+    assert_int_equal(rec_count(&log_, a, SIM_EV_START), 2);
+    assert_int_equal(rec_count(&log_, a, SIM_EV_LINK_DOWN), 1);
+    for (uint32_t i = 0; i < log_.count; i++) {
+        if (log_.items[i].actor == a && log_.items[i].kind == SIM_EV_LINK_DOWN) assert_int_equal(log_.items[i].at_ns, 110);
+    }
+    sim_run_destroy(run);
+}
+
 static void forever_hook(sim_run *run, sim_actor *self, const sim_event *ev) {
     (void)ev;
     sim_timer_set(run, self->id, 1000, 0);
@@ -752,6 +779,7 @@ int main(void) {
         cmocka_unit_test(test_only_events_sent_before_the_destinations_last_crash_are_dropped),
         cmocka_unit_test(test_machine_crash_takes_down_every_actor_on_it_and_their_timers),
         cmocka_unit_test(test_a_restarted_actors_start_is_the_first_event_of_its_incarnation),
+        cmocka_unit_test(test_a_starting_actor_hears_of_a_broken_connection_after_its_start),
         cmocka_unit_test(test_run_stops_at_event_and_time_bounds_with_a_clear_message),
         cmocka_unit_test(test_same_seed_gives_same_trace_hash_and_other_seeds_differ),
         cmocka_unit_test(test_phold_trace_hash_is_the_recorded_golden_value),
