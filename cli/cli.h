@@ -392,6 +392,7 @@ void cli_guide_tally(const cli_guide *g, uint64_t *fresh, uint64_t *mutants, uin
 int cli_bugs(int argc, char **argv);
 int cli_explore(int argc, char **argv);
 int cli_merge(int argc, char **argv);
+int cli_generate(int argc, char **argv);
 int cli_coverage(int argc, char **argv);
 
 /* A file a command writes (cli/out.c): open creates it under a temporary

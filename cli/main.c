@@ -19,6 +19,7 @@ static const struct {
     { "coverage", cli_coverage, "list the protocol's reach points (run/swarm --coverage FILE counts them)" },
     { "bugs", cli_bugs, "measure the checkers: every deliberate bug must be caught" },
     { "shrink", cli_shrink, "minimise a failing seed's scenario for scenarios/regress/" },
+    { "generate", cli_generate, "a job shape drawn for a seed, as a scenario file" },
     { "bench", cli_bench, "benchmarks: PHOLD (kernel), pipeline (protocol model)" },
     { "demo", cli_kernel_demo, "a small kernel run with links, crashes and a partition, narrated" },
     { "gate", cli_gate, "one task's input gate by hand: barriers, alignment, cancel markers" },

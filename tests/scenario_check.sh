@@ -47,5 +47,16 @@ for f in $(find scenarios/explore -name '*.scn' | sort); do
         sh -c "\"$absim\" swarm \"$v\" --seeds 1..200 --faults random --quiet && \"$absim\" swarm \"$v\" --seeds 1..200 --faults buggify --quiet"
     rm -f "$v"
 done
+# Job shapes drawn per seed (absim generate): 40 of them, each under 3
+# random and 2 buggify fault profiles.
+gdir=$(mktemp -d)
+if "$absim" generate --seeds 1..40 --dir "$gdir" > /dev/null; then
+    f="$gdir (absim generate --seeds 1..40)"
+    expect_ok " under 3 random and 2 buggify profiles each" " under random or buggify faults" \
+        sh -c "\"$absim\" swarm \"$gdir\"/*.scn --seeds 1..3 --faults random --quiet && \"$absim\" swarm \"$gdir\"/*.scn --seeds 1..2 --faults buggify --quiet"
+else
+    failed=$((failed + 1)); echo "scenario-check: FAIL absim generate --seeds 1..40"
+fi
+rm -rf "$gdir"
 echo "scenario-check: $passed passed, $failed failed"
 [ $failed -eq 0 ]
