@@ -24,6 +24,7 @@ static void space(void) {
     assert_true(scn_parse(&s_, "t.scn", JOB_TEXT, strlen(JOB_TEXT), err, sizeof err));
     pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
     assert_non_null(p);
+    spc_points_free(&pts_);                       /* the previous test's */
     assert_true(spc_points_init(&pts_, pipe_job(p)));
     static scn_armed arm;
     scn_arm_faults(&s_, p, &arm, spc_points_observe, &pts_);
