@@ -490,6 +490,9 @@ bool cli_parse_u64(const char *prog, const char *opt, const char *text, uint64_t
 bool cli_parse_ratio(const char *prog, const char *opt, const char *text, sim_ratio *out);
 /* --shard I/N: 0 <= I < N <= 2^20. */
 bool cli_parse_shard(const char *prog, const char *text, uint64_t *i, uint64_t *n);
+/* --seeds A..B: two whole numbers, A <= B, at most `most` seeds; false
+ * after saying what is wrong. */
+bool cli_parse_range(const char *prog, const char *text, uint64_t most, uint64_t *a, uint64_t *b);
 
 /* After getopt_long: the message for an unknown option or a missing value
  * (returns CLI_USAGE), and the check that no operands are left over. */

@@ -22,8 +22,8 @@ static void usage(FILE *f) {
                "4, hash, forward and rebalance edges, 1 to 3 machines, aligned, unaligned\n"
                "or at-least-once checkpoints, the memory or durable backend, a restart\n"
                "strategy that never gives up, and `expect finished` (and `expect\n"
-               "exactly-once` where the checkpoints promise it). Every file is one the\n"
-               "reader accepts. With --seeds, DIR/gen-S.scn for each seed from A to B (at\n"
+               "exactly-once` with exactly-once checkpoints and keyed state). Every file\n"
+               "is one the reader accepts (scenarios/gen.h has the bounds). With --seeds, DIR/gen-S.scn for each seed from A to B (at\n"
                "most %u); DIR must exist. Run them with absim swarm DIR/*.scn --seeds 1..N\n"
                "--faults random.\n"
                "  -o, --out FILE  where to write (default: standard output)\n",
@@ -59,16 +59,7 @@ int cli_generate(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
         case 's': if (!cli_parse_u64(prog, "--seed", optarg, 0, UINT64_MAX, &seed)) return CLI_USAGE; one = true; break;
-        case 'S': {
-            char *dots = strstr(optarg, "..");
-            if (dots == NULL || sscanf(optarg, "%" SCNu64, &a) != 1 || sscanf(dots + 2, "%" SCNu64, &b) != 1 || b < a ||
-                b - a >= GENERATE_FILES_MAX) {
-                fprintf(stderr, "%s: --seeds '%s': expected A..B, at most %u seeds\n", prog, optarg, GENERATE_FILES_MAX);
-                return CLI_USAGE;
-            }
-            many = true;
-            break;
-        }
+        case 'S': if (!cli_parse_range(prog, optarg, GENERATE_FILES_MAX, &a, &b)) return CLI_USAGE; many = true; break;
         case 'o': out = optarg; break;
         case 'd': dir = optarg; break;
         case 'h': usage(stdout); return CLI_OK;
@@ -80,11 +71,12 @@ int cli_generate(int argc, char **argv) {
         fprintf(stderr, "%s: give --seed S [-o FILE], or --seeds A..B --dir DIR (see --help)\n", prog);
         return CLI_USAGE;
     }
-    if (one) return write_one(prog, "-o", seed, out) ? CLI_OK : CLI_USAGE;
-    for (uint64_t s = a; s <= b; s++) {
+    if (one) return write_one(prog, strcmp(out, "-") == 0 ? "standard output" : "-o", seed, out) ? CLI_OK : CLI_USAGE;
+    for (uint64_t s = a;; s++) {                  /* to b inclusive, b may be UINT64_MAX */
         char path[4096];
         snprintf(path, sizeof path, "%s/gen-%" PRIu64 ".scn", dir, s);
         if (!write_one(prog, "--dir", s, path)) return CLI_USAGE;
+        if (s == b) break;
     }
     printf("absim generate: %" PRIu64 " files in %s (gen-%" PRIu64 ".scn to gen-%" PRIu64 ".scn)\n", b - a + 1, dir, a, b);
     return cli_stdout_ok(prog) ? CLI_OK : CLI_USAGE;

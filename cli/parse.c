@@ -107,6 +107,25 @@ bool cli_parse_config_format(const char *prog, const char *text, fconf_format *o
     return false;
 }
 
+bool cli_parse_range(const char *prog, const char *text, uint64_t most, uint64_t *a, uint64_t *b) {
+    const char *dots = strstr(text, "..");
+    char first[32];
+    size_t n = dots != NULL ? (size_t)(dots - text) : 0;
+    if (dots == NULL || n == 0 || n >= sizeof first) {
+        fprintf(stderr, "%s: --seeds '%s': expected A..B\n", prog, text);
+        return false;
+    }
+    memcpy(first, text, n);
+    first[n] = '\0';
+    if (!cli_parse_u64(prog, "--seeds", first, 0, UINT64_MAX, a)) return false;
+    if (!cli_parse_u64(prog, "--seeds", dots + 2, *a, UINT64_MAX, b)) return false;
+    if (*b - *a >= most) {
+        fprintf(stderr, "%s: --seeds: at most %llu seeds at once\n", prog, (unsigned long long)most);
+        return false;
+    }
+    return true;
+}
+
 bool cli_parse_faults(const char *prog, const char *text, bool *random_faults, uint8_t *profile) {
     bool random = strcmp(text, "random") == 0, buggify = strcmp(text, "buggify") == 0;
     if (random || buggify) {

@@ -113,29 +113,6 @@ static void swarm_usage(FILE *f) {
                "                seed drawing the priorities and change points (absim run --help)\n");
 }
 
-static bool parse_range(const char *prog, const char *text, uint64_t *a, uint64_t *b) {
-    const char *dots = strstr(text, "..");
-    if (dots == NULL) {
-        fprintf(stderr, "%s: --seeds '%s': expected A..B\n", prog, text);
-        return false;
-    }
-    char first[32];
-    size_t n = (size_t)(dots - text);
-    if (n == 0 || n >= sizeof first) {
-        fprintf(stderr, "%s: --seeds '%s': expected A..B\n", prog, text);
-        return false;
-    }
-    memcpy(first, text, n);
-    first[n] = '\0';
-    if (!cli_parse_u64(prog, "--seeds", first, 0, UINT64_MAX, a)) return false;
-    if (!cli_parse_u64(prog, "--seeds", dots + 2, *a, UINT64_MAX, b)) return false;
-    if (*b - *a >= SWARM_SEEDS_MAX) {
-        fprintf(stderr, "%s: --seeds: at most %llu seeds at once\n", prog, (unsigned long long)SWARM_SEEDS_MAX);
-        return false;
-    }
-    return true;
-}
-
 /* The options; returns -1 when the run goes on, else the exit status. */
 static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
     static const struct option opts[] = {
@@ -156,7 +133,7 @@ static int parse_opts(const char *prog, int argc, char **argv, swarm_opts *o) {
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (!parse_range(prog, optarg, &o->seed_a, &o->seed_b)) return CLI_USAGE;
+            if (!cli_parse_range(prog, optarg, SWARM_SEEDS_MAX, &o->seed_a, &o->seed_b)) return CLI_USAGE;
             seeds_given = true;
             break;
         case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &o->jobs)) return CLI_USAGE; break;

@@ -1282,11 +1282,12 @@ check "generate -o: the file runs and its expectations hold" 0 "expect finished:
 check "generate: the same seed gives the same file" 0 "" sh -c "\"$absim\" generate --seed 7 | cmp - \"$bad.gen.scn\""
 check "generate: --seed and --seeds together are bad input" 2 "give --seed S [-o FILE], or --seeds A..B --dir DIR" \
     "$absim" generate --seed 1 --seeds 1..2 --dir /tmp
-check "generate --seeds: a reversed range is bad input" 2 "--seeds '5..2': expected A..B" "$absim" generate --seeds 5..2 --dir /tmp
+check "generate --seeds: a reversed range is bad input" 2 "--seeds 2: out of range [5," "$absim" generate --seeds 5..2 --dir /tmp
+check "generate --seeds: a malformed range is bad input" 2 "--seeds '3x': not a whole number" "$absim" generate --seeds 1..3x --dir /tmp
 gd=$(mktemp -d)
 check "generate --seeds --dir: a file per seed" 0 "3 files in $gd (gen-4.scn to gen-6.scn)" "$absim" generate --seeds 4..6 --dir "$gd"
 check "generate --seeds --dir: the files are the --seed ones" 0 "" sh -c "\"$absim\" generate --seed 7 | cmp - \"$bad.gen.scn\" && \"$absim\" generate --seed 5 | cmp - \"$gd/gen-5.scn\""
-check "generate --dir: a folder that does not exist is bad input" 2 "" "$absim" generate --seeds 1..2 --dir "$gd/none"
+check "generate --dir: a folder that does not exist is bad input" 2 "gen-1.scn: cannot write there" "$absim" generate --seeds 1..2 --dir "$gd/none"
 rm -rf "$gd" "$bad.gen.scn"
 # explore --depth 2: a second fault at every point the first fault's run
 # reaches after it fired. FLINK-22494 needs two: an ambiguous write of

@@ -21,8 +21,10 @@ static void test_every_drawn_job_is_one_the_reader_and_the_model_accept(void **s
         assert_int_equal(strlen(text), n);
         assert_int_equal(gen_job(seed, again, sizeof again), n);
         assert_string_equal(text, again);
-        differ += strcmp(text, prev) != 0;
-        memcpy(prev, text, n + 1);
+        const char *shape = strstr(text, "machines ");   /* past the lines that name the seed */
+        assert_non_null(shape);
+        differ += strcmp(shape, prev) != 0;
+        memcpy(prev, shape, strlen(shape) + 1);
         if (!scn_parse(&s_, "gen.scn", text, n, err, sizeof err)) fail_msg("seed %llu: %s\n%s", (unsigned long long)seed, err, text);
         pipeline *p = pipe_create(&s_.cfg, err, sizeof err);
         if (p == NULL) fail_msg("seed %llu: %s\n%s", (unsigned long long)seed, err, text);
@@ -41,7 +43,7 @@ static void test_every_drawn_job_is_one_the_reader_and_the_model_accept(void **s
     assert_true(joins > 300 && windows > 100 && forward > 200 && max_par > 100);
     assert_true(modes[PIPE_ALIGNED] > 300 && modes[PIPE_AT_LEAST_ONCE] > 300 && modes[PIPE_UNALIGNED] > 300);
     for (uint32_t i = 0; i < 3; i++) assert_true(outputs[i] > 300);
-    assert_int_equal(differ, 1500);
+    assert_true(differ > 1490);                   /* a shape of its own nearly every seed */
 }
 
 int main(void) {
