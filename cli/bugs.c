@@ -201,7 +201,7 @@ static void print_json(const bugs_ctx *b, double wall, uint64_t correct_fails, u
     run_figures(b, &run_median, &run_worst);
     char pct[48];
     printf("],\"profiles\":\"%s\",\"pct\":\"%s\"", b->profile == SCN_PROFILE_BUGGIFY ? "buggify" : "random",
-           b->pct.depth > 0 ? cli_pct_words(&b->pct, pct, sizeof pct) + 7 : "none");   /* past " --pct " */
+           cli_pct_value(&b->pct, pct, sizeof pct));
     printf(",\"caught\":%u,\"total\":%u,\"median_seed\":%" PRIu64 ",\"median_first_run\":%" PRIu64
            ",\"worst_first_run\":%" PRIu64 ",\"correct_runs\":%" PRIu64 ",\"correct_failed\":%" PRIu64 ",\"seconds\":%.2f}\n",
            caught, b->nbugs, median, run_median, run_worst, b->tally[b->nbugs].runs, correct_fails, wall);

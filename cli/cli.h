@@ -222,6 +222,8 @@ typedef struct cli_pct {
 bool cli_parse_pct(const char *prog, const char *text, cli_pct *o);
 bool cli_apply_pct(const char *prog, scn *s, const cli_pct *o);
 const char *cli_pct_words(const cli_pct *o, char *buf, size_t n);
+/* The option's value as reports name it: "3", "3/250", or "none" for depth 0. */
+const char *cli_pct_value(const cli_pct *o, char *buf, size_t n);
 
 /* schedule pct without steps (cfg->pct_depth > 0, pct_steps 0): the
  * order decisions that cfg's run takes in the default order, with s's

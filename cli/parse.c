@@ -175,10 +175,16 @@ bool cli_apply_pct(const char *prog, scn *s, const cli_pct *o) {
     return true;
 }
 
+const char *cli_pct_value(const cli_pct *o, char *buf, size_t n) {
+    if (o->depth == 0) snprintf(buf, n, "none");
+    else if (o->steps == 0) snprintf(buf, n, "%u", o->depth);
+    else snprintf(buf, n, "%u/%" PRIu64, o->depth, o->steps);
+    return buf;
+}
+
 const char *cli_pct_words(const cli_pct *o, char *buf, size_t n) {
-    if (o->depth == 0) snprintf(buf, n, "%s", "");
-    else if (o->steps == 0) snprintf(buf, n, " --pct %u", o->depth);
-    else snprintf(buf, n, " --pct %u/%" PRIu64, o->depth, o->steps);
+    char value[40];
+    snprintf(buf, n, "%s%s", o->depth > 0 ? " --pct " : "", o->depth > 0 ? cli_pct_value(o, value, sizeof value) : "");
     return buf;
 }
 

@@ -492,9 +492,7 @@ static bool open_campaign(const char *prog, char **names, swarm_ctx *w) {
     snprintf(w->seeds_text, sizeof w->seeds_text, "%" PRIu64 "..%" PRIu64, o->seed_a, o->seed_b);
     snprintf(w->shard_text, sizeof w->shard_text, "%" PRIu64 "/%" PRIu64, o->shard_i, o->shard_n);
     snprintf(w->jobs_text, sizeof w->jobs_text, "%" PRIu64, o->jobs);
-    if (o->pct.depth == 0) snprintf(w->pct_text, sizeof w->pct_text, "none");
-    else if (o->pct.steps == 0) snprintf(w->pct_text, sizeof w->pct_text, "%u", o->pct.depth);
-    else snprintf(w->pct_text, sizeof w->pct_text, "%u/%" PRIu64, o->pct.depth, o->pct.steps);
+    cli_pct_value(&o->pct, w->pct_text, sizeof w->pct_text);
     const char *props[12] = { "seeds", w->seeds_text, "shard", w->shard_text, "faults",
                               profile_name(o), "bug", pipe_bug_name(o->bug),
                               "pct", w->pct_text, "jobs", w->jobs_text };

@@ -196,11 +196,8 @@ static void test_a_restarted_actors_start_is_the_first_event_of_its_incarnation(
     (void)state;
     log_.count = 0;
     rec_ctx ctx = { .log = &log_ };
-    sim_cfg c = test_cfg(1);
-    sim_run *run = sim_run_create(&c);
-    uint32_t m = sim_machine_add(run, "m");
-    uint32_t b = sim_actor_add(run, "b", m, rec_handler, &ctx);
-    uint32_t d = sim_actor_add(run, "d", m, rec_handler, &ctx);
+    uint32_t b, d;
+    sim_run *run = two_actor_run(1, &ctx, &b, &d);
     sim_run_start(run);
     sim_run_loop(run);                                          /* both STARTs at 0 */
     sim_actor_crash(run, b);
@@ -229,11 +226,8 @@ static void test_a_starting_actor_hears_of_a_broken_connection_after_its_start(v
     (void)state;
     log_.count = 0;
     rec_ctx ctx = { .log = &log_ };
-    sim_cfg c = test_cfg(1);
-    sim_run *run = sim_run_create(&c);
-    uint32_t m0 = sim_machine_add(run, "m0"), m1 = sim_machine_add(run, "m1");
-    uint32_t a = sim_actor_add(run, "a", m0, rec_handler, &ctx);
-    uint32_t b = sim_actor_add(run, "b", m1, rec_handler, &ctx);
+    uint32_t a, b;
+    sim_run *run = two_actor_run(1, &ctx, &a, &b);
     link_add(run, a, b, &(link_cfg){ .kind = LINK_STREAM, .latency_ns = 10 });
     sim_run_start(run);
     sim_run_loop(run);
