@@ -206,6 +206,7 @@ static void build_results(pipeline *p, const plan *pl) {
     SIM_ASSERT(w->res_count == pl->results);
     w->res_value = sim_alloc(w->run, sizeof(int64_t) * (w->res_count + 1), 8);
     w->res_top = sim_alloc(w->run, w->res_count + 1, 1);
+    w->res_most = sim_alloc(w->run, sizeof(int64_t) * (w->res_count + 1), 8);
 }
 
 static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {

@@ -104,6 +104,13 @@ bool pipe_result_top(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, u
     return true;
 }
 
+bool pipe_result_most(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, int64_t *value) {
+    uint64_t k = world_result_wkey(&p->w, win_result_id(v, key, wi, 0));
+    if (p->w.res_top[k] == 0) return false;
+    *value = p->w.res_most[k];
+    return true;
+}
+
 void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff *out) {
     SIM_ASSERT(a->w.brk.partitions == b->w.brk.partitions && a->w.brk.records == b->w.brk.records);
     memset(out, 0, sizeof *out);

@@ -73,9 +73,11 @@ void pipe_compare_output(const pipeline *a, const pipeline *b, pipe_output_diff 
 uint32_t pipe_sink_count(const pipeline *p, uint32_t partition, uint64_t offset);
 /* A window result in the external system (model/world.h): how many times
  * firing `firing` of (window vertex v, key, window wi) was made visible;
- * and the highest firing made visible with its value (false: none). */
+ * the highest firing made visible with its value (false: none); and the
+ * highest value any of its firings showed (false: none visible). */
 uint32_t pipe_result_count(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, uint32_t firing);
 bool pipe_result_top(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, uint32_t *firing, int64_t *value);
+bool pipe_result_most(const pipeline *p, uint32_t v, uint64_t key, uint64_t wi, int64_t *value);
 
 /* Checkpoints in trigger order (ids 1, 2, ...), the first PIPE_HISTORY_MAX. */
 const pipe_ckpt_rec *pipe_history(const pipeline *p, uint32_t *count);

@@ -60,6 +60,7 @@ struct pipe_world {
     uint64_t   res_count;                     /* window-keys of every window vertex */
     int64_t   *res_value;                     /* by window-key */
     uint8_t   *res_top;                       /* by window-key: that firing + 1, 0: none visible */
+    int64_t   *res_most;                      /* by window-key: the highest value of any firing made visible */
     bool       event_time;                    /* some source emits watermarks */
     ha_store   ha;                    /* durable backend: the completed checkpoints' handles */
     pipe_stats stats;

@@ -95,8 +95,10 @@ static inline void checked_see(void *ctx, const pipe_event *e) {
 }
 
 /* run_checked, with setup(p, ctx) called before the run (faults that name
- * the pipeline's links or actors). */
-static inline checked_run run_checked_with(const pipe_cfg *c, void (*setup)(pipeline *p, void *ctx), void *ctx) {
+ * the pipeline's links or actors) and after(p, ctx) after it, before the
+ * pipeline goes (what the external system holds); either may be NULL. */
+static inline checked_run run_checked_around(const pipe_cfg *c, void (*setup)(pipeline *p, void *ctx),
+                                             void (*after)(pipeline *p, void *ctx), void *ctx) {
     char err[256];
     pipeline *p = pipe_create(c, err, sizeof err);
     if (p == NULL) fail_msg("pipe_create: %s", err);
@@ -111,9 +113,14 @@ static inline checked_run run_checked_with(const pipe_cfg *c, void (*setup)(pipe
     r.stats = *pipe_get_stats(p);
     r.report = *check_finish(cs);
     memcpy(r.reach, pipe_reached(p), sizeof r.reach);
+    if (after != NULL) after(p, ctx);
     check_destroy(cs);
     pipe_destroy(p);
     return r;
+}
+
+static inline checked_run run_checked_with(const pipe_cfg *c, void (*setup)(pipeline *p, void *ctx), void *ctx) {
+    return run_checked_around(c, setup, NULL, ctx);
 }
 
 static inline checked_run run_checked(const pipe_cfg *c) { return run_checked_with(c, NULL, NULL); }

@@ -22,13 +22,17 @@
 
 
 /* A window result made visible: its window-key's value is the highest
- * firing's (a firing made visible again writes the same row). */
+ * firing's (a firing made visible again writes the same row), and the
+ * highest value any firing showed is kept apart: after an at-least-once
+ * restore a purged window may fire again with only the replayed records,
+ * a lower value under the same firing, while its full value was seen. */
 static void result_value(tm_side *tm, uint64_t i, int64_t value) {
     const pipe_world *w = tm->w;
     if (i < w->brk.records) return;
     uint64_t wkey = (i - w->brk.records) / WIN_FIRINGS_MAX;
     uint8_t top = (uint8_t)((i - w->brk.records) % WIN_FIRINGS_MAX + 1);
     SIM_ASSERT(wkey < w->res_count);
+    if (w->res_top[wkey] == 0 || value > w->res_most[wkey]) w->res_most[wkey] = value;
     if (top < w->res_top[wkey]) return;
     w->res_top[wkey] = top;
     w->res_value[wkey] = value;
