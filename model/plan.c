@@ -209,19 +209,23 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->timers_max = pl->insts * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
     sc->devs_max = 3;
     sc->faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
-    sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096 + SIM_PAUSED_RPC_MAX;   /* RPCs for paused actors wait, up to a bound */
+    sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096 + SIM_PAUSED_RPC_MAX
+                           + SIM_RPC_FLIGHT_MAX;   /* RPCs in flight and for paused actors wait, up to bounds */
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
     sc->order_ties = cfg->tie_at > 0 || cfg->pct_depth > 0;   /* simultaneous events meet the choice point */
-    /* Payloads in flight: a task's ACKs (one per checkpoint; at most
-     * max-concurrent are pending, and late ones of aborted checkpoints
-     * are few) and its FINISHED, repeated every 50 RPC latencies. Twice
-     * the concurrency limit and some more each; running out asserts. A
-     * channel carries one only as a priority barrier (unaligned
-     * checkpoints, or aligned ones that may switch): a slot is as big as
-     * the largest payload (a deployment), so aligned-only jobs reserve
-     * none per channel. */
-    sc->payloads_max = pl->insts * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->conns * 4 : 0) + 64;
+    /* Payloads in flight: RPC messages carry them (a task's ACKs, one per
+     * checkpoint, and its FINISHED, repeated every 50 RPC latencies; the
+     * coordinator's deployments and triggers), at most SIM_RPC_FLIGHT_MAX
+     * in flight and SIM_PAUSED_RPC_MAX waiting for paused actors (sim/link.h,
+     * sim/run.h), more than any delay can then hold; twice the concurrency
+     * limit and some more a task besides. A channel carries one only as a
+     * priority barrier (unaligned checkpoints, or aligned ones that may
+     * switch): a slot is as big as the largest payload (a deployment), so
+     * aligned-only jobs reserve none per channel. The arena is one calloc:
+     * slots never used cost no memory (sim/arena.h). */
+    sc->payloads_max = pl->insts * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->conns * 4 : 0) + 64
+                       + SIM_RPC_FLIGHT_MAX + SIM_PAUSED_RPC_MAX;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];

@@ -101,6 +101,11 @@ static inline __attribute__((always_inline)) void deliver(sim_run *run, sim_link
     ev->gen = l->gen;
     ev->msg = *m;
     ev->msg.src = l->src;
+    if (l->cfg.kind == LINK_RPC) {
+        ev->flags |= SIM_EVF_RPC;
+        run->rpc_flight++;
+        l->in_flight++;
+    }
     if (data != NULL) memcpy(sim_payload_take(run, ev, data_bytes), data, data_bytes);   /* the receiver's copy */
 }
 
@@ -124,6 +129,11 @@ static bool send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size
         l->lost++;
         return false;
     }
+    if (l->cfg.kind == LINK_RPC && (run->rpc_flight >= SIM_RPC_FLIGHT_MAX || l->in_flight >= SIM_RPC_LINK_FLIGHT_MAX)) {
+        l->lost_flight++;
+        run->stats.lost_flight++;
+        return false;
+    }
     sim_time_ns now = run->now_ns;
     sim_time_ns start = l->busy_until_ns > now ? l->busy_until_ns : now;
     l->busy_until_ns = start + transfer_ns(size_bytes, l->cfg.bandwidth_bytes_per_s);
@@ -135,7 +145,8 @@ static bool send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size
     l->bytes_sent += size_bytes;
 
     deliver(run, l, m, arrive, data, data_bytes);
-    if (dup && (data == NULL || sim_payload_free(run) > 0)) {   /* right behind it: pushed after, same time */
+    bool room = run->rpc_flight < SIM_RPC_FLIGHT_MAX && l->in_flight < SIM_RPC_LINK_FLIGHT_MAX;
+    if (dup && (data == NULL || sim_payload_free(run) > 0) && room) {   /* right behind it: pushed after, same time */
         deliver(run, l, m, arrive, data, data_bytes);
         l->duplicated++;
     } else if (dup) {

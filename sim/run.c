@@ -600,6 +600,11 @@ static inline bool step(sim_run *run) {
     }
     run->now_ns = at_ns;
     run->stats.dispatched++;
+    if ((ev.flags & (SIM_EVF_RPC | SIM_EVF_DEFERRED)) == SIM_EVF_RPC) {   /* it arrived: out of flight */
+        SIM_ASSERT(run->rpc_flight > 0 && run->links[ev.aux].in_flight > 0);
+        run->rpc_flight--;
+        run->links[ev.aux].in_flight--;
+    }
 
     trace_outcome o = classify(run, &ev);
     run->trace_hash = trace_fold(run->trace_hash, at_ns, &ev, o);

@@ -318,6 +318,91 @@ static void typed_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
     }
 }
 
+/* A delay of 100 us on the RPC link for its first 50 us, a send every
+ * 10 ns: 5,000 would be in flight at once. Past SIM_RPC_LINK_FLIGHT_MAX
+ * they are lost at sending, the others arrive in order; as they arrive
+ * the bound frees: of the sends after the last of them arrived (150 us,
+ * FIFO holds the sends between behind it), none is lost. */
+static void test_rpc_messages_past_the_in_flight_bound_are_lost_and_the_bound_frees_as_they_arrive(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = typed_sender };
+    net n;
+    net_build(&n, 7, &ctx, &plain_stream, &plain_rpc);
+    fault_add(n.run, &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 0, .duration_ns = 50000,
+                                    .target = n.rpc, .delay_ns = 100000 });
+    sim_run_start(n.run);
+    sim_run_loop(n.run);
+    const sim_link *l = &n.run->links[n.rpc];
+    uint32_t got = rec_count(&log_, n.b, SIM_EV_MSG);
+    assert_int_equal(l->lost_flight + got, 20000);
+    assert_int_equal(n.run->stats.lost_flight, l->lost_flight);
+    assert_true(l->lost_flight >= 5000 - SIM_RPC_LINK_FLIGHT_MAX);   /* none arrives before 100 us */
+    assert_int_equal(n.run->rpc_flight, 0);
+    sim_time_ns last_sent = 0;
+    uint32_t after = 0;                                      /* sent at 151 us or later: none lost */
+    for (uint32_t i = 0; i < log_.count; i++) {
+        const rec *r = &log_.items[i];
+        if (r->kind != SIM_EV_MSG || r->actor != n.b) continue;
+        assert_true(r->msg.a > last_sent || last_sent == 0);   /* in order */
+        last_sent = r->msg.a;
+        after += r->msg.a >= 151000;
+    }
+    assert_int_equal(after, 4901);                          /* sends at 151.00 us, 151.01 us, ..., 200 us */
+    sim_run_destroy(n.run);
+}
+
+/* Twenty RPC links from a to b, all delayed by 1 ms for their first
+ * 100 us, and a sends on them in turn every 10 ns: each link would hold
+ * 500 at once. The run holds no more than SIM_RPC_FLIGHT_MAX (less than
+ * 20 links' SIM_RPC_LINK_FLIGHT_MAX), no link more than its own bound,
+ * and every message is delivered or lost. */
+#define FAN_LINKS 20u
+static uint32_t fan_max_link_, fan_max_run_;
+
+static void fan_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
+    if (self->id != 0) return;
+    if (ev->kind == SIM_EV_START) sim_timer_set(run, self->id, 10, 0);
+    if (ev->kind == SIM_EV_TIMER && ev->msg.a < 10000) {
+        link_send(run, (uint32_t)(ev->msg.a % FAN_LINKS), &(sim_msg){ .a = ev->msg.a }, 10);
+        for (uint32_t i = 0; i < FAN_LINKS; i++) {
+            if (run->links[i].in_flight > fan_max_link_) fan_max_link_ = run->links[i].in_flight;
+        }
+        if (run->rpc_flight > fan_max_run_) fan_max_run_ = run->rpc_flight;
+        sim_timer_set(run, self->id, 10, ev->msg.a + 1);
+    }
+}
+
+static void test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_rpc_messages_in_flight(void **state) {
+    (void)state;
+    log_.count = 0;
+    fan_max_link_ = fan_max_run_ = 0;
+    rec_ctx ctx = { .log = &log_, .hook = fan_sender };
+    sim_cfg c = test_cfg(3);
+    sim_run *run = sim_run_create(&c);
+    assert_non_null(run);
+    uint32_t m = sim_machine_add(run, "m");
+    uint32_t a = sim_actor_add(run, "a", m, rec_handler, &ctx), b = sim_actor_add(run, "b", m, rec_handler, &ctx);
+    for (uint32_t i = 0; i < FAN_LINKS; i++) {
+        assert_int_equal(link_add(run, a, b, &plain_rpc), i);
+        fault_add(run, &(fault_spec){ .kind = FAULT_LINK_DELAY, .at_ns = 0, .duration_ns = 100000, .target = i,
+                                      .delay_ns = SIM_NS_PER_MS });
+    }
+    sim_run_start(run);
+    sim_run_loop(run);
+    assert_true(fan_max_link_ <= SIM_RPC_LINK_FLIGHT_MAX);
+    assert_int_equal(fan_max_run_, SIM_RPC_FLIGHT_MAX);     /* reached first: 20 x 256 is more */
+    uint64_t lost = 0;
+    for (uint32_t i = 0; i < FAN_LINKS; i++) {
+        lost += run->links[i].lost_flight;
+        assert_int_equal(run->links[i].in_flight, 0);
+    }
+    assert_int_equal(lost, run->stats.lost_flight);
+    assert_int_equal(lost + rec_count(&log_, b, SIM_EV_MSG), 10000);
+    assert_int_equal(run->rpc_flight, 0);
+    sim_run_destroy(run);
+}
+
 /* Received at b by type (index 1..5), for sends inside [50 us, 150 us) and
  * outside it. */
 typedef struct by_type {
@@ -600,6 +685,8 @@ int main(void) {
         cmocka_unit_test(test_endpoint_crash_breaks_stream_links_but_rpc_in_flight_survives),
         cmocka_unit_test(test_delay_spike_adds_latency_only_during_its_window),
         cmocka_unit_test(test_rpc_loss_loses_the_requested_fraction_only_in_its_window),
+        cmocka_unit_test(test_rpc_messages_past_the_in_flight_bound_are_lost_and_the_bound_frees_as_they_arrive),
+        cmocka_unit_test(test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_rpc_messages_in_flight),
         cmocka_unit_test(test_typed_loss_loses_only_messages_of_its_type),
         cmocka_unit_test(test_two_typed_loss_windows_on_one_link_act_independently),
         cmocka_unit_test(test_untyped_loss_acts_on_every_type_and_the_strongest_applicable_window_governs),
