@@ -1,9 +1,11 @@
 /* cli/guide.c: coverage-guided fault profiles for absim swarm --faults
  * guided (cli/cli.h, cli_guide).
  *
- * A run whose protocol coverage reached a point the campaign has reached
- * fewer than `target` times is kept (per file, with the profile it ran:
- * its drawn faults and the seed its settings were drawn from). A new
+ * A run whose protocol coverage reached a point fewer than `target` runs
+ * of the campaign have reached (counted over all its files: a point one
+ * file reaches often needs no help from another) is kept (per file, with
+ * the profile it ran: its drawn faults and the seed its settings were
+ * drawn from). A new
  * run's profile is, with probability 1/4 or when nothing is kept, the
  * seed's own random profile (as --faults random draws it); otherwise a
  * kept profile, chosen with a weight that grows with how rare the points
@@ -34,7 +36,6 @@ typedef struct guide_entry {
 } guide_entry;
 
 typedef struct guide_file {
-    uint64_t     count[PIPE_REACH_COUNT];   /* runs that reached each point, over the campaign so far */
     guide_entry *kept;                      /* [GUIDE_KEPT_MAX] */
     uint32_t     nkept;
 } guide_file;
@@ -43,6 +44,7 @@ struct cli_guide {
     const scn  *files;
     uint32_t    nfiles;
     uint64_t    target;
+    uint64_t    count[PIPE_REACH_COUNT];    /* runs that reached each point, over the campaign so far */
     guide_file *f;
     scn        *scratch;
     uint64_t    mutants, fresh, refused;    /* profiles made so far, by origin */
@@ -74,18 +76,18 @@ void cli_guide_free(cli_guide *g) {
 
 /* How much a kept profile is worth now: the rarer the points it reached
  * (fewer runs of the campaign reached them, under the target), the more. */
-static uint64_t weight(const cli_guide *g, const guide_file *gf, const guide_entry *e) {
+static uint64_t weight(const cli_guide *g, const guide_entry *e) {
     uint64_t w = 0;
     for (uint32_t p = 0; p < PIPE_REACH_COUNT; p++) {
-        if (!(e->reached[p / 64] >> (p % 64) & 1) || gf->count[p] >= g->target) continue;
-        w += 1024 / (1 + gf->count[p]);
+        if (!(e->reached[p / 64] >> (p % 64) & 1) || g->count[p] >= g->target) continue;
+        w += 1024 / (1 + g->count[p]);
     }
     return w;
 }
 
 static const guide_entry *choose_parent(const cli_guide *g, const guide_file *gf, rng *r) {
     uint64_t total = 0, w[GUIDE_KEPT_MAX];
-    for (uint32_t i = 0; i < gf->nkept; i++) total += w[i] = weight(g, gf, &gf->kept[i]);
+    for (uint32_t i = 0; i < gf->nkept; i++) total += w[i] = weight(g, &gf->kept[i]);
     if (total == 0) return NULL;
     SIM_ASSERT(total < (1ull << 32));
     uint64_t x = (uint64_t)rng_u32(r) * total >> 32;
@@ -206,8 +208,8 @@ void cli_guide_learn(cli_guide *g, uint32_t file, const scn *ran, uint64_t setti
     for (uint32_t p = 0; p < PIPE_REACH_COUNT; p++) {
         if (reach[p] == 0) continue;
         e.reached[p / 64] |= 1ull << (p % 64);
-        rare = rare || gf->count[p] < g->target;
-        gf->count[p]++;
+        rare = rare || g->count[p] < g->target;
+        g->count[p]++;
     }
     uint32_t n = drawn_faults(ran, e.faults, GUIDE_FAULTS_MAX);
     if (!rare || n == UINT32_MAX || n == 0) return;           /* nothing rare, or no profile to mutate */
@@ -217,10 +219,10 @@ void cli_guide_learn(cli_guide *g, uint32_t file, const scn *ran, uint64_t setti
         at = 0;
         uint64_t least = UINT64_MAX;
         for (uint32_t i = 0; i < gf->nkept; i++) {
-            uint64_t w = weight(g, gf, &gf->kept[i]);
+            uint64_t w = weight(g, &gf->kept[i]);
             if (w < least) least = w, at = i;
         }
-        if (weight(g, gf, &e) <= least) return;
+        if (weight(g, &e) <= least) return;
     } else {
         gf->nkept++;
     }
