@@ -162,7 +162,7 @@ typedef struct cli_story {
     bool           drawn;                          /* vary drew settings (--faults random) */
     sim_time_ns    end_ns;
     uint64_t       fenced_data, fenced_rpcs;       /* messages of old attempts dropped (pipe_stats), at the end */
-    uint64_t       lost_flight, lost_paused;       /* RPC messages past the kernel's bounds (sim_stats), at the end */
+    uint64_t       lost_held, lost_paused;       /* RPC messages past the kernel's bounds (sim_stats), at the end */
 } cli_story;
 
 /* The run-time side: what the observers need while the run goes on. */
@@ -207,7 +207,7 @@ void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_statu
  * scenario line: "machine 0 crashes, with source[0] map[0] on it (line
  * 22: fault at 53ms crash machine 0 for 10ms)". */
 void cli_fault_words(const scn *s, const cli_story *st, uint32_t i, bool begin, char *buf, size_t n);
-/* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"fenced_data":N,"fenced_rpcs":N,"lost_in_flight":N,"lost_paused":N,"drawn":{...} */
+/* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"fenced_data":N,"fenced_rpcs":N,"rpc_lost_held":N,"rpc_lost_paused":N,"drawn":{...} */
 void cli_story_json(FILE *out, const scn *s, const cli_story *st);
 
 /* --pct DEPTH[/STEPS] (run, replay, swarm, shrink, explain): PCT orders

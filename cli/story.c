@@ -480,7 +480,7 @@ void cli_story_end(cli_story_run *r) {
     st->end_ns = pipe_sim(r->p)->now_ns;
     st->fenced_data = pipe_get_stats(r->p)->fenced_data;
     st->fenced_rpcs = pipe_get_stats(r->p)->fenced_rpcs;
-    st->lost_flight = pipe_sim(r->p)->stats.lost_flight;
+    st->lost_held = pipe_sim(r->p)->stats.lost_held;
     st->lost_paused = pipe_sim(r->p)->stats.lost_paused;
     flush_slow(r, st->end_ns);
     fault_observe(pipe_sim(r->p), NULL, NULL);
@@ -740,13 +740,13 @@ void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_statu
                 " data at tasks, %" PRIu64 " RPC%s)\n", fenced, fenced == 1 ? "" : "s", st->fenced_data, st->fenced_rpcs,
                 st->fenced_rpcs == 1 ? "" : "s");
     }
-    /* The kernel holds at most so many RPC messages in flight and for
+    /* The kernel holds at most so many RPC messages for delays and for
      * paused actors (sim/link.h, sim/run.h); past that they are lost, as
      * an RPC message may be: said, since no fault line asked for it. */
-    if (st->lost_flight + st->lost_paused > 0) {
-        fprintf(out, "  RPC messages lost past the simulator's bounds: %" PRIu64 " sent while their link had %u in flight"
-                " or the run %u, %" PRIu64 " arriving while %u waited for paused processes\n", st->lost_flight,
-                SIM_RPC_LINK_FLIGHT_MAX, SIM_RPC_FLIGHT_MAX, st->lost_paused, SIM_PAUSED_RPC_MAX);
+    if (st->lost_held + st->lost_paused > 0) {
+        fprintf(out, "  RPC messages lost past the simulator's bounds: %" PRIu64 " sent while delays held %u on their"
+                " link or %u in the run, %" PRIu64 " arriving while %u waited for paused processes\n", st->lost_held,
+                SIM_RPC_LINK_HELD_MAX, SIM_RPC_HELD_MAX, st->lost_paused, SIM_PAUSED_RPC_MAX);
     }
 }
 
@@ -822,8 +822,8 @@ void cli_story_json(FILE *out, const scn *s, const cli_story *st) {
     }
     fprintf(out, "],\"pending_checkpoints\":[");
     for (uint32_t i = 0; i < st->pending_count && i < 8; i++) fprintf(out, "%s%" PRIu64, i ? "," : "", st->pending[i]);
-    fprintf(out, "],\"fenced_data\":%" PRIu64 ",\"fenced_rpcs\":%" PRIu64 ",\"lost_in_flight\":%" PRIu64
-            ",\"lost_paused\":%" PRIu64 ",\"drawn\":", st->fenced_data, st->fenced_rpcs, st->lost_flight, st->lost_paused);
+    fprintf(out, "],\"fenced_data\":%" PRIu64 ",\"fenced_rpcs\":%" PRIu64 ",\"rpc_lost_held\":%" PRIu64
+            ",\"rpc_lost_paused\":%" PRIu64 ",\"drawn\":", st->fenced_data, st->fenced_rpcs, st->lost_held, st->lost_paused);
     if (!st->drawn) {
         fprintf(out, "null");
         return;

@@ -209,23 +209,27 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->timers_max = pl->insts * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
     sc->devs_max = 3;
     sc->faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
-    sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096 + SIM_PAUSED_RPC_MAX
-                           + SIM_RPC_FLIGHT_MAX;   /* RPCs in flight and for paused actors wait, up to bounds */
+    sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096
+                           + SIM_PAUSED_RPC_MAX + SIM_RPC_HELD_MAX;   /* RPCs that pauses and delays hold, up to bounds */
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
     sc->order_ties = cfg->tie_at > 0 || cfg->pct_depth > 0;   /* simultaneous events meet the choice point */
-    /* Payloads in flight: RPC messages carry them (a task's ACKs, one per
-     * checkpoint, and its FINISHED, repeated every 50 RPC latencies; the
-     * coordinator's deployments and triggers), at most SIM_RPC_FLIGHT_MAX
-     * in flight and SIM_PAUSED_RPC_MAX waiting for paused actors (sim/link.h,
-     * sim/run.h), more than any delay can then hold; twice the concurrency
-     * limit and some more a task besides. A channel carries one only as a
-     * priority barrier (unaligned checkpoints, or aligned ones that may
-     * switch): a slot is as big as the largest payload (a deployment), so
-     * aligned-only jobs reserve none per channel. The arena is one calloc:
+    /* Payloads in flight: RPC messages carry them. Without faults, a
+     * task's ACKs (one per checkpoint; at most max-concurrent are
+     * pending, and late ones of aborted checkpoints are few) and its
+     * FINISHED, repeated every 50 RPC latencies: twice the concurrency
+     * limit and some more a task. What delays and pauses hold besides has
+     * bounds of its own, SIM_RPC_HELD_MAX and SIM_PAUSED_RPC_MAX
+     * (sim/link.h, sim/run.h). A channel carries one only as a priority
+     * barrier (unaligned checkpoints, or aligned ones that may switch),
+     * four a channel; a slot is as big as the largest payload (a
+     * deployment), so aligned-only jobs reserve none per channel.
+     * Priority barriers that wait for a paused task have no bound of
+     * their own: a long pause under frequent unaligned checkpoints can
+     * still use up the slots (a known limit). The arena is one calloc:
      * slots never used cost no memory (sim/arena.h). */
     sc->payloads_max = pl->insts * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->conns * 4 : 0) + 64
-                       + SIM_RPC_FLIGHT_MAX + SIM_PAUSED_RPC_MAX;
+                       + SIM_RPC_HELD_MAX + SIM_PAUSED_RPC_MAX;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;
     uint64_t model = 0;
     for (uint32_t i = 0; i < PIPE_MEM_KERNEL; i++) model += pl->mem.bytes[i];
@@ -239,11 +243,13 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
  * every channel may hold a ring's worth of buffers and credits. */
 static bool kernel_fits(const plan *pl, const pipe_cfg *cfg, char *err, size_t n) {
     const sim_cfg *sc = &pl->sc;
-    if ((uint64_t)pl->conns * (pl->ring + 4) + pl->insts * 16ull + 4096 > SIM_EVENTS_PENDING_MAX) {
+    uint64_t pending = (uint64_t)pl->conns * (pl->ring + 4) + pl->insts * 16ull + 4096   /* as plan_kernel sizes it */
+                     + SIM_PAUSED_RPC_MAX + SIM_RPC_HELD_MAX;
+    if (pending > SIM_EVENTS_PENDING_MAX) {
         snprintf(err, n, "%u channels with `channels credits %u queue %u` may hold %llu events at once, more than the "
                  "kernel's %u: lower `channels ... credits` or `queue`, or the parallelism of vertices joined by "
-                 "edges other than forward", pl->conns, cfg->credits, cfg->out_queue,
-                 (unsigned long long)pl->conns * (pl->ring + 4) + pl->insts * 16ull + 4096, SIM_EVENTS_PENDING_MAX);
+                 "edges other than forward", pl->conns, cfg->credits, cfg->out_queue, (unsigned long long)pending,
+                 SIM_EVENTS_PENDING_MAX);
         return false;
     }
     if (pl->hosts > 1 && ((uint64_t)pl->conns * 2 + pl->insts * 3ull > SIM_LINKS_MAX || pl->insts + 1 > SIM_ACTORS_MAX)) {

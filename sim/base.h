@@ -35,9 +35,9 @@ typedef uint64_t sim_time_ns;
 #define SIM_EVENTS_PENDING_MAX (1u << 24) /* event slots fit the low 24 bits of a key */
 #define SIM_PAUSED_RPC_MAX     2048u      /* RPC messages waiting for paused actors (sim/run.h); 1,600 random
                                              runs of the shipped swarm files needed at most 1,186 */
-#define SIM_RPC_FLIGHT_MAX     4096u      /* RPC messages in flight at once (sim/link.h): a delayed RPC link
-                                             holds what its sender sends for as long as the delay */
-#define SIM_RPC_LINK_FLIGHT_MAX 256u      /* ... on one RPC link, so that one delayed link leaves the others room */
+#define SIM_RPC_HELD_MAX       4096u      /* RPC messages delays hold at once in a run (sim/link.h): a delayed
+                                             RPC link holds what its sender sends for as long as the delay */
+#define SIM_RPC_LINK_HELD_MAX  256u       /* ... on one RPC link, so that one delayed link leaves the others room */
 #define SIM_NAME_BYTES         32u        /* actor, machine and device names, with NUL */
 
 _Static_assert(SIM_MACHINES_MAX <= 64, "a partition is a 64-bit mask of machines");

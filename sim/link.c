@@ -95,16 +95,16 @@ static bool faulted_send(sim_run *run, const sim_link *l, const sim_msg *m, sim_
 
 /* One delivery of m on l at `arrive`, with its own copy of the data
  * (inlined: every message takes it, a copy of a duplicate a second time). */
-static inline __attribute__((always_inline)) void deliver(sim_run *run, sim_link *l, const sim_msg *m, sim_time_ns arrive, const void *data, uint32_t data_bytes) {
+static inline __attribute__((always_inline)) void deliver(sim_run *run, sim_link *l, const sim_msg *m, sim_time_ns arrive, bool held, const void *data, uint32_t data_bytes) {
     sim_event *ev = sim_schedule(run, arrive, l->dst, SIM_EV_MSG);
     ev->aux = l->id;
     ev->gen = l->gen;
     ev->msg = *m;
     ev->msg.src = l->src;
-    if (l->cfg.kind == LINK_RPC) {
-        ev->flags |= SIM_EVF_RPC;
-        run->rpc_flight++;
-        l->in_flight++;
+    if (held) {
+        ev->flags |= SIM_EVF_HELD;
+        run->rpc_held++;
+        l->held++;
     }
     if (data != NULL) memcpy(sim_payload_take(run, ev, data_bytes), data, data_bytes);   /* the receiver's copy */
 }
@@ -129,25 +129,29 @@ static bool send(sim_run *run, uint32_t link_id, const sim_msg *m, uint32_t size
         l->lost++;
         return false;
     }
-    if (l->cfg.kind == LINK_RPC && (run->rpc_flight >= SIM_RPC_FLIGHT_MAX || l->in_flight >= SIM_RPC_LINK_FLIGHT_MAX)) {
-        l->lost_flight++;
-        run->stats.lost_flight++;
-        return false;
-    }
     sim_time_ns now = run->now_ns;
     sim_time_ns start = l->busy_until_ns > now ? l->busy_until_ns : now;
-    l->busy_until_ns = start + transfer_ns(size_bytes, l->cfg.bandwidth_bytes_per_s);
+    sim_time_ns busy_until = start + transfer_ns(size_bytes, l->cfg.bandwidth_bytes_per_s);
     sim_time_ns jitter = l->cfg.jitter_ns == 0
         ? 0 : sim_delay_uniform_ns(run, &l->rng, 0, l->cfg.jitter_ns);
-    sim_time_ns arrive = l->busy_until_ns + l->cfg.latency_ns + l->spike_ns + typed_ns + jitter;
+    sim_time_ns arrive = busy_until + l->cfg.latency_ns + l->spike_ns + typed_ns + jitter;
     if (arrive < l->last_arrival_ns) arrive = l->last_arrival_ns;    /* FIFO */
+    /* Held: later than the link without faults could make it. */
+    bool held = l->cfg.kind == LINK_RPC && arrive > busy_until + l->cfg.latency_ns + l->cfg.jitter_ns;
+    bool room = run->rpc_held < SIM_RPC_HELD_MAX && l->held < SIM_RPC_LINK_HELD_MAX;
+    if (held && !room) {
+        l->lost_held++;
+        run->stats.lost_held++;
+        return false;
+    }
+    l->busy_until_ns = busy_until;
     l->last_arrival_ns = arrive;
     l->bytes_sent += size_bytes;
 
-    deliver(run, l, m, arrive, data, data_bytes);
-    bool room = run->rpc_flight < SIM_RPC_FLIGHT_MAX && l->in_flight < SIM_RPC_LINK_FLIGHT_MAX;
+    deliver(run, l, m, arrive, held, data, data_bytes);
+    room = !held || (run->rpc_held < SIM_RPC_HELD_MAX && l->held < SIM_RPC_LINK_HELD_MAX);
     if (dup && (data == NULL || sim_payload_free(run) > 0) && room) {   /* right behind it: pushed after, same time */
-        deliver(run, l, m, arrive, data, data_bytes);
+        deliver(run, l, m, arrive, held, data, data_bytes);
         l->duplicated++;
     } else if (dup) {
         l->dup_skipped++;

@@ -28,14 +28,17 @@
  *   arrives for a paused receiver waits, in order, and the connection
  *   stays up; only RPC messages past SIM_PAUSED_RPC_MAX waiting in the
  *   whole run are lost instead (sim/run.h).
- * - RPC messages in flight are bounded too: one sent while
- *   SIM_RPC_LINK_FLIGHT_MAX are in flight on its link, or
- *   SIM_RPC_FLIGHT_MAX in the whole run, is lost at once (link
- *   lost_flight, stats.lost_flight), as an RPC message may be lost at any
- *   time. Without the bound a sender that repeats an RPC every
- *   millisecond on a link delayed by seconds would fill the event queue
- *   and the payload slots, whose sizes are fixed per run; the bound per
- *   link keeps one such link from taking the room of the others.
+ * - RPC messages a delay holds are bounded too. A message is held when it
+ *   arrives later than the link without faults could make it (latency,
+ *   its bandwidth's queue, the most jitter): a delay window is open on
+ *   the link, or it waits behind such a message (FIFO). One held while
+ *   SIM_RPC_LINK_HELD_MAX are held on its link, or SIM_RPC_HELD_MAX in
+ *   the whole run, is lost at once (link lost_held, stats.lost_held), as
+ *   an RPC message may be lost at any time. Without the bound a sender
+ *   that repeats an RPC every millisecond on a link delayed by seconds
+ *   would fill the event queue and the payload slots, whose sizes are
+ *   fixed per run; the bound per link keeps one such link from taking
+ *   the room of the others. A run without delays holds none.
  * - A link is cut while its cut count is above zero (a manual cut and any
  *   number of overlapping partitions stack); link_heal() undoes one cut.
  * - Links are created before sim_run_start(); nothing here allocates after.
@@ -84,8 +87,8 @@ typedef struct sim_link {
     uint64_t    bytes_sent;
     uint64_t    dropped_cut;        /* sent while cut */
     uint64_t    lost;               /* RPC loss fault, typed or not */
-    uint64_t    lost_flight;        /* RPC lost at sending: too many in flight (sim/base.h) */
-    uint32_t    in_flight;          /* RPC: messages queued and not yet popped (deferred ones excepted) */
+    uint64_t    lost_held;          /* RPC lost at sending: a delay held too many (sim/base.h) */
+    uint32_t    held;               /* RPC: messages a delay holds (see above), queued and not yet popped */
     uint64_t    duplicated;         /* RPC duplicate fault: copies delivered */
     uint64_t    dup_skipped;        /* ... copies not made: no payload slot free */
     uint64_t    dropped_in_flight;  /* connection broke before arrival */

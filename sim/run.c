@@ -600,10 +600,10 @@ static inline bool step(sim_run *run) {
     }
     run->now_ns = at_ns;
     run->stats.dispatched++;
-    if ((ev.flags & (SIM_EVF_RPC | SIM_EVF_DEFERRED)) == SIM_EVF_RPC) {   /* it arrived: out of flight */
-        SIM_ASSERT(run->rpc_flight > 0 && run->links[ev.aux].in_flight > 0);
-        run->rpc_flight--;
-        run->links[ev.aux].in_flight--;
+    if ((ev.flags & (SIM_EVF_HELD | SIM_EVF_DEFERRED)) == SIM_EVF_HELD) {   /* it arrived: no longer held */
+        SIM_ASSERT(run->rpc_held > 0 && run->links[ev.aux].held > 0);
+        run->rpc_held--;
+        run->links[ev.aux].held--;
     }
 
     trace_outcome o = classify(run, &ev);

@@ -107,7 +107,7 @@ typedef enum sim_ev_kind {
 } sim_ev_kind;
 
 #define SIM_EVF_DEFERRED 1u       /* ev->flags: the event waited out a pause of its actor */
-#define SIM_EVF_RPC      2u       /* ev->flags: a message of an RPC link, counted in flight until it pops */
+#define SIM_EVF_HELD     2u       /* ev->flags: an RPC message a delay holds, counted until it pops (sim/link.h) */
 
 typedef enum sim_stop_reason {
     SIM_STOP_NONE = 0,
@@ -219,7 +219,7 @@ typedef struct sim_stats {
     uint64_t timers_stale;         /* cancelled timers popped */
     uint64_t deferred_paused;      /* popped and put back: the actor was paused (sim_pause) */
     uint64_t lost_paused;          /* RPC messages lost: SIM_PAUSED_RPC_MAX waited for paused actors */
-    uint64_t lost_flight;          /* RPC messages lost at sending: SIM_RPC_FLIGHT_MAX were in flight */
+    uint64_t lost_held;            /* RPC messages lost at sending: delays held their link's or the run's bound */
     uint64_t choices;              /* decisions taken at the choice point */
     uint64_t actor_crashes;
     uint64_t machine_crashes;
@@ -233,7 +233,7 @@ struct sim_run {
     uint32_t        crash_epoch;   /* actor crashes so far: what sim_schedule stamps on events */
     uint64_t        pause_load;    /* open pause windows + deferred events queued; 0: dispatch ignores pauses */
     uint32_t        paused_rpc;    /* RPC messages among the deferred events queued */
-    uint32_t        rpc_flight;    /* RPC messages queued and not yet popped (deferred ones excepted) */
+    uint32_t        rpc_held;      /* RPC messages delays hold, queued and not yet popped (sim/link.h) */
     evq             events;
     sim_chooser     chooser;       /* .choose == NULL: draw from the stream */
     sim_stats       stats;

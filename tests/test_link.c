@@ -319,7 +319,7 @@ static void typed_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
 }
 
 /* A delay of 100 us on the RPC link for its first 50 us, a send every
- * 10 ns: 5,000 would be in flight at once. Past SIM_RPC_LINK_FLIGHT_MAX
+ * 10 ns: 5,000 would be in flight at once. Past SIM_RPC_LINK_HELD_MAX
  * they are lost at sending, the others arrive in order; as they arrive
  * the bound frees: of the sends after the last of them arrived (150 us,
  * FIFO holds the sends between behind it), none is lost. */
@@ -335,10 +335,10 @@ static void test_rpc_messages_past_the_in_flight_bound_are_lost_and_the_bound_fr
     sim_run_loop(n.run);
     const sim_link *l = &n.run->links[n.rpc];
     uint32_t got = rec_count(&log_, n.b, SIM_EV_MSG);
-    assert_int_equal(l->lost_flight + got, 20000);
-    assert_int_equal(n.run->stats.lost_flight, l->lost_flight);
-    assert_true(l->lost_flight >= 5000 - SIM_RPC_LINK_FLIGHT_MAX);   /* none arrives before 100 us */
-    assert_int_equal(n.run->rpc_flight, 0);
+    assert_int_equal(l->lost_held + got, 20000);
+    assert_int_equal(n.run->stats.lost_held, l->lost_held);
+    assert_true(l->lost_held >= 5000 - SIM_RPC_LINK_HELD_MAX);   /* none arrives before 100 us */
+    assert_int_equal(n.run->rpc_held, 0);
     sim_time_ns last_sent = 0;
     uint32_t after = 0;                                      /* sent at 151 us or later: none lost */
     for (uint32_t i = 0; i < log_.count; i++) {
@@ -352,10 +352,30 @@ static void test_rpc_messages_past_the_in_flight_bound_are_lost_and_the_bound_fr
     sim_run_destroy(n.run);
 }
 
+/* Without a delay nothing is held, however many messages are on their
+ * way: a link of 1 ms latency, a send every 10 ns for 200 us, all 20,000
+ * in flight at once, none held, none lost. */
+static void test_a_link_without_delays_holds_nothing_however_many_messages_are_on_their_way(void **state) {
+    (void)state;
+    log_.count = 0;
+    rec_ctx ctx = { .log = &log_, .hook = typed_sender };
+    net n;
+    link_cfg slow = { .kind = LINK_RPC, .latency_ns = SIM_NS_PER_MS, .jitter_ns = 500 };
+    net_build(&n, 9, &ctx, &plain_stream, &slow);
+    sim_run_start(n.run);
+    while (n.run->now_ns < 200001 && sim_step(n.run)) assert_int_equal(n.run->rpc_held, 0);
+    assert_int_equal(n.run->links[n.rpc].sent, 20000);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_MSG), 0);  /* all on their way */
+    sim_run_loop(n.run);
+    assert_int_equal(n.run->links[n.rpc].lost_held, 0);
+    assert_int_equal(rec_count(&log_, n.b, SIM_EV_MSG), 20000);
+    sim_run_destroy(n.run);
+}
+
 /* Twenty RPC links from a to b, all delayed by 1 ms for their first
  * 100 us, and a sends on them in turn every 10 ns: each link would hold
- * 500 at once. The run holds no more than SIM_RPC_FLIGHT_MAX (less than
- * 20 links' SIM_RPC_LINK_FLIGHT_MAX), no link more than its own bound,
+ * 500 at once. The run holds no more than SIM_RPC_HELD_MAX (less than
+ * 20 links' SIM_RPC_LINK_HELD_MAX), no link more than its own bound,
  * and every message is delivered or lost. */
 #define FAN_LINKS 20u
 static uint32_t fan_max_link_, fan_max_run_;
@@ -366,9 +386,9 @@ static void fan_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
     if (ev->kind == SIM_EV_TIMER && ev->msg.a < 10000) {
         link_send(run, (uint32_t)(ev->msg.a % FAN_LINKS), &(sim_msg){ .a = ev->msg.a }, 10);
         for (uint32_t i = 0; i < FAN_LINKS; i++) {
-            if (run->links[i].in_flight > fan_max_link_) fan_max_link_ = run->links[i].in_flight;
+            if (run->links[i].held > fan_max_link_) fan_max_link_ = run->links[i].held;
         }
-        if (run->rpc_flight > fan_max_run_) fan_max_run_ = run->rpc_flight;
+        if (run->rpc_held > fan_max_run_) fan_max_run_ = run->rpc_held;
         sim_timer_set(run, self->id, 10, ev->msg.a + 1);
     }
 }
@@ -390,16 +410,16 @@ static void test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_rpc_mes
     }
     sim_run_start(run);
     sim_run_loop(run);
-    assert_true(fan_max_link_ <= SIM_RPC_LINK_FLIGHT_MAX);
-    assert_int_equal(fan_max_run_, SIM_RPC_FLIGHT_MAX);     /* reached first: 20 x 256 is more */
+    assert_true(fan_max_link_ <= SIM_RPC_LINK_HELD_MAX);
+    assert_int_equal(fan_max_run_, SIM_RPC_HELD_MAX);     /* reached first: 20 x 256 is more */
     uint64_t lost = 0;
     for (uint32_t i = 0; i < FAN_LINKS; i++) {
-        lost += run->links[i].lost_flight;
-        assert_int_equal(run->links[i].in_flight, 0);
+        lost += run->links[i].lost_held;
+        assert_int_equal(run->links[i].held, 0);
     }
-    assert_int_equal(lost, run->stats.lost_flight);
+    assert_int_equal(lost, run->stats.lost_held);
     assert_int_equal(lost + rec_count(&log_, b, SIM_EV_MSG), 10000);
-    assert_int_equal(run->rpc_flight, 0);
+    assert_int_equal(run->rpc_held, 0);
     sim_run_destroy(run);
 }
 
@@ -687,6 +707,7 @@ int main(void) {
         cmocka_unit_test(test_rpc_loss_loses_the_requested_fraction_only_in_its_window),
         cmocka_unit_test(test_rpc_messages_past_the_in_flight_bound_are_lost_and_the_bound_frees_as_they_arrive),
         cmocka_unit_test(test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_rpc_messages_in_flight),
+        cmocka_unit_test(test_a_link_without_delays_holds_nothing_however_many_messages_are_on_their_way),
         cmocka_unit_test(test_typed_loss_loses_only_messages_of_its_type),
         cmocka_unit_test(test_two_typed_loss_windows_on_one_link_act_independently),
         cmocka_unit_test(test_untyped_loss_acts_on_every_type_and_the_strongest_applicable_window_governs),
