@@ -744,8 +744,8 @@ void cli_story_recovery(FILE *out, const scn *s, const cli_story *st, pipe_statu
      * paused actors (sim/link.h, sim/run.h); past that they are lost, as
      * an RPC message may be: said, since no fault line asked for it. */
     if (st->lost_held + st->lost_paused > 0) {
-        fprintf(out, "  RPC messages lost past the simulator's bounds: %" PRIu64 " sent while delays held %u on their"
-                " link or %u in the run, %" PRIu64 " arriving while %u waited for paused processes\n", st->lost_held,
+        fprintf(out, "  RPC messages lost past the simulator's bounds: %" PRIu64 " that delays would have held past %u on"
+                " their link or %u in the run, %" PRIu64 " arriving while %u waited for paused processes\n", st->lost_held,
                 SIM_RPC_LINK_HELD_MAX, SIM_RPC_HELD_MAX, st->lost_paused, SIM_PAUSED_RPC_MAX);
     }
 }

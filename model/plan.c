@@ -214,20 +214,23 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
     sc->order_ties = cfg->tie_at > 0 || cfg->pct_depth > 0;   /* simultaneous events meet the choice point */
-    /* Payloads in flight: RPC messages carry them. Without faults, a
-     * task's ACKs (one per checkpoint; at most max-concurrent are
-     * pending, and late ones of aborted checkpoints are few) and its
-     * FINISHED, repeated every 50 RPC latencies: twice the concurrency
-     * limit and some more a task. What delays and pauses hold besides has
-     * bounds of its own, SIM_RPC_HELD_MAX and SIM_PAUSED_RPC_MAX
-     * (sim/link.h, sim/run.h). A channel carries one only as a priority
-     * barrier (unaligned checkpoints, or aligned ones that may switch),
-     * four a channel; a slot is as big as the largest payload (a
-     * deployment), so aligned-only jobs reserve none per channel.
-     * Priority barriers that wait for a paused task have no bound of
-     * their own: a long pause under frequent unaligned checkpoints can
-     * still use up the slots (a known limit). The arena is one calloc:
-     * slots never used cost no memory (sim/arena.h). */
+    /* Payloads in flight: RPC messages carry them (a task's ACKs and
+     * FINISHED, repeated every 50 RPC latencies; the coordinator's
+     * triggers and deployments). Twice the concurrency limit and some
+     * more a task covers runs whose RPC latency is short against the
+     * checkpoint interval and timeout. What delays and pauses hold
+     * besides has bounds of its own, SIM_RPC_HELD_MAX and
+     * SIM_PAUSED_RPC_MAX (sim/link.h, sim/run.h). A channel carries one
+     * only as a priority barrier (unaligned checkpoints, or aligned ones
+     * that may switch), four a channel; a slot is as big as the largest
+     * payload (a deployment), so aligned-only jobs reserve none per
+     * channel. Known limits, where a valid input can still use up the
+     * slots (or the event queue): an RPC latency far above the interval
+     * and the timeout (every checkpoint times out, and its triggers,
+     * ACKs and aborts each travel a latency), and priority barriers
+     * waiting for a task paused under frequent unaligned checkpoints.
+     * The arena is one calloc: slots never used cost no memory
+     * (sim/arena.h). */
     sc->payloads_max = pl->insts * (2 * PIPE_CONCURRENT_MAX + 8) + (pl->unaligned ? pl->conns * 4 : 0) + 64
                        + SIM_RPC_HELD_MAX + SIM_PAUSED_RPC_MAX;
     sc->payload_bytes = PROTO_PAYLOAD_BYTES_MAX;

@@ -323,7 +323,7 @@ static void typed_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
  * they are lost at sending, the others arrive in order; as they arrive
  * the bound frees: of the sends after the last of them arrived (150 us,
  * FIFO holds the sends between behind it), none is lost. */
-static void test_rpc_messages_past_the_in_flight_bound_are_lost_and_the_bound_frees_as_they_arrive(void **state) {
+static void test_rpc_messages_a_delay_holds_past_the_link_bound_are_lost_and_the_bound_frees_as_they_arrive(void **state) {
     (void)state;
     log_.count = 0;
     rec_ctx ctx = { .log = &log_, .hook = typed_sender };
@@ -393,7 +393,7 @@ static void fan_sender(sim_run *run, sim_actor *self, const sim_event *ev) {
     }
 }
 
-static void test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_rpc_messages_in_flight(void **state) {
+static void test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_delayed_rpc_messages(void **state) {
     (void)state;
     log_.count = 0;
     fan_max_link_ = fan_max_run_ = 0;
@@ -705,8 +705,8 @@ int main(void) {
         cmocka_unit_test(test_endpoint_crash_breaks_stream_links_but_rpc_in_flight_survives),
         cmocka_unit_test(test_delay_spike_adds_latency_only_during_its_window),
         cmocka_unit_test(test_rpc_loss_loses_the_requested_fraction_only_in_its_window),
-        cmocka_unit_test(test_rpc_messages_past_the_in_flight_bound_are_lost_and_the_bound_frees_as_they_arrive),
-        cmocka_unit_test(test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_rpc_messages_in_flight),
+        cmocka_unit_test(test_rpc_messages_a_delay_holds_past_the_link_bound_are_lost_and_the_bound_frees_as_they_arrive),
+        cmocka_unit_test(test_one_link_and_the_whole_run_hold_at_most_their_bounds_of_delayed_rpc_messages),
         cmocka_unit_test(test_a_link_without_delays_holds_nothing_however_many_messages_are_on_their_way),
         cmocka_unit_test(test_typed_loss_loses_only_messages_of_its_type),
         cmocka_unit_test(test_two_typed_loss_windows_on_one_link_act_independently),
