@@ -90,7 +90,7 @@ typedef struct sim_link {
     uint64_t    lost_held;          /* RPC lost at sending: a delay held too many (sim/base.h) */
     uint32_t    held;               /* RPC: messages a delay holds (see above), queued and not yet popped */
     uint64_t    duplicated;         /* RPC duplicate fault: copies delivered */
-    uint64_t    dup_skipped;        /* ... copies not made: no payload slot free */
+    uint64_t    dup_skipped;        /* ... copies not made: no payload slot free, or no room to hold one */
     uint64_t    dropped_in_flight;  /* connection broke before arrival */
     uint64_t    breaks;
 } sim_link;
