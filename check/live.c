@@ -287,6 +287,7 @@ static void on_end(void *self, const check_end *end) {
     if (l->pending != 0) {
         char tasks[160];
         waiting_for(l, tasks, sizeof tasks);
+        if (tasks[0] == '\0') snprintf(tasks, sizeof tasks, "no task (every one acknowledged it or finished)");
         snprintf(why, sizeof why, "checkpoint %" PRIu64 " pending since %.3fms waits for the acknowledgement of %s",
                  l->pending, (double)l->pending_ns / 1e6, tasks);
         w.ckpt = l->pending;

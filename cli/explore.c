@@ -36,19 +36,28 @@
 #define EXPLORE_FAILS_KEPT 1000u
 #define EXPLORE_NONE       UINT64_MAX
 #define EXPLORE_TIES_MAX   (1u << 20)    /* decisions among simultaneous events the discovery run may make */
-#define EXPLORE_OPT_BYTES  400u          /* --kinds and --window, which every printed command repeats */
+#define EXPLORE_OPT_BYTES  400u          /* --kinds, --then and --window, which every printed command repeats */
 #define EXPLORE_WORD_BYTES (4u * 400 + 8) /* one of them, or a path (256 bytes), as a shell word: ' is 4 bytes */
-#define EXPLORE_ARGS_BYTES (3u * EXPLORE_WORD_BYTES + 128)   /* the space's options as a command line */
+#define EXPLORE_ARGS_BYTES (4u * EXPLORE_WORD_BYTES + 128)   /* the space's options as a command line */
 #define EXPLORE_AFTER_MAX  (1u << 24)    /* --depth 2: points first reached after the first fault, over all its runs */
 #define EXPLORE_LINE_BYTES (2u * SCN_FAULT_TEXT_BYTES + 8)   /* a placement: a line, or two joined by "; " */
 
-typedef struct explore_opts {
-    uint64_t    seed, jobs, shard_i, shard_n, only, depth;
-    bool        seed_given, json, quiet, list, ties;
+/* A menu's kinds as --kinds or --then names them: each at the window,
+ * or at a length of its own (KIND=D). */
+typedef struct explore_kinds {
     uint64_t    kinds;
-    sim_time_ns window_ns;            /* 0: the checkpoint interval (10 ms without checkpoints) */
-    pipe_bug    bug;
-    const char *coverage_path, *out, *kinds_text, *window_text;
+    spc_length  lengths[SPC_LENGTHS_MAX];
+    uint32_t    lengths_count;
+    const char *text;                 /* as given; NULL: the default */
+} explore_kinds;
+
+typedef struct explore_opts {
+    uint64_t      seed, jobs, shard_i, shard_n, only, depth;
+    bool          seed_given, json, quiet, list, ties;
+    explore_kinds first, then;        /* then.text NULL: the second fault's menu is the first's */
+    sim_time_ns   window_ns;          /* 0: the checkpoint interval (10 ms without checkpoints) */
+    pipe_bug      bug;
+    const char   *coverage_path, *out, *window_text;
 } explore_opts;
 
 typedef struct explore_fail {
@@ -63,6 +72,7 @@ typedef struct explore_ctx {
     scn          *s;
     spc_points    pts;
     spc_menu     *menu;
+    spc_menu     *menu2;              /* --depth 2: the second fault's (--then), else menu itself */
     uint64_t      placements, tasks, next;  /* placements: the faults' (fault_placements), then the tie orders' */
     uint64_t      fault_placements;
     choice_deviation dev;             /* --ties: the discovery run's decisions among simultaneous events ... */
@@ -71,7 +81,7 @@ typedef struct explore_ctx {
     uint64_t     *after_end;          /* --depth 2: after_end[i]: the points first reached after placement i's fault
                                          fired, in its run, counted over placements 0..i ... */
     uint64_t     *after_keys;         /* ... each (spc_point_key), placement by placement, in the order reached */
-    uint64_t      after_count, pairs, pairs_from;   /* pairs: after_count x menu, numbered from pairs_from */
+    uint64_t      after_count, pairs, pairs_from;   /* pairs: after_count x menu2, numbered from pairs_from */
     uint64_t      done, passed, failed, died;
     explore_fail *fails;              /* the first EXPLORE_FAILS_KEPT failing tasks, sorted at the end */
     uint64_t      kept;
@@ -80,8 +90,8 @@ typedef struct explore_ctx {
 } explore_ctx;
 
 static void explore_usage(FILE *f) {
-    fprintf(f, "usage: absim explore FILE [--seed S] [--kinds LIST] [--window D] [--depth 2] [--bug NAME]\n"
-               "                     [--jobs J] [--shard I/N] [--json] [--quiet] [--coverage FILE]\n"
+    fprintf(f, "usage: absim explore FILE [--seed S] [--kinds LIST] [--window D] [--depth 2 [--then LIST]]\n"
+               "                     [--bug NAME] [--jobs J] [--shard I/N] [--json] [--quiet] [--coverage FILE]\n"
                "       absim explore FILE --list [...]\n"
                "       absim explore FILE --only I [-o OUT.scn] [...]\n"
                "       (and --ties with any of them)\n"
@@ -96,13 +106,17 @@ static void explore_usage(FILE *f) {
                "each failing placement with the command that runs it alone, then a tally\n"
                "that says whether the whole space ran; exit 1 when a run failed.\n"
                "  --kinds LIST  fault kinds on the menu, comma-separated (crash-task,\n"
-               "                lose-rpc, ...; --list names them), or all (the default)\n"
+               "                lose-rpc, ...; --list names them), or all (the default);\n"
+               "                KIND=D puts a kind on the menu at a window of its own, and\n"
+               "                a kind may be named at several (fail-store=12ms,fail-store)\n"
                "  --window D    how long a fault lasts: a crashed machine or coordinator\n"
                "                comes back after D, a lost or delayed RPC window lasts D, a\n"
                "                delay is D (default: the checkpoint interval)\n"
                "  --depth 2     also every pair of faults: for each placement, a second fault\n"
                "                of the menu at each point its run first reaches after the\n"
                "                first fault fired (after the single faults and tie orders)\n"
+               "  --then LIST   with --depth 2: the second fault's menu, as --kinds says it\n"
+               "                (default: the first fault's)\n"
                "  --ties        also every order of simultaneous events one decision away\n"
                "                from the default: at each decision among events due at once,\n"
                "                each destination that could have gone first (schedule tie N\n"
@@ -119,33 +133,66 @@ static void explore_usage(FILE *f) {
                "  --bug NAME    a deliberately wrong protocol (absim bugs --list)\n");
 }
 
-/* --kinds: fault kind names, comma-separated, or "all". */
-static bool parse_kinds(const char *prog, const char *text, uint64_t *kinds) {
-    *kinds = 0;
+/* One item of --kinds or --then: KIND, or KIND=D (a window of its own). */
+static bool parse_kind_item(const char *prog, const char *opt, const char *p, size_t n, explore_kinds *k) {
+    size_t name_n = strcspn(p, "=,");
+    const fk_info *f = NULL;
+    for (uint32_t i = 0; fk_at(i) != NULL && f == NULL; i++) {
+        if (strlen(fk_at(i)->name) == name_n && strncmp(fk_at(i)->name, p, name_n) == 0) f = fk_at(i);
+    }
+    if (f == NULL || (f->flags & FK_AT_TIME)) {
+        fprintf(stderr, "%s: %s: '%.*s' is %s (--list names the kinds)\n", prog, opt, (int)name_n, p,
+                f == NULL ? "no fault kind" : "a fault at a time only, never at a protocol point");
+        return false;
+    }
+    if (name_n == n) {                               /* KIND: at the window */
+        if (k->kinds >> f->kind & 1) {
+            fprintf(stderr, "%s: %s: '%s' is named twice\n", prog, opt, f->name);
+            return false;
+        }
+        k->kinds |= 1ull << f->kind;
+        return true;
+    }
+    char d[64];
+    sim_time_ns ns = 0;
+    if (n - name_n - 1 >= sizeof d) {
+        fprintf(stderr, "%s: %s: '%.*s': the length is too long\n", prog, opt, (int)n, p);
+        return false;
+    }
+    snprintf(d, sizeof d, "%.*s", (int)(n - name_n - 1), p + name_n + 1);
+    char err[SCN_ERR_BYTES];
+    if (!scn_parse_duration(d, &ns, err, sizeof err)) {
+        fprintf(stderr, "%s: %s: '%.*s': %s (a length as the scenario language writes it: 4ms, 1.5s)\n", prog, opt,
+                (int)n, p, err);
+        return false;
+    }
+    if (ns == 0 || k->lengths_count == SPC_LENGTHS_MAX) {
+        fprintf(stderr, "%s: %s: '%.*s': %s\n", prog, opt, (int)n, p,
+                ns == 0 ? "the length must be above 0" : "more kinds with a length of their own than the menu takes");
+        return false;
+    }
+    k->lengths[k->lengths_count++] = (spc_length){ .kind = f->kind, .window_ns = ns };
+    return true;
+}
+
+/* --kinds or --then: items comma-separated, or "all". */
+static bool parse_kinds(const char *prog, const char *opt, const char *text, explore_kinds *k) {
+    *k = (explore_kinds){ .text = text };
     if (strlen(text) > EXPLORE_OPT_BYTES) {          /* every command explore prints repeats it */
-        fprintf(stderr, "%s: --kinds: at most %u bytes (every kind once is fewer)\n", prog, EXPLORE_OPT_BYTES);
+        fprintf(stderr, "%s: %s: at most %u bytes (every kind once is fewer)\n", prog, opt, EXPLORE_OPT_BYTES);
         return false;
     }
     if (strcmp(text, "all") == 0) {
-        *kinds = spc_kinds_all();
+        k->kinds = spc_kinds_all();
         return true;
     }
     for (const char *p = text; *p != '\0';) {
         size_t n = strcspn(p, ",");
-        const fk_info *k = NULL;
-        for (uint32_t i = 0; fk_at(i) != NULL && k == NULL; i++) {
-            if (strlen(fk_at(i)->name) == n && strncmp(fk_at(i)->name, p, n) == 0) k = fk_at(i);
-        }
-        if (k == NULL || (k->flags & FK_AT_TIME)) {
-            fprintf(stderr, "%s: --kinds: '%.*s' is %s (--list names the kinds)\n", prog, (int)n, p,
-                    k == NULL ? "no fault kind" : "a fault at a time only, never at a protocol point");
-            return false;
-        }
-        *kinds |= 1ull << k->kind;
+        if (!parse_kind_item(prog, opt, p, n, k)) return false;
         p += n + (p[n] == ',');
     }
-    if (*kinds == 0) fprintf(stderr, "%s: --kinds: no kind named\n", prog);
-    return *kinds != 0;
+    if (k->kinds == 0 && k->lengths_count == 0) fprintf(stderr, "%s: %s: no kind named\n", prog, opt);
+    return k->kinds != 0 || k->lengths_count > 0;
 }
 
 /* --window D: a duration above 0, as the scenario language writes it. */
@@ -173,10 +220,10 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         { "quiet", no_argument, NULL, 'q' },       { "list", no_argument, NULL, 'l' },
         { "only", required_argument, NULL, 'O' },  { "out", required_argument, NULL, 'o' },
         { "ties", no_argument, NULL, 't' },        { "help", no_argument, NULL, 'h' },
-        { "depth", required_argument, NULL, 'd' },
+        { "depth", required_argument, NULL, 'd' },  { "then", required_argument, NULL, 'T' },
         { NULL, 0, NULL, 0 },
     };
-    *o = (explore_opts){ .shard_n = 1, .only = EXPLORE_NONE, .kinds = spc_kinds_all(), .depth = 1 };
+    *o = (explore_opts){ .shard_n = 1, .only = EXPLORE_NONE, .first = { .kinds = spc_kinds_all() }, .depth = 1 };
     int c;
     optind = 1;
     opterr = 0;
@@ -186,7 +233,8 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
                   o->seed_given = true; break;
         case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &o->jobs)) return CLI_USAGE; break;
         case 'S': if (!cli_parse_shard(prog, optarg, &o->shard_i, &o->shard_n)) return CLI_USAGE; break;
-        case 'k': if (!parse_kinds(prog, optarg, &o->kinds)) return CLI_USAGE; o->kinds_text = optarg; break;
+        case 'k': if (!parse_kinds(prog, "--kinds", optarg, &o->first)) return CLI_USAGE; break;
+        case 'T': if (!parse_kinds(prog, "--then", optarg, &o->then)) return CLI_USAGE; break;
         case 'w': if (!parse_window(prog, optarg, o)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
         case 'C': o->coverage_path = optarg; break;
@@ -207,6 +255,10 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
     }
     if (o->out != NULL && o->only == EXPLORE_NONE) {
         fprintf(stderr, "%s: -o writes one placement's scenario: it needs --only I\n", prog);
+        return CLI_USAGE;
+    }
+    if (o->then.text != NULL && o->depth != 2) {
+        fprintf(stderr, "%s: --then names the second fault's menu: it needs --depth 2\n", prog);
         return CLI_USAGE;
     }
     if (o->jobs == 0) o->jobs = cli_cores();
@@ -313,7 +365,7 @@ static bool pair_space(const char *prog, explore_ctx *w) {
         if (!ok) fprintf(stderr, "%s: %s: %s\n", prog, w->s->path, err);
         full = ok && (pts.overflow || !append_after(w, &pts, spc_point_key(&w->pts.at[i / w->menu->count]), &cap));
         if (full) fprintf(stderr, "%s: %s: --depth 2: the space is too big to explore exhaustively: %s %u; explore a "
-                          "smaller job or fewer --kinds\n", prog, w->s->path,
+                          "smaller job or fewer --kinds or --then\n", prog, w->s->path,
                           pts.overflow ? "a placement's run reaches more protocol points than"
                                        : "the placements' runs reach more points after their fault than",
                           pts.overflow ? SPC_POINTS_MAX : EXPLORE_AFTER_MAX);
@@ -321,8 +373,15 @@ static bool pair_space(const char *prog, explore_ctx *w) {
     }
     if (pts.seen != NULL) spc_points_free(&pts);
     free(s);
-    w->pairs = w->after_count * w->menu->count;
+    w->pairs = w->after_count * w->menu2->count;
     return ok && !full;
+}
+
+/* The menu of kinds k (the window theirs, else --window's) for job j. */
+static void build_menu(const explore_ctx *w, const explore_kinds *k, const job *j, scn *scratch, spc_menu *m) {
+    spc_opts so = { .kinds = k->kinds, .window_ns = window_of(w), .lengths_count = k->lengths_count };
+    memcpy(so.lengths, k->lengths, sizeof so.lengths);
+    spc_menu_build(w->s, j, &so, scratch, m);
 }
 
 /* One run of s as it is, observed for its points; the menu of its job.
@@ -344,7 +403,8 @@ static bool find_space(const char *prog, explore_ctx *w) {
     if (p != NULL && w->opt->ties) choice_deviate(pipe_sim(p), &w->dev);   /* counts them, and how many were ready */
     scn *scratch = malloc(sizeof *scratch);
     w->menu = malloc(sizeof *w->menu);
-    if (p == NULL || scratch == NULL || w->menu == NULL || !spc_points_init(&w->pts, pipe_job(p))) {
+    w->menu2 = w->opt->then.text != NULL ? malloc(sizeof *w->menu2) : w->menu;
+    if (p == NULL || scratch == NULL || w->menu == NULL || w->menu2 == NULL || !spc_points_init(&w->pts, pipe_job(p))) {
         fprintf(stderr, "%s: %s: %s\n", prog, s->path, p == NULL ? err : "out of memory");
         pipe_destroy(p);
         free(scratch);
@@ -354,23 +414,25 @@ static bool find_space(const char *prog, explore_ctx *w) {
     SIM_ASSERT(arm != NULL);
     scn_arm_faults(s, p, arm, spc_points_observe, &w->pts);
     pipe_run(p);
-    spc_opts so = { .kinds = w->opt->kinds, .window_ns = window_of(w) };
-    spc_menu_build(s, pipe_job(p), &so, scratch, w->menu);
+    build_menu(w, &w->opt->first, pipe_job(p), scratch, w->menu);
+    if (w->menu2 != w->menu) build_menu(w, &w->opt->then, pipe_job(p), scratch, w->menu2);
     free(arm);
     free(scratch);
     pipe_destroy(p);
     w->pts.j = NULL;                              /* the job went with the pipeline */
-    if (w->pts.overflow || w->menu->beyond > 0) {
+    if (w->pts.overflow || w->menu->beyond > 0 || w->menu2->beyond > 0) {
         fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: more than %u %s; explore a smaller "
                 "job (fewer records, checkpoints, tasks) or fewer --kinds\n", prog, s->path,
                 w->pts.overflow ? SPC_POINTS_MAX : SPC_MENU_MAX, w->pts.overflow ? "protocol points" : "faults on the menu");
         return false;
     }
-    if (w->menu->count == 0 || w->pts.count == 0) {
-        fprintf(stderr, "%s: %s: nothing to explore: %s%s%s\n", prog, s->path,
-                w->pts.count == 0 ? "the run reaches no protocol point (no checkpoint?)" : "no fault of --kinds fits this job",
-                w->menu->count == 0 && w->menu->refused > 0 ? "; the reader refused them: " : "",
-                w->menu->count == 0 && w->menu->refused > 0 ? w->menu->first_refusal : "");
+    const spc_menu *empty = w->menu->count == 0 ? w->menu : w->menu2->count == 0 ? w->menu2 : NULL;
+    if (empty != NULL || w->pts.count == 0) {
+        fprintf(stderr, "%s: %s: nothing to explore: %s%s%s%s\n", prog, s->path,
+                w->pts.count == 0 ? "the run reaches no protocol point (no checkpoint?)" : "no fault of ",
+                w->pts.count == 0 ? "" : empty == w->menu ? "--kinds fits this job" : "--then fits this job",
+                empty != NULL && empty->refused > 0 ? "; the reader refused them: " : "",
+                empty != NULL && empty->refused > 0 ? empty->first_refusal : "");
         return false;
     }
     w->fault_placements = (uint64_t)w->pts.count * w->menu->count;
@@ -386,12 +448,12 @@ static bool find_space(const char *prog, explore_ctx *w) {
  * fault (the menu's, at a point first reached after the first fired). */
 static uint64_t pair_of(const explore_ctx *w, uint64_t q, scn_fault *second) {
     SIM_ASSERT(q < w->pairs);
-    uint64_t g = q / w->menu->count, lo = 0, hi = w->fault_placements - 1;
+    uint64_t g = q / w->menu2->count, lo = 0, hi = w->fault_placements - 1;
     while (lo < hi) {                                 /* the first placement whose points end past g */
         uint64_t mid = lo + (hi - lo) / 2;
         if (w->after_end[mid] > g) hi = mid; else lo = mid + 1;
     }
-    *second = w->menu->faults[q % w->menu->count];
+    *second = w->menu2->faults[q % w->menu2->count];
     spc_point_of_key(w->after_keys[g], second);
     second->at_ns = 0;
     second->optional = false;
@@ -457,6 +519,7 @@ static void print_head(FILE *out, const explore_ctx *w) {
     fprintf(out, "explore: %s, seed %" PRIu64 "%s%s: %u points x %u faults = %" PRIu64 " placements (window %s",
             w->s->path, w->s->cfg.seed, w->opt->bug ? ", bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "",
             w->pts.count, w->menu->count, w->fault_placements, scn_duration_text(d, sizeof d, window_of(w)));
+    if (w->opt->first.lengths_count + w->opt->then.lengths_count > 0) fprintf(out, ", KIND=D at D");
     if (w->menu->refused > 0) fprintf(out, "; %u faults the reader refused here, as: %s", w->menu->refused,
                                       w->menu->first_refusal);
     if (w->pts.unnamed > 0) fprintf(out, "; %" PRIu64 " steps no fault line can name, left out", w->pts.unnamed);
@@ -464,8 +527,15 @@ static void print_head(FILE *out, const explore_ctx *w) {
     if (w->opt->ties) fprintf(out, ", and %" PRIu64 " tie orders (%" PRIu64 " decisions among simultaneous events, "
                               "each destination that could have gone first instead)", w->ties, w->dev.seen);
     if (w->opt->depth == 2) fprintf(out, ", and %" PRIu64 " pairs (%" PRIu64 " points the placements' runs first reach "
-                                    "after their fault fired x %u faults)", w->pairs, w->after_count, w->menu->count);
+                                    "after their fault fired x %u faults%s)", w->pairs, w->after_count, w->menu2->count,
+                                    w->menu2 != w->menu ? " of --then" : "");
     fprintf(out, "\n");
+}
+
+static bool on_menu(const explore_kinds *k, uint32_t kind) {
+    bool on = (k->kinds >> kind & 1) != 0;
+    for (uint32_t i = 0; i < k->lengths_count && !on; i++) on = k->lengths[i].kind == kind;
+    return on;
 }
 
 /* --list: the points, in the order the run reached them, and the menu. */
@@ -486,15 +556,21 @@ static int print_list(const explore_ctx *w) {
                "), each destination k but the first (schedule tie d pick k)\n", w->fault_placements,
                w->pairs_from - 1, w->dev.seen);
     }
+    if (w->menu2 != w->menu) {
+        printf("the second fault's menu (--then):\n");
+        for (uint32_t i = 0; i < w->menu2->count; i++) {
+            printf("  %4u  %s\n", i, scn_fault_what(w->s, &w->menu2->faults[i], text, sizeof text));
+        }
+    }
     if (w->pairs > 0) {
-        printf("pairs, placements %" PRIu64 " to %" PRIu64 ": placement i's fault, then each fault of the menu at each "
+        printf("pairs, placements %" PRIu64 " to %" PRIu64 ": placement i's fault, then each fault of the %s at each "
                "point its run first reaches after it fired, in that order (--only names them)\n", w->pairs_from,
-               w->placements - 1);
+               w->placements - 1, w->menu2 != w->menu ? "second menu" : "menu");
     }
     printf("kinds:");
     for (uint32_t i = 0; fk_at(i) != NULL; i++) {
         const fk_info *k = fk_at(i);
-        printf(" %s%s", k->name, k->flags & FK_AT_TIME ? " (at a time only)" : w->opt->kinds >> k->kind & 1 ? "" : " (off)");
+        printf(" %s%s", k->name, k->flags & FK_AT_TIME ? " (at a time only)" : on_menu(&w->opt->first, k->kind) ? "" : " (off)");
     }
     printf("\n");
     return cli_stdout_ok("absim explore") ? CLI_OK : CLI_FAIL;
@@ -508,8 +584,8 @@ static void space_args(const explore_ctx *w, char *buf, size_t n) {
     const explore_opts *o = w->opt;
     size_t used = (size_t)snprintf(buf, n, "%s", cli_shell_word(w->s->path, word, sizeof word));
     if (o->seed_given && used < n) used += (size_t)snprintf(buf + used, n - used, " --seed %" PRIu64, o->seed);
-    if (o->kinds_text != NULL && used < n) {
-        used += (size_t)snprintf(buf + used, n - used, " --kinds %s", cli_shell_word(o->kinds_text, word, sizeof word));
+    if (o->first.text != NULL && used < n) {
+        used += (size_t)snprintf(buf + used, n - used, " --kinds %s", cli_shell_word(o->first.text, word, sizeof word));
     }
     if (o->window_text != NULL && used < n) {
         used += (size_t)snprintf(buf + used, n - used, " --window %s", cli_shell_word(o->window_text, word, sizeof word));
@@ -517,6 +593,9 @@ static void space_args(const explore_ctx *w, char *buf, size_t n) {
     if (o->bug && used < n) used += (size_t)snprintf(buf + used, n - used, " --bug %s", pipe_bug_name(o->bug));
     if (o->ties && used < n) used += (size_t)snprintf(buf + used, n - used, " --ties");
     if (o->depth == 2 && used < n) used += (size_t)snprintf(buf + used, n - used, " --depth 2");
+    if (o->then.text != NULL && used < n) {
+        used += (size_t)snprintf(buf + used, n - used, " --then %s", cli_shell_word(o->then.text, word, sizeof word));
+    }
     SIM_ASSERT(used < n);                        /* the caller sizes buf for a path and the options */
 }
 
@@ -698,7 +777,9 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
     if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first);   /* numbered as --shard numbers runs */
     printf(",\"seconds\":%.3f,\"ties\":%" PRIu64 ",\"depth\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"window_ns\":%" PRIu64
            ",\"kinds\":", wall, w->ties, o->depth, w->pairs, window_of(w));
-    cli_json_string(stdout, o->kinds_text != NULL ? o->kinds_text : "all");
+    cli_json_string(stdout, o->first.text != NULL ? o->first.text : "all");
+    printf(",\"then\":");
+    if (o->then.text != NULL) cli_json_string(stdout, o->then.text); else printf("null");   /* the menu's */
     printf("}\n");
 }
 
@@ -776,6 +857,7 @@ int cli_explore(int argc, char **argv) {
     free(w.tie_end);
     free(w.after_end);
     free(w.after_keys);
+    if (w.menu2 != w.menu) free(w.menu2);
     free(w.menu);
     free(w.s);
     return rc;

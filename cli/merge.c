@@ -123,9 +123,10 @@ static merge_kind kind_of(const json_t *tally) {
 }
 
 /* Tally a's and b's `key` are the same; a "pct" neither has (a build
- * before --pct) is "none". */
+ * before --pct) is "none", a "then" (before --then) null. */
 static bool same_value(const json_t *a, const json_t *b, const char *key) {
     const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+    if (strcmp(key, "then") == 0) return (x == NULL || json_is_null(x)) ? (y == NULL || json_is_null(y)) : json_equal(x, y);
     if (strcmp(key, "pct") != 0) return json_equal(x, y);
     const char *p = x != NULL ? json_string_value(x) : "none", *q = y != NULL ? json_string_value(y) : "none";
     return p != NULL && q != NULL && strcmp(p, q) == 0;
@@ -135,7 +136,7 @@ static bool same_value(const json_t *a, const json_t *b, const char *key) {
 static bool same_campaign(const json_t *a, const json_t *b, merge_kind k, const char **key) {
     static const char *const swarm[] = { "range", "profiles", "target", "bug", "pct", "paths", "files", NULL };
     static const char *const explore[] = { "file", "seed", "bug", "points", "faults", "placements", "ties", "depth",
-                                           "pairs", "window_ns", "kinds", NULL };
+                                           "pairs", "window_ns", "kinds", "then", NULL };
     for (const char *const *x = k == MERGE_SWARM ? swarm : explore; *x != NULL; x++) {
         if (!same_value(a, b, *x)) {
             *key = *x;

@@ -108,18 +108,18 @@ typedef struct menu_ctx {
 } menu_ctx;
 
 /* The fault with its parameter and window as the menu fixes them. */
-static scn_fault menu_fault(const menu_ctx *c, const fk_info *k) {
+static scn_fault menu_fault(const fk_info *k, sim_time_ns window_ns) {
     scn_fault f = { .kind = k->kind, .point = SCN_WHEN_STARTS, .point_ckpt = 1 };
     switch (k->param) {
     case FK_NO_PARAM:       break;
-    case FK_BY_DELAY:       f.delay_ns = c->o->window_ns; break;
+    case FK_BY_DELAY:       f.delay_ns = window_ns; break;
     case FK_RATIO:          f.ratio = (sim_ratio){ .num = 1, .den = 1 }; break;
     case FK_FACTOR:         f.factor = 10; break;
     case FK_TO_PARALLELISM: SIM_ASSERT(false); break;   /* rescale: at a time only */
     }
     bool back_at_once = (k->flags & FK_BACK_AT_ONCE) != 0;
     if (k->window == FK_WINDOW_REQUIRED || (k->window == FK_WINDOW_OPTIONAL && !back_at_once)) {
-        f.duration_ns = c->o->window_ns;
+        f.duration_ns = window_ns;
     }
     return f;
 }
@@ -179,9 +179,16 @@ static void offer_partitions(menu_ctx *c, scn_fault f) {
     }
 }
 
-/* Every target of kind k, each offered. */
-static void offer_targets(menu_ctx *c, const fk_info *k) {
-    scn_fault f = menu_fault(c, k);
+/* Whether kind k's faults take a window or a delay (else a length
+ * changes nothing, and the kind is offered once). */
+static bool timed(const fk_info *k) {
+    scn_fault f = menu_fault(k, 1);
+    return f.duration_ns != 0 || f.delay_ns != 0;
+}
+
+/* Every target of kind k, each offered, at window_ns. */
+static void offer_targets(menu_ctx *c, const fk_info *k, sim_time_ns window_ns) {
+    scn_fault f = menu_fault(k, window_ns);
     const job *j = c->j;
     switch (k->target) {
     case FK_MACHINE:
@@ -217,12 +224,30 @@ static void offer_targets(menu_ctx *c, const fk_info *k) {
     }
 }
 
+/* Kind k at the window (its bit) and at each length of its own, each
+ * length once; an untimed kind once in all. */
+static void offer_lengths(menu_ctx *c, const fk_info *k) {
+    const spc_opts *o = c->o;
+    sim_time_ns done[SPC_LENGTHS_MAX + 1];
+    uint32_t n = 0;
+    if (o->kinds >> k->kind & 1) done[n++] = o->window_ns;
+    for (uint32_t e = 0; e < o->lengths_count; e++) {
+        const spc_length *l = &o->lengths[e];
+        SIM_ASSERT(l->window_ns > 0);
+        bool seen = l->kind != k->kind || (n > 0 && !timed(k));
+        for (uint32_t d = 0; d < n && !seen; d++) seen = done[d] == l->window_ns;
+        if (!seen) done[n++] = l->window_ns;
+    }
+    for (uint32_t d = 0; d < n; d++) offer_targets(c, k, done[d]);
+}
+
 void spc_menu_build(const scn *s, const job *j, const spc_opts *o, scn *scratch, spc_menu *m) {
     memset(m, 0, sizeof *m);
     menu_ctx c = { .s = s, .j = j, .o = o, .scratch = scratch, .m = m };
+    SIM_ASSERT(o->lengths_count <= SPC_LENGTHS_MAX);
     for (uint32_t i = 0; fk_at(i) != NULL; i++) {
         const fk_info *k = fk_at(i);
-        if ((o->kinds >> k->kind & 1) && !(k->flags & FK_AT_TIME)) offer_targets(&c, k);
+        if (!(k->flags & FK_AT_TIME)) offer_lengths(&c, k);
     }
 }
 

@@ -17,7 +17,12 @@
  *   on every target of the job, with fixed parameters: a window of
  *   `window_ns` (the crashed machine or coordinator comes back after it; a
  *   crashed task at once), delays of window_ns, ratios of 100%, slowdowns
- *   of 10x. Targets: each machine, task, data channel; the coordinator; a
+ *   of 10x; and every fault of each `lengths` entry's kind at that entry's
+ *   window instead (a kind may be on the menu at several lengths: two
+ *   faults that must overlap need different ones). Kind by kind in the
+ *   order of fk_at, the kind's bit first, then its entries as given, each
+ *   length once; a kind with no window and no delay (a crashed task) is
+ *   offered once whatever the lengths. Targets: each machine, task, data channel; the coordinator; a
  *   partition between each pair of TaskManager machines and between each
  *   machine and the JobManager's; RPCs of each task, every message from it
  *   and, to it, the checkpoint protocol's three (trigger, complete,
@@ -62,9 +67,18 @@ void spc_point_of_key(uint64_t key, scn_fault *f);
 /* A pipe_observe_fn; ctx is the spc_points. */
 void spc_points_observe(void *ctx, const pipe_event *e);
 
+#define SPC_LENGTHS_MAX 32u
+
+typedef struct spc_length {
+    uint32_t    kind;                 /* a scn_fault_kind */
+    sim_time_ns window_ns;            /* above 0 */
+} spc_length;
+
 typedef struct spc_opts {
-    uint64_t    kinds;                /* bit k: scn_fault_kind k is on the menu */
+    uint64_t    kinds;                /* bit k: scn_fault_kind k is on the menu at window_ns */
     sim_time_ns window_ns;
+    spc_length  lengths[SPC_LENGTHS_MAX];   /* a kind on the menu at a window of its own */
+    uint32_t    lengths_count;
 } spc_opts;
 
 typedef struct spc_menu {

@@ -1321,6 +1321,33 @@ check "explore --depth 2 --shard: the shard with the first catch fails, and says
     "the first failing run is run 742 (placement 741" "$absim" explore $ex $d2 --bug FLINK-22494 --shard 38/64 --quiet
 check "explore --depth 2 --shard: ... and the correct protocol passes that shard" 0 \
     "shard 38/64: 486 of the space's 31084 runs): 486 passed, 0 failed" "$absim" explore $ex $d2 --shard 38/64 --quiet
+# FLINK-7783 needs a coordinator failover while the store fails: the
+# failure must outlast the crash, so the store's fault has a length of
+# its own (KIND=D), and --then narrows the second fault's menu.
+d3="--kinds fail-store=12ms --depth 2 --then crash-coordinator"
+check "explore --then: the second fault's menu, a kind at a length of its own" 0 \
+    "71 points x 1 faults = 71 placements (window 4ms, KIND=D at D), and 5188 pairs (5188 points the placements' runs first reach after their fault fired x 1 faults of --then)" \
+    "$absim" explore $ex $d3 --list
+check "explore --then --only: a pair of the store failing 12 ms and the coordinator crashing inside it" 1 \
+    "placement 3563 of 5259: fault when checkpoint 2 completes fail store 100% for 12ms; fault when out[0] commits 2 crash coordinator for 4ms" \
+    "$absim" explore $ex $d3 --bug FLINK-7783 --only 3563
+check "explore --then: that pair catches FLINK-7783, which no single fault does" 1 \
+    "invariant I5 violated at t=15.517ms: join[0] restored checkpoint 2 and found a file of it deleted" \
+    "$absim" explore $ex $d3 --bug FLINK-7783 --only 3563
+check "explore --then: ... and the correct protocol passes it" 0 "I5 protocol safety held" "$absim" explore $ex $d3 --only 3563
+check "explore --then --shard: the shard with the first catch says so, with --then in its commands" 1 \
+    "the first failing run is run 3564 (placement 3563" "$absim" explore $ex $d3 --bug FLINK-7783 --shard 44/64 --quiet
+check "explore --then --shard: ... whose commands repeat --then" 1 "--depth 2 --then crash-coordinator --only 3563" \
+    "$absim" explore $ex $d3 --bug FLINK-7783 --shard 44/64 --quiet
+check "explore --then --json: the tally names the second menu" 0 '"kinds":"fail-store=12ms","then":"crash-coordinator"}' \
+    "$absim" explore $ex $d3 --shard 0/5260 --json --quiet
+check "explore: --then without --depth 2 is bad input" 2 "--then names the second fault's menu: it needs --depth 2" \
+    "$absim" explore $ex --then crash-task
+check "explore: a kind named twice is bad input" 2 "--kinds: 'crash-task' is named twice" "$absim" explore $ex --kinds crash-task,crash-task
+check "explore: a kind's length that is no duration is bad input" 2 "--then: 'fail-store=4': '4' needs a unit" \
+    "$absim" explore $ex --depth 2 --then fail-store=4
+check "explore: a kind's length of 0 is bad input" 2 "--kinds: 'fail-store=0ms': the length must be above 0" \
+    "$absim" explore $ex --kinds fail-store=0ms
 check "explore: --depth 3 is bad input" 2 "--depth" "$absim" explore $ex --depth 3
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"

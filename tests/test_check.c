@@ -1082,6 +1082,22 @@ static void test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for(voi
     fed_free(&f);
 }
 
+/* A checkpoint every task acknowledged, still pending when the run
+ * stops (the coordinator had not completed it yet): I6 says no task
+ * holds it, not an empty list. */
+static void test_liveness_says_when_no_task_holds_the_pending_checkpoint(void **state) {
+    (void)state;
+    fed f = feed_of(PIPE_ALIGNED);
+    step(&f, PIPE_EV_CKPT_START, PIPE_NO_TASK, 0, 1, 10);
+    for (uint32_t t = 0; t < 8; t++) write_step(&f, PIPE_EV_ACK, t, 1, PIPE_WRITE_KEYED, true);
+    const check_report *r = check_finish(f.cs);
+    const check_violation *v = first_of(r, CHECK_I6);
+    assert_non_null(v);
+    assert_non_null(strstr(v->what, "checkpoint 1 pending since 0.000ms waits for the acknowledgement of no task "
+                                    "(every one acknowledged it or finished); none completed"));
+    fed_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_completed_checkpoint_is_the_state_of_its_source_prefixes),
@@ -1108,6 +1124,7 @@ int main(void) {
         cmocka_unit_test(test_safety_forgets_dropped_snapshots_so_a_live_one_keeps_its_writes),
         cmocka_unit_test(test_safety_flags_a_completion_without_every_ack_and_a_commit_before_completion),
         cmocka_unit_test(test_liveness_names_the_stalled_checkpoint_and_what_it_waits_for),
+        cmocka_unit_test(test_liveness_says_when_no_task_holds_the_pending_checkpoint),
         cmocka_unit_test(test_the_specification_folds_a_record_into_every_window_holding_its_event_time),
         cmocka_unit_test(test_windows_under_a_crash_fire_once_and_wrong_watermarks_or_lost_timers_are_caught),
         cmocka_unit_test(test_at_least_once_windows_may_fire_again_lower_and_a_firing_short_of_its_sum_is_caught),

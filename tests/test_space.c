@@ -143,6 +143,40 @@ static void test_space_menu_is_every_kind_on_every_target(void **state) {
     pipe_destroy(p);
 }
 
+/* A kind at lengths of its own: each length's faults in turn, after the
+ * kind at the window, each length once; a crashed task (no window, no
+ * delay) once whatever the lengths. */
+static void test_space_menu_offers_a_kind_at_each_length_of_its_own_once(void **state) {
+    (void)state;
+    parse_ok(HARNESS_JOIN_JOB);
+    spc_points ps;
+    pipeline *p = observe(&ps);
+    static spc_menu m;
+    const sim_time_ns ms = SIM_NS_PER_MS;
+    spc_opts o = { .kinds = 1ull << SCN_CRASH_MACHINE, .window_ns = 4 * ms, .lengths_count = 5,
+                   .lengths = { { SCN_CRASH_MACHINE, 12 * ms }, { SCN_DELAY_LINK, 9 * ms }, { SCN_CRASH_MACHINE, 4 * ms },
+                                { SCN_CRASH_TASK, 3 * ms }, { SCN_CRASH_MACHINE, 12 * ms } } };
+    spc_menu_build(&s_, pipe_job(p), &o, &scratch_, &m);
+    assert_int_equal(kind_count(&m, SCN_CRASH_MACHINE), 4);      /* 2 machines at 4 ms, then at 12 ms */
+    assert_int_equal(kind_count(&m, SCN_DELAY_LINK), 10);
+    assert_int_equal(kind_count(&m, SCN_CRASH_TASK), 7);
+    assert_int_equal(m.count, 21);
+    assert_int_equal(m.faults[0].duration_ns, 4 * ms);
+    assert_int_equal(m.faults[1].duration_ns, 4 * ms);
+    assert_int_equal(m.faults[2].duration_ns, 12 * ms);
+    assert_int_equal(m.faults[3].duration_ns, 12 * ms);
+    for (uint32_t i = 0; i < m.count; i++) {
+        const scn_fault *f = &m.faults[i];
+        if (f->kind == SCN_DELAY_LINK) assert_int_equal(f->delay_ns, 9 * ms);
+        if (f->kind == SCN_CRASH_TASK) assert_int_equal(f->duration_ns, 0);
+    }
+    o.kinds |= 1ull << SCN_CRASH_TASK;                           /* at the window, and at 3 ms: still once */
+    spc_menu_build(&s_, pipe_job(p), &o, &scratch_, &m);
+    assert_int_equal(kind_count(&m, SCN_CRASH_TASK), 7);
+    spc_points_free(&ps);
+    pipe_destroy(p);
+}
+
 /* Placement i is menu fault i % menu at point i / menu, must fire, at no
  * delay; run, it fires at its point. */
 static void test_space_placement_fires_at_its_point(void **state) {
@@ -183,6 +217,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_space_points_are_each_protocol_point_once_in_order),
         cmocka_unit_test(test_space_menu_is_every_kind_on_every_target),
+        cmocka_unit_test(test_space_menu_offers_a_kind_at_each_length_of_its_own_once),
         cmocka_unit_test(test_space_placement_fires_at_its_point),
         cmocka_unit_test(test_space_point_keys_round_trip_and_a_reset_set_sees_a_run_again),
     };
