@@ -118,7 +118,7 @@ static void done(void *ctx, uint64_t task, const cli_task_result *r) {
 }
 
 static void bugs_usage(FILE *f) {
-    fprintf(f, "usage: absim bugs [--seeds K] [--jobs J] [--bug NAME] [--faults random|buggify] [--pct D[/K]]\n"
+    fprintf(f, "usage: absim bugs [--seeds K] [--jobs J] [--bug NAME] [--faults random|buggify] [--pct D[/K][~T]]\n"
                "                  [--json] [SCENARIO...]\n"
                "       absim bugs --list   # name, invariant that must catch it, pinned scenario and seed, what it breaks\n"
                "\n"
@@ -132,7 +132,7 @@ static void bugs_usage(FILE *f) {
                "assertion) against the invariant the registry says must (or, for a bug of\n"
                "two halves, the one that catches the other), and the time its runs took.\n"
                "  --faults buggify  the seeds' two-level activation profiles instead (absim run --help)\n"
-               "  --pct D[/K]  every run orders simultaneous events by PCT (absim run --help)\n"
+               "  --pct D[/K][~T]  every run orders simultaneous events by PCT (absim run --help)\n"
                "Exit 0 when every bug is caught and the correct protocol passes, else 1.\n");
 }
 

@@ -210,20 +210,22 @@ void cli_fault_words(const scn *s, const cli_story *st, uint32_t i, bool begin, 
 /* --json members: ,"faults":[...],"recovery":[...],"pending":[...],"fenced_data":N,"fenced_rpcs":N,"rpc_lost_held":N,"rpc_lost_paused":N,"drawn":{...} */
 void cli_story_json(FILE *out, const scn *s, const cli_story *st);
 
-/* --pct DEPTH[/STEPS] (run, replay, swarm, shrink, explain): PCT orders
- * the run's simultaneous events, as the line `schedule pct depth D steps
- * K` would (model/cfg.h, pct_depth). parse: false after saying what is
+/* --pct DEPTH[/STEPS][~NEAR] (run, replay, swarm, shrink, explain): PCT
+ * orders the run's simultaneous events (and with ~NEAR those due within
+ * NEAR of each other), as the line `schedule pct depth D steps K near T`
+ * would (model/cfg.h, pct_depth). parse: false after saying what is
  * wrong. apply: puts it on s (nothing for depth 0), over a schedule pct
  * line of the file; false after saying why when the file has a schedule
  * tie line. words: " --pct D[/K]" (or "" for depth 0) into buf. */
 typedef struct cli_pct {
-    uint32_t depth;
-    uint64_t steps;               /* 0: as many as the default order's run takes */
+    uint32_t    depth;
+    uint64_t    steps;            /* 0: as many as the default order's run takes */
+    sim_time_ns near_ns;          /* 0: simultaneous events only; else `near` (model/cfg.h, pct_near_ns) */
 } cli_pct;
 bool cli_parse_pct(const char *prog, const char *text, cli_pct *o);
 bool cli_apply_pct(const char *prog, scn *s, const cli_pct *o);
 const char *cli_pct_words(const cli_pct *o, char *buf, size_t n);
-/* The option's value as reports name it: "3", "3/250", or "none" for depth 0. */
+/* The option's value as reports name it: "3", "3/250", "3~20us", or "none" for depth 0. */
 const char *cli_pct_value(const cli_pct *o, char *buf, size_t n);
 
 /* schedule pct without steps (cfg->pct_depth > 0, pct_steps 0): the
@@ -240,9 +242,10 @@ bool cli_pct_resolve(const scn *s, pipe_cfg *cfg, char *err, size_t err_bytes);
  * destinations met, the change points reached, and the guarantee's
  * probability. */
 typedef struct cli_pct_seen {
-    uint32_t depth, met, changed;
-    uint64_t steps, decisions;
-    double   bound;
+    uint32_t    depth, met, changed;
+    uint64_t    steps, decisions;
+    sim_time_ns near_ns;          /* 0: simultaneous events only */
+    double      bound;
 } cli_pct_seen;
 
 /* One run of a scenario with its expectations checked (absim run, replay,

@@ -606,7 +606,7 @@ static void on_fault(void *ctx, uint32_t fault, sim_time_ns at_ns, bool begin) {
 }
 
 static void explain_usage(FILE *f) {
-    fprintf(f, "usage: absim explain FILE [--seed S] [--faults random|buggify] [--bug NAME] [--pct D[/K]] [--task NAME[I]]\n"
+    fprintf(f, "usage: absim explain FILE [--seed S] [--faults random|buggify] [--bug NAME] [--pct D[/K][~T]] [--task NAME[I]]\n"
                "                     [--checkpoint N]\n"
                "\n"
                "Runs the scenario, with the checkers, and narrates the protocol, a line per\n"
@@ -624,7 +624,7 @@ static void explain_usage(FILE *f) {
                "  --faults random  adds the fault profile swarm draws for the seed (narrates a swarm seed)\n"
                "  --faults buggify adds the seed's two-level fault activation profile (absim run --help)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list)\n"
-               "  --pct D[/K]      orders simultaneous events by PCT (absim run --help)\n"
+               "  --pct D[/K][~T]  orders simultaneous events by PCT (absim run --help)\n"
                "  --task NAME[I]   only that task (as agg[1]); 'coordinator' for the coordinator\n"
                "  --checkpoint N   only the steps of checkpoint N, and all it holds: a line per\n"
                "                   stateful task with its key groups and file chain (its keys\n"
@@ -740,10 +740,17 @@ static int narrate_run(scn *s, pipeline *p, narrator *n, const explain_opts *x, 
     say(n, 0, NO_SUBJECT, "the protocol: %s", words);
     const choice_pct *pct = pipe_pct(p);
     if (pct != NULL) {
+        char d[32], near[160] = "";
+        if (s->cfg.pct_near_ns > 0) {
+            scn_duration_text(d, sizeof d, s->cfg.pct_near_ns);
+            snprintf(near, sizeof near, "; events due within %s of the earliest are ready with it, and wait until a "
+                     "later one that goes first", d);
+        }
         say(n, 0, NO_SUBJECT, "the order of simultaneous events: PCT of depth %u (schedule pct depth %u steps %" PRIu64
-            "): each actor has a priority the seed draws, the ready one of highest goes first, and %u change points "
-            "among the first %" PRIu64 " decisions lower the priority of the one that would go first", pct->depth,
-            pct->depth, pct->steps, pct->depth - 1, pct->steps);
+            "%s%s): each actor has a priority the seed draws, the ready one of highest goes first, and %u change points "
+            "among the first %" PRIu64 " decisions lower the priority of the one that would go first%s", pct->depth,
+            pct->depth, pct->steps, s->cfg.pct_near_ns > 0 ? " near " : "", s->cfg.pct_near_ns > 0 ? d : "",
+            pct->depth - 1, pct->steps, near);
     }
     scn_armed arm;                               /* faults first, then the story (for fault words), then the narration */
     cli_story_run story;

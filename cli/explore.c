@@ -161,14 +161,22 @@ static bool parse_kind_item(const char *prog, const char *opt, const char *p, si
     }
     snprintf(d, sizeof d, "%.*s", (int)(n - name_n - 1), p + name_n + 1);
     char err[SCN_ERR_BYTES];
+    if (!spc_kind_timed(f)) {
+        fprintf(stderr, "%s: %s: '%.*s': %s takes no length (it has no window and no delay)\n", prog, opt, (int)n, p,
+                f->name);
+        return false;
+    }
     if (!scn_parse_duration(d, &ns, err, sizeof err)) {
         fprintf(stderr, "%s: %s: '%.*s': %s (a length as the scenario language writes it: 4ms, 1.5s)\n", prog, opt,
                 (int)n, p, err);
         return false;
     }
-    if (ns == 0 || k->lengths_count == SPC_LENGTHS_MAX) {
+    bool twice = false;
+    for (uint32_t i = 0; i < k->lengths_count; i++) twice |= k->lengths[i].kind == f->kind && k->lengths[i].window_ns == ns;
+    if (ns == 0 || twice || k->lengths_count == SPC_LENGTHS_MAX) {
         fprintf(stderr, "%s: %s: '%.*s': %s\n", prog, opt, (int)n, p,
-                ns == 0 ? "the length must be above 0" : "more kinds with a length of their own than the menu takes");
+                ns == 0 ? "the length must be above 0" : twice ? "named twice"
+                        : "more kinds with a length of their own than the menu takes");
         return false;
     }
     k->lengths[k->lengths_count++] = (spc_length){ .kind = f->kind, .window_ns = ns };
@@ -188,6 +196,10 @@ static bool parse_kinds(const char *prog, const char *opt, const char *text, exp
     }
     for (const char *p = text; *p != '\0';) {
         size_t n = strcspn(p, ",");
+        if (n == 0 || (p[n] == ',' && p[n + 1] == '\0')) {
+            fprintf(stderr, "%s: %s: an empty item (two commas, or one at an end)\n", prog, opt);
+            return false;
+        }
         if (!parse_kind_item(prog, opt, p, n, k)) return false;
         p += n + (p[n] == ',');
     }
@@ -208,6 +220,12 @@ static bool parse_window(const char *prog, const char *text, explore_opts *o) {
     }
     o->window_text = text;
     return true;
+}
+
+/* An option that names a menu, given once (a second would replace the first). */
+static bool once(const char *prog, const char *opt, const char *given) {
+    if (given != NULL) fprintf(stderr, "%s: %s given twice: name every kind in one list\n", prog, opt);
+    return given == NULL;
 }
 
 /* The options; returns -1 when the command goes on, else the exit status. */
@@ -233,8 +251,10 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
                   o->seed_given = true; break;
         case 'j': if (!cli_parse_u64(prog, "--jobs", optarg, 1, 256, &o->jobs)) return CLI_USAGE; break;
         case 'S': if (!cli_parse_shard(prog, optarg, &o->shard_i, &o->shard_n)) return CLI_USAGE; break;
-        case 'k': if (!parse_kinds(prog, "--kinds", optarg, &o->first)) return CLI_USAGE; break;
-        case 'T': if (!parse_kinds(prog, "--then", optarg, &o->then)) return CLI_USAGE; break;
+        case 'k': if (!once(prog, "--kinds", o->first.text) || !parse_kinds(prog, "--kinds", optarg, &o->first)) return CLI_USAGE;
+                  break;
+        case 'T': if (!once(prog, "--then", o->then.text) || !parse_kinds(prog, "--then", optarg, &o->then)) return CLI_USAGE;
+                  break;
         case 'w': if (!parse_window(prog, optarg, o)) return CLI_USAGE; break;
         case 'b': if (!cli_parse_bug(prog, optarg, &o->bug)) return CLI_USAGE; break;
         case 'C': o->coverage_path = optarg; break;
@@ -422,7 +442,7 @@ static bool find_space(const char *prog, explore_ctx *w) {
     w->pts.j = NULL;                              /* the job went with the pipeline */
     if (w->pts.overflow || w->menu->beyond > 0 || w->menu2->beyond > 0) {
         fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: more than %u %s; explore a smaller "
-                "job (fewer records, checkpoints, tasks) or fewer --kinds\n", prog, s->path,
+                "job (fewer records, checkpoints, tasks) or fewer --kinds or --then\n", prog, s->path,
                 w->pts.overflow ? SPC_POINTS_MAX : SPC_MENU_MAX, w->pts.overflow ? "protocol points" : "faults on the menu");
         return false;
     }
@@ -519,7 +539,7 @@ static void print_head(FILE *out, const explore_ctx *w) {
     fprintf(out, "explore: %s, seed %" PRIu64 "%s%s: %u points x %u faults = %" PRIu64 " placements (window %s",
             w->s->path, w->s->cfg.seed, w->opt->bug ? ", bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "",
             w->pts.count, w->menu->count, w->fault_placements, scn_duration_text(d, sizeof d, window_of(w)));
-    if (w->opt->first.lengths_count + w->opt->then.lengths_count > 0) fprintf(out, ", KIND=D at D");
+    if (w->opt->first.lengths_count + w->opt->then.lengths_count > 0) fprintf(out, "; some kinds at lengths of their own");
     if (w->menu->refused > 0) fprintf(out, "; %u faults the reader refused here, as: %s", w->menu->refused,
                                       w->menu->first_refusal);
     if (w->pts.unnamed > 0) fprintf(out, "; %" PRIu64 " steps no fault line can name, left out", w->pts.unnamed);
@@ -567,12 +587,15 @@ static int print_list(const explore_ctx *w) {
                "point its run first reaches after it fired, in that order (--only names them)\n", w->pairs_from,
                w->placements - 1, w->menu2 != w->menu ? "second menu" : "menu");
     }
-    printf("kinds:");
-    for (uint32_t i = 0; fk_at(i) != NULL; i++) {
-        const fk_info *k = fk_at(i);
-        printf(" %s%s", k->name, k->flags & FK_AT_TIME ? " (at a time only)" : on_menu(&w->opt->first, k->kind) ? "" : " (off)");
+    for (uint32_t m = 0; m < (w->menu2 != w->menu ? 2u : 1u); m++) {
+        const explore_kinds *x = m == 0 ? &w->opt->first : &w->opt->then;
+        printf("%s", m == 0 ? "kinds:" : "kinds of the second fault (--then):");
+        for (uint32_t i = 0; fk_at(i) != NULL; i++) {
+            const fk_info *k = fk_at(i);
+            printf(" %s%s", k->name, k->flags & FK_AT_TIME ? " (at a time only)" : on_menu(x, k->kind) ? "" : " (off)");
+        }
+        printf("\n");
     }
-    printf("\n");
     return cli_stdout_ok("absim explore") ? CLI_OK : CLI_FAIL;
 }
 

@@ -154,9 +154,16 @@ bool cli_parse_pct(const char *prog, const char *text, cli_pct *o) {
         ok = steps >= 1 && steps <= 1ull << 40 && errno == 0;
         o->steps = steps;
     }
+    if (ok && *end == '~') {                     /* the rest is the near window */
+        char err[SCN_ERR_BYTES];
+        ok = scn_parse_duration(end + 1, &o->near_ns, err, sizeof err) && o->near_ns > 0 &&
+             o->near_ns <= PIPE_PCT_NEAR_MAX_NS;
+        end += strlen(end);
+    }
     if (!ok || *end != '\0') {
-        fprintf(stderr, "%s: --pct '%s': expected DEPTH (1 to %u) or DEPTH/STEPS (STEPS from 1 to 2^40), as in "
-                "--pct 3 or --pct 3/250\n", prog, text, CHOICE_PCT_DEPTH_MAX);
+        fprintf(stderr, "%s: --pct '%s': expected DEPTH (1 to %u), DEPTH/STEPS (STEPS from 1 to 2^40), and ~NEAR "
+                "after either (a duration from 1ns to 1s), as in --pct 3, --pct 3/250 or --pct 3~20us\n", prog, text,
+                CHOICE_PCT_DEPTH_MAX);
         return false;
     }
     o->depth = (uint32_t)d;
@@ -172,13 +179,19 @@ bool cli_apply_pct(const char *prog, scn *s, const cli_pct *o) {
     }
     s->cfg.pct_depth = o->depth;
     s->cfg.pct_steps = o->steps;
+    s->cfg.pct_near_ns = o->near_ns;
     return true;
 }
 
 const char *cli_pct_value(const cli_pct *o, char *buf, size_t n) {
-    if (o->depth == 0) snprintf(buf, n, "none");
-    else if (o->steps == 0) snprintf(buf, n, "%u", o->depth);
-    else snprintf(buf, n, "%u/%" PRIu64, o->depth, o->steps);
+    char steps[32] = "", near[40] = "", d[32];
+    if (o->depth == 0) {
+        snprintf(buf, n, "none");
+        return buf;
+    }
+    if (o->steps > 0) snprintf(steps, sizeof steps, "/%" PRIu64, o->steps);
+    if (o->near_ns > 0) snprintf(near, sizeof near, "~%s", scn_duration_text(d, sizeof d, o->near_ns));
+    snprintf(buf, n, "%u%s%s", o->depth, steps, near);
     return buf;
 }
 

@@ -125,13 +125,18 @@ static void summary_backpressure(FILE *out, const pipeline *p) {
 }
 
 /* What PCT did, and what it promises (sim/choice.h). */
-static void pct_summary(FILE *out, const choice_pct *c) {
+static void pct_summary(FILE *out, const choice_pct *c, sim_time_ns near_ns) {
+    char d[32], near[64] = "", among[96] = "simultaneous events";
+    if (near_ns > 0) {
+        snprintf(near, sizeof near, " near %s", scn_duration_text(d, sizeof d, near_ns));
+        snprintf(among, sizeof among, "events due within %s of the earliest", d);
+    }
     fprintf(out, "  schedule: PCT depth %u over %" PRIu64 " order decisions (schedule pct depth %u steps %" PRIu64
-            "): the run took %" PRIu64 " decisions among simultaneous events, %u destinations ready at them, %u of %u "
+            "%s): the run took %" PRIu64 " decisions among %s, %u destinations ready at them, %u of %u "
             "change points reached; a run finds a bug that %u ordering constraints among the first %" PRIu64
             " decisions' events show with probability at least 1/(%u x %" PRIu64 "^%u) = %.3g\n", c->depth, c->steps,
-            c->depth, c->steps, c->seen, c->met, c->changed, c->depth - 1, c->depth, c->steps, c->met, c->steps,
-            c->depth - 1, choice_pct_bound(c));
+            c->depth, c->steps, near, c->seen, among, c->met, c->changed, c->depth - 1, c->depth, c->steps, c->met,
+            c->steps, c->depth - 1, choice_pct_bound(c));
 }
 
 /* The run's summary lines (checkpoints, durations, state, records). */
@@ -150,7 +155,7 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
                 "went first instead of the first in push order (schedule tie %" PRIu64 " pick %u)\n", s->cfg.tie_at,
                 pipe_tie_decisions(p), s->cfg.tie_pick + 1, s->cfg.tie_at, s->cfg.tie_pick);
     }
-    if (pipe_pct(p) != NULL) pct_summary(out, pipe_pct(p));
+    if (pipe_pct(p) != NULL) pct_summary(out, pipe_pct(p), s->cfg.pct_near_ns);
     fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
             " declined, %" PRIu64 " timed out, %" PRIu64 " subsumed, %" PRIu64 " lost with a failed attempt",
             st->triggered, st->completed, st->aborted, st->declined, st->timed_out, st->subsumed, st->lost_with_job);
@@ -583,7 +588,7 @@ static void outcome_fill(cli_outcome *o, const scn *s, pipeline *p, const check_
     const choice_pct *pct = pipe_pct(p);
     if (pct != NULL) {
         o->pct = (cli_pct_seen){ .depth = pct->depth, .met = pct->met, .changed = pct->changed, .steps = pct->steps,
-                                 .decisions = pct->seen, .bound = choice_pct_bound(pct) };
+                                 .decisions = pct->seen, .near_ns = s->cfg.pct_near_ns, .bound = choice_pct_bound(pct) };
     }
     for (uint32_t i = 0; i < s->expects_count; i++) {   /* what expect lines about one task or checkpoint compare */
         const scn_expect *e = &s->expects[i];
@@ -665,7 +670,7 @@ int cli_run_scenario(scn *s, bool random_faults, FILE *log, FILE *out, FILE *tra
 
 static void run_usage(FILE *f, bool replay) {
     if (replay) {
-        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random|buggify] [--bug NAME] [--pct D[/K]]\n"
+        fprintf(f, "usage: absim replay FILE --seed S [--hash H] [--faults random|buggify] [--bug NAME] [--pct D[/K][~T]]\n"
                    "                    [--log FILE]\n"
                    "\n"
                    "Re-runs one seed of a scenario (as a failing swarm seed reported it) and,\n"
@@ -673,7 +678,7 @@ static void run_usage(FILE *f, bool replay) {
                    "for event. Exit 1 when the hash differs or an expectation fails.\n");
         return;
     }
-    fprintf(f, "usage: absim run FILE [--seed S] [--faults random|buggify] [--bug NAME] [--pct D[/K]] [--json]\n"
+    fprintf(f, "usage: absim run FILE [--seed S] [--faults random|buggify] [--bug NAME] [--pct D[/K][~T]] [--json]\n"
                "                 [--log FILE] [--trace FILE] [--dot FILE [--dot-checkpoint N]] [--coverage FILE]\n"
                "                 [--svg FILE] [--html FILE] [--from T] [--to T] [--tasks PATTERN]\n"
                "\n"
@@ -692,10 +697,12 @@ static void run_usage(FILE *f, bool replay) {
                "                   fault when lines (FoundationDB's BUGGIFY at protocol points)\n"
                "  --bug NAME       runs a deliberately wrong protocol (absim bugs --list):\n"
                "                   the checks must catch it\n"
-               "  --pct D[/K]      orders simultaneous events by PCT of depth D (d - 1 priority\n"
+               "  --pct D[/K][~T]  orders simultaneous events by PCT of depth D (d - 1 priority\n"
                "                   change points among K order decisions; without K, as many\n"
                "                   as the run takes in the default order, counted by running\n"
-               "                   it first); the seed draws the priorities (docs/EXPLORATION.md)\n"
+               "                   it first); the seed draws the priorities (docs/EXPLORATION.md);\n"
+               "                   ~T: events due within T of the earliest count as\n"
+               "                   simultaneous, the earlier ones waiting for a later pick\n"
                "  --json           prints one JSON line instead of the summary (the faults,\n"
                "                   failures and restarts too)\n"
                "  --log FILE       writes the kernel's event log of the run ('-': stdout)\n"
@@ -798,8 +805,8 @@ static void json_line(const scn *s, const cli_outcome *o, pipe_bug bug) {
            st->visible_records, st->overwrites, latency, o->random_faults, pipe_bug_name(bug), o->trace_hash);
     if (o->pct.depth > 0) {
         printf(",\"pct\":{\"depth\":%u,\"steps\":%" PRIu64 ",\"decisions\":%" PRIu64 ",\"destinations\":%u"
-               ",\"changes_reached\":%u,\"bound\":%.6g}", o->pct.depth, o->pct.steps, o->pct.decisions, o->pct.met,
-               o->pct.changed, o->pct.bound);
+               ",\"changes_reached\":%u,\"near_ns\":%" PRIu64 ",\"bound\":%.6g}", o->pct.depth, o->pct.steps,
+               o->pct.decisions, o->pct.met, o->pct.changed, (uint64_t)o->pct.near_ns, o->pct.bound);
     }
     cli_story_json(stdout, s, &o->story);
     fputc(',', stdout);
@@ -916,7 +923,7 @@ static bool hash_as_recorded(const char *path, const run_opts *x, uint64_t got) 
         printf("  replay: trace hash %016" PRIx64 " as recorded\n", x->hash);
         return true;
     }
-    char pct[64] = ",";                           /* ", --pct D[/K]" */
+    char pct[80] = ",";                           /* ", --pct D[/K][~T]" */
     if (x->pct.depth > 0) cli_pct_words(&x->pct, pct + 1, sizeof pct - 1);
     printf("%s: replay diverged: trace hash %016" PRIx64 ", recorded %016" PRIx64 " (run%s%s%s%s); the hash"
            " is of the file, --seed, --faults, --bug and --pct: give the ones the recorded run had (swarm"

@@ -181,7 +181,7 @@ static bool pass(shrinker *k, scn *cur) {
 }
 
 static void shrink_usage(FILE *f) {
-    fprintf(f, "usage: absim shrink FILE --seed S [--faults random|buggify] [--bug NAME] [--pct D[/K]] [-o FILE]\n"
+    fprintf(f, "usage: absim shrink FILE --seed S [--faults random|buggify] [--bug NAME] [--pct D[/K][~T]] [-o FILE]\n"
                "\n"
                "For a seed whose run fails (an expect line, an invariant), removes faults,\n"
                "shortens them, moves them later, shrinks the input and the parallelism while\n"
@@ -192,7 +192,7 @@ static void shrink_usage(FILE *f) {
                "`optional`, the others are dropped.\n"
                "  --bug NAME      shrink a run of a deliberately wrong protocol (absim bugs\n"
                "                  --list) that the checks caught; run the result with --bug\n"
-               "  --pct D[/K]     shrink a run ordered by PCT (absim run --help); the result\n"
+               "  --pct D[/K][~T] shrink a run ordered by PCT (absim run --help); the result\n"
                "                  has the line schedule pct depth D steps K, K as the run took\n"
                "  -o, --out FILE  where to write the result (default: NAME-seedS.scn in a\n"
                "                  new folder under $TMPDIR or /tmp, named in the last line);\n"

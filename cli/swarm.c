@@ -82,7 +82,7 @@ typedef struct swarm_ctx {
 
 static void swarm_usage(FILE *f) {
     fprintf(f, "usage: absim swarm FILE... --seeds A..B [--jobs J] [--shard I/N] [--faults random|buggify|guided]\n"
-               "                   [--target N] [--bug NAME] [--pct D[/K]] [--json] [--quiet]\n"
+               "                   [--target N] [--bug NAME] [--pct D[/K][~T]] [--json] [--quiet]\n"
                "                   [--progress S]\n"
                "                   [--junit FILE] [--coverage FILE]\n"
                "\n"
@@ -109,7 +109,7 @@ static void swarm_usage(FILE *f) {
                "                as one JSON object (absim coverage lists them), and print\n"
                "                the points no run reached and those fewer than --target did\n"
                "  --bug NAME    a deliberately wrong protocol (see absim run --help): it must fail\n"
-               "  --pct D[/K]   every run orders simultaneous events by PCT of depth D, its\n"
+               "  --pct D[/K][~T]  every run orders simultaneous events by PCT of depth D, its\n"
                "                seed drawing the priorities and change points (absim run --help)\n");
 }
 

@@ -29,6 +29,7 @@
 #define PIPE_SLOTTED_PEERS_MAX 128u     /* with slots: a task's inputs and outputs (its deployment names their hosts) */
 #define PIPE_RESCALES_MAX 8u            /* rescales a run's schedule holds */
 #define PIPE_RESCALE_HANDLES_MAX 8u     /* keyed-state handles (old subtasks) one rescaled task reads at most */
+#define PIPE_PCT_NEAR_MAX_NS (1000u * 1000u * 1000u)   /* PCT's near window: at most 1 s */
 
 typedef enum pipe_mode {
     PIPE_ALIGNED = 1,
@@ -167,9 +168,13 @@ typedef struct pipe_cfg {
      * decisions (`schedule pct depth D [steps K]`). The run's seed draws
      * the priorities. pipe_create needs pct_steps: a file that leaves
      * them out gets, from cli_pct_resolve, as many as the same run takes
-     * in the default order, its faults armed. */
+     * in the default order, its faults armed. pct_near_ns > 0 (`near
+     * T`) lets every decision also take the events due within it of the
+     * earliest (sim/run.h, near_ns): near-simultaneous events, the
+     * earlier ones waiting for a later pick. */
     uint32_t         pct_depth;
     uint64_t         pct_steps;
+    sim_time_ns      pct_near_ns;
 } pipe_cfg;
 
 /* The parallelism vertex v runs at from time t on: the last rescale of

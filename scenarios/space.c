@@ -179,9 +179,7 @@ static void offer_partitions(menu_ctx *c, scn_fault f) {
     }
 }
 
-/* Whether kind k's faults take a window or a delay (else a length
- * changes nothing, and the kind is offered once). */
-static bool timed(const fk_info *k) {
+bool spc_kind_timed(const fk_info *k) {
     scn_fault f = menu_fault(k, 1);
     return f.duration_ns != 0 || f.delay_ns != 0;
 }
@@ -234,7 +232,7 @@ static void offer_lengths(menu_ctx *c, const fk_info *k) {
     for (uint32_t e = 0; e < o->lengths_count; e++) {
         const spc_length *l = &o->lengths[e];
         SIM_ASSERT(l->window_ns > 0);
-        bool seen = l->kind != k->kind || (n > 0 && !timed(k));
+        bool seen = l->kind != k->kind || (n > 0 && !spc_kind_timed(k));
         for (uint32_t d = 0; d < n && !seen; d++) seen = done[d] == l->window_ns;
         if (!seen) done[n++] = l->window_ns;
     }

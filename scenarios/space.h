@@ -22,7 +22,8 @@
  *   faults that must overlap need different ones). Kind by kind in the
  *   order of fk_at, the kind's bit first, then its entries as given, each
  *   length once; a kind with no window and no delay (a crashed task) is
- *   offered once whatever the lengths. Targets: each machine, task, data channel; the coordinator; a
+ *   offered once whatever the lengths (spc_kind_timed says which).
+ *   Targets: each machine, task, data channel; the coordinator; a
  *   partition between each pair of TaskManager machines and between each
  *   machine and the JobManager's; RPCs of each task, every message from it
  *   and, to it, the checkpoint protocol's three (trigger, complete,
@@ -39,6 +40,7 @@
 #ifndef SCN_SPACE_H
 #define SCN_SPACE_H
 
+#include "fkind.h"
 #include "inject.h"
 
 #define SPC_POINTS_MAX 4096u
@@ -91,6 +93,8 @@ typedef struct spc_menu {
 
 /* Every kind that can be placed at a point (the default menu). */
 uint64_t spc_kinds_all(void);
+/* Whether kind k's menu faults take a window or a delay (a length). */
+bool spc_kind_timed(const fk_info *k);
 /* The menu of s (j: its expanded job). scratch: a scenario's worth of
  * memory the round trips through the reader use. */
 void spc_menu_build(const scn *s, const job *j, const spc_opts *o, scn *scratch, spc_menu *m);

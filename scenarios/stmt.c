@@ -598,6 +598,22 @@ static bool st_vary(pctx *c) {
     return true;
 }
 
+/* `near T` of a schedule pct line: events due within T of the earliest
+ * count as simultaneous (model/cfg.h, pct_near_ns). */
+static bool pct_near(pctx *c, sim_time_ns *near_ns) {
+    const tok *w = &c->t[c->i];
+    if (!lex_is(w, "near")) {
+        return lex_fail_at(c, w->col, "expected 'steps' or 'near', not '%.*s'", (int)w->len, w->s);
+    }
+    c->i++;
+    const tok *x = lex_next(c, "the window within which events count as simultaneous (a duration, at most 1s)");
+    if (x == NULL || !lex_duration(c, x, near_ns)) return false;
+    if (*near_ns == 0 || *near_ns > PIPE_PCT_NEAR_MAX_NS) {
+        return lex_fail_at(c, x->col, "near %.*s: from 1ns to 1s", (int)x->len, x->s);
+    }
+    return true;
+}
+
 /* `schedule tie N pick K`: the N-th decision among simultaneous events
  * lets the K-th ready destination go first (model/cfg.h, tie_at).
  * `schedule pct depth D [steps K]`: PCT orders them (model/cfg.h,
@@ -614,13 +630,16 @@ static bool st_schedule(pctx *c) {
         if (!lex_expect_word(c, "depth")) return false;
         const tok *d = lex_next(c, "PCT's depth, the bug depth it aims at (1 to 8)");
         if (d == NULL || !lex_count(c, d, 1, CHOICE_PCT_DEPTH_MAX, &depth)) return false;
-        if (lex_more(c)) {
-            if (!lex_expect_word(c, "steps")) return false;
+        if (lex_more(c) && lex_is(&c->t[c->i], "steps")) {
+            c->i++;
             const tok *k = lex_next(c, "the order decisions the change points are drawn among, from 1");
             if (k == NULL || !lex_count(c, k, 1, 1ull << 40, &steps)) return false;
         }
+        sim_time_ns near_ns = 0;
+        if (lex_more(c) && !pct_near(c, &near_ns)) return false;
         c->s->cfg.pct_depth = (uint32_t)depth;
         c->s->cfg.pct_steps = steps;
+        c->s->cfg.pct_near_ns = near_ns;
         return true;
     }
     if (!lex_is(w, "tie")) return lex_unknown(c, w, "schedule", kinds);

@@ -127,6 +127,8 @@ void scn_write(const scn *s, FILE *f) {
     if (s->cfg.pct_depth > 0) {
         fprintf(f, "schedule pct depth %u", s->cfg.pct_depth);
         if (s->cfg.pct_steps > 0) fprintf(f, " steps %" PRIu64, s->cfg.pct_steps);
+        char d[32];
+        if (s->cfg.pct_near_ns > 0) fprintf(f, " near %s", scn_duration_text(d, sizeof d, s->cfg.pct_near_ns));
         fprintf(f, "\n");
     }
     if (s->vary != 0) {

@@ -88,7 +88,10 @@ void choice_deviate(sim_run *run, choice_deviation *d);   /* installs it; the ru
  * run finds it with probability at least 1 / (n * steps^(d - 1)), n the
  * destinations that were ever ready at a decision. Events at
  * different times keep their time order: PCT orders what ties, the
- * seeds' delays decide what ties. */
+ * seeds' delays decide what ties. With the run's cfg.near_ns > 0 a
+ * decision is among the events due within near_ns of the earliest
+ * (sim/run.h), and the bound is over those decisions: orders that move
+ * an event later by up to near_ns are then in reach too. */
 #define CHOICE_PCT_DEPTH_MAX 8u
 
 typedef struct choice_pct {

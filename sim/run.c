@@ -71,7 +71,7 @@ static size_t kernel_bytes(const sim_cfg *c) {
          + (size_t)c->devs_max * sizeof(sim_dev)
          + (size_t)c->faults_max * (sizeof(sim_fault) + sizeof(uint32_t))
          + evq_bytes(c->events_pending_max)
-         + (c->order_ties ? (size_t)c->events_pending_max * (sizeof(sim_event) + sizeof(uint64_t) + 2 * sizeof(uint32_t)) : 0)
+         + (c->order_ties ? (size_t)c->events_pending_max * (sizeof(sim_event) + 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t)) : 0)
          + (size_t)c->payloads_max * (slot_bytes(c) + sizeof(uint32_t));
 }
 
@@ -112,6 +112,7 @@ sim_run *sim_run_create(const sim_cfg *cfg) {
     if (cfg->order_ties) {
         run->ties = ARENA_NEW(ar, sim_event, cfg->events_pending_max);
         run->ties_seq = ARENA_NEW(ar, uint64_t, cfg->events_pending_max);
+        run->ties_ns = ARENA_NEW(ar, sim_time_ns, cfg->events_pending_max);
         run->ties_first = ARENA_NEW(ar, uint32_t, cfg->events_pending_max);
         run->ready_dst = ARENA_NEW(ar, uint32_t, cfg->events_pending_max);
     }
@@ -520,28 +521,40 @@ static void defer(sim_run *run, sim_event *ev) {
     ev->payload = 0;
 }
 
-/* Several events are ready at at_ns: pop them all, let the choice point pick
- * one among the first event of each destination, and push the others back
- * in their places (their old seqs). All of them, not a window: an event
- * left in the queue would otherwise overtake re-pushed events of its own
- * destination; all of one class (ordinary or deferred) at a time, so no
- * choice puts a deferred event before the window end it waits for. */
-static void order_ties(sim_run *run, sim_time_ns at_ns, sim_event *ev) {
+/* Whether a near-simultaneous pick may make ev wait: not the kernel's own
+ * events (fault windows begin and end on time), not one that waited once. */
+static inline bool may_wait(const sim_event *ev) {
+    return ev->dst != SIM_KERNEL && !(ev->flags & SIM_EVF_WAITED);
+}
+
+/* Several events are ready at *at_ns (or, with cfg.near_ns, within near_ns
+ * of it): pop them all, let the choice point pick one among the first
+ * event of each destination, and push the others back in their places
+ * (their old seqs). All of them, not a window: an event left in the queue
+ * would otherwise overtake re-pushed events of its own destination; all
+ * of one class (ordinary or deferred) at a time, so no choice puts a
+ * deferred event before the window end it waits for. A pick due later
+ * than *at_ns moves the clock there (*at_ns): the events gathered before
+ * it wait until then, pushed back with new seqs in their old order. */
+static void order_ties(sim_run *run, sim_time_ns *at_ns, sim_event *ev) {
     sim_event *ready = run->ties;
     uint64_t *seqs = run->ties_seq;
+    sim_time_ns *times = run->ties_ns, last = *at_ns + run->cfg.near_ns;
     uint64_t late = run->events.last_seq & EVQ_SEQ_LATE;
     uint32_t n = 0;
     seqs[n] = run->events.last_seq;
+    times[n] = *at_ns;
     ready[n++] = *ev;
-    sim_time_ns t;
-    while (!evq_empty(&run->events) && evq_peek_ns(&run->events) == at_ns &&
+    if (!may_wait(ev)) last = *at_ns;
+    while (!evq_empty(&run->events) && evq_peek_ns(&run->events) <= last &&
            (evq_peek_seq(&run->events) & EVQ_SEQ_LATE) == late) {
         SIM_ASSERT(n < run->cfg.events_pending_max);
-        evq_pop(&run->events, &t, &ready[n]);
+        evq_pop(&run->events, &times[n], &ready[n]);
+        if (!may_wait(&ready[n])) last = times[n];
         seqs[n++] = run->events.last_seq;
     }
     uint32_t eligible = 0;
-    for (uint32_t i = 0; i < n; i++) {   /* the first event of each destination, in push order */
+    for (uint32_t i = 0; i < n; i++) {   /* the first event of each destination, in (time, push) order */
         bool first = true;
         for (uint32_t j = 0; j < eligible && first; j++) first = run->ready_dst[j] != ready[i].dst;
         if (first) {
@@ -554,11 +567,24 @@ static void order_ties(sim_run *run, sim_time_ns at_ns, sim_event *ev) {
     run->ready_count = 0;
     uint32_t pick = run->ties_first[pick_rank];
     *ev = ready[pick];
-    run->events.last_seq = seqs[pick];   /* as if it had been popped alone: defer() reads it */
     if (pick != 0) run->ties_reordered++;
-    for (uint32_t i = 0; i < n; i++) {  /* in their old places: before anything pushed from now on */
-        if (i != pick) *evq_push_seq(&run->events, at_ns, seqs[i]) = ready[i];
+    if (times[pick] == *at_ns) {
+        run->events.last_seq = seqs[pick];   /* as if it had been popped alone: defer() reads it */
+        for (uint32_t i = 0; i < n; i++) {   /* in their old places: before anything pushed from now on */
+            if (i != pick) *evq_push_seq(&run->events, times[i], seqs[i]) = ready[i];
+        }
+        return;
     }
+    *at_ns = times[pick];                    /* a near one: what came before it waits until it */
+    for (uint32_t i = 0; i < n; i++) {       /* new seqs in the old (time, push) order */
+        if (i == pick) continue;
+        sim_time_ns t = times[i] < *at_ns ? *at_ns : times[i];
+        run->ties_delayed += t != times[i];
+        if (t != times[i]) ready[i].flags |= SIM_EVF_WAITED;
+        *evq_push_seq(&run->events, t, evq_seq_take(&run->events) | late) = ready[i];
+    }
+    run->events.last_seq = evq_seq_take(&run->events) | late;   /* the pick's ticket, should defer() keep it */
+    SIM_ASSERT(run->events.last_seq != 0);
 }
 
 /* With many actors, an event's body, its actor and the actor's model
@@ -595,8 +621,8 @@ static inline bool step(sim_run *run) {
     evq_pop(&run->events, &at_ns, &ev);
     SIM_ASSERT(at_ns >= run->now_ns);
     if (SIM_UNLIKELY(run->ties != NULL) && !evq_empty(&run->events) &&
-        evq_peek_ns(&run->events) == at_ns) {
-        order_ties(run, at_ns, &ev);
+        evq_peek_ns(&run->events) - at_ns <= run->cfg.near_ns) {
+        order_ties(run, &at_ns, &ev);
     }
     run->now_ns = at_ns;
     run->stats.dispatched++;

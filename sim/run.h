@@ -39,6 +39,18 @@
  *   earliest event of each destination: events to one actor keep their
  *   order, so links stay FIFO. This is the hook for schedule exploration.
  *   Deferred events (below) are ordered among themselves, after the others.
+ *   With cfg.near_ns > 0 the decision also takes the events due within
+ *   near_ns of the earliest (near-simultaneous ones); when the choice
+ *   falls on one due at t later than the earliest, it runs at t and every
+ *   event gathered before it waits until t too, in its old order (as a
+ *   pause would hold it): no event runs before its time, the clock never
+ *   goes back, each destination's events keep their order. An event
+ *   waits so once at most (SIM_EVF_WAITED), and the kernel's own events
+ *   (fault windows) never: a decision's window ends at the first such
+ *   event it meets, so no event runs more than near_ns after it was due
+ *   and faults begin and end on time. The
+ *   default pick (the first) changes nothing: a run that never deviates
+ *   is the run without near_ns.
  * - Pause (faults MACHINE_PAUSE, ACTOR_PAUSE; a JVM in a long GC pause, a
  *   SIGSTOP'd process): an actor is paused while a pause window on it or
  *   on its machine is open (nested windows: while any is). A paused actor
@@ -108,6 +120,7 @@ typedef enum sim_ev_kind {
 
 #define SIM_EVF_DEFERRED 1u       /* ev->flags: the event waited out a pause of its actor */
 #define SIM_EVF_HELD     2u       /* ev->flags: an RPC message a delay holds, counted until it pops (sim/link.h) */
+#define SIM_EVF_WAITED   4u       /* ev->flags: it waited for a near-simultaneous pick (cfg.near_ns) once already */
 
 typedef enum sim_stop_reason {
     SIM_STOP_NONE = 0,
@@ -208,6 +221,7 @@ typedef struct sim_cfg {
     uint32_t    payloads_max;      /* message payloads in flight at once (link_send_payload) */
     uint32_t    payload_bytes;     /* the largest payload */
     bool        order_ties;        /* let the choice point order simultaneous events */
+    sim_time_ns near_ns;           /* order_ties: events due within this of the earliest tie too (0: exact ties only) */
     FILE       *log;               /* human-readable event log, or NULL */
 } sim_cfg;
 
@@ -263,9 +277,11 @@ struct sim_run {
     sim_event      *ties;          /* order_ties: scratch for ready events */
     uint64_t       *ties_seq;      /* and their queue seqs, to put them back in place */
     uint32_t       *ties_first;    /* index in ties of each ready destination's first event */
+    sim_time_ns    *ties_ns;       /* order_ties: when each of ties was due */
     uint32_t       *ready_dst;     /* the ready destinations (sim_ready_dsts) */
     uint32_t        ready_count;   /* > 0 only during a SIM_CHOICE_ORDER decision */
     uint64_t        ties_reordered;
+    uint64_t        ties_delayed;  /* events a near-simultaneous pick made wait (cfg.near_ns) */
     uint8_t        *payloads;      /* payloads_max slots of payload_bytes: what messages carry */
     uint32_t       *payload_free;  /* free slots, a stack */
     uint32_t        payload_free_count;

@@ -1261,6 +1261,29 @@ check "explore --ties: a PCT file is refused" 2 "orders simultaneous events by P
 "$absim" swarm $ex --seeds 1..2 --shard 1/2 --pct 2 --json --quiet > "$bad.m1.json" 2>/dev/null
 check "merge: a shard of a campaign with another --pct is bad input" 2 'its "pct" differs from the first input' \
     "$absim" merge "$bad.m0.json" "$bad.m1.json"
+# PCT of near-simultaneous events (--pct D~T, schedule pct ... near T).
+check "run --pct D~T: decisions among events due within T of the earliest" 0 \
+    "(schedule pct depth 2 steps 635 near 50us): the run took 536 decisions among events due within 50us of the earliest" \
+    "$absim" run $ex --pct 2~50us
+check "run --pct D~T --json: the near window" 0 '"near_ns":50000,' "$absim" run $ex --pct 2~50us --json
+check "run --pct: a near window of 0 is bad input" 2 "and ~NEAR after either (a duration from 1ns to 1s)" \
+    "$absim" run $ex --pct 2~0us
+near_hash=$("$absim" run $ex --pct 2~50us --seed 4 | sed -n 's/.*trace_hash //p')
+check "replay --pct D~T: the same run, event for event" 0 "replay: trace hash $near_hash as recorded" \
+    "$absim" replay $ex --seed 4 --pct 2~50us --hash "$near_hash"
+check "replay --pct D without ~T: another run" 1 "the hash is of the file, --seed, --faults, --bug and --pct" \
+    "$absim" replay $ex --seed 4 --pct 2 --hash "$near_hash"
+pct_cmd=$("$absim" swarm $ex --seeds 1..1 --pct 2~50us --faults random --bug no-rewind --json --quiet 2>/dev/null |
+          sed -n 's/.*"replay":"\([^"]*\)".*/\1/p' | head -1)
+check "swarm --pct D~T: a failing run's replay command names the window ..." 0 "--pct 2~50us" echo "$pct_cmd"
+check "swarm --pct D~T: ... and runs as printed" 1 "as recorded" sh -c "$pct_cmd"
+printf 'schedule pct depth 2 near 50us\n' | cat $ex - > "$bad.pct.scn"
+check "schedule pct ... near T: the line does what --pct 2~50us does" 0 "trace_hash $near_hash" \
+    "$absim" run "$bad.pct.scn" --seed 4
+check "schedule pct ... near: a window without a unit is bad input" 2 "'3' needs a unit" \
+    sh -c "printf 'schedule pct depth 2 near 3\n' | cat $ex - > \"$bad.pct.scn\" && \"$absim\" run \"$bad.pct.scn\""
+check "explain --pct D~T: the narration says the window" 0 \
+    "(schedule pct depth 2 steps 635 near 50us): each actor has a priority" "$absim" explain $ex --pct 2~50us
 rm -f "$bad.pct.scn" "$bad.m0.json" "$bad.m1.json"
 # --faults buggify: two-level fault activation at the protocol points.
 check "run --faults buggify: the seed's sites fire at the run's points, as fault when lines" 0 \
@@ -1326,7 +1349,7 @@ check "explore --depth 2 --shard: ... and the correct protocol passes that shard
 # its own (KIND=D), and --then narrows the second fault's menu.
 d3="--kinds fail-store=12ms --depth 2 --then crash-coordinator"
 check "explore --then: the second fault's menu, a kind at a length of its own" 0 \
-    "71 points x 1 faults = 71 placements (window 4ms, KIND=D at D), and 5188 pairs (5188 points the placements' runs first reach after their fault fired x 1 faults of --then)" \
+    "71 points x 1 faults = 71 placements (window 4ms; some kinds at lengths of their own), and 5188 pairs (5188 points the placements' runs first reach after their fault fired x 1 faults of --then)" \
     "$absim" explore $ex $d3 --list
 check "explore --then --only: a pair of the store failing 12 ms and the coordinator crashing inside it" 1 \
     "placement 3563 of 5259: fault when checkpoint 2 completes fail store 100% for 12ms; fault when out[0] commits 2 crash coordinator for 4ms" \
@@ -1348,6 +1371,16 @@ check "explore: a kind's length that is no duration is bad input" 2 "--then: 'fa
     "$absim" explore $ex --depth 2 --then fail-store=4
 check "explore: a kind's length of 0 is bad input" 2 "--kinds: 'fail-store=0ms': the length must be above 0" \
     "$absim" explore $ex --kinds fail-store=0ms
+check "explore: a length for a kind with no window is bad input" 2 \
+    "--kinds: 'crash-task=5ms': crash-task takes no length (it has no window and no delay)" "$absim" explore $ex --kinds crash-task=5ms
+check "explore: a kind at one length named twice is bad input" 2 "--kinds: 'fail-store=12ms': named twice" \
+    "$absim" explore $ex --kinds fail-store=12ms,fail-store=12ms
+check "explore: an empty item of --kinds is bad input" 2 "--kinds: an empty item (two commas, or one at an end)" \
+    "$absim" explore $ex --kinds crash-task,
+check "explore: --then given twice is bad input" 2 "--then given twice: name every kind in one list" \
+    "$absim" explore $ex --depth 2 --then crash-task --then fail-store
+check "explore --then --list: the second fault's kinds" 0 "kinds of the second fault (--then): crash-machine (off) crash-task (off) crash-coordinator partition (off)" \
+    "$absim" explore $ex $d3 --list
 check "explore: --depth 3 is bad input" 2 "--depth" "$absim" explore $ex --depth 3
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"

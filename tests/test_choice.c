@@ -135,15 +135,23 @@ static void note_start(sim_run *run, sim_actor *self, const sim_event *ev) {
     if (ev->kind == SIM_EV_START) o->who[o->count++] = self->id;
 }
 
-static void pct_run(uint64_t seed, uint32_t depth, uint64_t steps, start_order *o, choice_pct *p, uint64_t *prio) {
+/* A run whose simultaneous events meet the choice point: n actors on one
+ * machine, each handled by fn with ctx. */
+static sim_run *ordered_run(uint64_t seed, sim_time_ns near_ns, uint32_t n, sim_handler_fn fn, void *ctx) {
     sim_cfg c = test_cfg(seed);
     c.order_ties = true;
-    c.actors_max = PCT_ACTORS;
+    c.near_ns = near_ns;
+    c.actors_max = n;
     sim_run *run = sim_run_create(&c);
     assert_non_null(run);
     uint32_t m = sim_machine_add(run, "m");
+    for (uint32_t i = 0; i < n; i++) sim_actor_add(run, "a", m, fn, ctx);
+    return run;
+}
+
+static void pct_run(uint64_t seed, uint32_t depth, uint64_t steps, start_order *o, choice_pct *p, uint64_t *prio) {
     *o = (start_order){ 0 };
-    for (uint32_t i = 0; i < PCT_ACTORS; i++) sim_actor_add(run, "a", m, note_start, o);
+    sim_run *run = ordered_run(seed, 0, PCT_ACTORS, note_start, o);
     choice_pct_install(run, p, depth, steps, prio);
     sim_run_start(run);
     sim_run_loop(run);
@@ -267,6 +275,83 @@ static void test_an_order_decision_shows_the_ready_destinations_in_push_order(vo
     sim_run_destroy(run);
 }
 
+/* Near-simultaneous events: three actors each set timers at their START
+ * (actor i at 10 + 5i us, actor 0 a second one at 11 us). With near_ns
+ * 12 us the first timer decision (at 10 us) also takes those due by 22
+ * us: PCT's pick among actors 0, 1, 2 runs first, at its own time, and
+ * the timers due before it wait until then, each actor's in its order. */
+#define NEAR_ACTORS 3u
+
+typedef struct near_log {
+    uint32_t    who[NEAR_ACTORS + 1];
+    uint64_t    tag[NEAR_ACTORS + 1];
+    sim_time_ns at[NEAR_ACTORS + 1];
+    uint32_t    count;
+} near_log;
+
+static void near_actor(sim_run *run, sim_actor *self, const sim_event *ev) {
+    near_log *l = self->ctx;
+    if (ev->kind == SIM_EV_START) {
+        sim_timer_set(run, self->id, (10 + 5 * (sim_time_ns)self->id) * SIM_NS_PER_US, 1);
+        if (self->id == 0) sim_timer_set(run, self->id, 11 * SIM_NS_PER_US, 2);
+        return;
+    }
+    SIM_ASSERT(ev->kind == SIM_EV_TIMER && l->count <= NEAR_ACTORS);
+    l->who[l->count] = self->id;
+    l->tag[l->count] = ev->msg.a;
+    l->at[l->count++] = run->now_ns;
+}
+
+static uint64_t near_run(uint64_t seed, sim_time_ns near_ns, bool pct, near_log *l) {
+    *l = (near_log){ 0 };
+    sim_run *run = ordered_run(seed, near_ns, NEAR_ACTORS, near_actor, l);
+    uint64_t prio[NEAR_ACTORS + 1];
+    choice_pct p;
+    choice_deviation none = { 0 };                 /* push order throughout */
+    if (pct) choice_pct_install(run, &p, 1, 1, prio); else choice_deviate(run, &none);
+    sim_run_start(run);
+    sim_run_loop(run);
+    assert_int_equal(l->count, NEAR_ACTORS + 1);
+    for (uint32_t i = 1; i <= NEAR_ACTORS; i++) assert_true(l->at[i] >= l->at[i - 1]);   /* the clock never goes back */
+    uint64_t h = run->trace_hash;
+    sim_run_destroy(run);
+    return h;
+}
+
+static void test_near_simultaneous_events_are_ordered_by_pct_and_wait_never_run_early(void **state) {
+    (void)state;
+    near_log l;
+    uint32_t firsts[NEAR_ACTORS] = { 0 };
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        near_run(seed, 12 * SIM_NS_PER_US, true, &l);
+        firsts[l.who[0]]++;
+        int64_t zero_first = -1, zero_second = -1;
+        for (uint32_t i = 0; i <= NEAR_ACTORS; i++) {
+            sim_time_ns due = (10 + 5 * (sim_time_ns)l.who[i]) * SIM_NS_PER_US;
+            if (l.who[i] == 0 && l.tag[i] == 2) due = 11 * SIM_NS_PER_US;
+            assert_true(l.at[i] >= due);                        /* nothing runs before its time */
+            if (l.who[i] == 0) *(l.tag[i] == 1 ? &zero_first : &zero_second) = i;
+        }
+        assert_true(zero_first >= 0 && zero_first < zero_second);   /* an actor's events keep their order */
+    }
+    for (uint32_t i = 0; i < NEAR_ACTORS; i++) assert_true(firsts[i] > 0);   /* each can go first */
+    near_run(1, 0, true, &l);                                    /* exact ties only: time order */
+    assert_int_equal(l.at[0], 10 * SIM_NS_PER_US);
+    assert_int_equal(l.who[0], 0);
+}
+
+/* Push order (the first ready destination at every decision) with
+ * near_ns on is the run without it: near_ns changes a run only where a
+ * choice deviates. */
+static void test_near_simultaneous_ordering_in_push_order_is_the_run_without_it(void **state) {
+    (void)state;
+    near_log a, b;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        assert_int_equal(near_run(seed, 12 * SIM_NS_PER_US, false, &a), near_run(seed, 0, false, &b));
+        assert_memory_equal(&a, &b, sizeof a);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recording_does_not_change_the_run),
@@ -278,6 +363,8 @@ int main(void) {
         cmocka_unit_test(test_a_pct_change_point_sends_its_actor_last),
         cmocka_unit_test(test_pct_is_the_same_run_for_the_same_seed_and_another_for_others),
         cmocka_unit_test(test_pct_finds_bugs_of_depth_d_as_often_as_its_bound),
+        cmocka_unit_test(test_near_simultaneous_events_are_ordered_by_pct_and_wait_never_run_early),
+        cmocka_unit_test(test_near_simultaneous_ordering_in_push_order_is_the_run_without_it),
     };
     return cmocka_run_group_tests_name("choice", tests, NULL, NULL);
 }
