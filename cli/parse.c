@@ -162,7 +162,7 @@ bool cli_parse_pct(const char *prog, const char *text, cli_pct *o) {
     }
     if (!ok || *end != '\0') {
         fprintf(stderr, "%s: --pct '%s': expected DEPTH (1 to %u), DEPTH/STEPS (STEPS from 1 to 2^40), and ~NEAR "
-                "after either (a duration from 1ns to 1s), as in --pct 3, --pct 3/250 or --pct 3~20us\n", prog, text,
+                "after either (a duration from 1ns to 100us), as in --pct 3, --pct 3/250 or --pct 3~20us\n", prog, text,
                 CHOICE_PCT_DEPTH_MAX);
         return false;
     }

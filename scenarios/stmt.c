@@ -603,13 +603,19 @@ static bool st_vary(pctx *c) {
 static bool pct_near(pctx *c, sim_time_ns *near_ns) {
     const tok *w = &c->t[c->i];
     if (!lex_is(w, "near")) {
-        return lex_fail_at(c, w->col, "expected 'steps' or 'near', not '%.*s'", (int)w->len, w->s);
+        bool steps = lex_is(&c->t[c->i - 2], "steps");   /* steps K came already */
+        return lex_fail_at(c, w->col, "expected %s, not '%.*s'", steps ? "'near'" : "'steps' or 'near'", (int)w->len, w->s);
     }
     c->i++;
-    const tok *x = lex_next(c, "the window within which events count as simultaneous (a duration, at most 1s)");
+    const tok *x = lex_next(c, "the window within which events count as simultaneous (a duration, at most 100us)");
     if (x == NULL || !lex_duration(c, x, near_ns)) return false;
     if (*near_ns == 0 || *near_ns > PIPE_PCT_NEAR_MAX_NS) {
-        return lex_fail_at(c, x->col, "near %.*s: from 1ns to 1s", (int)x->len, x->s);
+        return lex_fail_at(c, x->col, "near %.*s: from 1ns to 100us", (int)x->len, x->s);
+    }
+    if (lex_more(c)) {
+        const tok *y = &c->t[c->i];
+        return lex_fail_at(c, y->col, "unexpected '%.*s' after near %.*s (steps K comes before near T)", (int)y->len,
+                           y->s, (int)x->len, x->s);
     }
     return true;
 }

@@ -521,10 +521,22 @@ static void defer(sim_run *run, sim_event *ev) {
     ev->payload = 0;
 }
 
-/* Whether a near-simultaneous pick may make ev wait: not the kernel's own
- * events (fault windows begin and end on time), not one that waited once. */
+/* Whether a near-simultaneous pick may make ev wait: not one that waited
+ * once already, not the kernel's own (a fault window begins and ends on
+ * time). A decision's window ends at the first that may not. */
 static inline bool may_wait(const sim_event *ev) {
     return ev->dst != SIM_KERNEL && !(ev->flags & SIM_EVF_WAITED);
+}
+
+/* The end of a decision's window from *at_ns: near_ns on, for the
+ * ordinary class only (a deferred event waits for a window's end, and
+ * its ticket must stay in order), never past the run's time bound (the
+ * pick would run beyond it). */
+static inline sim_time_ns window_end(const sim_run *run, sim_time_ns at_ns, uint64_t late) {
+    if (late != 0 || run->cfg.near_ns == 0) return at_ns;
+    sim_time_ns last = at_ns + run->cfg.near_ns;
+    SIM_ASSERT(at_ns <= run->cfg.time_max_ns);    /* stops() ends the run first */
+    return last < run->cfg.time_max_ns ? last : run->cfg.time_max_ns;
 }
 
 /* Several events are ready at *at_ns (or, with cfg.near_ns, within near_ns
@@ -539,8 +551,8 @@ static inline bool may_wait(const sim_event *ev) {
 static void order_ties(sim_run *run, sim_time_ns *at_ns, sim_event *ev) {
     sim_event *ready = run->ties;
     uint64_t *seqs = run->ties_seq;
-    sim_time_ns *times = run->ties_ns, last = *at_ns + run->cfg.near_ns;
     uint64_t late = run->events.last_seq & EVQ_SEQ_LATE;
+    sim_time_ns *times = run->ties_ns, last = window_end(run, *at_ns, late);
     uint32_t n = 0;
     seqs[n] = run->events.last_seq;
     times[n] = *at_ns;
@@ -548,6 +560,10 @@ static void order_ties(sim_run *run, sim_time_ns *at_ns, sim_event *ev) {
     if (!may_wait(ev)) last = *at_ns;
     while (!evq_empty(&run->events) && evq_peek_ns(&run->events) <= last &&
            (evq_peek_seq(&run->events) & EVQ_SEQ_LATE) == late) {
+        /* A kernel event (a fault window beginning or ending) later than
+         * *at_ns ends the window before it: nothing waits past a fault's
+         * time, and the fault keeps its own. */
+        if (evq_peek_ns(&run->events) > *at_ns && evq_peek_body(&run->events)->dst == SIM_KERNEL) break;
         SIM_ASSERT(n < run->cfg.events_pending_max);
         evq_pop(&run->events, &times[n], &ready[n]);
         if (!may_wait(&ready[n])) last = times[n];
@@ -575,6 +591,7 @@ static void order_ties(sim_run *run, sim_time_ns *at_ns, sim_event *ev) {
         }
         return;
     }
+    SIM_ASSERT(late == 0 && ev->dst != SIM_KERNEL);   /* window_end and the loop keep both to their times */
     *at_ns = times[pick];                    /* a near one: what came before it waits until it */
     for (uint32_t i = 0; i < n; i++) {       /* new seqs in the old (time, push) order */
         if (i == pick) continue;
@@ -583,8 +600,7 @@ static void order_ties(sim_run *run, sim_time_ns *at_ns, sim_event *ev) {
         if (t != times[i]) ready[i].flags |= SIM_EVF_WAITED;
         *evq_push_seq(&run->events, t, evq_seq_take(&run->events) | late) = ready[i];
     }
-    run->events.last_seq = evq_seq_take(&run->events) | late;   /* the pick's ticket, should defer() keep it */
-    SIM_ASSERT(run->events.last_seq != 0);
+    run->events.last_seq = evq_seq_take(&run->events);   /* the pick's ticket (ordinary: defer() takes a new one) */
 }
 
 /* With many actors, an event's body, its actor and the actor's model

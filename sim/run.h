@@ -45,10 +45,15 @@
  *   event gathered before it waits until t too, in its old order (as a
  *   pause would hold it): no event runs before its time, the clock never
  *   goes back, each destination's events keep their order. An event
- *   waits so once at most (SIM_EVF_WAITED), and the kernel's own events
- *   (fault windows) never: a decision's window ends at the first such
- *   event it meets, so no event runs more than near_ns after it was due
- *   and faults begin and end on time. The
+ *   waits so once at most (SIM_EVF_WAITED: a decision's window ends at
+ *   one), so none runs more than near_ns after it was due; the window
+ *   ends before a kernel event later than its start (a fault window
+ *   begins and ends on time, and nothing is moved past it), and at the
+ *   time bound; deferred events (the late class) are ordered by exact
+ *   ties only. An actor that keeps losing such decisions runs each of its
+ *   events up to near_ns late, so it runs slower, as under a slow-task
+ *   fault; the model's timeouts see that, the checks' time bounds do not
+ *   (near_ns is kept small: model/cfg.h). The
  *   default pick (the first) changes nothing: a run that never deviates
  *   is the run without near_ns.
  * - Pause (faults MACHINE_PAUSE, ACTOR_PAUSE; a JVM in a long GC pause, a

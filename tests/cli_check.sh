@@ -1266,7 +1266,7 @@ check "run --pct D~T: decisions among events due within T of the earliest" 0 \
     "(schedule pct depth 2 steps 635 near 50us): the run took 536 decisions among events due within 50us of the earliest" \
     "$absim" run $ex --pct 2~50us
 check "run --pct D~T --json: the near window" 0 '"near_ns":50000,' "$absim" run $ex --pct 2~50us --json
-check "run --pct: a near window of 0 is bad input" 2 "and ~NEAR after either (a duration from 1ns to 1s)" \
+check "run --pct: a near window of 0 is bad input" 2 "and ~NEAR after either (a duration from 1ns to 100us)" \
     "$absim" run $ex --pct 2~0us
 near_hash=$("$absim" run $ex --pct 2~50us --seed 4 | sed -n 's/.*trace_hash //p')
 check "replay --pct D~T: the same run, event for event" 0 "replay: trace hash $near_hash as recorded" \

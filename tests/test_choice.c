@@ -286,6 +286,7 @@ typedef struct near_log {
     uint32_t    who[NEAR_ACTORS + 1];
     uint64_t    tag[NEAR_ACTORS + 1];
     sim_time_ns at[NEAR_ACTORS + 1];
+    sim_time_ns due[NEAR_ACTORS];     /* spaced_actor: when its timer was due (its START may have waited) */
     uint32_t    count;
 } near_log;
 
@@ -340,6 +341,59 @@ static void test_near_simultaneous_events_are_ordered_by_pct_and_wait_never_run_
     assert_int_equal(l.who[0], 0);
 }
 
+/* Three actors, a timer each at 10, 20 and 30 us, a 12 us window: the
+ * first decision (10 us) takes actors 0 and 1; should 1 go first, 0
+ * waits until 20 us, and the next decision, whose first event (0's)
+ * waited already, is among the events of 20 us only: 0 is never made to
+ * wait for 2 at 30 us as well, so nothing runs more than 12 us late. A
+ * fault window beginning at 15 us (a pause of actor 2) ends the first
+ * window before it: then 0 runs first, on time, whatever the seed. (The
+ * STARTs, at 0, may wait for a timer too: each timer's due time is taken
+ * when it is set.) */
+static void spaced_actor(sim_run *run, sim_actor *self, const sim_event *ev) {
+    near_log *l = self->ctx;
+    if (ev->kind == SIM_EV_START) {
+        sim_time_ns after = (10 + 10 * (sim_time_ns)self->id) * SIM_NS_PER_US;
+        sim_timer_set(run, self->id, after, 1);
+        l->due[self->id] = run->now_ns + after;
+        return;
+    }
+    SIM_ASSERT(ev->kind == SIM_EV_TIMER && l->count < NEAR_ACTORS);
+    l->who[l->count] = self->id;
+    l->at[l->count++] = run->now_ns;
+}
+
+static void spaced_run(uint64_t seed, bool pause, near_log *l) {
+    *l = (near_log){ 0 };
+    sim_run *run = ordered_run(seed, 12 * SIM_NS_PER_US, NEAR_ACTORS, spaced_actor, l);
+    if (pause) fault_add(run, &(fault_spec){ .kind = FAULT_ACTOR_PAUSE, .at_ns = 15 * SIM_NS_PER_US, .duration_ns = 1, .target = 2 });
+    uint64_t prio[NEAR_ACTORS + 1];
+    choice_pct p;
+    choice_pct_install(run, &p, 1, 1, prio);
+    sim_run_start(run);
+    sim_run_loop(run);
+    assert_int_equal(l->count, NEAR_ACTORS);
+    sim_run_destroy(run);
+}
+
+static void test_an_event_waits_once_at_most_and_never_past_a_fault_window(void **state) {
+    (void)state;
+    near_log l;
+    uint32_t waited = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        spaced_run(seed, false, &l);
+        for (uint32_t i = 0; i < NEAR_ACTORS; i++) {
+            sim_time_ns due = l.due[l.who[i]];
+            assert_true(l.at[i] >= due && l.at[i] - due <= 12 * SIM_NS_PER_US);
+            waited += l.at[i] > due;
+        }
+        spaced_run(seed, true, &l);
+        assert_int_equal(l.who[0], 0);
+        assert_int_equal(l.at[0], 10 * SIM_NS_PER_US);
+    }
+    assert_true(waited > 0);                                     /* the window did make events wait, for some seeds */
+}
+
 /* Push order (the first ready destination at every decision) with
  * near_ns on is the run without it: near_ns changes a run only where a
  * choice deviates. */
@@ -365,6 +419,7 @@ int main(void) {
         cmocka_unit_test(test_pct_finds_bugs_of_depth_d_as_often_as_its_bound),
         cmocka_unit_test(test_near_simultaneous_events_are_ordered_by_pct_and_wait_never_run_early),
         cmocka_unit_test(test_near_simultaneous_ordering_in_push_order_is_the_run_without_it),
+        cmocka_unit_test(test_an_event_waits_once_at_most_and_never_past_a_fault_window),
     };
     return cmocka_run_group_tests_name("choice", tests, NULL, NULL);
 }

@@ -852,6 +852,10 @@ void deploy_failover(jm_side *jm) {
     memset(co->alive, 0, slots_of(jm));
     memset(co->lost, 0, slots_of(jm));
     memset(co->process, 0, sizeof(uint64_t) * slots_of(jm));
+    /* The new JobMaster's deployment restarts the job even when the old
+     * one crashed before its first: the observers took the failover as
+     * the job leaving RUNNING, and this is its return. */
+    co->deployed_once = true;
     deploy_start(jm);
     jm_note(jm, PIPE_EV_COORD_FAILOVER, PIPE_NO_TASK, 0);
     if (jm->w->cfg.state.backend == PIPE_BACKEND_DURABLE) {
