@@ -596,7 +596,6 @@ static void order_ties(sim_run *run, sim_time_ns *at_ns, sim_event *ev) {
     for (uint32_t i = 0; i < n; i++) {       /* new seqs in the old (time, push) order */
         if (i == pick) continue;
         sim_time_ns t = times[i] < *at_ns ? *at_ns : times[i];
-        run->ties_delayed += t != times[i];
         if (t != times[i]) ready[i].flags |= SIM_EVF_WAITED;
         *evq_push_seq(&run->events, t, evq_seq_take(&run->events) | late) = ready[i];
     }

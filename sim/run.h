@@ -286,7 +286,6 @@ struct sim_run {
     uint32_t       *ready_dst;     /* the ready destinations (sim_ready_dsts) */
     uint32_t        ready_count;   /* > 0 only during a SIM_CHOICE_ORDER decision */
     uint64_t        ties_reordered;
-    uint64_t        ties_delayed;  /* events a near-simultaneous pick made wait (cfg.near_ns) */
     uint8_t        *payloads;      /* payloads_max slots of payload_bytes: what messages carry */
     uint32_t       *payload_free;  /* free slots, a stack */
     uint32_t        payload_free_count;
