@@ -548,6 +548,15 @@ static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned
     }
 }
 
+/* Where a source's snapshot says partition i (of its own) goes on. The
+ * deliberate bug skips a record, never past the partition's end: a
+ * source restored there would claim a record it cannot read. */
+static uint64_t snap_offset(tm_side *tm, const rt_task *t, uint32_t i) {
+    uint64_t next = tm_offsets(tm, t)[t->parts_first + i * t->parts_stride];
+    uint64_t end = tm->w->brk.topic[t->v->topic].cfg.records_per_partition;
+    return tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE && next < end ? next + 1 : next;   /* deliberate bug */
+}
+
 void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     /* Flink's SubtaskCheckpointCoordinatorImpl.checkpointState (Flink 1.15 to 2.x):
      * a checkpoint not newer than the last this task triggered or
@@ -604,8 +613,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
         t->snap_splits[sn - t->snaps] = t->splits;
-        uint64_t skew = tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE;   /* deliberate bug */
-        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = tm_offsets(tm, t)[t->parts_first + i * t->parts_stride] + skew;
+        for (uint32_t i = 0; i < t->parts_count; i++) at[i] = snap_offset(tm, t, i);
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
