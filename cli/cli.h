@@ -255,6 +255,7 @@ typedef struct cli_outcome {
     bool        ok;
     pipe_status status;
     uint64_t    trace_hash;
+    uint64_t    order_decisions;  /* decisions among simultaneous events, when counted (schedule lines), else 0 */
     uint64_t    completed, restarts;
     uint32_t    random_faults;
     cli_story   story;            /* faults, failures and restarts, for the summary and --json */
@@ -354,6 +355,7 @@ typedef struct cli_task_result {
     uint32_t    failed_line;      /* the first failed expect line, 0: none */
     pipe_status status;
     uint64_t    trace_hash;
+    uint64_t    order_decisions;  /* cli_outcome's */
     double      seconds;          /* the run's wall time (reporting only, never inside a run) */
     cli_failures failures;        /* all of cli_outcome.failures */
     uint64_t    reach[PIPE_REACH_COUNT];   /* protocol coverage of the run (zeros when it died) */

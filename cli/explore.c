@@ -11,12 +11,26 @@
  * is runs too. Runs are child processes, --jobs at a time (cli/pool.c).
  * The space is covered completely when every placement ran: the last
  * line says so, or which part ran (--shard). A single fault at each point
- * is the bound; runs after it do not branch again. With --depth 2 the
- * bound is two: each placement's run is observed once more (no checkers)
- * for the points it first reaches after its fault fired, and every menu
- * fault at each of those is a pair, numbered after the single faults and
- * the tie orders (--ties); the second line fires after the first, as the
- * run is the placement's run until then.
+ * is the bound; runs after it do not branch again. With --depth K the
+ * bound is K: each placement of k < K faults is observed once more (no
+ * checkers) for the points its run first reaches after its last fault
+ * fired, and every fault of the menu (--then's) at each of those extends
+ * it to k + 1 faults; the new line fires after the others, as the run is
+ * the extended one's until then.
+ *
+ * Tie orders (--ties, --tie-depth K) are the same tree over the order of
+ * simultaneous events (sim/choice.h, choice_deviation): at depth 1 each
+ * decision of the run as it is with each destination that could have
+ * gone first instead (`schedule tie N pick K`), at depth k + 1 an order
+ * of k ties, then each decision its run makes after its last tie, each
+ * other destination first. Every order of the events that tie is one
+ * path of this tree, and no two placements are the same order. The runs
+ * of the deepest level report whether they made decisions after their
+ * last tie: when none did, every order of the run ran, and the tally
+ * says so.
+ *
+ * Placements are numbered level by level: faults at depth 1, tie orders
+ * at depth 1, faults at depth 2, tie orders at depth 2, ...
  *
  * Every failing placement is printed (the first EXPLORE_FAILS_KEPT, in
  * placement order, whatever --jobs) with the command that runs it alone:
@@ -39,8 +53,10 @@
 #define EXPLORE_OPT_BYTES  400u          /* --kinds, --then and --window, which every printed command repeats */
 #define EXPLORE_WORD_BYTES (4u * 400 + 8) /* one of them, or a path (256 bytes), as a shell word: ' is 4 bytes */
 #define EXPLORE_ARGS_BYTES (4u * EXPLORE_WORD_BYTES + 128)   /* the space's options as a command line */
-#define EXPLORE_AFTER_MAX  (1u << 24)    /* --depth 2: points first reached after the first fault, over all its runs */
-#define EXPLORE_LINE_BYTES (2u * SCN_FAULT_TEXT_BYTES + 8)   /* a placement: a line, or two joined by "; " */
+#define EXPLORE_DEPTH_MAX  4u           /* --depth: the faults, or the ties, a placement adds */
+#define EXPLORE_GROUPS_MAX (1u << 24)    /* a level's groups: points or decisions, over all the runs it extends */
+#define EXPLORE_LINE_BYTES (EXPLORE_DEPTH_MAX * (SCN_FAULT_TEXT_BYTES + 2) + CHOICE_TIES_MAX * 48)
+                                         /* a placement: its lines joined by "; " */
 
 /* A menu's kinds as --kinds or --then names them: each at the window,
  * or at a length of its own (KIND=D). */
@@ -53,6 +69,7 @@ typedef struct explore_kinds {
 
 typedef struct explore_opts {
     uint64_t      seed, jobs, shard_i, shard_n, only, depth;
+    uint64_t      tie_depth;          /* --ties (1) or --tie-depth K; 0: no tie orders */
     bool          seed_given, json, quiet, list, ties;
     explore_kinds first, then;        /* then.text NULL: the second fault's menu is the first's */
     sim_time_ns   window_ns;          /* 0: the checkpoint interval (10 ms without checkpoints) */
@@ -65,23 +82,43 @@ typedef struct explore_fail {
     cli_task_result r;
 } explore_fail;
 
+/* A level of the space: the placements that add `depth` fault lines
+ * (or, for a tie level, `depth` schedule tie lines), numbered from
+ * `from`. They come in groups, each a point (each fault of the menu
+ * there: the first's at depth 1, the second's, --then, deeper) or a
+ * decision among simultaneous events (each ready destination but the
+ * first). At depth > 1 each group belongs to a placement of the level
+ * one less deep of its kind, `parent`: a point its run first reached
+ * after its last fault fired, or a decision its run made after its last
+ * tie; so no placement is two orders of the same lines. */
+typedef struct explore_level {
+    bool      ties;
+    uint32_t  depth;
+    int32_t   parent;             /* the level this one extends, -1 at depth 1 */
+    uint64_t  from, count;
+    uint64_t  groups, cap;
+    uint64_t *key;                /* group g: its point (spc_point_key), or its decision (from 1) */
+    uint64_t *end;                /* the level's placements in groups 0..g */
+    uint64_t *parent_end;         /* depth > 1: the groups of the parent level's placements 0..p */
+} explore_level;
+
 /* The exploration, shared by the pool's callbacks. Task 0 is the file as
- * it is, task i + 1 placement i; the shard keeps tasks with task % N == I. */
+ * it is, task i + 1 placement i; the shard keeps tasks with task % N == I.
+ * Placements are numbered level by level: faults at depth 1, tie orders
+ * at depth 1, faults at depth 2, tie orders at depth 2, ... */
 typedef struct explore_ctx {
     const explore_opts *opt;
     scn          *s;
     spc_points    pts;
     spc_menu     *menu;
-    spc_menu     *menu2;              /* --depth 2: the second fault's (--then), else menu itself */
-    uint64_t      placements, tasks, next;  /* placements: the faults' (fault_placements), then the tie orders' */
-    uint64_t      fault_placements;
-    choice_deviation dev;             /* --ties: the discovery run's decisions among simultaneous events ... */
-    uint64_t     *tie_end;            /* ... tie_end[i]: the tie placements of decisions 0..i (each allows n - 1) */
-    uint64_t      ties;
-    uint64_t     *after_end;          /* --depth 2: after_end[i]: the points first reached after placement i's fault
-                                         fired, in its run, counted over placements 0..i ... */
-    uint64_t     *after_keys;         /* ... each (spc_point_key), placement by placement, in the order reached */
-    uint64_t      after_count, pairs, pairs_from;   /* pairs: after_count x menu2, numbered from pairs_from */
+    spc_menu     *menu2;              /* the second and later faults' (--then), else menu itself */
+    uint64_t      placements, tasks, next;
+    explore_level lv[EXPLORE_DEPTH_MAX + CHOICE_TIES_MAX];
+    uint32_t      levels;
+    choice_deviation dev;             /* --ties: the decisions of a run among simultaneous events, logged */
+    uint64_t      decisions;          /* --ties: the discovery run's */
+    uint64_t      orders_beyond;      /* --ties: runs of the deepest tie level with decisions after their last tie */
+    uint64_t      orders_unknown;     /* ... and those that died (unknown) */
     uint64_t      done, passed, failed, died;
     explore_fail *fails;              /* the first EXPLORE_FAILS_KEPT failing tasks, sorted at the end */
     uint64_t      kept;
@@ -90,11 +127,11 @@ typedef struct explore_ctx {
 } explore_ctx;
 
 static void explore_usage(FILE *f) {
-    fprintf(f, "usage: absim explore FILE [--seed S] [--kinds LIST] [--window D] [--depth 2 [--then LIST]]\n"
+    fprintf(f, "usage: absim explore FILE [--seed S] [--kinds LIST] [--window D] [--depth K [--then LIST]]\n"
                "                     [--bug NAME] [--jobs J] [--shard I/N] [--json] [--quiet] [--coverage FILE]\n"
                "       absim explore FILE --list [...]\n"
                "       absim explore FILE --only I [-o OUT.scn] [...]\n"
-               "       (and --ties with any of them)\n"
+               "       (and --ties or --tie-depth K with any of them)\n"
                "\n"
                "Bounded-exhaustive fault placement: runs the scenario once to find every\n"
                "protocol point it reaches (a task aligning, triggering, done with the\n"
@@ -112,15 +149,20 @@ static void explore_usage(FILE *f) {
                "  --window D    how long a fault lasts: a crashed machine or coordinator\n"
                "                comes back after D, a lost or delayed RPC window lasts D, a\n"
                "                delay is D (default: the checkpoint interval)\n"
-               "  --depth 2     also every pair of faults: for each placement, a second fault\n"
-               "                of the menu at each point its run first reaches after the\n"
-               "                first fault fired (after the single faults and tie orders)\n"
-               "  --then LIST   with --depth 2: the second fault's menu, as --kinds says it\n"
-               "                (default: the first fault's)\n"
+               "  --depth K     up to K faults (1 to 4): each placement of fewer is extended\n"
+               "                by each fault of the menu at each point its run first\n"
+               "                reaches after its last fault fired (after the single faults\n"
+               "                and tie orders; 2 are pairs)\n"
+               "  --then LIST   with --depth 2 or more: the menu of the second and later\n"
+               "                faults, as --kinds says it (default: the first fault's)\n"
                "  --ties        also every order of simultaneous events one decision away\n"
                "                from the default: at each decision among events due at once,\n"
                "                each destination that could have gone first (schedule tie N\n"
                "                pick K), after the faults' placements\n"
+               "  --tie-depth K orders up to K decisions away (1 to 16): each order of fewer\n"
+               "                ties is extended at each decision its run makes after its\n"
+               "                last tie; when no run of K ties made a decision after its\n"
+               "                last, every order ran, and the tally says so\n"
                "  --list        print the points and the menu, run nothing\n"
                "  --only I      run placement I alone and print it as absim run does;\n"
                "                with -o OUT.scn write it as a scenario file instead\n"
@@ -239,6 +281,7 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         { "only", required_argument, NULL, 'O' },  { "out", required_argument, NULL, 'o' },
         { "ties", no_argument, NULL, 't' },        { "help", no_argument, NULL, 'h' },
         { "depth", required_argument, NULL, 'd' },  { "then", required_argument, NULL, 'T' },
+        { "tie-depth", required_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 },
     };
     *o = (explore_opts){ .shard_n = 1, .only = EXPLORE_NONE, .first = { .kinds = spc_kinds_all() }, .depth = 1 };
@@ -261,8 +304,10 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         case 'J': o->json = true; break;
         case 'q': o->quiet = true; break;
         case 'l': o->list = true; break;
-        case 't': o->ties = true; break;
-        case 'd': if (!cli_parse_u64(prog, "--depth", optarg, 1, 2, &o->depth)) return CLI_USAGE; break;
+        case 't': o->ties = true; o->tie_depth = o->tie_depth > 1 ? o->tie_depth : 1; break;
+        case 'D': if (!cli_parse_u64(prog, "--tie-depth", optarg, 1, CHOICE_TIES_MAX, &o->tie_depth)) return CLI_USAGE;
+                  o->ties = true; break;
+        case 'd': if (!cli_parse_u64(prog, "--depth", optarg, 1, EXPLORE_DEPTH_MAX, &o->depth)) return CLI_USAGE; break;
         case 'O': if (!cli_parse_u64(prog, "--only", optarg, 0, UINT64_MAX - 1, &o->only)) return CLI_USAGE; break;
         case 'o': o->out = optarg; break;
         case 'h': explore_usage(stdout); return CLI_OK;
@@ -277,8 +322,8 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         fprintf(stderr, "%s: -o writes one placement's scenario: it needs --only I\n", prog);
         return CLI_USAGE;
     }
-    if (o->then.text != NULL && o->depth != 2) {
-        fprintf(stderr, "%s: --then names the second fault's menu: it needs --depth 2\n", prog);
+    if (o->then.text != NULL && o->depth < 2) {
+        fprintf(stderr, "%s: --then names the second and later faults' menu: it needs --depth 2 or more\n", prog);
         return CLI_USAGE;
     }
     if (o->jobs == 0) o->jobs = cli_cores();
@@ -287,23 +332,63 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
 
 /* ---- the space ------------------------------------------------------------ */
 
-/* --ties: the deviations from the default order the discovery run
- * allows, one per decision among simultaneous events and destination
- * that could have gone first instead. */
-static bool tie_space(const char *prog, explore_ctx *w) {
-    if (w->dev.log_overflow) {
-        fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: more than %u decisions among "
-                "simultaneous events; explore a smaller job\n", prog, w->s->path, EXPLORE_TIES_MAX);
-        return false;
+static bool level_add_group(explore_level *l, uint64_t key, uint64_t width) {
+    if (l->groups == EXPLORE_GROUPS_MAX) return false;
+    if (l->groups == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 1024;
+        l->key = realloc(l->key, l->cap * sizeof *l->key);
+        l->end = realloc(l->end, l->cap * sizeof *l->end);
+        SIM_ASSERT(l->key != NULL && l->end != NULL);
     }
-    w->tie_end = malloc((w->dev.seen ? w->dev.seen : 1) * sizeof *w->tie_end);
-    SIM_ASSERT(w->tie_end != NULL);
-    for (uint64_t i = 0; i < w->dev.seen; i++) {
-        SIM_ASSERT(w->dev.log[i] > 1);
-        w->ties += w->dev.log[i] - 1u;
-        w->tie_end[i] = w->ties;
-    }
+    SIM_ASSERT(width > 0);
+    l->count += width;
+    l->key[l->groups] = key;
+    l->end[l->groups++] = l->count;
     return true;
+}
+
+/* A new level after the others: depth d of faults or of tie orders. */
+static explore_level *level_new(explore_ctx *w, bool ties, uint32_t depth) {
+    SIM_ASSERT(w->levels < EXPLORE_DEPTH_MAX + CHOICE_TIES_MAX);
+    explore_level *l = &w->lv[w->levels];
+    *l = (explore_level){ .ties = ties, .depth = depth, .parent = -1 };
+    for (uint32_t k = 0; k < w->levels; k++) {
+        if (w->lv[k].ties == ties && w->lv[k].depth + 1 == depth) l->parent = (int32_t)k;
+    }
+    SIM_ASSERT((depth == 1) == (l->parent < 0));
+    l->from = w->levels == 0 ? 0 : w->lv[w->levels - 1].from + w->lv[w->levels - 1].count;
+    w->levels++;
+    return l;
+}
+
+/* The first index of a (n entries, non-decreasing) above v. */
+static uint64_t first_above(const uint64_t *a, uint64_t n, uint64_t v) {
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] > v) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Placement i's level, its group there and its place in the group; the
+ * placement it extends, or EXPLORE_NONE at depth 1. */
+static uint64_t locate(const explore_ctx *w, uint64_t i, const explore_level **lp, uint64_t *g, uint64_t *within) {
+    const explore_level *l = NULL;
+    for (uint32_t k = 0; k < w->levels && l == NULL; k++) {
+        if (i >= w->lv[k].from && i - w->lv[k].from < w->lv[k].count) l = &w->lv[k];
+    }
+    SIM_ASSERT(l != NULL);
+    uint64_t j = i - l->from;
+    *g = first_above(l->end, l->groups, j);
+    SIM_ASSERT(*g < l->groups);
+    *within = j - (*g > 0 ? l->end[*g - 1] : 0);
+    *lp = l;
+    if (l->parent < 0) return EXPLORE_NONE;
+    const explore_level *up = &w->lv[l->parent];
+    uint64_t p = first_above(l->parent_end, up->count, *g);
+    SIM_ASSERT(p < up->count);
+    return up->from + p;
 }
 
 /* The menu's window: --window, else the checkpoint interval (10 ms
@@ -313,31 +398,77 @@ static sim_time_ns window_of(const explore_ctx *w) {
     return w->opt->window_ns > 0 ? w->opt->window_ns : c->ckpt.enabled ? c->ckpt.interval_ns : 10 * SIM_NS_PER_MS;
 }
 
-static void with_placement(const explore_ctx *w, uint64_t i, scn *out);
+/* s with placement i of the space added (i == EXPLORE_NONE: as it is):
+ * the placement it extends, then its own fault line or schedule tie. */
+static void with_placement(const explore_ctx *w, uint64_t i, scn *out) {
+    if (i == EXPLORE_NONE) {
+        *out = *w->s;
+        return;
+    }
+    const explore_level *l;
+    uint64_t g, within;
+    with_placement(w, locate(w, i, &l, &g, &within), out);
+    if (l->ties) {                                   /* decision key[g]: ready destination within + 1 first */
+        SIM_ASSERT(out->cfg.ties_count < CHOICE_TIES_MAX);   /* --tie-depth is at most CHOICE_TIES_MAX */
+        out->cfg.ties[out->cfg.ties_count++] = (choice_tie){ .at = l->key[g], .pick = (uint32_t)(within + 1) };
+        return;
+    }
+    SIM_ASSERT(out->faults_count < SCN_FAULTS_MAX);   /* find_space refused a script too full for --depth */
+    scn_fault *f = &out->faults[out->faults_count++];
+    *f = (l->depth == 1 ? w->menu : w->menu2)->faults[within];
+    spc_point_of_key(l->key[g], f);
+    f->at_ns = 0;
+    f->optional = false;
+    f->line = 0;
+}
 
-/* Placement i's run (its fault line, and the file's), without the
- * checkers, observed for the points it reaches, into pts. */
-static bool placement_points(const explore_ctx *w, uint64_t i, scn *s, spc_points *pts, char *err, size_t n) {
-    with_placement(w, i, s);
-    pipeline *p = pipe_create(&s->cfg, err, n);
-    if (p == NULL) return false;
-    spc_points_reset(pts, pipe_job(p));
-    scn_armed *arm = malloc(sizeof *arm);
-    SIM_ASSERT(arm != NULL);
-    scn_arm_faults(s, p, arm, spc_points_observe, pts);
-    pipe_run(p);
-    free(arm);
-    pipe_destroy(p);
-    pts->j = NULL;                                /* the job went with the pipeline */
+/* Level 1 of the tie orders: each decision of the discovery run, each
+ * destination that could have gone first instead. */
+static bool tie_level_one(const char *prog, explore_ctx *w) {
+    if (w->dev.log_overflow) {
+        fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: more than %u decisions among "
+                "simultaneous events; explore a smaller job\n", prog, w->s->path, EXPLORE_TIES_MAX);
+        return false;
+    }
+    explore_level *l = level_new(w, true, 1);
+    w->decisions = w->dev.seen;
+    for (uint64_t d = 1; d <= w->dev.seen; d++) {
+        SIM_ASSERT(w->dev.log[d - 1] > 1);
+        if (!level_add_group(l, d, w->dev.log[d - 1] - 1u)) return false;   /* EXPLORE_TIES_MAX < EXPLORE_GROUPS_MAX */
+    }
     return true;
 }
 
-/* The points of pts first reached after point `key` (where the first
- * fault fired), appended to w->after_keys. A commit point a line could
- * not name apart from an earlier commit of the same task (`commits n`
- * fires at the first commit covering n, and a restore commits older
- * ones) is left out: its line would fire before the first fault. */
-static bool append_after(explore_ctx *w, const spc_points *pts, uint64_t key, uint64_t *cap) {
+/* Placement i's run (its lines, and the file's), without the checkers:
+ * observed for the points it reaches into pts, or with its schedule tie
+ * lines for the decisions it makes into w->dev. */
+static bool observe(explore_ctx *w, uint64_t i, scn *s, spc_points *pts, char *err, size_t n) {
+    with_placement(w, i, s);
+    s->cfg.ties_counted = pts == NULL;
+    pipeline *p = pipe_create(&s->cfg, err, n);
+    if (p == NULL) return false;
+    if (pts != NULL) spc_points_reset(pts, pipe_job(p));
+    if (pts == NULL) {
+        w->dev.count = s->cfg.ties_count;
+        memcpy(w->dev.ties, s->cfg.ties, sizeof w->dev.ties);
+        choice_deviate(pipe_sim(p), &w->dev);
+    }
+    scn_armed *arm = malloc(sizeof *arm);
+    SIM_ASSERT(arm != NULL);
+    scn_arm_faults(s, p, arm, pts != NULL ? spc_points_observe : NULL, pts);
+    pipe_run(p);
+    free(arm);
+    pipe_destroy(p);
+    if (pts != NULL) pts->j = NULL;               /* the job went with the pipeline */
+    return true;
+}
+
+/* The points of pts first reached after point `key` (where the last
+ * fault fired), each a group of l. A commit point a line could not name
+ * apart from an earlier commit of the same task (`commits n` fires at
+ * the first commit covering n, and a restore commits older ones) is left
+ * out: its line would fire before the last fault. */
+static bool groups_after_point(explore_level *l, const spc_points *pts, uint64_t key, uint64_t width) {
     uint32_t at = 0;
     while (at < pts->count && spc_point_key(&pts->at[at]) != key) at++;
     for (uint32_t k = at + 1; k < pts->count; k++) {
@@ -348,53 +479,71 @@ static bool append_after(explore_ctx *w, const spc_points *pts, uint64_t key, ui
             shadowed = y->point == SCN_WHEN_COMMITS && y->point_vertex == x->point_vertex &&
                        y->point_subtask == x->point_subtask && y->point_ckpt >= x->point_ckpt;
         }
-        if (shadowed) continue;
-        if (w->after_count == EXPLORE_AFTER_MAX) return false;
-        if (w->after_count == *cap) {
-            *cap *= 2;
-            w->after_keys = realloc(w->after_keys, *cap * sizeof *w->after_keys);
-            SIM_ASSERT(w->after_keys != NULL);
-        }
-        w->after_keys[w->after_count++] = spc_point_key(x);
+        if (!shadowed && !level_add_group(l, spc_point_key(x), width)) return false;
     }
     return true;
 }
 
-/* --depth 2: each placement's run, for the points a second fault can sit
- * at; pairs = their count x the menu. False after saying why. */
-static bool pair_space(const char *prog, explore_ctx *w) {
+/* The decisions of w->dev's run after decision `last` (where the last
+ * tie applied), each a group of l: its destinations but the first. */
+static bool groups_after_decision(const char *prog, explore_ctx *w, explore_level *l, uint64_t last) {
+    if (w->dev.log_overflow) {
+        fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: a run makes more than %u decisions "
+                "among simultaneous events; explore a smaller job\n", prog, w->s->path, EXPLORE_TIES_MAX);
+        return false;
+    }
+    for (uint64_t d = last + 1; d <= w->dev.seen; d++) {
+        if (level_add_group(l, d, w->dev.log[d - 1] - 1u)) continue;
+        fprintf(stderr, "%s: %s: --tie-depth %u: the space is too big to explore exhaustively: the runs make more than %u "
+                "decisions after their last tie; explore a smaller job or a smaller --tie-depth\n", prog, w->s->path,
+                l->depth, EXPLORE_GROUPS_MAX);
+        return false;
+    }
+    return true;
+}
+
+/* Level `up`'s placements' runs, each observed once (no checkers), give
+ * the level after it: for each, the points its run first reaches after
+ * its last fault fired (each fault of the second menu there), or the
+ * decisions its run makes after its last tie (each other destination
+ * first). False after saying why. */
+static bool next_level(const char *prog, explore_ctx *w, uint32_t up) {
     char err[SCN_ERR_BYTES];
-    uint64_t cap = 1024;
-    w->after_end = malloc(w->fault_placements * sizeof *w->after_end);
-    w->after_keys = malloc(cap * sizeof *w->after_keys);
+    bool ties = w->lv[up].ties;
+    explore_level *l = level_new(w, ties, w->lv[up].depth + 1);
+    const explore_level *u = &w->lv[up];
+    l->parent_end = malloc((u->count ? u->count : 1) * sizeof *l->parent_end);
     scn *s = malloc(sizeof *s);
     spc_points pts = { 0 };
-    bool ok = w->after_end != NULL && w->after_keys != NULL && s != NULL && spc_points_init(&pts, NULL);
+    bool ok = l->parent_end != NULL && s != NULL && (ties || spc_points_init(&pts, NULL));
     if (!ok) fprintf(stderr, "%s: %s: out of memory\n", prog, w->s->path);
-    bool full = ok && w->s->faults_count + 2 > SCN_FAULTS_MAX;
-    if (full) fprintf(stderr, "%s: %s: --depth 2 adds two fault lines, and the script has room for %u in all\n", prog,
-                      w->s->path, SCN_FAULTS_MAX);
     double shown = cli_now_s();
-    for (uint64_t i = 0; ok && !full && i < w->fault_placements; i++) {
+    for (uint64_t i = 0; ok && i < u->count; i++) {
         if (!w->opt->quiet && cli_now_s() - shown >= 3.0) {
             shown = cli_now_s();
-            fprintf(stderr, "explore: --depth 2: %" PRIu64 "/%" PRIu64 " placements' runs observed\n", i,
-                    w->fault_placements);
+            fprintf(stderr, "explore: %s %u: %" PRIu64 "/%" PRIu64 " runs of %s observed\n", ties ? "--tie-depth" : "--depth",
+                    l->depth, i, u->count, ties ? "tie orders" : "placements");
         }
-        ok = placement_points(w, i, s, &pts, err, sizeof err);
+        const explore_level *self;
+        uint64_t g, within;
+        locate(w, u->from + i, &self, &g, &within);
+        ok = observe(w, u->from + i, s, ties ? NULL : &pts, err, sizeof err);
         if (!ok) fprintf(stderr, "%s: %s: %s\n", prog, w->s->path, err);
-        full = ok && (pts.overflow || !append_after(w, &pts, spc_point_key(&w->pts.at[i / w->menu->count]), &cap));
-        if (full) fprintf(stderr, "%s: %s: --depth 2: the space is too big to explore exhaustively: %s %u; explore a "
-                          "smaller job or fewer --kinds or --then\n", prog, w->s->path,
-                          pts.overflow ? "a placement's run reaches more protocol points than"
-                                       : "the placements' runs reach more points after their fault than",
-                          pts.overflow ? SPC_POINTS_MAX : EXPLORE_AFTER_MAX);
-        if (ok && !full) w->after_end[i] = w->after_count;
+        if (ok && ties) {
+            ok = groups_after_decision(prog, w, l, u->key[g]);
+        } else if (ok) {
+            ok = !pts.overflow && groups_after_point(l, &pts, u->key[g], w->menu2->count);
+            if (!ok) fprintf(stderr, "%s: %s: --depth %u: the space is too big to explore exhaustively: %s %u; explore "
+                             "a smaller job or fewer --kinds or --then\n", prog, w->s->path, l->depth,
+                             pts.overflow ? "a placement's run reaches more protocol points than"
+                                          : "the runs reach more points after their last fault than",
+                             pts.overflow ? SPC_POINTS_MAX : EXPLORE_GROUPS_MAX);
+        }
+        if (ok) l->parent_end[i] = l->groups;
     }
     if (pts.seen != NULL) spc_points_free(&pts);
     free(s);
-    w->pairs = w->after_count * w->menu2->count;
-    return ok && !full;
+    return ok;
 }
 
 /* The menu of kinds k (the window theirs, else --window's) for job j. */
@@ -404,20 +553,15 @@ static void build_menu(const explore_ctx *w, const explore_kinds *k, const job *
     spc_menu_build(w->s, j, &so, scratch, m);
 }
 
-/* One run of s as it is, observed for its points; the menu of its job.
- * False after saying why (the run could not start, or the space is
- * beyond the bounds). */
-static bool find_space(const char *prog, explore_ctx *w) {
+/* The discovery run: s as it is, observed for its points (and, with
+ * --ties, its decisions); the menus of its job. False after saying why. */
+static bool discover(const char *prog, explore_ctx *w) {
     char err[SCN_ERR_BYTES];
     scn *s = w->s;
-    if (!cli_memory_ok(&s->cfg, 1, false, err, sizeof err)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, s->path, err);
-        return false;
-    }
     pipe_cfg *cfg = malloc(sizeof *cfg);
     SIM_ASSERT(cfg != NULL);
     *cfg = s->cfg;
-    if (w->opt->ties) cfg->tie_at = UINT64_MAX;  /* simultaneous events meet the choice point, in the default order */
+    cfg->ties_counted = w->opt->ties;            /* simultaneous events meet the choice point, in the default order */
     pipeline *p = pipe_create(cfg, err, sizeof err);
     free(cfg);
     if (p != NULL && w->opt->ties) choice_deviate(pipe_sim(p), &w->dev);   /* counts them, and how many were ready */
@@ -440,6 +584,25 @@ static bool find_space(const char *prog, explore_ctx *w) {
     free(scratch);
     pipe_destroy(p);
     w->pts.j = NULL;                              /* the job went with the pipeline */
+    return true;
+}
+
+/* The discovery run, then the levels: faults at depth 1, tie orders at
+ * depth 1, faults at depth 2, ... False after saying why (the run could
+ * not start, or the space is beyond the bounds). */
+static bool find_space(const char *prog, explore_ctx *w) {
+    char err[SCN_ERR_BYTES];
+    scn *s = w->s;
+    if (!cli_memory_ok(&s->cfg, 1, false, err, sizeof err)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, s->path, err);
+        return false;
+    }
+    if (s->faults_count + w->opt->depth > SCN_FAULTS_MAX) {
+        fprintf(stderr, "%s: %s: --depth %" PRIu64 " adds %" PRIu64 " fault lines, and the script has room for %u in "
+                "all\n", prog, s->path, w->opt->depth, w->opt->depth, SCN_FAULTS_MAX);
+        return false;
+    }
+    if (!discover(prog, w)) return false;
     if (w->pts.overflow || w->menu->beyond > 0 || w->menu2->beyond > 0) {
         fprintf(stderr, "%s: %s: the space is too big to explore exhaustively: more than %u %s; explore a smaller "
                 "job (fewer records, checkpoints, tasks) or fewer --kinds or --then\n", prog, s->path,
@@ -455,100 +618,96 @@ static bool find_space(const char *prog, explore_ctx *w) {
                 empty != NULL && empty->refused > 0 ? empty->first_refusal : "");
         return false;
     }
-    w->fault_placements = (uint64_t)w->pts.count * w->menu->count;
-    if (w->opt->ties && !tie_space(prog, w)) return false;
-    w->pairs_from = w->fault_placements + w->ties;
-    if (w->opt->depth == 2 && !pair_space(prog, w)) return false;
-    w->placements = w->pairs_from + w->pairs;
+    explore_level *faults = level_new(w, false, 1);
+    for (uint32_t i = 0; i < w->pts.count; i++) {
+        bool added = level_add_group(faults, spc_point_key(&w->pts.at[i]), w->menu->count);
+        SIM_ASSERT(added);                           /* SPC_POINTS_MAX < EXPLORE_GROUPS_MAX */
+    }
+    if (w->opt->ties && !tie_level_one(prog, w)) return false;
+    uint64_t deepest = w->opt->depth > w->opt->tie_depth ? w->opt->depth : w->opt->tie_depth;
+    for (uint32_t d = 2; d <= deepest; d++) {
+        uint32_t up = w->levels;
+        for (uint32_t k = w->levels; k-- > 0;) {
+            if (w->lv[k].depth == d - 1) up = k;     /* the faults' level d - 1, then the ties' */
+        }
+        for (uint32_t k = up, n = w->levels; k < n; k++) {
+            if (d > (w->lv[k].ties ? w->opt->tie_depth : w->opt->depth)) continue;
+            if (!next_level(prog, w, k)) return false;
+        }
+    }
+    const explore_level *last = &w->lv[w->levels - 1];
+    w->placements = last->from + last->count;
     w->tasks = w->placements + 1;
     return true;
 }
 
-/* Pair q (0 .. pairs): its first fault's placement, and its second
- * fault (the menu's, at a point first reached after the first fired). */
-static uint64_t pair_of(const explore_ctx *w, uint64_t q, scn_fault *second) {
-    SIM_ASSERT(q < w->pairs);
-    uint64_t g = q / w->menu2->count, lo = 0, hi = w->fault_placements - 1;
-    while (lo < hi) {                                 /* the first placement whose points end past g */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (w->after_end[mid] > g) hi = mid; else lo = mid + 1;
+/* The levels of one kind, and their placements. */
+static uint64_t placements_of(const explore_ctx *w, bool ties, uint32_t depth) {
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < w->levels; k++) {
+        if (w->lv[k].ties == ties && (depth == 0 || w->lv[k].depth == depth)) n += w->lv[k].count;
     }
-    *second = w->menu2->faults[q % w->menu2->count];
-    spc_point_of_key(w->after_keys[g], second);
-    second->at_ns = 0;
-    second->optional = false;
-    second->line = 0;
-    return lo;
+    return n;
 }
 
-/* s with placement i of the space added (i == EXPLORE_NONE: as it is). */
-static void with_placement(const explore_ctx *w, uint64_t i, scn *out) {
-    *out = *w->s;
-    if (i == EXPLORE_NONE) return;
-    if (i >= w->pairs_from) {                        /* two faults */
-        scn_fault second;
-        with_placement(w, pair_of(w, i - w->pairs_from, &second), out);
-        SIM_ASSERT(out->faults_count < SCN_FAULTS_MAX);   /* pair_space refused a script too full for both */
-        out->faults[out->faults_count++] = second;
-        return;
-    }
-    if (i >= w->fault_placements) {                  /* a tie order: decision d, the k-th ready destination first */
-        uint64_t j = i - w->fault_placements, lo = 0, hi = w->dev.seen - 1;
-        SIM_ASSERT(j < w->ties);
-        while (lo < hi) {                             /* the first decision whose placements end past j */
-            uint64_t mid = lo + (hi - lo) / 2;
-            if (w->tie_end[mid] > j) hi = mid; else lo = mid + 1;
-        }
-        uint64_t before = lo > 0 ? w->tie_end[lo - 1] : 0;
-        out->cfg.tie_at = lo + 1;
-        out->cfg.tie_pick = (uint32_t)(j - before + 1);
-        return;
-    }
-    SIM_ASSERT(out->faults_count < SCN_FAULTS_MAX);   /* spc_menu_build refused faults that did not fit */
-    scn_fault *f = &out->faults[out->faults_count++];
-    spc_place(&w->pts, w->menu, i, f);
-    f->line = 0;
-}
-
-/* Placement i as the lines that add it: a fault line, a schedule line,
- * or two fault lines joined by "; ". */
+/* Placement i as the lines that add it: its fault lines, or its
+ * schedule tie lines, joined by "; ". */
 static const char *placement_text(const explore_ctx *w, uint64_t i, char *buf, size_t n) {
     SIM_ASSERT(n >= EXPLORE_LINE_BYTES);
     scn *s = malloc(sizeof *s);
     SIM_ASSERT(s != NULL);
     with_placement(w, i, s);
-    if (i >= w->pairs_from) {
-        char first[SCN_FAULT_TEXT_BYTES], second[SCN_FAULT_TEXT_BYTES];
-        scn_fault_text(s, &s->faults[s->faults_count - 2], first, sizeof first);
-        scn_fault_text(s, &s->faults[s->faults_count - 1], second, sizeof second);
-        snprintf(buf, n, "%s; %s", first, second);
-    } else if (i >= w->fault_placements) {
-        snprintf(buf, n, "schedule tie %" PRIu64 " pick %u", s->cfg.tie_at, s->cfg.tie_pick);
-    } else {
-        scn_fault_text(s, &s->faults[s->faults_count - 1], buf, n);
+    const explore_level *l;
+    uint64_t g, within;
+    locate(w, i, &l, &g, &within);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < l->depth; k++) {
+        char line[SCN_FAULT_TEXT_BYTES];
+        if (l->ties) {
+            const choice_tie *t = &s->cfg.ties[s->cfg.ties_count - l->depth + k];
+            snprintf(line, sizeof line, "schedule tie %" PRIu64 " pick %u", t->at, t->pick);
+        } else {
+            scn_fault_text(s, &s->faults[s->faults_count - l->depth + k], line, sizeof line);
+        }
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", k > 0 ? "; " : "", line);
+        SIM_ASSERT(used < n);
     }
     free(s);
     return buf;
 }
 
-
-
+/* A level after the first, as the head line adds it. */
+static void print_level(FILE *out, const explore_ctx *w, const explore_level *l) {
+    const char *then = w->menu2 != w->menu ? " of --then" : "";
+    if (l->ties && l->depth == 1) {
+        fprintf(out, ", and %" PRIu64 " tie orders (%" PRIu64 " decisions among simultaneous events, each destination "
+                "that could have gone first instead)", l->count, w->decisions);
+    } else if (l->ties) {
+        fprintf(out, ", and %" PRIu64 " orders of %u ties (%" PRIu64 " decisions the runs of orders of %u make after "
+                "their last tie, each destination that could have gone first instead)", l->count, l->depth, l->groups,
+                l->depth - 1);
+    } else if (l->depth == 2) {
+        fprintf(out, ", and %" PRIu64 " pairs (%" PRIu64 " points the placements' runs first reach after their fault "
+                "fired x %u faults%s)", l->count, l->groups, w->menu2->count, then);
+    } else {
+        fprintf(out, ", and %" PRIu64 " placements of %u faults (%" PRIu64 " points the runs of placements of %u first "
+                "reach after their last fault fired x %u faults%s)", l->count, l->depth, l->groups, l->depth - 1,
+                w->menu2->count, then);
+    }
+}
 
 static void print_head(FILE *out, const explore_ctx *w) {
     char d[32];
     fprintf(out, "explore: %s, seed %" PRIu64 "%s%s: %u points x %u faults = %" PRIu64 " placements (window %s",
             w->s->path, w->s->cfg.seed, w->opt->bug ? ", bug " : "", w->opt->bug ? pipe_bug_name(w->opt->bug) : "",
-            w->pts.count, w->menu->count, w->fault_placements, scn_duration_text(d, sizeof d, window_of(w)));
+            w->pts.count, w->menu->count, w->lv[0].count, scn_duration_text(d, sizeof d, window_of(w)));
     if (w->opt->first.lengths_count + w->opt->then.lengths_count > 0) fprintf(out, "; some kinds at lengths of their own");
     if (w->menu->refused > 0) fprintf(out, "; %u faults the reader refused here, as: %s", w->menu->refused,
                                       w->menu->first_refusal);
     if (w->pts.unnamed > 0) fprintf(out, "; %" PRIu64 " steps no fault line can name, left out", w->pts.unnamed);
     fprintf(out, ")");
-    if (w->opt->ties) fprintf(out, ", and %" PRIu64 " tie orders (%" PRIu64 " decisions among simultaneous events, "
-                              "each destination that could have gone first instead)", w->ties, w->dev.seen);
-    if (w->opt->depth == 2) fprintf(out, ", and %" PRIu64 " pairs (%" PRIu64 " points the placements' runs first reach "
-                                    "after their fault fired x %u faults%s)", w->pairs, w->after_count, w->menu2->count,
-                                    w->menu2 != w->menu ? " of --then" : "");
+    for (uint32_t k = 1; k < w->levels; k++) print_level(out, w, &w->lv[k]);
     fprintf(out, "\n");
 }
 
@@ -571,25 +730,32 @@ static int print_list(const explore_ctx *w) {
     for (uint32_t i = 0; i < w->menu->count; i++) {
         printf("  %4u  %s\n", i, scn_fault_what(w->s, &w->menu->faults[i], text, sizeof text));
     }
-    if (w->opt->ties) {
-        printf("tie orders, placements %" PRIu64 " to %" PRIu64 ": at decision d among simultaneous events (of %" PRIu64
-               "), each destination k but the first (schedule tie d pick k)\n", w->fault_placements,
-               w->pairs_from - 1, w->dev.seen);
-    }
     if (w->menu2 != w->menu) {
-        printf("the second fault's menu (--then):\n");
+        printf("the second and later faults' menu (--then):\n");
         for (uint32_t i = 0; i < w->menu2->count; i++) {
             printf("  %4u  %s\n", i, scn_fault_what(w->s, &w->menu2->faults[i], text, sizeof text));
         }
     }
-    if (w->pairs > 0) {
-        printf("pairs, placements %" PRIu64 " to %" PRIu64 ": placement i's fault, then each fault of the %s at each "
-               "point its run first reaches after it fired, in that order (--only names them)\n", w->pairs_from,
-               w->placements - 1, w->menu2 != w->menu ? "second menu" : "menu");
+    for (uint32_t k = 1; k < w->levels; k++) {
+        const explore_level *l = &w->lv[k];
+        if (l->count == 0) continue;
+        printf("%s, placements %" PRIu64 " to %" PRIu64 ": ", l->ties ? "tie orders" : l->depth == 2 ? "pairs" : "faults",
+               l->from, l->from + l->count - 1);
+        if (l->ties && l->depth == 1) {
+            printf("at decision d among simultaneous events (of %" PRIu64 "), each destination k but the first "
+                   "(schedule tie d pick k)\n", w->decisions);
+        } else if (l->ties) {
+            printf("an order of %u tie%s, then at each decision its run makes after its last tie, each destination k but "
+                   "the first, in that order (--only names them)\n", l->depth - 1, l->depth == 2 ? "" : "s");
+        } else {
+            printf("a placement of %u fault%s, then each fault of the %s at each point its run first reaches after its "
+                   "last fault fired, in that order (--only names them)\n", l->depth - 1, l->depth == 2 ? "" : "s",
+                   w->menu2 != w->menu ? "second menu" : "menu");
+        }
     }
     for (uint32_t m = 0; m < (w->menu2 != w->menu ? 2u : 1u); m++) {
         const explore_kinds *x = m == 0 ? &w->opt->first : &w->opt->then;
-        printf("%s", m == 0 ? "kinds:" : "kinds of the second fault (--then):");
+        printf("%s", m == 0 ? "kinds:" : "kinds of the second and later faults (--then):");
         for (uint32_t i = 0; fk_at(i) != NULL; i++) {
             const fk_info *k = fk_at(i);
             printf(" %s%s", k->name, k->flags & FK_AT_TIME ? " (at a time only)" : on_menu(x, k->kind) ? "" : " (off)");
@@ -614,8 +780,9 @@ static void space_args(const explore_ctx *w, char *buf, size_t n) {
         used += (size_t)snprintf(buf + used, n - used, " --window %s", cli_shell_word(o->window_text, word, sizeof word));
     }
     if (o->bug && used < n) used += (size_t)snprintf(buf + used, n - used, " --bug %s", pipe_bug_name(o->bug));
-    if (o->ties && used < n) used += (size_t)snprintf(buf + used, n - used, " --ties");
-    if (o->depth == 2 && used < n) used += (size_t)snprintf(buf + used, n - used, " --depth 2");
+    if (o->tie_depth == 1 && used < n) used += (size_t)snprintf(buf + used, n - used, " --ties");
+    if (o->tie_depth > 1 && used < n) used += (size_t)snprintf(buf + used, n - used, " --tie-depth %" PRIu64, o->tie_depth);
+    if (o->depth > 1 && used < n) used += (size_t)snprintf(buf + used, n - used, " --depth %" PRIu64, o->depth);
     if (o->then.text != NULL && used < n) {
         used += (size_t)snprintf(buf + used, n - used, " --then %s", cli_shell_word(o->then.text, word, sizeof word));
     }
@@ -702,9 +869,30 @@ static void keep_fail(explore_ctx *w, uint64_t task, const cli_task_result *r) {
     w->fails[at] = (explore_fail){ .task = task, .r = *r };
 }
 
+/* --ties: whether a run of the deepest tie level made decisions after
+ * its last tie (so orders with more ties exist), or died (unknown). */
+static void note_orders(explore_ctx *w, uint64_t task, const cli_task_result *r) {
+    if (!w->opt->ties || task == 0) return;
+    const explore_level *l;
+    uint64_t g, within;
+    locate(w, task - 1, &l, &g, &within);
+    if (!l->ties || l->depth != w->opt->tie_depth) return;
+    if (r->died) w->orders_unknown++;
+    else if (r->order_decisions > l->key[g]) w->orders_beyond++;
+}
+
+/* --ties: every order of simultaneous events ran: the whole space ran,
+ * and no run of the deepest tie level made a decision after its last
+ * tie (each level's placements are every way to extend the level
+ * before; an empty level has no runs). */
+static bool every_order(const explore_ctx *w, bool all) {
+    return w->opt->ties && all && w->opt->shard_n == 1 && w->orders_beyond == 0 && w->orders_unknown == 0;
+}
+
 static void done(void *ctx, uint64_t task, const cli_task_result *r) {
     explore_ctx *w = ctx;
     w->done++;
+    note_orders(w, task, r);
     for (uint32_t i = 0; i < PIPE_REACH_COUNT; i++) w->reach[i] += r->reach[i];
     if (r->rc == CLI_OK) {
         w->passed++;
@@ -777,6 +965,21 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
             w->died, wall, complete ? "the space was covered completely: every placement ran, and took effect or failed the run"
             : all ? "this shard's part of the space ran completely; the other shards cover the rest"
                   : "the space was NOT covered: runs were left unstarted");
+    if (o->ties && all) {
+        if (every_order(w, all)) {
+            uint32_t most = 0;
+            for (uint32_t k = 0; k < w->levels; k++) most = w->lv[k].ties && w->lv[k].count > 0 ? w->lv[k].depth : most;
+            fprintf(out, "explore: every order of simultaneous events ran: the default one and %" PRIu64 " others (of 1 to "
+                    "%u ties); no run made a decision among simultaneous events after its last tie\n",
+                    placements_of(w, true, 0), most);
+        } else {
+            fprintf(out, "explore: every order with at most %" PRIu64 " tie%s ran%s; %" PRIu64 " of the runs with %" PRIu64
+                    " made decisions after their last tie%s, so more orders exist%s\n", o->tie_depth,
+                    o->tie_depth > 1 ? "s" : "", o->shard_n > 1 ? " in this shard" : "", w->orders_beyond, o->tie_depth,
+                    w->orders_unknown > 0 ? " (and some died: unknown)" : "",
+                    o->tie_depth < CHOICE_TIES_MAX ? " (a larger --tie-depth reaches some)" : "");
+        }
+    }
     if (w->failed > w->kept) fprintf(out, "explore: %" PRIu64 " failing runs not listed (the first %u are)\n",
                                      w->failed - w->kept, EXPLORE_FAILS_KEPT);
     /* Runs to the first catch in the order of the space (run 0 the file
@@ -798,8 +1001,12 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
            w->s->cfg.seed, o->bug ? pipe_bug_name(o->bug) : "none", w->pts.count, w->menu->count,
            w->placements, w->done, w->passed, w->failed, w->died, o->shard_i, o->shard_n, want, complete ? "true" : "false");
     if (first == UINT64_MAX) printf("null"); else printf("%" PRIu64, first);   /* numbered as --shard numbers runs */
-    printf(",\"seconds\":%.3f,\"ties\":%" PRIu64 ",\"depth\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"window_ns\":%" PRIu64
-           ",\"kinds\":", wall, w->ties, o->depth, w->pairs, window_of(w));
+    printf(",\"seconds\":%.3f,\"ties\":%" PRIu64 ",\"depth\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"window_ns\":%" PRIu64,
+           wall, placements_of(w, true, 0), o->depth, placements_of(w, false, 2), window_of(w));
+    printf(",\"tie_depth\":%" PRIu64 ",\"orders_beyond\":%" PRIu64, o->tie_depth, w->orders_beyond);
+    printf(",\"every_order\":");
+    if (o->ties) printf("%s", every_order(w, all) ? "true" : "false"); else printf("null");
+    printf(",\"kinds\":");
     cli_json_string(stdout, o->first.text != NULL ? o->first.text : "all");
     printf(",\"then\":");
     if (o->then.text != NULL) cli_json_string(stdout, o->then.text); else printf("null");   /* the menu's */
@@ -857,10 +1064,10 @@ int cli_explore(int argc, char **argv) {
         w.dev.log_cap = EXPLORE_TIES_MAX;
         SIM_ASSERT(w.dev.log != NULL);
     }
-    if (o.ties && w.s->cfg.tie_at > 0) {
+    if (o.ties && w.s->cfg.ties_count > 0) {
         fprintf(stderr, "%s: --ties: %s already deviates from the default order (schedule tie %" PRIu64 " pick %u): "
-                "explore the tie orders of a file without a schedule line\n", prog, w.s->path, w.s->cfg.tie_at,
-                w.s->cfg.tie_pick);
+                "explore the tie orders of a file without a schedule line\n", prog, w.s->path, w.s->cfg.ties[0].at,
+                w.s->cfg.ties[0].pick);
         rc = CLI_USAGE;
     } else if (o.ties && w.s->cfg.pct_depth > 0) {
         fprintf(stderr, "%s: --ties: %s orders simultaneous events by PCT (schedule pct): explore the tie orders of a "
@@ -877,9 +1084,11 @@ int cli_explore(int argc, char **argv) {
     }
     spc_points_free(&w.pts);
     free(w.dev.log);
-    free(w.tie_end);
-    free(w.after_end);
-    free(w.after_keys);
+    for (uint32_t k = 0; k < w.levels; k++) {
+        free(w.lv[k].key);
+        free(w.lv[k].end);
+        free(w.lv[k].parent_end);
+    }
     if (w.menu2 != w.menu) free(w.menu2);
     free(w.menu);
     free(w.s);

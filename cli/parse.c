@@ -172,7 +172,7 @@ bool cli_parse_pct(const char *prog, const char *text, cli_pct *o) {
 
 bool cli_apply_pct(const char *prog, scn *s, const cli_pct *o) {
     if (o->depth == 0) return true;
-    if (s->cfg.tie_at > 0) {
+    if (s->cfg.ties_count > 0) {
         fprintf(stderr, "%s: --pct: %s has a schedule tie line (one order of simultaneous events at a time): drop "
                 "one of them\n", prog, s->path);
         return false;

@@ -93,6 +93,7 @@ void cli_task_run(const scn *file, uint64_t seed, pipe_bug bug, bool random_faul
     out->failed_line = o->failed_line;
     out->status = o->status;
     out->trace_hash = o->trace_hash;
+    out->order_decisions = o->order_decisions;
     out->failures = o->failures;
     memcpy(out->reach, o->reach, sizeof out->reach);
     size_t used = 0;                              /* the faults it ran with, drawn ones included */

@@ -150,10 +150,11 @@ static void summary(FILE *out, const scn *s, const pipeline *p, const pipe_stats
         fprintf(out, "  deliberate bug: %s (--bug): %s; %s\n", b->name, b->breaks, b->mechanism);
     }
     cli_story_faults(out, s, story);
-    if (s->cfg.tie_at > 0 && pipe_tie_applied(p)) {
+    for (uint32_t i = 0; i < s->cfg.ties_count && pipe_tie_applied(p, &(uint32_t){ 0 }); i++) {
+        const choice_tie *t = &s->cfg.ties[i];
         fprintf(out, "  schedule: at decision %" PRIu64 " among simultaneous events (of %" PRIu64 "), ready destination %u "
-                "went first instead of the first in push order (schedule tie %" PRIu64 " pick %u)\n", s->cfg.tie_at,
-                pipe_tie_decisions(p), s->cfg.tie_pick + 1, s->cfg.tie_at, s->cfg.tie_pick);
+                "went first instead of the first in push order (schedule tie %" PRIu64 " pick %u)\n", t->at,
+                pipe_tie_decisions(p), t->pick + 1, t->at, t->pick);
     }
     if (pipe_pct(p) != NULL) pct_summary(out, pipe_pct(p), s->cfg.pct_near_ns);
     fprintf(out, "  checkpoints: %" PRIu64 " triggered, %" PRIu64 " completed, %" PRIu64 " aborted (%" PRIu64
@@ -446,11 +447,13 @@ static void fault_verdicts(const scn_armed *arm, sim_time_ns end_ns, FILE *out, 
 /* A schedule line whose deviation never happened fails the run, as a
  * fault that never fired: the file did not do what it says. */
 static void tie_verdict(const scn *s, const pipeline *p, FILE *out, cli_outcome *o) {
-    if (pipe_tie_applied(p)) return;
+    uint32_t first = 0;
+    if (pipe_tie_applied(p, &first)) return;
+    const choice_tie *t = &s->cfg.ties[first];
     char why[600];
     snprintf(why, sizeof why, "%s: schedule tie %" PRIu64 " pick %u never applied (the run made %" PRIu64
              " decisions among simultaneous events, or no more than %u destinations were ready at that one)", s->path,
-             s->cfg.tie_at, s->cfg.tie_pick, pipe_tie_decisions(p), s->cfg.tie_pick);
+             t->at, t->pick, pipe_tie_decisions(p), t->pick);
     o->unfired++;
     if (out != NULL) fprintf(out, "%s\n", why);
     cli_failure_add(&o->failures, "%s", why);
@@ -521,7 +524,7 @@ bool cli_pct_resolve(const scn *s, pipe_cfg *cfg, char *err, size_t err_bytes) {
     if (c != NULL && arm != NULL) {
         *c = *cfg;
         c->pct_depth = 0;
-        c->tie_at = UINT64_MAX;                   /* the decisions are counted, none deviates */
+        c->ties_counted = true;                   /* the decisions are counted, none deviates */
         p = pipe_create(c, err, err_bytes);
     } else {
         snprintf(err, err_bytes, "out of memory");
@@ -579,6 +582,7 @@ static uint64_t ckpt_time(const pipeline *p, const scn_expect *e) {
 /* What the verdicts read of a finished run. */
 static void outcome_fill(cli_outcome *o, const scn *s, pipeline *p, const check_report *r) {
     o->trace_hash = pipe_sim(p)->trace_hash;
+    o->order_decisions = pipe_tie_decisions(p);
     o->status = pipe_get_status(p);
     o->stats = *pipe_get_stats(p);
     o->completed = o->stats.completed;

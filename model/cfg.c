@@ -336,10 +336,15 @@ const char *cfg_check(const pipe_cfg *c, char *err, size_t n) {
     }
     if (c->ckpt.mode < PIPE_ALIGNED || c->ckpt.mode > PIPE_UNALIGNED) BAD("unknown checkpoint mode");
     if (c->pct_depth > CHOICE_PCT_DEPTH_MAX) BAD("pct depth %u out of range [1, %u]", c->pct_depth, CHOICE_PCT_DEPTH_MAX);
-    if (c->pct_depth > 0 && c->tie_at > 0) BAD("schedule pct and schedule tie: one order of simultaneous events at a time");
+    if (c->ties_count > CHOICE_TIES_MAX) BAD("%u schedule tie lines, above %u", c->ties_count, CHOICE_TIES_MAX);
+    for (uint32_t i = 0; i < c->ties_count && i < CHOICE_TIES_MAX; i++) {
+        if (c->ties[i].at == 0 || c->ties[i].pick == 0) BAD("schedule tie: decisions and picks count from 1");
+        if (i > 0 && c->ties[i].at <= c->ties[i - 1].at) BAD("schedule tie lines: decisions must increase");
+    }
+    if (c->pct_depth > 0 && c->ties_count > 0) BAD("schedule pct and schedule tie: one order of simultaneous events at a time");
     if (c->pct_near_ns > PIPE_PCT_NEAR_MAX_NS) BAD("pct near %" PRIu64 "ns above %" PRIu64 "ns", (uint64_t)c->pct_near_ns,
                                                  (uint64_t)PIPE_PCT_NEAR_MAX_NS);
-    if (c->pct_near_ns > 0 && c->pct_depth == 0 && c->tie_at == 0) BAD("pct near without schedule pct");
+    if (c->pct_near_ns > 0 && c->pct_depth == 0 && c->ties_count == 0) BAD("pct near without schedule pct");
     if (c->ckpt.alignment_timeout_ns > 0 && c->ckpt.mode != PIPE_ALIGNED)
         BAD("an alignment timeout needs aligned checkpoints");
     if (c->ckpt.mode == PIPE_UNALIGNED && c->ckpt.max_concurrent > 1)

@@ -9,6 +9,7 @@
 #ifndef MODEL_CFG_H
 #define MODEL_CFG_H
 
+#include "../sim/choice.h"
 #include "../sim/run.h"
 #include "bugs.h"
 #include "flow/broker.h"
@@ -162,12 +163,15 @@ typedef struct pipe_cfg {
      * largest one of the schedule (0: not filled, the graph's). */
     uint32_t         start_parallelism[JOB_VERTICES_MAX];
     /* The order of simultaneous events (sim/choice.h, choice_deviate):
-     * by default the order they were pushed in; with tie_at > 0 the
-     * tie_at-th decision among simultaneous events (1-based) lets the
-     * tie_pick-th ready destination go first instead (`schedule tie N
-     * pick K`; absim explore --ties lists every such deviation). */
-    uint64_t         tie_at;
-    uint32_t         tie_pick;
+     * by default the order they were pushed in; each of ties (at most
+     * CHOICE_TIES_MAX, strictly increasing decisions) lets its at-th
+     * decision among simultaneous events (1-based) have its pick-th ready
+     * destination go first instead (`schedule tie N pick K` lines; absim
+     * explore --ties lists such orders). ties_counted: the decisions meet
+     * the choice point and are counted, with or without ties. */
+    choice_tie       ties[CHOICE_TIES_MAX];
+    uint32_t         ties_count;
+    bool             ties_counted;
     /* Or PCT (sim/choice.h, choice_pct) orders them: pct_depth d >= 1
      * (0: off) with d - 1 priority change points among pct_steps order
      * decisions (`schedule pct depth D [steps K]`). The run's seed draws

@@ -274,8 +274,9 @@ pipeline *pipe_create(const pipe_cfg *cfg, char *err, size_t err_bytes) {
         goto done;
     }
     p = build(pl, cfg, run);
-    if (cfg->tie_at > 0) {                        /* the order of simultaneous events, but for one decision */
-        p->tie = (choice_deviation){ .at = cfg->tie_at, .pick = cfg->tie_pick };
+    if (cfg->ties_count > 0 || cfg->ties_counted) {   /* the order of simultaneous events, but for the ties' decisions */
+        p->tie = (choice_deviation){ .count = cfg->ties_count };
+        memcpy(p->tie.ties, cfg->ties, sizeof p->tie.ties);
         choice_deviate(run, &p->tie);
     }
     if (cfg->pct_depth > 0) {
@@ -318,7 +319,9 @@ void pipe_observe_messages(pipeline *p, pipe_observe_fn fn, void *ctx) {
 
 sim_run *pipe_sim(pipeline *p) { return p->w.run; }
 
-bool pipe_tie_applied(const pipeline *p) { return p->w.cfg.tie_at == 0 || p->tie.applied; }
+bool pipe_tie_applied(const pipeline *p, uint32_t *first) {
+    return p->w.cfg.ties_count == 0 || choice_deviation_applied(&p->tie, first);
+}
 
 uint64_t pipe_tie_decisions(const pipeline *p) { return p->w.cfg.pct_depth > 0 ? p->pct.seen : p->tie.seen; }
 

@@ -95,9 +95,10 @@ void pipe_observe(pipeline *p, pipe_observe_fn fn, void *ctx);
 void pipe_observe_messages(pipeline *p, pipe_observe_fn fn, void *ctx);
 
 sim_run          *pipe_sim(pipeline *p);
-/* Whether cfg.tie_at's deviation happened (true without one): its
- * decision came, with more destinations ready than its pick. */
-bool              pipe_tie_applied(const pipeline *p);
+/* Whether every one of cfg.ties happened (true without any): its
+ * decision came, with more destinations ready than its pick; else
+ * *first is the first that did not. */
+bool              pipe_tie_applied(const pipeline *p, uint32_t *first);
 uint64_t          pipe_tie_decisions(const pipeline *p);   /* ... and the decisions among simultaneous events so far */
 /* cfg.pct_depth > 0: PCT's state (its steps as the run took them, the
  * decisions so far, the destinations met, the change points reached);

@@ -15,7 +15,7 @@ struct pipeline {
     pipe_world       w;
     tm_side          tm;
     jm_side          jm;
-    choice_deviation tie;             /* cfg.tie_at > 0: the one decision among simultaneous events that deviates */
+    choice_deviation tie;             /* cfg.ties: the decisions among simultaneous events that deviate */
     choice_pct       pct;             /* cfg.pct_depth > 0: PCT orders them */
 };
 

@@ -213,7 +213,7 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
                            + SIM_PAUSED_RPC_MAX + SIM_RPC_HELD_MAX;   /* RPCs that pauses and delays hold, up to bounds */
     sc->events_max = cfg->events_max;
     sc->time_max_ns = cfg->time_max_ns;
-    sc->order_ties = cfg->tie_at > 0 || cfg->pct_depth > 0;   /* simultaneous events meet the choice point */
+    sc->order_ties = cfg->ties_count > 0 || cfg->ties_counted || cfg->pct_depth > 0;   /* simultaneous events meet the choice point */
     sc->near_ns = sc->order_ties ? cfg->pct_near_ns : 0;     /* and near-simultaneous ones, with PCT's near */
     /* Payloads in flight: RPC messages carry them (a task's ACKs and
      * FINISHED, repeated every 50 RPC latencies; the coordinator's

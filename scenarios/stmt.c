@@ -621,17 +621,37 @@ static bool pct_near(pctx *c, sim_time_ns *near_ns) {
 }
 
 /* `schedule tie N pick K`: the N-th decision among simultaneous events
- * lets the K-th ready destination go first (model/cfg.h, tie_at).
+ * lets the K-th ready destination go first (model/cfg.h, ties); several
+ * such lines, their decisions increasing, make one order.
  * `schedule pct depth D [steps K]`: PCT orders them (model/cfg.h,
- * pct_depth). One schedule line per file. */
+ * pct_depth), alone. */
+static bool st_schedule_tie(pctx *c, uint32_t col) {
+    pipe_cfg *cfg = &c->s->cfg;
+    uint64_t at, pick;
+    const tok *n = lex_next(c, "the decision's number, from 1");
+    if (n == NULL || !lex_count(c, n, 1, 1ull << 40, &at)) return false;
+    if (cfg->ties_count > 0 && at <= cfg->ties[cfg->ties_count - 1].at)
+        return lex_fail_at(c, n->col, "decision %" PRIu64 " after decision %" PRIu64 ": schedule tie lines name "
+                           "increasing decisions", at, cfg->ties[cfg->ties_count - 1].at);
+    if (cfg->ties_count == CHOICE_TIES_MAX)
+        return lex_fail_at(c, col, "more than %u schedule tie lines", CHOICE_TIES_MAX);
+    if (!lex_expect_word(c, "pick")) return false;
+    const tok *k = lex_next(c, "which ready destination goes first, from 1 (0 is the default order's)");
+    if (k == NULL || !lex_count(c, k, 1, UINT16_MAX - 1, &pick)) return false;
+    cfg->ties[cfg->ties_count++] = (choice_tie){ .at = at, .pick = (uint32_t)pick };
+    return true;
+}
+
 static bool st_schedule(pctx *c) {
     static const char *const kinds[] = { "tie", "pct", NULL };
     uint32_t col = c->t[c->i - 1].col;
-    if (c->s->cfg.tie_at > 0 || c->s->cfg.pct_depth > 0)
-        return lex_fail_at(c, col, "a second schedule line: one order of simultaneous events per file");
+    if (c->s->cfg.pct_depth > 0)
+        return lex_fail_at(c, col, "a schedule line after schedule pct: one order of simultaneous events per file");
     const tok *w = lex_next(c, "tie or pct");
     if (w == NULL) return false;
     if (lex_is(w, "pct")) {
+        if (c->s->cfg.ties_count > 0)
+            return lex_fail_at(c, w->col, "schedule pct after schedule tie: one order of simultaneous events per file");
         uint64_t depth, steps = 0;
         if (!lex_expect_word(c, "depth")) return false;
         const tok *d = lex_next(c, "PCT's depth, the bug depth it aims at (1 to 8)");
@@ -649,15 +669,7 @@ static bool st_schedule(pctx *c) {
         return true;
     }
     if (!lex_is(w, "tie")) return lex_unknown(c, w, "schedule", kinds);
-    uint64_t at, pick;
-    const tok *n = lex_next(c, "the decision's number, from 1");
-    if (n == NULL || !lex_count(c, n, 1, 1ull << 40, &at)) return false;
-    if (!lex_expect_word(c, "pick")) return false;
-    const tok *k = lex_next(c, "which ready destination goes first, from 1 (0 is the default order's)");
-    if (k == NULL || !lex_count(c, k, 1, UINT16_MAX - 1, &pick)) return false;
-    c->s->cfg.tie_at = at;
-    c->s->cfg.tie_pick = (uint32_t)pick;
-    return true;
+    return st_schedule_tie(c, col);
 }
 
 static bool st_restart(pctx *c) {

@@ -123,7 +123,8 @@ void scn_write(const scn *s, FILE *f) {
                 parts[j->edges[e].part]);
     }
     write_settings(s, f);
-    if (s->cfg.tie_at > 0) fprintf(f, "schedule tie %" PRIu64 " pick %u\n", s->cfg.tie_at, s->cfg.tie_pick);
+    for (uint32_t i = 0; i < s->cfg.ties_count; i++)
+        fprintf(f, "schedule tie %" PRIu64 " pick %u\n", s->cfg.ties[i].at, s->cfg.ties[i].pick);
     if (s->cfg.pct_depth > 0) {
         fprintf(f, "schedule pct depth %u", s->cfg.pct_depth);
         if (s->cfg.pct_steps > 0) fprintf(f, " steps %" PRIu64, s->cfg.pct_steps);

@@ -66,17 +66,34 @@ static uint32_t deviate_choose(void *ctx, sim_run *run, rng *stream, sim_choice_
         if (d->seen <= d->log_cap) d->log[d->seen - 1] = (uint16_t)(n < UINT16_MAX ? n : UINT16_MAX);
         else d->log_overflow = true;
     }
-    if (d->seen != d->at || d->pick >= n) return 0;
-    d->applied = true;
-    return d->pick;
+    if (d->next == d->count || d->ties[d->next].at != d->seen) return 0;
+    uint32_t i = d->next++, pick = d->ties[i].pick;
+    if (pick >= n) return 0;
+    d->applied |= 1u << i;
+    return pick;
 }
 
 void choice_deviate(sim_run *run, choice_deviation *d) {
     SIM_ASSERT(!run->started && run->cfg.order_ties);
+    SIM_ASSERT(d->count <= CHOICE_TIES_MAX);
+    for (uint32_t i = 0; i < d->count; i++) {
+        SIM_ASSERT(d->ties[i].at >= 1 && d->ties[i].pick >= 1);
+        SIM_ASSERT(i == 0 || d->ties[i].at > d->ties[i - 1].at);
+    }
     d->seen = 0;
-    d->applied = false;
+    d->next = 0;
+    d->applied = 0;
     d->log_overflow = false;
     run->chooser = (sim_chooser){ .choose = deviate_choose, .ctx = d };
+}
+
+bool choice_deviation_applied(const choice_deviation *d, uint32_t *first) {
+    for (uint32_t i = 0; i < d->count; i++) {
+        if (d->applied >> i & 1) continue;
+        *first = i;
+        return false;
+    }
+    return true;
 }
 
 /* The change points, at the first decision: distinct unless there are

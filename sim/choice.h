@@ -15,7 +15,7 @@
  *   another. These are also the template for other strategies (PCT,
  *   exhaustive search): they only have to fill in sim_chooser.
  * - A deviation (below) orders simultaneous events as they were pushed,
- *   but for one decision: the unit of absim explore's tie orders.
+ *   but for the decisions it names: absim explore's tie orders.
  * - PCT (below) orders simultaneous events by priorities of their
  *   destinations, with d - 1 priority change points.
  */
@@ -40,27 +40,39 @@ typedef struct choice_log {
     bool          diverged;
 } choice_log;
 
-/* One deviation from the default order of simultaneous events: every
+/* Deviations from the default order of simultaneous events: every
  * decision of kind SIM_CHOICE_ORDER takes the first ready destination
  * (the order events were pushed in: the run is the run without
- * cfg.order_ties), except the `at`-th (1-based), which takes the
- * `pick`-th; decisions of other kinds draw from the caller's stream as
- * the default choice point does. `applied` says whether the `at`-th
- * decision came, with more than `pick` ready. With `log` (the caller's,
- * `log_cap` entries) it also records how many destinations were ready at
- * each decision (at most 65535 counted), for an exploration to list the
- * deviations a run allows; past the capacity it keeps counting and sets
- * `log_overflow`. */
+ * cfg.order_ties), except the ones `ties` names: the ties[i].at-th
+ * decision (1-based, strictly increasing in i) takes the ties[i].pick-th
+ * ready destination. A run is identified by these choices: together
+ * with its seed they give the run again. Decisions of other kinds draw
+ * from the caller's stream as the default choice point does. Bit i of
+ * `applied` says whether ties[i]'s decision came with more than its pick
+ * ready. With `log` (the caller's, `log_cap` entries) it also records how
+ * many destinations were ready at each decision (at most 65535 counted),
+ * for an exploration to list the deviations a run allows; past the
+ * capacity it keeps counting and sets `log_overflow`. */
+#define CHOICE_TIES_MAX 16u
+
+typedef struct choice_tie {
+    uint64_t at;                  /* the decision, from 1 */
+    uint32_t pick;                /* the ready destination that goes first, from 1 (0 is the default's) */
+} choice_tie;
+
 typedef struct choice_deviation {
-    uint64_t  at;                 /* 0: none (the default order throughout) */
-    uint32_t  pick;
-    uint64_t  seen;               /* order decisions so far */
-    bool      applied;
-    uint16_t *log;
-    uint64_t  log_cap;
-    bool      log_overflow;
+    choice_tie ties[CHOICE_TIES_MAX];
+    uint32_t   count;             /* 0: the default order throughout */
+    uint32_t   next;              /* the first of ties whose decision has not come */
+    uint32_t   applied;           /* bit i: ties[i] applied */
+    uint64_t   seen;              /* order decisions so far */
+    uint16_t  *log;
+    uint64_t   log_cap;
+    bool       log_overflow;
 } choice_deviation;
 
+/* Whether every tie applied; else *first is the first that did not. */
+bool choice_deviation_applied(const choice_deviation *d, uint32_t *first);
 void choice_deviate(sim_run *run, choice_deviation *d);   /* installs it; the run needs cfg.order_ties */
 
 /* PCT, probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi

@@ -1364,7 +1364,7 @@ check "explore --then --shard: ... whose commands repeat --then" 1 "--depth 2 --
     "$absim" explore $ex $d3 --bug FLINK-7783 --shard 44/64 --quiet
 check "explore --then --json: the tally names the second menu" 0 '"kinds":"fail-store=12ms","then":"crash-coordinator"}' \
     "$absim" explore $ex $d3 --shard 0/5260 --json --quiet
-check "explore: --then without --depth 2 is bad input" 2 "--then names the second fault's menu: it needs --depth 2" \
+check "explore: --then without --depth 2 is bad input" 2 "--then names the second and later faults' menu: it needs --depth 2 or more" \
     "$absim" explore $ex --then crash-task
 check "explore: a kind named twice is bad input" 2 "--kinds: 'crash-task' is named twice" "$absim" explore $ex --kinds crash-task,crash-task
 check "explore: a kind's length that is no duration is bad input" 2 "--then: 'fail-store=4': '4' needs a unit" \
@@ -1379,9 +1379,47 @@ check "explore: an empty item of --kinds is bad input" 2 "--kinds: an empty item
     "$absim" explore $ex --kinds crash-task,
 check "explore: --then given twice is bad input" 2 "--then given twice: name every kind in one list" \
     "$absim" explore $ex --depth 2 --then crash-task --then fail-store
-check "explore --then --list: the second fault's kinds" 0 "kinds of the second fault (--then): crash-machine (off) crash-task (off) crash-coordinator partition (off)" \
+check "explore --then --list: the second fault's kinds" 0 "kinds of the second and later faults (--then): crash-machine (off) crash-task (off) crash-coordinator partition (off)" \
     "$absim" explore $ex $d3 --list
-check "explore: --depth 3 is bad input" 2 "--depth" "$absim" explore $ex --depth 3
+check "explore: --depth 5 is bad input" 2 "--depth" "$absim" explore $ex --depth 5
+# explore --depth 3: each pair extended by a fault at each point its run
+# first reaches after its second fault fired.
+check "explore --depth 3: placements of three faults follow the pairs" 0 \
+    "and 3280 pairs (3280 points the placements' runs first reach after their fault fired x 1 faults), and 147917 placements of 3 faults (147917 points the runs of placements of 2 first reach after their last fault fired x 1 faults)" \
+    "$absim" explore $ex --kinds crash-coordinator --depth 3 --list --quiet
+check "explore --depth 3 --only: three coordinator crashes, each after the one before, as absim run tells it" 0 \
+    "placement 3351 of 151268: fault when checkpoint 1 starts crash coordinator for 4ms; fault when checkpoint 2 starts crash coordinator for 4ms; fault when checkpoint 3 starts crash coordinator for 4ms" \
+    "$absim" explore $ex --kinds crash-coordinator --depth 3 --only 3351 --quiet
+check "explore --depth 3 --only: ... all three fire" 0 "faults: 3 placed by absim explore, 3 fired" \
+    "$absim" explore $ex --kinds crash-coordinator --depth 3 --only 3351 --quiet
+# explore --tie-depth K: orders up to K ties away from the default; on a
+# small enough job, every order of its simultaneous events.
+eo=scenarios/explore/every-order.scn
+check "explore --tie-depth: each order of fewer ties extended at each decision its run makes after its last" 0 \
+    "and 12 tie orders (11 decisions among simultaneous events, each destination that could have gone first instead), and 61 orders of 2 ties (61 decisions the runs of orders of 1 make after their last tie" \
+    "$absim" explore $eo --kinds crash-coordinator --tie-depth 2 --list --quiet
+check "explore --tie-depth: when runs of K ties decide more, the tally says more orders exist" 0 \
+    "every order with at most 2 ties ran; 41 of the runs with 2 made decisions after their last tie, so more orders exist" \
+    "$absim" explore $eo --kinds crash-coordinator --tie-depth 2 --quiet
+check "explore --tie-depth --json: the tally says whether every order ran" 0 '"tie_depth":2,"orders_beyond":41,"every_order":false,' \
+    "$absim" explore $eo --kinds crash-coordinator --tie-depth 2 --json --quiet
+check "explore --tie-depth: every order of the small job's simultaneous events runs, and passes" 0 \
+    "every order of simultaneous events ran: the default one and 1151 others (of 1 to 8 ties); no run made a decision among simultaneous events after its last tie" \
+    "$absim" explore $eo --kinds crash-coordinator --tie-depth 9 --quiet
+check "explore --tie-depth --only: an order of three ties, as absim run tells it" 0 \
+    "placement 191 of 1160: schedule tie 2 pick 1; schedule tie 8 pick 1; schedule tie 9 pick 1" \
+    "$absim" explore $eo --kinds crash-coordinator --tie-depth 9 --only 191 --quiet
+"$absim" explore $eo --kinds crash-coordinator --tie-depth 9 --only 191 -o "$bad.ex.scn" --quiet
+check "explore --tie-depth --only -o: the order is schedule tie lines of the file" 0 \
+    "$(printf 'schedule tie 2 pick 1\nschedule tie 8 pick 1\nschedule tie 9 pick 1')" sh -c "grep '^schedule' \"$bad.ex.scn\""
+check "run: the schedule tie lines each say what they did" 0 \
+    "at decision 9 among simultaneous events (of 11), ready destination 2 went first instead of the first in push order (schedule tie 9 pick 1)" \
+    "$absim" run "$bad.ex.scn"
+printf 'schedule tie 9 pick 1\nschedule tie 8 pick 1\n' | cat $eo - > "$bad.ex2.scn"
+check "run: schedule tie lines whose decisions do not increase are bad input" 2 \
+    ".ex2.scn:25:14: decision 8 after decision 9: schedule tie lines name increasing decisions" "$absim" run "$bad.ex2.scn"
+check "explore: --tie-depth 17 is bad input" 2 "--tie-depth" "$absim" explore $eo --tie-depth 17
+rm -f "$bad.ex2.scn"
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"
 rm -f "$tv"

@@ -413,17 +413,17 @@ static void test_tie_order_is_a_choice_that_keeps_each_actors_fifo(void **state)
     assert_true(seen_213 && seen_123);
 }
 
-/* A deviation (sim/choice.h) keeps the push order but for the one
- * decision it names, counts the decisions and logs how many were ready
+/* A deviation (sim/choice.h) keeps the push order but for the
+ * decisions it names, counts the decisions and logs how many were ready
  * at each; one it never reaches is not applied, and the run is the
  * default one. */
-static void test_a_deviation_changes_one_tie_decision_only(void **state) {
+static void test_a_deviation_changes_the_tie_decisions_it_names_only(void **state) {
     (void)state;
     uint16_t log[8];
     choice_deviation d = { .log = log, .log_cap = 8 };
     for (int round = 0; round < 3; round++) {
-        d.at = round == 0 ? 0 : round == 1 ? 3 : 99;   /* 3: b or c first at t=10 */
-        d.pick = 1;
+        d.count = round == 0 ? 0 : 1;
+        d.ties[0] = (choice_tie){ .at = round == 1 ? 3 : 99, .pick = 1 };   /* 3: b or c first at t=10 */
         uint32_t digits = ties_order_with(1, true, (sim_chooser){ 0 }, &d);
         /* t=0: three STARTs ready, then the two left; t=10: b and c, then
          * c and b's second (each actor's events keep their order); with c
@@ -434,8 +434,23 @@ static void test_a_deviation_changes_one_tie_decision_only(void **state) {
         assert_int_equal(log[2], 2);
         if (round != 1) assert_int_equal(log[3], 2);
         assert_int_equal(digits, round == 1 ? 213 : 123);
-        assert_int_equal(d.applied, round == 1);
+        uint32_t first = 7;
+        assert_int_equal(choice_deviation_applied(&d, &first), round != 2);
+        assert_int_equal(first, round == 2 ? 0 : 7);
     }
+    /* Two ties: decision 4 (c, then b's second) takes b's second first;
+     * with decision 3 taking c first too, there is no decision 4. */
+    d.count = 1;
+    d.ties[0] = (choice_tie){ .at = 4, .pick = 1 };
+    assert_int_equal(ties_order_with(1, true, (sim_chooser){ 0 }, &d), 132);
+    d.count = 2;
+    d.ties[0] = (choice_tie){ .at = 3, .pick = 1 };
+    d.ties[1] = (choice_tie){ .at = 4, .pick = 1 };
+    assert_int_equal(ties_order_with(1, true, (sim_chooser){ 0 }, &d), 213);
+    uint32_t first = 7;
+    assert_false(choice_deviation_applied(&d, &first));
+    assert_int_equal(first, 1);
+    assert_int_equal(d.applied, 1u);
 }
 
 /* ---- pauses ------------------------------------------------------------------
@@ -779,7 +794,7 @@ int main(void) {
         cmocka_unit_test(test_phold_trace_hash_is_the_recorded_golden_value),
         cmocka_unit_test(test_adding_an_actor_does_not_shift_other_actors_draws),
         cmocka_unit_test(test_tie_order_is_a_choice_that_keeps_each_actors_fifo),
-        cmocka_unit_test(test_a_deviation_changes_one_tie_decision_only),
+        cmocka_unit_test(test_a_deviation_changes_the_tie_decisions_it_names_only),
         cmocka_unit_test(test_paused_actor_gets_its_messages_after_the_window_in_order_and_keeps_its_incarnation),
         cmocka_unit_test(test_timer_that_fires_during_a_pause_is_delivered_at_the_window_end),
         cmocka_unit_test(test_crash_during_a_pause_drops_the_deferred_events_and_the_restart_waits_for_the_end),

@@ -1829,18 +1829,36 @@ static void test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_
 }
 
 /* `schedule tie N pick K`: the N-th decision among simultaneous events
- * lets the K-th ready destination go first (cfg.tie_at, tie_pick); the
- * writer says it back; K is from 1 (0 is the default order's). */
-static void test_scn_schedule_names_one_deviation_from_the_default_order(void **state) {
+ * lets the K-th ready destination go first (cfg.ties); several lines
+ * make one order, their decisions increasing, at most CHOICE_TIES_MAX;
+ * the writer says them back; K is from 1 (0 is the default order's). */
+static void test_scn_schedule_tie_lines_name_deviations_from_the_default_order(void **state) {
     (void)state;
     assert_string_equal(parse(JOB "schedule tie 25 pick 2\n"), "ok");
-    assert_int_equal(s_.cfg.tie_at, 25);
-    assert_int_equal(s_.cfg.tie_pick, 2);
+    assert_int_equal(s_.cfg.ties_count, 1);
+    assert_int_equal(s_.cfg.ties[0].at, 25);
+    assert_int_equal(s_.cfg.ties[0].pick, 2);
     char *text = written(&s_);
     assert_non_null(strstr(text, "schedule tie 25 pick 2\n"));
     free(text);
+    assert_string_equal(parse(JOB "schedule tie 3 pick 1\nschedule tie 25 pick 2\n"), "ok");
+    assert_int_equal(s_.cfg.ties_count, 2);
+    assert_int_equal(s_.cfg.ties[0].at, 3);
+    assert_int_equal(s_.cfg.ties[1].at, 25);
+    text = written(&s_);
+    assert_non_null(strstr(text, "schedule tie 3 pick 1\nschedule tie 25 pick 2\n"));
+    free(text);
     assert_string_equal(parse(JOB "schedule tie 25 pick 0\n"), "t.scn:6:22: 0 is out of range [1, 65534]");
     assert_string_equal(parse(JOB "schedule 25 pick 1\n"), "t.scn:6:10: unknown schedule '25' (expected one of: tie, pct)");
+    assert_string_equal(parse(JOB "schedule tie 25 pick 1\nschedule tie 25 pick 2\n"),
+                        "t.scn:7:14: decision 25 after decision 25: schedule tie lines name increasing decisions");
+    char many[2048];
+    int used = snprintf(many, sizeof many, "%s", JOB);
+    for (uint32_t i = 1; i <= CHOICE_TIES_MAX + 1; i++) used += snprintf(many + used, sizeof many - (size_t)used,
+                                                                          "schedule tie %u pick 1\n", i);
+    char want[80];
+    snprintf(want, sizeof want, "t.scn:%u:1: more than %u schedule tie lines", 6 + CHOICE_TIES_MAX, CHOICE_TIES_MAX);
+    assert_string_equal(parse(many), want);
 }
 
 /* `schedule pct depth D [steps K]`: PCT orders simultaneous events
@@ -1864,7 +1882,9 @@ static void test_scn_schedule_pct_names_its_depth_and_steps(void **state) {
     assert_string_equal(parse(JOB "schedule pct depth 2 steps 0\n"), "t.scn:6:28: 0 is out of range [1, 1099511627776]");
     assert_string_equal(parse(JOB "schedule pct 3\n"), "t.scn:6:14: expected 'depth', not '3'");
     assert_string_equal(parse(JOB "schedule pct depth 2\nschedule tie 3 pick 1\n"),
-                        "t.scn:7:1: a second schedule line: one order of simultaneous events per file");
+                        "t.scn:7:1: a schedule line after schedule pct: one order of simultaneous events per file");
+    assert_string_equal(parse(JOB "schedule tie 3 pick 1\nschedule pct depth 2\n"),
+                        "t.scn:7:10: schedule pct after schedule tie: one order of simultaneous events per file");
 }
 
 int main(void) {
@@ -1922,7 +1942,7 @@ int main(void) {
         cmocka_unit_test(test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be),
         cmocka_unit_test(test_scn_parse_duration_reads_the_language_units_and_says_why_not),
         cmocka_unit_test(test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_file_could_not),
-        cmocka_unit_test(test_scn_schedule_names_one_deviation_from_the_default_order),
+        cmocka_unit_test(test_scn_schedule_tie_lines_name_deviations_from_the_default_order),
         cmocka_unit_test(test_scn_schedule_pct_names_its_depth_and_steps),
     };
     return cmocka_run_group_tests_name("scn", tests, NULL, NULL);
