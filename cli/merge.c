@@ -44,6 +44,7 @@ typedef struct merge_ctx {
     uint8_t    *seen;                 /* [shard_n]: shard I's report was read */
     bool        all_ran;              /* every shard ran all its runs */
     uint64_t    passed, failed, died, runs, seeds, unrun;
+    uint64_t    orders_beyond, orders_unknown;   /* explore --ties: summed over the shards (0 before a build had them) */
     merge_fail *fails;
     uint64_t    nfails, cap;
     uint64_t    reach[PIPE_REACH_COUNT];
@@ -76,6 +77,12 @@ static uint64_t num(const json_t *o, const char *key) {
     const json_t *v = json_object_get(o, key);
     SIM_ASSERT(json_is_integer(v) && json_integer_value(v) >= 0);   /* has_counts() checked it */
     return (uint64_t)json_integer_value(v);
+}
+
+/* A count a tally may lack (a build before it): 0 then. */
+static uint64_t opt_num(const json_t *o, const char *key) {
+    const json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
 /* Every count a tally of kind k must have, each a whole number >= 0;
@@ -123,9 +130,11 @@ static merge_kind kind_of(const json_t *tally) {
 }
 
 /* Tally a's and b's `key` are the same; a "pct" neither has (a build
- * before --pct) is "none", a "then" (before --then) null. */
+ * before --pct) is "none", a "then" (before --then) null, a "tie_depth"
+ * (before --tie-depth) missing in both the same. */
 static bool same_value(const json_t *a, const json_t *b, const char *key) {
     const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+    if (strcmp(key, "tie_depth") == 0 && x == NULL && y == NULL) return true;
     if (strcmp(key, "then") == 0) return (x == NULL || json_is_null(x)) ? (y == NULL || json_is_null(y)) : json_equal(x, y);
     if (strcmp(key, "pct") != 0) return json_equal(x, y);
     const char *p = x != NULL ? json_string_value(x) : "none", *q = y != NULL ? json_string_value(y) : "none";
@@ -136,7 +145,7 @@ static bool same_value(const json_t *a, const json_t *b, const char *key) {
 static bool same_campaign(const json_t *a, const json_t *b, merge_kind k, const char **key) {
     static const char *const swarm[] = { "range", "profiles", "target", "bug", "pct", "paths", "files", NULL };
     static const char *const explore[] = { "file", "seed", "bug", "points", "faults", "placements", "ties", "depth",
-                                           "pairs", "window_ns", "kinds", "then", NULL };
+                                           "pairs", "window_ns", "kinds", "then", "tie_depth", NULL };
     for (const char *const *x = k == MERGE_SWARM ? swarm : explore; *x != NULL; x++) {
         if (!same_value(a, b, *x)) {
             *key = *x;
@@ -188,6 +197,8 @@ static bool add_tally(merge_ctx *m, const char *path, uint64_t line, json_t *tal
         m->seeds += num(tally, "seeds");
         m->unrun += num(tally, "unrun");
     }
+    m->orders_beyond += opt_num(tally, "orders_beyond");
+    m->orders_unknown += opt_num(tally, "orders_unknown");
     bool ran = k == MERGE_SWARM ? num(tally, "unrun") == 0 : num(tally, "runs") == num(tally, "shard_runs");
     m->all_ran = m->all_ran && ran;
     return true;
@@ -333,6 +344,11 @@ static bool print_report(merge_ctx *m) {
     json_object_set_new(t, "of", json_integer((json_int_t)m->shard_n));
     json_object_set_new(t, "complete", json_boolean(complete));
     if (m->kind == MERGE_EXPLORE) json_object_del(t, "first_failing_run");   /* a shard's own order; the lines say where */
+    if (m->kind == MERGE_EXPLORE && json_is_boolean(json_object_get(t, "every_order"))) {   /* explore --ties */
+        json_object_set_new(t, "orders_beyond", json_integer((json_int_t)m->orders_beyond));
+        json_object_set_new(t, "orders_unknown", json_integer((json_int_t)m->orders_unknown));
+        json_object_set_new(t, "every_order", json_boolean(complete && m->orders_beyond == 0 && m->orders_unknown == 0));
+    }
     char *text = json_dumps(t, JSON_COMPACT);
     if (text != NULL) printf("%s\n", text);
     free(text);
@@ -342,6 +358,11 @@ static bool print_report(merge_ctx *m) {
             m->passed, m->failed, m->died);
     if (complete) {
         fprintf(stderr, "the campaign is complete: every shard ran all its runs\n");
+        if (m->kind == MERGE_EXPLORE && json_is_boolean(json_object_get(m->first_tally, "every_order"))) {
+            fprintf(stderr, "merge: %s\n", m->orders_beyond == 0 && m->orders_unknown == 0
+                    ? "every order of simultaneous events ran: no run of the deepest tie level made a decision after its last tie"
+                    : "more orders of simultaneous events exist than ran (or runs that would say so died)");
+        }
         return true;
     }
     fprintf(stderr, "the campaign is NOT complete:");

@@ -344,7 +344,7 @@ const char *cfg_check(const pipe_cfg *c, char *err, size_t n) {
     if (c->pct_depth > 0 && c->ties_count > 0) BAD("schedule pct and schedule tie: one order of simultaneous events at a time");
     if (c->pct_near_ns > PIPE_PCT_NEAR_MAX_NS) BAD("pct near %" PRIu64 "ns above %" PRIu64 "ns", (uint64_t)c->pct_near_ns,
                                                  (uint64_t)PIPE_PCT_NEAR_MAX_NS);
-    if (c->pct_near_ns > 0 && c->pct_depth == 0 && c->ties_count == 0) BAD("pct near without schedule pct");
+    if (c->pct_near_ns > 0 && c->pct_depth == 0 && c->ties_count == 0 && !c->ties_counted) BAD("pct near without schedule pct");
     if (c->ckpt.alignment_timeout_ns > 0 && c->ckpt.mode != PIPE_ALIGNED)
         BAD("an alignment timeout needs aligned checkpoints");
     if (c->ckpt.mode == PIPE_UNALIGNED && c->ckpt.max_concurrent > 1)

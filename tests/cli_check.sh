@@ -1401,7 +1401,7 @@ check "explore --tie-depth: each order of fewer ties extended at each decision i
 check "explore --tie-depth: when runs of K ties decide more, the tally says more orders exist" 0 \
     "every order with at most 2 ties ran; 41 of the runs with 2 made decisions after their last tie, so more orders exist" \
     "$absim" explore $eo --kinds crash-coordinator --tie-depth 2 --quiet
-check "explore --tie-depth --json: the tally says whether every order ran" 0 '"tie_depth":2,"orders_beyond":41,"every_order":false,' \
+check "explore --tie-depth --json: the tally says whether every order ran" 0 '"tie_depth":2,"orders_beyond":41,"orders_unknown":0,"every_order":false,' \
     "$absim" explore $eo --kinds crash-coordinator --tie-depth 2 --json --quiet
 check "explore --tie-depth: every order of the small job's simultaneous events runs, and passes" 0 \
     "every order of simultaneous events ran: the default one and 1151 others (of 1 to 8 ties); no run made a decision among simultaneous events after its last tie" \
@@ -1419,6 +1419,19 @@ printf 'schedule tie 9 pick 1\nschedule tie 8 pick 1\n' | cat $eo - > "$bad.ex2.
 check "run: schedule tie lines whose decisions do not increase are bad input" 2 \
     ".ex2.scn:25:14: decision 8 after decision 9: schedule tie lines name increasing decisions" "$absim" run "$bad.ex2.scn"
 check "explore: --tie-depth 17 is bad input" 2 "--tie-depth" "$absim" explore $eo --tie-depth 17
+check "explore --tie-depth --shard: a shard whose runs decide nothing more says merge must tell" 0 \
+    "every order with at most 8 ties ran in this shard, and none of its runs with 8 made a decision after its last tie; absim merge" \
+    "$absim" explore $eo --kinds crash-coordinator --tie-depth 8 --shard 0/40 --quiet
+for i in 0 1; do "$absim" explore $eo --kinds crash-coordinator --tie-depth 2 --shard $i/2 --json --quiet > "$bad.m$i.json" 2>/dev/null; done
+check "merge: the shards' runs that decided after their last tie add up" 0 '"orders_beyond":41,"orders_unknown":0,"every_order":false,' \
+    "$absim" merge "$bad.m0.json" "$bad.m1.json"
+for i in 0 1; do "$absim" explore $eo --kinds crash-coordinator --tie-depth 9 --shard $i/2 --json --quiet > "$bad.m$i.json" 2>/dev/null; done
+check "merge: every order ran when no shard's deepest runs decided more" 0 "merge: every order of simultaneous events ran" \
+    "$absim" merge "$bad.m0.json" "$bad.m1.json"
+"$absim" explore $eo --kinds crash-coordinator --tie-depth 8 --shard 1/2 --json --quiet > "$bad.m1.json" 2>/dev/null
+check "merge: a shard of another --tie-depth is bad input" 2 'its "tie_depth" differs from the first input' \
+    "$absim" merge "$bad.m0.json" "$bad.m1.json"
+rm -f "$bad.m0.json" "$bad.m1.json"
 rm -f "$bad.ex2.scn"
 rm -f "$bad.ex.scn"
 rm -f "$hb" "$hb.yaml"
