@@ -752,6 +752,18 @@ static int narrate_run(scn *s, pipeline *p, narrator *n, const explain_opts *x, 
             pct->depth, pct->steps, s->cfg.pct_near_ns > 0 ? " near " : "", s->cfg.pct_near_ns > 0 ? d : "",
             pct->depth - 1, pct->steps, near);
     }
+    if (s->cfg.ties_count > 0) {
+        char which[CHOICE_TIES_MAX * 40] = "";
+        size_t used = 0;
+        for (uint32_t i = 0; i < s->cfg.ties_count; i++) {
+            used += (size_t)snprintf(which + used, sizeof which - used, "%s%" PRIu64 " (ready destination %u)",
+                                     i == 0 ? "" : i + 1 == s->cfg.ties_count ? " and " : ", ", s->cfg.ties[i].at,
+                                     s->cfg.ties[i].pick + 1);
+        }
+        say(n, 0, NO_SUBJECT, "the order of simultaneous events: as they were pushed, but at decision%s %s among "
+            "simultaneous events, where the one named goes first (schedule tie lines)", s->cfg.ties_count > 1 ? "s" : "",
+            which);
+    }
     scn_armed arm;                               /* faults first, then the story (for fault words), then the narration */
     cli_story_run story;
     cli_story_begin(&story, n->story, s, p, &arm, NULL, x->random_faults);

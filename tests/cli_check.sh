@@ -1415,6 +1415,9 @@ check "explore --tie-depth --only -o: the order is schedule tie lines of the fil
 check "run: the schedule tie lines each say what they did" 0 \
     "at decision 9 among simultaneous events (of 11), ready destination 2 went first instead of the first in push order (schedule tie 9 pick 1)" \
     "$absim" run "$bad.ex.scn"
+check "explain: the narration says which decisions the schedule tie lines change" 0 \
+    "the order of simultaneous events: as they were pushed, but at decisions 2 (ready destination 2), 8 (ready destination 2) and 9 (ready destination 2)" \
+    "$absim" explain "$bad.ex.scn"
 printf 'schedule tie 9 pick 1\nschedule tie 8 pick 1\n' | cat $eo - > "$bad.ex2.scn"
 check "run: schedule tie lines whose decisions do not increase are bad input" 2 \
     ".ex2.scn:25:14: decision 8 after decision 9: schedule tie lines name increasing decisions" "$absim" run "$bad.ex2.scn"
