@@ -73,7 +73,7 @@ typedef struct explore_kinds {
 typedef struct explore_opts {
     uint64_t      seed, jobs, shard_i, shard_n, only, depth;
     uint64_t      tie_depth;          /* --ties (1) or --tie-depth K; 0: no tie orders */
-    bool          seed_given, json, quiet, list, ties;
+    bool          seed_given, json, quiet, list;
     explore_kinds first, then;        /* then.text NULL: the second fault's menu is the first's */
     sim_time_ns   window_ns;          /* 0: the checkpoint interval (10 ms without checkpoints) */
     pipe_bug      bug;
@@ -307,9 +307,9 @@ static int parse_opts(const char *prog, int argc, char **argv, explore_opts *o) 
         case 'J': o->json = true; break;
         case 'q': o->quiet = true; break;
         case 'l': o->list = true; break;
-        case 't': o->ties = true; o->tie_depth = o->tie_depth > 1 ? o->tie_depth : 1; break;
+        case 't': o->tie_depth = o->tie_depth > 1 ? o->tie_depth : 1; break;
         case 'D': if (!cli_parse_u64(prog, "--tie-depth", optarg, 1, CHOICE_TIES_MAX, &o->tie_depth)) return CLI_USAGE;
-                  o->ties = true; break;
+                  break;
         case 'd': if (!cli_parse_u64(prog, "--depth", optarg, 1, EXPLORE_DEPTH_MAX, &o->depth)) return CLI_USAGE; break;
         case 'O': if (!cli_parse_u64(prog, "--only", optarg, 0, UINT64_MAX - 1, &o->only)) return CLI_USAGE; break;
         case 'o': o->out = optarg; break;
@@ -564,10 +564,10 @@ static bool discover(const char *prog, explore_ctx *w) {
     pipe_cfg *cfg = malloc(sizeof *cfg);
     SIM_ASSERT(cfg != NULL);
     *cfg = s->cfg;
-    cfg->ties_counted = w->opt->ties;            /* simultaneous events meet the choice point, in the default order */
+    cfg->ties_counted = w->opt->tie_depth > 0;   /* simultaneous events meet the choice point, in the default order */
     pipeline *p = pipe_create(cfg, err, sizeof err);
     free(cfg);
-    if (p != NULL && w->opt->ties) choice_deviate(pipe_sim(p), &w->dev);   /* counts them, and how many were ready */
+    if (p != NULL && w->opt->tie_depth > 0) choice_deviate(pipe_sim(p), &w->dev);   /* counts them, and how many were ready */
     scn *scratch = malloc(sizeof *scratch);
     w->menu = malloc(sizeof *w->menu);
     w->menu2 = w->opt->then.text != NULL ? malloc(sizeof *w->menu2) : w->menu;
@@ -626,7 +626,7 @@ static bool find_space(const char *prog, explore_ctx *w) {
         bool added = level_add_group(faults, spc_point_key(&w->pts.at[i]), w->menu->count);
         SIM_ASSERT(added);                           /* SPC_POINTS_MAX < EXPLORE_GROUPS_MAX */
     }
-    if (w->opt->ties && !tie_level_one(prog, w)) return false;
+    if (w->opt->tie_depth > 0 && !tie_level_one(prog, w)) return false;
     uint64_t deepest = w->opt->depth > w->opt->tie_depth ? w->opt->depth : w->opt->tie_depth;
     for (uint32_t d = 2; d <= deepest; d++) {
         uint32_t up = w->levels;
@@ -875,7 +875,7 @@ static void keep_fail(explore_ctx *w, uint64_t task, const cli_task_result *r) {
 /* --ties: whether a run of the deepest tie level made decisions after
  * its last tie (so orders with more ties exist), or died (unknown). */
 static void note_orders(explore_ctx *w, uint64_t task, const cli_task_result *r) {
-    if (!w->opt->ties || task == 0) return;
+    if (w->opt->tie_depth == 0 || task == 0) return;
     const explore_level *l;
     uint64_t g, within;
     locate(w, task - 1, &l, &g, &within);
@@ -889,7 +889,7 @@ static void note_orders(explore_ctx *w, uint64_t task, const cli_task_result *r)
  * tie (each level's placements are every way to extend the level
  * before; an empty level has no runs). */
 static bool every_order(const explore_ctx *w, bool all) {
-    return w->opt->ties && all && w->opt->shard_n == 1 && w->orders_beyond == 0 && w->orders_unknown == 0;
+    return w->opt->tie_depth > 0 && all && w->opt->shard_n == 1 && w->orders_beyond == 0 && w->orders_unknown == 0;
 }
 
 static void done(void *ctx, uint64_t task, const cli_task_result *r) {
@@ -995,7 +995,7 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
             w->died, wall, complete ? "the space was covered completely: every placement ran, and took effect or failed the run"
             : all ? "this shard's part of the space ran completely; the other shards cover the rest"
                   : "the space was NOT covered: runs were left unstarted");
-    if (o->ties && all) print_orders(out, w);
+    if (o->tie_depth > 0 && all) print_orders(out, w);
     if (w->failed > w->kept) fprintf(out, "explore: %" PRIu64 " failing runs not listed (the first %u are)\n",
                                      w->failed - w->kept, EXPLORE_FAILS_KEPT);
     /* Runs to the first catch in the order of the space (run 0 the file
@@ -1022,7 +1022,7 @@ static void print_tally(const explore_ctx *w, double wall, bool ran) {
     printf(",\"tie_depth\":%" PRIu64 ",\"orders_beyond\":%" PRIu64 ",\"orders_unknown\":%" PRIu64, o->tie_depth,
            w->orders_beyond, w->orders_unknown);
     printf(",\"every_order\":");
-    if (o->ties) printf("%s", every_order(w, all) ? "true" : "false"); else printf("null");
+    if (o->tie_depth > 0) printf("%s", every_order(w, all) ? "true" : "false"); else printf("null");
     printf(",\"kinds\":");
     cli_json_string(stdout, o->first.text != NULL ? o->first.text : "all");
     printf(",\"then\":");
@@ -1080,22 +1080,22 @@ int cli_explore(int argc, char **argv) {
     if (w.s == NULL) return CLI_USAGE;
     w.s->cfg.bug = o.bug;
     char err[SCN_ERR_BYTES];
-    if (!o.ties && !cli_pct_resolve(w.s, &w.s->cfg, err, sizeof err)) {   /* one PCT run per placement, one K for all */
+    if (o.tie_depth == 0 && !cli_pct_resolve(w.s, &w.s->cfg, err, sizeof err)) {   /* one PCT run per placement, one K for all */
         fprintf(stderr, "%s: %s: %s\n", prog, w.s->path, err);
         free(w.s);
         return CLI_USAGE;
     }
-    if (o.ties) {
+    if (o.tie_depth > 0) {
         w.dev.log = malloc(EXPLORE_TIES_MAX * sizeof *w.dev.log);
         w.dev.log_cap = EXPLORE_TIES_MAX;
         SIM_ASSERT(w.dev.log != NULL);
     }
-    if (o.ties && w.s->cfg.ties_count > 0) {
+    if (o.tie_depth > 0 && w.s->cfg.ties_count > 0) {
         fprintf(stderr, "%s: --ties: %s already deviates from the default order (schedule tie %" PRIu64 " pick %u): "
                 "explore the tie orders of a file without a schedule line\n", prog, w.s->path, w.s->cfg.ties[0].at,
                 w.s->cfg.ties[0].pick);
         rc = CLI_USAGE;
-    } else if (o.ties && w.s->cfg.pct_depth > 0) {
+    } else if (o.tie_depth > 0 && w.s->cfg.pct_depth > 0) {
         fprintf(stderr, "%s: --ties: %s orders simultaneous events by PCT (schedule pct): explore the tie orders of a "
                 "file without a schedule line\n", prog, w.s->path);
         rc = CLI_USAGE;
