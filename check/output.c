@@ -44,7 +44,7 @@ typedef struct output {
 static void *create(const check_ctx *c) {
     output *o = ARENA_NEW(c->mem, output, 1);
     o->c = c;
-    bool sinks = false, exact = c->cfg->ckpt.mode != PIPE_AT_LEAST_ONCE, lossy_end = false;
+    bool sinks = false, exact = c->cfg->ckpt.mode != PIPE_AT_LEAST_ONCE, lossy_end = false, lossy_v2 = false;
     bool off = !c->cfg->ckpt.enabled;
     for (uint32_t v = 0; v < c->j->vertices_count; v++) {
         const job_vertex *x = &c->j->vertices[v];
@@ -52,6 +52,7 @@ static void *create(const check_ctx *c) {
         sinks = true;
         exact &= x->sink != JOB_SINK_PLAIN;
         lossy_end |= x->sink == JOB_SINK_2PC && (c->cfg->ckpt.finished_tasks_off || off);
+        lossy_v2 |= x->sink == JOB_SINK_V2 && c->cfg->ckpt.finished_tasks_off && !off;   /* no final checkpoint commits */
     }
     o->promised = sinks && exact;
     for (uint32_t v = 0; v < c->j->vertices_count && o->per_key == NULL; v++) {
@@ -61,7 +62,13 @@ static void *create(const check_ctx *c) {
         kstate_init_in(&o->final, c->mem, c->keys);
     }
     c->report->applies[CHECK_I3] = o->promised;
-    c->report->applies[CHECK_I4] = sinks && !lossy_end;
+    c->report->applies[CHECK_I4] = sinks && !lossy_end && !lossy_v2;
+    if (sinks && lossy_v2 && !lossy_end) {
+        c->report->verdict_note[CHECK_I4] = "finished-tasks off: a Sink V2 committer commits at end of input only "
+                                            "without checkpoints (CommitterOperator.endInput), so the writers' last "
+                                            "committables wait for a final checkpoint that never comes";
+        if (o->promised) c->report->verdict_note[CHECK_I3] = "no record twice; what the sinks lost is I4's";
+    }
     if (sinks && lossy_end) {
         c->report->verdict_note[CHECK_I4] = off ? "checkpointing off: a two-phase-commit sink commits only on a "
                                                   "checkpoint's completion notice or a restore, and close() aborts its "
@@ -75,7 +82,7 @@ static void *create(const check_ctx *c) {
 
 static bool tpc_sink(const check_ctx *c, uint32_t task) {
     const job_vertex *v = &c->j->vertices[c->j->tasks[task].vertex];
-    return v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+    return v->kind == JOB_SINK && (v->sink == JOB_SINK_2PC || v->sink == JOB_SINK_V2);
 }
 
 /* A sink's restore: it rolls back past the ambiguous checkpoints newer

@@ -396,6 +396,19 @@ static void on_commit(safety *s, const pipe_event *e) {
                ", which has not completed", check_task_name(s->c, e->task, who, sizeof who), e->ckpt);
 }
 
+/* A commit of a transaction (a two-phase-commit sink's, a Sink V2
+ * committer's) needs a completed checkpoint at or after the one it was
+ * pre-committed for: only a completion notice, or a restore of a completed
+ * checkpoint, commits. Without checkpoints a committer commits at end of
+ * input (CommitterOperator.endInput): nothing to judge. */
+static void on_txn(safety *s, const pipe_event *e) {
+    if (!e->ok || e->ckpt == 0 || !s->c->cfg->ckpt.enabled || e->ckpt <= s->latest_completed) return;
+    char who[64];
+    check_fail(s->c, CHECK_I5, at_task(e), "%s committed the transaction pre-committed for checkpoint %" PRIu64
+               " (%u records), but no checkpoint at or after it has completed", check_task_name(s->c, e->task, who,
+               sizeof who), e->ckpt, e->count);
+}
+
 /* An aligned checkpoint turns unaligned at a task (its inputs, or a
  * barrier held in an output queue) only once it is older than the
  * alignment timeout: its age counts from the trigger, whose time the
@@ -515,6 +528,7 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_COORD_FAILOVER: on_attempt_lost(s, e); break;
     case PIPE_EV_RESTORE:        on_restore(s, e); break;
     case PIPE_EV_SINK_COMMIT:    on_commit(s, e); break;
+    case PIPE_EV_TXN:            on_txn(s, e); break;
     default:
         break;
     }

@@ -37,6 +37,7 @@ static bool flatten(spec *sp, uint32_t start, uint32_t v, spec_term t, uint32_t 
         t.kind = SPEC_TERM_WINDOW;
         return add_term(sp, start, t);
     case JOB_SINK:   return true;
+    case JOB_COMMITTER: return true;              /* never reached: records end at its writer, a sink */
     case JOB_UNION:
     case JOB_SOURCE: break;
     }
@@ -158,6 +159,7 @@ static void walk(const spec *sp, kstate *into, uint32_t v, uint32_t input, model
         window(sp, into, v, &r, copies, bound);
         return;
     case JOB_SINK:
+    case JOB_COMMITTER:
         return;
     case JOB_UNION:
     case JOB_SOURCE:

@@ -30,7 +30,8 @@ typedef struct sent_ack {
 
 enum told {                                   /* explanations given once */
     TOLD_SOURCE_TRIGGER, TOLD_ALIGNED_TRIGGER, TOLD_UNALIGNED_TRIGGER, TOLD_SYNC_KEYED, TOLD_SYNC_SOURCE,
-    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_ONE_INPUT_TRIGGER, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_WINDOWS, TOLD_COUNT
+    TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_ONE_INPUT_TRIGGER, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_WINDOWS,
+    TOLD_COMMITTABLES, TOLD_COLLECTOR, TOLD_COUNT
 };
 
 typedef struct narrator {
@@ -378,6 +379,29 @@ static void on_txn(narrator *n, const pipe_event *e) {
     }
 }
 
+/* Sink V2 (FLIP-191): the writer's summary and committable, sent ahead
+ * of its barrier (SinkWriterOperator.prepareSnapshotPreBarrier) or at end
+ * of input; the committer's collector taking them. */
+static void on_committables(narrator *n, const pipe_event *e) {
+    if (e->ok) {
+        say(n, e->at_ns, e->task, "took the committable summary of checkpoint %" PRIu64 " (%u committable%s)%s", e->ckpt,
+            e->count, e->count == 1 ? "" : "s",
+            once(n, TOLD_COLLECTOR, " into its collector, which is its state: it commits them when that checkpoint or a "
+                 "later one completes, or when a restore of one does"));
+        return;
+    }
+    if (e->count == 0) {
+        say(n, e->at_ns, e->task, "sent a committable summary of checkpoint %" PRIu64 " announcing no committable%s",
+            e->ckpt, e->at_end ? " at end of input" : ": it wrote nothing since the last");
+        return;
+    }
+    say(n, e->at_ns, e->task, "pre-committed its open transaction for checkpoint %" PRIu64 " and sent its committable %s%s",
+        e->ckpt, e->at_end ? "at end of input, for the checkpoint after the last it saw (FLINK-37605)"
+                           : "ahead of its barrier",
+        once(n, TOLD_COMMITTABLES, ": a summary first, then the committable naming the transaction; its committer "
+             "commits it, the writer never does"));
+}
+
 static void on_align_timeout(narrator *n, const pipe_event *e) {
     char to[64];
     if (!e->output) {
@@ -499,6 +523,7 @@ static void tell(narrator *n, const pipe_event *e) {
     case PIPE_EV_ACK_RECEIVED: on_receipt(n, e); break;
     case PIPE_EV_RESTORE: on_restore(n, e); break;
     case PIPE_EV_TXN: on_txn(n, e); break;
+    case PIPE_EV_COMMITTABLES: on_committables(n, e); break;
     case PIPE_EV_ALIGN_TIMEOUT: on_align_timeout(n, e); break;
     case PIPE_EV_BACKPRESSURE:                    /* the short holds of steady flow control are not news */
         if (e->bytes >= SIM_NS_PER_MS) {

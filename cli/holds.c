@@ -70,6 +70,10 @@ static void task_line(const pipeline *p, rpt_holds *h, sim_time_ns at_ns, uint32
     }
     uint32_t n = x->entries;
     const char *unit = rpt_holds_unit(v->kind, n);
+    if (v->kind == JOB_COMMITTER) {               /* its collector: not keyed state */
+        add(l, "%s %" PRIu64 " committable%s (%u %s)", name, x->records, x->records == 1 ? "" : "s", n, unit);
+        return;
+    }
     add(l, "%s %u %s (%" PRIu64 " record%s)", name, n, unit, x->records, x->records == 1 ? "" : "s");
     if (v->kind == JOB_WINDOW) add(l, ", %u timer%s set", x->timers, x->timers == 1 ? "" : "s");
     if (v->kind == JOB_WINDOW && x->late > 0) add(l, ", %" PRIu64 " late record%s kept", x->late, x->late == 1 ? "" : "s");
@@ -125,15 +129,23 @@ void cli_holds_tell(const pipeline *p, rpt_holds *h, uint64_t ckpt, sim_time_ns 
     add(&l, "checkpoint %" PRIu64 " holds: the sources' offsets (S_%" PRIu64 ") ", ckpt, ckpt);
     offsets_text(p, rpt_holds_offsets(h), &l);
     if (detail) emit_line(&l, emit, ctx);
-    bool any = false;
+    bool any = false, cmt = false;
     for (uint32_t t = 0; t < j->tasks_count; t++) {
-        if (rpt_holds_task(h, t)->files == 0) continue;
+        if (rpt_holds_task(h, t)->files == 0 || j->vertices[j->tasks[t].vertex].kind == JOB_COMMITTER) continue;
         if (!detail) add(&l, "%s", any ? ", " : "; keyed state ");
         task_line(p, h, at_ns, t, detail, &l);
         any = true;
         if (detail) emit_line(&l, emit, ctx);
     }
-    if (!detail) add(&l, "%s", any ? "; " : "; no keyed state; ");
+    if (!detail && !any) add(&l, "; no keyed state");
+    for (uint32_t t = 0; t < j->tasks_count; t++) {   /* Sink V2 committers' collectors: operator state */
+        if (rpt_holds_task(h, t)->files == 0 || j->vertices[j->tasks[t].vertex].kind != JOB_COMMITTER) continue;
+        if (!detail) add(&l, "%s", cmt ? ", " : "; committer state ");
+        task_line(p, h, at_ns, t, detail, &l);
+        cmt = true;
+        if (detail) emit_line(&l, emit, ctx);
+    }
+    if (!detail) add(&l, "; ");
     channels_text(p, h, detail, &l);
     emit_line(&l, emit, ctx);
 }

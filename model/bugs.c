@@ -130,6 +130,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "after failing the job on too many failed checkpoints, the next failed one fails it again",
         "CheckpointFailureManager keeps its count across the job failure it causes (Flink clears it first)",
         "I5", "scenarios/swarm/tolerable-failures.scn", 1, NULL },
+    [PIPE_BUG_EOI_COMMITTABLES_KEPT] = { PIPE_BUG_EOI_COMMITTABLES_KEPT, "FLINK-26403",
+        "a Sink V2 job loses what its writers wrote after their last checkpoint before end of input",
+        "SinkWriterOperator's endInput leaves the pending committables for the final checkpoint, which emits none "
+        "after end of input",
+        "I4", "scenarios/swarm/sink-v2.scn", 1, NULL },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

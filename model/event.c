@@ -76,6 +76,9 @@ static const pipe_ev_info events[PIPE_EV_KIND_MAX] = {
       "`count` windows (their results went downstream) and purged `bytes`"),
     E(WATERMARK, "watermark", 0, "a message step: `task` put a watermark, event time `word_a` ns (a win_wm's bits), "
       "among the records of its outputs"),
+    E(COMMITTABLES, "committables", PIPE_F_AT_END, "Sink V2: a writer emitted its CommittableSummary of `ckpt` and "
+      "`count` committables (its pre-committed transactions) ahead of its barrier, or with `at_end` at end of input; "
+      "or (`ok`) its committer took that summary"),
 };
 
 const pipe_ev_info *pipe_ev_info_of(pipe_ev_kind k) {
@@ -91,7 +94,8 @@ bool pipe_ev_fields_ok(const pipe_event *e) {
            ((f & PIPE_F_TXN_WHY) || e->txn_why == 0) && ((f & PIPE_F_BUF) || e->buf == 0) &&
            ((f & PIPE_F_VERTEX) || e->vertex == 0) && ((f & PIPE_F_REGION) || (e->region == 0 && !e->one_region)) &&
            ((f & PIPE_F_INNER) || e->inner == 0) && ((f & PIPE_F_UNALIGNED) || !e->unaligned) &&
-           ((f & PIPE_F_KNOWN_ABORTED) || !e->known_aborted) && ((f & PIPE_F_OUTPUT) || !e->output);
+           ((f & PIPE_F_KNOWN_ABORTED) || !e->known_aborted) && ((f & PIPE_F_OUTPUT) || !e->output) &&
+           ((f & PIPE_F_AT_END) || !e->at_end);
 }
 
 const char *pipe_ckpt_end_name(pipe_ckpt_end e) {

@@ -83,6 +83,7 @@ typedef enum pipe_ev_kind {          /* what each is and fills: the event table,
     PIPE_EV_RESCALED,
     PIPE_EV_WINDOWS_FIRED,
     PIPE_EV_WATERMARK,
+    PIPE_EV_COMMITTABLES,
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
@@ -143,7 +144,7 @@ typedef struct pipe_event {
                                          CKPT_ABORT: Flink's reason, a ckr_why (model/flow/ckrules.h) */
     uint64_t     bytes;               /* WRITE; BACKPRESSURE: the interval's length in ns */
     pipe_write   what;                /* WRITE, WRITE_DONE */
-    bool         ok;                  /* WRITE_DONE, RESTORE; NOTICE: completed; TXN: committed;
+    bool         ok;                  /* WRITE_DONE, RESTORE; NOTICE: completed; TXN: committed; COMMITTABLES: received;
                                          JOB_FAILED: the restart strategy restarts */
     uint64_t     first_id;            /* CONSUME: the first record's id */
     bool         priority;            /* BARRIER: an unaligned barrier that overtook the channel's data */
@@ -174,6 +175,7 @@ typedef struct pipe_event {
     bool         known_aborted;       /* DECLINE: told of the abort before it triggered, no decline sent */
     bool         output;              /* CHANNEL_STATE: output buffers (an overtaken output queue), not input;
                                          ALIGN_TIMEOUT: a barrier queued at output `chan`, not the inputs */
+    bool         at_end;              /* COMMITTABLES: a writer's at end of input (endInput), not at a barrier */
 } pipe_event;
 
 /* The event table (model/event.c): for each kind its name in traces and
@@ -182,6 +184,7 @@ enum {
     PIPE_F_INPUT = 1u << 0, PIPE_F_END = 1u << 1, PIPE_F_CAUSE = 1u << 2, PIPE_F_RECEIPT = 1u << 3,
     PIPE_F_TXN_WHY = 1u << 4, PIPE_F_BUF = 1u << 5, PIPE_F_VERTEX = 1u << 6, PIPE_F_REGION = 1u << 7,
     PIPE_F_INNER = 1u << 8, PIPE_F_UNALIGNED = 1u << 9, PIPE_F_KNOWN_ABORTED = 1u << 10, PIPE_F_OUTPUT = 1u << 11,
+    PIPE_F_AT_END = 1u << 12,
 };
 
 typedef struct pipe_ev_info {

@@ -33,9 +33,13 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
         kstate_own(&k->state, &own);
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
-    if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC && h > 0) {
+    bool txns = k->v->kind == JOB_SINK && (k->v->sink == JOB_SINK_2PC || k->v->sink == JOB_SINK_V2);
+    if (k->v->kind == JOB_COMMITTER) {
+        k->cmt = sim_alloc(p->w.run, sizeof(rt_cmt) * CMT_MAX * (PIPE_CONCURRENT_MAX + 2), _Alignof(rt_cmt));
+    }
+    if (txns && h > 0) {                          /* the external system's: one log per task, whichever instance */
         k->txlog = p->tm.tasks[inst - h].txlog;
-    } else if (k->v->kind == JOB_SINK && k->v->sink == JOB_SINK_2PC) {
+    } else if (txns) {
         k->txlog = sim_alloc(p->w.run, sizeof(rt_txlog), _Alignof(rt_txlog));
         k->txlog->cap = plan_txlog_cap(pl, k->jt->vertex);
         k->txlog->recs = sim_alloc(p->w.run, sizeof(uint32_t) * k->txlog->cap, 4);

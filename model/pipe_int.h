@@ -30,6 +30,7 @@ typedef struct plan {
     job      graph_job;
     arena    graph_mem;
     uint32_t tasks, chans, ring, slots, snaps, stateful, files_max, holds_max;
+    uint32_t committers;             /* Sink V2 committer tasks: their collectors are files too */
     uint32_t hosts, insts, conns;     /* with slots a task has an instance per machine, a channel a connection per pair */
     uint64_t keys_sum, records, entries_max;     /* keys_sum: over the keyed tasks' maps */
     uint64_t results;                 /* window-keys of every window vertex (world.h) */

@@ -118,6 +118,7 @@ static void plan_counts(plan *pl, const pipe_cfg *cfg) {
     pl->slots = cfg->ckpt.retained + cfg->ckpt.max_concurrent + 1;
     pl->records = broker_cfg_records(&cfg->broker);
     for (uint32_t t = 0; t < pl->tasks; t++) pl->stateful += plan_keyed_kind(g->vertices[g->tasks[t].vertex].kind);
+    for (uint32_t t = 0; t < pl->tasks; t++) pl->committers += g->vertices[g->tasks[t].vertex].kind == JOB_COMMITTER;
     plan_keys(pl, cfg);
     for (uint32_t v = 0; v < g->vertices_count; v++) {
         if (g->vertices[v].kind == JOB_WINDOW)
@@ -146,6 +147,9 @@ static void plan_store(plan *pl, const pipe_cfg *cfg) {
      * checkpoint entry) holds its chain and its channel state until the
      * checkpoint ends, and every task its final state. */
     pl->holds_max = pl->tasks * ((PIPE_CONCURRENT_MAX + 1 + pl->slots) * (cfg->state.full_every + 2) + 1) + 64;
+    /* A committer's collector: one full file per live checkpoint, CMT_MAX entries at most. */
+    pl->files_max += pl->committers * (pl->slots + PIPE_CONCURRENT_MAX + 3);
+    pl->entries_max += (uint64_t)pl->committers * CMT_MAX * (pl->slots + PIPE_CONCURRENT_MAX + 3);
     if (pl->unaligned) {
         pl->files_max += pl->tasks * (pl->slots + PIPE_CONCURRENT_MAX + 3);
         pl->entries_max += cs_all * (pl->slots + 2);
@@ -181,7 +185,9 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     b[PIPE_MEM_CHANNEL_STATE] = (uint64_t)pl->slots * pl->tasks * 8;   /* the records are checkpoint files */
     for (uint32_t t = 0; t < pl->tasks; t++) {
         const job_vertex *v = &g->vertices[g->tasks[t].vertex];
-        if (v->kind != JOB_SINK || v->sink != JOB_SINK_2PC) continue;
+        if (v->kind == JOB_COMMITTER)             /* its collector and a copy per snapshot, per instance */
+            b[PIPE_MEM_TXLOG] += (uint64_t)pl->hosts * (CMT_MAX * (PIPE_CONCURRENT_MAX + 2) * sizeof(rt_cmt) + 64);
+        if (v->kind != JOB_SINK || (v->sink != JOB_SINK_2PC && v->sink != JOB_SINK_V2)) continue;
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + plan_txlog_cap(pl, g->tasks[t].vertex) * (pl->results > 0 ? 12 : 4) + 32;
     }
     b[PIPE_MEM_RECORDS] = sizeof(pipeline) + (uint64_t)pl->insts * (sizeof(rt_task) + 64) + pl->records

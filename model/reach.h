@@ -93,6 +93,9 @@ typedef enum pipe_reach {
     PIPE_REACH_COMMIT_COVERS_EARLIER, /* one notice committed several checkpoints' transactions */
     PIPE_REACH_IDEMPOTENT_OVERWRITE,  /* an idempotent sink overwrote a record it had */
     PIPE_REACH_TXN_ADOPTED,           /* a rescaled-down sink resolved transactions of an old subtask above its parallelism */
+    PIPE_REACH_COMMIT_AGAIN,          /* Sink V2: a committer's commit found its transaction committed already */
+    PIPE_REACH_COMMITTABLES_AT_END,   /* Sink V2: a writer emitted a transaction's committable at end of input */
+    PIPE_REACH_COMMITTER_RESTORED,    /* Sink V2: a committer restored committables and committed them at once */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,

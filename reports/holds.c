@@ -66,6 +66,11 @@ static void read_task(rpt_holds *h, uint32_t t) {
     uint32_t pos = 0;
     uint64_t key;
     kagg a;
+    if (pipe_job(h->p)->vertices[pipe_job(h->p)->tasks[t].vertex].kind == JOB_COMMITTER) {
+        x->entries = h->scratch.count;           /* a Sink V2 committer's collector: a key per checkpoint */
+        while (kstate_next(&h->scratch, &pos, &key, &a)) x->records += (a.count >> 40) & 0xffu;   /* received */
+        return;
+    }
     if (pipe_job(h->p)->vertices[pipe_job(h->p)->tasks[t].vertex].kind != JOB_WINDOW) {
         x->entries = h->scratch.count;
         while (kstate_next(&h->scratch, &pos, &key, &a)) x->records += a.count;
@@ -118,6 +123,7 @@ uint64_t rpt_holds_inflight(const rpt_holds *h) { return h->inflight; }
 
 const char *rpt_holds_unit(job_kind kind, uint32_t entries) {
     bool one = entries == 1;
+    if (kind == JOB_COMMITTER) return one ? "checkpoint's committables" : "checkpoints' committables";
     return kind == JOB_WINDOW ? (one ? "window entry" : "window entries") : kind == JOB_KEYED_JOIN ? (one ? "key entry" : "key entries")
                                                                                                    : (one ? "key" : "keys");
 }
@@ -140,6 +146,8 @@ void rpt_holds_json(const rpt_holds *h, FILE *f) {
         else if (j->vertices[j->tasks[t].vertex].kind == JOB_WINDOW)
             fprintf(f, ",\"entries\":%u,\"records\":%" PRIu64 ",\"timers\":%u,\"late\":%" PRIu64 "}", x->entries, x->records,
                     x->timers, x->late);
+        else if (j->vertices[j->tasks[t].vertex].kind == JOB_COMMITTER)
+            fprintf(f, ",\"entries\":%u,\"committables\":%" PRIu64 "}", x->entries, x->records);
         else fprintf(f, ",\"entries\":%u,\"records\":%" PRIu64 "}", x->entries, x->records);
         first = false;
     }

@@ -26,7 +26,8 @@ typedef struct rpt_task_holds {
     bool     gone;                    /* a file of the chain was deleted: the rest is unknown */
     uint32_t entries;                 /* keys (a window task's: its windows' contents, a key and window each, the
                                          purged left out; a join's: key and input) */
-    uint64_t records;                 /* records folded into them (the aggregates' counts) */
+    uint64_t records;                 /* records folded into them (the aggregates' counts); a Sink V2 committer's
+                                         entries are checkpoints, its records the committables under them */
     uint32_t timers;                  /* a window task: its windows' timers still set (model/flow/window.h) */
     uint64_t late;                    /* a window task: (record, window) pairs dropped as late, kept per key */
 } rpt_task_holds;

@@ -140,7 +140,9 @@ const char html_script[] =
     "    if (!k) return '-';\n"
     "    k.h.state.forEach(function (x) {\n"
     "      if (x.task !== name) return;\n"
-    "      out.push(x.gone ? 'a file is gone' : x.timers !== undefined ?\n"   /* a window task */
+    "      out.push(x.gone ? 'a file is gone' : x.committables !== undefined ?\n"   /* a Sink V2 committer */
+    "        x.committables + ' committables of ' + x.entries + ' checkpoints, ' + x.files + ' file' + (x.files === 1 ? '' : 's') :\n"
+    "        x.timers !== undefined ?\n"   /* a window task */
     "        x.entries + ' window entries (' + x.records + ' records), ' + x.timers + ' timers' + (x.late ? ', ' + x.late + ' late records' : '') + ', ' + x.files + ' file' + (x.files === 1 ? '' : 's') :\n"
     "        x.entries + ' keys (' + x.records + ' records), ' + x.files + ' file' + (x.files === 1 ? '' : 's'));\n"
     "    });\n"

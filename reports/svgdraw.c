@@ -1255,6 +1255,13 @@ static void task_mark(const layout *L, const pipe_event *e, double x, double y, 
     case PIPE_EV_TXN:
         txn_mark(L, e, x, y, i);
         break;
+    case PIPE_EV_COMMITTABLES:                    /* Sink V2: a committable summary sent or taken */
+        snprintf(what, sizeof what, "%s the committable summary of checkpoint %" PRIu64 ": %u committable%s%s",
+                 e->ok ? "took" : "sent", e->ckpt, e->count, e->count == 1 ? "" : "s",
+                 e->ok ? " into its collector" : e->at_end ? ", at end of input" : ", ahead of its barrier");
+        mark_tip(L, e, what);
+        rect(L, x - 2.5, y - 11, 5, 5, "row", e->count > 0 ? "#9467bd" : "#c5b0d5", i);
+        break;
     case PIPE_EV_WINDOWS_FIRED:
         snprintf(buf, sizeof buf, "%u fired", e->count);
         snprintf(what, sizeof what, "its watermark rose: %u window%s fired (results sent downstream), %" PRIu64

@@ -304,7 +304,7 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
     static const char *const keys[] = { "parallelism", "max-parallelism", "cost", "cost-dist", "rate", "keep", "add", "output",
                                         "topic", "watermark-delay", "watermark-interval", "lateness", NULL };
     static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
-    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", NULL };
+    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", "sink-v2", NULL };
     uint64_t n;
     if (lex_is(o, "parallelism")) {
         const tok *t = lex_next(c, "a number");
@@ -353,11 +353,12 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
         x->map_add = (int64_t)n;
     } else if (lex_is(o, "output")) {
         if (x->kind != JOB_SINK) return lex_fail_at(c, o->col, "only a sink has an output mode");
-        const tok *m = lex_next(c, "plain, idempotent or two-phase-commit");
+        const tok *m = lex_next(c, "plain, idempotent, two-phase-commit or sink-v2");
         if (m == NULL) return false;
         if (lex_is(m, "plain")) x->sink = JOB_SINK_PLAIN;
         else if (lex_is(m, "idempotent")) x->sink = JOB_SINK_IDEMPOTENT;
         else if (lex_is(m, "two-phase-commit")) x->sink = JOB_SINK_2PC;
+        else if (lex_is(m, "sink-v2")) x->sink = JOB_SINK_V2;
         else return lex_unknown(c, m, "sink output", outputs);
     } else {
         return lex_unknown(c, o, "vertex option", keys);
@@ -367,9 +368,9 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
 
 static bool st_vertex(pctx *c) {
     static const char *const kinds[] = { "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink",
-                                         "window", NULL };
+                                         "window", "committer", NULL };
     static const job_kind kind_of[] = { JOB_SOURCE, JOB_MAP, JOB_FILTER, JOB_KEYED_AGG, JOB_UNION, JOB_KEYED_JOIN, JOB_SINK,
-                                        JOB_WINDOW };
+                                        JOB_WINDOW, JOB_COMMITTER };
     job *j = &c->s->cfg.graph;
     const tok *name = lex_next(c, "a vertex name");
     if (name == NULL) return false;

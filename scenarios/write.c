@@ -93,10 +93,10 @@ static void write_window(const job_vertex *x, FILE *f) {
 
 void scn_write(const scn *s, FILE *f) {
     static const char *const kinds[] = { "", "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink",
-                                         "window" };
+                                         "window", "committer" };
     static const char *const parts[] = { "", "forward", "rebalance", "hash", "broadcast" };
     static const char *const dists[] = { "", "fixed", "uniform", "exponential" };
-    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit" };
+    static const char *const outputs[] = { "plain", "idempotent", "two-phase-commit", "sink-v2" };
     const pipe_cfg *c = &s->cfg;
     const job *j = &c->graph;
     char d1[32];

@@ -135,7 +135,7 @@ static void test_job_check_says_where_each_problem_lies(void **state) {
     job_add_edge(&j, s, x, JOB_FORWARD);          /* 2 */
     job_add_edge(&j, x, k, JOB_FORWARD);          /* 3 */
     job_add_edge(&j, k, k2, JOB_FORWARD);         /* 4: out of a sink */
-    assert_string_equal(check_at(&j), "edge 4 from: out: a sink has no output");
+    assert_string_equal(check_at(&j), "edge 4 from: out: a sink has no output (but a sink-v2 sink's one edge to its committer)");
     j.edges[4].from = x;
     assert_string_equal(check_at(&j), "ok");
     job_add_edge(&j, m, x, JOB_HASH);             /* 5: a join's third input */
@@ -392,9 +392,40 @@ static void test_default_max_parallelism_is_flinks_rule_and_a_parallelism_above_
                                    "32768 key groups");
 }
 
+/* Sink V2 as Flink's translator lays it out: the writer's one output is a
+ * forward edge to a committer, whose one input is that writer. */
+static void test_job_check_holds_a_sink_v2_writer_to_one_forward_edge_into_its_committer(void **state) {
+    (void)state;
+    job j;
+    job_init(&j);
+    uint32_t s = job_add_vertex(&j, "src", JOB_SOURCE, 2, 0);
+    uint32_t w = job_add_vertex(&j, "out", JOB_SINK, 2, 0);
+    j.vertices[w].sink = JOB_SINK_V2;
+    job_add_edge(&j, s, w, JOB_HASH);
+    assert_string_equal(check_at(&j), "vertex 1 name: out: a sink-v2 sink has one output, a forward edge to its "
+                                      "committer (0 edges)");
+    uint32_t c = job_add_vertex(&j, "commit", JOB_COMMITTER, 2, 0);
+    job_add_edge(&j, w, c, JOB_REBALANCE);        /* 1 */
+    assert_string_equal(check_at(&j), "edge 1 part: out: a sink-v2 sink's output is a forward edge to a committer");
+    j.edges[1].part = JOB_FORWARD;
+    assert_string_equal(check_at(&j), "ok");
+    j.vertices[w].sink = JOB_SINK_2PC;            /* a committer behind a sink of another kind */
+    assert_string_equal(check_at(&j), "edge 1 from: out: a sink has no output (but a sink-v2 sink's one edge to its "
+                                      "committer)");
+    j.vertices[w].sink = JOB_SINK_V2;
+    job_add_edge(&j, s, c, JOB_FORWARD);          /* 2: a second input of the committer, and a second output of src */
+    assert_string_equal(check_at(&j), "edge 2 to: commit: a committer takes one input, from its sink-v2 sink");
+    j.edges[2] = (job_edge){ .from = c, .to = c, .part = JOB_FORWARD };
+    j.edges_count = 2;
+    uint32_t k = job_add_vertex(&j, "after", JOB_SINK, 2, 0);
+    job_add_edge(&j, c, k, JOB_FORWARD);          /* 2: out of the committer */
+    assert_string_equal(check_at(&j), "edge 2 from: commit: a committer has no output");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_check_names_the_first_problem),
+        cmocka_unit_test(test_job_check_holds_a_sink_v2_writer_to_one_forward_edge_into_its_committer),
         cmocka_unit_test(test_job_check_says_where_each_problem_lies),
         cmocka_unit_test(test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order),
         cmocka_unit_test(test_job_regions_forward_chains_and_all_to_all_edges),

@@ -209,7 +209,7 @@ static void test_scn_job_errors_name_the_statement_that_causes_them(void **state
     assert_string_equal(parse("vertex a source\nvertex b source\nvertex out sink\nedge a -> b forward\nedge b -> out forward\n"),
                         "t.scn:4:11: b: a source takes no input");
     assert_string_equal(parse("vertex a source\nvertex o sink\nvertex o2 sink\nedge a -> o forward\nedge o -> o2 forward\n"),
-                        "t.scn:5:6: o: a sink has no output");
+                        "t.scn:5:6: o: a sink has no output (but a sink-v2 sink's one edge to its committer)");
     assert_string_equal(parse("vertex a source\nvertex j keyed-join\nvertex out sink\nedge a -> j hash\nedge j -> out forward\n"),
                         "t.scn:2:8: j: a keyed join takes exactly two inputs, not 1");
     assert_string_equal(parse("vertex a source\nvertex b map\nvertex c map\nvertex out sink\nedge a -> b forward\n"
@@ -396,7 +396,7 @@ static void test_scn_new_statements_report_mistakes_with_suggestions(void **stat
     assert_string_equal(parse("state sync-cost 2s\n"), "t.scn:1:7: a synchronous part longer than 1 s stops the stream");
     assert_string_equal(parse("vertex a map output plain\n"), "t.scn:1:14: only a sink has an output mode");
     assert_string_equal(parse("vertex a sink output two-phase\n"),
-                        "t.scn:1:22: unknown sink output 'two-phase' (expected one of: plain, idempotent, two-phase-commit)");
+                        "t.scn:1:22: unknown sink output 'two-phase' (expected one of: plain, idempotent, two-phase-commit, sink-v2)");
     assert_string_equal(parse("vertex a sink output idempotant\n"),
                         "t.scn:1:22: unknown sink output 'idempotant' (did you mean 'idempotent'?)");
     assert_string_equal(parse(JOB "checkpoint mode unalligned\n"),

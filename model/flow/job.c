@@ -15,6 +15,7 @@ const char *job_kind_name(job_kind kind) {
     case JOB_KEYED_JOIN: return "keyed-join";
     case JOB_SINK:       return "sink";
     case JOB_WINDOW:     return "window";
+    case JOB_COMMITTER:  return "committer";
     }
     return "?";
 }
@@ -33,6 +34,7 @@ const char *job_sink_name(job_sink sink) {
     case JOB_SINK_PLAIN:      return "plain";
     case JOB_SINK_IDEMPOTENT: return "idempotent";
     case JOB_SINK_2PC:        return "two-phase-commit";
+    case JOB_SINK_V2:         return "sink-v2";
     }
     return "?";
 }
@@ -144,6 +146,42 @@ static const char *check_window(const job *j, uint32_t v, job_where *w, char *bu
     return NULL;
 }
 
+/* Sink V2 as Flink's SinkTransformationTranslator expands a sink with a
+ * committer (Flink 1.15 to 2.x): the writer's committables go over one
+ * forward edge to a committer of the same parallelism, and nowhere else. */
+static const char *check_writer(const job *j, uint32_t v, job_where *w, char *buf, size_t n) {
+    const job_vertex *x = &j->vertices[v];
+    uint32_t outs = 0;
+    for (uint32_t e = 0; e < j->edges_count; e++) outs += j->edges[e].from == v;
+    if (outs != 1)
+        return bad(w, outs == 0 ? JOB_FIELD_VERTEX : JOB_FIELD_FROM, outs == 0 ? v : nth_edge(j, v, false, 1), buf, n,
+                   "%s: a sink-v2 sink has one output, a forward edge to its committer (%u edges)", x->name, outs);
+    uint32_t e = nth_edge(j, v, false, 0);
+    if (j->vertices[j->edges[e].to].kind != JOB_COMMITTER || j->edges[e].part != JOB_FORWARD)
+        return bad(w, JOB_FIELD_PART, e, buf, n, "%s: a sink-v2 sink's output is a forward edge to a committer",
+                   x->name);
+    return NULL;
+}
+
+static const char *check_committer(const job *j, uint32_t v, job_where *w, char *buf, size_t n) {
+    const job_vertex *x = &j->vertices[v];
+    uint32_t ins = 0, outs = 0;
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        ins += j->edges[e].to == v;
+        outs += j->edges[e].from == v;
+    }
+    if (outs != 0)
+        return bad(w, JOB_FIELD_FROM, nth_edge(j, v, false, 0), buf, n, "%s: a committer has no output", x->name);
+    if (ins != 1)
+        return bad(w, ins == 0 ? JOB_FIELD_VERTEX : JOB_FIELD_TO, ins == 0 ? v : nth_edge(j, v, true, 1), buf, n,
+                   "%s: a committer takes one input, from its sink-v2 sink", x->name);
+    const job_vertex *from = &j->vertices[j->edges[nth_edge(j, v, true, 0)].from];
+    if (from->kind != JOB_SINK || from->sink != JOB_SINK_V2)
+        return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 0), buf, n, "%s: a committer's input is a sink-v2 sink",
+                   x->name);
+    return NULL;
+}
+
 uint32_t job_default_max_parallelism(uint32_t parallelism) {
     uint32_t want = parallelism + parallelism / 2, pow2 = 1;
     while (pow2 < want && pow2 < JOB_MAX_PARALLELISM_UPPER) pow2 <<= 1;   /* roundUpToPowerOfTwo, capped */
@@ -187,8 +225,11 @@ static const char *check_vertex(const job *j, uint32_t v, job_where *w, char *bu
         return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 0), buf, n, "%s: a source takes no input", x->name);
     if (x->kind != JOB_SOURCE && ins == 0)
         return bad(w, JOB_FIELD_VERTEX, v, buf, n, "%s: a %s needs an input", x->name, kind);
+    if (x->kind == JOB_SINK && x->sink == JOB_SINK_V2) return check_writer(j, v, w, buf, n);
+    if (x->kind == JOB_COMMITTER) return check_committer(j, v, w, buf, n);
     if (x->kind == JOB_SINK && outs != 0)
-        return bad(w, JOB_FIELD_FROM, nth_edge(j, v, false, 0), buf, n, "%s: a sink has no output", x->name);
+        return bad(w, JOB_FIELD_FROM, nth_edge(j, v, false, 0), buf, n, "%s: a sink has no output (but a sink-v2 "
+                   "sink's one edge to its committer)", x->name);
     if (x->kind != JOB_SINK && outs == 0)
         return bad(w, JOB_FIELD_VERTEX, v, buf, n, "%s: its output goes nowhere (add an edge to a sink)", x->name);
     if (x->kind == JOB_KEYED_JOIN && ins != 2) {        /* a third input is that edge's fault, a missing one the join's */

@@ -58,6 +58,7 @@ typedef enum job_kind {
     JOB_KEYED_JOIN,                   /* two-input keyed operator */
     JOB_SINK,
     JOB_WINDOW,                       /* keyed event-time window with an aggregate (system state) */
+    JOB_COMMITTER,                    /* Sink V2's committer: commits the committables of its writer (a sink-v2 sink) */
 } job_kind;
 
 typedef enum job_part {
@@ -77,6 +78,7 @@ typedef enum job_sink {
     JOB_SINK_PLAIN = 0,               /* output visible at once: at-least-once end to end */
     JOB_SINK_IDEMPOTENT,              /* upsert by record id: replays overwrite */
     JOB_SINK_2PC,                     /* two-phase commit: visible when its checkpoint completes */
+    JOB_SINK_V2,                      /* Sink V2's writer: pre-commits at the barrier, a committer commits */
 } job_sink;
 
 typedef struct job_vertex {

@@ -150,7 +150,8 @@ static inline __attribute__((always_inline)) void write_at(tm_side *tm, rt_task 
         tm->w->stats.visible_records++;
         latency(tm, r->event_time_ns);
         return;
-    case JOB_SINK_2PC: {
+    case JOB_SINK_2PC:
+    case JOB_SINK_V2: {                           /* a Sink V2 writer writes into its transaction likewise */
         rt_txlog *l = t->txlog;
         if (txlog_fenced(tm, t)) return;
         rt_txn *x = open_txn(l);
@@ -222,6 +223,7 @@ static void resolve_log(tm_side *tm, rt_task *t, uint64_t ckpt) {
 }
 
 void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    if (t->v->sink == JOB_SINK_V2) sinktx_v2_restore(tm, t, ckpt);
     if (t->v->sink != JOB_SINK_2PC || txlog_fenced(tm, t)) return;
     resolve_log(tm, t, ckpt);
     sinktx_adopt(tm, t, ckpt);
@@ -265,4 +267,99 @@ void sinktx_finish(tm_side *tm, rt_task *t) {
     const pipe_ckpt_cfg *ck = &tm->w->cfg.ckpt;
     if (t->v->sink != JOB_SINK_2PC || ck->finished_tasks_off || !ck->enabled) return;
     sinktx_precommit(tm, t, t->last_seen_ckpt + 1);
+}
+
+/* ---- Sink V2: the external system's side ------------------------------
+ * A Sink V2 writer's transactions live in the same log, but a committer
+ * resolves them, by checkpoint, in whatever order its committables say;
+ * a transaction is resolved where it is and leaves the log once every
+ * older one has (its records' ring positions are freed in order). */
+
+/* The Sink V2 writer pre-commits its open transaction for ckpt
+ * (prepareCommit): true when there was one, its committable to send. */
+bool sinktx_prepare(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    SIM_ASSERT(t->v->sink == JOB_SINK_V2);
+    rt_txlog *l = t->txlog;
+    if (txlog_fenced(tm, t) || l->count == 0 || txn_at(l, l->count - 1)->state != TXN_OPEN) return false;
+    rt_txn *x = txn_at(l, l->count - 1);
+    x->state = TXN_PRECOMMITTED;
+    x->ckpt = ckpt;
+    return true;
+}
+
+static void settle(rt_txlog *l) {
+    while (l->count > 0 && (txn_at(l, 0)->state == TXN_COMMITTED || txn_at(l, 0)->state == TXN_ABORTED)) {
+        l->head = txn_at(l, 0)->end;
+        l->first = (l->first + 1) % TXN_MAX;
+        l->count--;
+    }
+}
+
+/* Transaction x of writer w's log resolved by task `by` (the committer
+ * that commits it, or the writer that aborts it on its restore). */
+static void resolve_at(tm_side *tm, rt_task *by, rt_txlog *l, rt_txn *x, bool commit, pipe_txn_why why) {
+    if (world_observed(tm->w)) {
+        pipe_event e = { .kind = PIPE_EV_TXN, .task = by->id, .txn_why = why, .chan = PIPE_NO_CHAN,
+                         .ckpt = x->state == TXN_OPEN ? 0 : x->ckpt, .count = (uint32_t)(x->end - x->first),
+                         .ok = commit };
+        tm_note_ev(tm, by, &e);
+    }
+    if (commit) {
+        for (uint64_t i = x->first; i < x->end; i++) {
+            uint64_t k = l->recs[i % l->cap];
+            visible(tm, k, event_of(tm, k));
+            if (l->vals != NULL) result_value(tm, k, l->vals[i % l->cap]);
+        }
+        tm->w->stats.txn_committed++;
+    } else {
+        tm->w->stats.txn_aborted++;
+    }
+    x->state = commit ? TXN_COMMITTED : TXN_ABORTED;
+    settle(l);
+}
+
+/* The log of writer subtask `writer` feeding committer `by`: the
+ * external system's, which every attempt of every task reaches. */
+static rt_txlog *writer_log(tm_side *tm, const rt_task *by, uint32_t writer) {
+    const job *j = world_job(tm->w);
+    uint32_t wv = j->tasks[j->chans[j->in_chan[by->jt->in_first]].producer].vertex;
+    SIM_ASSERT(writer < j->vertices[wv].parallelism);
+    return tm->tasks[(j->vertex_first_task[wv] + writer) * tm->hosts].txlog;
+}
+
+/* The committer commits writer `writer`'s transaction of ckpt (Kafka's
+ * KafkaCommitter: commitTransaction of the producer the committable
+ * names). Committed already: nothing (a double commit is no error);
+ * aborted: nothing either (InvalidTxnStateException, "a known reason"),
+ * its records are lost. True when it committed now. */
+bool sinktx_commit_txn(tm_side *tm, rt_task *by, uint32_t writer, uint64_t ckpt, pipe_txn_why why) {
+    rt_txlog *l = writer_log(tm, by, writer);
+    for (uint32_t k = 0; k < l->count; k++) {
+        rt_txn *x = txn_at(l, k);
+        if (x->ckpt != ckpt || x->state == TXN_OPEN) continue;
+        if (x->state != TXN_PRECOMMITTED) break;
+        if (why == PIPE_TXN_RESTORE) REACHED(tm->w, TXN_COMMITTED_ON_RESTORE);
+        resolve_at(tm, by, l, x, true, why);
+        return true;
+    }
+    REACHED(tm->w, COMMIT_AGAIN);
+    return false;
+}
+
+/* A restored writer aborts its lingering transactions: the open one and
+ * those pre-committed for checkpoints after the restored one (Kafka's
+ * writer aborts the transactional ids of later checkpoints on start);
+ * those of the restored checkpoint and older are its committer's to
+ * commit. Older attempts are fenced from now on. */
+void sinktx_v2_restore(tm_side *tm, rt_task *t, uint64_t ckpt) {
+    if (txlog_fenced(tm, t)) return;
+    rt_txlog *l = t->txlog;
+    l->epoch = t->epoch;
+    for (uint32_t k = l->count; k-- > 0;) {       /* newest first: settle() pops only from the oldest */
+        rt_txn *x = txn_at(l, k);
+        if (x->state == TXN_OPEN || (x->state == TXN_PRECOMMITTED && x->ckpt > ckpt)) {
+            REACHED(tm->w, TXN_ABORTED_ON_RESTORE);
+            resolve_at(tm, t, l, x, false, PIPE_TXN_RESTORE);   /* pops only once k is 0: the older stay put */
+        }
+    }
 }

@@ -442,6 +442,18 @@ static uint64_t write_file(tm_side *tm, rt_task *t, const rt_snap *sn, bool incr
     return f;
 }
 
+/* A committer's collector as its snapshot copied it; 0 when the store is full. */
+static uint64_t committer_file(tm_side *tm, rt_task *t, const rt_snap *sn) {
+    uint64_t f = store_create(&tm->w->files, t->id, sn->ckpt, true);
+    if (f == 0) return 0;
+    if (!sinkv2_write(tm, t, (uint32_t)(sn - t->snaps), f)) {
+        store_discard(&tm->w->files, f);
+        return 0;
+    }
+    store_seal(&tm->w->files, f);
+    return f;
+}
+
 /* The deliberate bug FLINK-29913: the registry names an increment by its
  * task and its place in the chain, so the increment a concurrent
  * checkpoint wrote on the same base is taken for this one's. */
@@ -462,15 +474,16 @@ static uint64_t registered_as(const tm_side *tm, const rt_task *t, uint64_t ckpt
  * aborted. The task cannot know whether the coordinator still waits for
  * it: it writes anyway, as a TaskManager does. */
 static void materialize(tm_side *tm, rt_task *t, rt_snap *sn) {
-    bool incr = incremental(tm, t) && tm->w->cfg.bug != PIPE_BUG_NO_COW;
-    reach_kind(tm, t, incr);
+    bool cmt = t->v->kind == JOB_COMMITTER;       /* a committer's collector: a full file, every time */
+    bool incr = !cmt && incremental(tm, t) && tm->w->cfg.bug != PIPE_BUG_NO_COW;
+    if (!cmt) reach_kind(tm, t, incr);
     uint64_t f = incr && tm->w->cfg.bug == PIPE_BUG_REGISTRY_BY_NAME ? registered_as(tm, t, sn->ckpt) : 0;   /* deliberate bug */
-    if (f == 0) f = write_file(tm, t, sn, incr);
+    if (f == 0) f = cmt ? committer_file(tm, t, sn) : write_file(tm, t, sn, incr);
     if (f == 0) {
         sn->failed = true;
         return;
     }
-    rt_chain c = { .ckpt = sn->ckpt, .version = kstate_snap_version(&t->state, sn->ksnap) };
+    rt_chain c = { .ckpt = sn->ckpt, .version = cmt ? 0 : kstate_snap_version(&t->state, sn->ksnap) };
     if (incr) {
         c.count = t->base.count;
         memcpy(c.files, t->base.files, sizeof(uint64_t) * t->base.count);
@@ -532,7 +545,11 @@ static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned
     SIM_ASSERT(ckpt != 0 && ckpt == t->last_seen_ckpt);
     if (unaligned) {
         tm->w->stats.unaligned_triggers++;
-        priority_barriers(tm, t, sn);
+        if (sinkv2_writer(t)) {                   /* FLINK-36287: in band, behind the committables */
+            for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_BARRIER, ckpt);
+        } else {
+            priority_barriers(tm, t, sn);
+        }
         /* The deliberate bug switch-no-queued-input: a checkpoint
          * that switched at the alignment timeout keeps no queued input. */
         if (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED || tm->w->cfg.bug != PIPE_BUG_SWITCH_NO_QUEUED) persist_inputs(tm, t, sn);
@@ -541,7 +558,8 @@ static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned
     }
     for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_BARRIER, ckpt);
     sim_time_ns started_ns;
-    if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && task_ts_of(t, ckpt, &started_ns) && barrier_queued(tm, t, ckpt)) {
+    if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && !sinkv2_writer(t) && task_ts_of(t, ckpt, &started_ns) &&
+        barrier_queued(tm, t, ckpt)) {            /* a writer's barrier never turns priority (FLINK-36287) */
         sn->out_waiting = true;
         sim_time_ns due = started_ns + tm->w->cfg.ckpt.alignment_timeout_ns, now = tm->w->run->now_ns;
         task_timer(tm, t, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
@@ -605,7 +623,8 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     sn->ckpt = ckpt;
     sn->ksnap = UINT32_MAX;
     sn->sync_start_ns = tm->w->run->now_ns;
-    bool unaligned = tm->w->cfg.ckpt.mode == PIPE_UNALIGNED || unaligned_gate;
+    bool unaligned = (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED || unaligned_gate) && t->v->kind != JOB_COMMITTER;   /* FLINK-36287 */
+    if (sinkv2_writer(t)) sinkv2_emit(tm, t, ckpt);   /* prepareSnapshotPreBarrier: before the barrier */
     forward_barrier(tm, t, sn, unaligned);
     tm_note_step(tm, t, &(pipe_event){ .kind = PIPE_EV_TRIGGER, .ckpt = ckpt, .unaligned = unaligned }, NULL);
     if (t->life == LIFE_ENDING && t->final_from == 0) t->final_from = ckpt;   /* the first that holds its final state */
@@ -617,6 +636,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
+    if (t->v->kind == JOB_COMMITTER) sinkv2_snapshot(tm, t, (uint32_t)(sn - t->snaps));
     sn->syncing = true;
     t->syncing++;
     task_timer(tm, t, tm->w->cfg.state.sync_ns, TIMER_SYNC_DONE);
@@ -647,6 +667,8 @@ bool snap_sync_done(tm_side *tm, rt_task *t) {
     sn->async_start_ns = tm->w->run->now_ns;
     if (t->stateful) {
         write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + keyed_entries(tm, t, sn) * STATE_ENTRY_BYTES);
+    } else if (t->v->kind == JOB_COMMITTER) {     /* its collector: operator state */
+        write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + sinkv2_snapshot_entries(t, (uint32_t)(sn - t->snaps)) * STATE_ENTRY_BYTES);
     }
     if (!sn->collecting) write_channel_state(tm, t, sn);
     if (tm->w->cfg.state.async || sn->io_pending == 0) sync_part_over(tm, t, sn);   /* the task goes on now */
@@ -711,6 +733,7 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) SIM_ASSERT(t->snaps[i].ckpt == 0 || t->snaps[i].ckpt >= ckpt);
     if (t->v->kind == JOB_SINK) sinktx_commit(tm, t, ckpt);
+    if (t->v->kind == JOB_COMMITTER) sinkv2_notified(tm, t, ckpt);
 }
 
 /* A finished task's final keyed state, for the checkpoints the
@@ -882,7 +905,8 @@ static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
 
 void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     t->final_kept = false;                        /* the map is this attempt's from now on */
-    bool restored = t->stateful ? restore_keyed(tm, t, d) : true;
+    bool restored = t->stateful ? restore_keyed(tm, t, d) : t->v->kind == JOB_COMMITTER ? sinkv2_restore(tm, t, d) : true;
+    t->eoi_emitted = false;                       /* a writer: its end of input is this attempt's to see */
     uint64_t cs = d->cs_file;
     if (cs != 0 && !store_alive(&tm->w->files, cs)) {
         tm->w->stats.restore_failures++;          /* I5: the checkpoint's channel state was deleted */
@@ -891,6 +915,7 @@ void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     }
     note(tm, t, PIPE_EV_RESTORE, d->ckpt, PIPE_WRITE_KEYED, 0, restored);
     if (t->v->kind == JOB_SINK) sinktx_restore(tm, t, d->ckpt);
+    if (t->v->kind == JOB_COMMITTER) sinkv2_commit_restored(tm, t, d->ckpt);
     SIM_ASSERT(t->life == LIFE_RUNNING);          /* start() took it out of RESTORING */
     t->replay_pos = 0;
     if (d->ckpt == 0 && t->epoch > 0) REACHED(tm->w, RESTORE_SCRATCH);

@@ -350,6 +350,8 @@ static void maybe_finish(tm_side *tm, rt_task *t) {
  * commits its last transaction on the notice. */
 static void end_input(tm_side *tm, rt_task *t) {
     if (t->life == LIFE_ENDING || t->life == LIFE_FINISHED) return;
+    if (sinkv2_writer(t)) sinkv2_end_input(tm, t);   /* its last committables go before end of data */
+    if (t->v->kind == JOB_COMMITTER) sinkv2_end_of_input(tm, t);
     if (tm->w->cfg.ckpt.finished_tasks_off || !tm->w->cfg.ckpt.enabled) {
         finish(tm, t);
         return;
@@ -576,6 +578,9 @@ static inline __attribute__((always_inline)) void apply_as(tm_side *tm, rt_task 
         else sinktx_write(tm, t, r);
         if (!plain) tm->w->stats.sink_records++;
         break;
+    case JOB_COMMITTER:                           /* committables, not records: no record counts */
+        sinkv2_receive(tm, t, r);
+        return;
     case JOB_SOURCE:
         SIM_ASSERT(!"a source has no input");
     }
@@ -1102,6 +1107,7 @@ static void init_gate(tm_side *tm, rt_task *t) {
     gate_mode mode = GATE_ALIGNED;
     if (tm->w->cfg.ckpt.mode == PIPE_AT_LEAST_ONCE || tm->w->cfg.bug == PIPE_BUG_NO_ALIGNMENT) mode = GATE_AT_LEAST_ONCE;
     if (tm->w->cfg.ckpt.mode == PIPE_UNALIGNED) mode = GATE_UNALIGNED;
+    if (t->v->kind == JOB_COMMITTER && mode == GATE_UNALIGNED) mode = GATE_ALIGNED;   /* FLINK-36287: committables stay out of channel state */
     gate_init(&t->g, mode, t->jt->in_count, tm->w->cfg.ckpt.legacy_eop);
     if (tm->w->cfg.bug == PIPE_BUG_EOP_NO_MARK) t->g.bugs |= GATE_BUG_EOP_NO_MARK;        /* deliberate bugs */
     if (tm->w->cfg.bug == PIPE_BUG_NEWER_NO_ABORT) t->g.bugs |= GATE_BUG_NEWER_NO_ABORT;

@@ -198,7 +198,12 @@ typedef struct rt_held {
 /* Two-phase-commit sink: its transactions in the external system, which
  * outlive the task. Records are kept as sink_seen indexes in a ring;
  * transactions cover consecutive ranges and resolve oldest first. */
-typedef enum txn_state { TXN_OPEN = 1, TXN_PRECOMMITTED } txn_state;
+typedef enum txn_state {
+    TXN_OPEN = 1,
+    TXN_PRECOMMITTED,
+    TXN_COMMITTED,                    /* Sink V2: resolved where it is, gone once every older one is */
+    TXN_ABORTED,
+} txn_state;
 
 #define TXN_MAX 64u
 
@@ -217,6 +222,33 @@ typedef struct rt_txlog {
     uint32_t  first, count;          /* txns ring */
     uint64_t  epoch;                 /* the attempt that restored it last: older ones are fenced */
 } rt_txlog;
+
+/* Sink V2 (model/tm/sinkv2.c). A writer's committables travel to its
+ * committer as records in the data stream, ahead of the barrier: its
+ * CommittableSummary (subtask, numberOfSubtasks, checkpoint, how many
+ * committables) and then each CommittableWithLineage (checkpoint, subtask,
+ * the committable: here the writer subtask whose transaction it names).
+ * Their ids are outside the broker's (partition < 2^16 puts a record's id
+ * below 2^56) and a window result's (bit 63). */
+#define CMT_REC_BIT     (1ull << 62)
+#define CMT_SUMMARY_BIT (1ull << 61)
+
+static inline bool cmt_is_rec(uint64_t id) { return (id >> 62) == 1; }
+
+/* The committer's CommittableCollector: one entry per checkpoint and
+ * upstream subtask (its SubtaskCommittableManager), with what the summary
+ * said and what arrived. A writer emits one committable per checkpoint at
+ * most: a transaction, named by its writer subtask (`txn_of`). */
+typedef struct rt_cmt {
+    uint64_t ckpt;
+    uint16_t subtask;                 /* the upstream subtask (its lineage) */
+    uint16_t subtasks;                /* numberOfSubtasks its summary said */
+    uint8_t  expected;                /* the summary's numberOfCommittables (0 or 1) */
+    uint8_t  received;
+    uint16_t txn_of;                  /* the writer subtask whose transaction the committable names */
+} rt_cmt;
+
+#define CMT_MAX (TXN_MAX + 4u)        /* per committer task: see sinkv2.c on why the writer's ring bounds it */
 
 typedef struct rt_out_edge {          /* a task's outputs of one edge */
     job_part part;
@@ -306,7 +338,11 @@ typedef struct rt_task {
     uint32_t          parts_rr;
     uint64_t          splits;         /* bit i: partition subtask + i * parallelism is assigned to it */
     /* sinks */
-    rt_txlog         *txlog;          /* two-phase commit */
+    rt_txlog         *txlog;          /* two-phase commit, and a Sink V2 writer's */
+    rt_cmt           *cmt;            /* Sink V2 committer: its collector (CMT_MAX), then one copy per snapshot */
+    uint32_t          cmt_count;
+    uint32_t          cmt_snap_count[PIPE_CONCURRENT_MAX + 1];
+    bool              eoi_emitted;    /* Sink V2 writer: its end-of-input committables went out this attempt */
     uint32_t          rpc_to_coord;
     uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
@@ -525,5 +561,21 @@ void sinktx_commit(tm_side *tm, rt_task *t, uint64_t ckpt);     /* every pre-com
 void sinktx_restore(tm_side *tm, rt_task *t, uint64_t ckpt);    /* commit <= ckpt, abort the rest (and adopt) */
 void sinktx_adopt(tm_side *tm, rt_task *t, uint64_t ckpt);      /* rescaled down: the old subtasks' transactions too */
 void sinktx_finish(tm_side *tm, rt_task *t);
+bool sinktx_prepare(tm_side *tm, rt_task *t, uint64_t ckpt);    /* Sink V2 writer: pre-commit; true: a transaction */
+bool sinktx_commit_txn(tm_side *tm, rt_task *by, uint32_t writer, uint64_t ckpt, pipe_txn_why why);
+void sinktx_v2_restore(tm_side *tm, rt_task *t, uint64_t ckpt); /* writer: abort what no completed checkpoint holds */
+
+/* model/tm/sinkv2.c: Sink V2's writer and committer (FLIP-191, FLIP-372). */
+static inline bool sinkv2_writer(const rt_task *t) { return t->v->kind == JOB_SINK && t->v->sink == JOB_SINK_V2; }
+void sinkv2_emit(tm_side *tm, rt_task *t, uint64_t ckpt);       /* writer: prepareSnapshotPreBarrier's committables */
+void sinkv2_end_input(tm_side *tm, rt_task *t);                 /* writer: endInput's */
+void sinkv2_receive(tm_side *tm, rt_task *t, const model_rec *r);  /* committer: a summary or a committable */
+void sinkv2_snapshot(tm_side *tm, rt_task *t, uint32_t snap);   /* committer: its collector into snapshot `snap` */
+uint64_t sinkv2_snapshot_entries(const rt_task *t, uint32_t snap);
+bool sinkv2_write(tm_side *tm, rt_task *t, uint32_t snap, uint64_t file);   /* ... into the file; false: no room */
+void sinkv2_notified(tm_side *tm, rt_task *t, uint64_t ckpt);   /* committer: notifyCheckpointComplete */
+bool sinkv2_restore(tm_side *tm, rt_task *t, const msg_deploy *d);   /* committer: initializeState; false: a file is gone */
+void sinkv2_commit_restored(tm_side *tm, rt_task *t, uint64_t ckpt);   /* ... then commits up to the restored one */
+void sinkv2_end_of_input(tm_side *tm, rt_task *t);              /* committer: its input ended */
 
 #endif
