@@ -409,6 +409,21 @@ static void on_txn(safety *s, const pipe_event *e) {
                sizeof who), e->ckpt, e->count);
 }
 
+/* A global committer commits a checkpoint with the committables of every
+ * upstream committer subtask together (GlobalCommitterOperator commits a
+ * checkpoint once hasGloballyReceivedAll: a summary of each of them). */
+static void on_global_commit(safety *s, const pipe_event *e) {
+    const job *j = s->c->j;
+    uint32_t v = j->tasks[e->task].vertex, up = 0;
+    for (uint32_t k = 0; k < j->edges_count; k++) {
+        if (j->edges[k].to == v) up = j->vertices[j->edges[k].from].parallelism;
+    }
+    if (e->count == up) return;
+    char who[64];
+    check_fail(s->c, CHECK_I5, at_task(e), "%s committed checkpoint %" PRIu64 " with the committables of %u of the %u "
+               "committer subtasks", check_task_name(s->c, e->task, who, sizeof who), e->ckpt, e->count, up);
+}
+
 /* An aligned checkpoint turns unaligned at a task (its inputs, or a
  * barrier held in an output queue) only once it is older than the
  * alignment timeout: its age counts from the trigger, whose time the
@@ -529,6 +544,7 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_RESTORE:        on_restore(s, e); break;
     case PIPE_EV_SINK_COMMIT:    on_commit(s, e); break;
     case PIPE_EV_TXN:            on_txn(s, e); break;
+    case PIPE_EV_GLOBAL_COMMIT:  on_global_commit(s, e); break;
     default:
         break;
     }

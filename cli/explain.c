@@ -390,6 +390,12 @@ static void on_committables(narrator *n, const pipe_event *e) {
                  "later one completes, or when a restore of one does"));
         return;
     }
+    const job *j = pipe_job(n->p);
+    if (j->vertices[j->tasks[e->task].vertex].kind == JOB_COMMITTER) {   /* after its commit, to the global committer */
+        say(n, e->at_ns, e->task, "sent its committed batch of checkpoint %" PRIu64 " (%u committable%s) on to the global "
+            "committer, as its own subtask", e->ckpt, e->count, e->count == 1 ? "" : "s");
+        return;
+    }
     if (e->count == 0) {
         say(n, e->at_ns, e->task, "sent a committable summary of checkpoint %" PRIu64 " announcing no committable%s",
             e->ckpt, e->at_end ? " at end of input" : ": it wrote nothing since the last");
@@ -469,9 +475,34 @@ static bool tell_ending(narrator *n, const pipe_event *e) {
 }
 
 /* The steps a learner reads; the finer ones checkers need are left out. */
+/* The sinks' steps: commits, transactions, Sink V2's committables. */
+static bool tell_sink(narrator *n, const pipe_event *e) {
+    switch (e->kind) {
+    case PIPE_EV_SINK_COMMIT:
+        if (n->txn_ns[e->task] == e->at_ns) return true;   /* a restore's: its transactions were told one by one */
+        if (pipe_job(n->p)->tasks[e->task].out_count > 0) {   /* a Sink V2 committer before a global committer */
+            say(n, e->at_ns, e->task, "committed the batches up to checkpoint %" PRIu64 ": they go on to the global "
+                "committer, which commits them to the external system", e->ckpt);
+            return true;
+        }
+        say(n, e->at_ns, e->task, "committed the pre-committed transactions up to checkpoint %" PRIu64 ": their output is "
+            "visible now", e->ckpt);
+        return true;
+    case PIPE_EV_TXN: on_txn(n, e); return true;
+    case PIPE_EV_COMMITTABLES: on_committables(n, e); return true;
+    case PIPE_EV_GLOBAL_COMMIT:
+        say(n, e->at_ns, e->task, "committed checkpoint %" PRIu64 " globally, every writer's transaction of it at once: "
+            "%u of its %u upstream subtasks had sent their summary (one whose input ended counts as having sent all)",
+            e->ckpt, e->count, (uint32_t)e->word_a);
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void tell(narrator *n, const pipe_event *e) {
     char in[96];
-    if (tell_ending(n, e)) return;
+    if (tell_ending(n, e) || tell_sink(n, e)) return;
     switch (e->kind) {
     case PIPE_EV_BARRIER: on_barrier(n, e); break;
     case PIPE_EV_CANCEL:
@@ -512,18 +543,11 @@ static void tell(narrator *n, const pipe_event *e) {
         say(n, e->at_ns, e->task, "wrote checkpoint %" PRIu64 "%s and acknowledged it", e->ckpt,
             once(n, TOLD_ASYNC, "'s asynchronous part to the state backend"));
         break;
-    case PIPE_EV_SINK_COMMIT:
-        if (n->txn_ns[e->task] == e->at_ns) break;   /* a restore's: its transactions were told one by one */
-        say(n, e->at_ns, e->task, "committed the pre-committed transactions up to checkpoint %" PRIu64 ": their output is "
-            "visible now", e->ckpt);
-        break;
     case PIPE_EV_COORD_FAILOVER:
         say(n, e->at_ns, PIPE_NO_TASK, "is a new coordinator: cancels every task, recovers the completed checkpoints it can");
         break;
     case PIPE_EV_ACK_RECEIVED: on_receipt(n, e); break;
     case PIPE_EV_RESTORE: on_restore(n, e); break;
-    case PIPE_EV_TXN: on_txn(n, e); break;
-    case PIPE_EV_COMMITTABLES: on_committables(n, e); break;
     case PIPE_EV_ALIGN_TIMEOUT: on_align_timeout(n, e); break;
     case PIPE_EV_BACKPRESSURE:                    /* the short holds of steady flow control are not news */
         if (e->bytes >= SIM_NS_PER_MS) {

@@ -45,7 +45,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "I2", "scenarios/swarm/unaligned-join.scn", 2, NULL },
     [PIPE_BUG_RESTORE_COMMITS_ALL] = { PIPE_BUG_RESTORE_COMMITS_ALL, "restore-commits-all",
         "output of checkpoints after the restored one is visible twice", "recoverAndCommit commits pre-committed transactions of any checkpoint",
-        "I3", "scenarios/swarm/durable-incremental-timeouts.scn", 1, NULL },
+        "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 1, "I3" },
     [PIPE_BUG_EOP_NO_MARK] = { PIPE_BUG_EOP_NO_MARK, "FLINK-24068",
         "an alignment waits forever for an input that ended", "end of partition does not count as the channel's barrier",
         "I6", "scenarios/swarm/backpressure-vary.scn", 1, NULL },
@@ -135,6 +135,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "SinkWriterOperator's endInput leaves the pending committables for the final checkpoint, which emits none "
         "after end of input",
         "I4", "scenarios/swarm/sink-v2.scn", 1, NULL },
+    [PIPE_BUG_MERGED_SUBTASKS] = { PIPE_BUG_MERGED_SUBTASKS, "FLINK-36368",
+        "a global committer commits a checkpoint before the committables of every upstream subtask arrived",
+        "the global committer merges what upstream subtasks send for a checkpoint under its own subtask, so one "
+        "subtask's batch looks like all of them",
+        "I5", "scenarios/swarm/sink-v2-global.scn", 1, NULL },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

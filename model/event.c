@@ -78,7 +78,9 @@ static const pipe_ev_info events[PIPE_EV_KIND_MAX] = {
       "among the records of its outputs"),
     E(COMMITTABLES, "committables", PIPE_F_AT_END, "Sink V2: a writer emitted its CommittableSummary of `ckpt` and "
       "`count` committables (its pre-committed transactions) ahead of its barrier, or with `at_end` at end of input; "
-      "or (`ok`) its committer took that summary"),
+      "a committer sent a committed batch on to its global committer; or (`ok`) a committer took a summary"),
+    E(GLOBAL_COMMIT, "global-commit", 0, "Sink V2: the global committer committed checkpoint `ckpt`, the committables "
+      "of `count` upstream subtasks (`word_a`: how many its first summary of the checkpoint said there are)"),
 };
 
 const pipe_ev_info *pipe_ev_info_of(pipe_ev_kind k) {

@@ -34,8 +34,9 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
     bool txns = k->v->kind == JOB_SINK && (k->v->sink == JOB_SINK_2PC || k->v->sink == JOB_SINK_V2);
-    if (k->v->kind == JOB_COMMITTER) {
-        k->cmt = sim_alloc(p->w.run, sizeof(rt_cmt) * CMT_MAX * (PIPE_CONCURRENT_MAX + 2), _Alignof(rt_cmt));
+    if (k->v->kind == JOB_COMMITTER) {             /* its collector, and a copy per snapshot */
+        k->cmt_cap = sinkv2_cap(j, k->jt->vertex);
+        k->cmt = sim_alloc(p->w.run, sizeof(rt_cmt) * k->cmt_cap * (PIPE_CONCURRENT_MAX + 2), _Alignof(rt_cmt));
     }
     if (txns && h > 0) {                          /* the external system's: one log per task, whichever instance */
         k->txlog = p->tm.tasks[inst - h].txlog;

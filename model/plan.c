@@ -147,9 +147,12 @@ static void plan_store(plan *pl, const pipe_cfg *cfg) {
      * checkpoint entry) holds its chain and its channel state until the
      * checkpoint ends, and every task its final state. */
     pl->holds_max = pl->tasks * ((PIPE_CONCURRENT_MAX + 1 + pl->slots) * (cfg->state.full_every + 2) + 1) + 64;
-    /* A committer's collector: one full file per live checkpoint, CMT_MAX entries at most. */
-    pl->files_max += pl->committers * (pl->slots + PIPE_CONCURRENT_MAX + 3);
-    pl->entries_max += (uint64_t)pl->committers * CMT_MAX * (pl->slots + PIPE_CONCURRENT_MAX + 3);
+    /* A committer's collector: one full file per live checkpoint, all its entries at most. */
+    for (uint32_t t = 0; t < pl->tasks; t++) {
+        if (pl->graph->vertices[pl->graph->tasks[t].vertex].kind != JOB_COMMITTER) continue;
+        pl->files_max += pl->slots + PIPE_CONCURRENT_MAX + 3;
+        pl->entries_max += (uint64_t)sinkv2_cap(pl->graph, pl->graph->tasks[t].vertex) * (pl->slots + PIPE_CONCURRENT_MAX + 3);
+    }
     if (pl->unaligned) {
         pl->files_max += pl->tasks * (pl->slots + PIPE_CONCURRENT_MAX + 3);
         pl->entries_max += cs_all * (pl->slots + 2);
@@ -186,7 +189,8 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     for (uint32_t t = 0; t < pl->tasks; t++) {
         const job_vertex *v = &g->vertices[g->tasks[t].vertex];
         if (v->kind == JOB_COMMITTER)             /* its collector and a copy per snapshot, per instance */
-            b[PIPE_MEM_TXLOG] += (uint64_t)pl->hosts * (CMT_MAX * (PIPE_CONCURRENT_MAX + 2) * sizeof(rt_cmt) + 64);
+            b[PIPE_MEM_TXLOG] += (uint64_t)pl->hosts * (sinkv2_cap(g, g->tasks[t].vertex) * (PIPE_CONCURRENT_MAX + 2) *
+                                                        sizeof(rt_cmt) + 64);
         if (v->kind != JOB_SINK || (v->sink != JOB_SINK_2PC && v->sink != JOB_SINK_V2)) continue;
         b[PIPE_MEM_TXLOG] += sizeof(rt_txlog) + plan_txlog_cap(pl, g->tasks[t].vertex) * (pl->results > 0 ? 12 : 4) + 32;
     }

@@ -95,6 +95,8 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(COMMIT_AGAIN, "commit-again", "Sink V2: a committer committed a transaction that was committed already (a restored committable): nothing new"),
     R(COMMITTABLES_AT_END, "committables-at-end", "Sink V2: a writer emitted its last transaction's committable at end of input"),
     R(COMMITTER_RESTORED, "committer-restored", "Sink V2: a committer restored committables and committed them before taking input"),
+    R(GLOBAL_UPSTREAM_ENDED, "global-commit-upstream-ended", "Sink V2: a global commit counted an upstream committer whose input ended as having sent all"),
+    R(GLOBAL_WAITS, "global-commit-waits", "Sink V2: a global committer held a checkpoint back until every upstream subtask's summary arrived"),
     R(CANCEL_ALIGNED, "cancel-marker-aligned", "a cancel marker came to an aligned gate"),
     R(CANCEL_AT_LEAST_ONCE, "cancel-marker-at-least-once", "a cancel marker came to an at-least-once gate"),
     R(CANCEL_UNALIGNED, "cancel-marker-unaligned", "a cancel marker came to an unaligned gate"),

@@ -96,6 +96,8 @@ typedef enum pipe_reach {
     PIPE_REACH_COMMIT_AGAIN,          /* Sink V2: a committer's commit found its transaction committed already */
     PIPE_REACH_COMMITTABLES_AT_END,   /* Sink V2: a writer emitted a transaction's committable at end of input */
     PIPE_REACH_COMMITTER_RESTORED,    /* Sink V2: a committer restored committables and committed them at once */
+    PIPE_REACH_GLOBAL_UPSTREAM_ENDED, /* Sink V2: a global commit counted an upstream subtask that ended as complete */
+    PIPE_REACH_GLOBAL_WAITS,          /* Sink V2: a global committer held a checkpoint back: an upstream subtask's summary was missing */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,

@@ -153,6 +153,10 @@ static void task_step(const svg_recorder *r, const pipe_event *e, char *buf, siz
         break;
     case PIPE_EV_TASK_FINISHED: snprintf(buf, n, "%s finished", who); break;
     case PIPE_EV_SINK_COMMIT: snprintf(buf, n, "%s commits its transactions up to checkpoint %" PRIu64, who, e->ckpt); break;
+    case PIPE_EV_GLOBAL_COMMIT:
+        snprintf(buf, n, "%s commits checkpoint %" PRIu64 " globally: the committables of %u of %" PRIu64 " upstream subtasks",
+                 who, e->ckpt, e->count, e->word_a);
+        break;
     case PIPE_EV_COMMITTABLES:
         if (e->ok) snprintf(buf, n, "%s takes the committable summary of checkpoint %" PRIu64 " (%u committable%s) into its "
                             "collector", who, e->ckpt, e->count, e->count == 1 ? "" : "s");

@@ -357,8 +357,11 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     case PIPE_EV_ACK_RECEIVED: case PIPE_EV_DECLINE_RECEIVED: receipt_fields(r, f, e); break;
     case PIPE_EV_NOTICE: fprintf(f, ",\"outcome\":\"%s\"", e->ok ? "completed" : "aborted"); break;
     case PIPE_EV_COMMITTABLES:
-        fprintf(f, ",\"committables\":%u,\"side\":\"%s\",\"at_end\":%s", e->count, e->ok ? "committer" : "writer",
+        fprintf(f, ",\"committables\":%u,\"action\":\"%s\",\"at_end\":%s", e->count, e->ok ? "taken" : "sent",
                 e->at_end ? "true" : "false");
+        break;
+    case PIPE_EV_GLOBAL_COMMIT:
+        fprintf(f, ",\"subtasks\":%u,\"of\":%" PRIu64, e->count, e->word_a);
         break;
     case PIPE_EV_TXN:
         fprintf(f, ",\"outcome\":\"%s\",\"records\":%u,\"on\":\"%s\"", e->ok ? "committed" : "aborted", e->count,

@@ -1191,6 +1191,15 @@ static bool snap_mark(const layout *L, const pipe_event *e, double x, double y, 
 /* A sink's transaction aborted: the open one on a restore, or one
  * pre-committed for a checkpoint that did not complete. (Commits are
  * SINK_COMMIT's marks.) */
+/* A commit: a green square of side `side` under the task's line, a label below. */
+static void commit_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i, double side,
+                        const char *what, const char *caption) {
+    mark_tip(L, e, what);
+    rect(L, x - side / 2, y + 5, side, side, "row", "#2ca02c", i);
+    mark_tip(L, e, what);
+    text(L, x + side / 2 + 1.5, y + 26, "sm", "#2ca02c", i, caption);
+}
+
 static void txn_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i) {
     char buf[96], what[200];
     if (e->ok) return;
@@ -1246,14 +1255,17 @@ static void task_mark(const layout *L, const pipe_event *e, double x, double y, 
         break;
     case PIPE_EV_SINK_COMMIT:
         snprintf(what, sizeof what, "commits its transaction of checkpoint %" PRIu64 ": its records become visible", e->ckpt);
-        mark_tip(L, e, what);
-        rect(L, x - 2.5, y + 5, 5, 5, "row", "#2ca02c", i);
         snprintf(buf, sizeof buf, "commit %" PRIu64, e->ckpt);
-        mark_tip(L, e, what);
-        text(L, x + 4, y + 26, "sm", "#2ca02c", i, buf);
+        commit_mark(L, e, x, y, i, 5, what, buf);
         break;
     case PIPE_EV_TXN:
         txn_mark(L, e, x, y, i);
+        break;
+    case PIPE_EV_GLOBAL_COMMIT:
+        snprintf(what, sizeof what, "commits checkpoint %" PRIu64 " globally: the committables of %u of %" PRIu64
+                 " upstream subtasks", e->ckpt, e->count, e->word_a);
+        snprintf(buf, sizeof buf, "global %" PRIu64, e->ckpt);
+        commit_mark(L, e, x, y, i, 7, what, buf);
         break;
     case PIPE_EV_COMMITTABLES:                    /* Sink V2: a committable summary sent or taken */
         snprintf(what, sizeof what, "%s the committable summary of checkpoint %" PRIu64 ": %u committable%s%s",

@@ -368,9 +368,9 @@ static bool vertex_option(pctx *c, job_vertex *x, place *at, const tok *o) {
 
 static bool st_vertex(pctx *c) {
     static const char *const kinds[] = { "source", "map", "filter", "keyed-aggregate", "union", "keyed-join", "sink",
-                                         "window", "committer", NULL };
+                                         "window", "committer", "global-committer", NULL };
     static const job_kind kind_of[] = { JOB_SOURCE, JOB_MAP, JOB_FILTER, JOB_KEYED_AGG, JOB_UNION, JOB_KEYED_JOIN, JOB_SINK,
-                                        JOB_WINDOW, JOB_COMMITTER };
+                                        JOB_WINDOW, JOB_COMMITTER, JOB_COMMITTER };
     job *j = &c->s->cfg.graph;
     const tok *name = lex_next(c, "a vertex name");
     if (name == NULL) return false;
@@ -385,7 +385,8 @@ static bool st_vertex(pctx *c) {
     if (dup >= 0) return lex_fail_at(c, name->col, "vertex '%.*s' was already declared on line %u", (int)name->len, name->s,
                                    c->vertex_at[dup].line);
     if (j->vertices_count == JOB_VERTICES_MAX) return lex_fail_at(c, name->col, "more than %u vertices", JOB_VERTICES_MAX);
-    const tok *k = lex_next(c, "a vertex kind (source, map, filter, keyed-aggregate, union, keyed-join, sink, window)");
+    const tok *k = lex_next(c, "a vertex kind (source, map, filter, keyed-aggregate, union, keyed-join, sink, window, "
+                               "committer, global-committer)");
     if (k == NULL) return false;
     int kind = -1;
     for (int i = 0; kinds[i] != NULL; i++) {
@@ -399,6 +400,7 @@ static bool st_vertex(pctx *c) {
     *at = (place){ .line = c->line };
     at->col[JOB_FIELD_VERTEX] = name->col;
     at->col[JOB_FIELD_KIND] = k->col;
+    j->vertices[v].global = lex_is(k, "global-committer");
     if (kind_of[kind] == JOB_WINDOW && !window_shape(c, &j->vertices[v])) return false;
     while (lex_more(c)) {
         if (!vertex_option(c, &j->vertices[v], at, lex_next(c, "an option"))) return false;

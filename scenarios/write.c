@@ -103,7 +103,7 @@ void scn_write(const scn *s, FILE *f) {
     write_head(s, f);
     for (uint32_t v = 0; v < j->vertices_count; v++) {
         const job_vertex *x = &j->vertices[v];
-        fprintf(f, "vertex %s %s", x->name, kinds[x->kind]);
+        fprintf(f, "vertex %s %s", x->name, x->global ? "global-committer" : kinds[x->kind]);
         if (x->kind == JOB_WINDOW) write_window(x, f);
         fprintf(f, " parallelism %u cost %s cost-dist %s", x->parallelism, txt_dur(d1, sizeof d1, x->cost_ns),
                 dists[x->cost_dist]);

@@ -419,7 +419,16 @@ static void test_job_check_holds_a_sink_v2_writer_to_one_forward_edge_into_its_c
     j.edges_count = 2;
     uint32_t k = job_add_vertex(&j, "after", JOB_SINK, 2, 0);
     job_add_edge(&j, c, k, JOB_FORWARD);          /* 2: out of the committer */
-    assert_string_equal(check_at(&j), "edge 2 from: commit: a committer has no output");
+    assert_string_equal(check_at(&j), "edge 2 from: commit: a committer's only output is an edge to a global committer");
+    j.vertices[k].kind = JOB_COMMITTER;           /* a global committer after it */
+    j.vertices[k].global = true;
+    assert_string_equal(check_at(&j), "vertex 3 parallelism: after: a global committer runs at parallelism 1");
+    j.vertices[k].parallelism = 1;
+    j.edges[2].part = JOB_REBALANCE;
+    assert_string_equal(check_at(&j), "ok");
+    j.edges[2].from = w;                          /* a global committer right behind the writer */
+    assert_string_equal(check_at(&j), "edge 2 from: out: a sink-v2 sink has one output, a forward edge to its "
+                                      "committer (2 edges)");
 }
 
 int main(void) {

@@ -196,6 +196,100 @@ static void test_committables_kept_at_end_of_input_lose_the_last_transaction(voi
     assert_int_equal(o.out.duplicated, 0);
 }
 
+/* writers(3) -> committers(3, forward) -> global committer(1): the post-commit topology of
+ * StandardSinkTopologies.addGlobalCommitter. */
+static pipe_cfg job_global(uint64_t seed) {
+    pipe_cfg c = job_v2(seed);
+    job *j = &c.graph;
+    for (uint32_t v = 0; v < j->vertices_count; v++) j->vertices[v].parallelism = 3;
+    c.broker.partitions = 6;
+    c.broker.records_per_partition = 5000;
+    uint32_t g = job_add_vertex(j, "global", JOB_COMMITTER, 1, 500);
+    j->vertices[g].global = true;
+    job_add_edge(j, 3, g, JOB_REBALANCE);
+    return c;
+}
+
+typedef struct global_watch {
+    pipeline *p;
+    uint32_t  commits, partial, txn_outside;
+    uint64_t  last_global_at;
+    uint64_t  crash_at_completion;
+    bool      crashed;
+} global_watch;
+
+static void on_global(void *ctx, const pipe_event *e) {
+    global_watch *w = ctx;
+    if (e->kind == PIPE_EV_CKPT_COMPLETE && e->ckpt == w->crash_at_completion && !w->crashed) {
+        w->crashed = true;                        /* the committers lose what they have not sent on yet */
+        const job *j = pipe_job(w->p);
+        for (uint32_t t = 0; t < j->tasks_count; t++) {
+            if (!is(w->p, t, JOB_COMMITTER)) continue;
+            fault_add(pipe_sim(w->p), &(fault_spec){ .kind = FAULT_ACTOR_CRASH, .target = pipe_task_actor(w->p, t),
+                                                     .duration_ns = 1, .at_ns = e->at_ns });
+        }
+    }
+    if (e->kind == PIPE_EV_GLOBAL_COMMIT) {
+        w->commits++;
+        w->partial += e->count != 3;
+        w->last_global_at = e->at_ns;
+    }
+    /* Every transaction the global committer commits, it commits in a global commit's step. */
+    if (e->kind == PIPE_EV_TXN && e->ok && e->txn_why == PIPE_TXN_NOTICE && is(w->p, e->task, JOB_COMMITTER) &&
+        e->at_ns != w->last_global_at) w->txn_outside++;
+}
+
+static global_watch run_global(const pipe_cfg *c, uint64_t crash_at, pipe_output_diff *out) {
+    pipe_cfg ref_cfg = *c;
+    ref_cfg.bug = PIPE_BUG_NONE;
+    pipeline *ref = make(&ref_cfg);
+    pipe_run(ref);
+    pipeline *p = make(c);
+    global_watch w = { .p = p, .crash_at_completion = crash_at };
+    pipe_observe(p, on_global, &w);
+    pipe_run(p);
+    assert_int_equal(pipe_get_status(p), PIPE_FINISHED);
+    pipe_compare_output(ref, p, out);
+    w.p = NULL;
+    pipe_destroy(p);
+    pipe_destroy(ref);
+    return w;
+}
+
+/* GlobalCommitterOperator (Flink 2.0): "Once all committables from all
+ * subtasks have been received, the global committer will commit them";
+ * it stops at the first checkpoint that is not complete. Here: every
+ * global commit covers the three upstream committers, the transactions it
+ * commits are committed in those steps only, and the output is exact,
+ * also when the committers crash as a checkpoint completes. */
+static void test_a_global_committer_commits_a_checkpoint_once_every_upstream_subtask_sent_it(void **state) {
+    (void)state;
+    for (uint64_t crash = 0; crash <= 3; crash += 3) {
+        pipe_cfg c = job_global(5);
+        pipe_output_diff out;
+        global_watch w = run_global(&c, crash, &out);
+        print_message("crash at %llu: %u global commits\n", (unsigned long long)crash, w.commits);
+        assert_true(w.commits >= 3);
+        assert_true(w.crashed == (crash > 0));
+        assert_int_equal(w.partial, 0);
+        assert_int_equal(w.txn_outside, 0);
+        assert_int_equal(out.records, 30000);
+        assert_int_equal(out.lost, 0);
+        assert_int_equal(out.duplicated, 0);
+    }
+}
+
+/* The deliberate bug FLINK-36368: merged on receipt, one committer's batch
+ * looks like the whole checkpoint's. */
+static void test_merging_upstream_subtasks_makes_a_global_commit_partial(void **state) {
+    (void)state;
+    pipe_cfg c = job_global(5);
+    c.bug = PIPE_BUG_MERGED_SUBTASKS;
+    pipe_output_diff out;
+    global_watch w = run_global(&c, 0, &out);
+    assert_true(w.partial > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_committer_commits_announced_committables_on_the_notice_of_their_checkpoint_or_later),
@@ -203,6 +297,8 @@ int main(void) {
         cmocka_unit_test(test_without_checkpoints_a_committer_commits_at_end_of_input),
         cmocka_unit_test(test_unaligned_checkpoints_keep_committables_out_of_channel_state),
         cmocka_unit_test(test_committables_kept_at_end_of_input_lose_the_last_transaction),
+        cmocka_unit_test(test_a_global_committer_commits_a_checkpoint_once_every_upstream_subtask_sent_it),
+        cmocka_unit_test(test_merging_upstream_subtasks_makes_a_global_commit_partial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,10 @@ static const char *check_writer(const job *j, uint32_t v, job_where *w, char *bu
     return NULL;
 }
 
+/* A committer's one input is its writer's forward edge; it has no output,
+ * or one edge to a global committer (StandardSinkTopologies
+ * .addGlobalCommitter: a post-commit topology of parallelism 1, its input
+ * every committer subtask). */
 static const char *check_committer(const job *j, uint32_t v, job_where *w, char *buf, size_t n) {
     const job_vertex *x = &j->vertices[v];
     uint32_t ins = 0, outs = 0;
@@ -170,15 +174,24 @@ static const char *check_committer(const job *j, uint32_t v, job_where *w, char 
         ins += j->edges[e].to == v;
         outs += j->edges[e].from == v;
     }
-    if (outs != 0)
-        return bad(w, JOB_FIELD_FROM, nth_edge(j, v, false, 0), buf, n, "%s: a committer has no output", x->name);
+    const char *up = x->global ? "a committer" : "its sink-v2 sink";
     if (ins != 1)
         return bad(w, ins == 0 ? JOB_FIELD_VERTEX : JOB_FIELD_TO, ins == 0 ? v : nth_edge(j, v, true, 1), buf, n,
-                   "%s: a committer takes one input, from its sink-v2 sink", x->name);
-    const job_vertex *from = &j->vertices[j->edges[nth_edge(j, v, true, 0)].from];
-    if (from->kind != JOB_SINK || from->sink != JOB_SINK_V2)
-        return bad(w, JOB_FIELD_TO, nth_edge(j, v, true, 0), buf, n, "%s: a committer's input is a sink-v2 sink",
-                   x->name);
+                   "%s: a %scommitter takes one input, from %s", x->name, x->global ? "global " : "", up);
+    uint32_t in = nth_edge(j, v, true, 0);
+    const job_vertex *from = &j->vertices[j->edges[in].from];
+    bool ok = x->global ? from->kind == JOB_COMMITTER && !from->global
+                        : from->kind == JOB_SINK && from->sink == JOB_SINK_V2;
+    if (!ok) return bad(w, JOB_FIELD_TO, in, buf, n, "%s: a %scommitter's input is %s", x->name, x->global ? "global " : "", up);
+    if (x->global && x->parallelism != 1)
+        return bad(w, JOB_FIELD_PARALLELISM, v, buf, n, "%s: a global committer runs at parallelism 1", x->name);
+    if (outs == 0) return NULL;
+    uint32_t out = nth_edge(j, v, false, 0);
+    const job_vertex *to = &j->vertices[j->edges[out].to];
+    if (x->global || outs > 1 || to->kind != JOB_COMMITTER || !to->global)
+        return bad(w, JOB_FIELD_FROM, x->global || outs == 1 ? out : nth_edge(j, v, false, 1), buf, n,
+                   "%s: a %s", x->name, x->global ? "global committer has no output"
+                                                  : "committer's only output is an edge to a global committer");
     return NULL;
 }
 

@@ -103,6 +103,7 @@ typedef struct job_vertex {
     sim_time_ns window_slide_ns;      /* window */
     sim_time_ns lateness_ns;          /* window: allowed lateness */
     uint32_t    max_parallelism;      /* its key groups (0: Flink's default, job_max_parallelism) */
+    bool        global;               /* committer: Sink V2's global committer (parallelism 1, after a committer) */
 } job_vertex;
 
 typedef struct job_edge {

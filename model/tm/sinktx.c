@@ -322,7 +322,12 @@ static void resolve_at(tm_side *tm, rt_task *by, rt_txlog *l, rt_txn *x, bool co
  * external system's, which every attempt of every task reaches. */
 static rt_txlog *writer_log(tm_side *tm, const rt_task *by, uint32_t writer) {
     const job *j = world_job(tm->w);
-    uint32_t wv = j->tasks[j->chans[j->in_chan[by->jt->in_first]].producer].vertex;
+    uint32_t wv = by->jt->vertex;                 /* up from a committer (a global one: two steps) to the writer */
+    for (uint32_t up = 0; up < 2 && j->vertices[wv].kind != JOB_SINK; up++) {
+        const job_task *first = &j->tasks[j->vertex_first_task[wv]];
+        wv = j->tasks[j->chans[j->in_chan[first->in_first]].producer].vertex;
+    }
+    SIM_ASSERT(j->vertices[wv].kind == JOB_SINK && j->vertices[wv].sink == JOB_SINK_V2);
     SIM_ASSERT(writer < j->vertices[wv].parallelism);
     return tm->tasks[(j->vertex_first_task[wv] + writer) * tm->hosts].txlog;
 }

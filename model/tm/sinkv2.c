@@ -90,7 +90,20 @@ void sinkv2_end_input(tm_side *tm, rt_task *t) {
     emit_for(tm, t, ckpt, txn);
 }
 
-/* ---- the committer ----------------------------------------------------- */
+/* ---- the committers ----------------------------------------------------- */
+
+/* Its collector's room: an entry per checkpoint and upstream subtask. */
+uint32_t sinkv2_cap(const job *j, uint32_t vertex) {
+    const job_vertex *x = &j->vertices[vertex];
+    SIM_ASSERT(x->kind == JOB_COMMITTER);
+    uint32_t up = 1;                              /* a committer: its writer */
+    for (uint32_t e = 0; e < j->edges_count && x->global; e++) {
+        if (j->edges[e].to == vertex) up = j->vertices[j->edges[e].from].parallelism;
+    }
+    return up * CMT_MAX;
+}
+
+static bool downstream(const rt_task *t) { return t->jt->out_count > 0; }
 
 static rt_cmt *find(rt_task *t, uint64_t ckpt, uint32_t subtask) {
     for (uint32_t i = 0; i < t->cmt_count; i++) {
@@ -101,59 +114,105 @@ static rt_cmt *find(rt_task *t, uint64_t ckpt, uint32_t subtask) {
 
 static void drop(rt_task *t, rt_cmt *e) {
     SIM_ASSERT(e >= t->cmt && e < t->cmt + t->cmt_count);
-    *e = t->cmt[--t->cmt_count];                  /* order does not matter: commits go by checkpoint */
+    *e = t->cmt[--t->cmt_count];                  /* order does not matter: everything goes by checkpoint */
 }
 
-/* What Flink's CommitterOperator throws on: the task fails. */
+/* What Flink's committers throw on: the task fails. */
 static void refuse(tm_side *tm, rt_task *t) {
     tm->w->stats.committer_failures++;
     task_fail(tm, t);
 }
 
+/* The oldest entry of checkpoint <= upto (committed ones: those waiting
+ * to go downstream, when `outbox`), or NULL. */
+static rt_cmt *oldest(rt_task *t, uint64_t upto, bool outbox) {
+    rt_cmt *e = NULL;
+    for (uint32_t i = 0; i < t->cmt_count; i++) {
+        rt_cmt *x = &t->cmt[i];
+        if (x->ckpt <= upto && x->committed == outbox && (e == NULL || x->ckpt < e->ckpt ||
+                                                          (x->ckpt == e->ckpt && x->subtask < e->subtask))) e = x;
+    }
+    return e;
+}
+
+/* The deliberate bug FLINK-36368: the global committer takes every
+ * summary as its own (subtask 0 of 1) and merges what arrives for a
+ * checkpoint under it, so a checkpoint looks complete once one upstream
+ * subtask's committables are in. */
+static bool merges(const tm_side *tm, const rt_task *t) {
+    return t->v->global && tm->w->cfg.bug == PIPE_BUG_MERGED_SUBTASKS;
+}
+
+static bool add_summary(tm_side *tm, rt_task *t, const model_rec *r, uint32_t sub) {
+    uint64_t ckpt = r->key;
+    uint32_t subtasks = (uint32_t)r->event_time_ns;
+    if (merges(tm, t)) sub = 0, subtasks = 1;
+    rt_cmt *e = find(t, ckpt, sub);
+    note_committables(tm, t, ckpt, (uint32_t)r->value, true);
+    if (e != NULL && merges(tm, t)) {
+        e->expected = (uint8_t)(e->expected + r->value);
+        return true;
+    }
+    if (e != NULL) return false;                  /* "Received duplicate committable summary" (FLINK-25920's check) */
+    /* Nothing to commit and nobody downstream to tell: complete on arrival. */
+    if (r->value == 0 && !downstream(t) && !t->v->global) return true;
+    if (t->cmt_count == t->cmt_cap) return false;
+    t->cmt[t->cmt_count++] = (rt_cmt){ .ckpt = ckpt, .subtask = (uint16_t)sub, .subtasks = (uint16_t)subtasks,
+                                       .expected = (uint8_t)r->value };
+    return true;
+}
+
+static bool commit_global(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why why);
+
 void sinkv2_receive(tm_side *tm, rt_task *t, const model_rec *r) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER && cmt_is_rec(r->id));
     uint32_t sub = (uint32_t)(r->id & 0xffffu);
-    uint64_t ckpt = r->key;
-    rt_cmt *e = find(t, ckpt, sub);
     if (r->id & CMT_SUMMARY_BIT) {
-        if (e != NULL) {                          /* "Received duplicate committable summary" */
+        if (!add_summary(tm, t, r, sub)) refuse(tm, t);
+    } else {
+        rt_cmt *e = find(t, r->key, merges(tm, t) ? 0 : sub);
+        if (e == NULL || e->received >= e->expected) {   /* "Unknown subtask", "Already received all committables" */
             refuse(tm, t);
             return;
         }
-        note_committables(tm, t, ckpt, (uint32_t)r->value, true);
-        if (r->value == 0) return;                /* complete, and nothing to commit */
-        if (t->cmt_count == CMT_MAX) {              /* one upstream subtask: the writer of its index */
+        if (e->txns_count == CMT_TXNS_MAX) {      /* only a merged entry (FLINK-36368) holds several */
             refuse(tm, t);
             return;
         }
-        t->cmt[t->cmt_count++] = (rt_cmt){ .ckpt = ckpt, .subtask = (uint16_t)sub,
-                                           .subtasks = (uint16_t)r->event_time_ns, .expected = (uint8_t)r->value };
-        return;
+        e->txn_of[e->txns_count++] = (uint16_t)r->value;
+        e->received++;
     }
-    if (e == NULL || e->received >= e->expected) {   /* "Unknown subtask", "Already received all committables" */
-        refuse(tm, t);
-        return;
+    /* GlobalCommitterOperator behind committers commits on input, up to
+     * the newest checkpoint it heard of (commitOnInput). */
+    if (t->v->global) {
+        if (r->key > t->cmt_upto) t->cmt_upto = r->key;
+        (void)commit_global(tm, t, t->cmt_upto, PIPE_TXN_NOTICE);
     }
-    e->received++;
-    e->txn_of = (uint16_t)r->value;
 }
 
-/* Every batch up to `upto`, oldest checkpoint first (the collector's
- * headMap); false when one is incomplete and the task failed. */
+static void commit_txns(tm_side *tm, rt_task *t, const rt_cmt *e, pipe_txn_why why) {
+    for (uint32_t i = 0; i < e->txns_count; i++) (void)sinktx_commit_txn(tm, t, e->txn_of[i], e->ckpt, why);
+}
+
+/* A committer's batches up to `upto`, oldest checkpoint first (the
+ * collector's headMap); false when one is incomplete and the task failed.
+ * With a global committer downstream its own commit is the sink's
+ * Committer's, which commits nothing of the external system (a
+ * DeltaCommitter's is empty): the batch waits in the collector, marked,
+ * until it goes downstream (sinkv2_drain). */
 static bool commit_upto(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why why) {
     uint32_t batches = 0;
-    for (;;) {
-        rt_cmt *e = NULL;
-        for (uint32_t i = 0; i < t->cmt_count; i++) {
-            if (t->cmt[i].ckpt <= upto && (e == NULL || t->cmt[i].ckpt < e->ckpt)) e = &t->cmt[i];
-        }
-        if (e == NULL) break;
+    for (rt_cmt *e; (e = oldest(t, upto, false)) != NULL;) {
         if (e->received < e->expected) {          /* "Trying to commit incomplete batch of committables" */
             refuse(tm, t);
             return false;
         }
-        (void)sinktx_commit_txn(tm, t, e->txn_of, e->ckpt, why);
-        drop(t, e);
+        if (downstream(t)) {
+            e->committed = true;
+        } else {
+            commit_txns(tm, t, e, why);
+            drop(t, e);
+        }
         batches++;
     }
     if (batches > 1) REACHED(tm->w, COMMIT_COVERS_EARLIER);
@@ -161,21 +220,117 @@ static bool commit_upto(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why why
     return true;
 }
 
+/* Whether upstream subtask `sub` of the global committer ended: its end of
+ * data or of partition came, after everything it sent. */
+static bool upstream_ended(const tm_side *tm, const rt_task *t, uint32_t sub) {
+    const job *j = world_job(tm->w);
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        uint32_t producer = j->chans[j->in_chan[t->jt->in_first + i]].producer;
+        if (j->tasks[producer].subtask == sub) return (t->data_ended[i / 64] >> (i % 64) & 1) != 0;
+    }
+    return false;
+}
+
+/* Checkpoint ckpt's entries at the global committer: complete when every
+ * upstream subtask its first summary counts sent one, and each its
+ * committables (hasGloballyReceivedAll). An upstream subtask whose input
+ * ended sends no summary of a later checkpoint: absim counts it as having
+ * sent all it will (Flink's operator waits for it; the open FLINK-38614
+ * reports the final checkpoint's committables lost around there). */
+static bool globally_complete(const tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t *subtasks, uint32_t *have) {
+    *subtasks = 0;
+    *have = 0;
+    bool all = true;
+    uint64_t seen = 0;                            /* upstream subtasks with a summary (bit i: subtask i, the first 64) */
+    for (uint32_t i = 0; i < t->cmt_count; i++) {
+        const rt_cmt *x = &t->cmt[i];
+        if (x->ckpt != ckpt) continue;
+        if (*subtasks == 0) *subtasks = x->subtasks;
+        (*have)++;
+        all &= x->received == x->expected;
+        if (x->subtask < 64) seen |= 1ull << x->subtask;
+    }
+    if (!all || *have > *subtasks) return false;
+    uint32_t ended = 0;
+    for (uint32_t sub = 0; sub < *subtasks && sub < 64; sub++) {
+        if (!(seen >> sub & 1) && upstream_ended(tm, t, sub)) ended++;
+    }
+    if (ended > 0 && *have + ended == *subtasks) REACHED(tm->w, GLOBAL_UPSTREAM_ENDED);
+    *have += ended;
+    return *have == *subtasks;
+}
+
+/* GlobalCommitterOperator.commit: checkpoint by checkpoint up to `upto`,
+ * stopping at the first that is not complete (later ones wait). */
+static bool commit_global(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why why) {
+    for (rt_cmt *e; (e = oldest(t, upto, false)) != NULL;) {
+        uint64_t ckpt = e->ckpt;
+        uint32_t subtasks, have;
+        if (!globally_complete(tm, t, ckpt, &subtasks, &have)) {
+            if (have < subtasks) REACHED(tm->w, GLOBAL_WAITS);
+            return false;
+        }
+        if (world_observed(tm->w)) {
+            pipe_event ev = { .kind = PIPE_EV_GLOBAL_COMMIT, .task = t->id, .ckpt = ckpt, .count = have,
+                              .word_a = subtasks, .chan = PIPE_NO_CHAN };
+            tm_note_ev(tm, t, &ev);
+        }
+        for (rt_cmt *x; (x = oldest(t, ckpt, false)) != NULL && x->ckpt == ckpt;) {
+            commit_txns(tm, t, x, why);
+            drop(t, x);
+        }
+    }
+    return true;
+}
+
+/* An upstream committer ended: a checkpoint that waited for it may be
+ * complete now. */
+void sinkv2_upstream_ended(tm_side *tm, rt_task *t) {
+    SIM_ASSERT(t->v->kind == JOB_COMMITTER && t->v->global);
+    (void)commit_global(tm, t, t->cmt_upto, PIPE_TXN_NOTICE);
+}
+
 void sinkv2_notified(tm_side *tm, rt_task *t, uint64_t ckpt) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER);
-    (void)commit_upto(tm, t, ckpt, PIPE_TXN_NOTICE);
+    if (!t->v->global) (void)commit_upto(tm, t, ckpt, PIPE_TXN_NOTICE);   /* a global one commits on input */
 }
 
 /* Checkpointing off: there is no final checkpoint, so CommitterOperator's
  * endInput commits what it holds. With checkpoints, the final one does. */
 void sinkv2_end_of_input(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER);
-    if (!tm->w->cfg.ckpt.enabled) (void)commit_upto(tm, t, UINT64_MAX, PIPE_TXN_NOTICE);
+    if (!tm->w->cfg.ckpt.enabled && !t->v->global) (void)commit_upto(tm, t, UINT64_MAX, PIPE_TXN_NOTICE);
+}
+
+/* Committed batches still to go downstream. */
+uint32_t sinkv2_outbox(const rt_task *t) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->cmt_count; i++) n += t->cmt[i].committed;
+    return n;
+}
+
+/* One committed batch downstream, oldest first, as CommitterOperator
+ * emits after its commit: a summary of its own subtask and parallelism,
+ * then the committables, their lineage its own subtask. The caller saw
+ * room for a buffer's worth. */
+void sinkv2_drain(tm_side *tm, rt_task *t) {
+    rt_cmt *e = oldest(t, UINT64_MAX, true);
+    SIM_ASSERT(e != NULL && downstream(t) && e->txns_count <= CMT_TXNS_MAX);
+    uint64_t sub = t->jt->subtask;
+    model_rec summary = { .id = CMT_REC_BIT | CMT_SUMMARY_BIT | sub, .key = e->ckpt, .value = e->txns_count,
+                          .event_time_ns = (sim_time_ns)subtasks_of(t) };
+    task_emit(tm, t, &summary);
+    for (uint32_t i = 0; i < e->txns_count; i++) {
+        model_rec c = { .id = CMT_REC_BIT | sub, .key = e->ckpt, .value = e->txn_of[i] };
+        task_emit(tm, t, &c);
+    }
+    note_committables(tm, t, e->ckpt, e->txns_count, false);
+    drop(t, e);
 }
 
 /* ---- its state ---------------------------------------------------------- */
 
-static rt_cmt *snap_copy(rt_task *t, uint32_t snap) { return t->cmt + (size_t)(snap + 1) * CMT_MAX; }
+static rt_cmt *snap_copy(rt_task *t, uint32_t snap) { return t->cmt + (size_t)(snap + 1) * t->cmt_cap; }
 
 void sinkv2_snapshot(tm_side *tm, rt_task *t, uint32_t snap) {
     (void)tm;
@@ -187,12 +342,15 @@ void sinkv2_snapshot(tm_side *tm, rt_task *t, uint32_t snap) {
 uint64_t sinkv2_snapshot_entries(const rt_task *t, uint32_t snap) { return t->cmt_snap_count[snap]; }
 
 /* Entry: key = the checkpoint; count = subtask | subtasks << 16 |
- * expected << 32 | received << 40 | txn_of << 48. */
+ * expected << 32 | received << 40 | committed << 48 | txns << 49;
+ * fingerprint: the transactions' writer subtasks, 16 bits each. */
 bool sinkv2_write(tm_side *tm, rt_task *t, uint32_t snap, uint64_t file) {
     const rt_cmt *c = snap_copy(t, snap);
     for (uint32_t i = 0; i < t->cmt_snap_count[snap]; i++) {
         kagg agg = { .count = c[i].subtask | (uint64_t)c[i].subtasks << 16 | (uint64_t)c[i].expected << 32 |
-                              (uint64_t)c[i].received << 40 | (uint64_t)c[i].txn_of << 48 };
+                              (uint64_t)c[i].received << 40 | (uint64_t)c[i].committed << 48 |
+                              (uint64_t)c[i].txns_count << 49 };
+        for (uint32_t k = 0; k < c[i].txns_count; k++) agg.fingerprint |= (uint64_t)c[i].txn_of[k] << (16 * k);
         if (!store_append(&tm->w->files, file, c[i].ckpt, &agg)) return false;
     }
     return true;
@@ -204,6 +362,7 @@ bool sinkv2_write(tm_side *tm, rt_task *t, uint32_t snap, uint64_t file) {
 bool sinkv2_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER);
     t->cmt_count = 0;
+    t->cmt_upto = 0;
     if (d->chain.count == 0) return true;
     SIM_ASSERT(d->chain.count == 1);              /* a committer writes full files only */
     uint64_t f = d->chain.files[0], cursor = 0;
@@ -213,11 +372,13 @@ bool sinkv2_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     }
     store_entry e;
     while (store_next(&tm->w->files, f, &cursor, &e)) {
-        SIM_ASSERT(t->cmt_count < CMT_MAX);       /* it wrote no more */
+        SIM_ASSERT(t->cmt_count < t->cmt_cap);    /* it wrote no more */
         uint64_t w = e.agg.count;
-        t->cmt[t->cmt_count++] = (rt_cmt){ .ckpt = e.key, .subtask = (uint16_t)w, .subtasks = (uint16_t)(w >> 16),
-                                           .expected = (uint8_t)(w >> 32), .received = (uint8_t)(w >> 40),
-                                           .txn_of = (uint16_t)(w >> 48) };
+        rt_cmt *x = &t->cmt[t->cmt_count++];
+        *x = (rt_cmt){ .ckpt = e.key, .subtask = (uint16_t)w, .subtasks = (uint16_t)(w >> 16),
+                       .expected = (uint8_t)(w >> 32), .received = (uint8_t)(w >> 40), .committed = (w >> 48) & 1,
+                       .txns_count = (uint8_t)((w >> 49) & 0xf) };
+        for (uint32_t k = 0; k < x->txns_count; k++) x->txn_of[k] = (uint16_t)(e.agg.fingerprint >> (16 * k));
     }
     return true;
 }
@@ -225,5 +386,7 @@ bool sinkv2_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
 void sinkv2_commit_restored(tm_side *tm, rt_task *t, uint64_t ckpt) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER);
     if (t->cmt_count > 0) REACHED(tm->w, COMMITTER_RESTORED);
-    (void)commit_upto(tm, t, ckpt, PIPE_TXN_RESTORE);
+    t->cmt_upto = ckpt;
+    if (t->v->global) (void)commit_global(tm, t, ckpt, PIPE_TXN_RESTORE);
+    else (void)commit_upto(tm, t, ckpt, PIPE_TXN_RESTORE);
 }

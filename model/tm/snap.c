@@ -907,6 +907,7 @@ void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     t->final_kept = false;                        /* the map is this attempt's from now on */
     bool restored = t->stateful ? restore_keyed(tm, t, d) : t->v->kind == JOB_COMMITTER ? sinkv2_restore(tm, t, d) : true;
     t->eoi_emitted = false;                       /* a writer: its end of input is this attempt's to see */
+    t->finish_after_outbox = false;
     uint64_t cs = d->cs_file;
     if (cs != 0 && !store_alive(&tm->w->files, cs)) {
         tm->w->stats.restore_failures++;          /* I5: the checkpoint's channel state was deleted */

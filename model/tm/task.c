@@ -337,6 +337,7 @@ static void finish(tm_side *tm, rt_task *t) {
  * before the tasks upstream of it (FLIP-147's finishing steps). */
 static void maybe_finish(tm_side *tm, rt_task *t) {
     if (!t->final_done || t->life == LIFE_FINISHED || t->g.open > 0) return;
+    if (t->cmt != NULL && sinkv2_outbox(t) > 0) return;   /* a committer's committables go first (the pump) */
     REACHED(tm->w, FINAL_CHECKPOINT_DONE);
     finish(tm, t);
 }
@@ -353,6 +354,10 @@ static void end_input(tm_side *tm, rt_task *t) {
     if (sinkv2_writer(t)) sinkv2_end_input(tm, t);   /* its last committables go before end of data */
     if (t->v->kind == JOB_COMMITTER) sinkv2_end_of_input(tm, t);
     if (tm->w->cfg.ckpt.finished_tasks_off || !tm->w->cfg.ckpt.enabled) {
+        if (t->cmt != NULL && sinkv2_outbox(t) > 0) {   /* its committables go first: the pump finishes it */
+            t->finish_after_outbox = true;
+            return;
+        }
         finish(tm, t);
         return;
     }
@@ -670,6 +675,7 @@ static void carry_out(tm_side *tm, rt_task *t, const gate_acts *acts) {
 static void align_check(tm_side *tm, rt_task *t) {
     sim_time_ns timeout = tm->w->cfg.ckpt.alignment_timeout_ns;
     if (timeout == 0 || t->g.mode != GATE_ALIGNED || !gate_pending(&t->g) || t->g.switched) return;
+    if (t->v->kind == JOB_COMMITTER) return;      /* FLINK-36287: committables never become channel state */
     uint64_t ckpt = t->g.current;
     sim_time_ns started_ns;
     if (!task_ts_of(t, ckpt, &started_ns)) return;   /* a barrier always tells it */
@@ -866,6 +872,7 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
     }
     carry_out(tm, t, &acts);
     if (kind == BUF_BARRIER) align_check(tm, t);
+    if ((kind == BUF_END || kind == BUF_END_DATA) && t->v->global) sinkv2_upstream_ended(tm, t);
     if (kind == BUF_END) maybe_finish(tm, t);     /* the last end of partition it waited for */
     if (t->life == LIFE_FINISHED || t->data_open > 0 || (kind != BUF_END && kind != BUF_END_DATA)) return;
     if (!tm->w->event_time) {
@@ -920,6 +927,21 @@ static bool pump_windows(tm_side *tm, rt_task *t) {
     return false;
 }
 
+/* One committed batch of a Sink V2 committer on to its global committer;
+ * false when the task waits (no room: a credit will pump) or finished. */
+static bool pump_outbox(tm_side *tm, rt_task *t) {
+    if (!room(t, true)) return false;
+    sinkv2_drain(tm, t);
+    if (sinkv2_outbox(t) > 0) return true;
+    if (t->finish_after_outbox) {                 /* no final checkpoint: it finishes now */
+        t->finish_after_outbox = false;
+        finish(tm, t);
+        return false;
+    }
+    maybe_finish(tm, t);
+    return true;
+}
+
 void task_pump(tm_side *tm, rt_task *t) {
     if (t->life == LIFE_RESTORING) return;        /* input waits until the state is read */
     if (t->v->kind == JOB_SOURCE) {
@@ -933,6 +955,10 @@ void task_pump(tm_side *tm, rt_task *t) {
         }
         if (tm->w->event_time && (evt_firing(t) || t->busy_pos > 0 || t->end_after_fire)) {   /* a risen watermark goes first */
             if (!pump_windows(tm, t)) return;
+            continue;
+        }
+        if (t->cmt != NULL && sinkv2_outbox(t) > 0) {   /* a committer's committed batches go downstream */
+            if (!pump_outbox(tm, t)) return;
             continue;
         }
         if (t->prio_count > 0) {
@@ -1388,6 +1414,7 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
             t->final_done = true;                 /* its final checkpoint completed: it may go */
             maybe_finish(tm, t);
         }
+        if (t->cmt != NULL && sinkv2_outbox(t) > 0) task_pump(tm, t);   /* what a committer committed goes on */
         break;
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */

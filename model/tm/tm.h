@@ -235,20 +235,27 @@ typedef struct rt_txlog {
 
 static inline bool cmt_is_rec(uint64_t id) { return (id >> 62) == 1; }
 
-/* The committer's CommittableCollector: one entry per checkpoint and
+/* A committer's CommittableCollector: one entry per checkpoint and
  * upstream subtask (its SubtaskCommittableManager), with what the summary
  * said and what arrived. A writer emits one committable per checkpoint at
- * most: a transaction, named by its writer subtask (`txn_of`). */
+ * most: a transaction, named by its writer subtask (txn_of). */
+#define CMT_TXNS_MAX 4u
+
 typedef struct rt_cmt {
     uint64_t ckpt;
     uint16_t subtask;                 /* the upstream subtask (its lineage) */
     uint16_t subtasks;                /* numberOfSubtasks its summary said */
-    uint8_t  expected;                /* the summary's numberOfCommittables (0 or 1) */
+    uint8_t  expected;                /* the summary's numberOfCommittables */
     uint8_t  received;
-    uint16_t txn_of;                  /* the writer subtask whose transaction the committable names */
+    uint8_t  txns_count;
+    bool     committed;               /* a committer with a global committer after it: committed, still to go on */
+    uint16_t txn_of[CMT_TXNS_MAX];    /* the writer subtasks whose transactions the committables name */
 } rt_cmt;
 
-#define CMT_MAX (TXN_MAX + 4u)        /* per committer task: see sinkv2.c on why the writer's ring bounds it */
+/* Entries per upstream subtask: a writer's log holds TXN_MAX transactions,
+ * and summaries of none wait with them while no completion comes
+ * (model/tm/sinkv2.c). */
+#define CMT_MAX (TXN_MAX + 64u)
 
 typedef struct rt_out_edge {          /* a task's outputs of one edge */
     job_part part;
@@ -339,10 +346,12 @@ typedef struct rt_task {
     uint64_t          splits;         /* bit i: partition subtask + i * parallelism is assigned to it */
     /* sinks */
     rt_txlog         *txlog;          /* two-phase commit, and a Sink V2 writer's */
-    rt_cmt           *cmt;            /* Sink V2 committer: its collector (CMT_MAX), then one copy per snapshot */
-    uint32_t          cmt_count;
+    rt_cmt           *cmt;            /* Sink V2 committer: its collector (cmt_cap), then one copy per snapshot */
+    uint32_t          cmt_count, cmt_cap;
+    uint64_t          cmt_upto;       /* a global committer: the newest checkpoint it heard of (commits up to it) */
     uint32_t          cmt_snap_count[PIPE_CONCURRENT_MAX + 1];
     bool              eoi_emitted;    /* Sink V2 writer: its end-of-input committables went out this attempt */
+    bool              finish_after_outbox;   /* Sink V2 committer without a final checkpoint: finish once they went */
     uint32_t          rpc_to_coord;
     uint32_t          conn_to_coord;  /* stream link: its break tells the coordinator */
     uint32_t          finished_retries;   /* FINISHED repeated so far (the wait doubles) */
@@ -577,5 +586,9 @@ void sinkv2_notified(tm_side *tm, rt_task *t, uint64_t ckpt);   /* committer: no
 bool sinkv2_restore(tm_side *tm, rt_task *t, const msg_deploy *d);   /* committer: initializeState; false: a file is gone */
 void sinkv2_commit_restored(tm_side *tm, rt_task *t, uint64_t ckpt);   /* ... then commits up to the restored one */
 void sinkv2_end_of_input(tm_side *tm, rt_task *t);              /* committer: its input ended */
+uint32_t sinkv2_cap(const job *j, uint32_t vertex);             /* a committer's collector entries */
+void sinkv2_upstream_ended(tm_side *tm, rt_task *t);            /* global committer: an input ended */
+uint32_t sinkv2_outbox(const rt_task *t);                       /* committed batches still to go downstream */
+void sinkv2_drain(tm_side *tm, rt_task *t);                     /* one of them downstream (room seen) */
 
 #endif
