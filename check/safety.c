@@ -56,6 +56,7 @@ typedef struct task_rec {
     uint64_t switch_due;              /* its inputs timed out aligning this checkpoint: it must trigger it now (0: none) */
     sim_time_ns switch_at_ns;
     uint64_t attempt;                 /* the newest attempt that started at the task (its restore's epoch) */
+    uint64_t global_done;             /* a global committer: the newest checkpoint it committed this attempt */
     snap_rec snaps[SNAPS_PER_TASK];
 } task_rec;
 
@@ -409,19 +410,33 @@ static void on_txn(safety *s, const pipe_event *e) {
                sizeof who), e->ckpt, e->count);
 }
 
-/* A global committer commits a checkpoint with the committables of every
- * upstream committer subtask together (GlobalCommitterOperator commits a
- * checkpoint once hasGloballyReceivedAll: a summary of each of them). */
+/* A global committer commits a checkpoint once, in one step, with the
+ * committables of every upstream committer subtask (GlobalCommitterOperator
+ * commits a checkpoint once hasGloballyReceivedAll: a summary of each);
+ * absim counts an upstream subtask that finished as having sent all, so
+ * those it counts so must have finished. */
 static void on_global_commit(safety *s, const pipe_event *e) {
     const job *j = s->c->j;
-    uint32_t v = j->tasks[e->task].vertex, up = 0;
+    uint32_t v = j->tasks[e->task].vertex, up = 0, up_v = 0, finished = 0;
     for (uint32_t k = 0; k < j->edges_count; k++) {
-        if (j->edges[k].to == v) up = j->vertices[j->edges[k].from].parallelism;
+        if (j->edges[k].to == v) up_v = j->edges[k].from, up = j->vertices[up_v].parallelism;
     }
-    if (e->count == up) return;
+    for (uint32_t k = 0; k < up; k++) finished += s->tasks[j->vertex_first_task[up_v] + k].finished;
+    task_rec *t = &s->tasks[e->task];
     char who[64];
-    check_fail(s->c, CHECK_I5, at_task(e), "%s committed checkpoint %" PRIu64 " with the committables of %u of the %u "
-               "committer subtasks", check_task_name(s->c, e->task, who, sizeof who), e->ckpt, e->count, up);
+    check_task_name(s->c, e->task, who, sizeof who);
+    if (e->count + e->word_b != up) {
+        check_fail(s->c, CHECK_I5, at_task(e), "%s committed checkpoint %" PRIu64 " with the committables of %u of the "
+                   "%u committer subtasks", who, e->ckpt, e->count + (uint32_t)e->word_b, up);
+    } else if (e->word_b > finished) {
+        check_fail(s->c, CHECK_I5, at_task(e), "%s committed checkpoint %" PRIu64 " counting %" PRIu64 " committer "
+                   "subtasks without a summary as finished, but %u had finished", who, e->ckpt, e->word_b, finished);
+    }
+    if (e->ckpt <= t->global_done) {
+        check_fail(s->c, CHECK_I5, at_task(e), "%s committed checkpoint %" PRIu64 " again in one attempt (it had "
+                   "committed up to %" PRIu64 ")", who, e->ckpt, t->global_done);
+    }
+    if (e->ckpt > t->global_done) t->global_done = e->ckpt;
 }
 
 /* An aligned checkpoint turns unaligned at a task (its inputs, or a

@@ -31,7 +31,7 @@ typedef struct sent_ack {
 enum told {                                   /* explanations given once */
     TOLD_SOURCE_TRIGGER, TOLD_ALIGNED_TRIGGER, TOLD_UNALIGNED_TRIGGER, TOLD_SYNC_KEYED, TOLD_SYNC_SOURCE,
     TOLD_SYNC_2PC, TOLD_SYNC_STATELESS, TOLD_ASYNC, TOLD_ONE_INPUT_TRIGGER, TOLD_COMPLETE, TOLD_ENDED, TOLD_END_DATA, TOLD_WINDOWS,
-    TOLD_COMMITTABLES, TOLD_COLLECTOR, TOLD_COUNT
+    TOLD_COMMITTABLES, TOLD_COLLECTOR, TOLD_MATERIALIZED, TOLD_CHANGELOG, TOLD_COUNT
 };
 
 typedef struct narrator {
@@ -202,7 +202,11 @@ static void on_sync(narrator *n, const pipe_event *e) {
     const job_vertex *v = &j->vertices[j->tasks[e->task].vertex];
     bool keyed = v->kind == JOB_KEYED_AGG || v->kind == JOB_KEYED_JOIN || v->kind == JOB_WINDOW;
     const char *what = v->kind == JOB_WINDOW ? "window state (contents and timers)" : "keyed state";
-    if (keyed && !pipe_config(n->p)->state.async) {
+    if (keyed && pipe_config(n->p)->state.changelog) {   /* FLIP-158 */
+        say(n, e->at_ns, e->task, "closed a batch of its state changelog for checkpoint %" PRIu64 "%s", e->ckpt,
+            once(n, TOLD_CHANGELOG, ": it uploads only the changes not uploaded yet; the checkpoint is its last "
+                 "materialization plus the log since it"));
+    } else if (keyed && !pipe_config(n->p)->state.async) {
         say(n, e->at_ns, e->task, "marked its %s for checkpoint %" PRIu64 "%s", what, e->ckpt,
             once(n, TOLD_SYNC_KEYED, " and writes it now; with synchronous snapshots it processes nothing until the "
                  "write is done"));
@@ -461,12 +465,15 @@ static bool tell_ending(narrator *n, const pipe_event *e) {
         const job *j = pipe_job(n->p);
         const job_vertex *v = &j->vertices[j->tasks[e->task].vertex];
         bool lossy = cfg->ckpt.finished_tasks_off && v->kind == JOB_SINK && v->sink == JOB_SINK_2PC;
+        bool lossy_v2 = cfg->ckpt.finished_tasks_off && cfg->ckpt.enabled && v->kind == JOB_COMMITTER;
         say(n, e->at_ns, e->task, "%s and sent end of partition downstream%s",
             cfg->ckpt.finished_tasks_off || !cfg->ckpt.enabled ? "finished (its input ended)"
                                                                : "finished (its final checkpoint completed)",
             lossy ? ": what it wrote since the last checkpoint it was told of is never committed (Flink up to 1.13: "
                     "TwoPhaseCommitSinkFunction.close aborts its open transaction, and a finished task gets no "
-                    "completion notice; FLIP-147 Part One)" : "");
+                    "completion notice; FLIP-147 Part One)"
+            : lossy_v2 ? ": the committables it holds are never committed (CommitterOperator.endInput commits only "
+                         "without checkpoints, and no final checkpoint comes)" : "");
         return true;
     }
     default:
@@ -490,6 +497,16 @@ static bool tell_sink(narrator *n, const pipe_event *e) {
         return true;
     case PIPE_EV_TXN: on_txn(n, e); return true;
     case PIPE_EV_COMMITTABLES: on_committables(n, e); return true;
+    case PIPE_EV_MATERIALIZED:
+        if (!e->ok) {
+            say(n, e->at_ns, e->task, "failed its changelog materialization %" PRIu64 ": the log stays as it was, the "
+                "next comes an interval later", e->ckpt);
+            return true;
+        }
+        say(n, e->at_ns, e->task, "materialized its state (%u keys, materialization %" PRIu64 ")%s", e->count, e->ckpt,
+            once(n, TOLD_MATERIALIZED, ": checkpoints from now on are this snapshot plus the log written after it, and "
+                 "the log before it is truncated (FLIP-158)"));
+        return true;
     case PIPE_EV_GLOBAL_COMMIT:
         say(n, e->at_ns, e->task, "committed checkpoint %" PRIu64 " globally, every writer's transaction of it at once: "
             "%u of its %u upstream subtasks had sent their summary (one whose input ended counts as having sent all)",

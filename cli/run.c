@@ -60,10 +60,13 @@ static double ms(sim_time_ns ns) { return (double)ns / 1e6; }
 
 /* Snapshots: sync and async parts, bytes, shared files, channel state. */
 static void summary_state(FILE *out, const pipe_cfg *c, const pipe_stats *st) {
+    char kind[64];
+    if (c->state.changelog) snprintf(kind, sizeof kind, "changelog (%" PRIu64 " materializations)", st->materializations);
+    else snprintf(kind, sizeof kind, "%s", c->state.incremental ? "incremental" : "full");
     fprintf(out, "  state: %s backend, %s, %s snapshots; %" PRIu64 " task snapshots, sync part mean %.3fms max %.3fms, "
             "async part mean %.3fms max %.3fms\n",
             c->state.backend == PIPE_BACKEND_DURABLE ? "durable" : "memory",
-            c->state.incremental ? "incremental" : "full", c->state.async ? "asynchronous" : "synchronous",
+            kind, c->state.async ? "asynchronous" : "synchronous",
             st->snapshots, st->sync_parts ? ms(st->sync_ns_sum) / (double)st->sync_parts : 0.0, ms(st->sync_ns_max),
             st->snapshots ? ms(st->async_ns_sum) / (double)st->snapshots : 0.0, ms(st->async_ns_max));
     if (c->state.backend == PIPE_BACKEND_DURABLE) {

@@ -140,6 +140,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "the global committer merges what upstream subtasks send for a checkpoint under its own subtask, so one "
         "subtask's batch looks like all of them",
         "I5", "scenarios/swarm/sink-v2-global.scn", 1, NULL },
+    [PIPE_BUG_CHANGELOG_BOUNDARY] = { PIPE_BUG_CHANGELOG_BOUNDARY, "FLINK-25987",
+        "a changelog checkpoint lacks the state changes made right after a materialization that found nothing new",
+        "the materialization boundary is the last appended sequence number + 1, one past when nothing was appended "
+        "since (FLINK-25997 reported it too)",
+        "I2", "scenarios/swarm/changelog.scn", 1, NULL },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

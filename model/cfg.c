@@ -36,7 +36,8 @@ void pipe_cfg_init(pipe_cfg *c, uint64_t seed) {
                               .min_pause_ns = 0, .timeout_ns = 10 * SIM_NS_PER_S, .max_concurrent = 1,
                               .tolerable_failures = 0, .retained = 1 };
     c->state = (pipe_state_cfg){ .backend = PIPE_BACKEND_MEMORY, .async = true, .incremental = false,
-                                .full_every = 5, .sync_ns = 10 * SIM_NS_PER_US,
+                                .full_every = 5, .sync_ns = 10 * SIM_NS_PER_US, .changelog = false,
+                                .materialize_ns = 600 * SIM_NS_PER_S,   /* periodic-materialize.interval: 10 min */
                                 .store = { .latency_ns = 5 * SIM_NS_PER_MS, .bandwidth_bytes_per_s = 200000000ull },
                                 .memory = { .latency_ns = 200 * SIM_NS_PER_US, .bandwidth_bytes_per_s = 1250000000ull } };
     c->restart = (pipe_restart_cfg){ .kind = PIPE_RESTART_FIXED_DELAY, .failover = PIPE_FAILOVER_REGION, .attempts = 10,
@@ -305,6 +306,21 @@ static const char *cfg_check_windows(const pipe_cfg *c, char *err, size_t n) {
     return pipe_window_problem(c, &vertex, err, n);
 }
 
+/* What the changelog state backend needs (FLIP-158). */
+static const char *cfg_check_changelog(const pipe_cfg *c, char *err, size_t n) {
+#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+    if (!c->state.changelog) return NULL;
+    if (c->state.backend != PIPE_BACKEND_DURABLE)
+        BAD("the changelog state backend writes its log to durable storage: it needs 'state backend durable'");
+    if (c->state.incremental)
+        BAD("the changelog state backend's materializations are full snapshots here (an incremental nested backend "
+            "is not modelled): drop 'incremental'");
+    if (c->rescales_count > 0) BAD("rescaling with the changelog state backend is not modelled");
+    if (c->state.materialize_ns == 0) BAD("a materialize interval is more than 0");
+#undef BAD
+    return NULL;
+}
+
 const char *cfg_check(const pipe_cfg *c, char *err, size_t n) {
     if (job_check(&c->graph, NULL, err, n) != NULL) return err;
     if (cfg_check_rescales(c, err, n) != NULL) return err;
@@ -354,6 +370,7 @@ const char *cfg_check(const pipe_cfg *c, char *err, size_t n) {
     if (c->state.backend != PIPE_BACKEND_MEMORY && c->state.backend != PIPE_BACKEND_DURABLE) BAD("unknown state backend");
     if (c->state.full_every < 1 || c->state.full_every > SNAP_CHAIN_MAX - 1)
         BAD("full-every out of range [1, %u]", SNAP_CHAIN_MAX - 1);
+    if (cfg_check_changelog(c, err, n) != NULL) return err;
     if (c->slow_count > PIPE_SLOW_MAX) BAD("more than %u slow operators", PIPE_SLOW_MAX);
     for (uint32_t i = 0; i < c->slow_count; i++) {
         if (c->slow[i].factor < 1 || c->slow[i].factor > 1000000) BAD("slow operator factor out of range [1, 1000000]");

@@ -54,6 +54,8 @@ typedef struct pipe_state_cfg {
     bool         async;               /* false: the whole write blocks the task (the ABS paper's baseline) */
     bool         incremental;         /* write only keys changed since the last confirmed checkpoint */
     uint32_t     full_every;          /* incremental: a full snapshot after this many increments */
+    bool         changelog;           /* FLIP-158: state changes to a durable log, materialized periodically */
+    sim_time_ns  materialize_ns;      /* changelog: state.changelog.periodic-materialize.interval (Flink: 10 min) */
     sim_time_ns  sync_ns;             /* the synchronous part's fixed cost (mark a version) */
     dev_cfg      store;               /* durable: the store's latency and bandwidth */
     dev_cfg      memory;              /* memory: the transfer to the coordinator */

@@ -81,6 +81,8 @@ static const pipe_ev_info events[PIPE_EV_KIND_MAX] = {
       "a committer sent a committed batch on to its global committer; or (`ok`) a committer took a summary"),
     E(GLOBAL_COMMIT, "global-commit", 0, "Sink V2: the global committer committed checkpoint `ckpt`, the committables "
       "of `count` upstream subtasks (`word_a`: how many its first summary of the checkpoint said there are)"),
+    E(MATERIALIZED, "materialized", 0, "changelog: task's materialization `ckpt` (its count) ended, `count` keys "
+      "written (`ok`), or failed: it is the materialized part now, the log truncated below it"),
 };
 
 const pipe_ev_info *pipe_ev_info_of(pipe_ev_kind k) {

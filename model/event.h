@@ -85,6 +85,7 @@ typedef enum pipe_ev_kind {          /* what each is and fills: the event table,
     PIPE_EV_WATERMARK,
     PIPE_EV_COMMITTABLES,
     PIPE_EV_GLOBAL_COMMIT,
+    PIPE_EV_MATERIALIZED,
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 

@@ -12,6 +12,26 @@ _Static_assert(GATE_CHANNELS_MAX >= JOB_TASK_CHANNELS_MAX, "a task's inputs are 
 
 /* ---- building ---------------------------------------------------------------- */
 
+/* A sink's transaction log (the external system's: one per task, shared
+ * by its instances) and a Sink V2 committer's collector (its instance's). */
+static void build_sink(pipeline *p, const plan *pl, rt_task *k, uint32_t h) {
+    const job *j = &p->w.cfg.graph;
+    uint32_t inst = k->inst;
+    bool txns = k->v->kind == JOB_SINK && (k->v->sink == JOB_SINK_2PC || k->v->sink == JOB_SINK_V2);
+    if (k->v->kind == JOB_COMMITTER) {             /* its collector, and a copy per snapshot */
+        k->cmt_cap = sinkv2_cap(j, k->jt->vertex);
+        k->cmt = sim_alloc(p->w.run, sizeof(rt_cmt) * k->cmt_cap * (PIPE_CONCURRENT_MAX + 2), _Alignof(rt_cmt));
+    }
+    if (txns && h > 0) {                          /* the external system's: one log per task, whichever instance */
+        k->txlog = p->tm.tasks[inst - h].txlog;
+    } else if (txns) {
+        k->txlog = sim_alloc(p->w.run, sizeof(rt_txlog), _Alignof(rt_txlog));
+        k->txlog->cap = plan_txlog_cap(pl, k->jt->vertex);
+        k->txlog->recs = sim_alloc(p->w.run, sizeof(uint32_t) * k->txlog->cap, 4);
+        if (pl->results > 0) k->txlog->vals = sim_alloc(p->w.run, sizeof(int64_t) * k->txlog->cap, 8);
+    }
+}
+
 /* Instance h of task t (tm.h): on machine h with slots, else on the
  * task's machine. A two-phase-commit sink's transactions are the
  * external system's, so its instances share one log. */
@@ -27,25 +47,19 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
     k->jt = &j->tasks[t];
     k->v = &j->vertices[k->jt->vertex];
     k->stateful = plan_keyed_kind(k->v->kind);
-    if (k->stateful) {
-        kstate_init_versioned(&k->state, p->w.run, pl->task_keys[t], pl->snaps);
+    if (k->stateful) {                            /* with a changelog, one more snapshot: its materialization */
+        bool clog = p->w.cfg.state.changelog;
+        uint32_t snaps = clog && pl->snaps < KSTATE_SNAPS_MAX ? pl->snaps + 1 : pl->snaps;
+        kstate_init_versioned(&k->state, p->w.run, pl->task_keys[t], snaps);
         kstate_owner own = plan_task_owner(j, t);
         kstate_own(&k->state, &own);
+        if (clog) {
+            k->clog = sim_alloc(p->w.run, sizeof(rt_clog), _Alignof(rt_clog));
+            k->clog->mat_snap = UINT32_MAX;
+        }
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) k->snaps[i].ksnap = UINT32_MAX;
-    bool txns = k->v->kind == JOB_SINK && (k->v->sink == JOB_SINK_2PC || k->v->sink == JOB_SINK_V2);
-    if (k->v->kind == JOB_COMMITTER) {             /* its collector, and a copy per snapshot */
-        k->cmt_cap = sinkv2_cap(j, k->jt->vertex);
-        k->cmt = sim_alloc(p->w.run, sizeof(rt_cmt) * k->cmt_cap * (PIPE_CONCURRENT_MAX + 2), _Alignof(rt_cmt));
-    }
-    if (txns && h > 0) {                          /* the external system's: one log per task, whichever instance */
-        k->txlog = p->tm.tasks[inst - h].txlog;
-    } else if (txns) {
-        k->txlog = sim_alloc(p->w.run, sizeof(rt_txlog), _Alignof(rt_txlog));
-        k->txlog->cap = plan_txlog_cap(pl, k->jt->vertex);
-        k->txlog->recs = sim_alloc(p->w.run, sizeof(uint32_t) * k->txlog->cap, 4);
-        if (pl->results > 0) k->txlog->vals = sim_alloc(p->w.run, sizeof(int64_t) * k->txlog->cap, 8);
-    }
+    build_sink(p, pl, k, h);
     if (k->v->kind == JOB_SOURCE) {
         broker_topic_cfg tc = broker_cfg_topic(&cfg->broker, k->v->topic);
         k->parts_first = broker_cfg_first(&cfg->broker, k->v->topic) + k->jt->subtask;

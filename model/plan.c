@@ -147,6 +147,12 @@ static void plan_store(plan *pl, const pipe_cfg *cfg) {
      * checkpoint entry) holds its chain and its channel state until the
      * checkpoint ends, and every task its final state. */
     pl->holds_max = pl->tasks * ((PIPE_CONCURRENT_MAX + 1 + pl->slots) * (cfg->state.full_every + 2) + 1) + 64;
+    /* The changelog: per stateful task its segments and a materialization
+     * besides the chains' files; what they hold is bounded by the keys. */
+    if (cfg->state.changelog) {
+        pl->files_max += pl->stateful * (CLOG_SEGS_MAX + 2) * (pl->slots + 2);
+        pl->entries_max += pl->keys_sum * (CLOG_SEGS_MAX + 2);
+    }
     /* A committer's collector: one full file per live checkpoint, all its entries at most. */
     for (uint32_t t = 0; t < pl->tasks; t++) {
         if (pl->graph->vertices[pl->graph->tasks[t].vertex].kind != JOB_COMMITTER) continue;
@@ -178,7 +184,9 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
     count_copies(pl);
     uint64_t *b = pl->mem.bytes;
     for (uint32_t t = 0; t < pl->tasks; t++) {
-        if (pl->task_keys[t] > 0) b[PIPE_MEM_KEYED] += pl->hosts * keyed_task_bytes(pl->task_keys[t], pl->snaps);
+        uint32_t snaps = cfg->state.changelog && pl->snaps < KSTATE_SNAPS_MAX ? pl->snaps + 1 : pl->snaps;   /* pipe.c */
+        if (pl->task_keys[t] > 0)
+            b[PIPE_MEM_KEYED] += pl->hosts * (keyed_task_bytes(pl->task_keys[t], snaps) + (cfg->state.changelog ? sizeof(rt_clog) + 64 : 0));
     }
     b[PIPE_MEM_STORE] = store_arena_bytes(pl->files_max, pl->entries_max, pl->holds_max);
     /* A channel: its ring (the buffers both ends share), and its place in
@@ -216,7 +224,8 @@ static void plan_kernel(plan *pl, const pipe_cfg *cfg) {
     sc->actors_max = pl->insts + 1;
     sc->machines_max = cfg->machines + 1;
     sc->links_max = pl->conns * 2 + pl->insts * 3;
-    sc->timers_max = pl->insts * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64;
+    sc->timers_max = pl->insts * (8 + 2 * pl->snaps) + cfg->ckpt.max_concurrent * 4 + 64
+                   + (cfg->state.changelog ? pl->insts : 0);   /* a materialization's */
     sc->devs_max = 3;
     sc->faults_max = cfg->faults_count + PIPE_FAULTS_MAX;   /* room for faults added at run time */
     sc->events_pending_max = pl->conns * (pl->ring + 4) + pl->insts * 16 + 4096

@@ -98,6 +98,13 @@ typedef enum pipe_reach {
     PIPE_REACH_COMMITTER_RESTORED,    /* Sink V2: a committer restored committables and committed them at once */
     PIPE_REACH_GLOBAL_UPSTREAM_ENDED, /* Sink V2: a global commit counted an upstream subtask that ended as complete */
     PIPE_REACH_GLOBAL_WAITS,          /* Sink V2: a global committer held a checkpoint back: an upstream subtask's summary was missing */
+    /* the changelog state backend (model/tm/clog.c) */
+    PIPE_REACH_CHANGELOG_MATERIALIZED,     /* a materialization became the materialized part */
+    PIPE_REACH_CHANGELOG_NOTHING_TO_MATERIALIZE,   /* nothing changed since the boundary: skipped */
+    PIPE_REACH_CHANGELOG_SHARED_SEGMENT,   /* a checkpoint's chain took a segment an earlier one uploaded */
+    PIPE_REACH_CHANGELOG_REUPLOAD,         /* a segment before it was lost: uploaded again */
+    PIPE_REACH_CHANGELOG_FAILED_UPLOAD,    /* a persist refused: an earlier upload failed, no materialization since */
+    PIPE_REACH_CHANGELOG_SEGMENTS_FULL,    /* absim's bound: one segment from the boundary */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,

@@ -51,6 +51,7 @@ typedef struct pipe_stats {
     sim_time_ns latency_ns_sum, latency_ns_max;   /* event-time latency when records became visible (first time) */
     uint64_t    txn_overflows;         /* a sink's transaction log was full: it failed */
     uint64_t    committer_failures;    /* Sink V2: a committer failed on what arrived (an incomplete batch, a duplicate) */
+    uint64_t    materializations;      /* changelog: materializations that became the materialized part */
     /* coordinator */
     uint64_t    failovers;
     /* fencing: messages of another attempt dropped (zombies, or sent before a restart) */

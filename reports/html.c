@@ -154,8 +154,12 @@ static void task_step(const svg_recorder *r, const pipe_event *e, char *buf, siz
     case PIPE_EV_TASK_FINISHED: snprintf(buf, n, "%s finished", who); break;
     case PIPE_EV_SINK_COMMIT: snprintf(buf, n, "%s commits its transactions up to checkpoint %" PRIu64, who, e->ckpt); break;
     case PIPE_EV_GLOBAL_COMMIT:
-        snprintf(buf, n, "%s commits checkpoint %" PRIu64 " globally: the committables of %u of %" PRIu64 " upstream subtasks",
-                 who, e->ckpt, e->count, e->word_a);
+        snprintf(buf, n, "%s commits checkpoint %" PRIu64 " globally: the committables of %u of %" PRIu64 " upstream subtasks "
+                 "(%" PRIu64 " more finished)", who, e->ckpt, e->count, e->word_a, e->word_b);
+        break;
+    case PIPE_EV_MATERIALIZED:
+        snprintf(buf, n, e->ok ? "%s materializes its state (%u keys): checkpoints build on it, the log before it goes"
+                               : "%s's materialization failed (%u keys): the log stays", who, e->count);
         break;
     case PIPE_EV_COMMITTABLES:
         if (e->ok) snprintf(buf, n, "%s takes the committable summary of checkpoint %" PRIu64 " (%u committable%s) into its "

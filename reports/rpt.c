@@ -361,7 +361,10 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
                 e->at_end ? "true" : "false");
         break;
     case PIPE_EV_GLOBAL_COMMIT:
-        fprintf(f, ",\"subtasks\":%u,\"of\":%" PRIu64, e->count, e->word_a);
+        fprintf(f, ",\"subtasks\":%u,\"finished\":%" PRIu64 ",\"of\":%" PRIu64, e->count, e->word_b, e->word_a);
+        break;
+    case PIPE_EV_MATERIALIZED:
+        fprintf(f, ",\"materialization\":%" PRIu64 ",\"keys\":%u,\"ok\":%s", e->ckpt, e->count, e->ok ? "true" : "false");
         break;
     case PIPE_EV_TXN:
         fprintf(f, ",\"outcome\":\"%s\",\"records\":%u,\"on\":\"%s\"", e->ok ? "committed" : "aborted", e->count,

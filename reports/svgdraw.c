@@ -1220,6 +1220,35 @@ static void txn_mark(const layout *L, const pipe_event *e, double x, double y, u
 
 /* Its gate, its life: barriers taken, cancel markers, restores, the end,
  * commits, window firings. */
+/* Sink V2's and the changelog's marks: a materialization, a global
+ * commit, a committable summary sent or taken. */
+static void sink_state_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i) {
+    char buf[96], what[200];
+    switch (e->kind) {
+    case PIPE_EV_MATERIALIZED:                    /* changelog: a materialization ended */
+        snprintf(what, sizeof what, e->ok ? "materialized its state (%u keys): checkpoints build on it from now"
+                                          : "its materialization failed (%u keys)", e->count);
+        mark_tip(L, e, what);
+        rect(L, x - 3, y - 13, 6, 6, "row", e->ok ? "#8c564b" : "#d62728", i);
+        break;
+    case PIPE_EV_GLOBAL_COMMIT:
+        snprintf(what, sizeof what, "commits checkpoint %" PRIu64 " globally: the committables of %u of %" PRIu64
+                 " upstream subtasks", e->ckpt, e->count, e->word_a);
+        snprintf(buf, sizeof buf, "global %" PRIu64, e->ckpt);
+        commit_mark(L, e, x, y, i, 7, what, buf);
+        break;
+    case PIPE_EV_COMMITTABLES:                    /* Sink V2: a committable summary sent or taken */
+        snprintf(what, sizeof what, "%s the committable summary of checkpoint %" PRIu64 ": %u committable%s%s",
+                 e->ok ? "took" : "sent", e->ckpt, e->count, e->count == 1 ? "" : "s",
+                 e->ok ? " into its collector" : e->at_end ? ", at end of input" : ", ahead of its barrier");
+        mark_tip(L, e, what);
+        rect(L, x - 2.5, y - 11, 5, 5, "row", e->count > 0 ? "#9467bd" : "#c5b0d5", i);
+        break;
+    default:
+        break;
+    }
+}
+
 static void task_mark(const layout *L, const pipe_event *e, double x, double y, uint32_t i) {
     char buf[96], what[200];
     const char *colour = svg_ckpt_colour(e->ckpt);
@@ -1261,19 +1290,6 @@ static void task_mark(const layout *L, const pipe_event *e, double x, double y, 
     case PIPE_EV_TXN:
         txn_mark(L, e, x, y, i);
         break;
-    case PIPE_EV_GLOBAL_COMMIT:
-        snprintf(what, sizeof what, "commits checkpoint %" PRIu64 " globally: the committables of %u of %" PRIu64
-                 " upstream subtasks", e->ckpt, e->count, e->word_a);
-        snprintf(buf, sizeof buf, "global %" PRIu64, e->ckpt);
-        commit_mark(L, e, x, y, i, 7, what, buf);
-        break;
-    case PIPE_EV_COMMITTABLES:                    /* Sink V2: a committable summary sent or taken */
-        snprintf(what, sizeof what, "%s the committable summary of checkpoint %" PRIu64 ": %u committable%s%s",
-                 e->ok ? "took" : "sent", e->ckpt, e->count, e->count == 1 ? "" : "s",
-                 e->ok ? " into its collector" : e->at_end ? ", at end of input" : ", ahead of its barrier");
-        mark_tip(L, e, what);
-        rect(L, x - 2.5, y - 11, 5, 5, "row", e->count > 0 ? "#9467bd" : "#c5b0d5", i);
-        break;
     case PIPE_EV_WINDOWS_FIRED:
         snprintf(buf, sizeof buf, "%u fired", e->count);
         snprintf(what, sizeof what, "its watermark rose: %u window%s fired (results sent downstream), %" PRIu64
@@ -1284,6 +1300,7 @@ static void task_mark(const layout *L, const pipe_event *e, double x, double y, 
         close_el(L, "path");
         break;
     default:
+        sink_state_mark(L, e, x, y, i);
         break;
     }
 }

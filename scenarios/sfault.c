@@ -67,12 +67,14 @@ static bool point(pctx *c, scn_fault *f) {
     }
     if (k < 0) return lex_unknown(c, what, "task point", task_points);
     f->point = task_point_of[k];
-    if (f->point == SCN_WHEN_COMMITS) {          /* only a two-phase-commit sink commits */
+    if (f->point == SCN_WHEN_COMMITS) {          /* a two-phase-commit sink or a Sink V2 committer commits */
         const job_vertex *v = &c->s->cfg.graph.vertices[f->point_vertex];
-        if (v->kind != JOB_SINK) return lex_fail_at(c, what->col, "only a sink commits, and %s is not one", v->name);
-        if (v->sink != JOB_SINK_2PC) {
-            return lex_fail_at(c, what->col, "%s commits nothing: its output is %s (commits needs output two-phase-commit)",
-                           v->name, v->sink == JOB_SINK_IDEMPOTENT ? "idempotent" : "plain");
+        if (v->kind != JOB_SINK && v->kind != JOB_COMMITTER)
+            return lex_fail_at(c, what->col, "only a sink or a committer commits, and %s is not one", v->name);
+        if (v->kind == JOB_SINK && v->sink != JOB_SINK_2PC) {
+            return lex_fail_at(c, what->col, "%s commits nothing: %s (commits needs output two-phase-commit, or a "
+                               "committer)", v->name, v->sink == JOB_SINK_V2 ? "a sink-v2 writer's committer commits"
+                               : v->sink == JOB_SINK_IDEMPOTENT ? "its output is idempotent" : "its output is plain");
         }
     }
     if (!lex_opt_count(c, 1, UINT32_MAX, &n)) return false;

@@ -540,7 +540,8 @@ static bool dev_latency(pctx *c, sim_time_ns *out) {
 
 static bool st_state(pctx *c) {
     static const char *const keys[] = { "backend", "async", "sync", "incremental", "full", "full-every", "sync-cost",
-                                        "store-latency", "store-bandwidth", "memory-latency", "memory-bandwidth", NULL };
+                                        "store-latency", "store-bandwidth", "memory-latency", "memory-bandwidth",
+                                        "changelog", "materialize-interval", NULL };
     static const char *const backends[] = { "memory", "durable", NULL };
     pipe_state_cfg *st = &c->s->cfg.state;
     uint64_t v;
@@ -562,6 +563,11 @@ static bool st_state(pctx *c) {
             c->incremental_col = o->col;
         } else if (lex_is(o, "full")) {
             st->incremental = false;
+        } else if (lex_is(o, "changelog")) {
+            st->changelog = true;
+        } else if (lex_is(o, "materialize-interval")) {
+            if (!lex_opt_duration(c, &st->materialize_ns)) return false;
+            if (st->materialize_ns == 0) return lex_fail_at(c, o->col, "a materialize interval is more than 0");
         } else if (lex_is(o, "full-every")) {
             if (!lex_opt_count(c, 1, SCN_FULL_EVERY_MAX, &v)) return false;
             st->full_every = (uint32_t)v;

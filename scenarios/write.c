@@ -62,6 +62,7 @@ static void write_settings(const scn *s, FILE *f) {
             st->incremental ? "incremental" : "full", st->full_every, txt_dur(d1, sizeof d1, st->sync_ns),
             txt_dur(d2, sizeof d2, st->store.latency_ns), txt_bw(b1, sizeof b1, st->store.bandwidth_bytes_per_s),
             txt_dur(d3, sizeof d3, st->memory.latency_ns), txt_bw(b2, sizeof b2, st->memory.bandwidth_bytes_per_s));
+    if (st->changelog) fprintf(f, "state changelog materialize-interval %s\n", txt_dur(d1, sizeof d1, st->materialize_ns));
     const pipe_restart_cfg *r = &c->restart;
     switch (r->kind) {
     case PIPE_RESTART_NONE: fprintf(f, "restart none"); break;

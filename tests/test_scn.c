@@ -427,9 +427,9 @@ static void test_scn_new_statements_report_mistakes_with_suggestions(void **stat
                         "at the coordinator, not in the store)");
     assert_string_equal(parse(JOB "fault at 1s slow store 3x for 1s\nstate backend durable\n"), "ok");   /* any order */
     assert_string_equal(parse(JOB "fault when out[0] commits 2 crash coordinator\n"),
-                        "t.scn:6:19: out commits nothing: its output is plain (commits needs output two-phase-commit)");
+                        "t.scn:6:19: out commits nothing: its output is plain (commits needs output two-phase-commit, or a committer)");
     assert_string_equal(parse(JOB "fault when agg[0] commits 2 crash coordinator\n"),
-                        "t.scn:6:19: only a sink commits, and agg is not one");
+                        "t.scn:6:19: only a sink or a committer commits, and agg is not one");
     assert_string_equal(parse(JOB "fault when agg[0] snapshot-synk 2 crash coordinator\n"),
                         "t.scn:6:19: unknown task point 'snapshot-synk' (did you mean 'snapshot-sync'?)");
     assert_string_equal(parse(JOB "expect output exactly_once\n"),

@@ -38,9 +38,12 @@
  * summary announced a committable and which it has not committed; each
  * names a pre-committed transaction still in its writer's log, which holds
  * TXN_MAX at most (a full log fails the writer first). Summaries of no
- * committable are complete on arrival and commit nothing: not kept. So a
- * collector of CMT_MAX per upstream subtask never fills in a run of the
- * protocol; a deliberate bug may fill it, and the committer then fails. */
+ * committable are complete on arrival and commit nothing: not kept, unless
+ * a global committer follows (it needs every subtask's summary), and the
+ * global committer keeps them until their checkpoint commits. Those grow
+ * by one per checkpoint that triggers and does not complete; CMT_MAX per
+ * upstream subtask leaves 64 of them (absim's bound: Flink's collector has
+ * none), and a collector that fills fails its task (committer_failures). */
 #include "tm.h"
 
 #include <string.h>
@@ -84,7 +87,10 @@ void sinkv2_end_input(tm_side *tm, rt_task *t) {
     if (t->eoi_emitted) return;
     t->eoi_emitted = true;
     if (tm->w->cfg.bug == PIPE_BUG_EOI_COMMITTABLES_KEPT) return;   /* deliberate bug */
-    uint64_t ckpt = t->last_seen_ckpt + 1;
+    /* FLINK-37605: the last checkpoint it observed, at least the restored
+     * one ("initialized with max(0, restored id)"), + 1. */
+    uint64_t last = t->last_seen_ckpt > t->deploy.ckpt ? t->last_seen_ckpt : t->deploy.ckpt;
+    uint64_t ckpt = last + 1;
     bool txn = sinktx_prepare(tm, t, ckpt);
     if (txn) REACHED(tm->w, COMMITTABLES_AT_END);
     emit_for(tm, t, ckpt, txn);
@@ -220,13 +226,14 @@ static bool commit_upto(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why why
     return true;
 }
 
-/* Whether upstream subtask `sub` of the global committer ended: its end of
- * data or of partition came, after everything it sent. */
+/* Whether upstream subtask `sub` of the global committer finished: its end
+ * of partition came, after everything it sent (its end of data does not
+ * say that: a committer sends its last batches after it). */
 static bool upstream_ended(const tm_side *tm, const rt_task *t, uint32_t sub) {
     const job *j = world_job(tm->w);
     for (uint32_t i = 0; i < t->jt->in_count; i++) {
         uint32_t producer = j->chans[j->in_chan[t->jt->in_first + i]].producer;
-        if (j->tasks[producer].subtask == sub) return (t->data_ended[i / 64] >> (i % 64) & 1) != 0;
+        if (j->tasks[producer].subtask == sub) return gate_ended(&t->g, i);
     }
     return false;
 }
@@ -237,7 +244,8 @@ static bool upstream_ended(const tm_side *tm, const rt_task *t, uint32_t sub) {
  * ended sends no summary of a later checkpoint: absim counts it as having
  * sent all it will (Flink's operator waits for it; the open FLINK-38614
  * reports the final checkpoint's committables lost around there). */
-static bool globally_complete(const tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t *subtasks, uint32_t *have) {
+static bool globally_complete(const tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t *subtasks, uint32_t *have,
+                              uint32_t *ended_out) {
     *subtasks = 0;
     *have = 0;
     bool all = true;
@@ -256,8 +264,8 @@ static bool globally_complete(const tm_side *tm, rt_task *t, uint64_t ckpt, uint
         if (!(seen >> sub & 1) && upstream_ended(tm, t, sub)) ended++;
     }
     if (ended > 0 && *have + ended == *subtasks) REACHED(tm->w, GLOBAL_UPSTREAM_ENDED);
-    *have += ended;
-    return *have == *subtasks;
+    *ended_out = ended;
+    return *have + ended == *subtasks;
 }
 
 /* GlobalCommitterOperator.commit: checkpoint by checkpoint up to `upto`,
@@ -265,14 +273,14 @@ static bool globally_complete(const tm_side *tm, rt_task *t, uint64_t ckpt, uint
 static bool commit_global(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why why) {
     for (rt_cmt *e; (e = oldest(t, upto, false)) != NULL;) {
         uint64_t ckpt = e->ckpt;
-        uint32_t subtasks, have;
-        if (!globally_complete(tm, t, ckpt, &subtasks, &have)) {
+        uint32_t subtasks, have, ended = 0;
+        if (!globally_complete(tm, t, ckpt, &subtasks, &have, &ended)) {
             if (have < subtasks) REACHED(tm->w, GLOBAL_WAITS);
             return false;
         }
         if (world_observed(tm->w)) {
             pipe_event ev = { .kind = PIPE_EV_GLOBAL_COMMIT, .task = t->id, .ckpt = ckpt, .count = have,
-                              .word_a = subtasks, .chan = PIPE_NO_CHAN };
+                              .word_a = subtasks, .word_b = ended, .chan = PIPE_NO_CHAN };
             tm_note_ev(tm, t, &ev);
         }
         for (rt_cmt *x; (x = oldest(t, ckpt, false)) != NULL && x->ckpt == ckpt;) {

@@ -473,22 +473,33 @@ static uint64_t registered_as(const tm_side *tm, const rt_task *t, uint64_t ckpt
  * the task keeps its references until the checkpoint is confirmed or
  * aborted. The task cannot know whether the coordinator still waits for
  * it: it writes anyway, as a TaskManager does. */
-static void materialize(tm_side *tm, rt_task *t, rt_snap *sn) {
-    bool cmt = t->v->kind == JOB_COMMITTER;       /* a committer's collector: a full file, every time */
+/* The snapshot's file and chain: a committer's collector (full, every
+ * time), the changelog's materialized part and segments, or keyed state
+ * full or incremental. 0: the store is full. */
+static uint64_t write_chain(tm_side *tm, rt_task *t, rt_snap *sn, rt_chain *c) {
+    if (t->clog != NULL) return clog_upload(tm, t, sn, c);
+    bool cmt = t->v->kind == JOB_COMMITTER;
     bool incr = !cmt && incremental(tm, t) && tm->w->cfg.bug != PIPE_BUG_NO_COW;
     if (!cmt) reach_kind(tm, t, incr);
     uint64_t f = incr && tm->w->cfg.bug == PIPE_BUG_REGISTRY_BY_NAME ? registered_as(tm, t, sn->ckpt) : 0;   /* deliberate bug */
     if (f == 0) f = cmt ? committer_file(tm, t, sn) : write_file(tm, t, sn, incr);
+    if (f == 0) return 0;
+    *c = (rt_chain){ .ckpt = sn->ckpt, .version = cmt ? 0 : kstate_snap_version(&t->state, sn->ksnap) };
+    if (incr) {
+        c->count = t->base.count;
+        memcpy(c->files, t->base.files, sizeof(uint64_t) * t->base.count);
+    }
+    c->files[c->count++] = f;
+    return f;
+}
+
+static void materialize(tm_side *tm, rt_task *t, rt_snap *sn) {
+    rt_chain c;
+    uint64_t f = write_chain(tm, t, sn, &c);
     if (f == 0) {
         sn->failed = true;
         return;
     }
-    rt_chain c = { .ckpt = sn->ckpt, .version = cmt ? 0 : kstate_snap_version(&t->state, sn->ksnap) };
-    if (incr) {
-        c.count = t->base.count;
-        memcpy(c.files, t->base.files, sizeof(uint64_t) * t->base.count);
-    }
-    c.files[c.count++] = f;
     tm->w->stats.files_created++;
     tm->w->stats.files_shared += c.count - 1;
     uint32_t i = recent_entry(tm, t);             /* remembered until confirmed or aborted */
@@ -545,7 +556,7 @@ static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned
     SIM_ASSERT(ckpt != 0 && ckpt == t->last_seen_ckpt);
     if (unaligned) {
         tm->w->stats.unaligned_triggers++;
-        if (sinkv2_writer(t)) {                   /* FLINK-36287: in band, behind the committables */
+        if (sinkv2_in_band(t)) {                  /* FLINK-36287: in band, behind the committables */
             for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_BARRIER, ckpt);
         } else {
             priority_barriers(tm, t, sn);
@@ -558,8 +569,8 @@ static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned
     }
     for (uint32_t i = 0; i < t->jt->out_count; i++) task_push_event(tm, task_out_chan(tm, t, i), BUF_BARRIER, ckpt);
     sim_time_ns started_ns;
-    if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && !sinkv2_writer(t) && task_ts_of(t, ckpt, &started_ns) &&
-        barrier_queued(tm, t, ckpt)) {            /* a writer's barrier never turns priority (FLINK-36287) */
+    if (tm->w->cfg.ckpt.alignment_timeout_ns > 0 && !sinkv2_in_band(t) && task_ts_of(t, ckpt, &started_ns) &&
+        barrier_queued(tm, t, ckpt)) {            /* a writer's, a committer's barrier never turns priority (FLINK-36287) */
         sn->out_waiting = true;
         sim_time_ns due = started_ns + tm->w->cfg.ckpt.alignment_timeout_ns, now = tm->w->run->now_ns;
         task_timer(tm, t, due > now ? due - now : 0, TIMER_OUTPUT_BASE + ckpt);
@@ -636,6 +647,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
+    if (t->clog != NULL) clog_trigger(tm, t, sn);  /* its segment: the log since the last upload */
     if (t->v->kind == JOB_COMMITTER) sinkv2_snapshot(tm, t, (uint32_t)(sn - t->snaps));
     sn->syncing = true;
     t->syncing++;
@@ -665,7 +677,9 @@ bool snap_sync_done(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->syncing > 0);
     tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t, sn->ckpt);
     sn->async_start_ns = tm->w->run->now_ns;
-    if (t->stateful) {
+    if (t->clog != NULL) {                        /* only the log's tail */
+        write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + clog_entries(tm, t, sn) * STATE_ENTRY_BYTES);
+    } else if (t->stateful) {
         write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + keyed_entries(tm, t, sn) * STATE_ENTRY_BYTES);
     } else if (t->v->kind == JOB_COMMITTER) {     /* its collector: operator state */
         write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + sinkv2_snapshot_entries(t, (uint32_t)(sn - t->snaps)) * STATE_ENTRY_BYTES);
@@ -678,6 +692,10 @@ bool snap_sync_done(tm_side *tm, rt_task *t) {
 
 bool snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
     uint64_t ckpt = tag >> 2, what = tag & 3;
+    if (what == IO_MATERIALIZE) {                 /* a changelog materialization: no snapshot's */
+        clog_materialized(tm, t, ckpt, ok);
+        return false;
+    }
     rt_snap *sn = snap_of(t, ckpt);
     if (sn == NULL) return false;                 /* declined meanwhile */
     SIM_ASSERT(sn->io_pending > 0);
@@ -686,6 +704,7 @@ bool snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
     if (what != IO_KEYED) sn->cs_writing = false;
     if (!ok) {
         sn->failed = true;
+        if (what == IO_KEYED && t->clog != NULL) clog_upload_failed(t, sn);
     } else if (what == IO_KEYED) {
         materialize(tm, t, sn);
     } else if (!sn->cs_overflow && !materialize_cs(tm, t, sn)) {
@@ -829,6 +848,7 @@ void snap_clear(tm_side *tm, rt_task *t, bool died) {
      * a rescale leaves out keeps it for good; the views count the
      * deployed parallelism's subtasks only (model/view.c). */
     t->final_kept |= t->life == LIFE_FINISHED;
+    clog_clear(tm, t);                            /* before the map's clear: a materialization's snapshot ends */
     if (t->stateful && !t->final_kept) kstate_clear(&t->state);
 }
 
@@ -900,6 +920,7 @@ static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
     /* Restored entries are version 1; new writes must come after. */
     kstate_snap_end(&t->state, kstate_snap_begin(&t->state));
     t->base.version = kstate_version(&t->state) - 1;
+    if (t->clog != NULL) clog_restored(tm, t, ok ? &d->chain : &(rt_chain){ .count = 0 });
     return ok;
 }
 

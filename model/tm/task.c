@@ -973,6 +973,7 @@ void task_pump(tm_side *tm, rt_task *t) {
             continue;
         }
         if (t->rpc_trigger != 0 && t->g.open == 0) {   /* every input ended: as a source, the task starts it */
+            if (!room(t, false)) return;          /* its barrier needs room, as any control buffer's: a credit will pump */
             uint64_t ckpt = t->rpc_trigger;
             t->rpc_trigger = 0;
             if (ckpt > t->last_seen_ckpt) snap_trigger(tm, t, ckpt, false);   /* unless the gate took it meanwhile */
@@ -1503,6 +1504,8 @@ static void on_timer(tm_side *tm, rt_task *t, uint64_t tag) {
         t->align_timer = 0;
         t->align_due = true;
         task_pump(tm, t);
+    } else if (tag == TIMER_MATERIALIZE) {
+        clog_materialize(tm, t);
     } else {
         SIM_ASSERT(tag == TIMER_FLUSH);
         t->flush_timer = 0;

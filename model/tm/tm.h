@@ -41,6 +41,7 @@ enum {                               /* a task's timer tags (4, 5: the coordinat
     TIMER_FAIL_RETRY = 8,            /* report its failure again */
     TIMER_FINISHED_RETRY = 9,        /* report that it finished again */
     TIMER_SLOT_RETRY = 10,           /* offer its slot again */
+    TIMER_MATERIALIZE = 13,          /* changelog: the periodic materialization is due (11, 12, 14-17: the coordinator's) */
     TIMER_OUTPUT_BASE = 1u << 20,    /* + checkpoint id: its barrier is still queued */
 };
 
@@ -187,6 +188,8 @@ typedef struct rt_snap {
     uint64_t cs_file;                /* their file in the store, written as they are persisted (0: none) */
     rt_chain chain;                  /* its keyed state's files once written (count 0: none yet) */
     uint64_t chain_bytes;            /* what the newest of them holds */
+    uint32_t seg_from;               /* changelog: its segment's range starts here (ends at its version); until
+                                        its upload, `chain` is the materialized part it builds on */
 } rt_snap;
 
 /* A file the task holds a reference to until the checkpoint's outcome. */
@@ -256,6 +259,33 @@ typedef struct rt_cmt {
  * and summaries of none wait with them while no completion comes
  * (model/tm/sinkv2.c). */
 #define CMT_MAX (TXN_MAX + 64u)
+
+/* The changelog state backend (FLIP-158; model/tm/clog.c): a task's
+ * state changes since its last materialization, uploaded as segments at
+ * checkpoints. A segment holds the keys written in its range of kstate
+ * versions (from, to], each with its value as of `to`. */
+#define CLOG_SEGS_MAX 16u
+
+typedef struct rt_seg {
+    uint32_t from, to;
+    uint64_t file;                    /* 0: not uploaded (in flight, failed, or its snapshot dropped) */
+    bool     full;                    /* uploaded with nothing materialized before it: a chain's first file */
+} rt_seg;
+
+typedef struct rt_clog {
+    rt_chain     mat;                 /* the materialized part: its files, and `version`, its boundary (writes <= it) */
+    uint64_t     mat_held;            /* the materialization's file, which the task holds a reference to (0: none) */
+    uint64_t     mat_prev;            /* ... and the one before it, for snapshots begun before this one ended */
+    rt_seg       segs[CLOG_SEGS_MAX];
+    uint32_t     segs_count;
+    uint32_t     last_to;             /* where the next segment starts */
+    uint32_t     failed_to;           /* the newest failed upload's bound: persists fail until a materialization passes it */
+    uint32_t     mat_snap;            /* a materialization in progress: its kstate snapshot (UINT32_MAX: none) */
+    uint32_t     mat_failures;        /* consecutive failed materializations */
+    bool         mat_past;            /* the deliberate bug FLINK-25987: that one's boundary goes one past */
+    uint64_t     mat_id;              /* materializations started (the nested backend's checkpoint ids) */
+    sim_timer_id mat_timer;
+} rt_clog;
 
 typedef struct rt_out_edge {          /* a task's outputs of one edge */
     job_part part;
@@ -360,6 +390,7 @@ typedef struct rt_task {
     bool              final_kept;     /* its map is the final state of an attempt that finished (snap_clear) */
     uint64_t          data_ended[JOB_TASK_CHANNELS_MAX / 64];   /* bit i: input i brought end of data or of partition */
     kstate            state;          /* keyed aggregate, keyed join */
+    rt_clog          *clog;           /* its changelog, with the changelog state backend (else NULL) */
     rt_out_edge       out_edges[JOB_EDGES_MAX];
     gate              g;
     uint64_t          trigger_queue[PIPE_CONCURRENT_MAX + 1];
@@ -574,8 +605,22 @@ bool sinktx_prepare(tm_side *tm, rt_task *t, uint64_t ckpt);    /* Sink V2 write
 bool sinktx_commit_txn(tm_side *tm, rt_task *by, uint32_t writer, uint64_t ckpt, pipe_txn_why why);
 void sinktx_v2_restore(tm_side *tm, rt_task *t, uint64_t ckpt); /* writer: abort what no completed checkpoint holds */
 
+/* model/tm/clog.c: the changelog state backend (FLIP-158). */
+#define IO_MATERIALIZE 3u                /* at a task, with an id above 0: tag id << 2 | 3 (0 << 2 | 3 is IO_RESTORE) */
+void clog_start(tm_side *tm, rt_task *t);                        /* a deployment: its materialization timer */
+void clog_trigger(tm_side *tm, rt_task *t, rt_snap *sn);         /* the sync part: its segment's range */
+uint64_t clog_entries(const tm_side *tm, const rt_task *t, const rt_snap *sn);   /* what its upload writes */
+uint64_t clog_upload(tm_side *tm, rt_task *t, const rt_snap *sn, rt_chain *c);   /* the segment; c: the chain; 0: failed */
+void clog_upload_failed(rt_task *t, const rt_snap *sn);          /* its write failed */
+void clog_materialize(tm_side *tm, rt_task *t);                  /* the timer: begin one */
+void clog_materialized(tm_side *tm, rt_task *t, uint64_t id, bool ok);   /* its write ended */
+void clog_restored(tm_side *tm, rt_task *t, const rt_chain *c);  /* restored from c: it is the materialized part */
+void clog_clear(tm_side *tm, rt_task *t);                        /* cancelled or dead: no materialization runs */
+
 /* model/tm/sinkv2.c: Sink V2's writer and committer (FLIP-191, FLIP-372). */
 static inline bool sinkv2_writer(const rt_task *t) { return t->v->kind == JOB_SINK && t->v->sink == JOB_SINK_V2; }
+/* Its outputs carry committables: no barrier of it overtakes them (FLINK-36287). */
+static inline bool sinkv2_in_band(const rt_task *t) { return sinkv2_writer(t) || t->v->kind == JOB_COMMITTER; }
 void sinkv2_emit(tm_side *tm, rt_task *t, uint64_t ckpt);       /* writer: prepareSnapshotPreBarrier's committables */
 void sinkv2_end_input(tm_side *tm, rt_task *t);                 /* writer: endInput's */
 void sinkv2_receive(tm_side *tm, rt_task *t, const model_rec *r);  /* committer: a summary or a committable */
