@@ -145,6 +145,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "the materialization boundary is the last appended sequence number + 1, one past when nothing was appended "
         "since (FLINK-25997 reported it too)",
         "I2", "scenarios/swarm/changelog.scn", 1, NULL },
+    [PIPE_BUG_STATELESS_SKIPPED] = { PIPE_BUG_STATELESS_SKIPPED, "FLINK-31963",
+        "records in flight to or from a rescaled stateless vertex at an unaligned checkpoint are lost on the restore",
+        "StateAssignmentOperation skips the otherwise stateless operators when it reassigns the in-flight data of a "
+        "rescale",
+        "I2", "scenarios/swarm/rescale-unaligned.scn", 1, "I4" },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

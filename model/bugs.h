@@ -54,6 +54,7 @@ typedef enum pipe_bug {
     PIPE_BUG_EOI_COMMITTABLES_KEPT,   /* FLINK-26403: a Sink V2 writer emits no committables at end of input */
     PIPE_BUG_MERGED_SUBTASKS,         /* FLINK-36368: a global committer merges the committables of its upstream subtasks */
     PIPE_BUG_CHANGELOG_BOUNDARY,      /* FLINK-25987: a materialization with nothing new sets its boundary one past */
+    PIPE_BUG_STATELESS_SKIPPED,       /* FLINK-31963: a rescale leaves a stateless vertex's channel state unassigned */
     PIPE_BUG_COUNT
 } pipe_bug;
 

@@ -266,9 +266,12 @@ static const char *cfg_check_rescales(const pipe_cfg *c, char *err, size_t n) {
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
     if (c->rescales_count > PIPE_RESCALES_MAX) BAD("more than %u rescales", PIPE_RESCALES_MAX);
     if (c->rescales_count == 0) return NULL;
-    if (c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0)
-        BAD("rescaling needs aligned checkpoints without an alignment timeout (redistributing channel state is not "
-            "modelled)");
+    bool channel_state = c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0;
+    for (uint32_t v = 0; v < c->graph.vertices_count && channel_state; v++) {
+        if (c->graph.vertices[v].kind == JOB_SOURCE && c->graph.vertices[v].watermarks)
+            BAD("rescaling with channel state (unaligned checkpoints, an alignment timeout) and event time is not "
+                "modelled (watermarks in flight would have to be mapped too)");
+    }
     if (c->task_slots > 0) BAD("rescaling with slots is not modelled");
     if (c->ckpt.finished_tasks_off) BAD("rescaling with finished-tasks off is not modelled");
     for (uint32_t i = 0; i < c->rescales_count; i++) {
@@ -287,12 +290,15 @@ static const char *cfg_check_rescales(const pipe_cfg *c, char *err, size_t n) {
             if (d->part == JOB_FORWARD && (d->from == r->vertex || d->to == r->vertex))
                 BAD("%s: a rescaled vertex takes no forward edge (%s -> %s)", x->name, c->graph.vertices[d->from].name,
                     c->graph.vertices[d->to].name);
+            if (channel_state && d->part == JOB_BROADCAST && (d->from == r->vertex || d->to == r->vertex))
+                BAD("%s: rescaling a vertex of a broadcast edge with channel state is not modelled (Flink keeps "
+                    "broadcast edges aligned, FLINK-22815)", x->name);
         }
         uint32_t lo = pipe_parallelism_min(c, r->vertex), hi = pipe_parallelism_max(c, r->vertex);
         uint32_t handles = (hi + lo - 1) / lo + 1, chain = c->state.incremental ? c->state.full_every + 1 : 1;
-        if (handles > PIPE_RESCALE_HANDLES_MAX)
+        if (handles > PIPE_RESCALE_HANDLES_MAX || (channel_state && 2 * (handles - 1) + 1 > PIPE_RESCALE_HANDLES_MAX + 1))
             BAD("%s: from parallelism %u to %u a task would read the state of more than %u old subtasks", x->name, hi,
-                lo, PIPE_RESCALE_HANDLES_MAX);
+                lo, channel_state ? (PIPE_RESCALE_HANDLES_MAX + 2) / 2 : PIPE_RESCALE_HANDLES_MAX);
         if ((handles - 1) * chain > PROTO_MORE_FILES_MAX)   /* what a deployment names */
             BAD("%s: from parallelism %u to %u a task would read %u chains of up to %u files, more than a deployment "
                 "names: lower full-every", x->name, hi, lo, handles, chain);

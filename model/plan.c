@@ -163,6 +163,10 @@ static void plan_store(plan *pl, const pipe_cfg *cfg) {
         pl->files_max += pl->tasks * (pl->slots + PIPE_CONCURRENT_MAX + 3);
         pl->entries_max += cs_all * (pl->slots + 2);
     }
+    if (pl->unaligned && cfg->rescales_count > 0) {   /* a rescale's restore maps channel state into a file of its own */
+        pl->files_max += pl->tasks;
+        pl->entries_max += cs_all;
+    }
     if (pl->hosts > 1) {                          /* a zombie instance writes snapshots beside the new attempt's */
         pl->files_max *= pl->hosts;
         pl->entries_max *= pl->hosts;

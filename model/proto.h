@@ -155,6 +155,14 @@ typedef struct msg_deploy {
     uint8_t      hosts[PROTO_HOSTS_MAX];
     uint16_t     parallelism[JOB_VERTICES_MAX];   /* by vertex; 0: the graph's */
     uint16_t     from_parallelism;   /* its vertex's in the checkpoint restored (0: the same) */
+    /* Channel state across a rescale (StateAssignmentOperation): the old
+     * subtasks whose files it reads, cs_file the first (cs_old[0]); set
+     * when the checkpoint ran another parallelism of its vertex or of a
+     * neighbour, so that the task filters and maps what it replays. */
+    bool         cs_rescaled;
+    uint8_t      cs_count;           /* files: cs_file, then cs_more[0 .. cs_count - 1) */
+    uint16_t     cs_old[PIPE_RESCALE_HANDLES_MAX + 1];
+    uint64_t     cs_more[PIPE_RESCALE_HANDLES_MAX];
     uint16_t     more_count;
     uint8_t      more_len[PIPE_RESCALE_HANDLES_MAX];
     uint32_t     offsets_count;      /* a source: where to read from */

@@ -77,6 +77,7 @@ typedef enum pipe_reach {
     /* tasks: restore and attempts */
     PIPE_REACH_RESTORE_CHAIN,         /* a task restored from an incremental chain */
     PIPE_REACH_RESTORE_CHANNEL_STATE, /* a restore replayed or re-emitted channel state */
+    PIPE_REACH_RESCALED_CHANNEL_STATE,/* a restore across a rescale took channel state of old subtasks, filtered and mapped */
     PIPE_REACH_RESTORE_SCRATCH,       /* a restart with no completed checkpoint */
     PIPE_REACH_NOTICE_TABLE_FULL,     /* notices lost or late for more checkpoints than a task keeps: it forgot the oldest */
     PIPE_REACH_REPLAY_READ_FAILED,    /* a zombie's read of channel state found its file gone with the coordinator's memory */
@@ -105,6 +106,7 @@ typedef enum pipe_reach {
     PIPE_REACH_CHANGELOG_REUPLOAD,         /* a segment before it was lost: uploaded again */
     PIPE_REACH_CHANGELOG_FAILED_UPLOAD,    /* a persist refused: an earlier upload failed, no materialization since */
     PIPE_REACH_CHANGELOG_SEGMENTS_FULL,    /* absim's bound: one segment from the boundary */
+    PIPE_REACH_CHANGELOG_LONG_RESTORE,     /* absim's bound: a long restored chain materialized at once */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,

@@ -156,11 +156,6 @@ static bool finish_vary_unaligned(pctx *c) {
         return lex_fail_on(c, c->vary_line, c->vary_col, "vary unaligned needs exactly-once checkpoints (checkpoint "
                            "mode aligned or unaligned): Flink enables unaligned checkpoints for exactly-once only");
     }
-    for (uint32_t i = 0; i < c->s->faults_count; i++) {
-        if (c->s->faults[i].kind != SCN_RESCALE) continue;
-        return lex_fail_on(c, c->vary_line, c->vary_col, "vary unaligned with a rescale (line %u): a rescale "
-                           "refuses unaligned checkpoints and alignment timeouts", c->s->faults[i].line);
-    }
     return true;
 }
 
@@ -217,10 +212,7 @@ static bool finish_slots(pctx *c) {
  * the same without a place): NULL when it can. */
 static const char *rescale_refusal(const pipe_cfg *g, const scn_fault *f, char *buf, size_t n) {
     const job_vertex *x = &g->graph.vertices[f->vertex];
-    if (g->ckpt.mode == PIPE_UNALIGNED || g->ckpt.alignment_timeout_ns > 0) {
-        snprintf(buf, n, "rescaling needs aligned checkpoints without an alignment timeout: those hold channel state, "
-                 "and redistributing channel state is not modelled");
-    } else if (f->parallelism > job_max_parallelism(x)) {
+    if (f->parallelism > job_max_parallelism(x)) {
         snprintf(buf, n, "%s: rescale to %u above its max-parallelism %u (its key groups)", x->name, f->parallelism,
                  job_max_parallelism(x));
     } else if (g->task_slots > 0) {

@@ -431,9 +431,26 @@ static void test_job_check_holds_a_sink_v2_writer_to_one_forward_edge_into_its_c
                                       "committer (2 edges)");
 }
 
+/* SubtaskStateMapperTest (flink-runtime), RANGE: 3 -> 2, new 0 takes old
+ * {0, 1}, new 1 {1, 2}; 3 -> 4, new 0 {0}, 1 {0, 1}, 2 {1, 2}, 3 {2}. With
+ * Flink's default max parallelism for these (128), as the mapper's own
+ * ranges cancel the actual one out. */
+static void test_key_group_ranges_map_old_subtasks_as_flinks_range_mapper(void **state) {
+    (void)state;
+    static const uint32_t to2[2][3] = { { 1, 1, 0 }, { 0, 1, 1 } };
+    static const uint32_t to4[4][3] = { { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 1 }, { 0, 0, 1 } };
+    for (uint32_t i = 0; i < 2; i++) {
+        for (uint32_t k = 0; k < 3; k++) assert_int_equal(job_ranges_overlap(128, 2, i, 3, k), to2[i][k]);
+    }
+    for (uint32_t i = 0; i < 4; i++) {
+        for (uint32_t k = 0; k < 3; k++) assert_int_equal(job_ranges_overlap(128, 4, i, 3, k), to4[i][k]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_job_check_names_the_first_problem),
+        cmocka_unit_test(test_key_group_ranges_map_old_subtasks_as_flinks_range_mapper),
         cmocka_unit_test(test_job_check_holds_a_sink_v2_writer_to_one_forward_edge_into_its_committer),
         cmocka_unit_test(test_job_check_says_where_each_problem_lies),
         cmocka_unit_test(test_job_expand_numbers_tasks_channels_and_gate_inputs_in_graph_order),

@@ -195,6 +195,13 @@ static const char *check_committer(const job *j, uint32_t v, job_where *w, char 
     return NULL;
 }
 
+bool job_ranges_overlap(uint32_t max_parallelism, uint32_t p_new, uint32_t i, uint32_t p_old, uint32_t k) {
+    uint32_t a0, a1, b0, b1;
+    job_group_range(max_parallelism, p_new, i, &a0, &a1);
+    job_group_range(max_parallelism, p_old, k, &b0, &b1);
+    return a0 < b1 && b0 < a1;
+}
+
 uint32_t job_default_max_parallelism(uint32_t parallelism) {
     uint32_t want = parallelism + parallelism / 2, pow2 = 1;
     while (pow2 < want && pow2 < JOB_MAX_PARALLELISM_UPPER) pow2 <<= 1;   /* roundUpToPowerOfTwo, capped */

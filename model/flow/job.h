@@ -215,6 +215,10 @@ static inline uint32_t job_key_subtask_pow2(uint64_t key, uint32_t shift, uint32
 
 /* computeKeyGroupRangeForOperatorIndex: subtask i's groups [*first, *end). */
 void job_group_range(uint32_t max_parallelism, uint32_t parallelism, uint32_t subtask, uint32_t *first, uint32_t *end);
+/* Whether subtask i of p_new and subtask k of p_old own overlapping key-group
+ * ranges: the RANGE SubtaskStateMapper's relation (a hash edge's channel
+ * state goes from old subtask k to new subtask i when it holds). */
+bool job_ranges_overlap(uint32_t max_parallelism, uint32_t p_new, uint32_t i, uint32_t p_old, uint32_t k);
 
 /* computeDefaultMaxParallelism: roundUpToPowerOfTwo(p + p / 2), at least
  * 128, at most 32768. */

@@ -176,6 +176,59 @@ static void handles_of(jm_side *jm, const rt_slot *s, uint32_t t, uint32_t from,
     }
 }
 
+/* Whether the checkpoint ran vertex v or a neighbour of it at another
+ * parallelism than the attempt. */
+static bool rescaled_near(const jm_side *jm, const rt_slot *s, uint32_t v) {
+    const job *j = world_job(jm->w);
+    if (s->par[v] != jm->coord.par[v]) return true;
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        const job_edge *d = &j->edges[e];
+        uint32_t other = d->from == v ? d->to : d->to == v ? d->from : UINT32_MAX;
+        if (other != UINT32_MAX && s->par[other] != jm->coord.par[other]) return true;
+    }
+    return false;
+}
+
+/* Whether old subtask k of t's vertex holds channel state new subtask i
+ * replays or re-emits (SubtaskStateMapper): its output and a rebalance
+ * input map round robin (new i takes old i, i + p, ...), a hash input by
+ * key-group range (new i takes the old subtasks whose range overlaps its
+ * own, and filters). */
+static bool cs_maps(const jm_side *jm, const rt_slot *s, uint32_t t, uint32_t k) {
+    const job *j = world_job(jm->w);
+    const job_task *x = &j->tasks[t];
+    uint32_t p = jm->coord.par[x->vertex], from = s->par[x->vertex];
+    if (k % p == x->subtask) return true;        /* ROUND_ROBIN */
+    for (uint32_t e = 0; e < j->edges_count; e++) {
+        if (j->edges[e].to != x->vertex || j->edges[e].part != JOB_HASH) continue;
+        if (job_ranges_overlap(job_max_parallelism(&j->vertices[x->vertex]), p, x->subtask, from, k)) return true;   /* RANGE */
+    }
+    return false;
+}
+
+static void channel_state_of(jm_side *jm, const rt_slot *s, uint32_t t, msg_deploy *d) {
+    const job *j = world_job(jm->w);
+    const job_task *x = &j->tasks[t];
+    if (!rescaled_near(jm, s, x->vertex)) {
+        d->cs_file = s->cs_files[t];
+        return;
+    }
+    d->cs_rescaled = true;
+    uint32_t from = s->par[x->vertex], base = j->vertex_first_task[x->vertex];
+    /* The deliberate bug FLINK-31963: a rescaled vertex without keyed
+     * state is left out of the reassignment, its in-flight data with it. */
+    if (jm->w->cfg.bug == PIPE_BUG_STATELESS_SKIPPED && from != jm->coord.par[x->vertex] &&
+        j->vertices[x->vertex].kind != JOB_KEYED_AGG && j->vertices[x->vertex].kind != JOB_KEYED_JOIN) return;
+    for (uint32_t k = 0; k < from; k++) {
+        if (from == jm->coord.par[x->vertex] ? k != x->subtask : !cs_maps(jm, s, t, k)) continue;
+        if (s->cs_files[base + k] == 0) continue;
+        SIM_ASSERT(d->cs_count <= PIPE_RESCALE_HANDLES_MAX);   /* check_cfg bounds the old subtasks a task reads */
+        if (d->cs_count == 0) d->cs_file = s->cs_files[base + k];
+        else d->cs_more[d->cs_count - 1] = s->cs_files[base + k];
+        d->cs_old[d->cs_count++] = (uint16_t)k;
+    }
+}
+
 /* Task t's part of the checkpoint to restore (nothing: from scratch), and
  * the attempt's parallelism of every vertex. */
 static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
@@ -198,9 +251,9 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     SIM_ASSERT(s->state == SLOT_COMPLETED);       /* a restore reads a completed checkpoint only */
     d->ckpt = s->ckpt;
     uint32_t from = s->par[j->tasks[t].vertex];
+    channel_state_of(jm, s, t, d);
     if (from == stride || (v->kind != JOB_KEYED_AGG && v->kind != JOB_KEYED_JOIN)) {
         d->chain = s->chains[t];
-        d->cs_file = s->cs_files[t];              /* a rescale has none: check_cfg refuses channel state */
         return;
     }
     d->from_parallelism = (uint16_t)from;

@@ -19,8 +19,8 @@
  * - An upload that failed fails every later persist until a
  *   materialization passes it (ensureCanPersist: "The upload for X has
  *   already failed previously").
- * - Materialization, every `materialize` interval (the first after
- *   murmurHash(subtask) % interval, PeriodicMaterializationManager), takes
+ * - Materialization, every `materialize` interval (the first after the
+ *   interval plus murmurHash(subtask) % interval, PeriodicMaterializationManager), takes
  *   a snapshot of the whole map at version M if anything was written since
  *   the last boundary (upTo = nextSequenceNumber(), exclusive: writes <= M
  *   are in it), writes it in the background, and becomes the materialized
@@ -31,10 +31,12 @@
  *   the restored handle is the materialized part of the new attempt, whose
  *   log starts after it.
  *
- * Bounds: CLOG_SEGS_MAX segments are kept; a checkpoint that would need
- * more uploads everything since the boundary as one segment (absim's
- * bound, not Flink's: its log has none). The materialization's file is
- * the task's to keep until the next one replaces it or an attempt ends. */
+ * Bounds (absim's, not Flink's: its log has none): CLOG_SEGS_MAX segments
+ * are kept, and a checkpoint that would need more uploads everything since
+ * the boundary as one segment; a restored chain longer than half of
+ * SNAP_CHAIN_MAX (restores without a materialization between) is
+ * materialized at once. A materialization's file is the task's to keep
+ * until the one after the next replaces it, or its attempt ends. */
 #include "tm.h"
 
 #include <string.h>
@@ -45,13 +47,14 @@ static void arm(tm_side *tm, rt_task *t, sim_time_ns delay_ns) {
     l->mat_timer = task_timer(tm, t, delay_ns, TIMER_MATERIALIZE);
 }
 
-/* The first one after a hash of the subtask modulo the interval, as
- * PeriodicMaterializationManager spreads them ("to avoid thundering herd"). */
+/* The first one an interval plus a hash of the subtask modulo the interval
+ * after the start, as PeriodicMaterializationManager.start schedules it
+ * (periodicMaterializeDelay + initialDelay, "to avoid thundering herd"). */
 void clog_start(tm_side *tm, rt_task *t) {
     if (t->clog == NULL) return;
     sim_time_ns every = tm->w->cfg.state.materialize_ns;
     uint64_t h = ((uint64_t)t->jt->vertex << 32 | t->jt->subtask) * 0x9e3779b97f4a7c15ull;
-    arm(tm, t, (sim_time_ns)((h >> 17) % every));
+    arm(tm, t, every + (sim_time_ns)((h >> 17) % every));
 }
 
 static void note(tm_side *tm, const rt_task *t, uint64_t id, uint32_t entries, bool ok) {
@@ -155,9 +158,18 @@ uint64_t clog_upload(tm_side *tm, rt_task *t, const rt_snap *sn, rt_chain *c) {
     return f;
 }
 
+/* The failed upload's newest change: persists from a boundary below it
+ * fail until a materialization passes it. A range with no change uploads
+ * nothing in Flink (its sequence numbers move only with appends), so it
+ * cannot fail. */
 void clog_upload_failed(rt_task *t, const rt_snap *sn) {
-    uint32_t v = kstate_snap_version(&t->state, sn->ksnap);
-    if (v > t->clog->failed_to) t->clog->failed_to = v;
+    uint32_t slot = 0, ver, newest = 0;
+    uint64_t key;
+    kagg agg;
+    while (kstate_snap_next(&t->state, sn->ksnap, &slot, &key, &agg, &ver)) {
+        if (ver > sn->seg_from && ver > newest) newest = ver;
+    }
+    if (newest > t->clog->failed_to) t->clog->failed_to = newest;
 }
 
 /* Anything written since the boundary: a key of the snapshot newer. */
@@ -187,7 +199,8 @@ void clog_materialize(tm_side *tm, rt_task *t) {
      * boundary is the last appended number + 1, wrong when nothing was
      * appended since: a materialization nothing changed for is taken, and
      * its boundary is one past it. */
-    bool idle = !changed_since(t, snap, l->mat.version);
+    bool idle = !changed_since(t, snap, l->mat.version) && !l->mat_forced;
+    l->mat_forced = false;
     if (idle && tm->w->cfg.bug != PIPE_BUG_CHANGELOG_BOUNDARY) {
         kstate_snap_end(&t->state, snap);
         REACHED(tm->w, CHANGELOG_NOTHING_TO_MATERIALIZE);
@@ -265,6 +278,12 @@ void clog_restored(tm_side *tm, rt_task *t, const rt_chain *c) {
     l->mat = *c;
     l->mat.version = t->base.version;             /* restored entries are that version: the log starts after */
     l->last_to = l->mat.version;
+    if (c->count > SNAP_CHAIN_MAX / 2) {          /* absim's bound: restores without a materialization between */
+        REACHED(tm->w, CHANGELOG_LONG_RESTORE);
+        l->mat_forced = true;
+        arm(tm, t, 0);
+        return;
+    }
     clog_start(tm, t);
 }
 

@@ -621,7 +621,9 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
      * aborted, and abort notices come within an RPC latency, far below a
      * checkpoint timeout, so no campaign gets here (a lost or long-delayed
      * notice, once the model has them, could). */
-    if (busy >= tm->snaps_max) {
+    /* ... or no snapshot record of its map is free (a changelog
+     * materialization holds one besides the checkpoints'). */
+    if (busy >= tm->snaps_max || (t->stateful && kstate_snaps_active(&t->state) >= t->state.snaps_max)) {
         REACHED(tm->w, DECLINE_SENT);
         tm->w->stats.async_failures++;
         tm_note(tm, PIPE_EV_DECLINE, t, ckpt);
@@ -793,14 +795,17 @@ void snap_replay_done(tm_side *tm, rt_task *t) {
 /* The task's channel state of the restored checkpoint: its output part
  * goes out again first, its input part is replayed before new input
  * (task.c reads the file batch by batch). */
-static void restore_channel_state(tm_side *tm, rt_task *t, uint64_t file) {
+static void restore_channel_state(tm_side *tm, rt_task *t, uint64_t file, bool rescaled) {
     uint64_t cursor = 0;
     rt_cs_rec r;
     bool any = false;
+    t->replay_rescaled = rescaled;
     while (csfile_next(&tm->w->files, file, &cursor, &r)) {
         any = true;
         const job_chan *jc = &world_job(tm->w)->chans[r.chan];
-        if (r.output) {
+        if (rescaled) {                           /* outputs too go out with the replay, as room allows */
+            if (tm->w->cfg.bug != PIPE_BUG_NO_REPLAY && t->life != LIFE_REPLAYING) task_life_to(t, LIFE_REPLAYING);
+        } else if (r.output) {
             SIM_ASSERT(jc->producer == t->id);
             task_emit_to(tm, t, jc->out_index, &r.rec);
         } else {
@@ -871,6 +876,9 @@ uint64_t snap_restore_bytes(const tm_side *tm, const msg_deploy *d) {
         if (store_alive(&tm->w->files, d->more_files[i])) bytes += store_bytes(&tm->w->files, d->more_files[i]);
     }
     if (d->cs_file != 0 && store_alive(&tm->w->files, d->cs_file)) bytes += store_bytes(&tm->w->files, d->cs_file);
+    for (uint32_t i = 0; i + 1 < d->cs_count; i++) {   /* a rescale's other old subtasks' */
+        if (store_alive(&tm->w->files, d->cs_more[i])) bytes += store_bytes(&tm->w->files, d->cs_more[i]);
+    }
     return bytes;
 }
 
@@ -924,12 +932,85 @@ static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
     return ok;
 }
 
+/* The channel for an old subtask's input record at this subtask: its
+ * input on the same edge from the same producer if that one runs, else
+ * its first input on that edge (the replay needs the edge's input side). */
+static uint32_t input_for(const tm_side *tm, const rt_task *t, const job_chan *old) {
+    const job *j = world_job(tm->w);
+    uint32_t any = UINT32_MAX;
+    for (uint32_t i = 0; i < t->jt->in_count; i++) {
+        uint32_t c = j->in_chan[t->jt->in_first + i];
+        if (j->chans[c].edge != old->edge) continue;
+        if (j->chans[c].producer == old->producer && task_peer_runs(tm, t, old->producer)) return c;
+        if (any == UINT32_MAX) any = c;
+    }
+    SIM_ASSERT(any != UINT32_MAX);
+    return any;
+}
+
+/* Whether this subtask takes old subtask k's input record r (the
+ * consumer's side of SubtaskStateMapper): by key group on a hash edge
+ * (RANGE, filtered as RecordFilter does), else round robin. */
+static bool takes_input(const tm_side *tm, const rt_task *t, uint32_t k, const rt_cs_rec *r) {
+    const job *j = world_job(tm->w);
+    uint32_t p = t->deploy.parallelism[t->jt->vertex];
+    if (p == 0) p = t->v->parallelism;
+    if (j->edges[j->chans[r->chan].edge].part == JOB_HASH)
+        return job_key_subtask(r->rec.key, job_max_parallelism(t->v), p) == t->jt->subtask;
+    return k % p == t->jt->subtask;
+}
+
+/* One old subtask's channel-state file: the records this subtask takes
+ * into `merged`, its output records (round robin; the replay sends them
+ * out through the partitioner, as room allows) and its input records, on
+ * this subtask's own channels. False: the store is full. */
+static bool redistribute(tm_side *tm, rt_task *t, uint64_t file, uint32_t k, uint64_t *merged, uint64_t ckpt) {
+    const job *j = world_job(tm->w);
+    uint32_t p = t->deploy.parallelism[t->jt->vertex];
+    if (p == 0) p = t->v->parallelism;
+    uint64_t cursor = 0;
+    rt_cs_rec r;
+    while (csfile_next(&tm->w->files, file, &cursor, &r)) {
+        const job_chan *jc = &j->chans[r.chan];
+        if (r.output ? k % p != t->jt->subtask : !takes_input(tm, t, k, &r)) continue;
+        if (!r.output) r.chan = input_for(tm, t, jc);   /* an output record keeps its old channel: its edge */
+        if (*merged == 0 && (*merged = store_create(&tm->w->files, t->id, ckpt, true)) == 0) return false;
+        if (!csfile_append(&tm->w->files, *merged, &r)) return false;
+    }
+    return true;
+}
+
+/* The channel state of a restore across a rescale: the files of the old
+ * subtasks the coordinator mapped to this one, filtered and mapped onto
+ * its own channels (FLINK-17979, Flink 1.13). Returns the file of the
+ * input records it replays (0: none); false in *ok when a file is gone or
+ * the store is full. */
+static uint64_t rescaled_channel_state(tm_side *tm, rt_task *t, const msg_deploy *d, bool *ok) {
+    uint64_t merged = 0;
+    for (uint32_t i = 0; i < d->cs_count; i++) {
+        uint64_t f = i == 0 ? d->cs_file : d->cs_more[i - 1];
+        if (!store_alive(&tm->w->files, f)) {
+            tm->w->stats.restore_failures++;      /* I5: the checkpoint's channel state was deleted */
+            *ok = false;
+            continue;
+        }
+        if (!redistribute(tm, t, f, d->cs_old[i], &merged, d->ckpt)) {
+            *ok = false;
+            if (merged != 0) store_discard(&tm->w->files, merged);
+            return 0;
+        }
+    }
+    if (d->cs_count > 0) REACHED(tm->w, RESCALED_CHANNEL_STATE);
+    if (merged != 0) store_seal(&tm->w->files, merged);
+    return merged;
+}
+
 void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     t->final_kept = false;                        /* the map is this attempt's from now on */
     bool restored = t->stateful ? restore_keyed(tm, t, d) : t->v->kind == JOB_COMMITTER ? sinkv2_restore(tm, t, d) : true;
     t->eoi_emitted = false;                       /* a writer: its end of input is this attempt's to see */
     t->finish_after_outbox = false;
-    uint64_t cs = d->cs_file;
+    uint64_t cs = d->cs_rescaled ? rescaled_channel_state(tm, t, d, &restored) : d->cs_file;
     if (cs != 0 && !store_alive(&tm->w->files, cs)) {
         tm->w->stats.restore_failures++;          /* I5: the checkpoint's channel state was deleted */
         restored = false;
@@ -941,5 +1022,5 @@ void snap_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
     SIM_ASSERT(t->life == LIFE_RUNNING);          /* start() took it out of RESTORING */
     t->replay_pos = 0;
     if (d->ckpt == 0 && t->epoch > 0) REACHED(tm->w, RESTORE_SCRATCH);
-    if (cs != 0) restore_channel_state(tm, t, cs);
+    if (cs != 0) restore_channel_state(tm, t, cs, d->cs_rescaled);
 }

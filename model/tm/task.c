@@ -213,11 +213,8 @@ void task_emit_to(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r) {
     push_rec(tm, t, out, r);
 }
 
-/* A record into every output edge. Inline where a buffer's records are
- * taken in a loop of one vertex kind (plain_records); a call elsewhere. */
-static inline __attribute__((always_inline)) void emit_inline(tm_side *tm, rt_task *t, const model_rec *r) {
-    for (uint32_t e = 0; e < t->out_edges_count; e++) {
-        rt_out_edge *oe = &t->out_edges[e];
+/* A record into output edge oe, by its partitioning. */
+static inline __attribute__((always_inline)) void emit_edge(tm_side *tm, rt_task *t, rt_out_edge *oe, const model_rec *r) {
         switch (oe->part) {
         case JOB_FORWARD:
             push_edge(tm, t, oe, 0, r);
@@ -236,7 +233,23 @@ static inline __attribute__((always_inline)) void emit_inline(tm_side *tm, rt_ta
             for (uint32_t i = 0; i < oe->count; i++) push_edge(tm, t, oe, i, r);
             break;
         }
+}
+
+/* A record into every output edge. Inline where a buffer's records are
+ * taken in a loop of one vertex kind (plain_records); a call elsewhere. */
+static inline __attribute__((always_inline)) void emit_inline(tm_side *tm, rt_task *t, const model_rec *r) {
+    for (uint32_t e = 0; e < t->out_edges_count; e++) emit_edge(tm, t, &t->out_edges[e], r);
+}
+
+/* A record into the output edge that goes to vertex `to` (a restore
+ * re-emits an old subtask's output channel state through it). */
+void task_emit_to_vertex(tm_side *tm, rt_task *t, uint32_t to, const model_rec *r) {
+    for (uint32_t e = 0; e < t->out_edges_count; e++) {
+        if (t->out_edges[e].to != to) continue;
+        emit_edge(tm, t, &t->out_edges[e], r);
+        return;
     }
+    SIM_ASSERT(!"no output edge to that vertex");
 }
 
 static void emit(tm_side *tm, rt_task *t, const model_rec *r) { emit_inline(tm, t, r); }
@@ -423,6 +436,7 @@ static void source_triggers(tm_side *tm, rt_task *t);
 
 static void source_kick(tm_side *tm, rt_task *t) {
     if (t->v->kind != JOB_SOURCE || t->life == LIFE_FINISHED || t->source_waiting || t->life == LIFE_RESTORING) return;
+    if (t->life == LIFE_REPLAYING) return;        /* a rescale's output channel state goes first (task_pump) */
     if (t->life == LIFE_ENDING) {                              /* nothing to read: only triggers, as the outputs have room */
         source_triggers(tm, t);
         return;
@@ -434,7 +448,7 @@ static void source_kick(tm_side *tm, rt_task *t) {
 /* Queued triggers, while the outputs have room; a source still reading
  * its restored state keeps them until it has its positions. */
 static void source_triggers(tm_side *tm, rt_task *t) {
-    while (t->life != LIFE_RESTORING && t->triggers_queued > 0 && room(t, false)) {
+    while (t->life != LIFE_RESTORING && t->life != LIFE_REPLAYING && t->triggers_queued > 0 && room(t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
         snap_trigger(tm, t, ckpt, false);
@@ -738,6 +752,8 @@ static void take_priority(tm_side *tm, rt_task *t) {
 
 /* Input channel state of the restored checkpoint: replayed before any new
  * input, a buffer's worth at a time. */
+#define REPLAY_OUTPUT (1u << 31)              /* replay_chans: an output record (job channel ids stay below) */
+
 static bool replay_next(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->replay_file != 0);
     if (!store_alive(&tm->w->files, t->replay_file)) {
@@ -753,9 +769,9 @@ static bool replay_next(tm_side *tm, rt_task *t) {
     t->replay_n = 0;
     rt_cs_rec r;
     while (t->replay_n < CHAN_BUF_RECORDS && csfile_next(&tm->w->files, t->replay_file, &t->replay_pos, &r)) {
-        if (r.output) continue;
+        if (r.output && !t->replay_rescaled) continue;   /* re-emitted at the restore */
         t->replay_recs[t->replay_n] = r.rec;
-        t->replay_chans[t->replay_n++] = r.chan;
+        t->replay_chans[t->replay_n++] = r.chan | (r.output ? REPLAY_OUTPUT : 0);
     }
     if (t->replay_n == 0) {
         snap_replay_done(tm, t);
@@ -945,7 +961,10 @@ static bool pump_outbox(tm_side *tm, rt_task *t) {
 void task_pump(tm_side *tm, rt_task *t) {
     if (t->life == LIFE_RESTORING) return;        /* input waits until the state is read */
     if (t->v->kind == JOB_SOURCE) {
-        source_kick(tm, t);
+        /* A source restored across a rescale sends the old subtasks'
+         * output channel state mapped to it before it reads, or triggers. */
+        while (t->life == LIFE_REPLAYING && !t->busy && pump_replay(tm, t)) {}
+        if (t->life != LIFE_REPLAYING) source_kick(tm, t);
         return;
     }
     while (!t->busy && t->life != LIFE_FINISHED && t->syncing == 0) {
@@ -1038,7 +1057,11 @@ static inline __attribute__((always_inline)) void work_done(tm_side *tm, rt_task
     t->busy = false;
     if (t->busy_chan == UINT32_MAX) {             /* a replayed batch of channel state */
         for (uint32_t i = 0; i < t->replay_n; i++) {   /* a record's job channel: the input it came on */
-            const job_chan *jc = &world_job(tm->w)->chans[t->replay_chans[i]];
+            const job_chan *jc = &world_job(tm->w)->chans[t->replay_chans[i] & ~REPLAY_OUTPUT];
+            if (t->replay_chans[i] & REPLAY_OUTPUT) {   /* a rescaled old subtask's output: through the partitioner */
+                task_emit_to_vertex(tm, t, world_job(tm->w)->tasks[jc->consumer].vertex, &t->replay_recs[i]);
+                continue;
+            }
             apply(tm, t, task_in_chan(tm, t, jc->gate_index), &t->replay_recs[i]);
         }
         t->replay_n = 0;

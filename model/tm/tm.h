@@ -283,6 +283,7 @@ typedef struct rt_clog {
     uint32_t     mat_snap;            /* a materialization in progress: its kstate snapshot (UINT32_MAX: none) */
     uint32_t     mat_failures;        /* consecutive failed materializations */
     bool         mat_past;            /* the deliberate bug FLINK-25987: that one's boundary goes one past */
+    bool         mat_forced;          /* a long restored chain: materialize though nothing changed */
     uint64_t     mat_id;              /* materializations started (the nested backend's checkpoint ids) */
     sim_timer_id mat_timer;
 } rt_clog;
@@ -423,6 +424,7 @@ typedef struct rt_task {
     uint32_t          replay_n;
     uint64_t          replay_file;    /* the restored checkpoint's channel-state file of this task */
     uint64_t          replay_pos;     /* its cursor */
+    bool              replay_rescaled;/* a rescale's mapped file: its output records go out with the replay */
     /* event time (model/tm/evtime.c); none of it is in a snapshot: a
      * restored task derives its watermark again, as Flink does */
     win_wm            wm;             /* the task's watermark: over its inputs (a source's: over its splits) */
@@ -544,6 +546,7 @@ void task_decline(tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t why);
 /* An RPC to the coordinator (data: its payload, or NULL), told to message observers. */
 void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes);
 void task_emit_to(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r);   /* into output `out` */
+void task_emit_to_vertex(tm_side *tm, rt_task *t, uint32_t to, const model_rec *r);   /* by that edge's partitioning */
 void task_emit(tm_side *tm, rt_task *t, const model_rec *r);     /* on every output edge, as the vertex partitions */
 void task_emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt);   /* on every output */
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
