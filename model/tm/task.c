@@ -241,15 +241,15 @@ static inline __attribute__((always_inline)) void emit_inline(tm_side *tm, rt_ta
     for (uint32_t e = 0; e < t->out_edges_count; e++) emit_edge(tm, t, &t->out_edges[e], r);
 }
 
-/* A record into the output edge that goes to vertex `to` (a restore
- * re-emits an old subtask's output channel state through it). */
-void task_emit_to_vertex(tm_side *tm, rt_task *t, uint32_t to, const model_rec *r) {
-    for (uint32_t e = 0; e < t->out_edges_count; e++) {
-        if (t->out_edges[e].to != to) continue;
-        emit_edge(tm, t, &t->out_edges[e], r);
-        return;
-    }
-    SIM_ASSERT(!"no output edge to that vertex");
+/* A record into the output of job edge `edge` (a restore re-emits an old
+ * subtask's output channel state through it): the task's output edges are
+ * its vertex's job edges in order (pipe.c). */
+void task_emit_on_edge(tm_side *tm, rt_task *t, uint32_t edge, const model_rec *r) {
+    const job *j = world_job(tm->w);
+    uint32_t k = 0;
+    for (uint32_t e = 0; e < edge; e++) k += j->edges[e].from == t->jt->vertex;
+    SIM_ASSERT(j->edges[edge].from == t->jt->vertex && k < t->out_edges_count);
+    emit_edge(tm, t, &t->out_edges[k], r);
 }
 
 static void emit(tm_side *tm, rt_task *t, const model_rec *r) { emit_inline(tm, t, r); }
@@ -1059,7 +1059,7 @@ static inline __attribute__((always_inline)) void work_done(tm_side *tm, rt_task
         for (uint32_t i = 0; i < t->replay_n; i++) {   /* a record's job channel: the input it came on */
             const job_chan *jc = &world_job(tm->w)->chans[t->replay_chans[i] & ~REPLAY_OUTPUT];
             if (t->replay_chans[i] & REPLAY_OUTPUT) {   /* a rescaled old subtask's output: through the partitioner */
-                task_emit_to_vertex(tm, t, world_job(tm->w)->tasks[jc->consumer].vertex, &t->replay_recs[i]);
+                task_emit_on_edge(tm, t, jc->edge, &t->replay_recs[i]);
                 continue;
             }
             apply(tm, t, task_in_chan(tm, t, jc->gate_index), &t->replay_recs[i]);

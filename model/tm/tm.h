@@ -546,7 +546,7 @@ void task_decline(tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t why);
 /* An RPC to the coordinator (data: its payload, or NULL), told to message observers. */
 void task_send_rpc(tm_side *tm, rt_task *t, const sim_msg *m, const void *data, uint32_t data_bytes);
 void task_emit_to(tm_side *tm, rt_task *t, uint32_t out, const model_rec *r);   /* into output `out` */
-void task_emit_to_vertex(tm_side *tm, rt_task *t, uint32_t to, const model_rec *r);   /* by that edge's partitioning */
+void task_emit_on_edge(tm_side *tm, rt_task *t, uint32_t edge, const model_rec *r);   /* by job edge `edge`'s partitioning */
 void task_emit(tm_side *tm, rt_task *t, const model_rec *r);     /* on every output edge, as the vertex partitions */
 void task_emit_event(tm_side *tm, rt_task *t, buf_kind kind, uint64_t ckpt);   /* on every output */
 void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
