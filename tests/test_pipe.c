@@ -836,6 +836,11 @@ static void test_rescales_the_model_cannot_redistribute_are_refused(void **state
     assert_string_equal(err, "rescaling with channel state (unaligned checkpoints, an alignment timeout) and event time "
                              "is not modelled (watermarks in flight would have to be mapped too)");
     c.graph.vertices[0].watermarks = false;
+    c.graph.edges[2].part = JOB_BROADCAST;        /* ... nor a broadcast channel's copy */
+    assert_null(pipe_create(&c, err, sizeof err));
+    assert_string_equal(err, "rescaling with channel state (unaligned checkpoints, an alignment timeout) and a broadcast "
+                             "edge is not modelled (Flink keeps broadcast edges aligned, FLINK-22815)");
+    c.graph.edges[2].part = JOB_REBALANCE;
     c.ckpt.mode = PIPE_ALIGNED;
     c.rescales[0].parallelism = 200;
     c.graph.vertices[2].max_parallelism = 128;
