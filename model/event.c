@@ -80,7 +80,8 @@ static const pipe_ev_info events[PIPE_EV_KIND_MAX] = {
       "`count` committables (its pre-committed transactions) ahead of its barrier, or with `at_end` at end of input; "
       "a committer sent a committed batch on to its global committer; or (`ok`) a committer took a summary"),
     E(GLOBAL_COMMIT, "global-commit", 0, "Sink V2: the global committer committed checkpoint `ckpt`, the committables "
-      "of `count` upstream subtasks (`word_a`: how many its first summary of the checkpoint said there are)"),
+      "of `count` upstream subtasks, `word_b` more counted complete as they had finished (`word_a`: how many its "
+      "first summary of the checkpoint said there are)"),
     E(MATERIALIZED, "materialized", 0, "changelog: task's materialization `ckpt` (its count) ended, `count` keys "
       "written (`ok`), or failed: it is the materialized part now, the log truncated below it"),
 };
