@@ -100,15 +100,23 @@ static rt_txn *open_txn(rt_txlog *l) {
     return x;
 }
 
-static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why) {
-    rt_txlog *l = t->txlog;
-    rt_txn *x = txn_at(l, 0);
-    SIM_ASSERT(x->first == l->head);
-    if (world_observed(tm->w)) {                  /* an open transaction has no checkpoint yet: 0 */
-        pipe_event e = { .kind = PIPE_EV_TXN, .task = t->id, .txn_why = why, .chan = PIPE_NO_CHAN,
+static void settle(rt_txlog *l) {
+    while (l->count > 0 && (txn_at(l, 0)->state == TXN_COMMITTED || txn_at(l, 0)->state == TXN_ABORTED)) {
+        l->head = txn_at(l, 0)->end;
+        l->first = (l->first + 1) % TXN_MAX;
+        l->count--;
+    }
+}
+
+/* Transaction x of log l resolved by task `by` (a two-phase-commit sink,
+ * a Sink V2 committer that commits it, or a writer that aborts it on its
+ * restore): resolved where it is, and gone once every older one is. */
+static void resolve_at(tm_side *tm, rt_task *by, rt_txlog *l, rt_txn *x, bool commit, pipe_txn_why why) {
+    if (world_observed(tm->w)) {
+        pipe_event e = { .kind = PIPE_EV_TXN, .task = by->id, .txn_why = why, .chan = PIPE_NO_CHAN,
                          .ckpt = x->state == TXN_OPEN ? 0 : x->ckpt, .count = (uint32_t)(x->end - x->first),
                          .ok = commit };
-        tm_note_ev(tm, t, &e);
+        tm_note_ev(tm, by, &e);
     }
     if (commit) {
         for (uint64_t i = x->first; i < x->end; i++) {
@@ -120,9 +128,15 @@ static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why
     } else {
         tm->w->stats.txn_aborted++;
     }
-    l->head = x->end;
-    l->first = (l->first + 1) % TXN_MAX;
-    l->count--;
+    x->state = commit ? TXN_COMMITTED : TXN_ABORTED;
+    settle(l);
+}
+
+/* A two-phase-commit sink resolves its oldest transaction. */
+static void resolve_first(tm_side *tm, rt_task *t, bool commit, pipe_txn_why why) {
+    rt_txlog *l = t->txlog;
+    SIM_ASSERT(txn_at(l, 0)->first == l->head);
+    resolve_at(tm, t, l, txn_at(l, 0), commit, why);
 }
 
 static void overflow(tm_side *tm, rt_task *t) {
@@ -285,37 +299,6 @@ bool sinktx_prepare(tm_side *tm, rt_task *t, uint64_t ckpt) {
     x->state = TXN_PRECOMMITTED;
     x->ckpt = ckpt;
     return true;
-}
-
-static void settle(rt_txlog *l) {
-    while (l->count > 0 && (txn_at(l, 0)->state == TXN_COMMITTED || txn_at(l, 0)->state == TXN_ABORTED)) {
-        l->head = txn_at(l, 0)->end;
-        l->first = (l->first + 1) % TXN_MAX;
-        l->count--;
-    }
-}
-
-/* Transaction x of writer w's log resolved by task `by` (the committer
- * that commits it, or the writer that aborts it on its restore). */
-static void resolve_at(tm_side *tm, rt_task *by, rt_txlog *l, rt_txn *x, bool commit, pipe_txn_why why) {
-    if (world_observed(tm->w)) {
-        pipe_event e = { .kind = PIPE_EV_TXN, .task = by->id, .txn_why = why, .chan = PIPE_NO_CHAN,
-                         .ckpt = x->state == TXN_OPEN ? 0 : x->ckpt, .count = (uint32_t)(x->end - x->first),
-                         .ok = commit };
-        tm_note_ev(tm, by, &e);
-    }
-    if (commit) {
-        for (uint64_t i = x->first; i < x->end; i++) {
-            uint64_t k = l->recs[i % l->cap];
-            visible(tm, k, event_of(tm, k));
-            if (l->vals != NULL) result_value(tm, k, l->vals[i % l->cap]);
-        }
-        tm->w->stats.txn_committed++;
-    } else {
-        tm->w->stats.txn_aborted++;
-    }
-    x->state = commit ? TXN_COMMITTED : TXN_ABORTED;
-    settle(l);
 }
 
 /* The log of writer subtask `writer` feeding committer `by`: the
