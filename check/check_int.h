@@ -88,6 +88,8 @@ uint32_t check_key_owner(const check_ctx *c, uint32_t v, uint64_t key, uint32_t 
 
 extern const check_ops check_cut_ops, check_state_ops, check_output_ops, check_safety_ops, check_live_ops,
     check_restart_ops;
+/* Not an observer of its own: check_safety_ops runs it beside the other I5 steps. */
+extern const check_ops check_claim_ops;
 /* Not an observer of its own: check_restart_ops runs it beside the restart strategy's checks. */
 extern const check_ops check_trigger_ops;
 void check_trigger_restarting(void *trigger, bool restarting, sim_time_ns now);   /* from check/restart.c */

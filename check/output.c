@@ -36,6 +36,7 @@ typedef struct output {
     bool promised;                    /* I3 */
     uint64_t ambiguous[AMBIGUOUS_MAX];    /* a ring by id: such checkpoints */
     bool     rolled_back[AMBIGUOUS_MAX];  /* a sink restored an older one since */
+    bool     stop_committed;          /* a stop's savepoint completed, the job has not ended yet */
     int64_t *per_key;                 /* windows: by key, what results and late records leave of the input */
     uint8_t *maybe_late;              /* windows: by key, whether a record of it may have come after a purge */
     kstate   final;                   /* windows: a window vertex's final state (its late aggregates) */
@@ -106,6 +107,16 @@ static void on_event(void *self, const pipe_event *e) {
         o->rolled_back[e->ckpt % AMBIGUOUS_MAX] = false;
     }
     if (e->kind == PIPE_EV_RESTORE) sink_restored(o, e);
+    if (e->kind == PIPE_EV_CKPT_COMPLETE && e->savepoint) o->stop_committed = true;
+    if (e->kind == PIPE_EV_HALTED) o->stop_committed = false;
+    if (e->kind == PIPE_EV_COORD_FAILOVER && o->stop_committed && o->promised) {
+        o->promised = false;                      /* I4 still holds */
+        o->c->report->applies[CHECK_I3] = false;
+        o->c->report->verdict_note[CHECK_I3] = "a new JobManager took over after a stop's savepoint completed: it "
+                                               "restores the latest checkpoint, which a savepoint is not "
+                                               "(FLINK-25191), and what the savepoint's notice committed is "
+                                               "committed again (absim's reading of Flink)";
+    }
     if (e->kind == PIPE_EV_COORD_FAILOVER && o->c->cfg->state.backend == PIPE_BACKEND_MEMORY) {
         o->promised = false;
         o->c->report->applies[CHECK_I3] = false;

@@ -238,6 +238,7 @@ static void on_event(void *self, const pipe_event *e) {
         }
         break;
     }
+    case PIPE_EV_HALTED:                      /* the job ended at a stop or cancel: its resume is a new job */
     case PIPE_EV_COORD_FAILOVER:              /* a new JobMaster: a new strategy; the pending restart is its own */
         r->full_due = true;                   /* it knows no task: every one is deployed */
         rs_init(&r->strategy);

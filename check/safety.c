@@ -87,6 +87,7 @@ typedef struct safety {
     uint64_t     latest_completed;
     uint64_t     attempt;             /* the coordinator's newest attempt (its events' epoch) */
     uint32_t     par[JOB_VERTICES_MAX];   /* the attempt's parallelism (check_par_step) */
+    void        *claim;               /* check/claim.c: the restore modes' rules */
     uint64_t     started[STARTED_RING];   /* the last checkpoints triggered, and when (a ring by id) */
     sim_time_ns  started_ns[STARTED_RING];
 } safety;
@@ -100,6 +101,7 @@ static void *create(const check_ctx *c) {
     s->last_inband = ARENA_NEW(c->mem, uint64_t, c->j->chans_count ? c->j->chans_count : 1);
     check_par_init(c, s->par);
     c->report->applies[CHECK_I5] = true;
+    s->claim = check_claim_ops.create(c);
     return s;
 }
 
@@ -525,6 +527,19 @@ static void on_attempt_lost(safety *s, const pipe_event *e) {
     else recover_store(s);
 }
 
+/* The job ended at a stop or cancel: its checkpoints leave the
+ * completed-checkpoint store (the user keeps what it resumes from). */
+static void on_halted(safety *s) {
+    memset(s->pending, 0, sizeof s->pending);
+    s->retained_count = s->stored_count = 0;
+}
+
+/* The resumed job's store holds the snapshot it restores, alone. */
+static void on_resumed(safety *s, const pipe_event *e) {
+    s->retained_count = s->stored_count = 0;
+    if (e->ckpt != 0) retain(s, e->ckpt);
+}
+
 static void on_event(void *self, const pipe_event *e) {
     safety *s = self;
     /* With slots, a zombie (an old attempt on a machine that was paused
@@ -536,6 +551,7 @@ static void on_event(void *self, const pipe_event *e) {
     if (at_task && e->epoch < s->tasks[e->task].attempt) return;
     if (at_task && s->tasks[e->task].switch_due != 0) switch_check(s, e);
     if (e->task == PIPE_NO_TASK && e->epoch > s->attempt) s->attempt = e->epoch;
+    check_claim_ops.on_event(s->claim, e);
     switch (e->kind) {
     case PIPE_EV_BARRIER:        on_barrier(s, e); break;
     case PIPE_EV_CANCEL:         on_cancel(s, e); break;
@@ -556,6 +572,8 @@ static void on_event(void *self, const pipe_event *e) {
     case PIPE_EV_CKPT_ABORT:     on_abort(s, e); break;
     case PIPE_EV_JOB_FAILED:
     case PIPE_EV_COORD_FAILOVER: on_attempt_lost(s, e); break;
+    case PIPE_EV_HALTED:         on_halted(s); break;
+    case PIPE_EV_RESUMED:        on_resumed(s, e); break;
     case PIPE_EV_RESTORE:        on_restore(s, e); break;
     case PIPE_EV_SINK_COMMIT:    on_commit(s, e); break;
     case PIPE_EV_TXN:            on_txn(s, e); break;
@@ -567,6 +585,7 @@ static void on_event(void *self, const pipe_event *e) {
 
 static void on_end(void *self, const check_end *end) {
     safety *s = self;
+    check_claim_ops.on_end(s->claim, end);
     for (uint32_t t = 0; t < s->c->j->tasks_count; t++) {   /* a timed-out alignment that no step followed */
         if (s->tasks[t].switch_due == 0) continue;
         pipe_event e = { .kind = PIPE_EV_KIND_MAX, .at_ns = end->end_ns, .task = t };

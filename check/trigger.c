@@ -19,7 +19,9 @@
  *   reasons and the completions the run reports; a new coordinator
  *   (failover) starts a new count.
  * Rescales restart every task without a failure: the stretch around one is
- * left alone (its scheduler start is not reported). */
+ * left alone (its scheduler start is not reported). A stop's savepoint
+ * is no periodic request (no pause applies) and comes with nothing
+ * pending; its failure is not counted, its completion resets the count. */
 #include "check_int.h"
 
 #include <inttypes.h>
@@ -49,6 +51,14 @@ static void on_start(trigger *t, const pipe_event *e) {
         check_fail(t->c, CHECK_I5, CHECK_AT(e->at_ns), "checkpoint %" PRIu64 " was triggered while the job "
                    "restarted: the periodic scheduler stops when the job leaves RUNNING", e->ckpt);
     }
+    if (e->savepoint) {                           /* not periodic: no pause; the stop aborted what was pending */
+        if (t->pending > 0) {
+            check_fail(t->c, CHECK_I5, CHECK_AT(e->at_ns), "stop savepoint %" PRIu64 " was triggered with %u "
+                       "checkpoints pending: a stop aborts them first (stopCheckpointScheduler)", e->ckpt, t->pending);
+        }
+        t->pending++;
+        return;
+    }
     if (t->pending >= k->max_concurrent) {
         check_fail(t->c, CHECK_I5, CHECK_AT(e->at_ns), "checkpoint %" PRIu64 " was triggered with %u pending, "
                    "max-concurrent %u: the request must wait", e->ckpt, t->pending, k->max_concurrent);
@@ -68,7 +78,7 @@ static void on_start(trigger *t, const pipe_event *e) {
 
 static void on_abort(trigger *t, const pipe_event *e) {
     if (t->pending > 0) t->pending--;
-    if (e->count == 0) return;                    /* no reason given: not the coordinator's count */
+    if (e->count == 0 || e->savepoint) return;    /* no reason given, or a savepoint's: not counted */
     if (ckr_fm_failure(&t->fm, e->ckpt, (ckr_why)e->count)) {
         t->fail_due = true;
         t->fail_due_ns = e->at_ns;
@@ -122,6 +132,7 @@ static void on_event(void *self, const pipe_event *e) {
         t->started_ns = e->at_ns;
         t->pending = 0;
         break;
+    case PIPE_EV_HALTED:                          /* the job ended: its resume has a coordinator of its own */
     case PIPE_EV_COORD_FAILOVER:                  /* a new JobMaster: a new coordinator and count */
         ckr_fm_init(&t->fm, t->c->cfg->ckpt.tolerable_failures);
         t->fail_due = false;

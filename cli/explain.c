@@ -264,6 +264,9 @@ static void on_failed(narrator *n, const pipe_event *e) {
     case PIPE_FAIL_REPORTED:   snprintf(what, sizeof what, "hears from %s that it failed", culprit); break;
     case PIPE_FAIL_CONNECTION: snprintf(what, sizeof what, "lost its connection to %s (its TaskManager is gone)", culprit); break;
     case PIPE_FAIL_EVENT_LOST: snprintf(what, sizeof what, "heard no acknowledgement of the splits it assigned to %s", culprit); break;
+    case PIPE_FAIL_STOP:
+        snprintf(what, sizeof what, "aborted the stop's savepoint: the tasks that took it fail (\"Stop-with-savepoint failed.\")");
+        break;
     case PIPE_FAIL_HEARTBEAT:
         snprintf(what, sizeof what, "heard no heartbeat from %s's TaskManager within the timeout: it is lost", culprit);
         break;

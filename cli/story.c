@@ -73,6 +73,7 @@ static void target_text(const scn *s, const scn_fault *f, char *buf, size_t n) {
     case FK_COORDINATOR: snprintf(buf, n, "coordinator"); return;
     case FK_STORE:       snprintf(buf, n, "%s", f->ha ? "ha" : "store"); return;
     case FK_VERTEX:      snprintf(buf, n, "%s", j->vertices[f->vertex].name); return;
+    case FK_JOB:         snprintf(buf, n, "job"); return;
     }
     snprintf(buf, n, "?");
 }
@@ -658,6 +659,9 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
         break;
     case PIPE_FAIL_HEARTBEAT:
         fprintf(out, "%s's TaskManager answered no heartbeat within the timeout and was declared lost", x->culprit);
+        break;
+    case PIPE_FAIL_STOP:
+        fprintf(out, "the stop's savepoint was aborted, and its tasks fail (\"Stop-with-savepoint failed.\")");
         break;
     case PIPE_FAIL_EVENT_LOST:
         fprintf(out, "%s never acknowledged the splits assigned to it: the assignment is taken as lost", x->culprit);

@@ -106,6 +106,7 @@ static void fault_targets(const scn *s, const scn_fault *f, const job *j, svg_fa
         break;
     case FK_COORDINATOR:
     case FK_VERTEX:                                   /* a rescale: the coordinator's */
+    case FK_JOB:                                      /* a stop, a cancel: so are they */
         x->coord = true;
         break;
     case FK_STORE:

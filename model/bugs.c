@@ -150,6 +150,21 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "StateAssignmentOperation skips the otherwise stateless operators when it reassigns the in-flight data of a "
         "rescale",
         "I2", "scenarios/swarm/rescale-unaligned.scn", 1, "I4" },
+    [PIPE_BUG_LEGACY_DISCARDS] = { PIPE_BUG_LEGACY_DISCARDS, "FLINK-26985",
+        "a job resumed in LEGACY mode deletes files of the retained checkpoint it came from, which is not its own",
+        "the shared-state registry discards state the restored checkpoint created once the job's checkpoints stop "
+        "using it, as if it were the job's (no highestNotClaimedCheckpointID; a regression of FLINK-24611)",
+        "I5", "scenarios/swarm/resume-legacy.scn", 1, NULL },
+    [PIPE_BUG_NO_CLAIM_SHARES] = { PIPE_BUG_NO_CLAIM_SHARES, "no-claim-shares",
+        "the first checkpoint after a NO_CLAIM restore refers to files of the snapshot the job does not own",
+        "the tasks take the FULL_CHECKPOINT the coordinator triggers for an ordinary one and write an increment on "
+        "the restored files",
+        "I5", "scenarios/swarm/resume-no-claim.scn", 1, NULL },
+    [PIPE_BUG_STOP_FAILS_OVER] = { PIPE_BUG_STOP_FAILS_OVER, "FLINK-26783",
+        "a job that fails while committing a stop's side effects commits them again from an earlier checkpoint",
+        "a failure after the stop's savepoint completed fails the job over to the latest checkpoint, which the "
+        "savepoint is not, instead of failing it for the user to resume from the savepoint",
+        "I3", "scenarios/swarm/stop-resume.scn", 10, NULL },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

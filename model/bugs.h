@@ -55,6 +55,9 @@ typedef enum pipe_bug {
     PIPE_BUG_MERGED_SUBTASKS,         /* FLINK-36368: a global committer merges the committables of its upstream subtasks */
     PIPE_BUG_CHANGELOG_BOUNDARY,      /* FLINK-25987: a materialization with nothing new sets its boundary one past */
     PIPE_BUG_STATELESS_SKIPPED,       /* FLINK-31963: a rescale leaves a stateless vertex's channel state unassigned */
+    PIPE_BUG_LEGACY_DISCARDS,         /* FLINK-26985: a LEGACY resume discards the restored checkpoint's shared files */
+    PIPE_BUG_NO_CLAIM_SHARES,         /* the first checkpoint after a NO_CLAIM restore builds on the restored files */
+    PIPE_BUG_STOP_FAILS_OVER,         /* FLINK-26783: a failure after a stop's savepoint restarts from the latest checkpoint */
     PIPE_BUG_COUNT
 } pipe_bug;
 

@@ -329,9 +329,31 @@ static const char *cfg_check_changelog(const pipe_cfg *c, char *err, size_t n) {
     return NULL;
 }
 
+/* What a stop or cancel with a resume needs (scenarios/finish.c says the
+ * same at the fault line). */
+const char *pipe_stops_problem(const pipe_cfg *c, char *err, size_t n) {
+#define BAD(...) return snprintf(err, n, __VA_ARGS__), err
+    if (c->stops_count > PIPE_STOPS_MAX) BAD("more than %u stops and cancels", PIPE_STOPS_MAX);
+    for (uint32_t i = 0; i < c->stops_count; i++) {
+        const pipe_stop *x = &c->stops[i];
+        if (i > 0 && x->at_ns < c->stops[i - 1].at_ns) BAD("stops out of time order");
+        if (x->how != PIPE_HALT_STOP && x->how != PIPE_HALT_CANCEL) BAD("a stop is a stop or a cancel");
+        if (x->claim < PIPE_CLAIM_NO_CLAIM || x->claim > PIPE_CLAIM_LEGACY) BAD("no such restore mode");
+    }
+    if (c->stops_count == 0) return NULL;
+    if (!c->ckpt.enabled) BAD("a resumed job starts from a savepoint or a retained checkpoint: it needs checkpoints on");
+    if (c->state.backend != PIPE_BACKEND_DURABLE)
+        BAD("a resumed job reads its snapshot from durable storage: it needs 'state backend durable'");
+    if (c->state.changelog) BAD("a stop or cancel with the changelog state backend is not modelled");
+    if (c->rescales_count > 0) BAD("a stop or cancel together with rescales is not modelled");
+#undef BAD
+    return NULL;
+}
+
 const char *cfg_check(const pipe_cfg *c, char *err, size_t n) {
     if (job_check(&c->graph, NULL, err, n) != NULL) return err;
     if (cfg_check_rescales(c, err, n) != NULL) return err;
+    if (pipe_stops_problem(c, err, n) != NULL) return err;
 #define BAD(...) return snprintf(err, n, __VA_ARGS__), err
     if (c->machines < 1 || c->machines > PIPE_MACHINES_MAX) BAD("machines %u out of range [1, %u]", c->machines, PIPE_MACHINES_MAX);
     if (c->task_slots > PIPE_TASK_SLOTS_MAX) BAD("slots %u out of range [1, %u]", c->task_slots, PIPE_TASK_SLOTS_MAX);

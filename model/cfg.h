@@ -28,6 +28,7 @@
 #define PIPE_SOURCE_PARTS_MAX 64u       /* partitions one source task reads at most (its ack carries their offsets) */
 #define PIPE_TASK_SLOTS_MAX 64u         /* slots per machine */
 #define PIPE_SLOTTED_PEERS_MAX 128u     /* with slots: a task's inputs and outputs (its deployment names their hosts) */
+#define PIPE_STOPS_MAX 4u               /* stops and cancels a run's schedule holds */
 #define PIPE_RESCALES_MAX 8u            /* rescales a run's schedule holds */
 #define PIPE_RESCALE_HANDLES_MAX 8u     /* keyed-state handles (old subtasks) one rescaled task reads at most */
 /* PCT's near window: at most 100 us (twice the default data latency). An
@@ -127,6 +128,32 @@ typedef struct pipe_rescale {
     uint32_t    parallelism;
 } pipe_rescale;
 
+/* How a resumed job takes the snapshot it starts from (FLIP-193, Flink
+ * 1.15: execution.savepoint-restore-mode, from 1.20
+ * execution.state-recovery.claim-mode; RestoreMode / RecoveryClaimMode),
+ * as CheckpointCoordinator.restoreSavepoint and SharedStateRegistryImpl
+ * define them. */
+typedef enum pipe_claim {
+    PIPE_CLAIM_NO_CLAIM = 1,          /* the default: the snapshot stays the user's, the first checkpoint is full */
+    PIPE_CLAIM_CLAIM,                 /* the job owns it: subsumed and deleted like its own checkpoints */
+    PIPE_CLAIM_LEGACY,                /* never deleted, but later checkpoints may share its files (deprecated in 1.19) */
+} pipe_claim;
+
+typedef enum pipe_halt {
+    PIPE_HALT_STOP = 1,               /* stop-with-savepoint, no drain (SavepointType.suspend) */
+    PIPE_HALT_CANCEL,                 /* cancel; the retained checkpoints stay (RETAIN_ON_CANCELLATION) */
+} pipe_halt;
+
+/* A stop or cancel of the job at at_ns, and the job submitted again
+ * resume_ns after it ended, from the savepoint (stop) or the latest
+ * retained checkpoint (cancel), in restore mode `claim`. */
+typedef struct pipe_stop {
+    sim_time_ns at_ns;
+    pipe_halt   how;
+    sim_time_ns resume_ns;
+    pipe_claim  claim;
+} pipe_stop;
+
 typedef struct pipe_cfg {
     uint64_t         seed;
     pipe_bug         bug;
@@ -160,6 +187,8 @@ typedef struct pipe_cfg {
     uint32_t         slow_count;
     pipe_rescale     rescales[PIPE_RESCALES_MAX];   /* the rescale schedule, in time order */
     uint32_t         rescales_count;
+    pipe_stop        stops[PIPE_STOPS_MAX];     /* stops and cancels with their resumes, in time order */
+    uint32_t         stops_count;
     /* Filled by pipe_create in its copy (pipe_config): each vertex's
      * parallelism as written, before the graph was expanded at the
      * largest one of the schedule (0: not filled, the graph's). */
@@ -226,6 +255,10 @@ uint64_t pipe_window_vertex_entries(const pipe_cfg *c, uint32_t v);
  * its input; a window: pipe_window_vertex_entries): what a map to fold the
  * input into, or to read a checkpoint of it back into, must take. */
 uint32_t pipe_vertex_map_keys(const pipe_cfg *c, uint32_t v);
+
+/* NULL when c's stops and cancels (cfg.stops) can run, else what is
+ * wrong, written into err; cfg_check refuses the same. */
+const char *pipe_stops_problem(const pipe_cfg *c, char *err, size_t n);
 
 /* NULL when c is valid, else what is wrong, written into err. */
 const char *cfg_check(const pipe_cfg *c, char *err, size_t n);

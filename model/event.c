@@ -20,10 +20,10 @@ static const pipe_ev_info events[PIPE_EV_KIND_MAX] = {
     E(DECLINE, "decline", PIPE_F_KNOWN_ABORTED, "task aborted `ckpt` (`known_aborted`: told of the abort before it "
       "triggered: cancel markers, no decline sent)"),
     E(TASK_FINISHED, "task-finished", 0, "task finished"),
-    E(CKPT_START, "checkpoint-start", PIPE_F_INNER, "coordinator: triggered `ckpt` at the sources (and at `inner` "
+    E(CKPT_START, "checkpoint-start", PIPE_F_INNER | PIPE_F_SAVEPOINT, "coordinator: triggered `ckpt` at the sources (and at `inner` "
       "running tasks whose upstream all finished)"),
-    E(CKPT_COMPLETE, "checkpoint-complete", PIPE_F_END, "coordinator: `ckpt` completed (`end`)"),
-    E(CKPT_ABORT, "checkpoint-abort", PIPE_F_END, "coordinator: `ckpt` ended otherwise (`end`: declined, timed "
+    E(CKPT_COMPLETE, "checkpoint-complete", PIPE_F_END | PIPE_F_SAVEPOINT, "coordinator: `ckpt` completed (`end`)"),
+    E(CKPT_ABORT, "checkpoint-abort", PIPE_F_END | PIPE_F_SAVEPOINT, "coordinator: `ckpt` ended otherwise (`end`: declined, timed "
       "out, subsumed, lost with the attempt, a task finished first); `count`: Flink's reason, a ckr_why"),
     E(JOB_FAILED, "job-failed", PIPE_F_CAUSE, "coordinator: the job failed (`cause`, `culprit` or PIPE_NO_TASK; for "
       "a report `count` the attempt it named and `word_a` the one the coordinator runs of `culprit`; `ok`: the "
@@ -84,6 +84,10 @@ static const pipe_ev_info events[PIPE_EV_KIND_MAX] = {
       "first summary of the checkpoint said there are)"),
     E(MATERIALIZED, "materialized", 0, "changelog: task's materialization `ckpt` (its count) ended, `count` keys "
       "written (`ok`), or failed: it is the materialized part now, the log truncated below it"),
+    E(HALTED, "job-ended", 0, "coordinator: the job ended at a stop (`count` 1) or a cancel (2) of the user's; "
+      "`ckpt`: the snapshot the user resumes it from (the savepoint, or the latest retained checkpoint)"),
+    E(RESUMED, "job-resumed", 0, "coordinator: the user submitted the job again from snapshot `ckpt` in restore "
+      "mode `count` (1 NO_CLAIM, 2 CLAIM, 3 LEGACY); its deployment follows"),
 };
 
 const pipe_ev_info *pipe_ev_info_of(pipe_ev_kind k) {
@@ -100,7 +104,7 @@ bool pipe_ev_fields_ok(const pipe_event *e) {
            ((f & PIPE_F_VERTEX) || e->vertex == 0) && ((f & PIPE_F_REGION) || (e->region == 0 && !e->one_region)) &&
            ((f & PIPE_F_INNER) || e->inner == 0) && ((f & PIPE_F_UNALIGNED) || !e->unaligned) &&
            ((f & PIPE_F_KNOWN_ABORTED) || !e->known_aborted) && ((f & PIPE_F_OUTPUT) || !e->output) &&
-           ((f & PIPE_F_AT_END) || !e->at_end);
+           ((f & PIPE_F_AT_END) || !e->at_end) && ((f & PIPE_F_SAVEPOINT) || !e->savepoint);
 }
 
 const char *pipe_ckpt_end_name(pipe_ckpt_end e) {

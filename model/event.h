@@ -86,6 +86,8 @@ typedef enum pipe_ev_kind {          /* what each is and fills: the event table,
     PIPE_EV_COMMITTABLES,
     PIPE_EV_GLOBAL_COMMIT,
     PIPE_EV_MATERIALIZED,
+    PIPE_EV_HALTED,
+    PIPE_EV_RESUMED,
     PIPE_EV_KIND_MAX
 } pipe_ev_kind;
 
@@ -97,6 +99,7 @@ typedef enum pipe_fail_cause {
     PIPE_FAIL_HEARTBEAT,              /* `culprit`'s TaskManager answered no heartbeat within the timeout */
     PIPE_FAIL_EVENT_LOST = 6,         /* `culprit`, a source, never acknowledged the splits assigned to it
                                          (5 was an ambiguous store write: since FLINK-22494 a checkpoint failure) */
+    PIPE_FAIL_STOP,                   /* a stop's savepoint was aborted: its tasks fail ("Stop-with-savepoint failed.") */
 } pipe_fail_cause;
 
 /* What the coordinator made of an acknowledgement or a decline
@@ -178,6 +181,7 @@ typedef struct pipe_event {
     bool         output;              /* CHANNEL_STATE: output buffers (an overtaken output queue), not input;
                                          ALIGN_TIMEOUT: a barrier queued at output `chan`, not the inputs */
     bool         at_end;              /* COMMITTABLES: a writer's at end of input (endInput), not at a barrier */
+    bool         savepoint;           /* CKPT_START, CKPT_COMPLETE, CKPT_ABORT: a stop's savepoint, not a checkpoint */
 } pipe_event;
 
 /* The event table (model/event.c): for each kind its name in traces and
@@ -186,7 +190,7 @@ enum {
     PIPE_F_INPUT = 1u << 0, PIPE_F_END = 1u << 1, PIPE_F_CAUSE = 1u << 2, PIPE_F_RECEIPT = 1u << 3,
     PIPE_F_TXN_WHY = 1u << 4, PIPE_F_BUF = 1u << 5, PIPE_F_VERTEX = 1u << 6, PIPE_F_REGION = 1u << 7,
     PIPE_F_INNER = 1u << 8, PIPE_F_UNALIGNED = 1u << 9, PIPE_F_KNOWN_ABORTED = 1u << 10, PIPE_F_OUTPUT = 1u << 11,
-    PIPE_F_AT_END = 1u << 12,
+    PIPE_F_AT_END = 1u << 12, PIPE_F_SAVEPOINT = 1u << 13,
 };
 
 typedef struct pipe_ev_info {

@@ -25,7 +25,8 @@
  * A rescale schedule: each stretch between rescales runs at its
  * parallelisms' pace, and each rescale sets the input back by a
  * checkpoint interval and one and a half snapshot writes (about the age
- * of the checkpoint the restore replays from) and a deployment. */
+ * of the checkpoint the restore replays from) and a deployment. A stop or
+ * cancel adds its resume's wait, a deployment and as much replay. */
 #include "plan.h"
 #include "tm/tm.h"                /* CHAN_BUF_RECORDS */
 #include "flow/window.h"
@@ -186,5 +187,11 @@ sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg) {
     double start_ns = 4.0 * (double)cfg->rpc_latency_ns;
     double busy_ns = cfg->rescales_count == 0 ? busy_of(cfg, j) : busy_rescaled(cfg, start_ns);
     double h = busy_ns + cross_ns + start_ns;
+    /* A stop or cancel and its resume: the wait before it, a deployment,
+     * and the input since the checkpoint it resumes from, replayed. */
+    const dev_cfg *dev = cfg->state.backend == PIPE_BACKEND_DURABLE ? &cfg->state.store : &cfg->state.memory;
+    for (uint32_t i = 0; i < cfg->stops_count; i++) {
+        h += (double)cfg->stops[i].resume_ns + start_ns + (double)cfg->ckpt.interval_ns + 1.5 * (double)dev->latency_ns;
+    }
     return h >= 1e15 ? (sim_time_ns)1e15 : (sim_time_ns)h;
 }

@@ -186,16 +186,20 @@ static void build_links(pipeline *p, const plan *pl) {
 
 /* The completed-checkpoint store: the retained checkpoints, one being
  * written and one an ambiguous write may have left. */
+static void alloc_entry(pipeline *p, const plan *pl, ha_entry *e) {
+    e->chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
+    e->cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
+    e->offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.brk.partitions, 8);
+    e->splits = sim_alloc(p->w.run, p->w.brk.partitions, 1);
+}
+
+/* ... and with stops, the user's snapshot to resume from (world.h). */
 static void build_ha(pipeline *p, const plan *pl) {
     ha_store *h = &p->w.ha;
     h->cap = p->w.cfg.ckpt.retained + 2;
     h->entries = sim_alloc(p->w.run, sizeof(ha_entry) * h->cap, _Alignof(ha_entry));
-    for (uint32_t i = 0; i < h->cap; i++) {
-        h->entries[i].chains = sim_alloc(p->w.run, sizeof(rt_chain) * pl->tasks, _Alignof(rt_chain));
-        h->entries[i].cs_files = sim_alloc(p->w.run, sizeof(uint64_t) * pl->tasks, 8);
-        h->entries[i].offsets = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.brk.partitions, 8);
-        h->entries[i].splits = sim_alloc(p->w.run, p->w.brk.partitions, 1);
-    }
+    for (uint32_t i = 0; i < h->cap; i++) alloc_entry(p, pl, &h->entries[i]);
+    if (p->w.cfg.stops_count > 0) alloc_entry(p, pl, &p->w.client.snap);
 }
 
 static void build_slots(pipeline *p, const plan *pl) {

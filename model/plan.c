@@ -167,6 +167,11 @@ static void plan_store(plan *pl, const pipe_cfg *cfg) {
         pl->files_max += pl->tasks;
         pl->entries_max += cs_all;
     }
+    /* A resume leaves what the job before it held to the user (pinned:
+     * the retained checkpoints kept on cancellation, a savepoint): at
+     * most the whole store of that job each time. */
+    pl->files_max *= cfg->stops_count + 1;
+    pl->entries_max *= cfg->stops_count + 1;
     if (pl->hosts > 1) {                          /* a zombie instance writes snapshots beside the new attempt's */
         pl->files_max *= pl->hosts;
         pl->entries_max *= pl->hosts;

@@ -79,8 +79,18 @@ typedef struct msg_decline {
     uint32_t why;
 } msg_decline;
 
+/* What a checkpoint is (Flink's SnapshotType in its CheckpointOptions, in
+ * the trigger and in every barrier): its files' sharing strategy. */
+typedef enum proto_ck_type {
+    PROTO_CK_CHECKPOINT = 0,         /* CHECKPOINT: shares files with earlier snapshots (FORWARD_BACKWARD) */
+    PROTO_CK_FULL,                   /* FULL_CHECKPOINT: writes everything anew (FORWARD), NO_CLAIM's first */
+    PROTO_CK_SUSPEND,                /* SavepointType.suspend(): stop-with-savepoint without drain, synchronous;
+                                        a full snapshot no later one shares (NO_SHARING) */
+} proto_ck_type;
+
 typedef struct msg_trigger {
     uint64_t timestamp_ns;           /* when the coordinator created the checkpoint */
+    uint32_t type;                   /* proto_ck_type */
 } msg_trigger;
 
 #define SNAP_CHAIN_MAX 65u           /* a full file + at most 64 increments */

@@ -107,6 +107,19 @@ typedef enum pipe_reach {
     PIPE_REACH_CHANGELOG_FAILED_UPLOAD,    /* a persist refused: an earlier upload failed, no materialization since */
     PIPE_REACH_CHANGELOG_SEGMENTS_FULL,    /* absim's bound: one segment from the boundary */
     PIPE_REACH_CHANGELOG_LONG_RESTORE,     /* absim's bound: a long restored chain materialized at once */
+    /* stops, cancels and resumes (model/jm/stop.c) */
+    PIPE_REACH_HALT_WAITS,            /* a stop or cancel waited: nothing to resume from yet, or the job not ready */
+    PIPE_REACH_JOB_CANCELLED,         /* the user cancelled the job, its retained checkpoints kept */
+    PIPE_REACH_JOB_RESUMED,           /* the user submitted the job again from its snapshot */
+    PIPE_REACH_FULL_FORCED,           /* NO_CLAIM: a checkpoint was triggered as a full one */
+    PIPE_REACH_RESTORED_UNCLAIMED,    /* a restore took a snapshot restored in NO_CLAIM mode again */
+    PIPE_REACH_STOP_TRIGGERED,        /* a stop's savepoint was triggered */
+    PIPE_REACH_STOP_SAVEPOINT_TAKEN,  /* a task took a stop's savepoint (a source stopped reading) */
+    PIPE_REACH_STOP_SAVEPOINT_COMPLETED,
+    PIPE_REACH_STOP_SAVEPOINT_ABORTED,/* ... aborted: the job fails over, the stop is tried again */
+    PIPE_REACH_STOP_SAVEPOINT_FAILED, /* a task that took it heard of its abort and failed */
+    PIPE_REACH_JOB_STOPPED,           /* every task finished after the stop's savepoint: the job ended */
+    PIPE_REACH_STOP_FAILED_AFTER_SAVEPOINT,   /* a failure after the savepoint completed ended the job (FLINK-26783) */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */
     PIPE_REACH_CANCEL_AT_LEAST_ONCE,

@@ -67,6 +67,7 @@ typedef struct pipe_stats {
     uint64_t    late_firings;          /* firings on a record within the allowed lateness */
     uint64_t    late_records;          /* records dropped as late for every window of theirs */
     uint64_t    rescales;              /* deployments that changed a vertex's parallelism (each counts as a restart too) */
+    uint64_t    resumes;               /* the job submitted again after a stop or cancel (each counts as a restart too) */
 } pipe_stats;
 
 #endif

@@ -260,6 +260,19 @@ static uint32_t task_dead_files(const pipeline *p, const rt_slot *s, uint32_t t)
     return dead + (s->cs_files[t] != 0 && !store_alive(&p->w.files, s->cs_files[t]));
 }
 
+uint32_t pipe_ckpt_task_file_ids(const pipeline *p, uint64_t ckpt, uint32_t task, uint64_t *out, uint32_t max) {
+    SIM_ASSERT(task < p->w.cfg.graph.tasks_count);
+    const rt_slot *s = slot_of(p, ckpt);
+    uint32_t n = 0;
+    for (uint32_t i = 0; s != NULL && i < s->chains[task].count && n < max; i++) out[n++] = s->chains[task].files[i];
+    if (s != NULL && s->cs_files[task] != 0 && n < max) out[n++] = s->cs_files[task];
+    return n;
+}
+
+bool pipe_file_alive(const pipeline *p, uint64_t file) { return store_alive(&p->w.files, file); }
+
+uint32_t pipe_stops_done(const pipeline *p) { return p->w.client.stops_done; }
+
 uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt) {
     const rt_slot *s = slot_of(p, ckpt);
     if (s == NULL) return 0;

@@ -128,5 +128,12 @@ uint64_t pipe_retained(const pipeline *p, uint32_t i);
 uint32_t pipe_ckpt_task_files(const pipeline *p, uint64_t ckpt, uint32_t task);
 /* Files of checkpoint `ckpt` (all tasks: keyed state, channel state) that the store has deleted. */
 uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt);
+/* The files task `task`'s part of checkpoint `ckpt` names (its keyed
+ * state's chain, then its channel state), at most max into out: how many. */
+uint32_t pipe_ckpt_task_file_ids(const pipeline *p, uint64_t ckpt, uint32_t task, uint64_t *out, uint32_t max);
+/* Stops and cancels of cfg.stops that ended the job so far. */
+uint32_t pipe_stops_done(const pipeline *p);
+/* Whether the store still holds file `file`. */
+bool pipe_file_alive(const pipeline *p, uint64_t file);
 
 #endif

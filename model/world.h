@@ -34,12 +34,24 @@ typedef struct ha_entry {
     uint64_t *offsets;                /* by partition */
     uint8_t  *splits;                 /* by partition: model/jm/jm.h SPLIT_* */
     uint16_t  par[JOB_VERTICES_MAX];  /* the parallelism of each vertex when it was taken */
+    bool      unclaimed;              /* a snapshot a resumed job restored in NO_CLAIM mode */
 } ha_entry;
 
 typedef struct ha_store {
     ha_entry *entries;
     uint32_t  count, cap;
 } ha_store;
+
+/* The user, a client of the cluster (`flink stop`, `flink cancel`,
+ * `flink run -s`): what it holds between a job's end and its resume,
+ * outside the JobManager (a new one learns it when the user submits). */
+typedef struct pipe_client {
+    uint32_t    stops_done;           /* stops and cancels of cfg.stops that ended the job */
+    bool        waiting;              /* the job ended: it is submitted again at resume_at_ns */
+    sim_time_ns resume_at_ns;
+    bool        has_snap;
+    ha_entry    snap;                 /* the snapshot it resumes from, with references of its own to its files */
+} pipe_client;
 
 struct pipe_world {
     pipe_cfg   cfg;
@@ -63,6 +75,7 @@ struct pipe_world {
     int64_t   *res_most;                      /* by window-key: the highest value of any firing made visible */
     bool       event_time;                    /* some source emits watermarks */
     ha_store   ha;                    /* durable backend: the completed checkpoints' handles */
+    pipe_client client;               /* cfg.stops: the user's side of a stop or cancel and its resume */
     pipe_stats stats;
     pipe_observe_fn observe[PIPE_OBSERVERS_MAX];
     void      *observe_ctx[PIPE_OBSERVERS_MAX];

@@ -322,8 +322,10 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     case PIPE_EV_DECLINE:                         /* 1: told of the abort before it triggered: no decline sent */
         fprintf(f, ",\"known_aborted\":%s", e->known_aborted ? "true" : "false");
         break;
+    case PIPE_EV_CKPT_START: if (e->savepoint) fputs(",\"savepoint\":true", f); break;
     case PIPE_EV_CKPT_COMPLETE: case PIPE_EV_CKPT_ABORT:
         fprintf(f, ",\"end\":\"%s\"", pipe_ckpt_end_name(e->end));
+        if (e->savepoint) fputs(",\"savepoint\":true", f);
         if (e->count != 0) fprintf(f, ",\"reason\":\"%s\"", ckr_why_name((ckr_why)e->count));   /* Flink's */
         if (e->kind == PIPE_EV_CKPT_COMPLETE) holds_fields(r, f, e->ckpt);
         break;
@@ -362,6 +364,11 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
         break;
     case PIPE_EV_GLOBAL_COMMIT:
         fprintf(f, ",\"subtasks\":%u,\"finished\":%" PRIu64 ",\"of\":%" PRIu64, e->count, e->word_b, e->word_a);
+        break;
+    case PIPE_EV_HALTED: fprintf(f, ",\"how\":\"%s\"", e->count == PIPE_HALT_STOP ? "stop" : "cancel"); break;
+    case PIPE_EV_RESUMED:
+        fprintf(f, ",\"mode\":\"%s\"", e->count == PIPE_CLAIM_CLAIM ? "CLAIM" : e->count == PIPE_CLAIM_LEGACY ? "LEGACY"
+                                                                                                  : "NO_CLAIM");
         break;
     case PIPE_EV_MATERIALIZED:
         fprintf(f, ",\"materialization\":%" PRIu64 ",\"keys\":%u,\"ok\":%s", e->ckpt, e->count, e->ok ? "true" : "false");
@@ -425,6 +432,7 @@ const char *rpt_fail_cause_name(pipe_fail_cause c) {
     case PIPE_FAIL_CHECKPOINTS: return "checkpoint-failures";
     case PIPE_FAIL_HEARTBEAT:   return "heartbeat-timeout";
     case PIPE_FAIL_EVENT_LOST:  return "assignment-lost";
+    case PIPE_FAIL_STOP:        return "stop-savepoint-aborted";
     }
     return "?";
 }

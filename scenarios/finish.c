@@ -264,6 +264,31 @@ static bool finish_rescales(pctx *c) {
     return false;
 }
 
+/* The script's stops and cancels go into cfg.stops, in time order (equal
+ * times keep the file's order); what the configuration cannot take is
+ * refused at the first of them, with cfg_check's message. */
+static bool finish_stops(pctx *c) {
+    pipe_cfg *g = &c->s->cfg;
+    g->stops_count = 0;
+    uint32_t first = UINT32_MAX;
+    for (uint32_t i = 0; i < c->s->faults_count; i++) {
+        const scn_fault *f = &c->s->faults[i];
+        if (f->kind != SCN_STOP_JOB && f->kind != SCN_CANCEL_JOB) continue;
+        if (first == UINT32_MAX) first = i;
+        uint32_t k = g->stops_count++;
+        while (k > 0 && g->stops[k - 1].at_ns > f->at_ns) {
+            g->stops[k] = g->stops[k - 1];
+            k--;
+        }
+        g->stops[k] = (pipe_stop){ .at_ns = f->at_ns, .how = f->kind == SCN_STOP_JOB ? PIPE_HALT_STOP : PIPE_HALT_CANCEL,
+                                   .resume_ns = f->resume_ns, .claim = (pipe_claim)f->claim };
+    }
+    if (first == UINT32_MAX) return true;
+    char buf[300];
+    if (pipe_stops_problem(g, buf, sizeof buf) == NULL) return true;   /* pipe_create says the rest */
+    return lex_fail_on(c, c->s->faults[first].line, c->s->faults[first].col, "%s", buf);
+}
+
 /* After the whole file: what one statement alone could not tell. */
 /* A window the model cannot hold (its windows, state or results): at its
  * statement, with pipe_create's message. */
@@ -290,5 +315,6 @@ static bool finish_flink_defaults(pctx *c) {
 
 bool fin_all(pctx *c) {
     return finish_flink_defaults(c) && finish_job(c) && finish_faults(c) && finish_heartbeat(c) && finish_vary_unaligned(c) && finish_incremental(c) &&
-           finish_slots(c) && finish_windows(c) && finish_rescales(c);   /* pipe_create checks the rest */
+           finish_slots(c) && finish_windows(c) && finish_rescales(c) &&
+           finish_stops(c);   /* pipe_create checks the rest */
 }

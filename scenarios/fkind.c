@@ -90,6 +90,17 @@ static const fk_info kinds[] = {
       .window = FK_WINDOW_REQUIRED, .kernel = FAULT_LINK_DUP,
       .begins = "messages %s start to arrive twice", .ends = "messages %s arrive once again",
       .cause = "messages %s were arriving twice", .draw_at = { 0, 0, 0, 1 }, .draw = fk_draw_duplicate_rpc },
+    { .kind = SCN_STOP_JOB, .name = "stop-job", .verb = "stop", .object = "job",
+      .target = FK_JOB, .param = FK_RESUME, .flags = FK_AT_TIME, .max = PIPE_STOPS_MAX,
+      .max_what = "stops and cancels",
+      .begins = "the JobManager stops the %s with a savepoint: the sources stop, every task finishes once the "
+                "savepoint completed, and the job is submitted again from it",
+      .ends = "", .cause = "a stop of the %s" },
+    { .kind = SCN_CANCEL_JOB, .name = "cancel-job", .verb = "cancel", .object = "job",
+      .target = FK_JOB, .param = FK_RESUME, .flags = FK_AT_TIME, .max = PIPE_STOPS_MAX,
+      .max_what = "stops and cancels",
+      .begins = "the %s is cancelled, its retained checkpoints kept, and submitted again from the latest of them",
+      .ends = "", .cause = "a cancel of the %s" },
 };
 
 #define KINDS_COUNT (sizeof kinds / sizeof kinds[0])

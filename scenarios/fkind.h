@@ -32,6 +32,7 @@ typedef enum fk_target {
     FK_RPC,                           /* `rpc [KIND] vertex[i]`: the task's RPCs with the coordinator */
     FK_STORE,                         /* `store` (or `ha` where FK_HA): the durable store, the HA services' */
     FK_VERTEX,                        /* `V`: a vertex of the job */
+    FK_JOB,                           /* `job`: the whole job (the object word names it) */
 } fk_target;
 
 typedef enum fk_param {
@@ -40,6 +41,7 @@ typedef enum fk_param {
     FK_RATIO,                         /* `P%`: ratio */
     FK_FACTOR,                        /* `Nx`: factor */
     FK_TO_PARALLELISM,                /* `to N`: parallelism */
+    FK_RESUME,                        /* `resume after D [claim|no-claim|legacy]`: resume_ns, claim */
 } fk_param;
 
 typedef enum fk_window {

@@ -40,7 +40,8 @@ static uint32_t kernel_target(const pipeline *p, const fk_info *k, const scn_fau
     case FK_LINK:        return pipe_chan_link(p, a, b);
     case FK_RPC:         return rpc_link(p, f, a, &x->msg_type);
     case FK_STORE:       return f->ha ? pipe_ha_dev(p) : pipe_store_dev(p);
-    case FK_VERTEX:      break;                      /* a rescale is the model's */
+    case FK_VERTEX:                                  /* a rescale is the model's */
+    case FK_JOB:         break;                      /* so are a stop and a cancel */
     }
     SIM_ASSERT(!"a target the kernel acts on");
     return UINT32_MAX;
@@ -58,7 +59,8 @@ static fault_spec kernel_spec(const pipeline *p, const scn_fault *f, sim_time_ns
     case FK_RATIO:    x.ratio = f->ratio; break;
     case FK_FACTOR:   x.factor = f->factor; break;
     case FK_NO_PARAM:
-    case FK_TO_PARALLELISM: break;
+    case FK_TO_PARALLELISM:
+    case FK_RESUME: break;
     }
     SIM_ASSERT(x.target != UINT32_MAX);              /* links were checked in fin_all() */
     return x;
@@ -172,9 +174,23 @@ static void ms_text(sim_time_ns ns, char *buf, size_t n) {
     snprintf(buf, n, "%" PRIu64 ".%03" PRIu64 "ms", us / 1000, us % 1000);
 }
 
+/* Stop or cancel i's place in cfg.stops (finish.c: time order, the
+ * file's among equal times). */
+static uint32_t stop_index(const scn *s, uint32_t i) {
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < s->faults_count; j++) {
+        const scn_fault *g = &s->faults[j];
+        if (g->kind != SCN_STOP_JOB && g->kind != SCN_CANCEL_JOB) continue;
+        k += g->at_ns < s->faults[i].at_ns || (g->at_ns == s->faults[i].at_ns && j < i);
+    }
+    return k;
+}
+
 static bool fault_fired(const scn_armed *a, uint32_t i, sim_time_ns end_ns) {
     if (!a->added[i]) return false;                  /* its point was never reached */
     if (a->kernel_id[i] != UINT32_MAX) return fault_begun(pipe_sim(a->p), a->kernel_id[i]);
+    scn_fault_kind kind = a->s->faults[i].kind;
+    if (kind == SCN_STOP_JOB || kind == SCN_CANCEL_JOB) return stop_index(a->s, i) < pipe_stops_done(a->p);   /* it ended the job */
     return end_ns >= a->begin_ns[i];                 /* a slow task or a rescale: the run reached its time */
 }
 

@@ -54,6 +54,8 @@ typedef enum scn_fault_kind {
     SCN_AMBIGUOUS_STORE,        /* the durable store commits writes but reports them failed, with a probability */
     SCN_RESCALE,                /* the JobManager restarts the job with a vertex at a new parallelism (cfg.rescales) */
     SCN_DUPLICATE_RPC,          /* RPCs of a task (all to the coordinator, or of one kind) delivered twice */
+    SCN_STOP_JOB,               /* stop-with-savepoint, then the job submitted again from it (cfg.stops) */
+    SCN_CANCEL_JOB,             /* cancel, then the job submitted again from its latest retained checkpoint */
 } scn_fault_kind;
 
 /* A fault at a named protocol point instead of a time. */
@@ -81,6 +83,8 @@ typedef struct scn_fault {
     bool           ha;                         /* ambiguous: the HA services' checkpoint store, not the storage */
     uint32_t       factor;                     /* slow store, slow task */
     uint32_t       parallelism;                /* rescale: the new parallelism of `vertex` */
+    sim_time_ns    resume_ns;                  /* stop, cancel: the job is submitted again this long after it ended */
+    uint32_t       claim;                      /* stop, cancel: the resume's restore mode (pipe_claim) */
     uint32_t       rpc;                        /* lose or delay rpc: 1 + the kind's index in pipe_rpc_kind_names,
                                                   0: every message from the task to the coordinator */
     bool           optional;                   /* the line ends with 'optional': it may not fire */

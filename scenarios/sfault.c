@@ -168,6 +168,7 @@ static bool target(pctx *c, const fk_info *k, scn_fault *f) {
     case FK_LINK:        return link_ref(c, f);
     case FK_RPC:         return rpc_ref(c, f);
     case FK_STORE:       return true;                 /* the object word named it */
+    case FK_JOB:         return true;
     case FK_VERTEX: {
         const tok *v = lex_next(c, "a vertex to rescale");
         return v != NULL && lex_vertex_ref(c, v, &f->vertex);
@@ -175,6 +176,28 @@ static bool target(pctx *c, const fk_info *k, scn_fault *f) {
     }
     SIM_ASSERT(!"a target kind the reader knows");
     return false;
+}
+
+/* `resume after D [claim|no-claim|legacy]` (the mode: Flink's default,
+ * NO_CLAIM, when left out). */
+static bool resume_param(pctx *c, scn_fault *f) {
+    static const char *const modes[] = { "no-claim", "claim", "legacy", NULL };
+    if (!lex_more(c) || !lex_is(&c->t[c->i], "resume")) {
+        return lex_fail_at(c, lex_more(c) ? c->t[c->i].col : c->eol_col,
+                           "expected 'resume after D' (a job stopped or cancelled for good is not modelled yet)");
+    }
+    c->i++;
+    if (!lex_expect_word(c, "after") || !lex_opt_duration(c, &f->resume_ns)) return false;
+    f->claim = PIPE_CLAIM_NO_CLAIM;
+    if (!lex_more(c)) return true;
+    const tok *m = &c->t[c->i];
+    for (uint32_t i = 0; modes[i] != NULL; i++) {
+        if (!lex_is(m, modes[i])) continue;
+        c->i++;
+        f->claim = PIPE_CLAIM_NO_CLAIM + i;
+        return true;
+    }
+    return lex_unknown(c, m, "restore mode", modes);
 }
 
 /* The row's parameter, after its target. */
@@ -195,6 +218,7 @@ static bool param(pctx *c, const fk_info *k, scn_fault *f) {
         f->parallelism = (uint32_t)n;
         return true;
     }
+    case FK_RESUME: return resume_param(c, f);
     }
     SIM_ASSERT(!"a parameter kind the reader knows");
     return false;
@@ -372,6 +396,7 @@ static void put_target(txt_buf *b, const scn *s, const fk_info *k, const scn_fau
         txt_task(b, j, x->vertex, x->subtask);
         return;
     case FK_VERTEX: txt_put(b, " %s", j->vertices[x->vertex].name); return;
+    case FK_JOB: return;                               /* the object word named it */
     }
     SIM_ASSERT(!"a target kind the writer knows");
 }
@@ -389,6 +414,15 @@ static void put_param(txt_buf *b, const fk_info *k, const scn_fault *x) {
         return;
     case FK_FACTOR: txt_put(b, " %ux", x->factor); return;
     case FK_TO_PARALLELISM: txt_put(b, " to %u", x->parallelism); return;
+    case FK_RESUME: {
+        static const char *const modes[] = { [PIPE_CLAIM_NO_CLAIM] = "no-claim", [PIPE_CLAIM_CLAIM] = "claim",
+                                             [PIPE_CLAIM_LEGACY] = "legacy" };
+        SIM_ASSERT(x->claim >= PIPE_CLAIM_NO_CLAIM && x->claim <= PIPE_CLAIM_LEGACY);
+        txt_put(b, " resume after ");
+        txt_duration(b, x->resume_ns);
+        txt_put(b, " %s", modes[x->claim]);
+        return;
+    }
     }
     SIM_ASSERT(!"a parameter kind the writer knows");
 }

@@ -115,7 +115,8 @@ static scn_fault menu_fault(const fk_info *k, sim_time_ns window_ns) {
     case FK_BY_DELAY:       f.delay_ns = window_ns; break;
     case FK_RATIO:          f.ratio = (sim_ratio){ .num = 1, .den = 1 }; break;
     case FK_FACTOR:         f.factor = 10; break;
-    case FK_TO_PARALLELISM: SIM_ASSERT(false); break;   /* rescale: at a time only */
+    case FK_TO_PARALLELISM:
+    case FK_RESUME:         SIM_ASSERT(false); break;   /* rescale, stop, cancel: at a time only */
     }
     bool back_at_once = (k->flags & FK_BACK_AT_ONCE) != 0;
     if (k->window == FK_WINDOW_REQUIRED || (k->window == FK_WINDOW_OPTIONAL && !back_at_once)) {
@@ -218,7 +219,8 @@ static void offer_targets(menu_ctx *c, const fk_info *k, sim_time_ns window_ns) 
         offer(c, &f);
         if (k->flags & FK_HA) f.ha = true, offer(c, &f);
         break;
-    case FK_VERTEX: SIM_ASSERT(false); break;       /* rescale: at a time only, never on the menu */
+    case FK_VERTEX:
+    case FK_JOB: SIM_ASSERT(false); break;          /* rescale, stop, cancel: at a time only, never on the menu */
     }
 }
 

@@ -1059,7 +1059,7 @@ static void test_scn_optional_is_read_written_back_and_placed_in_errors(void **s
                         "t.scn:6:31: unexpected 'optional' at the end of the fault");
     assert_string_equal(parse(JOB "fault at 1s optional crash task agg[1]\n"),
                         "t.scn:6:13: unknown fault 'optional' (expected one of: crash, partition, delay, cut, lose, slow, fail, "
-                        "pause, ambiguous, rescale, duplicate)");
+                        "pause, ambiguous, rescale, duplicate, stop, cancel)");
 }
 
 /* Durations in the largest unit that says them exactly, percentages

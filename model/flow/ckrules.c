@@ -183,12 +183,24 @@ void ckr_complete(ckr *k, uint64_t id, int64_t now, bool ready, ckr_acts *out) {
     if (k->scheduling) choose(k, now, ready, out);
 }
 
+void ckr_savepoint(ckr *k, int64_t now, bool ready, ckr_acts *out) {
+    SIM_ASSERT(k->pending_count == 0 && k->queued == 0);
+    if (!ready) {
+        act(out, (ckr_act){ .kind = CKR_DROP, .why = CKR_NOT_RUNNING, .id = 0 });
+        return;
+    }
+    uint64_t id = k->next_id++;
+    k->pending[k->pending_count++] = (ckr_pending){ .id = id, .started = now, .savepoint = true };
+    act(out, (ckr_act){ .kind = CKR_TRIGGER, .id = id, .at = now, .savepoint = true });
+}
+
 void ckr_abort(ckr *k, uint64_t id, ckr_why why, uint32_t task, int64_t now, bool ready, ckr_acts *out) {
     int32_t i = find(k, id);
     SIM_ASSERT(i >= 0);
+    bool savepoint = k->pending[i].savepoint;
     remove_at(k, (uint32_t)i);
     act(out, (ckr_act){ .kind = CKR_ABORT, .id = id, .why = why, .at = now, .task = task });
-    if (ckr_fm_failure(&k->fm, id, why)) {        /* the job fails: nothing more is triggered */
+    if (!savepoint && ckr_fm_failure(&k->fm, id, why)) {        /* the job fails: nothing more is triggered */
         act(out, (ckr_act){ .kind = CKR_FAIL_JOB, .id = id, .why = why, .at = now,
                             .task = why == CKR_DECLINED ? task : CKR_NO_TASK });
         return;

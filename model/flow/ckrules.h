@@ -37,8 +37,9 @@
  *   globally, every task (FailJobCallback: failJob -> failGlobal, and for
  *   a task's decline failJobDueToTaskFailure ->
  *   failGlobalIfExecutionIsStillRunning). A completion resets it.
- * Not modelled: savepoints and manual checkpoints (every request here is
- * periodic), the asynchronous triggering phase (a trigger is decided and
+ * Savepoints: only stop-with-savepoint's (ckr_savepoint); manual
+ * checkpoints and intermediate savepoints are not modelled. Not modelled
+ * either: the asynchronous triggering phase (a trigger is decided and
  * sent at once), checkpoints still being cleaned up.
  * Times are in the caller's unit (the vectors: ms; absim: ns).
  * Pure: no allocation, no randomness (the caller draws the first delay). */
@@ -110,6 +111,7 @@ typedef struct ckr_act {
     uint64_t     id;
     int64_t      at;
     uint32_t     gen, task;
+    bool         savepoint;            /* TRIGGER: of ckr_savepoint */
 } ckr_act;
 
 typedef struct ckr_acts {
@@ -120,6 +122,7 @@ typedef struct ckr_acts {
 typedef struct ckr_pending {
     uint64_t id;
     int64_t  started;
+    bool     savepoint;
 } ckr_pending;
 
 typedef struct ckr {
@@ -152,6 +155,14 @@ void ckr_stop(ckr *k, ckr_acts *out);
 /* The periodic trigger armed as gen fired; `ready`: the tasks to trigger
  * and to wait for all run. */
 void ckr_fire(ckr *k, int64_t now, uint32_t gen, bool ready, ckr_acts *out);
+/* A savepoint is requested (stop-with-savepoint: CheckpointCoordinator.
+ * triggerSynchronousSavepoint) while nothing is pending (the caller
+ * stopped the scheduler first): CheckpointRequestDecider sorts savepoints
+ * first and holds only periodic requests to the minimum pause, so it is
+ * triggered at once, or dropped when the tasks are not all running. Its
+ * failure is not counted against tolerable; its completion resets the
+ * count, as any completion does. */
+void ckr_savepoint(ckr *k, int64_t now, bool ready, ckr_acts *out);
 /* Every acknowledgement of pending checkpoint id is in (and its metadata written). */
 void ckr_complete(ckr *k, uint64_t id, int64_t now, bool ready, ckr_acts *out);
 /* Pending checkpoint id ended: declined by `task` (CKR_NO_TASK: by the coordinator). */

@@ -169,6 +169,19 @@ void store_unref(store *st, uint64_t file) {
     if (f->refs == 0) delete_file(st, id_slot(file));
 }
 
+void store_pin(store *st, uint64_t file) {
+    store_file *f = get(st, file);
+    SIM_ASSERT(f->sealed && !f->pinned);
+    f->pinned = true;
+    f->refs++;
+    st->stats.refs_live++;
+}
+
+bool store_pinned(const store *st, uint64_t file) {
+    const store_file *f = find(st, file);
+    return f != NULL && f->pinned;
+}
+
 uint32_t store_refs(const store *st, uint64_t file) {
     const store_file *f = find(st, file);
     return f != NULL ? f->refs : 0;

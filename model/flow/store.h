@@ -76,6 +76,7 @@ typedef struct store_file {
     bool     live;
     bool     full;                   /* a whole snapshot, else an increment */
     bool     sealed;
+    bool     pinned;                 /* holds a reference of the user's (store_pin) */
 } store_file;
 
 typedef struct store_hold {
@@ -118,6 +119,11 @@ void store_discard(store *st, uint64_t file);
 void     store_ref(store *st, uint64_t file);    /* a checkpoint refers to it */
 void     store_unref(store *st, uint64_t file);  /* deleted when the count reaches 0 */
 uint32_t store_refs(const store *st, uint64_t file);   /* 0 for a dead id */
+/* The file is the user's from now on (a snapshot a resumed job does not
+ * own, or one left behind by a job that ended): a reference nobody
+ * releases, so that no unref of the job's deletes it. At most once a file. */
+void     store_pin(store *st, uint64_t file);
+bool     store_pinned(const store *st, uint64_t file);
 
 /* Checkpoint directories (Flink's chk-n, in the store itself): a task's
  * snapshot for checkpoint n puts a hold on every file its handle names

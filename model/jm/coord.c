@@ -138,6 +138,7 @@ void coord_free_slot(jm_side *jm, rt_slot *s) {
     if (s->state != SLOT_COMPLETED) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
     coord_slot_release(jm, s);                      /* its files' references go */
     s->ckpt = 0;
+    s->unclaimed = s->savepoint = false;
     coord_slot_to(s, SLOT_FREE);
 }
 
@@ -187,9 +188,11 @@ void coord_history_end(jm_side *jm, uint64_t ckpt, pipe_ckpt_end end, ckr_why wh
         h->ended_ns = jm->w->run->now_ns;
     }
     if (!world_observed(jm->w)) return;
+    bool savepoint = false;
+    for (uint32_t i = 0; i < jm->slots_count; i++) savepoint |= jm->slots[i].ckpt == ckpt && jm->slots[i].savepoint;
     pipe_event e = { .kind = end == PIPE_CKPT_COMPLETED ? PIPE_EV_CKPT_COMPLETE : PIPE_EV_CKPT_ABORT,
                      .task = PIPE_NO_TASK, .end = end, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
-                     .count = (uint32_t)why };
+                     .count = (uint32_t)why, .savepoint = savepoint };
     jm_note_ev(jm, &e);
 }
 
@@ -270,6 +273,7 @@ static pipe_ckpt_end end_of(ckr_why why) {
 
 void coord_end_slot(jm_side *jm, rt_slot *s, ckr_why why) {
     SIM_ASSERT(s->state == SLOT_PENDING || s->state == SLOT_FINALIZING);
+    if (s->savepoint) stop_savepoint_ended(jm, false);
     coord_history_end(jm, s->ckpt, end_of(why), why);
     if (ckr_counted(why) && jm->w->cfg.bug == PIPE_BUG_ABORT_DISCARDS_SHARED) discard_all(jm, s);   /* deliberate bug */
     coord_free_slot(jm, s);
@@ -284,7 +288,7 @@ static void end_slot(jm_side *jm, rt_slot *s, ckr_why why) {
     notify_all(jm, MSG_ABORTED, ckpt);
 }
 
-static void start_ckpt(jm_side *jm, uint64_t id);
+static void start_ckpt(jm_side *jm, uint64_t id, bool savepoint);
 static void complete(jm_side *jm, rt_slot *s);
 
 /* A checkpoint ended and a queued request took its place. */
@@ -308,7 +312,7 @@ static void run_acts(jm_side *jm, const ckr_acts *a) {
             sim_timer_set(jm->w->run, jm->coord.actor, (sim_time_ns)x->at - jm->w->run->now_ns,
                           (uint64_t)x->gen << 32 | TIMER_TRIGGER);
             break;
-        case CKR_TRIGGER: start_ckpt(jm, x->id); break;
+        case CKR_TRIGGER: start_ckpt(jm, x->id, x->savepoint); break;
         case CKR_COMPLETE:
             complete(jm, coord_pending_slot(jm, x->id));
             completed = x->id;
@@ -344,7 +348,7 @@ static void run_acts(jm_side *jm, const ckr_acts *a) {
 
 /* Whether a checkpoint can start now: the tasks to trigger and to wait
  * for all run (Flink's NOT_ALL_REQUIRED_TASKS_RUNNING otherwise). */
-static bool tasks_ready(jm_side *jm) {
+bool coord_tasks_ready(jm_side *jm) {
     const rt_coord *co = &jm->coord;
     if (co->status != PIPE_RUNNING || co->region_restart || co->finished_count == co->active_count) return false;
     if (jm->w->cfg.ckpt.finished_tasks_off && co->finished_count > 0) {   /* Flink <= 1.13: not every task runs */
@@ -361,7 +365,7 @@ static bool tasks_ready(jm_side *jm) {
  * coordinator: the rules count it and try the queued requests. */
 static void abort_ckpt(jm_side *jm, rt_slot *s, ckr_why why, uint32_t task) {
     ckr_acts a = { .count = 0 };
-    ckr_abort(&jm->coord.sched, s->ckpt, why, task, (int64_t)jm->w->run->now_ns, tasks_ready(jm), &a);
+    ckr_abort(&jm->coord.sched, s->ckpt, why, task, (int64_t)jm->w->run->now_ns, coord_tasks_ready(jm), &a);
     reach_dequeued(jm, &a);
     run_acts(jm, &a);
 }
@@ -386,6 +390,14 @@ void coord_rules_init(jm_side *jm, uint64_t next_id) {
                   .timeout = (int64_t)cc->timeout_ns, .max_concurrent = cc->max_concurrent,
                   .tolerable = cc->tolerable_failures };
     ckr_init(&jm->coord.sched, &c, next_id);
+}
+
+/* A stop's savepoint: the scheduler stopped, nothing pending (the caller
+ * ended it), the tasks all running (coord_tasks_ready). */
+void coord_trigger_savepoint(jm_side *jm) {
+    ckr_acts a = { .count = 0 };
+    ckr_savepoint(&jm->coord.sched, (int64_t)jm->w->run->now_ns, coord_tasks_ready(jm), &a);
+    run_acts(jm, &a);
 }
 
 void coord_start_scheduler(jm_side *jm) {
@@ -415,6 +427,7 @@ void coord_retain(jm_side *jm, uint32_t idx) {
     }
     co->completed_order[co->completed_count++] = idx;
     co->restore_slot = idx + 1;
+    co->force_full = false;                       /* addCompletedCheckpointToStoreAndSubsumeOldest */
     if (jm->w->cfg.bug == PIPE_BUG_RESTORE_OLDER) co->restore_slot = co->completed_order[0] + 1;   /* deliberate bug */
 }
 
@@ -429,15 +442,20 @@ static void complete(jm_side *jm, rt_slot *s) {
     sim_time_ns d = jm->w->run->now_ns - s->started_ns;
     jm->w->stats.ckpt_duration_ns_sum += d;
     if (d > jm->w->stats.ckpt_duration_ns_max) jm->w->stats.ckpt_duration_ns_max = d;
-    coord_retain(jm, (uint32_t)(s - jm->slots));
     (void)store_dir_release(&jm->w->files, s->ckpt);   /* it holds its own references now */
+    if (s->savepoint) {                           /* not in the completed-checkpoint store (FLINK-25191) */
+        jm->coord.savepoint_slot = (uint64_t)(s - jm->slots) + 1;
+        stop_savepoint_ended(jm, true);
+        return;
+    }
+    coord_retain(jm, (uint32_t)(s - jm->slots));
 }
 
 /* Checkpoint s is complete: the rules subsume the older pending ones
  * and try the queued requests. */
 static void completed(jm_side *jm, rt_slot *s) {
     ckr_acts a = { .count = 0 };
-    ckr_complete(&jm->coord.sched, s->ckpt, (int64_t)jm->w->run->now_ns, tasks_ready(jm), &a);
+    ckr_complete(&jm->coord.sched, s->ckpt, (int64_t)jm->w->run->now_ns, coord_tasks_ready(jm), &a);
     reach_dequeued(jm, &a);
     run_acts(jm, &a);
 }
@@ -546,7 +564,7 @@ static void timeouts(jm_side *jm) {
     co->timeout_armed = false;
     if (co->status != PIPE_RUNNING) return;
     ckr_acts a = { .count = 0 };
-    ckr_expire(&co->sched, (int64_t)jm->w->run->now_ns, tasks_ready(jm), &a);
+    ckr_expire(&co->sched, (int64_t)jm->w->run->now_ns, coord_tasks_ready(jm), &a);
     run_acts(jm, &a);
     arm_timeout(jm);
 }
@@ -579,13 +597,16 @@ static uint32_t inner_starts(const jm_side *jm) {
  * running tasks below them); the finished ones are acknowledged for. */
 static void trigger_tasks(jm_side *jm, rt_slot *s) {
     rt_coord *co = coord_of(jm);
+    if (co->force_full && !s->savepoint) REACHED(jm->w, FULL_FORCED);
     for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
         if (!jm_active(jm, t)) continue;         /* above the attempt's parallelism: no part of it */
         if (co->finished[t]) {
             if (jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(jm, s, t);   /* the bug: never */
         } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE || upstream_finished(jm, t)) {
             sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->attempt[t] };
-            msg_trigger ts = { .timestamp_ns = s->started_ns };
+            msg_trigger ts = { .timestamp_ns = s->started_ns, .type = s->savepoint ? PROTO_CK_SUSPEND
+                                                                     : jm->coord.force_full ? PROTO_CK_FULL
+                                                                                            : PROTO_CK_CHECKPOINT };
             jm_send(jm, t, &m, 64, &ts, sizeof ts);
         }
     }
@@ -598,14 +619,14 @@ static void fire(jm_side *jm, uint32_t gen) {
     if (co->status == PIPE_FINISHED || co->status == PIPE_FAILED) return;
     uint32_t queued = co->sched.queued;
     ckr_acts a = { .count = 0 };
-    ckr_fire(&co->sched, (int64_t)jm->w->run->now_ns, gen, tasks_ready(jm), &a);
+    ckr_fire(&co->sched, (int64_t)jm->w->run->now_ns, gen, coord_tasks_ready(jm), &a);
     if (co->sched.queued > queued) REACHED(jm->w, TRIGGER_MAX_CONCURRENT);   /* it waits in the queue */
     run_acts(jm, &a);
 }
 
-/* The rules triggered checkpoint id: a slot takes it, the tasks that
- * start it are told. */
-static void start_ckpt(jm_side *jm, uint64_t id) {
+/* The rules triggered checkpoint id (a stop's savepoint, or a
+ * checkpoint): a slot takes it, the tasks that start it are told. */
+static void start_ckpt(jm_side *jm, uint64_t id, bool savepoint) {
     rt_coord *co = coord_of(jm);
     sim_time_ns now = jm->w->run->now_ns;
     rt_slot *s = NULL;
@@ -614,6 +635,7 @@ static void start_ckpt(jm_side *jm, uint64_t id) {
     }
     SIM_ASSERT(s != NULL);                       /* slots = retained + concurrent + 1 */
     s->ckpt = id;
+    s->savepoint = savepoint;
     coord_slot_to(s, SLOT_PENDING);
     s->started_ns = now;
     s->acks = 0;
@@ -627,7 +649,7 @@ static void start_ckpt(jm_side *jm, uint64_t id) {
     jm->w->stats.triggered++;
     if (world_observed(jm->w)) {
         pipe_event e = { .kind = PIPE_EV_CKPT_START, .task = PIPE_NO_TASK, .ckpt = s->ckpt, .chan = PIPE_NO_CHAN,
-                         .inner = co->finished_count > 0 ? inner_starts(jm) : 0 };
+                         .inner = co->finished_count > 0 ? inner_starts(jm) : 0, .savepoint = savepoint };
         jm_note_ev(jm, &e);
     }
     if (jm->history_count < PIPE_HISTORY_MAX && s->ckpt == jm->history_count + 1) {
@@ -795,6 +817,8 @@ void coord_invariants(const jm_side *jm) {
         completed += s->state == SLOT_COMPLETED;
         for (uint32_t k = i + 1; k < jm->slots_count && s->ckpt != 0; k++) SIM_ASSERT(jm->slots[k].ckpt != s->ckpt);
     }
+    completed -= co->savepoint_slot != 0 && jm->slots[co->savepoint_slot - 1].state == SLOT_COMPLETED;
+    SIM_ASSERT(co->savepoint_slot == 0 || jm->slots[co->savepoint_slot - 1].savepoint);
     SIM_ASSERT(completed == co->completed_count && completed <= jm->w->cfg.ckpt.retained);
     for (uint32_t i = 0; i < co->completed_count; i++) {     /* oldest first */
         const rt_slot *s = &jm->slots[co->completed_order[i]];

@@ -427,6 +427,8 @@ static void deploy_all(jm_side *jm) {
     if (regions) assert_closed(jm);
     const rt_slot *restored = coord_restore(jm);  /* the enumerator's state: the checkpoint's */
     co->status = PIPE_RUNNING;
+    co->force_full = restored != NULL && restored->unclaimed;   /* restoreLatestCheckpointedStateInternal */
+    if (co->force_full) REACHED(jm->w, RESTORED_UNCLAIMED);
     bool restart = co->deployed_once;
     if (!regions) take_parallelism(jm, restored != NULL ? restored->ckpt : 0);
     if (restart) {
@@ -527,7 +529,7 @@ static bool place_all(jm_side *jm) {
 /* Deploy the due tasks now if the store is read and each has a free slot. */
 static void maybe_deploy(jm_side *jm) {
     rt_coord *co = coord_of(jm);
-    if (!restart_pending(jm) || !any_due(jm) || co->recovering) return;
+    if (!restart_pending(jm) || !any_due(jm) || co->recovering || jm->w->client.waiting) return;
     if (co->hosts == 1 ? !all_free(jm) : !place_all(jm)) return;
     deploy_all(jm);
 }
@@ -545,7 +547,7 @@ static void cancel_again(jm_side *jm) {
 }
 
 /* Deploy what is due, or wait for its slots and look again. */
-static void look_again(jm_side *jm) {
+void deploy_look_again(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     maybe_deploy(jm);
     if (!restart_pending(jm) || !any_due(jm) || co->restart_retry_armed) return;
@@ -563,7 +565,7 @@ static void restart_due(jm_side *jm, uint64_t epoch) {
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         if (co->restarting[t] == JM_RESTART_WAITING && co->attempt[t] == epoch) co->restarting[t] = JM_RESTART_DUE;
     }
-    look_again(jm);
+    deploy_look_again(jm);
 }
 
 /* ---- failing an attempt -------------------------------------------------- */
@@ -580,7 +582,7 @@ static void tell_survivors(jm_side *jm, uint64_t ckpt) {
  * regions) are told, so that they drop their snapshots of them. The
  * deliberate bug restore-from-pending keeps the newest for the restore
  * although it never completed. */
-static void drop_pending(jm_side *jm) {
+void deploy_drop_pending(jm_side *jm) {
     uint32_t keep = UINT32_MAX;
     for (uint32_t i = 0; i < jm->slots_count && jm->w->cfg.bug == PIPE_BUG_RESTORE_PENDING; i++) {
         const rt_slot *x = &jm->slots[i];
@@ -663,11 +665,12 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
         REACHED(jm->w, FAILURE_OF_FINISHED_IGNORED);
         return;
     }
+    if (stop_job_failed(jm)) return;              /* a stop whose savepoint completed fails for good (FLINK-26783) */
     bool region = region_failover(jm, culprit);
     rs_decision d = restart_decide(jm);
     note_failed(jm, why, culprit, &d);
     mark(jm, region ? co->region[culprit] : UINT32_MAX);
-    drop_pending(jm);
+    deploy_drop_pending(jm);
     for (uint32_t i = 0; i < jm->slots_count; i++) {   /* they died with the attempt */
         SIM_ASSERT(jm->slots[i].state != SLOT_PENDING && jm->slots[i].state != SLOT_FINALIZING);
     }
@@ -692,6 +695,16 @@ void deploy_job_fail(jm_side *jm, pipe_fail_cause why, uint32_t culprit) {
     sim_timer_set(jm->w->run, co->actor, delay, restart_tag(jm));
 }
 
+/* Every task is cancelled for a new attempt, with no failure to count:
+ * a rescale, or the end of the job at a stop or cancel (model/jm/stop.c).
+ * Pending checkpoints die with the attempt. */
+void deploy_cancel_all(jm_side *jm) {
+    mark(jm, UINT32_MAX);
+    deploy_drop_pending(jm);
+    jm->coord.epoch++;
+    cancel_marked(jm, false);
+}
+
 /* ---- rescaling ----------------------------------------------------------- */
 
 /* Whether the schedule's parallelism now differs from the attempt's. */
@@ -711,10 +724,7 @@ static bool rescale_due(const jm_side *jm) {
 static void rescale(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     if (co->status != PIPE_RUNNING || !rescale_due(jm)) return;
-    mark(jm, UINT32_MAX);
-    drop_pending(jm);
-    co->epoch++;
-    cancel_marked(jm, false);
+    deploy_cancel_all(jm);
     sim_time_ns now = jm->w->run->now_ns, delay = co->region_restart && co->restart_due_ns > now ? co->restart_due_ns - now : 0;
     co->status = PIPE_RESTARTING;
     co->region_restart = false;
@@ -838,7 +848,7 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
         break;
     case TIMER_RESTART_RETRY:
         jm->coord.restart_retry_armed = false;
-        look_again(jm);
+        deploy_look_again(jm);
         break;
     case TIMER_HEARTBEAT: heartbeat(jm); break;
     case TIMER_ASSIGN_TIMEOUT:
@@ -846,6 +856,9 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
         break;
     case TIMER_DEPLOY_RETRY: deploy_retry(jm); break;
     case TIMER_RESCALE: rescale(jm); break;
+    case TIMER_HALT:
+    case TIMER_RESUME:
+    case TIMER_STOP_FAILED: stop_on_timer(jm, tag); break;
     default: SIM_ASSERT(!"unknown coordinator timer");
     }
 }
@@ -859,6 +872,7 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
  * transaction: TwoPhaseCommitSinkFunction commits only on a completion
  * notice or a restore, and close() aborts the open one. */
 void deploy_job_finished(jm_side *jm) {
+    if (stop_job_finished(jm)) return;            /* a stop ended it: the user resumes it */
     coord_of(jm)->status = PIPE_FINISHED;
     sim_stop(jm->w->run);
 }
@@ -869,6 +883,7 @@ void deploy_start(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     co->status = PIPE_RESTARTING;                 /* attempt 0 waits for its slots (every task is due) */
     deploy_arm_rescales(jm);                      /* a new coordinator's timers are its own */
+    stop_arm(jm);
     sim_time_ns interval, timeout;
     pipe_heartbeat(&jm->w->cfg, &interval, &timeout);
     sim_timer_set(jm->w->run, co->actor, interval, TIMER_HEARTBEAT);
@@ -884,6 +899,7 @@ void deploy_failover(jm_side *jm) {
     rt_coord *co = coord_of(jm);
     const job *j = world_job(jm->w);
     jm->w->stats.failovers++;
+    stop_forget(jm);                              /* a stop in progress died with the old JobManager */
     co->timeout_armed = false;                   /* its timer died with the old process */
     co->deploy_armed = false;
     co->restart_retry_armed = false;

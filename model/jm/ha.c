@@ -20,7 +20,7 @@
 
 static uint32_t tasks_of(const jm_side *jm) { return world_job(jm->w)->tasks_count; }
 
-static void unref_files(jm_side *jm, const ha_entry *e) {
+void ha_entry_release(jm_side *jm, const ha_entry *e) {
     store *st = &jm->w->files;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         for (uint32_t i = 0; i < e->chains[t].count; i++) {
@@ -34,7 +34,7 @@ static void unref_files(jm_side *jm, const ha_entry *e) {
 static void remove_at(jm_side *jm, uint32_t i) {
     ha_store *h = &jm->w->ha;
     SIM_ASSERT(i < h->count);
-    unref_files(jm, &h->entries[i]);
+    ha_entry_release(jm, &h->entries[i]);
     ha_entry gone = h->entries[i];                /* its arrays are reused at the end */
     memmove(h->entries + i, h->entries + i + 1, sizeof(ha_entry) * (h->count - i - 1));
     h->entries[--h->count] = gone;
@@ -42,9 +42,12 @@ static void remove_at(jm_side *jm, uint32_t i) {
 
 void ha_put(jm_side *jm, const rt_slot *s) {
     ha_store *h = &jm->w->ha;
-    store *st = &jm->w->files;
     if (h->count == h->cap) remove_at(jm, 0);     /* the store keeps the newest */
-    ha_entry *e = &h->entries[h->count++];
+    ha_entry_fill(jm, &h->entries[h->count++], s);
+}
+
+void ha_entry_fill(jm_side *jm, ha_entry *e, const rt_slot *s) {
+    store *st = &jm->w->files;
     e->ckpt = s->ckpt;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         e->chains[t] = s->chains[t];              /* as the metadata names them: a file a deliberate */
@@ -57,6 +60,7 @@ void ha_put(jm_side *jm, const rt_slot *s) {
     memcpy(e->offsets, s->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
     memcpy(e->splits, s->splits, jm->w->brk.partitions);
     memcpy(e->par, s->par, sizeof e->par);
+    e->unclaimed = s->unclaimed;
 }
 
 void ha_remove(jm_side *jm, uint64_t ckpt) {
@@ -76,6 +80,32 @@ bool ha_has(const jm_side *jm, uint64_t ckpt) {
     return false;
 }
 
+rt_slot *ha_slot_from(jm_side *jm, const ha_entry *e) {
+    rt_coord *co = &jm->coord;
+    uint32_t k = 0;
+    while (k < jm->slots_count && jm->slots[k].state != SLOT_FREE) k++;
+    SIM_ASSERT(k < jm->slots_count);               /* slots = retained + concurrent + 1, all free but pending ones */
+    SIM_ASSERT(co->completed_count < jm->w->cfg.ckpt.retained);
+    rt_slot *s = &jm->slots[k];
+    s->ckpt = e->ckpt;
+    coord_slot_to(s, SLOT_COMPLETED);
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        s->chains[t] = e->chains[t];
+        s->cs_files[t] = e->cs_files[t];
+        for (uint32_t f = 0; f < e->chains[t].count; f++) {   /* a deliberate bug may have deleted one */
+            if (store_alive(&jm->w->files, e->chains[t].files[f])) store_ref(&jm->w->files, e->chains[t].files[f]);
+        }
+        if (e->cs_files[t] != 0 && store_alive(&jm->w->files, e->cs_files[t])) store_ref(&jm->w->files, e->cs_files[t]);
+    }
+    memcpy(s->offsets, e->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
+    memcpy(s->splits, e->splits, jm->w->brk.partitions);
+    memcpy(s->par, e->par, sizeof s->par);
+    s->unclaimed = e->unclaimed;
+    co->completed_order[co->completed_count++] = k;
+    co->restore_slot = k + 1;
+    return s;
+}
+
 /* The coordinator's retained checkpoints become what the store holds: the
  * newest `retained` of its entries (older ones leave the store), oldest
  * first, the newest the one to restore. What the coordinator had in
@@ -88,27 +118,6 @@ void ha_recover(jm_side *jm) {
     co->completed_count = 0;
     co->restore_slot = 0;
     while (h->count > jm->w->cfg.ckpt.retained) remove_at(jm, 0);
-    for (uint32_t i = 0; i < h->count; i++) {
-        const ha_entry *e = &h->entries[i];
-        uint32_t k = 0;
-        while (k < jm->slots_count && jm->slots[k].state != SLOT_FREE) k++;
-        SIM_ASSERT(k < jm->slots_count);           /* slots = retained + concurrent + 1, all free but pending ones */
-        rt_slot *s = &jm->slots[k];
-        s->ckpt = e->ckpt;
-        coord_slot_to(s, SLOT_COMPLETED);
-        for (uint32_t t = 0; t < tasks_of(jm); t++) {
-            s->chains[t] = e->chains[t];
-            s->cs_files[t] = e->cs_files[t];
-            for (uint32_t f = 0; f < e->chains[t].count; f++) {   /* a deliberate bug may have deleted one */
-                if (store_alive(&jm->w->files, e->chains[t].files[f])) store_ref(&jm->w->files, e->chains[t].files[f]);
-            }
-            if (e->cs_files[t] != 0 && store_alive(&jm->w->files, e->cs_files[t])) store_ref(&jm->w->files, e->cs_files[t]);
-        }
-        memcpy(s->offsets, e->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
-        memcpy(s->splits, e->splits, jm->w->brk.partitions);
-        memcpy(s->par, e->par, sizeof s->par);
-        co->completed_order[co->completed_count++] = k;
-        co->restore_slot = k + 1;
-    }
+    for (uint32_t i = 0; i < h->count; i++) ha_slot_from(jm, &h->entries[i]);
     if (jm->w->cfg.bug == PIPE_BUG_RESTORE_OLDER && co->completed_count > 0) co->restore_slot = co->completed_order[0] + 1;
 }

@@ -23,6 +23,9 @@ enum {                               /* the coordinator's timer tags (the tasks'
     TIMER_TIMEOUT = 15,              /* the earliest deadline of a pending checkpoint */
     TIMER_RESCALE = 16,              /* a rescale of the schedule is due (tag: its index << 32) */
     TIMER_RESTART_RETRY = 17,        /* restarts whose delay is over look again for their slots */
+    TIMER_HALT = 18,                 /* a stop or cancel of cfg.stops is due (tag: its index << 32) */
+    TIMER_RESUME = 19,               /* the user submits the ended job again */
+    TIMER_STOP_FAILED = 20,          /* a stop's savepoint was aborted: its tasks fail */
 };
 
 /* A task's part in a restart (rt_coord.restarting). Each failure's
@@ -64,6 +67,8 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     uint64_t    bytes;                /* state and channel state written for it */
     uint64_t    files_new, files_shared;
     uint16_t    par[JOB_VERTICES_MAX];   /* the parallelism of each vertex in the attempt that took it */
+    bool        unclaimed;            /* restored in NO_CLAIM mode: never discarded (forUnclaimedSnapshot) */
+    bool        savepoint;            /* a stop's synchronous savepoint: never in completed_order (FLINK-25191) */
 } rt_slot;
 
 typedef struct rt_coord {
@@ -128,6 +133,13 @@ typedef struct rt_coord {
     uint32_t    sources_running;
     /* restart strategy (this coordinator's: a failover starts a new one) */
     rs_state    strategy;             /* model/flow/restart.h: what it counted of the failures */
+    /* A stop or cancel of the user's (model/jm/stop.c): which one runs
+     * (cfg.stops index + 1, 0: none), and whether the checkpoints to
+     * trigger are full ones (CheckpointCoordinator.forceFullSnapshot: the
+     * latest restored snapshot is unclaimed, until a checkpoint completes). */
+    uint32_t    halting;
+    uint64_t    savepoint_slot;       /* slot index + 1 of the halting stop's completed savepoint, 0: none */
+    bool        force_full;
     bool        timeout_armed;        /* one timer for the earliest deadline of the pending checkpoints: a
                                          run of many short checkpoints with a long timeout holds one
                                          event for it, not one per checkpoint */
@@ -187,6 +199,8 @@ void coord_retain(jm_side *jm, uint32_t idx);                /* slot idx joins t
  * caller ended their slots: drop_pending). */
 void coord_start_scheduler(jm_side *jm);
 void coord_stop_scheduler(jm_side *jm);
+bool coord_tasks_ready(jm_side *jm);                         /* the tasks to trigger and wait for all run */
+void coord_trigger_savepoint(jm_side *jm);                    /* a stop's, once nothing is pending */
 /* A fresh coordinator's rules (a new JobMaster): ids go on from next_id. */
 void coord_rules_init(jm_side *jm, uint64_t next_id);
 /* A duration uniform on [lo, hi], drawn through the choice point from the
@@ -202,6 +216,13 @@ void ha_put(jm_side *jm, const rt_slot *s);                   /* a metadata writ
 void ha_remove(jm_side *jm, uint64_t ckpt);                   /* retention dropped it */
 bool ha_has(const jm_side *jm, uint64_t ckpt);
 void ha_recover(jm_side *jm);                                 /* the retained checkpoints := the store's */
+/* An entry's handles: a copy of slot s's, with references of its own to
+ * its files; and those references let go. */
+void ha_entry_fill(jm_side *jm, ha_entry *e, const rt_slot *s);
+void ha_entry_release(jm_side *jm, const ha_entry *e);
+/* Entry e as the newest retained checkpoint (a free slot takes it, with
+ * references of its own), the one to restore. */
+rt_slot *ha_slot_from(jm_side *jm, const ha_entry *e);
 
 /* model/jm/deploy.c: slots, deployments, failure detection, restarts, failover */
 void deploy_start(jm_side *jm);                               /* the first coordinator starts */
@@ -216,5 +237,16 @@ void deploy_job_finished(jm_side *jm);                        /* every task fini
  * acknowledged yet (always false with the deliberate bug FLINK-21996). */
 bool deploy_assign_unacked(const jm_side *jm, uint64_t ckpt);
 void coord_retry_completion(jm_side *jm);                     /* pending checkpoints may complete now */
+void deploy_cancel_all(jm_side *jm);                          /* every task cancelled for a new attempt, no failure */
+void deploy_look_again(jm_side *jm);                          /* deploy what is due, or wait for its slots */
+void deploy_drop_pending(jm_side *jm);                        /* pending checkpoints end, the scheduler stops */
+
+/* model/jm/stop.c: a stop or cancel of the user's (cfg.stops) and the resume */
+void stop_arm(jm_side *jm);                                   /* a coordinator starts: the user's next step */
+void stop_on_timer(jm_side *jm, uint64_t tag);                /* TIMER_HALT, TIMER_RESUME */
+bool stop_job_finished(jm_side *jm);                          /* every task finished: true if a stop ended the job */
+bool stop_job_failed(jm_side *jm);                            /* a failure: true if it ends a stop whose savepoint completed */
+void stop_savepoint_ended(jm_side *jm, bool completed);       /* the stop's savepoint completed or was aborted */
+void stop_forget(jm_side *jm);                                /* a new JobManager: the stop in progress is gone */
 
 #endif

@@ -240,7 +240,7 @@ void snap_send_priority(tm_side *tm, rt_task *t, rt_chan *c, uint64_t ckpt) {
         c->prio_held = ckpt;
         return;
     }
-    msg_trigger ts = { .timestamp_ns = 0 };
+    msg_trigger ts = { .timestamp_ns = 0, .type = task_type_of(t, ckpt) };
     (void)task_ts_of(t, ckpt, &ts.timestamp_ns);
     SIM_ASSERT(ckpt <= UINT32_MAX);               /* the priority queue packs it beside the channel */
     sim_msg m = { .type = MSG_PRIORITY, .a = proto_chan_word(t->epoch, c->id), .b = ckpt };
@@ -397,14 +397,21 @@ static bool chain_alive(const tm_side *tm, const rt_chain *c) {
     return c->count > 0;
 }
 
-/* Incremental when on, a confirmed base exists whose files all live, and
- * the chain is not at its length limit. */
-static bool incremental(const tm_side *tm, const rt_task *t) {
-    return tm->w->cfg.state.incremental && chain_alive(tm, &t->base) && t->base.count <= tm->w->cfg.state.full_every;
+/* Incremental when on, a confirmed base exists whose files all live, the
+ * chain is not at its length limit, and the checkpoint may share files
+ * with earlier ones: a FULL_CHECKPOINT (NO_CLAIM's first after a restore)
+ * writes everything anew (SharingFilesStrategy.FORWARD), unless the
+ * deliberate bug no-claim-shares has it build on the restored files; a
+ * savepoint too, and no later snapshot builds on it (NO_SHARING). */
+static bool incremental(const tm_side *tm, const rt_task *t, uint64_t ckpt) {
+    uint32_t type = task_type_of(t, ckpt);
+    bool forward = (type == PROTO_CK_FULL && tm->w->cfg.bug != PIPE_BUG_NO_CLAIM_SHARES) || type == PROTO_CK_SUSPEND;
+    return tm->w->cfg.state.incremental && !forward && chain_alive(tm, &t->base) &&
+           t->base.count <= tm->w->cfg.state.full_every;
 }
 
 static uint64_t keyed_entries(const tm_side *tm, const rt_task *t, const rt_snap *sn) {
-    bool incr = incremental(tm, t);
+    bool incr = incremental(tm, t, sn->ckpt);
     uint64_t n = 0;
     uint32_t slot = 0, ver;
     uint64_t key;
@@ -479,7 +486,7 @@ static uint64_t registered_as(const tm_side *tm, const rt_task *t, uint64_t ckpt
 static uint64_t write_chain(tm_side *tm, rt_task *t, rt_snap *sn, rt_chain *c) {
     if (t->clog != NULL) return clog_upload(tm, t, sn, c);
     bool cmt = t->v->kind == JOB_COMMITTER;
-    bool incr = !cmt && incremental(tm, t) && tm->w->cfg.bug != PIPE_BUG_NO_COW;
+    bool incr = !cmt && incremental(tm, t, sn->ckpt) && tm->w->cfg.bug != PIPE_BUG_NO_COW;
     if (!cmt) reach_kind(tm, t, incr);
     uint64_t f = incr && tm->w->cfg.bug == PIPE_BUG_REGISTRY_BY_NAME ? registered_as(tm, t, sn->ckpt) : 0;   /* deliberate bug */
     if (f == 0) f = cmt ? committer_file(tm, t, sn) : write_file(tm, t, sn, incr);
@@ -586,6 +593,8 @@ static uint64_t snap_offset(tm_side *tm, const rt_task *t, uint32_t i) {
     return tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE && next < end ? next + 1 : next;   /* deliberate bug */
 }
 
+static void sync_part(tm_side *tm, rt_task *t, rt_snap *sn, uint64_t ckpt);
+
 void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     /* Flink's SubtaskCheckpointCoordinatorImpl.checkpointState (Flink 1.15 to 2.x):
      * a checkpoint not newer than the last this task triggered or
@@ -641,7 +650,17 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
     forward_barrier(tm, t, sn, unaligned);
     tm_note_step(tm, t, &(pipe_event){ .kind = PIPE_EV_TRIGGER, .ckpt = ckpt, .unaligned = unaligned }, NULL);
     if (t->life == LIFE_ENDING && t->final_from == 0) t->final_from = ckpt;   /* the first that holds its final state */
-    /* The synchronous part. */
+    sync_part(tm, t, sn, ckpt);
+}
+
+/* The synchronous part of snapshot sn: a stop's savepoint stops a source
+ * after its barrier (and the task finishes once it completes); a source
+ * records its positions, a sink pre-commits, keyed state marks a version. */
+static void sync_part(tm_side *tm, rt_task *t, rt_snap *sn, uint64_t ckpt) {
+    if (task_type_of(t, ckpt) == PROTO_CK_SUSPEND) {
+        t->stop_ckpt = ckpt;
+        REACHED(tm->w, STOP_SAVEPOINT_TAKEN);
+    }
     if (t->snap_offsets != NULL) {                /* a source's positions: operator state */
         uint64_t *at = t->snap_offsets + (size_t)(sn - t->snaps) * t->parts_count;
         t->snap_splits[sn - t->snaps] = t->splits;
@@ -746,7 +765,8 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];
         if (c->ckpt == 0 || c->ckpt > ckpt) continue;
-        if (c->ckpt == ckpt) t->base = *c;       /* the retained checkpoint keeps its files alive */
+        if (c->ckpt == ckpt && task_type_of(t, ckpt) != PROTO_CK_SUSPEND) t->base = *c;   /* the retained checkpoint
+                                                                                          keeps its files alive */
         release_chain(tm, c);
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {

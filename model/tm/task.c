@@ -39,12 +39,20 @@
 
 #include <string.h>
 
-void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns) {
+void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns, uint32_t type) {
     sim_time_ns known;
     if (task_ts_of(t, ckpt, &known)) return;
     t->ts_ckpt[t->ts_next] = ckpt;
     t->ts_ns[t->ts_next] = ts_ns;
+    t->ts_type[t->ts_next] = (uint8_t)type;
     t->ts_next = (t->ts_next + 1) % TASK_TS_MAX;
+}
+
+uint32_t task_type_of(const rt_task *t, uint64_t ckpt) {
+    for (uint32_t i = 0; i < TASK_TS_MAX; i++) {
+        if (t->ts_ckpt[i] == ckpt && ckpt != 0) return t->ts_type[i];
+    }
+    return PROTO_CK_CHECKPOINT;
 }
 
 bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns) {
@@ -193,6 +201,7 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
         b->count = 0;
         b->ckpt = ckpt;
         (void)task_ts_of(&tm->tasks[c->prod_inst], ckpt, &b->ts_ns);
+        b->ck_type = (uint8_t)task_type_of(&tm->tasks[c->prod_inst], ckpt);
         set_filling(tm, c, false);
         c->filled++;
         *open_buf(tm, c) = held;
@@ -205,7 +214,11 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt) {
     chan_set_kind(c, c->filled, b, kind);
     b->ckpt = ckpt;
     b->ts_ns = 0;
-    if (kind == BUF_BARRIER) (void)task_ts_of(&tm->tasks[c->prod_inst], ckpt, &b->ts_ns);
+    b->ck_type = 0;
+    if (kind == BUF_BARRIER) {
+        (void)task_ts_of(&tm->tasks[c->prod_inst], ckpt, &b->ts_ns);
+        b->ck_type = (uint8_t)task_type_of(&tm->tasks[c->prod_inst], ckpt);
+    }
     close_buf(tm, c);
 }
 
@@ -323,7 +336,7 @@ static void send_finished(tm_side *tm, rt_task *t) {
     for (uint32_t i = 0; i < t->parts_count; i++) {
         if (!(t->splits >> i & 1)) continue;
         uint32_t part = t->parts_first + i * t->parts_stride;
-        SIM_ASSERT(tm_offsets(tm, t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
+        SIM_ASSERT(t->stop_ckpt != 0 || tm_offsets(tm, t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
         f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm_offsets(tm, t)[part] };
     }
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
@@ -493,6 +506,7 @@ static void forget_oldest_trigger(tm_side *tm, rt_task *t) {
 static void source_read(tm_side *tm, rt_task *t) {
     t->source_waiting = false;
     if (t->life == LIFE_FINISHED || t->syncing > 0) return;   /* the sync part's end kicks it */
+    if (t->stop_ckpt != 0) return;                /* stopped for a savepoint: it waits for its notice */
     source_triggers(tm, t);
     if (t->syncing > 0) return;
     if (t->triggers_queued > 0) return;           /* a credit will kick it */
@@ -891,6 +905,7 @@ static void take_control(tm_side *tm, rt_task *t, rt_chan *c, const chan_buf *b)
     if ((kind == BUF_END || kind == BUF_END_DATA) && t->v->global) sinkv2_upstream_ended(tm, t);
     if (kind == BUF_END) maybe_finish(tm, t);     /* the last end of partition it waited for */
     if (t->life == LIFE_FINISHED || t->data_open > 0 || (kind != BUF_END && kind != BUF_END_DATA)) return;
+    if (t->stop_ckpt != 0) return;                /* a stop without drain ends no input (FLINK-21132): no endInput */
     if (!tm->w->event_time) {
         end_input(tm, t);
         return;
@@ -1100,6 +1115,7 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
     t->busy = false;
     t->final_from = 0;
     t->final_done = false;
+    t->stop_ckpt = 0;
     t->rpc_trigger = 0;
     t->failure_reported = false;
     t->flush_timer = 0;
@@ -1331,7 +1347,7 @@ static void on_data(tm_side *tm, rt_task *t, const sim_msg *m) {
     chan_buf *b = chan_slot_buf(c, slot);
     b->arrival = ++t->arrivals;
     bool barrier = chan_slot_barrier(c, slot, b);   /* not b->kind: its line is likely cold */
-    if (barrier) task_ts_learn(t, b->ckpt, b->ts_ns);
+    if (barrier) task_ts_learn(t, b->ckpt, b->ts_ns, b->ck_type);
     if (barrier || t->g.mode == GATE_UNALIGNED || t->g.switched) {
         snap_on_data(tm, t, c, b);                 /* unaligned: persist what precedes the barrier */
     }
@@ -1346,7 +1362,7 @@ static void on_priority(tm_side *tm, rt_task *t, const sim_msg *m, const void *p
     SIM_ASSERT(c->cons_inst == t->inst);
     if (fenced(tm, t, m->a)) return;
     SIM_ASSERT(payload != NULL);
-    task_ts_learn(t, m->b, ((const msg_trigger *)payload)->timestamp_ns);
+    task_ts_learn(t, m->b, ((const msg_trigger *)payload)->timestamp_ns, ((const msg_trigger *)payload)->type);
     if (m->b > c->barrier_ckpt) {
         c->barrier_ckpt = m->b;                   /* what came before it on this channel precedes it */
         c->barrier_at = c->received;
@@ -1405,7 +1421,7 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
     case MSG_TRIGGER:
         if (m->b != t->epoch || t->life == LIFE_FINISHED) break;   /* a finished source is acked for */
         SIM_ASSERT(payload != NULL);
-        task_ts_learn(t, m->a, ((const msg_trigger *)payload)->timestamp_ns);
+        task_ts_learn(t, m->a, ((const msg_trigger *)payload)->timestamp_ns, ((const msg_trigger *)payload)->type);
         if (t->v->kind != JOB_SOURCE) {           /* its upstream finished (FLIP-147) */
             rpc_trigger(tm, t, m->a);
             break;
@@ -1434,8 +1450,9 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
         if (m->b != t->epoch || (t->life == LIFE_FINISHED && tm->w->cfg.ckpt.finished_tasks_off)) break;
         note_notice(tm, t, m->a, true);
         snap_confirmed(tm, t, m->a);
-        if (t->life == LIFE_ENDING && t->final_from != 0 && m->a >= t->final_from) {
-            t->final_done = true;                 /* its final checkpoint completed: it may go */
+        if ((t->life == LIFE_ENDING && t->final_from != 0 && m->a >= t->final_from) ||
+            (t->stop_ckpt != 0 && m->a >= t->stop_ckpt && t->life != LIFE_FINISHED)) {
+            t->final_done = true;                 /* its final checkpoint, or its stop's savepoint, completed: it may go */
             maybe_finish(tm, t);
         }
         if (t->cmt != NULL && sinkv2_outbox(t) > 0) task_pump(tm, t);   /* what a committer committed goes on */
@@ -1443,6 +1460,11 @@ static void on_msg(tm_side *tm, rt_task *t, const sim_msg *m, const void *payloa
     case MSG_ABORTED:                             /* notifyCheckpointAborted: stop its async part */
         if (m->b != t->epoch) break;              /* (a sink's pre-committed data waits for the next) */
         note_notice(tm, t, m->a, false);
+        if (t->stop_ckpt != 0 && m->a == t->stop_ckpt) {   /* StreamTask: "Stop-with-savepoint failed." */
+            REACHED(tm->w, STOP_SAVEPOINT_FAILED);
+            task_fail(tm, t);
+            break;
+        }
         withdraw_trigger(tm, t, m->a);
         snap_abort(t, m->a);
         snap_note_aborted(t, m->a);

@@ -82,6 +82,7 @@ typedef struct chan_buf {
                                         (the channel's chan_fill count is the live one: chan_fill_sync) */
     uint64_t  ckpt;                  /* for BUF_BARRIER, BUF_CANCEL */
     sim_time_ns ts_ns;               /* BUF_BARRIER: the checkpoint's timestamp */
+    uint8_t   ck_type;               /* BUF_BARRIER: the checkpoint's type (proto_ck_type) */
     uint64_t  arrival;               /* consumer's arrival stamp */
     in_ref    next;                  /* consumer's: the buffer that arrived after it (its arrival list) */
     _Alignas(64) model_rec recs[CHAN_BUF_RECORDS];
@@ -399,8 +400,11 @@ typedef struct rt_task {
     uint64_t          align_start_ckpt;   /* ... this one (a trigger of another, sent by the coordinator, aligned nothing) */
     uint64_t          ts_ckpt[TASK_TS_MAX];   /* checkpoints' timestamps the task learned (ring) */
     sim_time_ns       ts_ns[TASK_TS_MAX];
+    uint8_t           ts_type[TASK_TS_MAX];   /* their types (proto_ck_type) */
     uint32_t          ts_next;
     uint64_t          last_seen_ckpt; /* newest checkpoint it triggered or declined */
+    uint64_t          stop_ckpt;      /* a stop's savepoint it took (SavepointType.suspend): it finishes once
+                                         that completes, and fails if it is aborted (0: none) */
     uint64_t          aborted[PIPE_CONCURRENT_MAX];   /* notified as aborted before it triggered them (ring) */
     uint32_t          aborted_next;
     sim_timer_id      align_timer;
@@ -553,8 +557,11 @@ void task_push_event(tm_side *tm, rt_chan *c, buf_kind kind, uint64_t ckpt);
 void task_pump(tm_side *tm, rt_task *t);
 /* A checkpoint's timestamp as a trigger or a barrier told it: learn it,
  * look it up (false: the task has not heard of the checkpoint). */
-void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns);
+/* A checkpoint's timestamp and type (proto_ck_type), as a trigger or a
+ * barrier told them; what the task knows of them (type 0 when unknown). */
+void task_ts_learn(rt_task *t, uint64_t ckpt, sim_time_ns ts_ns, uint32_t type);
 bool task_ts_of(const rt_task *t, uint64_t ckpt, sim_time_ns *ts_ns);
+uint32_t task_type_of(const rt_task *t, uint64_t ckpt);
 void task_fail(tm_side *tm, rt_task *t);             /* the task failed: it stops and reports */
 /* Whether `task` runs in the attempt t's deployment names (rescaling:
  * the tasks above their vertex's parallelism do not). */
