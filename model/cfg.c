@@ -346,6 +346,10 @@ const char *pipe_stops_problem(const pipe_cfg *c, char *err, size_t n) {
         BAD("a resumed job reads its snapshot from durable storage: it needs 'state backend durable'");
     if (c->state.changelog) BAD("a stop or cancel with the changelog state backend is not modelled");
     if (c->rescales_count > 0) BAD("a stop or cancel together with rescales is not modelled");
+    for (uint32_t i = 0; i < c->stops_count; i++) {
+        if (c->stops[i].how == PIPE_HALT_STOP && (c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0))
+            BAD("a stop with unaligned checkpoints or an alignment timeout is not modelled (its savepoint would be aligned)");
+    }
 #undef BAD
     return NULL;
 }

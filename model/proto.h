@@ -171,6 +171,7 @@ typedef struct msg_deploy {
      * neighbour, so that the task filters and maps what it replays. */
     bool         cs_rescaled;
     uint8_t      cs_count;           /* files: cs_file, then cs_more[0 .. cs_count - 1) */
+    bool         canonical;          /* a canonical savepoint: its state is loaded, no increment builds on its files */
     uint16_t     cs_old[PIPE_RESCALE_HANDLES_MAX + 1];
     uint64_t     cs_more[PIPE_RESCALE_HANDLES_MAX];
     uint16_t     more_count;

@@ -35,6 +35,7 @@ typedef struct ha_entry {
     uint8_t  *splits;                 /* by partition: model/jm/jm.h SPLIT_* */
     uint16_t  par[JOB_VERTICES_MAX];  /* the parallelism of each vertex when it was taken */
     bool      unclaimed;              /* a snapshot a resumed job restored in NO_CLAIM mode */
+    bool      canonical;              /* a savepoint in the canonical format */
 } ha_entry;
 
 typedef struct ha_store {

@@ -1750,6 +1750,40 @@ static void test_scn_max_parallelism_is_read_written_back_and_bounds_the_paralle
 
 /* A rescale is read into the schedule in time order, written back, and
  * sizes the run at the largest parallelism it gives a vertex. */
+/* Stops and cancels with their resumes go into cfg.stops in time order,
+ * the restore mode NO_CLAIM (Flink's default) when left out, and read
+ * back; what cannot go with them is refused at the first of them. */
+static void test_scn_stops_and_cancels_go_into_the_schedule_and_read_back(void **state) {
+    (void)state;
+    const char *durable = "checkpoint interval 5ms\nstate backend durable\n";
+    char text[SCN_FAULT_TEXT_BYTES], txt[1024];
+    snprintf(txt, sizeof txt, JOB "%sfault at 50ms stop job resume after 2ms claim\nfault at 20ms cancel job resume after 1ms\n",
+             durable);
+    assert_string_equal(parse(txt), "ok");
+    assert_int_equal(s_.cfg.stops_count, 2);
+    assert_int_equal(s_.cfg.stops[0].how, PIPE_HALT_CANCEL);
+    assert_int_equal(s_.cfg.stops[0].claim, PIPE_CLAIM_NO_CLAIM);
+    assert_int_equal(s_.cfg.stops[0].resume_ns, SIM_NS_PER_MS);
+    assert_int_equal(s_.cfg.stops[1].how, PIPE_HALT_STOP);
+    assert_int_equal(s_.cfg.stops[1].claim, PIPE_CLAIM_CLAIM);
+    assert_string_equal(scn_fault_text(&s_, &s_.faults[1], text, sizeof text),
+                        "fault at 20ms cancel job resume after 1ms no-claim");
+    char *w = written(&s_);
+    assert_string_equal(parse(w), "ok");
+    free(w);
+    assert_int_equal(s_.cfg.stops_count, 2);
+    snprintf(txt, sizeof txt, JOB "%sfault at 20ms stop job\n", durable);
+    assert_string_equal(parse(txt), "t.scn:8:23: expected 'resume after D' (a job stopped or cancelled for good is not "
+                                    "modelled yet)");
+    snprintf(txt, sizeof txt, JOB "%sfault at 20ms cancel job resume after 1ms maybe\n", durable);
+    assert_string_equal(parse(txt), "t.scn:8:43: unknown restore mode 'maybe' (expected one of: no-claim, claim, legacy)");
+    assert_string_equal(parse(JOB "checkpoint interval 5ms\nfault at 20ms stop job resume after 1ms\n"),
+                        "t.scn:7:15: a resumed job reads its snapshot from durable storage: it needs 'state backend durable'");
+    snprintf(txt, sizeof txt, JOB "%scheckpoint mode unaligned\nfault at 20ms stop job resume after 1ms\n", durable);
+    assert_string_equal(parse(txt), "t.scn:9:15: a stop with unaligned checkpoints or an alignment timeout is not modelled "
+                                    "(its savepoint would be aligned)");
+}
+
 static void test_scn_rescales_go_into_the_schedule_in_time_order_and_read_back(void **state) {
     (void)state;
     assert_string_equal(parse(JOB "fault at 90ms rescale agg to 1\nfault at 30ms rescale agg to 4\n"
@@ -1933,6 +1967,7 @@ int main(void) {
         cmocka_unit_test(test_scn_expect_checkpoint_time_keeps_the_precision_written),
         cmocka_unit_test(test_scn_max_parallelism_is_read_written_back_and_bounds_the_parallelism),
         cmocka_unit_test(test_scn_rescales_go_into_the_schedule_in_time_order_and_read_back),
+        cmocka_unit_test(test_scn_stops_and_cancels_go_into_the_schedule_and_read_back),
         cmocka_unit_test(test_scn_a_rescale_is_refused_at_its_fault_where_it_cannot_be),
         cmocka_unit_test(test_scn_parse_duration_reads_the_language_units_and_says_why_not),
         cmocka_unit_test(test_scn_reparse_reads_back_what_the_writer_says_and_refuses_what_a_file_could_not),

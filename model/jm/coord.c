@@ -138,7 +138,7 @@ void coord_free_slot(jm_side *jm, rt_slot *s) {
     if (s->state != SLOT_COMPLETED) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
     coord_slot_release(jm, s);                      /* its files' references go */
     s->ckpt = 0;
-    s->unclaimed = s->savepoint = false;
+    s->unclaimed = s->savepoint = s->canonical = false;
     coord_slot_to(s, SLOT_FREE);
 }
 
@@ -635,7 +635,7 @@ static void start_ckpt(jm_side *jm, uint64_t id, bool savepoint) {
     }
     SIM_ASSERT(s != NULL);                       /* slots = retained + concurrent + 1 */
     s->ckpt = id;
-    s->savepoint = savepoint;
+    s->savepoint = s->canonical = savepoint;      /* the savepoint format's default (FLIP-203) */
     coord_slot_to(s, SLOT_PENDING);
     s->started_ns = now;
     s->acks = 0;

@@ -250,6 +250,7 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     if (s == NULL) return;
     SIM_ASSERT(s->state == SLOT_COMPLETED);       /* a restore reads a completed checkpoint only */
     d->ckpt = s->ckpt;
+    d->canonical = s->canonical;
     uint32_t from = s->par[j->tasks[t].vertex];
     channel_state_of(jm, s, t, d);
     if (from == stride || (v->kind != JOB_KEYED_AGG && v->kind != JOB_KEYED_JOIN)) {

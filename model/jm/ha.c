@@ -61,6 +61,7 @@ void ha_entry_fill(jm_side *jm, ha_entry *e, const rt_slot *s) {
     memcpy(e->splits, s->splits, jm->w->brk.partitions);
     memcpy(e->par, s->par, sizeof e->par);
     e->unclaimed = s->unclaimed;
+    e->canonical = s->canonical;
 }
 
 void ha_remove(jm_side *jm, uint64_t ckpt) {
@@ -101,6 +102,7 @@ rt_slot *ha_slot_from(jm_side *jm, const ha_entry *e) {
     memcpy(s->splits, e->splits, jm->w->brk.partitions);
     memcpy(s->par, e->par, sizeof s->par);
     s->unclaimed = e->unclaimed;
+    s->canonical = e->canonical;
     co->completed_order[co->completed_count++] = k;
     co->restore_slot = k + 1;
     return s;

@@ -69,6 +69,7 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     uint16_t    par[JOB_VERTICES_MAX];   /* the parallelism of each vertex in the attempt that took it */
     bool        unclaimed;            /* restored in NO_CLAIM mode: never discarded (forUnclaimedSnapshot) */
     bool        savepoint;            /* a stop's synchronous savepoint: never in completed_order (FLINK-25191) */
+    bool        canonical;            /* a savepoint's state, in the canonical format: loaded, not built on */
 } rt_slot;
 
 typedef struct rt_coord {

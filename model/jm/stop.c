@@ -28,7 +28,9 @@
  * as FLIP-147 reworked it in 1.14): the periodic scheduler stops and
  * what is pending is aborted; a synchronous savepoint is triggered, a
  * full snapshot no later one shares (NO_SHARING). A source stops reading
- * after its barrier; a task that took the savepoint finishes once it
+ * after its barrier (the savepoint is canonical, FLIP-203's default: a
+ * task restored from it builds no increment on its files); a task that
+ * took the savepoint finishes once it
  * completed (its notice commits the sinks' side effects: only
  * stop-with-savepoint's savepoints are notified, FLINK-25191), without
  * endInput (FLINK-21132). The savepoint is not in the completed-checkpoint

@@ -941,7 +941,7 @@ static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
             ok = false;
             kstate_clear(&t->state);
         } else {
-            t->base = d->chain;
+            if (!d->canonical) t->base = d->chain;   /* a canonical savepoint's state is loaded anew: a full one next */
             if (d->chain.count > 1) REACHED(tm->w, RESTORE_CHAIN);
         }
     }
