@@ -306,6 +306,36 @@ static void on_restarted(narrator *n, const pipe_event *e) {
     }
 }
 
+/* The job ended at the user's stop or cancel. */
+static void on_halted(narrator *n, const pipe_event *e) {
+    if (e->count == PIPE_HALT_STOP) {
+        say(n, e->at_ns, PIPE_NO_TASK, "sees every task finished after savepoint %" PRIu64 ": the job is stopped, its "
+            "checkpoints discarded with it; the user keeps the savepoint to resume from", e->ckpt);
+    } else if (e->ckpt != 0) {
+        say(n, e->at_ns, PIPE_NO_TASK, "cancels every task: the job is cancelled; its retained checkpoints stay on "
+            "storage as the user's, who resumes from the latest, %" PRIu64, e->ckpt);
+    } else {
+        say(n, e->at_ns, PIPE_NO_TASK, "cancels every task: the job is cancelled before any checkpoint completed; the "
+            "user submits it anew");
+    }
+}
+
+/* The user submitted the job again. */
+static void on_resumed(narrator *n, const pipe_event *e) {
+    static const char *const modes[] = {
+        [PIPE_CLAIM_NO_CLAIM] = "NO_CLAIM mode: it stays the user's, never deleted, and the first checkpoint after it "
+                                "is a full one that shares none of its files",
+        [PIPE_CLAIM_CLAIM] = "CLAIM mode: it is the job's own checkpoint now, deleted once a newer one subsumes it",
+        [PIPE_CLAIM_LEGACY] = "LEGACY mode: it is never deleted, though the job's checkpoints may build on its files",
+    };
+    if (e->ckpt == 0) {
+        say(n, e->at_ns, PIPE_NO_TASK, "starts the resubmitted job from nothing: the sources start over");
+        return;
+    }
+    say(n, e->at_ns, PIPE_NO_TASK, "starts the resubmitted job from %" PRIu64 " in %s", e->ckpt,
+        e->count >= PIPE_CLAIM_NO_CLAIM && e->count <= PIPE_CLAIM_LEGACY ? modes[e->count] : "an unknown mode");
+}
+
 /* A deployment at a new parallelism: where each new subtask's state comes from. */
 static void on_rescaled(narrator *n, const pipe_event *e) {
     const job *j = pipe_job(n->p);
@@ -540,10 +570,22 @@ static void tell(narrator *n, const pipe_event *e) {
                                              : "declined checkpoint %" PRIu64 " and sent a cancel marker downstream", e->ckpt);
         break;
     case PIPE_EV_CKPT_START:
+        if (e->savepoint) {
+            say(n, e->at_ns, PIPE_NO_TASK, "stops the job with savepoint %" PRIu64 ": it aborted what was pending and "
+                "stopped the periodic trigger; the sources stop reading after its barrier, and every task finishes once "
+                "it completed (stop-with-savepoint without drain)", e->ckpt);
+            break;
+        }
         say(n, e->at_ns, PIPE_NO_TASK, "triggers checkpoint %" PRIu64 " at the sources%s", e->ckpt,
             e->inner > 0 ? " and at the running tasks whose upstream all finished" : "");
         break;
     case PIPE_EV_CKPT_COMPLETE:
+        if (e->savepoint) {
+            say(n, e->at_ns, PIPE_NO_TASK, "completes savepoint %" PRIu64 ": its notice lets the sinks commit; no "
+                "restart of this job restores it (since Flink 1.15 no savepoint is in the completed-checkpoint store, "
+                "FLINK-25191)", e->ckpt);
+            break;
+        }
         say(n, e->at_ns, PIPE_NO_TASK, "completes checkpoint %" PRIu64 "%s", e->ckpt,
             once(n, TOLD_COMPLETE, ": every task acknowledged; it is the restore point now"));
         n->holds_ns = e->at_ns;                   /* then what it holds: a line, or all of it for --checkpoint */
@@ -566,6 +608,8 @@ static void tell(narrator *n, const pipe_event *e) {
     case PIPE_EV_COORD_FAILOVER:
         say(n, e->at_ns, PIPE_NO_TASK, "is a new coordinator: cancels every task, recovers the completed checkpoints it can");
         break;
+    case PIPE_EV_HALTED: on_halted(n, e); break;
+    case PIPE_EV_RESUMED: on_resumed(n, e); break;
     case PIPE_EV_ACK_RECEIVED: on_receipt(n, e); break;
     case PIPE_EV_RESTORE: on_restore(n, e); break;
     case PIPE_EV_ALIGN_TIMEOUT: on_align_timeout(n, e); break;

@@ -175,9 +175,22 @@ static void coord_step(const svg_recorder *r, const pipe_event *e, char *buf, si
     char who[64] = "";
     uint32_t region, tasks;
     switch (e->kind) {
-    case PIPE_EV_CKPT_START: snprintf(buf, n, "the coordinator triggers checkpoint %" PRIu64 " at the sources", e->ckpt); break;
+    case PIPE_EV_CKPT_START:
+        if (e->savepoint) snprintf(buf, n, "the coordinator stops the job with savepoint %" PRIu64 ": the sources stop "
+                                   "after its barrier", e->ckpt);
+        else snprintf(buf, n, "the coordinator triggers checkpoint %" PRIu64 " at the sources", e->ckpt);
+        break;
     case PIPE_EV_CKPT_COMPLETE:
-        snprintf(buf, n, "checkpoint %" PRIu64 " completes: every task acknowledged; the tasks are notified", e->ckpt);
+        snprintf(buf, n, "%s %" PRIu64 " completes: every task acknowledged; the tasks are notified%s",
+                 e->savepoint ? "savepoint" : "checkpoint", e->ckpt, e->savepoint ? " and finish" : "");
+        break;
+    case PIPE_EV_HALTED:
+        snprintf(buf, n, e->count == PIPE_HALT_STOP ? "the job is stopped: the user keeps savepoint %" PRIu64
+                                                    : "the job is cancelled: the user keeps checkpoint %" PRIu64, e->ckpt);
+        break;
+    case PIPE_EV_RESUMED:
+        snprintf(buf, n, "the user submits the job again from %" PRIu64 " in %s mode", e->ckpt,
+                 e->count == PIPE_CLAIM_CLAIM ? "CLAIM" : e->count == PIPE_CLAIM_LEGACY ? "LEGACY" : "NO_CLAIM");
         break;
     case PIPE_EV_CKPT_ABORT:
         snprintf(buf, n, "checkpoint %" PRIu64 " ends: %s", e->ckpt, pipe_ckpt_end_name(e->end));

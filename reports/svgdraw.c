@@ -343,6 +343,7 @@ static bool instant_worth_room(const svg_step *s) {
     if (s->fault != SVG_NONE) return true;
     pipe_ev_kind k = s->e.kind;
     return k == PIPE_EV_JOB_FAILED || k == PIPE_EV_JOB_RESTARTED || k == PIPE_EV_COORD_FAILOVER ||
+           k == PIPE_EV_HALTED || k == PIPE_EV_RESUMED ||
            (k == PIPE_EV_RESTORE && s->e.epoch > 0);
 }
 
@@ -1068,7 +1069,8 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
     const char *colour = svg_ckpt_colour(e->ckpt);
     switch (e->kind) {
     case PIPE_EV_CKPT_START:
-        snprintf(what, sizeof what, "checkpoint %" PRIu64 " triggered", e->ckpt);
+        snprintf(what, sizeof what, e->savepoint ? "stop: savepoint %" PRIu64 " triggered" : "checkpoint %" PRIu64 " triggered",
+                 e->ckpt);
         mark_tip(L, e, what);
         dot(L, x, y, 4, colour, i);
         snprintf(buf, sizeof buf, "%" PRIu64, e->ckpt);
@@ -1076,10 +1078,11 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
         text(L, x - 3, y - 8, "sm", colour, i, buf);
         return true;
     case PIPE_EV_CKPT_COMPLETE:
-        snprintf(what, sizeof what, "checkpoint %" PRIu64 " completed", e->ckpt);
+        snprintf(what, sizeof what, e->savepoint ? "savepoint %" PRIu64 " completed" : "checkpoint %" PRIu64 " completed",
+                 e->ckpt);
         mark_tip(L, e, what);
         dot(L, x, y, 3.5, "#2ca02c", i);
-        snprintf(buf, sizeof buf, "%" PRIu64 " done", e->ckpt);
+        snprintf(buf, sizeof buf, e->savepoint ? "savepoint %" PRIu64 : "%" PRIu64 " done", e->ckpt);
         mark_tip(L, e, what);
         text(L, x + 3, outcome_y(L, x, y), "sm", "#2ca02c", i, buf);
         return true;
@@ -1090,6 +1093,17 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
         cross(L, x, y, 4, "#d62728", i);
         mark_tip(L, e, what);
         text(L, x + 3, outcome_y(L, x, y), "sm", "#d62728", i, buf);
+        return true;
+    case PIPE_EV_HALTED:
+    case PIPE_EV_RESUMED:
+        if (e->kind == PIPE_EV_HALTED) snprintf(buf, sizeof buf, "job %s; resumes from %" PRIu64,
+                                                e->count == PIPE_HALT_STOP ? "stopped" : "cancelled", e->ckpt);
+        else snprintf(buf, sizeof buf, "resumed from %" PRIu64 " (%s)", e->ckpt, e->count == PIPE_CLAIM_CLAIM ? "CLAIM"
+                                       : e->count == PIPE_CLAIM_LEGACY ? "LEGACY" : "NO_CLAIM");
+        mark_tip(L, e, buf);
+        triangle(L, x, y, e->kind == PIPE_EV_HALTED ? "#7f7f7f" : "#2ca02c", i);
+        mark_tip(L, e, buf);
+        text(L, x + 4, y - 16, "sm", "#7f7f7f", i, buf);
         return true;
     case PIPE_EV_JOB_FAILED:
         if (e->culprit != PIPE_NO_TASK) svg_task_name(L->r->p, e->culprit, who, sizeof who);
