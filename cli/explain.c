@@ -306,6 +306,18 @@ static void on_restarted(narrator *n, const pipe_event *e) {
     }
 }
 
+/* A stop's savepoint triggered or completed. */
+static void on_savepoint(narrator *n, const pipe_event *e) {
+    if (e->kind == PIPE_EV_CKPT_START) {
+        say(n, e->at_ns, PIPE_NO_TASK, "stops the job with savepoint %" PRIu64 ": it aborted what was pending and "
+            "stopped the periodic trigger; the sources stop reading after its barrier, and every task finishes once "
+            "it completed (stop-with-savepoint without drain)", e->ckpt);
+        return;
+    }
+    say(n, e->at_ns, PIPE_NO_TASK, "completes savepoint %" PRIu64 ": its notice lets the sinks commit; no restart of "
+        "this job restores it (since Flink 1.15 no savepoint is in the completed-checkpoint store, FLINK-25191)", e->ckpt);
+}
+
 /* The job ended at the user's stop or cancel. */
 static void on_halted(narrator *n, const pipe_event *e) {
     if (e->count == PIPE_HALT_STOP) {
@@ -571,9 +583,7 @@ static void tell(narrator *n, const pipe_event *e) {
         break;
     case PIPE_EV_CKPT_START:
         if (e->savepoint) {
-            say(n, e->at_ns, PIPE_NO_TASK, "stops the job with savepoint %" PRIu64 ": it aborted what was pending and "
-                "stopped the periodic trigger; the sources stop reading after its barrier, and every task finishes once "
-                "it completed (stop-with-savepoint without drain)", e->ckpt);
+            on_savepoint(n, e);
             break;
         }
         say(n, e->at_ns, PIPE_NO_TASK, "triggers checkpoint %" PRIu64 " at the sources%s", e->ckpt,
@@ -581,9 +591,7 @@ static void tell(narrator *n, const pipe_event *e) {
         break;
     case PIPE_EV_CKPT_COMPLETE:
         if (e->savepoint) {
-            say(n, e->at_ns, PIPE_NO_TASK, "completes savepoint %" PRIu64 ": its notice lets the sinks commit; no "
-                "restart of this job restores it (since Flink 1.15 no savepoint is in the completed-checkpoint store, "
-                "FLINK-25191)", e->ckpt);
+            on_savepoint(n, e);
             break;
         }
         say(n, e->at_ns, PIPE_NO_TASK, "completes checkpoint %" PRIu64 "%s", e->ckpt,

@@ -1064,6 +1064,19 @@ static double outcome_y(layout *L, double x, double y) {
     return y + 24 + 10.0 * L->stack_n;
 }
 
+/* The job's end at a stop or cancel, and its resume. */
+static void halt_mark(layout *L, const pipe_event *e, double x, double y, uint32_t i) {
+    char buf[160];
+    if (e->kind == PIPE_EV_HALTED) snprintf(buf, sizeof buf, "job %s; resumes from %" PRIu64,
+                                            e->count == PIPE_HALT_STOP ? "stopped" : "cancelled", e->ckpt);
+    else snprintf(buf, sizeof buf, "resumed from %" PRIu64 " (%s)", e->ckpt, e->count == PIPE_CLAIM_CLAIM ? "CLAIM"
+                                   : e->count == PIPE_CLAIM_LEGACY ? "LEGACY" : "NO_CLAIM");
+    mark_tip(L, e, buf);
+    triangle(L, x, y, e->kind == PIPE_EV_HALTED ? "#7f7f7f" : "#2ca02c", i);
+    mark_tip(L, e, buf);
+    text(L, x + 4, y - 16, "sm", "#7f7f7f", i, buf);
+}
+
 static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint32_t i) {
     char buf[160], what[200], who[64] = "";
     const char *colour = svg_ckpt_colour(e->ckpt);
@@ -1095,16 +1108,7 @@ static bool coord_mark(layout *L, const pipe_event *e, double x, double y, uint3
         text(L, x + 3, outcome_y(L, x, y), "sm", "#d62728", i, buf);
         return true;
     case PIPE_EV_HALTED:
-    case PIPE_EV_RESUMED:
-        if (e->kind == PIPE_EV_HALTED) snprintf(buf, sizeof buf, "job %s; resumes from %" PRIu64,
-                                                e->count == PIPE_HALT_STOP ? "stopped" : "cancelled", e->ckpt);
-        else snprintf(buf, sizeof buf, "resumed from %" PRIu64 " (%s)", e->ckpt, e->count == PIPE_CLAIM_CLAIM ? "CLAIM"
-                                       : e->count == PIPE_CLAIM_LEGACY ? "LEGACY" : "NO_CLAIM");
-        mark_tip(L, e, buf);
-        triangle(L, x, y, e->kind == PIPE_EV_HALTED ? "#7f7f7f" : "#2ca02c", i);
-        mark_tip(L, e, buf);
-        text(L, x + 4, y - 16, "sm", "#7f7f7f", i, buf);
-        return true;
+    case PIPE_EV_RESUMED: halt_mark(L, e, x, y, i); return true;
     case PIPE_EV_JOB_FAILED:
         if (e->culprit != PIPE_NO_TASK) svg_task_name(L->r->p, e->culprit, who, sizeof who);
         snprintf(buf, sizeof buf, "job failed: %s%s%s", rpt_fail_cause_name(e->cause), *who ? ", " : "", who);
