@@ -165,6 +165,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "a failure after the stop's savepoint completed fails the job over to the latest checkpoint, which the "
         "savepoint is not, instead of failing it for the user to resume from the savepoint",
         "I3", "scenarios/swarm/stop-resume.scn", 10, NULL },
+    [PIPE_BUG_TM_CLEANUP_SHARED] = { PIPE_BUG_TM_CLEANUP_SHARED, "FLINK-25395",
+        "an aborted incremental checkpoint deletes files a completed checkpoint still refers to",
+        "the task's cleanup of an aborted snapshot (AsyncCheckpointRunnable.cleanup) discards every state handle it "
+        "names, the shared files of earlier checkpoints with its own",
+        "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 1, NULL },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

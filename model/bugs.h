@@ -58,6 +58,7 @@ typedef enum pipe_bug {
     PIPE_BUG_LEGACY_DISCARDS,         /* FLINK-26985: a LEGACY resume discards the restored checkpoint's shared files */
     PIPE_BUG_NO_CLAIM_SHARES,         /* the first checkpoint after a NO_CLAIM restore builds on the restored files */
     PIPE_BUG_STOP_FAILS_OVER,         /* FLINK-26783: a failure after a stop's savepoint restarts from the latest checkpoint */
+    PIPE_BUG_TM_CLEANUP_SHARED,       /* FLINK-25395: a task's cleanup of an aborted snapshot discards the shared files too */
     PIPE_BUG_COUNT
 } pipe_bug;
 

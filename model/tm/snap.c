@@ -743,8 +743,21 @@ bool snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
 /* Drops what the snapshot holds. It may end a synchronous part the task
  * waits for: a caller outside the task's pump loop pumps afterwards (the
  * loop itself re-checks, and pumping from inside it would re-enter it). */
+/* The deliberate bug FLINK-25395: the cleanup discards every file the
+ * aborted snapshot names, though earlier checkpoints share them. */
+static void discard_chain(tm_side *tm, const rt_chain *c) {
+    for (uint32_t i = 0; i < c->count; i++) {
+        while (store_alive(&tm->w->files, c->files[i]) && store_refs(&tm->w->files, c->files[i]) > 0) {
+            store_unref(&tm->w->files, c->files[i]);
+        }
+    }
+}
+
 void snap_abort(rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {   /* its files are no longer the task's to keep */
+        if (t->recent[i].ckpt == ckpt && ckpt != 0 && t->owner->w->cfg.bug == PIPE_BUG_TM_CLEANUP_SHARED) {
+            discard_chain(t->owner, &t->recent[i]);
+        }
         if (t->recent[i].ckpt == ckpt && ckpt != 0) release_chain(t->owner, &t->recent[i]);
         if (t->held_cs[i].ckpt == ckpt && ckpt != 0) release_held(t->owner, &t->held_cs[i]);
     }
