@@ -52,7 +52,8 @@ static void resumed(claim *k, const pipe_event *e) {
     uint64_t ids[CLAIM_IDS_MAX];
     for (uint32_t t = 0; t < k->c->j->tasks_count; t++) {
         uint32_t n = pipe_ckpt_task_file_ids(k->c->p, e->ckpt, t, ids, CLAIM_IDS_MAX);
-        for (uint32_t i = 0; i < n && k->count < k->cap; i++) {
+        SIM_ASSERT(k->count + n <= k->cap);      /* a chain of at most full-every + 1 and channel state, a task */
+        for (uint32_t i = 0; i < n; i++) {
             k->snap_of[k->count] = e->ckpt;
             k->files[k->count++] = ids[i];
         }
@@ -104,7 +105,7 @@ static void on_event(void *self, const pipe_event *e) {
     if (k->cap == 0) return;
     if (e->kind == PIPE_EV_RESUMED) resumed(k, e);
     if (e->kind != PIPE_EV_CKPT_COMPLETE) return;
-    if (k->no_claim != 0) first_after(k, e);
+    if (k->no_claim != 0 && !e->savepoint) first_after(k, e);   /* a savepoint does not end forceFullSnapshot */
     all_alive(k, e->at_ns);
 }
 

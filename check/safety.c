@@ -364,7 +364,7 @@ static void on_complete(safety *s, const pipe_event *e) {
     complete_files(s, e);
     s->completed[s->completed_count++ % COMPLETED_RING] = e->ckpt;
     if (e->ckpt > s->latest_completed) s->latest_completed = e->ckpt;
-    retain(s, e->ckpt);
+    if (!e->savepoint) retain(s, e->ckpt);        /* no savepoint enters the store (FLINK-25191) */
 }
 
 static void on_restore(safety *s, const pipe_event *e) {

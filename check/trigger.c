@@ -133,6 +133,8 @@ static void on_event(void *self, const pipe_event *e) {
         t->pending = 0;
         break;
     case PIPE_EV_HALTED:                          /* the job ended: its resume has a coordinator of its own */
+        t->completed_any = false;                 /* ... that completed nothing yet: no pause holds its first */
+        /* fall through */
     case PIPE_EV_COORD_FAILOVER:                  /* a new JobMaster: a new coordinator and count */
         ckr_fm_init(&t->fm, t->c->cfg->ckpt.tolerable_failures);
         t->fail_due = false;

@@ -156,6 +156,11 @@ static bool finish_vary_unaligned(pctx *c) {
         return lex_fail_on(c, c->vary_line, c->vary_col, "vary unaligned needs exactly-once checkpoints (checkpoint "
                            "mode aligned or unaligned): Flink enables unaligned checkpoints for exactly-once only");
     }
+    for (uint32_t i = 0; i < c->s->faults_count; i++) {
+        if (c->s->faults[i].kind != SCN_STOP_JOB) continue;
+        return lex_fail_on(c, c->vary_line, c->vary_col, "vary unaligned draws unaligned checkpoints, which a stop "
+                           "with a savepoint does not take here (line %u)", c->s->faults[i].line);
+    }
     return true;
 }
 

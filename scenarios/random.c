@@ -204,7 +204,7 @@ static uint64_t draw_in(rng *r, uint64_t lo, uint64_t hi) {
  * up, wait for the minimum pause and fail the job past `tolerable`.
  * Unaligned checkpoints (and aligned ones with an alignment timeout)
  * stay one at a time, as Flink requires. */
-static void draw_checkpoint(rng *r, pipe_ckpt_cfg *k) {
+static void draw_checkpoint(rng *r, pipe_ckpt_cfg *k, bool stops) {
     static const uint32_t tolerable[] = { 0, 1, 3, 1000 };
     k->interval_ns = draw_in(r, 2, 20) * SIM_NS_PER_MS;
     sim_time_ns floor = 3 * k->interval_ns > 40 * SIM_NS_PER_MS ? 3 * k->interval_ns : 40 * SIM_NS_PER_MS;
@@ -215,7 +215,8 @@ static void draw_checkpoint(rng *r, pipe_ckpt_cfg *k) {
     k->alignment_timeout_ns = 0;                  /* it may turn a checkpoint unaligned: one at a time */
     if (k->mode == PIPE_ALIGNED && rng_below(r, 2)) {
         k->max_concurrent = 1;
-        k->alignment_timeout_ns = draw_in(r, 1, 5) * SIM_NS_PER_MS;
+        sim_time_ns t = draw_in(r, 1, 5) * SIM_NS_PER_MS;
+        if (!stops) k->alignment_timeout_ns = t;   /* a stop's savepoint here is aligned only: drawn, not taken */
     }
 }
 
@@ -269,7 +270,9 @@ static void draw_restart(rng *r, pipe_restart_cfg *x) {
 
 void scn_random_settings(scn *s, uint64_t seed) {
     rng r = rng_stream(seed, rng_stream_id(RNG_DOMAIN_MODEL, 0x5e7711e5));
-    if (s->vary & SCN_VARY_CHECKPOINT) draw_checkpoint(&r, &s->cfg.ckpt);
+    bool stops = false;
+    for (uint32_t i = 0; i < s->cfg.stops_count; i++) stops |= s->cfg.stops[i].how == PIPE_HALT_STOP;
+    if (s->vary & SCN_VARY_CHECKPOINT) draw_checkpoint(&r, &s->cfg.ckpt, stops);
     if (s->vary & SCN_VARY_RESTART) draw_restart(&r, &s->cfg.restart);
     if (s->vary & SCN_VARY_NETWORK) s->cfg.rpc_latency_ns = scn_vary_rpc_ns[rng_below(&r, SCN_VARY_RPC_CHOICES)];
     if (s->vary & SCN_VARY_UNALIGNED) draw_unaligned(&r, &s->cfg.ckpt);   /* after the others: their draws stay */

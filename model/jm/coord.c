@@ -273,7 +273,7 @@ static pipe_ckpt_end end_of(ckr_why why) {
 
 void coord_end_slot(jm_side *jm, rt_slot *s, ckr_why why) {
     SIM_ASSERT(s->state == SLOT_PENDING || s->state == SLOT_FINALIZING);
-    if (s->savepoint) stop_savepoint_ended(jm, false);
+    if (s->savepoint) stop_savepoint_ended(jm, false, why == CKR_SUSPEND);
     coord_history_end(jm, s->ckpt, end_of(why), why);
     if (ckr_counted(why) && jm->w->cfg.bug == PIPE_BUG_ABORT_DISCARDS_SHARED) discard_all(jm, s);   /* deliberate bug */
     coord_free_slot(jm, s);
@@ -445,7 +445,7 @@ static void complete(jm_side *jm, rt_slot *s) {
     (void)store_dir_release(&jm->w->files, s->ckpt);   /* it holds its own references now */
     if (s->savepoint) {                           /* not in the completed-checkpoint store (FLINK-25191) */
         jm->coord.savepoint_slot = (uint64_t)(s - jm->slots) + 1;
-        stop_savepoint_ended(jm, true);
+        stop_savepoint_ended(jm, true, false);
         return;
     }
     coord_retain(jm, (uint32_t)(s - jm->slots));
@@ -532,6 +532,10 @@ static void metadata_written(jm_side *jm, const sim_event *ev) {
         REACHED(jm->w, METADATA_FAILED);
         jm->w->stats.declined++;
         abort_ckpt(jm, s, CKR_FINALIZE_FAILED, CKR_NO_TASK);
+        return;
+    }
+    if (!to_ha && s->savepoint) {                 /* a savepoint's _metadata is all: no store holds it (FLINK-25191) */
+        completed(jm, s);
         return;
     }
     if (!to_ha) {                                 /* the _metadata file is written: now the pointer */

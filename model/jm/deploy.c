@@ -859,7 +859,8 @@ void deploy_on_timer(jm_side *jm, uint64_t tag) {
     case TIMER_RESCALE: rescale(jm); break;
     case TIMER_HALT:
     case TIMER_RESUME:
-    case TIMER_STOP_FAILED: stop_on_timer(jm, tag); break;
+    case TIMER_STOP_FAILED:
+    case TIMER_STOP_NOTICE: stop_on_timer(jm, tag); break;
     default: SIM_ASSERT(!"unknown coordinator timer");
     }
 }

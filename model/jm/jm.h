@@ -26,6 +26,7 @@ enum {                               /* the coordinator's timer tags (the tasks'
     TIMER_HALT = 18,                 /* a stop or cancel of cfg.stops is due (tag: its index << 32) */
     TIMER_RESUME = 19,               /* the user submits the ended job again */
     TIMER_STOP_FAILED = 20,          /* a stop's savepoint was aborted: its tasks fail */
+    TIMER_STOP_NOTICE = 21,          /* tasks have not finished since the stop's savepoint: its notice again */
 };
 
 /* A task's part in a restart (rt_coord.restarting). Each failure's
@@ -247,7 +248,8 @@ void stop_arm(jm_side *jm);                                   /* a coordinator s
 void stop_on_timer(jm_side *jm, uint64_t tag);                /* TIMER_HALT, TIMER_RESUME */
 bool stop_job_finished(jm_side *jm);                          /* every task finished: true if a stop ended the job */
 bool stop_job_failed(jm_side *jm);                            /* a failure: true if it ends a stop whose savepoint completed */
-void stop_savepoint_ended(jm_side *jm, bool completed);       /* the stop's savepoint completed or was aborted */
+/* The stop's savepoint completed, or was aborted (with the attempt: `lost`). */
+void stop_savepoint_ended(jm_side *jm, bool completed, bool lost);
 void stop_forget(jm_side *jm);                                /* a new JobManager: the stop in progress is gone */
 
 #endif

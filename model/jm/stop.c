@@ -53,7 +53,13 @@
 
 static uint32_t tasks_of(const jm_side *jm) { return world_job(jm->w)->tasks_count; }
 
-static sim_time_ns retry_ns(const jm_side *jm) { return 50 * jm->w->cfg.rpc_latency_ns; }
+/* The user tries again after about a round trip of its request (a script
+ * polling the REST API); a long wait would let the job end first. */
+static sim_time_ns retry_ns(const jm_side *jm) { return 2 * jm->w->cfg.rpc_latency_ns + SIM_NS_PER_MS; }
+
+/* How long the coordinator waits for the tasks to finish after the
+ * savepoint before it sends the notice again. */
+static sim_time_ns notice_ns(const jm_side *jm) { return 50 * jm->w->cfg.rpc_latency_ns; }
 
 static sim_time_ns until(const jm_side *jm, sim_time_ns at_ns) {
     sim_time_ns now = jm->w->run->now_ns;
@@ -183,14 +189,15 @@ static void halt(jm_side *jm, uint32_t i) {
 }
 
 /* The savepoint ends the job: it is the user's now (the client's
- * references), its slot goes. */
-static void end_with_savepoint(jm_side *jm) {
+ * references), its slot goes; the retained checkpoints stay the user's
+ * with `keep`. */
+static void end_with_savepoint(jm_side *jm, bool keep) {
     rt_coord *co = &jm->coord;
     rt_slot *sp = &jm->slots[co->savepoint_slot - 1];
     deploy_cancel_all(jm);                        /* the slots are freed for the resume's deployment */
     co->status = PIPE_RESTARTING;
     co->region_restart = false;
-    job_ended(jm, sp, false);
+    job_ended(jm, sp, keep);
     coord_free_slot(jm, sp);
     co->savepoint_slot = 0;
 }
@@ -198,7 +205,7 @@ static void end_with_savepoint(jm_side *jm) {
 bool stop_job_finished(jm_side *jm) {
     if (jm->coord.halting == 0 || jm->coord.savepoint_slot == 0) return false;   /* the input ended first */
     REACHED(jm->w, JOB_STOPPED);
-    end_with_savepoint(jm);
+    end_with_savepoint(jm, false);                /* FINISHED: its checkpoints go with it (discardOnJobFinished) */
     return true;
 }
 
@@ -211,25 +218,44 @@ bool stop_job_failed(jm_side *jm) {
         retry_halt(jm, jm->w->client.stops_done);
         return false;
     }
-    end_with_savepoint(jm);
+    end_with_savepoint(jm, true);                 /* FAILED: retained checkpoints stay (RETAIN_ON_CANCELLATION) */
     return true;
 }
 
-void stop_savepoint_ended(jm_side *jm, bool completed) {
+void stop_savepoint_ended(jm_side *jm, bool completed, bool lost) {
     rt_coord *co = &jm->coord;
     if (co->halting == 0) return;
     if (completed) {
         REACHED(jm->w, STOP_SAVEPOINT_COMPLETED);
+        sim_timer_set(jm->w->run, co->actor, notice_ns(jm), TIMER_STOP_NOTICE);
         return;
     }
-    /* Aborted: the tasks that took it fail; the stop is tried again. A
-     * failure in progress (the caller is ending the attempt) or a new
-     * JobManager makes the failover timer find nothing to do. */
+    /* Aborted: the tasks that took it fail, and the stop is tried again.
+     * Lost with the attempt (a failure, full or of a region, or a new
+     * JobManager), what failed is restarting already: the tasks of other
+     * regions fail on the abort notice they are sent. */
     uint32_t i = co->halting - 1;
     co->halting = 0;
     REACHED(jm->w, STOP_SAVEPOINT_ABORTED);
-    sim_timer_set(jm->w->run, co->actor, 0, TIMER_STOP_FAILED);
+    if (!lost) sim_timer_set(jm->w->run, co->actor, 0, TIMER_STOP_FAILED);
     retry_halt(jm, i);
+}
+
+/* The savepoint completed and some task has not finished: its notice
+ * may have been lost (absim's RPCs can lose a message on a live
+ * connection, Flink's do not), so it goes again to those tasks, as the
+ * coordinator sends a deployment again until the task confirms it. */
+static void notice_again(jm_side *jm) {
+    rt_coord *co = &jm->coord;
+    if (co->halting == 0 || co->savepoint_slot == 0 || co->status != PIPE_RUNNING) return;
+    uint64_t ckpt = jm->slots[co->savepoint_slot - 1].ckpt;
+    for (uint32_t t = 0; t < tasks_of(jm); t++) {
+        if (!jm_active(jm, t) || co->finished[t]) continue;
+        REACHED(jm->w, STOP_NOTICE_AGAIN);
+        sim_msg m = { .type = MSG_COMPLETE, .a = ckpt, .b = co->attempt[t] };
+        jm_send(jm, t, &m, 64, NULL, 0);
+    }
+    sim_timer_set(jm->w->run, co->actor, notice_ns(jm), TIMER_STOP_NOTICE);
 }
 
 /* A stop in progress is gone (a new JobManager): its savepoint, if it
@@ -260,7 +286,9 @@ static void resume(jm_side *jm) {
     cl->waiting = false;
     SIM_ASSERT(co->completed_count == 0 && co->restore_slot == 0);
     uint64_t ckpt = cl->has_snap ? restore_from(jm, x->claim) : 0;
+    uint32_t gen = co->sched.gen;                 /* the ended job's armed trigger must stay stale */
     coord_rules_init(jm, co->sched.next_id > ckpt + 1 ? co->sched.next_id : ckpt + 1);
+    co->sched.gen = gen + 1;
     rs_init(&co->strategy);
     for (uint32_t t = 0; t < tasks_of(jm); t++) co->restarting[t] = JM_RESTART_DUE;
     jm->w->stats.resumes++;
@@ -295,6 +323,7 @@ void stop_on_timer(jm_side *jm, uint64_t tag) {
     case TIMER_STOP_FAILED:
         if (jm->coord.status == PIPE_RUNNING) deploy_job_fail(jm, PIPE_FAIL_STOP, PIPE_NO_TASK);
         return;
+    case TIMER_STOP_NOTICE: notice_again(jm); return;
     default: halt(jm, (uint32_t)(tag >> 32)); return;
     }
 }
