@@ -199,7 +199,10 @@ static void build_ha(pipeline *p, const plan *pl) {
     h->cap = p->w.cfg.ckpt.retained + 2;
     h->entries = sim_alloc(p->w.run, sizeof(ha_entry) * h->cap, _Alignof(ha_entry));
     for (uint32_t i = 0; i < h->cap; i++) alloc_entry(p, pl, &h->entries[i]);
-    if (p->w.cfg.stops_count > 0) alloc_entry(p, pl, &p->w.client.snap);
+    if (p->w.cfg.stops_count > 0) {
+        alloc_entry(p, pl, &p->w.client.snap);
+        alloc_entry(p, pl, &p->w.client.orphan);
+    }
 }
 
 static void build_slots(pipeline *p, const plan *pl) {

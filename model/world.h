@@ -52,6 +52,9 @@ typedef struct pipe_client {
     sim_time_ns resume_at_ns;
     bool        has_snap;
     ha_entry    snap;                 /* the snapshot it resumes from, with references of its own to its files */
+    bool        has_orphan;
+    ha_entry    orphan;               /* the savepoint of the last stop a new JobManager left unfinished: the
+                                         user keeps the newest such, and deletes the one before */
 } pipe_client;
 
 struct pipe_world {

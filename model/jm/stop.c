@@ -259,12 +259,17 @@ static void notice_again(jm_side *jm) {
 }
 
 /* A stop in progress is gone (a new JobManager): its savepoint, if it
- * completed, stays on storage as the user's (pinned), out of the job. */
+ * completed, stays on storage as the user's, out of the job; the user
+ * keeps the newest such savepoint only, so repeated failovers during
+ * stops do not fill the store. */
 void stop_forget(jm_side *jm) {
     rt_coord *co = &jm->coord;
+    pipe_client *cl = &jm->w->client;
     if (co->savepoint_slot != 0) {
         rt_slot *sp = &jm->slots[co->savepoint_slot - 1];
-        pin_files(jm, sp->chains, sp->cs_files, NULL);
+        if (cl->has_orphan) ha_entry_release(jm, &cl->orphan);
+        ha_entry_fill(jm, &cl->orphan, sp);
+        cl->has_orphan = true;
         coord_free_slot(jm, sp);
         co->savepoint_slot = 0;
     }
