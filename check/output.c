@@ -142,6 +142,7 @@ static void on_end(void *self, const check_end *end) {
     const broker *b = pipe_broker(c->p);
     for (uint32_t part = 0; part < b->partitions; part++) {   /* every partition of every topic */
         uint64_t per = b->topic[broker_topic_of(b, part)].cfg.records_per_partition;
+        if (pipe_end_offsets(c->p) != NULL) per = pipe_end_offsets(c->p)[part];   /* a drain ended the input there */
         for (uint64_t off = 0; off < per; off++) {
             model_rec r = { .id = (uint64_t)part << 40 | off };   /* visibility depends on the id alone (spec.h) */
             uint32_t want = spec_visible(&c->sp, &r), got = pipe_sink_count(c->p, part, off);
@@ -155,7 +156,8 @@ static void on_end(void *self, const check_end *end) {
     for (uint32_t v = 0; v < c->j->vertices_count && o->per_key != NULL; v++) {   /* window results */
         if (c->j->vertices[v].kind != JOB_WINDOW) continue;
         pipe_vertex_state(c->p, v, &o->final);
-        check_window_output(c, v, &check_prefix_to(c, NULL)[v], &o->final, o->promised, o->per_key, o->maybe_late, end->end_ns);
+        check_window_output(c, v, &check_prefix_to(c, pipe_end_offsets(c->p))[v], &o->final, o->promised, o->per_key,
+                            o->maybe_late, end->end_ns);
     }
 }
 

@@ -71,7 +71,7 @@ static void on_end(void *self, const check_end *end) {
     const check_ctx *c = s->c;
     check_report *rep = c->report;
     if (end->status != PIPE_FINISHED) return;     /* the input was not consumed: I6's to say */
-    const kstate *expected = check_prefix_to(c, NULL);   /* the whole input */
+    const kstate *expected = check_prefix_to(c, pipe_end_offsets(c->p));   /* the whole input, or a drain's */
     rep->state_known = true;
     rep->state_equal = true;
     if (rep->applies[CHECK_I1]) rep->checks[CHECK_I1]++;

@@ -320,6 +320,11 @@ static void on_savepoint(narrator *n, const pipe_event *e) {
 
 /* The job ended at the user's stop or cancel. */
 static void on_halted(narrator *n, const pipe_event *e) {
+    if (e->ok) {
+        say(n, e->at_ns, PIPE_NO_TASK, "sees every task finished after the drained savepoint %" PRIu64 ": the job is "
+            "over, its input ended at the savepoint's offsets (stop --drain)", e->ckpt);
+        return;
+    }
     if (e->count == PIPE_HALT_STOP) {
         say(n, e->at_ns, PIPE_NO_TASK, "sees every task finished after savepoint %" PRIu64 ": the job is stopped, its "
             "checkpoints discarded with it; the user keeps the savepoint to resume from", e->ckpt);

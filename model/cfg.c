@@ -338,7 +338,9 @@ const char *pipe_stops_problem(const pipe_cfg *c, char *err, size_t n) {
         const pipe_stop *x = &c->stops[i];
         if (i > 0 && x->at_ns < c->stops[i - 1].at_ns) BAD("stops out of time order");
         if (x->how != PIPE_HALT_STOP && x->how != PIPE_HALT_CANCEL) BAD("a stop is a stop or a cancel");
-        if (x->claim < PIPE_CLAIM_NO_CLAIM || x->claim > PIPE_CLAIM_LEGACY) BAD("no such restore mode");
+        if (!x->drain && (x->claim < PIPE_CLAIM_NO_CLAIM || x->claim > PIPE_CLAIM_LEGACY)) BAD("no such restore mode");
+        if (x->drain && x->how != PIPE_HALT_STOP) BAD("only a stop drains");
+        if (x->drain && i + 1 < c->stops_count) BAD("a stop with drain ends the job: no stop or cancel after it");
     }
     if (c->stops_count == 0) return NULL;
     if (!c->ckpt.enabled) BAD("a resumed job starts from a savepoint or a retained checkpoint: it needs checkpoints on");
@@ -349,6 +351,12 @@ const char *pipe_stops_problem(const pipe_cfg *c, char *err, size_t n) {
     for (uint32_t i = 0; i < c->stops_count; i++) {
         if (c->stops[i].how == PIPE_HALT_STOP && (c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0))
             BAD("a stop with unaligned checkpoints or an alignment timeout is not modelled (its savepoint would be aligned)");
+        if (c->stops[i].drain && c->ckpt.finished_tasks_off)
+            BAD("a stop with drain needs checkpoints after tasks finish (its savepoint holds the finished tasks)");
+        for (uint32_t v = 0; v < c->graph.vertices_count && c->stops[i].drain; v++) {
+            if (c->graph.vertices[v].watermarks)
+                BAD("a stop with drain and event time is not modelled (the end of event time before its savepoint)");
+        }
     }
 #undef BAD
     return NULL;

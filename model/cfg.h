@@ -146,12 +146,14 @@ typedef enum pipe_halt {
 
 /* A stop or cancel of the job at at_ns, and the job submitted again
  * resume_ns after it ended, from the savepoint (stop) or the latest
- * retained checkpoint (cancel), in restore mode `claim`. */
+ * retained checkpoint (cancel), in restore mode `claim`; or a stop with
+ * drain, after which the job is over (the last of the schedule). */
 typedef struct pipe_stop {
     sim_time_ns at_ns;
     pipe_halt   how;
     sim_time_ns resume_ns;
     pipe_claim  claim;
+    bool        drain;                /* a stop with --drain (SavepointType.terminate): the job ends for good */
 } pipe_stop;
 
 typedef struct pipe_cfg {

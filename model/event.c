@@ -85,7 +85,8 @@ static const pipe_ev_info events[PIPE_EV_KIND_MAX] = {
     E(MATERIALIZED, "materialized", 0, "changelog: task's materialization `ckpt` (its count) ended, `count` keys "
       "written (`ok`), or failed: it is the materialized part now, the log truncated below it"),
     E(HALTED, "job-ended", 0, "coordinator: the job ended at a stop (`count` 1) or a cancel (2) of the user's; "
-      "`ckpt`: the snapshot the user resumes it from (the savepoint, or the latest retained checkpoint)"),
+      "`ckpt`: the snapshot the user resumes it from (the savepoint, or the latest retained checkpoint); `ok`: a "
+      "stop with drain, after which the job is over, its input ended at the savepoint's offsets"),
     E(RESUMED, "job-resumed", 0, "coordinator: the user submitted the job again from snapshot `ckpt` in restore "
       "mode `count` (1 NO_CLAIM, 2 CLAIM, 3 LEGACY); its deployment follows"),
 };

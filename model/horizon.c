@@ -191,7 +191,13 @@ sim_time_ns pipe_horizon_ns(const pipe_cfg *cfg) {
      * and the input since the checkpoint it resumes from, replayed. */
     const dev_cfg *dev = cfg->state.backend == PIPE_BACKEND_DURABLE ? &cfg->state.store : &cfg->state.memory;
     for (uint32_t i = 0; i < cfg->stops_count; i++) {
-        h += (double)cfg->stops[i].resume_ns + start_ns + (double)cfg->ckpt.interval_ns + 1.5 * (double)dev->latency_ns;
+        double back = start_ns + (double)cfg->ckpt.interval_ns + 1.5 * (double)dev->latency_ns;
+        if (cfg->stops[i].drain) {                /* the job ends at its savepoint */
+            double end = (double)cfg->stops[i].at_ns + back + cross_ns;
+            if (end < h) h = end;
+            break;
+        }
+        h += (double)cfg->stops[i].resume_ns + back;
     }
     return h >= 1e15 ? (sim_time_ns)1e15 : (sim_time_ns)h;
 }

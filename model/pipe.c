@@ -202,6 +202,7 @@ static void build_ha(pipeline *p, const plan *pl) {
     if (p->w.cfg.stops_count > 0) {
         alloc_entry(p, pl, &p->w.client.snap);
         alloc_entry(p, pl, &p->w.client.orphan);
+        p->w.client.end_offsets = NULL;           /* set from the drained savepoint's, when one ends the job */
     }
 }
 

@@ -86,6 +86,7 @@ typedef enum proto_ck_type {
     PROTO_CK_FULL,                   /* FULL_CHECKPOINT: writes everything anew (FORWARD), NO_CLAIM's first */
     PROTO_CK_SUSPEND,                /* SavepointType.suspend(): stop-with-savepoint without drain, synchronous;
                                         a full snapshot no later one shares (NO_SHARING) */
+    PROTO_CK_TERMINATE,              /* SavepointType.terminate(): with drain: a source ends its input first */
 } proto_ck_type;
 
 typedef struct msg_trigger {
@@ -172,6 +173,7 @@ typedef struct msg_deploy {
     bool         cs_rescaled;
     uint8_t      cs_count;           /* files: cs_file, then cs_more[0 .. cs_count - 1) */
     bool         canonical;          /* a canonical savepoint: its state is loaded, no increment builds on its files */
+    bool         drained;            /* a drained savepoint: a source's input ends where it restores (FLIP-147) */
     uint16_t     cs_old[PIPE_RESCALE_HANDLES_MAX + 1];
     uint64_t     cs_more[PIPE_RESCALE_HANDLES_MAX];
     uint16_t     more_count;

@@ -116,6 +116,8 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(STOP_SAVEPOINT_ABORTED, "stop-savepoint-aborted", "a stop's savepoint was aborted: the job fails over and the stop is tried again"),
     R(STOP_SAVEPOINT_FAILED, "stop-savepoint-failed", "a task that took a stop's savepoint heard of its abort and failed"),
     R(JOB_STOPPED, "job-stopped", "every task finished after the stop's savepoint completed: the job ended"),
+    R(SOURCE_DRAINED, "source-drained", "stop --drain: a source ended its input before the savepoint's barrier"),
+    R(JOB_DRAINED, "job-drained", "every task finished after a drained savepoint: the job is over"),
     R(STOP_NOTICE_AGAIN, "stop-notice-again", "a task had not finished long after the stop's savepoint: its notice went again"),
     R(STOP_FAILED_AFTER_SAVEPOINT, "stop-failed-after-savepoint", "a failure after the stop's savepoint completed ended the job (FLINK-26783)"),
     R(CANCEL_ALIGNED, "cancel-marker-aligned", "a cancel marker came to an aligned gate"),

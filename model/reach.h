@@ -119,7 +119,9 @@ typedef enum pipe_reach {
     PIPE_REACH_STOP_SAVEPOINT_ABORTED,/* ... aborted: the job fails over, the stop is tried again */
     PIPE_REACH_STOP_SAVEPOINT_FAILED, /* a task that took it heard of its abort and failed */
     PIPE_REACH_JOB_STOPPED,           /* every task finished after the stop's savepoint: the job ended */
-    PIPE_REACH_STOP_NOTICE_AGAIN,     /* a task had not finished long after the savepoint: its notice went again */
+    PIPE_REACH_STOP_NOTICE_AGAIN,
+    PIPE_REACH_SOURCE_DRAINED,        /* stop --drain: a source ended its input before the savepoint's barrier */
+    PIPE_REACH_JOB_DRAINED,           /* every task finished after a drained savepoint: the job is over */     /* a task had not finished long after the savepoint: its notice went again */
     PIPE_REACH_STOP_FAILED_AFTER_SAVEPOINT,   /* a failure after the savepoint completed ended the job (FLINK-26783) */
     /* gates, by mode (model/flow/gate.h) */
     PIPE_REACH_CANCEL_ALIGNED,        /* a cancel marker came to an aligned gate */

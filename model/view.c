@@ -273,6 +273,8 @@ bool pipe_file_alive(const pipeline *p, uint64_t file) { return store_alive(&p->
 
 uint32_t pipe_stops_done(const pipeline *p) { return p->w.client.stops_done; }
 
+const uint64_t *pipe_end_offsets(const pipeline *p) { return p->w.client.end_offsets; }
+
 uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt) {
     const rt_slot *s = slot_of(p, ckpt);
     if (s == NULL) return 0;

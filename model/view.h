@@ -131,6 +131,10 @@ uint32_t pipe_ckpt_dead_files(const pipeline *p, uint64_t ckpt);
 /* The files task `task`'s part of checkpoint `ckpt` names (its keyed
  * state's chain, then its channel state), at most max into out: how many. */
 uint32_t pipe_ckpt_task_file_ids(const pipeline *p, uint64_t ckpt, uint32_t task, uint64_t *out, uint32_t max);
+/* Where the input ended, by partition, when a stop with drain ended the
+ * job (its savepoint's offsets: the sources ended their input there);
+ * NULL otherwise, when the input is the topics' whole. */
+const uint64_t *pipe_end_offsets(const pipeline *p);
 /* Stops and cancels of cfg.stops that ended the job so far. */
 uint32_t pipe_stops_done(const pipeline *p);
 /* Whether the store still holds file `file`. */

@@ -36,6 +36,7 @@ typedef struct ha_entry {
     uint16_t  par[JOB_VERTICES_MAX];  /* the parallelism of each vertex when it was taken */
     bool      unclaimed;              /* a snapshot a resumed job restored in NO_CLAIM mode */
     bool      canonical;              /* a savepoint in the canonical format */
+    bool      drained;                /* ... taken with drain */
 } ha_entry;
 
 typedef struct ha_store {
@@ -52,6 +53,7 @@ typedef struct pipe_client {
     sim_time_ns resume_at_ns;
     bool        has_snap;
     ha_entry    snap;                 /* the snapshot it resumes from, with references of its own to its files */
+    uint64_t   *end_offsets;          /* by partition: where a drained stop ended the input (NULL: it did not) */
     bool        has_orphan;
     ha_entry    orphan;               /* the savepoint of the last stop a new JobManager left unfinished: the
                                          user keeps the newest such, and deletes the one before */

@@ -315,6 +315,16 @@ static void holds_fields(const rpt_recorder *r, FILE *f, uint64_t ckpt) {
     rpt_holds_json(r->holds, f);
 }
 
+/* A job's end at a stop or cancel (how), and its resume (the restore mode). */
+static void halt_fields(FILE *f, const pipe_event *e) {
+    if (e->kind == PIPE_EV_HALTED) {
+        fprintf(f, ",\"how\":\"%s\"", e->ok ? "drain" : e->count == PIPE_HALT_STOP ? "stop" : "cancel");
+        return;
+    }
+    fprintf(f, ",\"mode\":\"%s\"", e->count == PIPE_CLAIM_CLAIM ? "CLAIM" : e->count == PIPE_CLAIM_LEGACY ? "LEGACY"
+                                                                                              : "NO_CLAIM");
+}
+
 static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     switch (e->kind) {
     case PIPE_EV_BARRIER: case PIPE_EV_CANCEL: case PIPE_EV_END: gate_fields(f, e); break;
@@ -365,11 +375,7 @@ static void trace_fields(const rpt_recorder *r, FILE *f, const pipe_event *e) {
     case PIPE_EV_GLOBAL_COMMIT:
         fprintf(f, ",\"subtasks\":%u,\"finished\":%" PRIu64 ",\"of\":%" PRIu64, e->count, e->word_b, e->word_a);
         break;
-    case PIPE_EV_HALTED: fprintf(f, ",\"how\":\"%s\"", e->count == PIPE_HALT_STOP ? "stop" : "cancel"); break;
-    case PIPE_EV_RESUMED:
-        fprintf(f, ",\"mode\":\"%s\"", e->count == PIPE_CLAIM_CLAIM ? "CLAIM" : e->count == PIPE_CLAIM_LEGACY ? "LEGACY"
-                                                                                                  : "NO_CLAIM");
-        break;
+    case PIPE_EV_HALTED: case PIPE_EV_RESUMED: halt_fields(f, e); break;
     case PIPE_EV_MATERIALIZED:
         fprintf(f, ",\"materialization\":%" PRIu64 ",\"keys\":%u,\"ok\":%s", e->ckpt, e->count, e->ok ? "true" : "false");
         break;

@@ -286,7 +286,7 @@ static bool finish_stops(pctx *c) {
             k--;
         }
         g->stops[k] = (pipe_stop){ .at_ns = f->at_ns, .how = f->kind == SCN_STOP_JOB ? PIPE_HALT_STOP : PIPE_HALT_CANCEL,
-                                   .resume_ns = f->resume_ns, .claim = (pipe_claim)f->claim };
+                                   .resume_ns = f->resume_ns, .claim = (pipe_claim)f->claim, .drain = f->drain };
     }
     if (first == UINT32_MAX) return true;
     char buf[300];

@@ -85,6 +85,7 @@ typedef struct scn_fault {
     uint32_t       parallelism;                /* rescale: the new parallelism of `vertex` */
     sim_time_ns    resume_ns;                  /* stop, cancel: the job is submitted again this long after it ended */
     uint32_t       claim;                      /* stop, cancel: the resume's restore mode (pipe_claim) */
+    bool           drain;                      /* stop: with --drain, for good (no resume) */
     uint32_t       rpc;                        /* lose or delay rpc: 1 + the kind's index in pipe_rpc_kind_names,
                                                   0: every message from the task to the coordinator */
     bool           optional;                   /* the line ends with 'optional': it may not fire */

@@ -182,6 +182,16 @@ static bool target(pctx *c, const fk_info *k, scn_fault *f) {
  * NO_CLAIM, when left out). */
 static bool resume_param(pctx *c, scn_fault *f) {
     static const char *const modes[] = { "no-claim", "claim", "legacy", NULL };
+    if (f->kind == SCN_STOP_JOB && lex_more(c) && lex_is(&c->t[c->i], "drain")) {   /* flink stop --drain: for good */
+        c->i++;
+        f->drain = true;
+        f->claim = PIPE_CLAIM_NO_CLAIM;           /* a resume to commit after a failure (FLINK-26783) is the default's */
+        if (lex_more(c) && lex_is(&c->t[c->i], "resume")) {
+            return lex_fail_at(c, c->t[c->i].col, "a drained job ends for good: its savepoint's tasks all finished "
+                               "(stop --drain), there is nothing to resume");
+        }
+        return true;
+    }
     if (!lex_more(c) || !lex_is(&c->t[c->i], "resume")) {
         return lex_fail_at(c, lex_more(c) ? c->t[c->i].col : c->eol_col,
                            "expected 'resume after D' (a job stopped or cancelled for good is not modelled yet)");
@@ -417,6 +427,10 @@ static void put_param(txt_buf *b, const fk_info *k, const scn_fault *x) {
     case FK_RESUME: {
         static const char *const modes[] = { [PIPE_CLAIM_NO_CLAIM] = "no-claim", [PIPE_CLAIM_CLAIM] = "claim",
                                              [PIPE_CLAIM_LEGACY] = "legacy" };
+        if (x->drain) {
+            txt_put(b, " drain");
+            return;
+        }
         SIM_ASSERT(x->claim >= PIPE_CLAIM_NO_CLAIM && x->claim <= PIPE_CLAIM_LEGACY);
         txt_put(b, " resume after ");
         txt_duration(b, x->resume_ns);

@@ -1772,6 +1772,13 @@ static void test_scn_stops_and_cancels_go_into_the_schedule_and_read_back(void *
     assert_string_equal(parse(w), "ok");
     free(w);
     assert_int_equal(s_.cfg.stops_count, 2);
+    snprintf(txt, sizeof txt, JOB "%sfault at 20ms stop job drain\n", durable);
+    assert_string_equal(parse(txt), "ok");
+    assert_true(s_.cfg.stops[0].drain);
+    assert_string_equal(scn_fault_text(&s_, &s_.faults[0], text, sizeof text), "fault at 20ms stop job drain");
+    snprintf(txt, sizeof txt, JOB "%sfault at 20ms stop job drain resume after 1ms\n", durable);
+    assert_string_equal(parse(txt), "t.scn:8:30: a drained job ends for good: its savepoint's tasks all finished (stop "
+                                    "--drain), there is nothing to resume");
     snprintf(txt, sizeof txt, JOB "%sfault at 20ms stop job\n", durable);
     assert_string_equal(parse(txt), "t.scn:8:23: expected 'resume after D' (a job stopped or cancelled for good is not "
                                     "modelled yet)");

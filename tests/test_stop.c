@@ -148,6 +148,21 @@ static void test_a_stopped_job_resumes_where_its_savepoint_stopped_the_sources(v
     assert_true(r.report.checks[CHECK_I5] > 0);
 }
 
+/* A stop with drain ends each source's input where it is: the job is
+ * over, its state and output the fold of the input up to the savepoint's
+ * offsets (what the checkers hold it to: they pass, on fewer records than
+ * the topics hold). */
+static void test_a_drained_stop_ends_the_input_at_the_savepoints_offsets(void **state) {
+    (void)state;
+    seen w;
+    checked_run r = run_text(STOP_JOB "fault at 15ms stop job drain\n", &w);
+    assert_clean(&r);
+    assert_true(r.reach[PIPE_REACH_SOURCE_DRAINED] == 2 && r.reach[PIPE_REACH_JOB_DRAINED] == 1);
+    assert_int_equal(r.stats.resumes, 0);
+    assert_true(r.stats.records_read > 0 && r.stats.records_read < 3000);
+    assert_true(r.report.applies[CHECK_I1] && r.report.applies[CHECK_I3] && r.report.checks[CHECK_I3] > 0);
+}
+
 /* testTriggeringFullSnapshotAfterJobmasterFailover: a JobManager that
  * fails over before the first checkpoint after a NO_CLAIM restore
  * restores the unclaimed snapshot again, and its first checkpoint is a
@@ -229,6 +244,7 @@ int main(void) {
         cmocka_unit_test(test_a_legacy_resume_shares_the_snapshots_files_and_never_deletes_them),
         cmocka_unit_test(test_a_claim_resume_owns_the_savepoint_and_discards_it_once_subsumed),
         cmocka_unit_test(test_a_stopped_job_resumes_where_its_savepoint_stopped_the_sources),
+        cmocka_unit_test(test_a_drained_stop_ends_the_input_at_the_savepoints_offsets),
         cmocka_unit_test(test_a_failover_before_the_first_checkpoint_after_no_claim_forces_a_full_one_again),
         cmocka_unit_test(test_the_restore_mode_rules_catch_what_breaks_them),
         cmocka_unit_test(test_a_savepoint_request_ignores_the_pause_and_its_failure_is_not_counted),

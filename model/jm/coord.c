@@ -138,7 +138,7 @@ void coord_free_slot(jm_side *jm, rt_slot *s) {
     if (s->state != SLOT_COMPLETED) (void)store_dir_release(&jm->w->files, s->ckpt);   /* it ended: its directory goes */
     coord_slot_release(jm, s);                      /* its files' references go */
     s->ckpt = 0;
-    s->unclaimed = s->savepoint = s->canonical = false;
+    s->unclaimed = s->savepoint = s->canonical = s->drained = false;
     coord_slot_to(s, SLOT_FREE);
 }
 
@@ -608,7 +608,9 @@ static void trigger_tasks(jm_side *jm, rt_slot *s) {
             if (jm->w->cfg.bug != PIPE_BUG_NO_FINAL_CHECKPOINT) ack_finished(jm, s, t);   /* the bug: never */
         } else if (coord_vertex_of(jm, t)->kind == JOB_SOURCE || upstream_finished(jm, t)) {
             sim_msg m = { .type = MSG_TRIGGER, .a = s->ckpt, .b = co->attempt[t] };
-            msg_trigger ts = { .timestamp_ns = s->started_ns, .type = s->savepoint ? PROTO_CK_SUSPEND
+            bool drain = s->savepoint && co->halting != 0 && jm->w->cfg.stops[co->halting - 1].drain;
+            msg_trigger ts = { .timestamp_ns = s->started_ns, .type = drain ? PROTO_CK_TERMINATE
+                                                                     : s->savepoint ? PROTO_CK_SUSPEND
                                                                      : jm->coord.force_full ? PROTO_CK_FULL
                                                                                             : PROTO_CK_CHECKPOINT };
             jm_send(jm, t, &m, 64, &ts, sizeof ts);
@@ -640,6 +642,7 @@ static void start_ckpt(jm_side *jm, uint64_t id, bool savepoint) {
     SIM_ASSERT(s != NULL);                       /* slots = retained + concurrent + 1 */
     s->ckpt = id;
     s->savepoint = s->canonical = savepoint;      /* the savepoint format's default (FLIP-203) */
+    s->drained = savepoint && co->halting != 0 && jm->w->cfg.stops[co->halting - 1].drain;
     coord_slot_to(s, SLOT_PENDING);
     s->started_ns = now;
     s->acks = 0;

@@ -251,6 +251,7 @@ static void restore_of(jm_side *jm, uint32_t t, msg_deploy *d) {
     SIM_ASSERT(s->state == SLOT_COMPLETED);       /* a restore reads a completed checkpoint only */
     d->ckpt = s->ckpt;
     d->canonical = s->canonical;
+    d->drained = s->drained;
     uint32_t from = s->par[j->tasks[t].vertex];
     channel_state_of(jm, s, t, d);
     if (from == stride || (v->kind != JOB_KEYED_AGG && v->kind != JOB_KEYED_JOIN)) {

@@ -62,6 +62,7 @@ void ha_entry_fill(jm_side *jm, ha_entry *e, const rt_slot *s) {
     memcpy(e->par, s->par, sizeof e->par);
     e->unclaimed = s->unclaimed;
     e->canonical = s->canonical;
+    e->drained = s->drained;
 }
 
 void ha_remove(jm_side *jm, uint64_t ckpt) {
@@ -103,6 +104,7 @@ rt_slot *ha_slot_from(jm_side *jm, const ha_entry *e) {
     memcpy(s->par, e->par, sizeof s->par);
     s->unclaimed = e->unclaimed;
     s->canonical = e->canonical;
+    s->drained = e->drained;
     co->completed_order[co->completed_count++] = k;
     co->restore_slot = k + 1;
     return s;

@@ -71,6 +71,7 @@ typedef struct rt_slot {              /* one checkpoint's snapshot at the coordi
     bool        unclaimed;            /* restored in NO_CLAIM mode: never discarded (forUnclaimedSnapshot) */
     bool        savepoint;            /* a stop's synchronous savepoint: never in completed_order (FLINK-25191) */
     bool        canonical;            /* a savepoint's state, in the canonical format: loaded, not built on */
+    bool        drained;              /* a drained savepoint: its tasks had all ended their input */
 } rt_slot;
 
 typedef struct rt_coord {

@@ -202,8 +202,29 @@ static void end_with_savepoint(jm_side *jm, bool keep) {
     co->savepoint_slot = 0;
 }
 
+/* Every task finished after a drained savepoint: the job is over, its
+ * input ended where the savepoint's offsets are (what the checkers hold
+ * the run to). */
+static void drained(jm_side *jm) {
+    pipe_client *cl = &jm->w->client;
+    const rt_slot *sp = &jm->slots[jm->coord.savepoint_slot - 1];
+    REACHED(jm->w, JOB_DRAINED);
+    cl->end_offsets = sp->offsets;                /* the slot stays: the run ends with the job */
+    cl->stops_done++;
+    jm->coord.halting = 0;
+    if (world_observed(jm->w)) {
+        pipe_event e = { .kind = PIPE_EV_HALTED, .task = PIPE_NO_TASK, .ckpt = sp->ckpt, .chan = PIPE_NO_CHAN,
+                         .count = PIPE_HALT_STOP, .ok = true };
+        jm_note_ev(jm, &e);
+    }
+}
+
 bool stop_job_finished(jm_side *jm) {
     if (jm->coord.halting == 0 || jm->coord.savepoint_slot == 0) return false;   /* the input ended first */
+    if (jm->w->cfg.stops[jm->coord.halting - 1].drain) {
+        drained(jm);
+        return false;                             /* FINISHED, for good */
+    }
     REACHED(jm->w, JOB_STOPPED);
     end_with_savepoint(jm, false);                /* FINISHED: its checkpoints go with it (discardOnJobFinished) */
     return true;
@@ -213,12 +234,14 @@ bool stop_job_failed(jm_side *jm) {
     rt_coord *co = &jm->coord;
     if (co->halting == 0 || co->savepoint_slot == 0) return false;
     REACHED(jm->w, STOP_FAILED_AFTER_SAVEPOINT);
+    bool drain = jm->w->cfg.stops[co->halting - 1].drain;
     if (jm->w->cfg.bug == PIPE_BUG_STOP_FAILS_OVER) {   /* deliberate bug: a failover from the latest checkpoint */
         stop_forget(jm);
         retry_halt(jm, jm->w->client.stops_done);
         return false;
     }
     end_with_savepoint(jm, true);                 /* FAILED: retained checkpoints stay (RETAIN_ON_CANCELLATION) */
+    if (drain) jm->w->client.end_offsets = jm->w->client.snap.offsets;   /* resumed to commit, it ends there */
     return true;
 }
 

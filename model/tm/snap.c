@@ -405,7 +405,8 @@ static bool chain_alive(const tm_side *tm, const rt_chain *c) {
  * savepoint too, and no later snapshot builds on it (NO_SHARING). */
 static bool incremental(const tm_side *tm, const rt_task *t, uint64_t ckpt) {
     uint32_t type = task_type_of(t, ckpt);
-    bool forward = (type == PROTO_CK_FULL && tm->w->cfg.bug != PIPE_BUG_NO_CLAIM_SHARES) || type == PROTO_CK_SUSPEND;
+    bool forward = (type == PROTO_CK_FULL && tm->w->cfg.bug != PIPE_BUG_NO_CLAIM_SHARES) || type == PROTO_CK_SUSPEND ||
+                   type == PROTO_CK_TERMINATE;
     return tm->w->cfg.state.incremental && !forward && chain_alive(tm, &t->base) &&
            t->base.count <= tm->w->cfg.state.full_every;
 }
@@ -657,7 +658,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
  * after its barrier (and the task finishes once it completes); a source
  * records its positions, a sink pre-commits, keyed state marks a version. */
 static void sync_part(tm_side *tm, rt_task *t, rt_snap *sn, uint64_t ckpt) {
-    if (task_type_of(t, ckpt) == PROTO_CK_SUSPEND) {
+    if (task_type_of(t, ckpt) == PROTO_CK_SUSPEND || task_type_of(t, ckpt) == PROTO_CK_TERMINATE) {
         t->stop_ckpt = ckpt;
         REACHED(tm->w, STOP_SAVEPOINT_TAKEN);
     }
@@ -778,8 +779,8 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];
         if (c->ckpt == 0 || c->ckpt > ckpt) continue;
-        if (c->ckpt == ckpt && task_type_of(t, ckpt) != PROTO_CK_SUSPEND) t->base = *c;   /* the retained checkpoint
-                                                                                          keeps its files alive */
+        if (c->ckpt == ckpt && task_type_of(t, ckpt) < PROTO_CK_SUSPEND) t->base = *c;   /* the retained checkpoint
+                                                                                         keeps its files alive */
         release_chain(tm, c);
     }
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {

@@ -336,7 +336,8 @@ static void send_finished(tm_side *tm, rt_task *t) {
     for (uint32_t i = 0; i < t->parts_count; i++) {
         if (!(t->splits >> i & 1)) continue;
         uint32_t part = t->parts_first + i * t->parts_stride;
-        SIM_ASSERT(t->stop_ckpt != 0 || tm_offsets(tm, t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
+        SIM_ASSERT(t->stop_ckpt != 0 || t->deploy.drained ||   /* a stop, a drain: where they stopped it */
+                   tm_offsets(tm, t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
         f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm_offsets(tm, t)[part] };
     }
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
@@ -464,6 +465,10 @@ static void source_triggers(tm_side *tm, rt_task *t) {
     while (t->life != LIFE_RESTORING && t->life != LIFE_REPLAYING && t->triggers_queued > 0 && room(t, false)) {
         uint64_t ckpt = t->trigger_queue[0];
         memmove(t->trigger_queue, t->trigger_queue + 1, sizeof(uint64_t) * --t->triggers_queued);
+        if (task_type_of(t, ckpt) == PROTO_CK_TERMINATE && t->life == LIFE_RUNNING) {   /* stop --drain: its input */
+            REACHED(tm->w, SOURCE_DRAINED);                                            /* ends before the barrier */
+            end_input(tm, t);
+        }
         snap_trigger(tm, t, ckpt, false);
     }
 }
@@ -507,6 +512,10 @@ static void source_read(tm_side *tm, rt_task *t) {
     t->source_waiting = false;
     if (t->life == LIFE_FINISHED || t->syncing > 0) return;   /* the sync part's end kicks it */
     if (t->stop_ckpt != 0) return;                /* stopped for a savepoint: it waits for its notice */
+    if (t->deploy.drained && t->life == LIFE_RUNNING) {   /* restored from a drained savepoint: its input ended there */
+        end_input(tm, t);
+        return;
+    }
     source_triggers(tm, t);
     if (t->syncing > 0) return;
     if (t->triggers_queued > 0) return;           /* a credit will kick it */
