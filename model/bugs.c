@@ -164,7 +164,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "a job that fails while committing a stop's side effects commits them again from an earlier checkpoint",
         "a failure after the stop's savepoint completed fails the job over to the latest checkpoint, which the "
         "savepoint is not, instead of failing it for the user to resume from the savepoint",
-        "I3", "scenarios/swarm/stop-resume.scn", 10, NULL },
+        "I3", "scenarios/swarm/stop-resume.scn", 4, NULL },
     [PIPE_BUG_TM_CLEANUP_SHARED] = { PIPE_BUG_TM_CLEANUP_SHARED, "FLINK-25395",
         "an aborted incremental checkpoint deletes files a completed checkpoint still refers to",
         "the task's cleanup of an aborted snapshot (AsyncCheckpointRunnable.cleanup) discards every state handle it "
