@@ -25,25 +25,29 @@
  * of its own. The restart strategy and the failure count start anew.
  *
  * A stop (`flink stop`, without --drain: SavepointType.suspend, FLIP-34
- * as FLIP-147 reworked it in 1.14): the periodic scheduler stops and
- * what is pending is aborted; a synchronous savepoint is triggered, a
- * full snapshot no later one shares (NO_SHARING). A source stops reading
- * after its barrier (the savepoint is canonical, FLIP-203's default: a
- * task restored from it builds no increment on its files); a task that
- * took the savepoint finishes once it
- * completed (its notice commits the sinks' side effects: only
- * stop-with-savepoint's savepoints are notified, FLINK-25191), without
- * endInput (FLINK-21132). The savepoint is not in the completed-checkpoint
- * store (FLINK-25191); once every task finished the job is FINISHED, its
- * checkpoints discarded with it (discardOnJobFinished), and the user
- * resumes from the savepoint. If the savepoint is aborted, the tasks that
- * took it fail ("Stop-with-savepoint failed.", StreamTask): here the
- * coordinator fails the job over at once, which a lost abort notice
- * cannot delay, and the job runs on from its latest checkpoint; the user
- * tries the stop again. A failure after the savepoint completed ends the
- * job (FLINK-26783, 1.15: StopWithSavepointStoppingException, not
- * recoverable): the user resumes from the savepoint, whose side effects a
- * restore commits. A stop waits for the job to run with every task up.
+ * as FLIP-147 reworked it in 1.14): the periodic scheduler stops and what
+ * is pending is aborted; a synchronous savepoint is triggered, a full
+ * snapshot no later one shares (NO_SHARING; canonical, FLIP-203's
+ * default: a task restored from it builds no increment on its files). A
+ * source stops reading after its barrier; a task that took the savepoint
+ * finishes once it completed (its notice commits the sinks' side effects:
+ * only stop-with-savepoint's savepoints are notified, FLINK-25191),
+ * without endInput (FLINK-21132). The savepoint is not in the
+ * completed-checkpoint store (FLINK-25191); once every task finished the
+ * job is FINISHED, its checkpoints discarded with it
+ * (discardOnJobFinished), and the user resumes from the savepoint. With
+ * --drain (SavepointType.terminate) each source ends its input before
+ * the barrier, every task ends its input and takes the savepoint as its
+ * final checkpoint, and the job is over.
+ * If the savepoint is aborted, the tasks that took it fail
+ * ("Stop-with-savepoint failed.", StreamTask): here the coordinator fails
+ * the job over at once, which a lost abort notice cannot delay, and the
+ * job runs on from its latest checkpoint; the user tries the stop again.
+ * A failure after the savepoint completed ends the job (FLINK-26783,
+ * 1.15: StopWithSavepointStoppingException, not recoverable): the user
+ * resumes from the savepoint, whose restore commits its side effects (a
+ * drained one's sources end their input there). A stop waits for the job
+ * to run with every task up; a new JobManager forgets a stop in progress.
  *
  * The user is outside the JobManager (world.h, pipe_client): a new
  * JobManager after a crash learns the ended job and its resume from it. */
