@@ -169,7 +169,7 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "an aborted incremental checkpoint deletes files a completed checkpoint still refers to",
         "the task's cleanup of an aborted snapshot (AsyncCheckpointRunnable.cleanup) discards every state handle it "
         "names, the shared files of earlier checkpoints with its own",
-        "I5", "scenarios/swarm/durable-incremental-timeouts.scn", 1, NULL },
+        "I5", "scenarios/swarm/backpressure-at-least-once.scn", 1, NULL },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {
