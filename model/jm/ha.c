@@ -20,15 +20,21 @@
 
 static uint32_t tasks_of(const jm_side *jm) { return world_job(jm->w)->tasks_count; }
 
-void ha_entry_release(jm_side *jm, const ha_entry *e) {
+/* A reference (ref) to every live file the handles name, or one let go
+ * of: a deliberate bug may have deleted one, which stays named. */
+static void hold_files(jm_side *jm, const rt_chain *chains, const uint64_t *cs_files, bool ref) {
     store *st = &jm->w->files;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
-        for (uint32_t i = 0; i < e->chains[t].count; i++) {
-            if (store_alive(st, e->chains[t].files[i])) store_unref(st, e->chains[t].files[i]);
+        for (uint32_t i = 0; i <= chains[t].count; i++) {
+            uint64_t f = i < chains[t].count ? chains[t].files[i] : cs_files[t];
+            if (f == 0 || !store_alive(st, f)) continue;
+            if (ref) store_ref(st, f);
+            else store_unref(st, f);
         }
-        if (e->cs_files[t] != 0 && store_alive(st, e->cs_files[t])) store_unref(st, e->cs_files[t]);
     }
 }
+
+void ha_entry_release(jm_side *jm, const ha_entry *e) { hold_files(jm, e->chains, e->cs_files, false); }
 
 /* Entry i goes (its references too); the later ones move up. */
 static void remove_at(jm_side *jm, uint32_t i) {
@@ -47,16 +53,12 @@ void ha_put(jm_side *jm, const rt_slot *s) {
 }
 
 void ha_entry_fill(jm_side *jm, ha_entry *e, const rt_slot *s) {
-    store *st = &jm->w->files;
     e->ckpt = s->ckpt;
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         e->chains[t] = s->chains[t];              /* as the metadata names them: a file a deliberate */
         e->cs_files[t] = s->cs_files[t];          /* bug deleted stays named, and its restore fails */
-        for (uint32_t i = 0; i < s->chains[t].count; i++) {
-            if (store_alive(st, s->chains[t].files[i])) store_ref(st, s->chains[t].files[i]);
-        }
-        if (e->cs_files[t] != 0 && store_alive(st, e->cs_files[t])) store_ref(st, e->cs_files[t]);
     }
+    hold_files(jm, e->chains, e->cs_files, true);
     memcpy(e->offsets, s->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
     memcpy(e->splits, s->splits, jm->w->brk.partitions);
     memcpy(e->par, s->par, sizeof e->par);
@@ -94,11 +96,8 @@ rt_slot *ha_slot_from(jm_side *jm, const ha_entry *e) {
     for (uint32_t t = 0; t < tasks_of(jm); t++) {
         s->chains[t] = e->chains[t];
         s->cs_files[t] = e->cs_files[t];
-        for (uint32_t f = 0; f < e->chains[t].count; f++) {   /* a deliberate bug may have deleted one */
-            if (store_alive(&jm->w->files, e->chains[t].files[f])) store_ref(&jm->w->files, e->chains[t].files[f]);
-        }
-        if (e->cs_files[t] != 0 && store_alive(&jm->w->files, e->cs_files[t])) store_ref(&jm->w->files, e->cs_files[t]);
     }
+    hold_files(jm, s->chains, s->cs_files, true);
     memcpy(s->offsets, e->offsets, sizeof(uint64_t) * jm->w->brk.partitions);
     memcpy(s->splits, e->splits, jm->w->brk.partitions);
     memcpy(s->par, e->par, sizeof s->par);
