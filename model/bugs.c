@@ -170,6 +170,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "the task's cleanup of an aborted snapshot (AsyncCheckpointRunnable.cleanup) discards every state handle it "
         "names, the shared files of earlier checkpoints with its own",
         "I5", "scenarios/swarm/backpressure-at-least-once.scn", 1, NULL },
+    [PIPE_BUG_CLAIM_PRIVATE_DISCARDED] = { PIPE_BUG_CLAIM_PRIVATE_DISCARDED, "FLINK-25872",
+        "a job resumed with the changelog backend in CLAIM mode loses the savepoint its checkpoints build on",
+        "the restored savepoint's state is private, not registered as shared: subsumed, it is discarded although the "
+        "changelog checkpoints after it hold it as their materialized part",
+        "I5", "scenarios/swarm/stop-resume-changelog.scn", 1, NULL },
 };
 
 const pipe_bug_info *pipe_bug_info_of(pipe_bug b) {

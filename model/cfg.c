@@ -346,7 +346,11 @@ const char *pipe_stops_problem(const pipe_cfg *c, char *err, size_t n) {
     if (!c->ckpt.enabled) BAD("a resumed job starts from a savepoint or a retained checkpoint: it needs checkpoints on");
     if (c->state.backend != PIPE_BACKEND_DURABLE)
         BAD("a resumed job reads its snapshot from durable storage: it needs 'state backend durable'");
-    if (c->state.changelog) BAD("a stop or cancel with the changelog state backend is not modelled");
+    for (uint32_t i = 0; i < c->stops_count && c->state.changelog; i++) {
+        if (!c->stops[i].drain && c->stops[i].claim == PIPE_CLAIM_NO_CLAIM)   /* FLINK-40476's docs, FLINK-38307 */
+            BAD("the changelog state backend cannot take the full snapshot a NO_CLAIM resume forces (Flink fails its "
+                "first checkpoint): resume in claim or legacy mode");
+    }
     if (c->rescales_count > 0) BAD("a stop or cancel together with rescales is not modelled");
     for (uint32_t i = 0; i < c->stops_count; i++) {
         if (c->stops[i].how == PIPE_HALT_STOP && (c->ckpt.mode == PIPE_UNALIGNED || c->ckpt.alignment_timeout_ns > 0))

@@ -105,6 +105,8 @@ static const pipe_reach_info points[PIPE_REACH_COUNT] = {
     R(CHANGELOG_FAILED_UPLOAD, "changelog-failed-upload", "changelog: a checkpoint failed: an upload failed since the last materialization"),
     R(CHANGELOG_SEGMENTS_FULL, "changelog-segments-full", "changelog: absim's bound on segments reached: one segment from the boundary"),
     R(CHANGELOG_LONG_RESTORE, "changelog-long-restore", "changelog: absim's bound: a restored chain longer than half a chain's limit was materialized at once"),
+    R(CHANGELOG_SAVEPOINT, "changelog-savepoint", "changelog: a task's savepoint is the nested backend's canonical snapshot of its state, not the log"),
+    R(CHANGELOG_ON_SAVEPOINT, "changelog-on-savepoint", "changelog: a task restored a savepoint, which is its materialized part until the next materialization"),
     R(HALT_WAITS, "halt-waits", "a stop or cancel waited: no checkpoint to resume from yet, or the job was not ready"),
     R(JOB_CANCELLED, "job-cancelled", "the user cancelled the job; its retained checkpoints stay the user's"),
     R(JOB_RESUMED, "job-resumed", "the user submitted the job again from its savepoint or retained checkpoint"),

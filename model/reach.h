@@ -107,6 +107,8 @@ typedef enum pipe_reach {
     PIPE_REACH_CHANGELOG_FAILED_UPLOAD,    /* a persist refused: an earlier upload failed, no materialization since */
     PIPE_REACH_CHANGELOG_SEGMENTS_FULL,    /* absim's bound: one segment from the boundary */
     PIPE_REACH_CHANGELOG_LONG_RESTORE,     /* absim's bound: a long restored chain materialized at once */
+    PIPE_REACH_CHANGELOG_SAVEPOINT,        /* a savepoint of a changelog task: the nested backend's, canonical */
+    PIPE_REACH_CHANGELOG_ON_SAVEPOINT,     /* a changelog task restored a savepoint: its materialized part */
     /* stops, cancels and resumes (model/jm/stop.c) */
     PIPE_REACH_HALT_WAITS,            /* a stop or cancel waited: nothing to resume from yet, or the job not ready */
     PIPE_REACH_JOB_CANCELLED,         /* the user cancelled the job, its retained checkpoints kept */

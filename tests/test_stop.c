@@ -10,6 +10,10 @@
  *   there (testTriggerSavepointAndResumeWithLegacyMode); in NO_CLAIM mode
  *   the job's checkpoints do not depend on it
  *   (testTriggerSavepointAndResumeWithNoClaim);
+ * - ChangelogRestoreITCase (testSwitchFromDisablingToEnablingInClaimMode,
+ *   FLINK-25872): a changelog job restores a non-changelog snapshot (here
+ *   a savepoint, the nested backend's) in CLAIM mode, checkpoints on it,
+ *   and restores its latest checkpoint after the snapshot was subsumed;
  * - CheckpointRequestDecider and CheckpointFailureManager for the
  *   savepoint request (tests/test_ckrules.c holds the periodic ones). */
 #include "harness.h"
@@ -43,6 +47,7 @@ typedef struct seen {
     uint64_t  files[64];
     uint32_t  files_count;
     uint32_t  first_chain[8];         /* by task */
+    uint64_t  first_file[8];          /* by task: the first file of that chain */
 } seen;
 
 static void watch(void *ctx, const pipe_event *e) {
@@ -60,6 +65,8 @@ static void watch(void *ctx, const pipe_event *e) {
         w->first_after = e->ckpt;
         for (uint32_t t = 0; t < pipe_job(w->p)->tasks_count && t < 8; t++) {
             w->first_chain[t] = pipe_ckpt_task_files(w->p, e->ckpt, t);
+            uint64_t ids[16];
+            if (pipe_ckpt_task_file_ids(w->p, e->ckpt, t, ids, 16) > 0) w->first_file[t] = ids[0];
         }
     }
 }
@@ -207,6 +214,69 @@ static void test_the_restore_mode_rules_catch_what_breaks_them(void **state) {
     assert_non_null(strstr(first_of(&r.report, CHECK_I5)->what, "the first to complete after the NO_CLAIM restore"));
 }
 
+/* The changelog backend under STOP_JOB's job: materializations rare
+ * enough that the resumed job's checkpoints all build on the savepoint. */
+#define CLOG_JOB "seed 1\nmachines 2\nchannels buffer-timeout 1ms\n" \
+    "broker partitions 2 records 4000 keys 200\n" \
+    "vertex source source parallelism 2 rate 50000/s\nvertex agg keyed-aggregate parallelism 2\n" \
+    "vertex out sink parallelism 1 output two-phase-commit\n" \
+    "edge source -> agg hash\nedge agg -> out rebalance\n" \
+    "checkpoint mode aligned interval 2ms retained 1\n" \
+    "state backend durable changelog materialize-interval 500ms\n"
+
+static bool among(const seen *w, uint64_t f) {
+    for (uint32_t i = 0; i < w->files_count; i++) {
+        if (w->files[i] == f) return true;
+    }
+    return false;
+}
+
+static void crash_agg(pipeline *p, void *ctx) {
+    setup(p, ctx);
+    fault_spec f = { .kind = FAULT_ACTOR_CRASH, .at_ns = 70 * SIM_NS_PER_MS, .duration_ns = SIM_NS_PER_MS,
+                     .target = pipe_task_actor(p, 2) };
+    (void)fault_add(pipe_sim(p), &f);
+}
+
+/* testSwitchFromDisablingToEnablingInClaimMode: the resumed changelog
+ * job's first checkpoint is the savepoint's file plus a log segment;
+ * a failover long after the savepoint was subsumed (retained 1) restores
+ * that chain whole, and the job ends exactly once; the savepoint's files
+ * outlive its subsumption while a checkpoint uses them. With the deliberate bug
+ * FLINK-25872 the subsumed savepoint takes its file with it. */
+static void test_a_changelog_job_resumed_in_claim_mode_builds_its_log_on_the_savepoint_and_keeps_it(void **state) {
+    (void)state;
+    seen w = { .p = NULL };
+    parse_ok(CLOG_JOB "fault at 20ms stop job resume after 2ms claim\n");
+    checked_run r = run_checked_around(&s_.cfg, crash_agg, after, &w);
+    assert_clean(&r);
+    assert_true(r.reach[PIPE_REACH_CHANGELOG_SAVEPOINT] > 0 && r.reach[PIPE_REACH_CHANGELOG_ON_SAVEPOINT] > 0);
+    assert_true(r.reach[PIPE_REACH_RESTORE_CHAIN] > 0 && r.stats.restore_failures == 0);   /* the failover read it */
+    for (uint32_t t = 2; t < 4; t++) {            /* agg[0], agg[1] */
+        assert_true(w.first_chain[t] >= 2);
+        assert_true(among(&w, w.first_file[t]));
+    }
+    assert_true(w.files_count > 0);               /* subsumed long since, the files stay: the last checkpoint */
+    assert_int_equal(alive_at_end, w.files_count);   /* still builds on them (no materialization since) */
+    parse_ok(CLOG_JOB "fault at 20ms stop job resume after 2ms claim\n");
+    s_.cfg.bug = PIPE_BUG_CLAIM_PRIVATE_DISCARDED;
+    w = (seen){ .p = NULL };
+    r = run_checked_around(&s_.cfg, crash_agg, after, &w);
+    assert_non_null(first_of(&r.report, CHECK_I5));
+    assert_non_null(strstr(first_of(&r.report, CHECK_I5)->what, "deleted"));
+}
+
+/* A NO_CLAIM resume forces a full snapshot, which the changelog backend
+ * cannot take (FLINK-38307; the docs since FLINK-40476): refused. */
+static void test_a_no_claim_resume_with_the_changelog_backend_is_refused(void **state) {
+    (void)state;
+    parse_ok(CLOG_JOB "fault at 20ms stop job resume after 2ms claim\n");
+    s_.cfg.stops[0].claim = PIPE_CLAIM_NO_CLAIM;
+    char err[256];
+    assert_non_null(pipe_stops_problem(&s_.cfg, err, sizeof err));
+    assert_non_null(strstr(err, "claim or legacy"));
+}
+
 /* CheckpointRequestDecider: a savepoint is no periodic request, so no
  * minimum pause holds it; CheckpointFailureManager counts no savepoint's
  * failure, and a savepoint's completion resets the count. */
@@ -248,6 +318,8 @@ int main(void) {
         cmocka_unit_test(test_a_failover_before_the_first_checkpoint_after_no_claim_forces_a_full_one_again),
         cmocka_unit_test(test_the_restore_mode_rules_catch_what_breaks_them),
         cmocka_unit_test(test_a_savepoint_request_ignores_the_pause_and_its_failure_is_not_counted),
+        cmocka_unit_test(test_a_changelog_job_resumed_in_claim_mode_builds_its_log_on_the_savepoint_and_keeps_it),
+        cmocka_unit_test(test_a_no_claim_resume_with_the_changelog_backend_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

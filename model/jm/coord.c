@@ -164,6 +164,23 @@ static void discard_all(jm_side *jm, rt_slot *s) {
     }
 }
 
+/* The deliberate bug FLINK-25872 (fixed in 1.16): a savepoint restored
+ * in CLAIM mode with the changelog backend is the materialized part of
+ * the checkpoints after it (ChangelogKeyedStateBackend.completeRestore),
+ * but its state was registered as private, not shared: subsumed, it is
+ * discarded outright, while they still refer to it. Pinned (LEGACY)
+ * files are the user's and stay. */
+static void discard_private(jm_side *jm, rt_slot *s) {
+    if (!s->canonical || !jm->w->cfg.state.changelog) return;
+    for (uint32_t t = 0; t < world_job(jm->w)->tasks_count; t++) {
+        const rt_chain *c = &s->chains[t];
+        for (uint32_t i = 0; i < c->count; i++) {
+            uint64_t f = c->files[i];
+            while (store_alive(&jm->w->files, f) && !store_pinned(&jm->w->files, f)) store_unref(&jm->w->files, f);
+        }
+    }
+}
+
 /* The deliberate bug FLINK-7783: the new coordinator reads the store
  * while it fails (a transient error a correct recovery retries through)
  * and removes the checkpoints it "could not read", every retained one
@@ -421,6 +438,7 @@ void coord_retain(jm_side *jm, uint32_t idx) {
     rt_coord *co = coord_of(jm);
     if (co->completed_count == jm->w->cfg.ckpt.retained) {      /* drop the oldest retained */
         if (jm->w->cfg.bug == PIPE_BUG_SHARED_DELETE) drop_buggy(jm, &jm->slots[co->completed_order[0]]);
+        if (jm->w->cfg.bug == PIPE_BUG_CLAIM_PRIVATE_DISCARDED) discard_private(jm, &jm->slots[co->completed_order[0]]);
         ha_remove(jm, jm->slots[co->completed_order[0]].ckpt);
         coord_free_slot(jm, &jm->slots[co->completed_order[0]]);
         memmove(co->completed_order, co->completed_order + 1, sizeof(uint64_t) * --co->completed_count);

@@ -411,6 +411,19 @@ static bool incremental(const tm_side *tm, const rt_task *t, uint64_t ckpt) {
            t->base.count <= tm->w->cfg.state.full_every;
 }
 
+/* A stop's savepoint. With the changelog backend it is the nested
+ * backend's canonical snapshot of the whole state, not the log
+ * (ChangelogKeyedStateBackend.savepoint() delegates), so it neither
+ * closes a segment nor uploads one. */
+static bool savepoint_of(const rt_task *t, uint64_t ckpt) {
+    return task_type_of(t, ckpt) >= PROTO_CK_SUSPEND;
+}
+
+/* With the changelog backend only the log's tail, unless a savepoint. */
+static bool logged(const rt_task *t, const rt_snap *sn) {
+    return t->clog != NULL && !savepoint_of(t, sn->ckpt);
+}
+
 static uint64_t keyed_entries(const tm_side *tm, const rt_task *t, const rt_snap *sn) {
     bool incr = incremental(tm, t, sn->ckpt);
     uint64_t n = 0;
@@ -485,7 +498,8 @@ static uint64_t registered_as(const tm_side *tm, const rt_task *t, uint64_t ckpt
  * time), the changelog's materialized part and segments, or keyed state
  * full or incremental. 0: the store is full. */
 static uint64_t write_chain(tm_side *tm, rt_task *t, rt_snap *sn, rt_chain *c) {
-    if (t->clog != NULL) return clog_upload(tm, t, sn, c);
+    if (logged(t, sn)) return clog_upload(tm, t, sn, c);
+    if (t->clog != NULL) REACHED(tm->w, CHANGELOG_SAVEPOINT);
     bool cmt = t->v->kind == JOB_COMMITTER;
     bool incr = !cmt && incremental(tm, t, sn->ckpt) && tm->w->cfg.bug != PIPE_BUG_NO_COW;
     if (!cmt) reach_kind(tm, t, incr);
@@ -658,7 +672,7 @@ void snap_trigger(tm_side *tm, rt_task *t, uint64_t ckpt, bool unaligned_gate) {
  * after its barrier (and the task finishes once it completes); a source
  * records its positions, a sink pre-commits, keyed state marks a version. */
 static void sync_part(tm_side *tm, rt_task *t, rt_snap *sn, uint64_t ckpt) {
-    if (task_type_of(t, ckpt) == PROTO_CK_SUSPEND || task_type_of(t, ckpt) == PROTO_CK_TERMINATE) {
+    if (savepoint_of(t, ckpt)) {
         t->stop_ckpt = ckpt;
         REACHED(tm->w, STOP_SAVEPOINT_TAKEN);
     }
@@ -669,7 +683,7 @@ static void sync_part(tm_side *tm, rt_task *t, rt_snap *sn, uint64_t ckpt) {
     }
     if (t->v->kind == JOB_SINK) sinktx_precommit(tm, t, ckpt);
     if (t->stateful) sn->ksnap = kstate_snap_begin(&t->state);
-    if (t->clog != NULL) clog_trigger(tm, t, sn);  /* its segment: the log since the last upload */
+    if (logged(t, sn)) clog_trigger(tm, t, sn);    /* its segment: the log since the last upload */
     if (t->v->kind == JOB_COMMITTER) sinkv2_snapshot(tm, t, (uint32_t)(sn - t->snaps));
     sn->syncing = true;
     t->syncing++;
@@ -699,7 +713,7 @@ bool snap_sync_done(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->syncing > 0);
     tm_note(tm, PIPE_EV_SNAPSHOT_SYNC, t, sn->ckpt);
     sn->async_start_ns = tm->w->run->now_ns;
-    if (t->clog != NULL) {                        /* only the log's tail */
+    if (logged(t, sn)) {                          /* only the log's tail */
         write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + clog_entries(tm, t, sn) * STATE_ENTRY_BYTES);
     } else if (t->stateful) {
         write_part(tm, t, sn, PIPE_WRITE_KEYED, 64 + keyed_entries(tm, t, sn) * STATE_ENTRY_BYTES);
@@ -726,7 +740,7 @@ bool snap_io_done(tm_side *tm, rt_task *t, uint64_t tag, bool ok) {
     if (what != IO_KEYED) sn->cs_writing = false;
     if (!ok) {
         sn->failed = true;
-        if (what == IO_KEYED && t->clog != NULL) clog_upload_failed(t, sn);
+        if (what == IO_KEYED && logged(t, sn)) clog_upload_failed(t, sn);
     } else if (what == IO_KEYED) {
         materialize(tm, t, sn);
     } else if (!sn->cs_overflow && !materialize_cs(tm, t, sn)) {
@@ -962,6 +976,7 @@ static bool restore_keyed(tm_side *tm, rt_task *t, const msg_deploy *d) {
     /* Restored entries are version 1; new writes must come after. */
     kstate_snap_end(&t->state, kstate_snap_begin(&t->state));
     t->base.version = kstate_version(&t->state) - 1;
+    if (t->clog != NULL && ok && d->canonical && d->chain.count > 0) REACHED(tm->w, CHANGELOG_ON_SAVEPOINT);
     if (t->clog != NULL) clog_restored(tm, t, ok ? &d->chain : &(rt_chain){ .count = 0 });
     return ok;
 }
