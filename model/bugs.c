@@ -170,6 +170,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "the task's cleanup of an aborted snapshot (AsyncCheckpointRunnable.cleanup) discards every state handle it "
         "names, the shared files of earlier checkpoints with its own",
         "I5", "scenarios/swarm/backpressure-at-least-once.scn", 1, NULL },
+    [PIPE_BUG_GLOBAL_ON_NOTICE] = { PIPE_BUG_GLOBAL_ON_NOTICE, "FLINK-24530",
+        "a Sink V2 job with a global committer loses the committables of its last checkpoints",
+        "the global committer behind committers commits on its own completion notices (commitOnInput false), but "
+        "the committers send a checkpoint's committables after theirs: what arrives after its last notice stays",
+        "I4", "scenarios/swarm/sink-v2-global.scn", 1, NULL },
     [PIPE_BUG_CLAIM_PRIVATE_DISCARDED] = { PIPE_BUG_CLAIM_PRIVATE_DISCARDED, "FLINK-25872",
         "a job resumed with the changelog backend in CLAIM mode loses the savepoint its checkpoints build on",
         "the restored savepoint's state is private, not registered as shared: subsumed, it is discarded although the "

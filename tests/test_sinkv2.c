@@ -290,6 +290,25 @@ static void test_merging_upstream_subtasks_makes_a_global_commit_partial(void **
     assert_true(w.partial > 0);
 }
 
+/* GlobalCommitterOperatorTest.testWaitForCommittablesOfLatestCheckpointBeforeCommitting
+ * (Flink 2.0): with commitOnInput the second committable of a checkpoint
+ * whose notice came while it was incomplete is committed on arrival;
+ * without it, only at the next notice. Behind committers, which send a
+ * checkpoint's committables after their own notice, the mode without it
+ * (the deliberate bug FLINK-24530) never commits what arrives after the
+ * global committer's last notice: the job ends with records lost. */
+static void test_a_global_committer_behind_committers_must_commit_on_input_not_on_its_notice(void **state) {
+    (void)state;
+    pipe_cfg c = job_global(5);
+    c.bug = PIPE_BUG_GLOBAL_ON_NOTICE;
+    pipe_output_diff out;
+    global_watch w = run_global(&c, 0, &out);
+    assert_true(w.commits > 0);
+    assert_int_equal(w.partial, 0);               /* complete checkpoints only, as Flink's notice mode */
+    assert_true(out.lost > 0);
+    assert_int_equal(out.duplicated, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_committer_commits_announced_committables_on_the_notice_of_their_checkpoint_or_later),
@@ -299,6 +318,7 @@ int main(void) {
         cmocka_unit_test(test_committables_kept_at_end_of_input_lose_the_last_transaction),
         cmocka_unit_test(test_a_global_committer_commits_a_checkpoint_once_every_upstream_subtask_sent_it),
         cmocka_unit_test(test_merging_upstream_subtasks_makes_a_global_commit_partial),
+        cmocka_unit_test(test_a_global_committer_behind_committers_must_commit_on_input_not_on_its_notice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

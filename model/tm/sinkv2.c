@@ -149,6 +149,17 @@ static bool merges(const tm_side *tm, const rt_task *t) {
     return t->v->global && tm->w->cfg.bug == PIPE_BUG_MERGED_SUBTASKS;
 }
 
+/* The deliberate bug FLINK-24530 (reported for 1.14's GlobalCommitter):
+ * the global committer behind committers commits on its own completion
+ * notices (GlobalCommitterOperator with commitOnInput false, the mode for
+ * one right behind writers), the checkpoints complete by then, instead of
+ * on input (commitOnInput, FLINK-36379: 1.20.1 and 2.0). The committers
+ * send a checkpoint's committables only after their own notice, so what
+ * arrives after the global committer's last notice is never committed. */
+static bool on_notice(const tm_side *tm, const rt_task *t) {
+    return t->v->global && tm->w->cfg.bug == PIPE_BUG_GLOBAL_ON_NOTICE;
+}
+
 static bool add_summary(tm_side *tm, rt_task *t, const model_rec *r, uint32_t sub) {
     uint64_t ckpt = r->key;
     uint32_t subtasks = (uint32_t)r->event_time_ns;
@@ -190,7 +201,7 @@ void sinkv2_receive(tm_side *tm, rt_task *t, const model_rec *r) {
     }
     /* GlobalCommitterOperator behind committers commits on input, up to
      * the newest checkpoint it heard of (commitOnInput). */
-    if (t->v->global) {
+    if (t->v->global && !on_notice(tm, t)) {
         if (r->key > t->cmt_upto) t->cmt_upto = r->key;
         (void)commit_global(tm, t, t->cmt_upto, PIPE_TXN_NOTICE);
     }
@@ -295,12 +306,13 @@ static bool commit_global(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why w
  * complete now. */
 void sinkv2_upstream_ended(tm_side *tm, rt_task *t) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER && t->v->global);
-    (void)commit_global(tm, t, t->cmt_upto, PIPE_TXN_NOTICE);
+    if (!on_notice(tm, t)) (void)commit_global(tm, t, t->cmt_upto, PIPE_TXN_NOTICE);
 }
 
 void sinkv2_notified(tm_side *tm, rt_task *t, uint64_t ckpt) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER);
     if (!t->v->global) (void)commit_upto(tm, t, ckpt, PIPE_TXN_NOTICE);   /* a global one commits on input */
+    if (on_notice(tm, t)) (void)commit_global(tm, t, ckpt, PIPE_TXN_NOTICE);   /* the deliberate bug */
 }
 
 /* Checkpointing off: there is no final checkpoint, so CommitterOperator's
