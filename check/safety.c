@@ -26,6 +26,10 @@
  *   only what its list subsumes, so such a checkpoint stays there); a new
  *   coordinator (durable backend) retains the newest `retained` of it;
  * - a two-phase-commit sink commits only up to a completed checkpoint;
+ * - no Sink V2 committer throws on what arrived: Flink's committers check
+ *   that a batch is complete when committed, that a summary comes once
+ *   and a committable after its summary (IllegalStateException), checks
+ *   only a protocol fault trips;
  * - the last checkpoints' trigger times: an alignment timeout fires at a
  *   task only once its checkpoint is that old, and one at its inputs
  *   makes it trigger the checkpoint unaligned in that step. */
@@ -521,6 +525,14 @@ static void on_abort(safety *s, const pipe_event *e) {
 /* The attempt's pending checkpoints die with it; a new coordinator keeps
  * the retained ones only with the durable backend. */
 static void on_attempt_lost(safety *s, const pipe_event *e) {
+    if (e->kind == PIPE_EV_JOB_FAILED && e->cause == PIPE_FAIL_THREW && e->culprit != PIPE_NO_TASK) {
+        char who[48];
+        check_where w = CHECK_AT(e->at_ns);
+        w.task = e->culprit;
+        check_fail(s->c, CHECK_I5, w,
+                   "%s threw on the committables that arrived: Flink's committer checks (a complete batch, one "
+                   "summary, no committable of an unknown subtask) failed", check_task_name(s->c, e->culprit, who, sizeof who));
+    }
     memset(s->pending, 0, sizeof s->pending);
     if (e->kind != PIPE_EV_COORD_FAILOVER) return;
     if (s->c->cfg->state.backend == PIPE_BACKEND_MEMORY) s->retained_count = s->stored_count = 0;

@@ -267,6 +267,9 @@ static void on_failed(narrator *n, const pipe_event *e) {
     case PIPE_FAIL_STOP:
         snprintf(what, sizeof what, "aborted the stop's savepoint: the tasks that took it fail (\"Stop-with-savepoint failed.\")");
         break;
+    case PIPE_FAIL_THREW:
+        snprintf(what, sizeof what, "hears that %s threw on the committables that arrived (a check of Flink's failed)", culprit);
+        break;
     case PIPE_FAIL_HEARTBEAT:
         snprintf(what, sizeof what, "heard no heartbeat from %s's TaskManager within the timeout: it is lost", culprit);
         break;

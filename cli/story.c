@@ -663,6 +663,9 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
     case PIPE_FAIL_STOP:
         fprintf(out, "the stop's savepoint was aborted, and its tasks fail (\"Stop-with-savepoint failed.\")");
         break;
+    case PIPE_FAIL_THREW:
+        fprintf(out, "%s threw on the committables that arrived: a check of Flink's committer failed", x->culprit);
+        break;
     case PIPE_FAIL_EVENT_LOST:
         fprintf(out, "%s never acknowledged the splits assigned to it: the assignment is taken as lost", x->culprit);
         break;

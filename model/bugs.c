@@ -170,6 +170,11 @@ static const pipe_bug_info bugs[PIPE_BUG_COUNT] = {
         "the task's cleanup of an aborted snapshot (AsyncCheckpointRunnable.cleanup) discards every state handle it "
         "names, the shared files of earlier checkpoints with its own",
         "I5", "scenarios/swarm/backpressure-at-least-once.scn", 1, NULL },
+    [PIPE_BUG_RESTORED_CKPT_ONE] = { PIPE_BUG_RESTORED_CKPT_ONE, "FLINK-29512",
+        "a committer restored with committables fails the global committer behind it (\"Unknown subtask\")",
+        "the restored collector's per-subtask managers start at checkpoint 1 while their checkpoint's holder has "
+        "the right id: the committables go on under checkpoint 1 behind a summary of the right one",
+        "I5", "scenarios/swarm/sink-v2-global.scn", 11, NULL },
     [PIPE_BUG_GLOBAL_ON_NOTICE] = { PIPE_BUG_GLOBAL_ON_NOTICE, "FLINK-24530",
         "a Sink V2 job with a global committer loses the committables of its last checkpoints",
         "the global committer behind committers commits on its own completion notices (commitOnInput false), but "

@@ -59,6 +59,7 @@ typedef enum pipe_bug {
     PIPE_BUG_NO_CLAIM_SHARES,         /* the first checkpoint after a NO_CLAIM restore builds on the restored files */
     PIPE_BUG_STOP_FAILS_OVER,         /* FLINK-26783: a failure after a stop's savepoint restarts from the latest checkpoint */
     PIPE_BUG_TM_CLEANUP_SHARED,       /* FLINK-25395: a task's cleanup of an aborted snapshot discards the shared files too */
+    PIPE_BUG_RESTORED_CKPT_ONE,       /* FLINK-29512: a restored committer sends its committables under checkpoint 1 */
     PIPE_BUG_GLOBAL_ON_NOTICE,        /* FLINK-24530: the global committer commits on its notice what arrived, complete or not */
     PIPE_BUG_CLAIM_PRIVATE_DISCARDED, /* FLINK-25872: a claimed savepoint's files go when it is subsumed, though changelog checkpoints use them */
     PIPE_BUG_COUNT

@@ -100,6 +100,9 @@ typedef enum pipe_fail_cause {
     PIPE_FAIL_EVENT_LOST = 6,         /* `culprit`, a source, never acknowledged the splits assigned to it
                                          (5 was an ambiguous store write: since FLINK-22494 a checkpoint failure) */
     PIPE_FAIL_STOP,                   /* a stop's savepoint was aborted: its tasks fail ("Stop-with-savepoint failed.") */
+    PIPE_FAIL_THREW,                  /* `culprit`, a Sink V2 committer, threw on what arrived (Flink's
+                                         IllegalStateException checks: an incomplete batch, a duplicate
+                                         summary, an unknown subtask); never in a correct run (I5) */
 } pipe_fail_cause;
 
 /* What the coordinator made of an acknowledgement or a decline

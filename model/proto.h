@@ -35,7 +35,7 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_DECLINE,                     /* task -> coord: a = ckpt, b = epoch << 32 | task; msg_decline */
     MSG_COMPLETE,                    /* coord -> task: a = ckpt, b = epoch */
     MSG_ABORTED,
-    MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task */
+    MSG_FAILED,                      /* task -> coord: b = epoch << 32 | task; a = MSG_FAILED_THREW or 0 */
     MSG_FINISHED,                    /* task -> coord: a = last checkpoint it triggered or declined,
                                         b = epoch << 32 | task */
     MSG_PRIORITY,                    /* unaligned barrier, ahead of queued data: a = attempt << 32 | channel,
@@ -51,6 +51,10 @@ enum {                               /* sim_msg.type of the model's messages */
     MSG_ASSIGN,                      /* coord (split enumerator) -> source: b = epoch; msg_assign */
     MSG_ASSIGN_ACK,                  /* source -> coord: it has them; b = epoch << 32 | task */
 };
+
+/* MSG_FAILED's `a`: a check of Flink's threw (a Sink V2 committer's), as
+ * opposed to a lost connection or a full transaction log. */
+#define MSG_FAILED_THREW 1u
 
 /* A coordinator command's word (b of DEPLOY, CANCEL, ASSIGN, TRIGGER,
  * COMPLETE, ABORTED, HEARTBEAT): the attempt, and the generation of

@@ -50,7 +50,9 @@ typedef struct pipe_stats {
     uint64_t    overwrites;            /* idempotent upserts of a record visible already */
     sim_time_ns latency_ns_sum, latency_ns_max;   /* event-time latency when records became visible (first time) */
     uint64_t    txn_overflows;         /* a sink's transaction log was full: it failed */
-    uint64_t    committer_failures;    /* Sink V2: a committer failed on what arrived (an incomplete batch, a duplicate) */
+    uint64_t    committer_failures;    /* Sink V2: a committer failed on what arrived (an incomplete batch, a duplicate),
+                                          or its collector was full */
+    uint64_t    committer_refusals;    /* of those, Flink's own checks (IllegalStateException): never in a correct run */
     uint64_t    materializations;      /* changelog: materializations that became the materialized part */
     /* coordinator */
     uint64_t    failovers;

@@ -439,6 +439,7 @@ const char *rpt_fail_cause_name(pipe_fail_cause c) {
     case PIPE_FAIL_HEARTBEAT:   return "heartbeat-timeout";
     case PIPE_FAIL_EVENT_LOST:  return "assignment-lost";
     case PIPE_FAIL_STOP:        return "stop-savepoint-aborted";
+    case PIPE_FAIL_THREW:       return "committer-threw";
     }
     return "?";
 }

@@ -309,6 +309,38 @@ static void test_a_global_committer_behind_committers_must_commit_on_input_not_o
     assert_int_equal(out.duplicated, 0);
 }
 
+static void watch_global(pipeline *p, void *ctx) {
+    global_watch *w = ctx;
+    w->p = p;
+    pipe_observe(p, on_global, w);
+}
+
+/* CommitterOperatorTest.testStateRestore as FLINK-29512 adapted it: the
+ * committables a restored committer emits align with the summary it
+ * emits (CommittableCollectorSerializerTest: the restored managers take
+ * the persisted checkpoint id). Here the committers crash as checkpoint 3
+ * completes and restore batches they had not sent on: the global
+ * committer takes them, throws on nothing, and the output is exact. With
+ * the deliberate bug the committables go under checkpoint 1 and the global
+ * committer throws ("Unknown subtask"), which I5 reports. */
+static void test_a_restored_committer_sends_its_committables_under_their_own_checkpoint(void **state) {
+    (void)state;
+    pipe_cfg c = job_global(5);
+    global_watch w = { .crash_at_completion = 3 };
+    checked_run r = run_checked_with(&c, watch_global, &w);
+    assert_true(w.crashed);
+    assert_true(r.reach[PIPE_REACH_COMMITTER_RESTORED] > 0);
+    assert_int_equal(r.status, PIPE_FINISHED);
+    assert_int_equal(r.report.kept_count, 0);
+    assert_int_equal(r.stats.committer_refusals, 0);
+    c.bug = PIPE_BUG_RESTORED_CKPT_ONE;
+    w = (global_watch){ .crash_at_completion = 3 };
+    r = run_checked_with(&c, watch_global, &w);
+    assert_true(r.stats.committer_refusals > 0);
+    assert_non_null(first_of(&r.report, CHECK_I5));
+    assert_non_null(strstr(first_of(&r.report, CHECK_I5)->what, "threw on the committables"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_committer_commits_announced_committables_on_the_notice_of_their_checkpoint_or_later),
@@ -319,6 +351,7 @@ int main(void) {
         cmocka_unit_test(test_a_global_committer_commits_a_checkpoint_once_every_upstream_subtask_sent_it),
         cmocka_unit_test(test_merging_upstream_subtasks_makes_a_global_commit_partial),
         cmocka_unit_test(test_a_global_committer_behind_committers_must_commit_on_input_not_on_its_notice),
+        cmocka_unit_test(test_a_restored_committer_sends_its_committables_under_their_own_checkpoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

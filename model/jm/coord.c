@@ -810,7 +810,7 @@ static void on_msg(jm_side *jm, const sim_msg *m, const void *payload) {
         break;
     case MSG_FAILED:
         co->report_epoch = epoch;
-        deploy_job_fail(jm, PIPE_FAIL_REPORTED, task);
+        deploy_job_fail(jm, m->a == MSG_FAILED_THREW ? PIPE_FAIL_THREW : PIPE_FAIL_REPORTED, task);
         break;
     case MSG_FINISHED:
         if (co->finished[task]) break;

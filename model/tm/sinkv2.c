@@ -126,6 +126,14 @@ static void drop(rt_task *t, rt_cmt *e) {
 /* What Flink's committers throw on: the task fails. */
 static void refuse(tm_side *tm, rt_task *t) {
     tm->w->stats.committer_failures++;
+    tm->w->stats.committer_refusals++;
+    if (!t->failure_reported) t->failure_thrown = true;
+    task_fail(tm, t);
+}
+
+/* absim's bound on the collector: the task fails, no check of Flink's. */
+static void overflow(tm_side *tm, rt_task *t) {
+    tm->w->stats.committer_failures++;
     task_fail(tm, t);
 }
 
@@ -160,7 +168,9 @@ static bool on_notice(const tm_side *tm, const rt_task *t) {
     return t->v->global && tm->w->cfg.bug == PIPE_BUG_GLOBAL_ON_NOTICE;
 }
 
-static bool add_summary(tm_side *tm, rt_task *t, const model_rec *r, uint32_t sub) {
+typedef enum { ADDED, DUPLICATE, FULL } added;
+
+static added add_summary(tm_side *tm, rt_task *t, const model_rec *r, uint32_t sub) {
     uint64_t ckpt = r->key;
     uint32_t subtasks = (uint32_t)r->event_time_ns;
     if (merges(tm, t)) sub = 0, subtasks = 1;
@@ -168,15 +178,15 @@ static bool add_summary(tm_side *tm, rt_task *t, const model_rec *r, uint32_t su
     note_committables(tm, t, ckpt, (uint32_t)r->value, true);
     if (e != NULL && merges(tm, t)) {
         e->expected = (uint8_t)(e->expected + r->value);
-        return true;
+        return ADDED;
     }
-    if (e != NULL) return false;                  /* "Received duplicate committable summary" (FLINK-25920's check) */
+    if (e != NULL) return DUPLICATE;              /* "Received duplicate committable summary" (FLINK-25920's check) */
     /* Nothing to commit and nobody downstream to tell: complete on arrival. */
-    if (r->value == 0 && !downstream(t) && !t->v->global) return true;
-    if (t->cmt_count == t->cmt_cap) return false;
+    if (r->value == 0 && !downstream(t) && !t->v->global) return ADDED;
+    if (t->cmt_count == t->cmt_cap) return FULL;
     t->cmt[t->cmt_count++] = (rt_cmt){ .ckpt = ckpt, .subtask = (uint16_t)sub, .subtasks = (uint16_t)subtasks,
                                        .expected = (uint8_t)r->value };
-    return true;
+    return ADDED;
 }
 
 static bool commit_global(tm_side *tm, rt_task *t, uint64_t upto, pipe_txn_why why);
@@ -185,7 +195,12 @@ void sinkv2_receive(tm_side *tm, rt_task *t, const model_rec *r) {
     SIM_ASSERT(t->v->kind == JOB_COMMITTER && cmt_is_rec(r->id));
     uint32_t sub = (uint32_t)(r->id & 0xffffu);
     if (r->id & CMT_SUMMARY_BIT) {
-        if (!add_summary(tm, t, r, sub)) refuse(tm, t);
+        added a = add_summary(tm, t, r, sub);
+        if (a != ADDED) {
+            if (a == DUPLICATE) refuse(tm, t);
+            else overflow(tm, t);
+            return;
+        }
     } else {
         rt_cmt *e = find(t, r->key, merges(tm, t) ? 0 : sub);
         if (e == NULL || e->received >= e->expected) {   /* "Unknown subtask", "Already received all committables" */
@@ -340,8 +355,14 @@ void sinkv2_drain(tm_side *tm, rt_task *t) {
     model_rec summary = { .id = CMT_REC_BIT | CMT_SUMMARY_BIT | sub, .key = e->ckpt, .value = e->txns_count,
                           .event_time_ns = (sim_time_ns)subtasks_of(t) };
     task_emit(tm, t, &summary);
+    /* The deliberate bug FLINK-29512 (Flink 1.15's Sink V2, fixed in
+     * October 2022): the restored collector's per-subtask managers start
+     * at checkpoint 1 while their checkpoint's holder has the right one;
+     * the committables go out under 1 behind a summary of the right
+     * checkpoint, and the global committer throws ("Unknown subtask"). */
+    uint64_t of = e->restored && tm->w->cfg.bug == PIPE_BUG_RESTORED_CKPT_ONE ? 1 : e->ckpt;
     for (uint32_t i = 0; i < e->txns_count; i++) {
-        model_rec c = { .id = CMT_REC_BIT | sub, .key = e->ckpt, .value = e->txn_of[i] };
+        model_rec c = { .id = CMT_REC_BIT | sub, .key = of, .value = e->txn_of[i] };
         task_emit(tm, t, &c);
     }
     note_committables(tm, t, e->ckpt, e->txns_count, false);
@@ -397,7 +418,7 @@ bool sinkv2_restore(tm_side *tm, rt_task *t, const msg_deploy *d) {
         rt_cmt *x = &t->cmt[t->cmt_count++];
         *x = (rt_cmt){ .ckpt = e.key, .subtask = (uint16_t)w, .subtasks = (uint16_t)(w >> 16),
                        .expected = (uint8_t)(w >> 32), .received = (uint8_t)(w >> 40), .committed = (w >> 48) & 1,
-                       .txns_count = (uint8_t)((w >> 49) & 0xf) };
+                       .txns_count = (uint8_t)((w >> 49) & 0xf), .restored = true };
         for (uint32_t k = 0; k < x->txns_count; k++) x->txn_of[k] = (uint16_t)(e.agg.fingerprint >> (16 * k));
     }
     return true;

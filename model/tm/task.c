@@ -92,7 +92,7 @@ void task_decline(tm_side *tm, rt_task *t, uint64_t ckpt, uint32_t why) {
 void task_fail(tm_side *tm, rt_task *t) {
     if (t->failure_reported) return;
     t->failure_reported = true;
-    task_rpc(tm, t, MSG_FAILED, 0);
+    task_rpc(tm, t, MSG_FAILED, t->failure_thrown ? MSG_FAILED_THREW : 0);
     /* The report is an RPC and may be lost: repeat it until the task is
      * cancelled (Flink retries updateTaskExecutionState the same way). */
     task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
@@ -1126,7 +1126,7 @@ static void clear(tm_side *tm, rt_task *t, bool died) {
     t->final_done = false;
     t->stop_ckpt = 0;
     t->rpc_trigger = 0;
-    t->failure_reported = false;
+    t->failure_reported = t->failure_thrown = false;
     t->flush_timer = 0;
     t->source_waiting = false;
     t->triggers_queued = 0;
@@ -1687,7 +1687,7 @@ static void task_event(sim_run *run, sim_actor *self, const sim_event *raw) {
     if (t->failure_reported) {
         if (ev->kind == SIM_EV_TIMER && tag == TIMER_FAIL_RETRY) {
             REACHED(tm->w, FAILURE_REPEATED);
-            task_rpc(tm, t, MSG_FAILED, 0);
+            task_rpc(tm, t, MSG_FAILED, t->failure_thrown ? MSG_FAILED_THREW : 0);
             task_timer(tm, t, 50 * tm->w->cfg.rpc_latency_ns, TIMER_FAIL_RETRY);
         }
         return;

@@ -252,7 +252,8 @@ typedef struct rt_cmt {
     uint8_t  expected;                /* the summary's numberOfCommittables */
     uint8_t  received;
     uint8_t  txns_count;
-    bool     committed;               /* a committer with a global committer after it: committed, still to go on */
+    bool     committed : 1;           /* a committer with a global committer after it: committed, still to go on */
+    bool     restored : 1;            /* read back from its snapshot (only the deliberate bug FLINK-29512 asks) */
     uint16_t txn_of[CMT_TXNS_MAX];    /* the writer subtasks whose transactions the committables name */
 } rt_cmt;
 
@@ -358,6 +359,7 @@ typedef struct rt_task {
      * event reads, in the struct's third line (final_from and data_ended,
      * read at the ends of inputs only, are below). */
     bool              failure_reported;
+    bool              failure_thrown;  /* a check of Flink's threw (a Sink V2 committer's), not a lost connection */
     bool              stateful;
     bool              align_due;      /* its timeout fired: switch when the task is free */
     bool              bp_on;          /* held up by backpressure since bp_since_ns */
