@@ -450,10 +450,11 @@ static void deploy_all(jm_side *jm) {
         co->assigned[part] = restored != NULL && restored->splits[part] != SPLIT_FREE ? 255 : 0;
     }
     for (uint32_t t = 0; t < n; t++) {
-        if (!due(jm, t) || !jm_active(jm, t)) continue;
+        if (!due(jm, t)) continue;
+        co->assign_pending[t] = 0;                /* a source a downscale left out owes nothing either */
+        if (!jm_active(jm, t)) continue;
         jm->w->stats.restarted_tasks += restart;
         if (!regions) co->sources_running += coord_vertex_of(jm, t)->kind == JOB_SOURCE;
-        co->assign_pending[t] = 0;
         uint32_t i = jm_slot_of(jm, t);
         co->slot_free[i] = 0;
         co->running[t] = 0;
