@@ -68,6 +68,7 @@ static void build_task(pipeline *p, const plan *pl, uint32_t t, uint32_t h) {
         uint32_t lo = pipe_parallelism_min(&p->w.cfg, k->jt->vertex);   /* the most it reads over a rescale schedule */
         k->parts_cap = k->jt->subtask < tc.partitions ? (tc.partitions - k->jt->subtask + lo - 1) / lo : 0;
         k->snap_offsets = sim_alloc(p->w.run, sizeof(uint64_t) * (PIPE_CONCURRENT_MAX + 1) * k->parts_cap, 8);
+        k->read_at = sim_alloc(p->w.run, sizeof(uint64_t) * p->w.brk.partitions, 8);
         if (k->v->watermarks) k->split_max = sim_alloc(p->w.run, sizeof(win_wm) * (k->parts_cap + 1), 8);
     }
     for (uint32_t e = 0; e < j->edges_count; e++) {   /* outputs grouped by edge, in order */
@@ -248,7 +249,6 @@ static pipeline *build(plan *pl, const pipe_cfg *cfg, sim_run *run) {
     p->jm.w = &p->w;
     broker_init(&p->w.brk, run, &cfg->broker);
     p->tm.hosts = pl->hosts;
-    p->tm.offsets = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions * pl->hosts, 8);
     p->w.read_pos = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions, 8);
     p->w.read_epoch = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions, 8);
     p->w.rewound = sim_alloc(run, sizeof(uint64_t) * p->w.brk.partitions, 8);

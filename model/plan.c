@@ -104,6 +104,15 @@ static uint64_t rescaled_sources_bytes(const plan *pl, const pipe_cfg *cfg) {
     return bytes * pl->hosts;
 }
 
+/* Source instances: each keeps its own read position per partition. */
+static uint64_t source_insts(const plan *pl) {
+    uint64_t n = 0;
+    for (uint32_t t = 0; t < pl->graph->tasks_count; t++) {
+        n += pl->graph->vertices[pl->graph->tasks[t].vertex].kind == JOB_SOURCE;
+    }
+    return n * pl->hosts;
+}
+
 /* The counts the parts are sized by: tasks, channels and their instances
  * on every host, a channel's ring, checkpoint slots, records, the keys of
  * each keyed task and the window results. */
@@ -218,7 +227,8 @@ static void plan_model(plan *pl, const pipe_cfg *cfg) {
                         + ((uint64_t)pl->chans * 3 * pl->hosts + pl->insts * 3) * sizeof(void *) + pl->insts * 48   /* wiring */
                         + (uint64_t)(pl->slots + cfg->ckpt.retained + 2)   /* slots, and the checkpoint store */
                               * (sizeof(rt_slot) + pl->tasks * (9 + sizeof(rt_chain)) + parts * 8 + 64)
-                        + (uint64_t)parts * (8 * pl->hosts + 20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* 8: the broker's record bases */
+                        + (uint64_t)parts * (20 + 8 * (PIPE_CONCURRENT_MAX + 1))   /* the broker's record bases */
+                        + source_insts(pl) * ((uint64_t)parts * 8 + 8)   /* each source instance's read positions */
                         + (uint64_t)parts * 24            /* where each partition's reader is, for the reports */
                         + zipf * 16                       /* the Zipf tables and their guides */
                         + rescaled_sources_bytes(pl, cfg)

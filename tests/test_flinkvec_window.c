@@ -514,7 +514,7 @@ static bench *bench_source(int64_t delay, uint32_t splits) {
                                         .watermark_interval_ns = BENCH_INTERVAL });
     b->w.brk.partitions = BENCH_SPLITS;
     b->w.brk.topic[0].cfg.records_per_partition = 1000;
-    b->tm.offsets = b->offsets;
+    b->t.read_at = b->offsets;
     b->t.parts_count = splits;
     b->t.parts_stride = 1;
     b->t.splits = (1ull << splits) - 1;

@@ -417,6 +417,9 @@ typedef struct rt_task {
     rt_chain          recent[PIPE_CONCURRENT_MAX + 1];   /* written, not yet confirmed: the task's references */
     rt_held           held_cs[PIPE_CONCURRENT_MAX + 1];  /* channel-state files likewise */
     uint64_t         *snap_offsets;   /* sources: parts_count positions per snapshot entry */
+    uint64_t         *read_at;        /* sources: the next offset it reads, by partition: its own, as a reader's
+                                         consumer is (a zombie of an older attempt reads on without moving the
+                                         current reader of its old splits) */
     uint64_t          snap_splits[PIPE_CONCURRENT_MAX + 1];   /* sources: the splits each snapshot holds */
     uint64_t          final_file;     /* finished: its final state (held by the task) */
     uint64_t          prio_queue[GATE_CHANNELS_MAX];     /* priority barriers waiting: chan << 32 | index */
@@ -469,7 +472,6 @@ struct tm_side {
     uint32_t    hosts;
     uint32_t    chan_link0;           /* the first connection's data link; connection k's are 2k and 2k + 1 after it */
     uint32_t    snaps_max;            /* snapshots a task may hold at once */
-    uint64_t   *offsets;              /* by host * partitions + partition: the next offset its source reads */
 };
 
 static inline uint32_t tm_conn(const tm_side *tm, uint32_t jc, uint32_t hp, uint32_t hc) {
@@ -478,7 +480,9 @@ static inline uint32_t tm_conn(const tm_side *tm, uint32_t jc, uint32_t hp, uint
 
 /* The read positions of the source instance t, by partition. */
 static inline uint64_t *tm_offsets(tm_side *tm, const rt_task *t) {
-    return tm->offsets + (uint64_t)t->host * tm->w->brk.partitions;
+    (void)tm;
+    SIM_ASSERT(t->read_at != NULL);
+    return t->read_at;
 }
 
 /* Protocol steps for the observers: the event's attempt is the task's. */
