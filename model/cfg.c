@@ -347,7 +347,7 @@ const char *pipe_stops_problem(const pipe_cfg *c, char *err, size_t n) {
     if (c->state.backend != PIPE_BACKEND_DURABLE)
         BAD("a resumed job reads its snapshot from durable storage: it needs 'state backend durable'");
     for (uint32_t i = 0; i < c->stops_count && c->state.changelog; i++) {
-        if (!c->stops[i].drain && c->stops[i].claim == PIPE_CLAIM_NO_CLAIM)   /* FLINK-40476's docs, FLINK-38307 */
+        if (!c->stops[i].drain && c->stops[i].claim == PIPE_CLAIM_NO_CLAIM)   /* FLINK-38307; FLINK-40476 (docs) */
             BAD("the changelog state backend cannot take the full snapshot a NO_CLAIM resume forces (Flink fails its "
                 "first checkpoint): resume in claim or legacy mode");
     }

@@ -267,7 +267,7 @@ static void test_a_changelog_job_resumed_in_claim_mode_builds_its_log_on_the_sav
 }
 
 /* A NO_CLAIM resume forces a full snapshot, which the changelog backend
- * cannot take (FLINK-38307; the docs since FLINK-40476): refused. */
+ * cannot take (FLINK-38307; FLINK-40476, a docs change, says so): refused. */
 static void test_a_no_claim_resume_with_the_changelog_backend_is_refused(void **state) {
     (void)state;
     parse_ok(CLOG_JOB "fault at 20ms stop job resume after 2ms claim\n");

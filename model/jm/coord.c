@@ -164,7 +164,7 @@ static void discard_all(jm_side *jm, rt_slot *s) {
     }
 }
 
-/* The deliberate bug FLINK-25872 (fixed in 1.16): a savepoint restored
+/* The deliberate bug FLINK-25872 (fixed for 1.16): a savepoint restored
  * in CLAIM mode with the changelog backend is the materialized part of
  * the checkpoints after it (ChangelogKeyedStateBackend.completeRestore),
  * but its state was registered as private, not shared: subsumed, it is
@@ -660,7 +660,12 @@ static void start_ckpt(jm_side *jm, uint64_t id, bool savepoint) {
     SIM_ASSERT(s != NULL);                       /* slots = retained + concurrent + 1 */
     s->ckpt = id;
     s->savepoint = s->canonical = savepoint;      /* the savepoint format's default (FLIP-203) */
-    s->drained = savepoint && co->halting != 0 && jm->w->cfg.stops[co->halting - 1].drain;
+    /* Drained: a drain's savepoint, and every checkpoint of a job resumed
+     * from one (its sources ended their input there, FLIP-147's finished
+     * tasks): a restore from any of them ends the input where it did. */
+    const rt_slot *from = coord_restore(jm);
+    s->drained = (savepoint && co->halting != 0 && jm->w->cfg.stops[co->halting - 1].drain) ||
+                 (from != NULL && from->drained);
     coord_slot_to(s, SLOT_PENDING);
     s->started_ns = now;
     s->acks = 0;

@@ -305,6 +305,14 @@ void stop_forget(jm_side *jm) {
 
 static uint64_t restore_from(jm_side *jm, pipe_claim claim);
 
+/* The mode the user resumes in: the stop's. A drained job resumed to
+ * commit its savepoint's side effects after a failure (FLINK-26783) takes
+ * Flink's default, NO_CLAIM, except with the changelog backend, which
+ * cannot take the full snapshot NO_CLAIM forces (FLINK-38307): CLAIM. */
+static pipe_claim mode_of(const jm_side *jm, const pipe_stop *x) {
+    return x->drain && jm->w->cfg.state.changelog ? PIPE_CLAIM_CLAIM : x->claim;
+}
+
 /* The user submits the job again from its snapshot. */
 static void resume(jm_side *jm) {
     pipe_client *cl = &jm->w->client;
@@ -317,7 +325,8 @@ static void resume(jm_side *jm) {
     const pipe_stop *x = &jm->w->cfg.stops[cl->stops_done - 1];
     cl->waiting = false;
     SIM_ASSERT(co->completed_count == 0 && co->restore_slot == 0);
-    uint64_t ckpt = cl->has_snap ? restore_from(jm, x->claim) : 0;
+    pipe_claim mode = mode_of(jm, x);
+    uint64_t ckpt = cl->has_snap ? restore_from(jm, mode) : 0;
     uint32_t gen = co->sched.gen;                 /* the ended job's armed trigger must stay stale */
     coord_rules_init(jm, co->sched.next_id > ckpt + 1 ? co->sched.next_id : ckpt + 1);
     co->sched.gen = gen + 1;
@@ -327,7 +336,7 @@ static void resume(jm_side *jm) {
     REACHED(jm->w, JOB_RESUMED);
     if (world_observed(jm->w)) {
         pipe_event e = { .kind = PIPE_EV_RESUMED, .task = PIPE_NO_TASK, .ckpt = ckpt, .chan = PIPE_NO_CHAN,
-                         .count = x->claim };
+                         .count = mode };
         jm_note_ev(jm, &e);
     }
     deploy_look_again(jm);
