@@ -209,7 +209,7 @@ static void on_restarted(restart *r, const pipe_event *e) {
  * task the coordinator no longer runs: Flink drops updates of an old
  * execution attempt, so such a report must fail nothing. */
 static void report_of_attempt(restart *r, const pipe_event *e) {
-    if (e->cause != PIPE_FAIL_REPORTED || e->count == e->word_a) return;
+    if ((e->cause != PIPE_FAIL_REPORTED && e->cause != PIPE_FAIL_THREW) || e->count == e->word_a) return;
     char who[64];
     check_fail(r->c, CHECK_I5, CHECK_AT(e->at_ns), "the coordinator failed attempt %" PRIu64 " of %s on a failure "
                "report of its attempt %" PRIu64 ": a report of another attempt must be dropped", e->word_a,

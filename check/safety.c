@@ -77,6 +77,7 @@ typedef struct pending_rec {
 
 typedef struct safety {
     const check_ctx *c;
+    uint64_t     throws_told;         /* Sink V2 committers' throws reported as a job failure's cause */
     bool         aligned;
     task_rec    *tasks;
     uint64_t    *last_barrier;        /* by channel id: the newest barrier it delivered */
@@ -527,11 +528,12 @@ static void on_abort(safety *s, const pipe_event *e) {
 static void on_attempt_lost(safety *s, const pipe_event *e) {
     if (e->kind == PIPE_EV_JOB_FAILED && e->cause == PIPE_FAIL_THREW && e->culprit != PIPE_NO_TASK) {
         char who[48];
+        s->throws_told++;
         check_where w = CHECK_AT(e->at_ns);
         w.task = e->culprit;
         check_fail(s->c, CHECK_I5, w,
-                   "%s threw on the committables that arrived: Flink's committer checks (a complete batch, one "
-                   "summary, no committable of an unknown subtask) failed", check_task_name(s->c, e->culprit, who, sizeof who));
+                   "%s threw: Flink's committer checks (a batch complete at its commit, one summary per checkpoint "
+                   "and subtask, no committable of an unknown subtask) failed", check_task_name(s->c, e->culprit, who, sizeof who));
     }
     memset(s->pending, 0, sizeof s->pending);
     if (e->kind != PIPE_EV_COORD_FAILOVER) return;
@@ -597,6 +599,13 @@ static void on_event(void *self, const pipe_event *e) {
 
 static void on_end(void *self, const check_end *end) {
     safety *s = self;
+    /* A throw the coordinator took no failure of (the job not running, the
+     * task's region restarting already, a stop's savepoint completed). */
+    uint64_t threw = pipe_get_stats(s->c->p)->committer_refusals;
+    if (threw > 0 && s->throws_told == 0) {
+        check_fail(s->c, CHECK_I5, CHECK_AT(end->end_ns), "a Sink V2 committer threw %" PRIu64 " times on what it "
+                   "took: Flink's committer checks failed", threw);
+    }
     check_claim_ops.on_end(s->claim, end);
     for (uint32_t t = 0; t < s->c->j->tasks_count; t++) {   /* a timed-out alignment that no step followed */
         if (s->tasks[t].switch_due == 0) continue;

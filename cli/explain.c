@@ -47,6 +47,7 @@ typedef struct narrator {
     uint64_t       ckpt;                      /* 0: all */
     uint64_t       lines, said;               /* lines written; steps told (faults aside) */
     uint64_t       restoring;                 /* the checkpoint the last restart restores */
+    uint64_t       savepoint;                 /* the last stop's savepoint triggered */
     sim_time_ns    at_ns;                     /* of the groups waiting */
     group          groups[GROUPS_MAX];
     uint32_t       groups_count;
@@ -202,7 +203,10 @@ static void on_sync(narrator *n, const pipe_event *e) {
     const job_vertex *v = &j->vertices[j->tasks[e->task].vertex];
     bool keyed = v->kind == JOB_KEYED_AGG || v->kind == JOB_KEYED_JOIN || v->kind == JOB_WINDOW;
     const char *what = v->kind == JOB_WINDOW ? "window state (contents and timers)" : "keyed state";
-    if (keyed && pipe_config(n->p)->state.changelog) {   /* FLIP-158 */
+    if (keyed && pipe_config(n->p)->state.changelog && e->ckpt == n->savepoint) {
+        say(n, e->at_ns, e->task, "took savepoint %" PRIu64 " of its %s: the nested backend's full snapshot, not the "
+            "state changelog (ChangelogKeyedStateBackend.savepoint delegates)", e->ckpt, what);
+    } else if (keyed && pipe_config(n->p)->state.changelog) {   /* FLIP-158 */
         say(n, e->at_ns, e->task, "closed a batch of its state changelog for checkpoint %" PRIu64 "%s", e->ckpt,
             once(n, TOLD_CHANGELOG, ": it uploads only the changes not uploaded yet; the checkpoint is its last "
                  "materialization plus the log since it"));
@@ -268,7 +272,7 @@ static void on_failed(narrator *n, const pipe_event *e) {
         snprintf(what, sizeof what, "aborted the stop's savepoint: the tasks that took it fail (\"Stop-with-savepoint failed.\")");
         break;
     case PIPE_FAIL_THREW:
-        snprintf(what, sizeof what, "hears that %s threw on the committables that arrived (a check of Flink's failed)", culprit);
+        snprintf(what, sizeof what, "hears that %s threw: a check of Flink's committer failed (a batch incomplete at its commit, a duplicate summary, a committable of an unknown subtask)", culprit);
         break;
     case PIPE_FAIL_HEARTBEAT:
         snprintf(what, sizeof what, "heard no heartbeat from %s's TaskManager within the timeout: it is lost", culprit);
@@ -312,6 +316,15 @@ static void on_restarted(narrator *n, const pipe_event *e) {
 /* A stop's savepoint triggered or completed. */
 static void on_savepoint(narrator *n, const pipe_event *e) {
     if (e->kind == PIPE_EV_CKPT_START) {
+        const pipe_cfg *c = pipe_config(n->p);
+        uint32_t i = pipe_stops_done(n->p);       /* the stop under way: the ones before it are done */
+        if (i < c->stops_count && c->stops[i].drain) {
+            say(n, e->at_ns, PIPE_NO_TASK, "stops the job with savepoint %" PRIu64 ", drained: it aborted what was "
+                "pending and stopped the periodic trigger; each source ends its input before the barrier, and every "
+                "task ends its input and finishes once the savepoint, its final checkpoint, completed (stop --drain)",
+                e->ckpt);
+            return;
+        }
         say(n, e->at_ns, PIPE_NO_TASK, "stops the job with savepoint %" PRIu64 ": it aborted what was pending and "
             "stopped the periodic trigger; the sources stop reading after its barrier, and every task finishes once "
             "it completed (stop-with-savepoint without drain)", e->ckpt);
@@ -718,6 +731,7 @@ static void tell_violations(narrator *n) {
 static void narrate(void *ctx, const pipe_event *e) {
     narrator *n = ctx;
     if (e->kind == PIPE_EV_JOB_RESTARTED) n->restoring = e->ckpt;
+    if (e->kind == PIPE_EV_CKPT_START && e->savepoint) n->savepoint = e->ckpt;   /* whatever the filters */
     if (e->kind == PIPE_EV_ACK || (e->kind == PIPE_EV_ACK_RECEIVED && e->receipt != PIPE_RCV_FOR_FINISHED)) track_ack(n, e);
     bool receipt = e->kind == PIPE_EV_ACK_RECEIVED || e->kind == PIPE_EV_DECLINE_RECEIVED;
     uint32_t who = receipt ? e->culprit : e->task;   /* a receipt speaks of its sender */

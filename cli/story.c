@@ -664,7 +664,7 @@ static void incident_line(FILE *out, const scn *s, const cli_story *st, const cl
         fprintf(out, "the stop's savepoint was aborted, and its tasks fail (\"Stop-with-savepoint failed.\")");
         break;
     case PIPE_FAIL_THREW:
-        fprintf(out, "%s threw on the committables that arrived: a check of Flink's committer failed", x->culprit);
+        fprintf(out, "%s threw: a check of Flink's committer failed (a batch incomplete at its commit, a duplicate summary, a committable of an unknown subtask)", x->culprit);
         break;
     case PIPE_FAIL_EVENT_LOST:
         fprintf(out, "%s never acknowledged the splits assigned to it: the assignment is taken as lost", x->culprit);

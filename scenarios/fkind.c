@@ -93,8 +93,9 @@ static const fk_info kinds[] = {
     { .kind = SCN_STOP_JOB, .name = "stop-job", .verb = "stop", .object = "job",
       .target = FK_JOB, .param = FK_RESUME, .flags = FK_AT_TIME, .max = PIPE_STOPS_MAX,
       .max_what = "stops and cancels",
-      .begins = "the JobManager stops the %s with a savepoint: the sources stop, every task finishes once the "
-                "savepoint completed, and the job is submitted again from it",
+      .begins = "the JobManager stops the %s with a savepoint: the sources stop (with drain, ending their input "
+                "first), every task finishes once the savepoint completed, and without drain the job is submitted "
+                "again from it",
       .ends = "", .cause = "a stop of the %s" },
     { .kind = SCN_CANCEL_JOB, .name = "cancel-job", .verb = "cancel", .object = "job",
       .target = FK_JOB, .param = FK_RESUME, .flags = FK_AT_TIME, .max = PIPE_STOPS_MAX,

@@ -338,7 +338,7 @@ static void test_a_restored_committer_sends_its_committables_under_their_own_che
     r = run_checked_with(&c, watch_global, &w);
     assert_true(r.stats.committer_refusals > 0);
     assert_non_null(first_of(&r.report, CHECK_I5));
-    assert_non_null(strstr(first_of(&r.report, CHECK_I5)->what, "threw on the committables"));
+    assert_non_null(strstr(first_of(&r.report, CHECK_I5)->what, "threw: Flink's committer checks"));
 }
 
 int main(void) {

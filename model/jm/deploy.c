@@ -125,7 +125,7 @@ static void reach_strategy(jm_side *jm, bool again) {
  * the note changes nothing in the run. */
 static void note_failed(jm_side *jm, pipe_fail_cause why, uint32_t culprit, const rs_decision *d) {
     if (!world_observed(jm->w)) return;
-    bool report = why == PIPE_FAIL_REPORTED && culprit < world_job(jm->w)->tasks_count;
+    bool report = (why == PIPE_FAIL_REPORTED || why == PIPE_FAIL_THREW) && culprit < world_job(jm->w)->tasks_count;
     pipe_event e = { .kind = PIPE_EV_JOB_FAILED, .task = PIPE_NO_TASK, .cause = why, .chan = PIPE_NO_CHAN,
                      .culprit = culprit, .count = (uint32_t)(report ? jm->coord.report_epoch : 0),
                      .word_a = report ? jm->coord.attempt[culprit] : 0, .ok = d->restart,

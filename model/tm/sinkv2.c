@@ -207,8 +207,8 @@ void sinkv2_receive(tm_side *tm, rt_task *t, const model_rec *r) {
             refuse(tm, t);
             return;
         }
-        if (e->txns_count == CMT_TXNS_MAX) {      /* only a merged entry (FLINK-36368) holds several */
-            refuse(tm, t);
+        if (e->txns_count == CMT_TXNS_MAX) {      /* only a merged entry (FLINK-36368) holds several: absim's bound */
+            overflow(tm, t);
             return;
         }
         e->txn_of[e->txns_count++] = (uint16_t)r->value;
