@@ -185,6 +185,10 @@ static void coord_step(const svg_recorder *r, const pipe_event *e, char *buf, si
                  e->savepoint ? "savepoint" : "checkpoint", e->ckpt, e->savepoint ? " and finish" : "");
         break;
     case PIPE_EV_HALTED:
+        if (e->ok) {
+            snprintf(buf, n, "the job is over: its input ended at drained savepoint %" PRIu64, e->ckpt);
+            break;
+        }
         snprintf(buf, n, e->count == PIPE_HALT_STOP ? "the job is stopped: the user keeps savepoint %" PRIu64
                                                     : "the job is cancelled: the user keeps checkpoint %" PRIu64, e->ckpt);
         break;

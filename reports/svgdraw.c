@@ -1067,8 +1067,9 @@ static double outcome_y(layout *L, double x, double y) {
 /* The job's end at a stop or cancel, and its resume. */
 static void halt_mark(layout *L, const pipe_event *e, double x, double y, uint32_t i) {
     char buf[160];
-    if (e->kind == PIPE_EV_HALTED) snprintf(buf, sizeof buf, "job %s; resumes from %" PRIu64,
-                                            e->count == PIPE_HALT_STOP ? "stopped" : "cancelled", e->ckpt);
+    if (e->kind == PIPE_EV_HALTED && e->ok) snprintf(buf, sizeof buf, "job drained at savepoint %" PRIu64 ": over", e->ckpt);
+    else if (e->kind == PIPE_EV_HALTED) snprintf(buf, sizeof buf, "job %s; resumes from %" PRIu64,
+                                                 e->count == PIPE_HALT_STOP ? "stopped" : "cancelled", e->ckpt);
     else snprintf(buf, sizeof buf, "resumed from %" PRIu64 " (%s)", e->ckpt, e->count == PIPE_CLAIM_CLAIM ? "CLAIM"
                                    : e->count == PIPE_CLAIM_LEGACY ? "LEGACY" : "NO_CLAIM");
     mark_tip(L, e, buf);
