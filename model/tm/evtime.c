@@ -76,7 +76,7 @@ static bool source_wm(tm_side *tm, const rt_task *t, win_wm *out) {
     win_wm low = WIN_WM_MAX;
     for (uint32_t i = 0; i < t->parts_count; i++) {
         uint32_t part = t->parts_first + i * t->parts_stride;
-        if (!(t->splits >> i & 1) || tm_offsets(tm, t)[part] >= tc->records_per_partition) continue;
+        if (!(t->splits >> i & 1) || tm_offsets(t)[part] >= tc->records_per_partition) continue;
         any = true;
         win_wm m = t->split_max[i] == WIN_WM_MIN ? WIN_WM_MIN
                                                   : t->split_max[i] - (win_wm)t->v->watermark_delay_ns - 1;

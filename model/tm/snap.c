@@ -397,6 +397,14 @@ static bool chain_alive(const tm_side *tm, const rt_chain *c) {
     return c->count > 0;
 }
 
+/* A stop's savepoint. With the changelog backend it is the nested
+ * backend's canonical snapshot of the whole state, not the log
+ * (ChangelogKeyedStateBackend.savepoint() delegates), so it neither
+ * closes a segment nor uploads one. */
+static bool savepoint_of(const rt_task *t, uint64_t ckpt) {
+    return task_type_of(t, ckpt) >= PROTO_CK_SUSPEND;
+}
+
 /* Incremental when on, a confirmed base exists whose files all live, the
  * chain is not at its length limit, and the checkpoint may share files
  * with earlier ones: a FULL_CHECKPOINT (NO_CLAIM's first after a restore)
@@ -404,19 +412,10 @@ static bool chain_alive(const tm_side *tm, const rt_chain *c) {
  * deliberate bug no-claim-shares has it build on the restored files; a
  * savepoint too, and no later snapshot builds on it (NO_SHARING). */
 static bool incremental(const tm_side *tm, const rt_task *t, uint64_t ckpt) {
-    uint32_t type = task_type_of(t, ckpt);
-    bool forward = (type == PROTO_CK_FULL && tm->w->cfg.bug != PIPE_BUG_NO_CLAIM_SHARES) || type == PROTO_CK_SUSPEND ||
-                   type == PROTO_CK_TERMINATE;
+    bool forward = (task_type_of(t, ckpt) == PROTO_CK_FULL && tm->w->cfg.bug != PIPE_BUG_NO_CLAIM_SHARES) ||
+                   savepoint_of(t, ckpt);
     return tm->w->cfg.state.incremental && !forward && chain_alive(tm, &t->base) &&
            t->base.count <= tm->w->cfg.state.full_every;
-}
-
-/* A stop's savepoint. With the changelog backend it is the nested
- * backend's canonical snapshot of the whole state, not the log
- * (ChangelogKeyedStateBackend.savepoint() delegates), so it neither
- * closes a segment nor uploads one. */
-static bool savepoint_of(const rt_task *t, uint64_t ckpt) {
-    return task_type_of(t, ckpt) >= PROTO_CK_SUSPEND;
 }
 
 /* With the changelog backend only the log's tail, unless a savepoint. */
@@ -603,7 +602,7 @@ static void forward_barrier(tm_side *tm, rt_task *t, rt_snap *sn, bool unaligned
  * deliberate bug skips a record, never past the partition's end: a
  * source restored there would claim a record it cannot read. */
 static uint64_t snap_offset(tm_side *tm, const rt_task *t, uint32_t i) {
-    uint64_t next = tm_offsets(tm, t)[t->parts_first + i * t->parts_stride];
+    uint64_t next = tm_offsets(t)[t->parts_first + i * t->parts_stride];
     uint64_t end = tm->w->brk.topic[t->v->topic].cfg.records_per_partition;
     return tm->w->cfg.bug == PIPE_BUG_OFFSET_OFF_BY_ONE && next < end ? next + 1 : next;   /* deliberate bug */
 }
@@ -793,7 +792,7 @@ void snap_confirmed(tm_side *tm, rt_task *t, uint64_t ckpt) {
     for (uint32_t i = 0; i < PIPE_CONCURRENT_MAX + 1; i++) {
         rt_chain *c = &t->recent[i];
         if (c->ckpt == 0 || c->ckpt > ckpt) continue;
-        if (c->ckpt == ckpt && task_type_of(t, ckpt) < PROTO_CK_SUSPEND) t->base = *c;   /* the retained checkpoint
+        if (c->ckpt == ckpt && !savepoint_of(t, ckpt)) t->base = *c;   /* the retained checkpoint
                                                                                          keeps its files alive */
         release_chain(tm, c);
     }

@@ -337,8 +337,8 @@ static void send_finished(tm_side *tm, rt_task *t) {
         if (!(t->splits >> i & 1)) continue;
         uint32_t part = t->parts_first + i * t->parts_stride;
         SIM_ASSERT(t->stop_ckpt != 0 || t->deploy.drained ||   /* a stop, a drain: where they stopped it */
-                   tm_offsets(tm, t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
-        f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm_offsets(tm, t)[part] };
+                   tm_offsets(t)[part] == tm->w->brk.topic[t->v->topic].cfg.records_per_partition);
+        f.offsets[f.offsets_count++] = (proto_offset){ .partition = part, .next = tm_offsets(t)[part] };
     }
     sim_msg m = { .type = MSG_FINISHED, .a = t->last_seen_ckpt, .b = (t->epoch << 32) | t->id };
     task_send_rpc(tm, t, &m, &f, PROTO_WITH_OFFSETS_BYTES(msg_finished, f.offsets_count));
@@ -538,13 +538,13 @@ static void source_read(tm_side *tm, rt_task *t) {
         uint32_t i = t->parts_rr, part = t->parts_first + i * t->parts_stride;
         t->parts_rr = (t->parts_rr + 1) % t->parts_count;
         model_rec r;
-        if (!(t->splits >> i & 1) || !broker_topic_read(topic, part, tm_offsets(tm, t)[part], &r)) {   /* not its, or at its end */
+        if (!(t->splits >> i & 1) || !broker_topic_read(topic, part, tm_offsets(t)[part], &r)) {   /* not its, or at its end */
             ended++;
             continue;
         }
         ended = 0;
-        tm_offsets(tm, t)[part]++;
-        world_read(tm->w, part, t->epoch, tm_offsets(tm, t)[part]);
+        tm_offsets(t)[part]++;
+        world_read(tm->w, part, t->epoch, tm_offsets(t)[part]);
         if (t->split_max != NULL && (win_wm)r.event_time_ns > t->split_max[i]) t->split_max[i] = (win_wm)r.event_time_ns;
         emit(tm, t, &r);
         n++;
@@ -1249,11 +1249,11 @@ static void start(tm_side *tm, rt_task *t) {
     snap_restore(tm, t, d);                        /* keyed state, sink transactions, channel state */
     evt_restored(tm, t);
     if (t->v->kind == JOB_SOURCE && tm->w->cfg.bug != PIPE_BUG_NO_REWIND) {   /* the bug: no rewind */
-        for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(tm, t)[t->parts_first + i * t->parts_stride] = 0;
-        for (uint32_t i = 0; i < d->offsets_count; i++) tm_offsets(tm, t)[d->offsets[i].partition] = d->offsets[i].next;
+        for (uint32_t i = 0; i < t->parts_count; i++) tm_offsets(t)[t->parts_first + i * t->parts_stride] = 0;
+        for (uint32_t i = 0; i < d->offsets_count; i++) tm_offsets(t)[d->offsets[i].partition] = d->offsets[i].next;
         for (uint32_t i = 0; i < t->parts_count; i++) {   /* for the reports: how far it set them back */
             uint32_t part = t->parts_first + i * t->parts_stride;
-            world_rewind(tm->w, part, t->epoch, tm_offsets(tm, t)[part]);
+            world_rewind(tm->w, part, t->epoch, tm_offsets(t)[part]);
         }
     }
     for (uint32_t i = 0; i < d->offsets_count; i++) {   /* the splits its restored state holds */
@@ -1492,7 +1492,7 @@ static void take_splits(tm_side *tm, rt_task *t, const msg_assign *a) {
         uint64_t bit = 1ull << ((part - t->parts_first) / t->parts_stride);
         if (t->splits & bit) continue;            /* a repeated assignment */
         t->splits |= bit;
-        if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm_offsets(tm, t)[part] = 0;
+        if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) tm_offsets(t)[part] = 0;
         if (tm->w->cfg.bug != PIPE_BUG_NO_REWIND) world_rewind(tm->w, part, t->epoch, 0);
     }
     t->splits_final |= a->final != 0;

@@ -479,8 +479,7 @@ static inline uint32_t tm_conn(const tm_side *tm, uint32_t jc, uint32_t hp, uint
 }
 
 /* The read positions of the source instance t, by partition. */
-static inline uint64_t *tm_offsets(tm_side *tm, const rt_task *t) {
-    (void)tm;
+static inline uint64_t *tm_offsets(const rt_task *t) {
     SIM_ASSERT(t->read_at != NULL);
     return t->read_at;
 }
